@@ -1,2 +1,30 @@
-//! SSA intermediate representation: entity-indexed arenas, a Noir-compatible text format, a verifier, CFG analyses, an interpreter and a program generator.
+//! SSA intermediate representation: entity-indexed arenas, a Noir-compatible
+//! text format, a verifier, CFG analyses, an interpreter and a program
+//! generator.
+//!
+//! The layout follows Cranelift's: typed `u32` entity references
+//! ([`Block`], [`Value`], [`Inst`], [`FuncId`]) index arenas owned by the
+//! [`DataFlowGraph`]; the order of blocks and instructions lives apart in the
+//! [`Layout`]. A [`Function`] owns both; a [`Module`] owns functions.
 #![deny(missing_docs)]
+
+mod builder;
+mod constant;
+mod dfg;
+mod entities;
+mod function;
+mod instructions;
+mod layout;
+mod types;
+
+pub use builder::{CursorPosition, FuncCursor};
+pub use constant::ConstValue;
+pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use entities::{Block, FuncId, Inst, Value};
+pub use function::{Function, Module, Runtime, RuntimeKind, SourceLoc};
+pub use instructions::{BinaryOp, Builtin, Callee, InstructionData, Operands, Terminator};
+pub use layout::{Blocks, Insts, Layout};
+pub use types::{Type, MAX_INT_BITS};
+
+/// Re-exported so that users of the entity maps need no direct dependency.
+pub use cranelift_entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};

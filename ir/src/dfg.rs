@@ -1,0 +1,337 @@
+//! The data flow graph: instructions, values, blocks and their parameters,
+//! without any order (the [`Layout`](crate::Layout) holds the order).
+
+use std::collections::HashMap;
+use std::ops::{Index, IndexMut};
+
+use cranelift_entity::{EntityList, ListPool, PrimaryMap, SecondaryMap};
+
+use crate::{Block, ConstValue, Inst, InstructionData, Terminator, Type, Value};
+
+/// Where a value comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ValueDef {
+    /// Result number `n` of an instruction.
+    Result(Inst, u32),
+    /// Parameter number `n` of a block.
+    Param(Block, u32),
+    /// A numeric constant of the value's type.
+    Const(ConstValue),
+    /// Another value this one was replaced by; see [`DataFlowGraph::resolve`].
+    Alias(Value),
+    /// No definition: an index skipped by the text's numbering, or a value
+    /// detached from a removed instruction.
+    Unused,
+}
+
+/// A value's type and definition.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ValueData {
+    /// The value's type.
+    pub ty: Type,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// A block's parameters and terminator.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct BlockData {
+    /// The parameters, bound by the arguments of the jumps into the block.
+    pub params: Vec<Value>,
+    /// The terminator; `None` while the block is being built.
+    pub terminator: Option<Terminator>,
+}
+
+/// Instructions, values and blocks of one function.
+#[derive(Clone, Default)]
+pub struct DataFlowGraph {
+    insts: PrimaryMap<Inst, InstructionData>,
+    results: SecondaryMap<Inst, EntityList<Value>>,
+    value_lists: ListPool<Value>,
+    values: PrimaryMap<Value, ValueData>,
+    blocks: PrimaryMap<Block, BlockData>,
+    constants: HashMap<(Type, ConstValue), Value>,
+}
+
+impl DataFlowGraph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // ----- blocks -----
+
+    /// Creates a block with no parameters and no terminator. It is not in the
+    /// layout until appended there.
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// The number of blocks created (including those not in the layout).
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Whether `block` is a block of this graph.
+    pub fn block_is_valid(&self, block: Block) -> bool {
+        self.blocks.is_valid(block)
+    }
+
+    /// Appends a parameter of type `ty` to `block`.
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let index = self.blocks[block].params.len() as u32;
+        let value = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        });
+        self.blocks[block].params.push(value);
+        value
+    }
+
+    /// Makes `value`, created by [`make_unused_value`](Self::make_unused_value),
+    /// the next parameter of `block`.
+    pub fn attach_block_param(&mut self, block: Block, value: Value, ty: Type) {
+        let index = self.blocks[block].params.len() as u32;
+        self.values[value] = ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        };
+        self.blocks[block].params.push(value);
+    }
+
+    /// Removes every parameter of `block`; the values become [`ValueDef::Unused`].
+    pub fn clear_block_params(&mut self, block: Block) {
+        for value in std::mem::take(&mut self.blocks[block].params) {
+            self.values[value].def = ValueDef::Unused;
+        }
+    }
+
+    /// Removes parameter `index` of `block`, renumbering the ones after it.
+    /// The caller updates the jumps into the block.
+    pub fn remove_block_param(&mut self, block: Block, index: usize) {
+        let removed = self.blocks[block].params.remove(index);
+        self.values[removed].def = ValueDef::Unused;
+        for (i, &value) in self.blocks[block].params.iter().enumerate().skip(index) {
+            self.values[value].def = ValueDef::Param(block, i as u32);
+        }
+    }
+
+    /// The parameters of `block`.
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        &self.blocks[block].params
+    }
+
+    /// The terminator of `block`, once set.
+    pub fn terminator(&self, block: Block) -> Option<&Terminator> {
+        self.blocks[block].terminator.as_ref()
+    }
+
+    /// The terminator of `block`, mutably.
+    pub fn terminator_mut(&mut self, block: Block) -> Option<&mut Terminator> {
+        self.blocks[block].terminator.as_mut()
+    }
+
+    /// Sets the terminator of `block`, returning the previous one.
+    pub fn set_terminator(&mut self, block: Block, terminator: Terminator) -> Option<Terminator> {
+        self.blocks[block].terminator.replace(terminator)
+    }
+
+    /// Removes the terminator of `block`.
+    pub fn take_terminator(&mut self, block: Block) -> Option<Terminator> {
+        self.blocks[block].terminator.take()
+    }
+
+    /// The successors of `block` (none while it has no terminator).
+    pub fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        self.terminator(block)
+            .into_iter()
+            .flat_map(Terminator::successors)
+    }
+
+    // ----- instructions -----
+
+    /// Creates an instruction with no results. It is not in the layout until
+    /// inserted there.
+    pub fn make_inst(&mut self, data: InstructionData) -> Inst {
+        let inst = self.insts.push(data);
+        self.results[inst] = EntityList::new();
+        inst
+    }
+
+    /// The number of instructions created (including removed ones).
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// Whether `inst` is an instruction of this graph.
+    pub fn inst_is_valid(&self, inst: Inst) -> bool {
+        self.insts.is_valid(inst)
+    }
+
+    /// Appends a result of type `ty` to `inst`.
+    pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
+        let index = self.results[inst].len(&self.value_lists) as u32;
+        let value = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(inst, index),
+        });
+        self.results[inst].push(value, &mut self.value_lists);
+        value
+    }
+
+    /// Makes `value`, created by [`make_unused_value`](Self::make_unused_value),
+    /// the next result of `inst`.
+    pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
+        let index = self.results[inst].len(&self.value_lists) as u32;
+        self.values[value] = ValueData {
+            ty,
+            def: ValueDef::Result(inst, index),
+        };
+        self.results[inst].push(value, &mut self.value_lists);
+    }
+
+    /// The results of `inst`.
+    pub fn inst_results(&self, inst: Inst) -> &[Value] {
+        self.results[inst].as_slice(&self.value_lists)
+    }
+
+    /// The first result of `inst`, if it has one.
+    pub fn first_result(&self, inst: Inst) -> Option<Value> {
+        self.inst_results(inst).first().copied()
+    }
+
+    /// Detaches the results of `inst` (they become [`ValueDef::Unused`]), as
+    /// when the instruction is removed.
+    pub fn detach_results(&mut self, inst: Inst) {
+        let list = std::mem::take(&mut self.results[inst]);
+        for &value in list.as_slice(&self.value_lists) {
+            self.values[value].def = ValueDef::Unused;
+        }
+    }
+
+    // ----- values -----
+
+    /// Creates a value with no definition, to be attached later as a result or
+    /// parameter (the parser uses this to keep the text's value numbers).
+    pub fn make_unused_value(&mut self) -> Value {
+        self.values.push(ValueData {
+            ty: Type::Field,
+            def: ValueDef::Unused,
+        })
+    }
+
+    /// The number of values created.
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether `value` is a value of this graph.
+    pub fn value_is_valid(&self, value: Value) -> bool {
+        self.values.is_valid(value)
+    }
+
+    /// The type of `value`.
+    pub fn value_type(&self, value: Value) -> &Type {
+        &self.values[value].ty
+    }
+
+    /// The definition of `value` (aliases not resolved).
+    pub fn value_def(&self, value: Value) -> ValueDef {
+        self.values[value].def
+    }
+
+    /// All values with their data, in index order.
+    pub fn values(&self) -> impl Iterator<Item = (Value, &ValueData)> {
+        self.values.iter()
+    }
+
+    /// The constant `value` of type `ty`, interned: the same constant is the
+    /// same value.
+    pub fn constant(&mut self, value: ConstValue, ty: Type) -> Value {
+        if let Some(&existing) = self.constants.get(&(ty.clone(), value)) {
+            return existing;
+        }
+        let v = self.values.push(ValueData {
+            ty: ty.clone(),
+            def: ValueDef::Const(value),
+        });
+        self.constants.insert((ty, value), v);
+        v
+    }
+
+    /// The constant `value` of type `ty`, from a `u128`.
+    pub fn constant_u128(&mut self, value: u128, ty: Type) -> Value {
+        self.constant(ConstValue::from_u128(value), ty)
+    }
+
+    /// The constant a value holds, aliases resolved.
+    pub fn const_value(&self, value: Value) -> Option<ConstValue> {
+        match self.values[self.resolve(value)].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The value `value` stands for: aliases followed to the end.
+    pub fn resolve(&self, mut value: Value) -> Value {
+        // Aliases never form a cycle: `replace_all_uses` resolves its target first.
+        while let ValueDef::Alias(target) = self.values[value].def {
+            value = target;
+        }
+        value
+    }
+
+    /// Replaces every use of `old` by `new` in O(1): `old` becomes an alias of
+    /// `new`. Operands still name `old` until [`resolve_aliases`](Self::resolve_aliases)
+    /// rewrites them; readers call [`resolve`](Self::resolve).
+    ///
+    /// `old` must no longer be defined by an instruction or parameter the
+    /// caller keeps (its definition is dropped).
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) {
+        let new = self.resolve(new);
+        if old != new {
+            self.values[old].def = ValueDef::Alias(new);
+        }
+    }
+
+    /// Rewrites every operand and terminator argument to its resolved value,
+    /// in one linear pass.
+    pub fn resolve_aliases(&mut self) {
+        let Self {
+            insts,
+            values,
+            blocks,
+            ..
+        } = self;
+        let resolve = |mut v: Value| {
+            while let ValueDef::Alias(target) = values[v].def {
+                v = target;
+            }
+            v
+        };
+        for data in insts.values_mut() {
+            data.map_values(resolve);
+        }
+        for block in blocks.values_mut() {
+            if let Some(terminator) = &mut block.terminator {
+                terminator.map_values(resolve);
+            }
+        }
+    }
+}
+
+impl Index<Inst> for DataFlowGraph {
+    type Output = InstructionData;
+    fn index(&self, inst: Inst) -> &InstructionData {
+        &self.insts[inst]
+    }
+}
+
+impl IndexMut<Inst> for DataFlowGraph {
+    fn index_mut(&mut self, inst: Inst) -> &mut InstructionData {
+        &mut self.insts[inst]
+    }
+}

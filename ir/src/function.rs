@@ -1,0 +1,172 @@
+//! Functions and modules.
+
+use std::fmt;
+
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+use crate::{Block, DataFlowGraph, FuncId, Inst, Layout, Terminator, Type};
+
+/// The runtime a function is compiled for, printed before `fn`:
+/// `acir(inline)` or `brillig(inline)`. Optional in the text; kept as
+/// written so programs from Noir round-trip.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Runtime {
+    /// `acir` or `brillig`.
+    pub kind: RuntimeKind,
+    /// The inline annotation inside the parentheses (`inline`, `fold`, ...).
+    pub inline: String,
+}
+
+/// The two runtimes of Noir.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RuntimeKind {
+    /// Constrained code, compiled to a circuit.
+    Acir,
+    /// Unconstrained code, compiled to Brillig bytecode.
+    Brillig,
+}
+
+impl fmt::Display for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            RuntimeKind::Acir => "acir",
+            RuntimeKind::Brillig => "brillig",
+        };
+        write!(f, "{kind}({})", self.inline)
+    }
+}
+
+/// A position in the source text, 1-based; `line == 0` means unknown.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SourceLoc {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub col: u32,
+}
+
+impl SourceLoc {
+    /// Whether the position is known.
+    pub fn is_known(self) -> bool {
+        self.line != 0
+    }
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// A function: its data flow graph and layout. Its parameters are the entry
+/// block's parameters; its results are what its `return`s return.
+#[derive(Clone)]
+pub struct Function {
+    /// The name (`main`, ...).
+    pub name: String,
+    /// The runtime annotation, if the text had one.
+    pub runtime: Option<Runtime>,
+    /// Instructions, values and blocks.
+    pub dfg: DataFlowGraph,
+    /// Block and instruction order.
+    pub layout: Layout,
+    /// Where each instruction came from in the text (unknown for those made by passes).
+    pub inst_locs: SecondaryMap<Inst, SourceLoc>,
+    /// Where each block's header came from in the text.
+    pub block_locs: SecondaryMap<Block, SourceLoc>,
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new(name: impl Into<String>) -> Self {
+        Function {
+            name: name.into(),
+            runtime: None,
+            dfg: DataFlowGraph::new(),
+            layout: Layout::new(),
+            inst_locs: SecondaryMap::new(),
+            block_locs: SecondaryMap::new(),
+        }
+    }
+
+    /// The entry block.
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// The parameter types: those of the entry block.
+    pub fn param_types(&self) -> Vec<Type> {
+        self.entry_block()
+            .map(|entry| {
+                let params = self.dfg.block_params(entry);
+                params
+                    .iter()
+                    .map(|&v| self.dfg.value_type(v).clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The result types: those of the first `return` in layout order (the
+    /// verifier checks that every `return` agrees). `None` if nothing returns.
+    pub fn return_types(&self) -> Option<Vec<Type>> {
+        self.layout
+            .blocks()
+            .find_map(|block| match self.dfg.terminator(block) {
+                Some(Terminator::Return { values }) => Some(
+                    values
+                        .iter()
+                        .map(|&v| self.dfg.value_type(v).clone())
+                        .collect(),
+                ),
+                _ => None,
+            })
+    }
+
+    /// The number of instructions in the layout, terminators not counted.
+    pub fn num_insts(&self) -> usize {
+        self.layout.blocks().map(|b| self.layout.block_len(b)).sum()
+    }
+
+    /// Removes `inst` from the layout and detaches its results.
+    pub fn remove_inst(&mut self, inst: Inst) {
+        self.layout.remove_inst(inst);
+        self.dfg.detach_results(inst);
+    }
+}
+
+/// A program: functions `f0`, `f1`, ...
+#[derive(Clone, Default)]
+pub struct Module {
+    /// The functions, indexed by id.
+    pub functions: PrimaryMap<FuncId, Function>,
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a function, returning its id.
+    pub fn push(&mut self, function: Function) -> FuncId {
+        self.functions.push(function)
+    }
+
+    /// The function named `name`.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// The function runs start from: `main` if there is one, else the first.
+    pub fn main(&self) -> Option<FuncId> {
+        self.function_by_name("main")
+            .or_else(|| self.functions.keys().next())
+    }
+}

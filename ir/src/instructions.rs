@@ -1,0 +1,554 @@
+//! Instructions and terminators: the data of an operation, kept apart from
+//! where it sits in the layout.
+
+use std::fmt;
+
+use crate::{Block, FuncId, Type, Value};
+
+/// A binary operator. Operands have the same type; `eq` and `lt` give `u1`,
+/// the others the operands' type.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum BinaryOp {
+    /// `add`: checked (traps on overflow) on integers.
+    Add,
+    /// `sub`: checked (traps on underflow) on integers.
+    Sub,
+    /// `mul`: checked (traps on overflow) on integers.
+    Mul,
+    /// `div`: traps on division by zero; truncates toward zero on `iN`.
+    Div,
+    /// `mod`: integers only; traps on division by zero.
+    Mod,
+    /// `unchecked_add`: wraps modulo 2^N.
+    UncheckedAdd,
+    /// `unchecked_sub`: wraps modulo 2^N.
+    UncheckedSub,
+    /// `unchecked_mul`: wraps modulo 2^N.
+    UncheckedMul,
+    /// `eq`: equality, gives `u1`.
+    Eq,
+    /// `lt`: less than, gives `u1`.
+    Lt,
+    /// `and`: bitwise.
+    And,
+    /// `or`: bitwise.
+    Or,
+    /// `xor`: bitwise.
+    Xor,
+    /// `shl`: shift left by less than the bit width, dropping high bits.
+    Shl,
+    /// `shr`: shift right by less than the bit width.
+    Shr,
+}
+
+impl BinaryOp {
+    /// Every operator, in a fixed order.
+    pub const ALL: [BinaryOp; 15] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Mod,
+        BinaryOp::UncheckedAdd,
+        BinaryOp::UncheckedSub,
+        BinaryOp::UncheckedMul,
+        BinaryOp::Eq,
+        BinaryOp::Lt,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+    ];
+
+    /// The mnemonic in the text format.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Mod => "mod",
+            BinaryOp::UncheckedAdd => "unchecked_add",
+            BinaryOp::UncheckedSub => "unchecked_sub",
+            BinaryOp::UncheckedMul => "unchecked_mul",
+            BinaryOp::Eq => "eq",
+            BinaryOp::Lt => "lt",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::Shl => "shl",
+            BinaryOp::Shr => "shr",
+        }
+    }
+
+    /// The operator with this mnemonic.
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether the result is `u1` rather than the operand type.
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::Lt)
+    }
+}
+
+impl fmt::Display for BinaryOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A function the interpreter provides, called by name: `call print(v0)`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Builtin {
+    /// `assert_constant`: a compile-time check; no effect at run time.
+    AssertConstant,
+    /// `print`: writes its arguments to the interpreter's output.
+    Print,
+}
+
+impl Builtin {
+    /// The name in the text format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::AssertConstant => "assert_constant",
+            Builtin::Print => "print",
+        }
+    }
+
+    /// The builtin with this name.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        [Builtin::AssertConstant, Builtin::Print]
+            .into_iter()
+            .find(|b| b.name() == name)
+    }
+}
+
+/// What a `call` calls.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Callee {
+    /// A function of the module.
+    Function(FuncId),
+    /// A builtin.
+    Builtin(Builtin),
+}
+
+impl fmt::Display for Callee {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Callee::Function(id) => write!(f, "{id}"),
+            Callee::Builtin(b) => f.write_str(b.name()),
+        }
+    }
+}
+
+/// The data of an instruction: its opcode and operands. Result values and
+/// their types live in the [`DataFlowGraph`](crate::DataFlowGraph).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum InstructionData {
+    /// `vR = OP lhs, rhs`.
+    Binary {
+        /// The operator.
+        op: BinaryOp,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `vR = not v`: bitwise complement.
+    Not {
+        /// The operand.
+        arg: Value,
+    },
+    /// `vR = cast v as T`.
+    Cast {
+        /// The operand.
+        arg: Value,
+        /// The target type (also the result's type).
+        ty: Type,
+    },
+    /// `vR = truncate v to N bits, max_bit_size: M`.
+    Truncate {
+        /// The operand.
+        arg: Value,
+        /// Bits kept.
+        bits: u32,
+        /// The largest bit size the operand can have.
+        max_bit_size: u32,
+    },
+    /// `vR = allocate -> &mut T`: a fresh reference (its type is the result's).
+    Allocate,
+    /// `vR = load a -> T`.
+    Load {
+        /// The reference read.
+        address: Value,
+    },
+    /// `store v at a`.
+    Store {
+        /// The value written.
+        value: Value,
+        /// The reference written.
+        address: Value,
+    },
+    /// `vR = make_array [v, ...] : T`.
+    MakeArray {
+        /// Flattened elements.
+        elements: Vec<Value>,
+        /// The array or slice type (also the result's type).
+        ty: Type,
+    },
+    /// `vR = array_get a, index i -> T`.
+    ArrayGet {
+        /// The array.
+        array: Value,
+        /// The flattened index, `u32`.
+        index: Value,
+    },
+    /// `vR = array_set a, index i, value v`: a copy of `a` with one element replaced.
+    ArraySet {
+        /// The array.
+        array: Value,
+        /// The flattened index, `u32`.
+        index: Value,
+        /// The new element.
+        value: Value,
+    },
+    /// `constrain a == b` or `constrain a != b`, with an optional message.
+    Constrain {
+        /// Left side.
+        lhs: Value,
+        /// Right side.
+        rhs: Value,
+        /// `==` when true, `!=` when false.
+        equal: bool,
+        /// The message reported when the check fails.
+        message: Option<String>,
+    },
+    /// `range_check v to N bits`.
+    RangeCheck {
+        /// The operand.
+        arg: Value,
+        /// The bit bound.
+        bits: u32,
+    },
+    /// `enable_side_effects c`.
+    EnableSideEffects {
+        /// The predicate, `u1`.
+        condition: Value,
+    },
+    /// `vR = if c then x else (if d) y`.
+    IfElse {
+        /// Selects `then_value` when 1.
+        then_condition: Value,
+        /// The value when `then_condition` is 1.
+        then_value: Value,
+        /// The condition of the else side (informative: the value is `else_value`
+        /// whenever `then_condition` is 0).
+        else_condition: Value,
+        /// The value when `then_condition` is 0.
+        else_value: Value,
+    },
+    /// `vR, ... = call f(args) -> (T, ...)`.
+    Call {
+        /// The function called.
+        callee: Callee,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `vR = encode v -> noisy`: a fresh ciphertext of a `u5` plaintext.
+    Encode {
+        /// The plaintext.
+        arg: Value,
+    },
+    /// `vR = decode v -> u5`.
+    Decode {
+        /// The ciphertext.
+        arg: Value,
+    },
+    /// `vR = reduce_noise v`: resets the noise to the encoding noise.
+    ReduceNoise {
+        /// The ciphertext.
+        arg: Value,
+    },
+    /// `inc_rc v`: no semantic effect.
+    IncRc {
+        /// The operand.
+        arg: Value,
+    },
+    /// `dec_rc v`: no semantic effect.
+    DecRc {
+        /// The operand.
+        arg: Value,
+    },
+}
+
+impl InstructionData {
+    /// The operands, in textual order.
+    pub fn arguments(&self) -> Operands<'_> {
+        use InstructionData::*;
+        match self {
+            Binary { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
+            Not { arg }
+            | Cast { arg, .. }
+            | Truncate { arg, .. }
+            | RangeCheck { arg, .. }
+            | Encode { arg }
+            | Decode { arg }
+            | ReduceNoise { arg }
+            | IncRc { arg }
+            | DecRc { arg } => Operands::Few([*arg; 4], 1),
+            Allocate => Operands::Few([Value::from_u32(0); 4], 0),
+            Load { address } => Operands::Few([*address; 4], 1),
+            Store { value, address } => Operands::Few([*value, *address, *value, *value], 2),
+            MakeArray { elements, .. } => Operands::Many(elements),
+            ArrayGet { array, index } => Operands::Few([*array, *index, *array, *array], 2),
+            ArraySet {
+                array,
+                index,
+                value,
+            } => Operands::Few([*array, *index, *value, *value], 3),
+            Constrain { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
+            EnableSideEffects { condition } => Operands::Few([*condition; 4], 1),
+            IfElse {
+                then_condition,
+                then_value,
+                else_condition,
+                else_value,
+            } => Operands::Few(
+                [*then_condition, *then_value, *else_condition, *else_value],
+                4,
+            ),
+            Call { args, .. } => Operands::Many(args),
+        }
+    }
+
+    /// Rewrites every operand through `f`.
+    pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
+        use InstructionData::*;
+        match self {
+            Binary { lhs, rhs, .. } | Constrain { lhs, rhs, .. } => {
+                *lhs = f(*lhs);
+                *rhs = f(*rhs);
+            }
+            Not { arg }
+            | Cast { arg, .. }
+            | Truncate { arg, .. }
+            | RangeCheck { arg, .. }
+            | Encode { arg }
+            | Decode { arg }
+            | ReduceNoise { arg }
+            | IncRc { arg }
+            | DecRc { arg } => *arg = f(*arg),
+            Allocate => {}
+            Load { address } => *address = f(*address),
+            Store { value, address } => {
+                *value = f(*value);
+                *address = f(*address);
+            }
+            MakeArray { elements, .. } => elements.iter_mut().for_each(|v| *v = f(*v)),
+            ArrayGet { array, index } => {
+                *array = f(*array);
+                *index = f(*index);
+            }
+            ArraySet {
+                array,
+                index,
+                value,
+            } => {
+                *array = f(*array);
+                *index = f(*index);
+                *value = f(*value);
+            }
+            EnableSideEffects { condition } => *condition = f(*condition),
+            IfElse {
+                then_condition,
+                then_value,
+                else_condition,
+                else_value,
+            } => {
+                *then_condition = f(*then_condition);
+                *then_value = f(*then_value);
+                *else_condition = f(*else_condition);
+                *else_value = f(*else_value);
+            }
+            Call { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
+        }
+    }
+
+    /// The mnemonic in the text format.
+    pub fn opcode_name(&self) -> &'static str {
+        use InstructionData::*;
+        match self {
+            Binary { op, .. } => op.name(),
+            Not { .. } => "not",
+            Cast { .. } => "cast",
+            Truncate { .. } => "truncate",
+            Allocate => "allocate",
+            Load { .. } => "load",
+            Store { .. } => "store",
+            MakeArray { .. } => "make_array",
+            ArrayGet { .. } => "array_get",
+            ArraySet { .. } => "array_set",
+            Constrain { .. } => "constrain",
+            RangeCheck { .. } => "range_check",
+            EnableSideEffects { .. } => "enable_side_effects",
+            IfElse { .. } => "if",
+            Call { .. } => "call",
+            Encode { .. } => "encode",
+            Decode { .. } => "decode",
+            ReduceNoise { .. } => "reduce_noise",
+            IncRc { .. } => "inc_rc",
+            DecRc { .. } => "dec_rc",
+        }
+    }
+
+    /// Whether the instruction has an effect beyond computing its results
+    /// (writes memory, may trap, prints, or changes the predicate), so that it
+    /// may not be removed when its results are unused.
+    pub fn has_side_effects(&self) -> bool {
+        use InstructionData::*;
+        match self {
+            Binary { op, .. } => matches!(
+                op,
+                BinaryOp::Add
+                    | BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::Mod
+                    | BinaryOp::Shl
+                    | BinaryOp::Shr
+            ),
+            Cast { .. } | ArrayGet { .. } | ArraySet { .. } | Load { .. } => true,
+            Store { .. } | Constrain { .. } | RangeCheck { .. } | EnableSideEffects { .. } => true,
+            Call { .. } => true,
+            Encode { .. } | Decode { .. } | ReduceNoise { .. } => false,
+            Not { .. } | Truncate { .. } | Allocate | MakeArray { .. } | IfElse { .. } => false,
+            IncRc { .. } | DecRc { .. } => false,
+        }
+    }
+}
+
+/// The operands of an instruction or terminator, without allocating.
+pub enum Operands<'a> {
+    /// Up to four operands inline: the array and how many are used.
+    Few([Value; 4], u8),
+    /// A list owned by the instruction.
+    Many(&'a [Value]),
+}
+
+impl Operands<'_> {
+    /// The operands as a slice.
+    pub fn as_slice(&self) -> &[Value] {
+        match self {
+            Operands::Few(values, len) => &values[..usize::from(*len)],
+            Operands::Many(values) => values,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Operands<'a> {
+    type Item = &'a Value;
+    type IntoIter = std::slice::Iter<'a, Value>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+/// The terminator that ends every block.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Terminator {
+    /// `jmp bN(args)`: the arguments bind the destination's parameters.
+    Jmp {
+        /// The destination.
+        destination: Block,
+        /// One argument per destination parameter.
+        arguments: Vec<Value>,
+    },
+    /// `jmpif c then: bT, else: bF`: destinations take no arguments.
+    JmpIf {
+        /// The condition, `u1`.
+        condition: Value,
+        /// Taken when the condition is 1.
+        then_destination: Block,
+        /// Taken when the condition is 0.
+        else_destination: Block,
+    },
+    /// `return v, ...`.
+    Return {
+        /// The returned values.
+        values: Vec<Value>,
+    },
+    /// `unreachable`: executing it traps.
+    Unreachable,
+}
+
+impl Terminator {
+    /// The successor blocks, in textual order (a `jmpif` to the same block
+    /// twice lists it twice).
+    pub fn successors(&self) -> impl Iterator<Item = Block> + '_ {
+        let (first, second) = match *self {
+            Terminator::Jmp { destination, .. } => (Some(destination), None),
+            Terminator::JmpIf {
+                then_destination,
+                else_destination,
+                ..
+            } => (Some(then_destination), Some(else_destination)),
+            Terminator::Return { .. } | Terminator::Unreachable => (None, None),
+        };
+        first.into_iter().chain(second)
+    }
+
+    /// The values the terminator reads, in textual order.
+    pub fn arguments(&self) -> &[Value] {
+        match self {
+            Terminator::Jmp { arguments, .. } => arguments,
+            Terminator::JmpIf { condition, .. } => std::slice::from_ref(condition),
+            Terminator::Return { values } => values,
+            Terminator::Unreachable => &[],
+        }
+    }
+
+    /// The arguments passed to `successor`'s parameters along this edge
+    /// (empty for `jmpif`, whose destinations take none).
+    pub fn edge_arguments(&self, successor: Block) -> &[Value] {
+        match self {
+            Terminator::Jmp {
+                destination,
+                arguments,
+            } if *destination == successor => arguments,
+            _ => &[],
+        }
+    }
+
+    /// Rewrites every operand through `f`.
+    pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
+        match self {
+            Terminator::Jmp { arguments, .. } => arguments.iter_mut().for_each(|v| *v = f(*v)),
+            Terminator::JmpIf { condition, .. } => *condition = f(*condition),
+            Terminator::Return { values } => values.iter_mut().for_each(|v| *v = f(*v)),
+            Terminator::Unreachable => {}
+        }
+    }
+
+    /// Rewrites every destination through `f`.
+    pub fn map_blocks(&mut self, mut f: impl FnMut(Block) -> Block) {
+        match self {
+            Terminator::Jmp { destination, .. } => *destination = f(*destination),
+            Terminator::JmpIf {
+                then_destination,
+                else_destination,
+                ..
+            } => {
+                *then_destination = f(*then_destination);
+                *else_destination = f(*else_destination);
+            }
+            Terminator::Return { .. } | Terminator::Unreachable => {}
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Basic blocks: straight-line operations, their decorators, and the
+//! batching that defines their digest.
+//!
+//! Batching follows miden-core 0.10 (`OpBatchAccumulator`): a batch holds 8
+//! groups; a group holds up to 9 opcodes packed 7 bits each (first operation
+//! in the low bits) or one immediate value. The immediate of `Push` takes the
+//! next free group of the batch; an operation with an immediate is never the
+//! last slot of a group, and moves to the next batch, with its immediate,
+//! when the batch has no room for both. The block's digest is
+//! `hash_elements` over all 8 groups of every batch, unused groups being zero.
+//!
+//! Operations are stored flat; batches are a function of them, computed on
+//! demand by [`BasicBlock::batches`], so decoding a block does no batching
+//! work unless digests are verified.
+
+use core::ops::Range;
+
+use crate::decorator::Decorator;
+use crate::felt::{Digest, Felt};
+use crate::hash;
+use crate::ops::Operation;
+
+/// Groups per batch.
+pub const BATCH_SIZE: usize = 8;
+/// Operations per group.
+pub const GROUP_SIZE: usize = 9;
+
+/// A straight-line sequence of operations with decorators.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BasicBlock {
+    pub(crate) ops: Vec<Operation>,
+    /// `(i, d)`: `d` runs before operation `i` (`i == ops.len()`: at the end),
+    /// sorted by `i`, stable for equal `i`.
+    pub(crate) decorators: Vec<(u32, Decorator)>,
+}
+
+/// One batch of a basic block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpBatch {
+    /// The block operations in this batch.
+    pub ops: Range<usize>,
+    /// The group values; unused groups are zero.
+    pub groups: [Felt; BATCH_SIZE],
+    /// Operations per group (zero for immediate groups).
+    pub op_counts: [usize; BATCH_SIZE],
+    /// Number of groups in use.
+    pub num_groups: usize,
+}
+
+struct Accumulator {
+    start: usize,
+    groups: [u64; BATCH_SIZE],
+    op_counts: [usize; BATCH_SIZE],
+    group: u64,
+    op_idx: usize,
+    group_idx: usize,
+    next_group_idx: usize,
+}
+
+impl Accumulator {
+    fn new(start: usize) -> Self {
+        Accumulator {
+            start,
+            groups: [0; BATCH_SIZE],
+            op_counts: [0; BATCH_SIZE],
+            group: 0,
+            op_idx: 0,
+            group_idx: 0,
+            next_group_idx: 1,
+        }
+    }
+
+    fn can_accept(&self, op: &Operation) -> bool {
+        if op.imm_value().is_some() {
+            if self.op_idx < GROUP_SIZE - 1 {
+                self.next_group_idx < BATCH_SIZE
+            } else {
+                self.next_group_idx + 1 < BATCH_SIZE
+            }
+        } else {
+            self.op_idx < GROUP_SIZE || self.next_group_idx < BATCH_SIZE
+        }
+    }
+
+    fn finalize_group(&mut self) {
+        self.groups[self.group_idx] = self.group;
+        self.op_counts[self.group_idx] = self.op_idx;
+        self.group_idx = self.next_group_idx;
+        self.next_group_idx = self.group_idx + 1;
+        self.op_idx = 0;
+        self.group = 0;
+    }
+
+    fn add(&mut self, op: &Operation) {
+        if self.op_idx == GROUP_SIZE {
+            self.finalize_group();
+        }
+        if let Some(imm) = op.imm_value() {
+            if self.op_idx == GROUP_SIZE - 1 {
+                self.finalize_group();
+            }
+            self.groups[self.next_group_idx] = imm.as_u64();
+            self.next_group_idx += 1;
+        }
+        self.group |= (op.opcode() as u64) << (Operation::OP_BITS * self.op_idx);
+        self.op_idx += 1;
+    }
+
+    fn finish(mut self, end: usize) -> OpBatch {
+        if self.group != 0 || self.op_idx != 0 {
+            self.groups[self.group_idx] = self.group;
+            self.op_counts[self.group_idx] = self.op_idx;
+        }
+        // 9 opcodes of 7 bits fill 63 bits, so every group value is below 2^63 < p.
+        OpBatch {
+            ops: self.start..end,
+            groups: self.groups.map(Felt::reduce),
+            op_counts: self.op_counts,
+            num_groups: self.next_group_idx,
+        }
+    }
+}
+
+impl BasicBlock {
+    /// A block, or `None` if `ops` is empty or a decorator index is out of
+    /// order or past the end. Prefer [`crate::MastForestBuilder::add_block`].
+    pub fn new(ops: Vec<Operation>, decorators: Vec<(u32, Decorator)>) -> Option<BasicBlock> {
+        if ops.is_empty() {
+            return None;
+        }
+        let mut prev = 0;
+        for &(i, _) in &decorators {
+            if i < prev || i as usize > ops.len() {
+                return None;
+            }
+            prev = i;
+        }
+        Some(BasicBlock { ops, decorators })
+    }
+
+    /// The operations.
+    pub fn ops(&self) -> &[Operation] {
+        &self.ops
+    }
+
+    /// The decorators with the index of the operation they precede.
+    pub fn decorators(&self) -> &[(u32, Decorator)] {
+        &self.decorators
+    }
+
+    /// The batches, as Miden forms them.
+    pub fn batches(&self) -> Vec<OpBatch> {
+        let mut batches = Vec::new();
+        let mut acc = Accumulator::new(0);
+        for (i, op) in self.ops.iter().enumerate() {
+            if !acc.can_accept(op) {
+                batches.push(std::mem::replace(&mut acc, Accumulator::new(i)).finish(i));
+            }
+            acc.add(op);
+        }
+        if acc.start < self.ops.len() {
+            batches.push(acc.finish(self.ops.len()));
+        }
+        batches
+    }
+
+    /// The block's digest.
+    pub fn digest(&self) -> Digest {
+        let groups: Vec<Felt> = self.batches().iter().flat_map(|b| b.groups).collect();
+        hash::hash_elements(&groups)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_pushes_make_two_batches() {
+        // The example in miden-core's documentation of `BasicBlockNode`.
+        let ops = vec![Operation::Push(Felt::ONE); 8];
+        let b = BasicBlock::new(ops, vec![]).unwrap();
+        let batches = b.batches();
+        assert_eq!(batches.len(), 2);
+        assert_eq!(batches[0].ops, 0..7);
+        assert_eq!(batches[0].num_groups, 8);
+        assert_eq!(batches[0].op_counts[0], 7);
+        assert_eq!(batches[1].ops, 7..8);
+        assert_eq!(batches[1].num_groups, 2);
+        assert_eq!(batches[1].groups[1], Felt::ONE);
+    }
+
+    #[test]
+    fn full_groups_pack_nine_opcodes() {
+        let b = BasicBlock::new(vec![Operation::Add; 73], vec![]).unwrap();
+        let batches = b.batches();
+        assert_eq!(batches.len(), 2);
+        assert_eq!(batches[0].op_counts, [9; 8]);
+        let add = Operation::Add.opcode() as u64;
+        let packed: u64 = (0..9).map(|i| add << (7 * i)).sum();
+        assert_eq!(batches[0].groups[0].as_u64(), packed);
+        assert_eq!(batches[1].ops, 72..73);
+    }
+
+    #[test]
+    fn decorators_are_checked() {
+        let d = Decorator::StackAll;
+        assert!(BasicBlock::new(vec![], vec![]).is_none());
+        assert!(BasicBlock::new(vec![Operation::Add], vec![(1, d)]).is_some());
+        assert!(BasicBlock::new(vec![Operation::Add], vec![(2, d)]).is_none());
+        assert!(BasicBlock::new(vec![Operation::Add; 2], vec![(1, d), (0, d)]).is_none());
+    }
+}

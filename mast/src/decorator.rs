@@ -1,0 +1,239 @@
+//! Decorators: annotations attached to the operation that follows them in a
+//! basic block (or to the end of the block when nothing follows). They do not
+//! change execution or the block's digest.
+//!
+//! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp` and the
+//! `Debug::StackAll` / `Debug::StackTop(n)` options. `AssemblyOp` strings are
+//! interned in the forest's [`StringTable`](crate::StringTable) and referred to
+//! by [`StringId`].
+
+use core::fmt;
+
+use crate::felt::Felt;
+
+/// Index of an interned string in a forest's string table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StringId(pub(crate) u32);
+
+impl StringId {
+    /// The index in the string table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The signature scheme of a `sig_to_stack` advice injector.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SignatureKind {
+    /// RPO Falcon-512.
+    RpoFalcon512,
+}
+
+/// An advice injector (miden-core 0.10 `AdviceInjector`), variants in the
+/// order of their binary tags.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // The variants are named after Miden's and documented there.
+pub enum AdviceInjector {
+    MerkleNodeMerge,
+    MerkleNodeToStack,
+    UpdateMerkleNode,
+    MapValueToStack { include_len: bool, key_offset: u64 },
+    U64Div,
+    Ext2Inv,
+    Ext2Intt,
+    SmtGet,
+    SmtSet,
+    SmtPeek,
+    U32Clz,
+    U32Ctz,
+    U32Clo,
+    U32Cto,
+    ILog2,
+    MemToMap,
+    HdwordToMap { domain: Felt },
+    HpermToMap,
+    SigToStack { kind: SignatureKind },
+}
+
+impl AdviceInjector {
+    /// The variant's tag in the binary format.
+    pub fn tag(&self) -> u8 {
+        use AdviceInjector::*;
+        match self {
+            MerkleNodeMerge => 0,
+            MerkleNodeToStack => 1,
+            UpdateMerkleNode => 2,
+            MapValueToStack { .. } => 3,
+            U64Div => 4,
+            Ext2Inv => 5,
+            Ext2Intt => 6,
+            SmtGet => 7,
+            SmtSet => 8,
+            SmtPeek => 9,
+            U32Clz => 10,
+            U32Ctz => 11,
+            U32Clo => 12,
+            U32Cto => 13,
+            ILog2 => 14,
+            MemToMap => 15,
+            HdwordToMap { .. } => 16,
+            HpermToMap => 17,
+            SigToStack { .. } => 18,
+        }
+    }
+
+    /// The variant with tag `tag` if it carries no data.
+    pub fn unit_from_tag(tag: u8) -> Option<AdviceInjector> {
+        use AdviceInjector::*;
+        Some(match tag {
+            0 => MerkleNodeMerge,
+            1 => MerkleNodeToStack,
+            2 => UpdateMerkleNode,
+            4 => U64Div,
+            5 => Ext2Inv,
+            6 => Ext2Intt,
+            7 => SmtGet,
+            8 => SmtSet,
+            9 => SmtPeek,
+            10 => U32Clz,
+            11 => U32Ctz,
+            12 => U32Clo,
+            13 => U32Cto,
+            14 => ILog2,
+            15 => MemToMap,
+            17 => HpermToMap,
+            _ => return None,
+        })
+    }
+
+    /// One instance of every variant (with small payloads), for tests.
+    pub fn examples() -> Vec<AdviceInjector> {
+        let mut v: Vec<_> = (0..=18).filter_map(AdviceInjector::unit_from_tag).collect();
+        v.push(AdviceInjector::MapValueToStack {
+            include_len: true,
+            key_offset: 3,
+        });
+        v.push(AdviceInjector::MapValueToStack {
+            include_len: false,
+            key_offset: 0,
+        });
+        v.push(AdviceInjector::HdwordToMap { domain: Felt::ONE });
+        v.push(AdviceInjector::SigToStack {
+            kind: SignatureKind::RpoFalcon512,
+        });
+        v
+    }
+
+    fn parse(s: &str) -> Option<AdviceInjector> {
+        use AdviceInjector::*;
+        if let Some(k) = s.strip_prefix("map_value_to_stack_with_len.") {
+            return Some(MapValueToStack {
+                include_len: true,
+                key_offset: parse_decimal(k)?,
+            });
+        }
+        if let Some(k) = s.strip_prefix("map_value_to_stack.") {
+            return Some(MapValueToStack {
+                include_len: false,
+                key_offset: parse_decimal(k)?,
+            });
+        }
+        if let Some(d) = s.strip_prefix("hdword_to_map.") {
+            return Some(HdwordToMap {
+                domain: d.parse().ok()?,
+            });
+        }
+        if s == "sig_to_stack.rpo_falcon512" {
+            return Some(SigToStack {
+                kind: SignatureKind::RpoFalcon512,
+            });
+        }
+        (0..=18)
+            .filter_map(AdviceInjector::unit_from_tag)
+            .find(|a| a.to_string() == s)
+    }
+}
+
+fn parse_decimal(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+impl fmt::Display for AdviceInjector {
+    /// Miden's own names for the injectors.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use AdviceInjector::*;
+        match self {
+            MerkleNodeMerge => f.write_str("merkle_node_merge"),
+            MerkleNodeToStack => f.write_str("merkle_node_to_stack"),
+            UpdateMerkleNode => f.write_str("update_merkle_node"),
+            MapValueToStack {
+                include_len: true,
+                key_offset,
+            } => write!(f, "map_value_to_stack_with_len.{key_offset}"),
+            MapValueToStack {
+                include_len: false,
+                key_offset,
+            } => write!(f, "map_value_to_stack.{key_offset}"),
+            U64Div => f.write_str("div_u64"),
+            Ext2Inv => f.write_str("ext2_inv"),
+            Ext2Intt => f.write_str("ext2_intt"),
+            SmtGet => f.write_str("smt_get"),
+            SmtSet => f.write_str("smt_set"),
+            SmtPeek => f.write_str("smt_peek"),
+            U32Clz => f.write_str("u32clz"),
+            U32Ctz => f.write_str("u32ctz"),
+            U32Clo => f.write_str("u32clo"),
+            U32Cto => f.write_str("u32cto"),
+            ILog2 => f.write_str("ilog2"),
+            MemToMap => f.write_str("mem_to_map"),
+            HdwordToMap { domain } => write!(f, "hdword_to_map.{domain}"),
+            HpermToMap => f.write_str("hperm_to_map"),
+            SigToStack {
+                kind: SignatureKind::RpoFalcon512,
+            } => f.write_str("sig_to_stack.rpo_falcon512"),
+        }
+    }
+}
+
+/// Why a string is not an advice injector name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown advice injector `{0}`")]
+pub struct ParseAdviceError(pub String);
+
+impl core::str::FromStr for AdviceInjector {
+    type Err = ParseAdviceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        AdviceInjector::parse(s).ok_or_else(|| ParseAdviceError(s.to_string()))
+    }
+}
+
+/// Source-level information about the assembly instruction an operation came
+/// from (miden-core's `AssemblyOp`, without the source location).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AsmOp {
+    /// Name of the procedure the instruction is in.
+    pub context_name: StringId,
+    /// The instruction's text.
+    pub op: StringId,
+    /// How many VM cycles the instruction takes.
+    pub num_cycles: u8,
+    /// Whether a debugger should break before it.
+    pub should_break: bool,
+}
+
+/// A decorator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Decorator {
+    /// Injects non-deterministic advice.
+    Advice(AdviceInjector),
+    /// Assembly-level debug information.
+    AsmOp(AsmOp),
+    /// Prints the whole stack (`Debug::StackAll`).
+    StackAll,
+    /// Prints the top `n` stack elements (`Debug::StackTop(n)`).
+    StackTop(u8),
+}

@@ -1,0 +1,599 @@
+//! The in-memory MAST forest and the builder that keeps its invariants.
+//!
+//! Nodes live in one vector and refer to each other by [`MastNodeId`]. The
+//! builder only hands out ids of nodes it already holds, so every child
+//! precedes its parent: the node order is a topological order, which rules
+//! out cycles and lets digests be computed in one forward pass. Nodes may be
+//! shared (the forest is a DAG, as in Miden, where equal subtrees are
+//! deduplicated). Roots are a dense bitset over node indices; the
+//! entrypoint, when set, is also a root.
+
+use std::collections::HashMap;
+
+use bitvec::prelude::{BitVec, Lsb0};
+
+use crate::block::BasicBlock;
+use crate::decorator::{Decorator, StringId};
+use crate::felt::Digest;
+use crate::hash::{self, CALL_DOMAIN, JOIN_DOMAIN, LOOP_DOMAIN, SPLIT_DOMAIN, SYSCALL_DOMAIN};
+use crate::ops::Operation;
+
+/// Index of a node in its [`MastForest`].
+///
+/// Ids are only made by the builder and the decoder, which check them
+/// against the forest; [`MastForest::node_id`] checks a raw index.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MastNodeId(pub(crate) u32);
+
+impl MastNodeId {
+    /// The index in the forest's node vector.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl core::fmt::Display for MastNodeId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A node of a MAST.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MastNode {
+    /// A basic block.
+    Block(BasicBlock),
+    /// Runs `left` then `right`.
+    Join {
+        /// First child.
+        left: MastNodeId,
+        /// Second child.
+        right: MastNodeId,
+    },
+    /// Pops a boolean and runs `on_true` or `on_false`.
+    Split {
+        /// Child run when the condition is 1.
+        on_true: MastNodeId,
+        /// Child run when the condition is 0.
+        on_false: MastNodeId,
+    },
+    /// Runs `body` while the top of the stack is 1.
+    Loop {
+        /// Loop body.
+        body: MastNodeId,
+    },
+    /// Calls `callee` in a new context (`call`), or in the kernel context (`syscall`).
+    Call {
+        /// The callee.
+        callee: MastNodeId,
+        /// `syscall` rather than `call`.
+        is_syscall: bool,
+    },
+    /// Executes the procedure whose digest is on the stack.
+    Dyn,
+    /// A node defined outside this forest, known by digest.
+    External(Digest),
+}
+
+/// The kinds of node, as named by the text form and `inspect`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKind {
+    /// `join`
+    Join,
+    /// `split`
+    Split,
+    /// `loop`
+    Loop,
+    /// `block`
+    Block,
+    /// `call`
+    Call,
+    /// `syscall`
+    SysCall,
+    /// `dyn`
+    Dyn,
+    /// `external`
+    External,
+}
+
+impl NodeKind {
+    /// All kinds, in binary tag order.
+    pub const ALL: [NodeKind; 8] = [
+        NodeKind::Join,
+        NodeKind::Split,
+        NodeKind::Loop,
+        NodeKind::Block,
+        NodeKind::Call,
+        NodeKind::SysCall,
+        NodeKind::Dyn,
+        NodeKind::External,
+    ];
+
+    /// The keyword of the text form.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            NodeKind::Join => "join",
+            NodeKind::Split => "split",
+            NodeKind::Loop => "loop",
+            NodeKind::Block => "block",
+            NodeKind::Call => "call",
+            NodeKind::SysCall => "syscall",
+            NodeKind::Dyn => "dyn",
+            NodeKind::External => "external",
+        }
+    }
+}
+
+impl core::fmt::Display for NodeKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+impl MastNode {
+    /// The node's kind.
+    pub fn kind(&self) -> NodeKind {
+        match self {
+            MastNode::Block(_) => NodeKind::Block,
+            MastNode::Join { .. } => NodeKind::Join,
+            MastNode::Split { .. } => NodeKind::Split,
+            MastNode::Loop { .. } => NodeKind::Loop,
+            MastNode::Call {
+                is_syscall: false, ..
+            } => NodeKind::Call,
+            MastNode::Call {
+                is_syscall: true, ..
+            } => NodeKind::SysCall,
+            MastNode::Dyn => NodeKind::Dyn,
+            MastNode::External(_) => NodeKind::External,
+        }
+    }
+
+    /// The children, in order.
+    pub fn children(&self) -> impl Iterator<Item = MastNodeId> {
+        let (a, b) = match *self {
+            MastNode::Join { left, right } => (Some(left), Some(right)),
+            MastNode::Split { on_true, on_false } => (Some(on_true), Some(on_false)),
+            MastNode::Loop { body } => (Some(body), None),
+            MastNode::Call { callee, .. } => (Some(callee), None),
+            MastNode::Block(_) | MastNode::Dyn | MastNode::External(_) => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// The digest of this node given the digests of its children.
+    pub(crate) fn compute_digest(&self, child: impl Fn(MastNodeId) -> Digest) -> Digest {
+        match self {
+            MastNode::Block(b) => b.digest(),
+            MastNode::Join { left, right } => {
+                hash::merge_in_domain(&child(*left), &child(*right), JOIN_DOMAIN)
+            }
+            MastNode::Split { on_true, on_false } => {
+                hash::merge_in_domain(&child(*on_true), &child(*on_false), SPLIT_DOMAIN)
+            }
+            MastNode::Loop { body } => {
+                hash::merge_in_domain(&child(*body), &Digest::ZERO, LOOP_DOMAIN)
+            }
+            MastNode::Call { callee, is_syscall } => {
+                let domain = if *is_syscall {
+                    SYSCALL_DOMAIN
+                } else {
+                    CALL_DOMAIN
+                };
+                hash::merge_in_domain(&child(*callee), &Digest::ZERO, domain)
+            }
+            MastNode::Dyn => hash::dyn_digest(),
+            MastNode::External(d) => *d,
+        }
+    }
+}
+
+/// Interned strings (the `AsmOp` decorator's names).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringTable {
+    strings: Vec<Box<str>>,
+    index: HashMap<Box<str>, StringId>,
+}
+
+impl StringTable {
+    /// Interns `s`, returning its id.
+    pub fn intern(&mut self, s: &str) -> StringId {
+        if let Some(&id) = self.index.get(s) {
+            return id;
+        }
+        let id = StringId(self.strings.len() as u32);
+        self.strings.push(s.into());
+        self.index.insert(s.into(), id);
+        id
+    }
+
+    /// The string with id `id`, if it exists.
+    pub fn get(&self, id: StringId) -> Option<&str> {
+        self.strings.get(id.index()).map(|s| &**s)
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    /// The strings in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.strings.iter().map(|s| &**s)
+    }
+}
+
+/// A MAST forest: nodes, their digests, roots and an optional entrypoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MastForest {
+    pub(crate) nodes: Vec<MastNode>,
+    pub(crate) digests: Vec<Digest>,
+    pub(crate) roots: BitVec<u64, Lsb0>,
+    pub(crate) entrypoint: Option<MastNodeId>,
+    pub(crate) strings: StringTable,
+}
+
+impl MastForest {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the forest has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The id of the node at `index`, if there is one.
+    pub fn node_id(&self, index: usize) -> Option<MastNodeId> {
+        (index < self.nodes.len()).then(|| MastNodeId(index as u32))
+    }
+
+    /// The node `id`.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger forest (ids are not tied to one forest).
+    pub fn node(&self, id: MastNodeId) -> &MastNode {
+        &self.nodes[id.index()]
+    }
+
+    /// All nodes in order.
+    pub fn nodes(&self) -> &[MastNode] {
+        &self.nodes
+    }
+
+    /// The digest of node `id` (see [`MastForest::node`] for panics).
+    pub fn digest(&self, id: MastNodeId) -> Digest {
+        self.digests[id.index()]
+    }
+
+    /// The roots, in index order.
+    pub fn roots(&self) -> impl Iterator<Item = MastNodeId> + '_ {
+        self.roots.iter_ones().map(|i| MastNodeId(i as u32))
+    }
+
+    /// Whether `id` is a root.
+    pub fn is_root(&self, id: MastNodeId) -> bool {
+        self.roots.get(id.index()).is_some_and(|b| *b)
+    }
+
+    /// The roots bitset.
+    pub fn roots_bitset(&self) -> &BitVec<u64, Lsb0> {
+        &self.roots
+    }
+
+    /// The entrypoint: set for programs, unset for libraries.
+    pub fn entrypoint(&self) -> Option<MastNodeId> {
+        self.entrypoint
+    }
+
+    /// The interned strings.
+    pub fn strings(&self) -> &StringTable {
+        &self.strings
+    }
+
+    /// The root whose digest is `digest`, if any.
+    pub fn find_root(&self, digest: &Digest) -> Option<MastNodeId> {
+        self.roots().find(|&r| self.digest(r) == *digest)
+    }
+
+    /// Recomputes every digest from the nodes; the first node whose stored
+    /// digest differs, if any.
+    pub fn verify_digests(&self) -> Option<MastNodeId> {
+        let mut computed: Vec<Digest> = Vec::with_capacity(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate() {
+            let d = node.compute_digest(|c| computed[c.index()]);
+            if d != self.digests[i] {
+                return Some(MastNodeId(i as u32));
+            }
+            computed.push(d);
+        }
+        None
+    }
+
+    /// The tree of `root` as a forest of its own: the nodes reachable from
+    /// `root`, except that a reachable node which is another root of this
+    /// forest becomes an `External` node with that root's digest. This is the
+    /// in-memory counterpart of [`crate::decode_root`].
+    pub fn extract(&self, root: MastNodeId) -> MastForest {
+        let mut out = MastForestBuilder::new();
+        let mut map: HashMap<u32, MastNodeId> = HashMap::new();
+        // Post-order walk with an explicit stack: (node, children pushed?).
+        let mut stack = vec![(root, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if map.contains_key(&id.0) {
+                continue;
+            }
+            if id != root && self.is_root(id) {
+                let new = out.push_unchecked(MastNode::External(self.digest(id)), self.digest(id));
+                map.insert(id.0, new);
+                continue;
+            }
+            let node = self.node(id);
+            if !expanded {
+                stack.push((id, true));
+                let children: Vec<_> = node.children().collect();
+                for c in children.into_iter().rev() {
+                    stack.push((c, false));
+                }
+                continue;
+            }
+            let remap = |c: MastNodeId| map[&c.0];
+            let new_node = match node {
+                MastNode::Block(b) => {
+                    let decorators = b
+                        .decorators
+                        .iter()
+                        .map(|&(i, d)| (i, out.copy_decorator(d, &self.strings)))
+                        .collect();
+                    MastNode::Block(BasicBlock {
+                        ops: b.ops.clone(),
+                        decorators,
+                    })
+                }
+                MastNode::Join { left, right } => MastNode::Join {
+                    left: remap(*left),
+                    right: remap(*right),
+                },
+                MastNode::Split { on_true, on_false } => MastNode::Split {
+                    on_true: remap(*on_true),
+                    on_false: remap(*on_false),
+                },
+                MastNode::Loop { body } => MastNode::Loop { body: remap(*body) },
+                MastNode::Call { callee, is_syscall } => MastNode::Call {
+                    callee: remap(*callee),
+                    is_syscall: *is_syscall,
+                },
+                MastNode::Dyn => MastNode::Dyn,
+                MastNode::External(d) => MastNode::External(*d),
+            };
+            let new = out.push_unchecked(new_node, self.digest(id));
+            map.insert(id.0, new);
+        }
+        let new_root = map[&root.0];
+        out.roots.insert(new_root.0);
+        if self.entrypoint == Some(root) {
+            out.entrypoint = Some(new_root);
+        }
+        out.finish()
+    }
+}
+
+/// Why the builder refused a node or a forest.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A node id that this builder did not make.
+    #[error("node {0} does not exist")]
+    UnknownNode(MastNodeId),
+    /// A basic block without operations.
+    #[error("basic block has no operations")]
+    EmptyBlock,
+    /// A decorator attached past the end of its block, or out of order.
+    #[error("decorator index {index} is out of order or past the end of a block of {len} operations")]
+    BadDecoratorIndex {
+        /// The offending index.
+        index: u32,
+        /// Operations in the block.
+        len: usize,
+    },
+    /// A decorator names a string that is not interned.
+    #[error("string {0} is not interned")]
+    UnknownString(u32),
+    /// More than `u32::MAX` nodes or operations.
+    #[error("too many nodes or operations for the format")]
+    TooLarge,
+}
+
+/// Builds a [`MastForest`], checking that children exist, blocks are
+/// non-empty and decorators are in order, and computing digests.
+#[derive(Clone, Debug, Default)]
+pub struct MastForestBuilder {
+    nodes: Vec<MastNode>,
+    digests: Vec<Digest>,
+    roots: std::collections::BTreeSet<u32>,
+    entrypoint: Option<MastNodeId>,
+    strings: StringTable,
+}
+
+impl MastForestBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of nodes so far.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no node was added yet.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Interns a string for `AsmOp` decorators.
+    pub fn intern(&mut self, s: &str) -> StringId {
+        self.strings.intern(s)
+    }
+
+    /// The digest of a node already added.
+    pub fn digest(&self, id: MastNodeId) -> Result<Digest, BuildError> {
+        self.digests
+            .get(id.index())
+            .copied()
+            .ok_or(BuildError::UnknownNode(id))
+    }
+
+    fn check(&self, id: MastNodeId) -> Result<(), BuildError> {
+        self.digest(id).map(|_| ())
+    }
+
+    fn check_decorator(&self, d: &Decorator) -> Result<(), BuildError> {
+        if let Decorator::AsmOp(a) = d {
+            for s in [a.context_name, a.op] {
+                if self.strings.get(s).is_none() {
+                    return Err(BuildError::UnknownString(s.0));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn copy_decorator(&mut self, d: Decorator, from: &StringTable) -> Decorator {
+        match d {
+            Decorator::AsmOp(mut a) => {
+                a.context_name = self.intern(from.get(a.context_name).unwrap_or_default());
+                a.op = self.intern(from.get(a.op).unwrap_or_default());
+                Decorator::AsmOp(a)
+            }
+            other => other,
+        }
+    }
+
+    pub(crate) fn push_unchecked(&mut self, node: MastNode, digest: Digest) -> MastNodeId {
+        let id = MastNodeId(self.nodes.len() as u32);
+        self.nodes.push(node);
+        self.digests.push(digest);
+        id
+    }
+
+    /// Adds a node whose children must already exist.
+    pub fn add_node(&mut self, node: MastNode) -> Result<MastNodeId, BuildError> {
+        if self.nodes.len() >= u32::MAX as usize {
+            return Err(BuildError::TooLarge);
+        }
+        for c in node.children() {
+            self.check(c)?;
+        }
+        if let MastNode::Block(b) = &node {
+            if b.ops.is_empty() {
+                return Err(BuildError::EmptyBlock);
+            }
+            if b.ops.len() > u32::MAX as usize || b.decorators.len() > u32::MAX as usize {
+                return Err(BuildError::TooLarge);
+            }
+            let mut prev = 0;
+            for (i, d) in &b.decorators {
+                if *i < prev || *i as usize > b.ops.len() {
+                    return Err(BuildError::BadDecoratorIndex {
+                        index: *i,
+                        len: b.ops.len(),
+                    });
+                }
+                prev = *i;
+                self.check_decorator(d)?;
+            }
+        }
+        let digest = node.compute_digest(|c| self.digests[c.index()]);
+        Ok(self.push_unchecked(node, digest))
+    }
+
+    /// Adds a basic block.
+    pub fn add_block(
+        &mut self,
+        ops: Vec<Operation>,
+        decorators: Vec<(u32, Decorator)>,
+    ) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Block(BasicBlock { ops, decorators }))
+    }
+
+    /// Adds `join left right`.
+    pub fn add_join(
+        &mut self,
+        left: MastNodeId,
+        right: MastNodeId,
+    ) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Join { left, right })
+    }
+
+    /// Adds `split on_true on_false`.
+    pub fn add_split(
+        &mut self,
+        on_true: MastNodeId,
+        on_false: MastNodeId,
+    ) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Split { on_true, on_false })
+    }
+
+    /// Adds `loop body`.
+    pub fn add_loop(&mut self, body: MastNodeId) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Loop { body })
+    }
+
+    /// Adds `call callee` (or `syscall callee`).
+    pub fn add_call(
+        &mut self,
+        callee: MastNodeId,
+        is_syscall: bool,
+    ) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Call { callee, is_syscall })
+    }
+
+    /// Adds `dyn`.
+    pub fn add_dyn(&mut self) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::Dyn)
+    }
+
+    /// Adds `external digest`.
+    pub fn add_external(&mut self, digest: Digest) -> Result<MastNodeId, BuildError> {
+        self.add_node(MastNode::External(digest))
+    }
+
+    /// Marks `id` as a root.
+    pub fn add_root(&mut self, id: MastNodeId) -> Result<(), BuildError> {
+        self.check(id)?;
+        self.roots.insert(id.0);
+        Ok(())
+    }
+
+    /// Sets the entrypoint (which also becomes a root).
+    pub fn set_entrypoint(&mut self, id: MastNodeId) -> Result<(), BuildError> {
+        self.add_root(id)?;
+        self.entrypoint = Some(id);
+        Ok(())
+    }
+
+    fn finish(self) -> MastForest {
+        let mut roots = BitVec::repeat(false, self.nodes.len());
+        for r in self.roots {
+            roots.set(r as usize, true);
+        }
+        MastForest {
+            nodes: self.nodes,
+            digests: self.digests,
+            roots,
+            entrypoint: self.entrypoint,
+            strings: self.strings,
+        }
+    }
+
+    /// The forest. Every check was made as nodes were added.
+    pub fn build(self) -> MastForest {
+        self.finish()
+    }
+}
