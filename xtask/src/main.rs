@@ -1,12 +1,21 @@
 //! `cargo xtask`: the Kildall driver. One subcommand per capability; each
 //! lives in its own module and returns the process exit code.
+//!
+//! Exit codes: 0 on success; 1 on bad input (a parse or verifier error,
+//! printed as `FILE:LINE:COL: message`); the `run` command adds 3 for a trap
+//! and 4 for running out of fuel.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod casm;
+mod demo;
+mod dot;
+mod input;
 mod mast;
+mod opt;
+mod run;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "The Kildall driver", version)]
@@ -17,6 +26,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Interpret an IR program.
+    Run(run::Cmd),
+    /// Run passes on an IR program and print the result.
+    Opt(opt::Cmd),
+    /// Run every crate on the bundled examples.
+    Demo(demo::Cmd),
     /// Miden MAST forests: encode, decode, inspect, extract.
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
@@ -26,6 +41,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(cmd) => run::run(cmd),
+        Command::Opt(cmd) => opt::run(cmd),
+        Command::Demo(cmd) => demo::run(cmd),
         Command::Mast(cmd) => mast::run(cmd),
         Command::Casm(cmd) => casm::run(cmd),
     };

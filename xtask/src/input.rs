@@ -1,0 +1,53 @@
+//! Loading IR files: read, parse and verify, with errors reported as
+//! `FILE:LINE:COL: message` (the driver's contract).
+
+use std::fmt;
+use std::path::Path;
+
+use kildall_ir::{Module, SourceLoc};
+
+/// A diagnostic tied to a file, printed as `FILE:LINE:COL: message`.
+#[derive(Debug)]
+pub struct Diagnostic {
+    file: String,
+    loc: Option<SourceLoc>,
+    message: String,
+}
+
+impl Diagnostic {
+    pub fn new(file: &Path, loc: Option<SourceLoc>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            file: file.display().to_string(),
+            loc: loc.filter(|loc| loc.is_known()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.loc {
+            Some(loc) => write!(f, "{}:{}:{}: {}", self.file, loc.line, loc.col, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Reads and parses `path`.
+pub fn parse_file(path: &Path) -> Result<Module, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))?;
+    kildall_ir::parse_module(&text).map_err(|err| Diagnostic::new(path, Some(err.loc), err.message.clone()))
+}
+
+/// Verifies `module`, naming `path` in the error.
+pub fn verify(path: &Path, module: &Module) -> Result<(), Diagnostic> {
+    kildall_ir::verify_module(module).map_err(|err| Diagnostic::new(path, err.loc(), err.to_string()))
+}
+
+/// Reads, parses and verifies `path`.
+pub fn load(path: &Path) -> Result<Module, Diagnostic> {
+    let module = parse_file(path)?;
+    verify(path, &module)?;
+    Ok(module)
+}
