@@ -251,7 +251,7 @@ impl MastForest {
 
     /// The id of the node at `index`, if there is one.
     pub fn node_id(&self, index: usize) -> Option<MastNodeId> {
-        (index < self.nodes.len()).then(|| MastNodeId(index as u32))
+        (index < self.nodes.len()).then_some(MastNodeId(index as u32))
     }
 
     /// The node `id`.
@@ -394,7 +394,9 @@ pub enum BuildError {
     #[error("basic block has no operations")]
     EmptyBlock,
     /// A decorator attached past the end of its block, or out of order.
-    #[error("decorator index {index} is out of order or past the end of a block of {len} operations")]
+    #[error(
+        "decorator index {index} is out of order or past the end of a block of {len} operations"
+    )]
     BadDecoratorIndex {
         /// The offending index.
         index: u32,

@@ -1,2 +1,38 @@
-//! Miden MAST forest: nodes, Miden-compatible digests, and a binary format whose decoder treats its input as hostile.
+#![doc = include_str!("../README.md")]
+//!
+//! # Modules
+//!
+//! * [`forest`]: the in-memory [`MastForest`] and its [`MastForestBuilder`];
+//! * [`block`], [`ops`], [`decorator`]: basic blocks, Miden's operation set and decorators;
+//! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible RPO256 digests;
+//! * [`format`]: the binary format, with its **specification** in the module docs;
+//! * [`text`]: the text form (`Display` and [`parse`]);
+//! * [`generate`]: seeded random forests;
+//! * `fuzzing` (feature `fuzzing`): fuzz harnesses.
 #![deny(missing_docs)]
+
+pub mod block;
+pub mod decorator;
+pub mod felt;
+pub mod forest;
+pub mod format;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
+pub mod generate;
+pub mod hash;
+pub mod ops;
+pub mod text;
+
+pub use block::{BasicBlock, OpBatch};
+pub use decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, StringId};
+pub use felt::{Digest, Felt};
+pub use forest::{
+    BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable,
+};
+pub use format::{
+    decode, decode_root, encode, DecodeError, DecodeErrorKind, DecodeOptions, EncodeError,
+    EncodedForest,
+};
+pub use generate::{generate, GenConfig};
+pub use ops::Operation;
+pub use text::{parse, ParseError};

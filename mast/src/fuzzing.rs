@@ -1,0 +1,176 @@
+//! Fuzz harnesses (feature `fuzzing`): decoding arbitrary bytes, and
+//! decoding mutated encodings of generated forests.
+//!
+//! Properties checked on every input:
+//! * decoding never panics, and trusted and verified decoding agree on
+//!   well-formed digests;
+//! * a forest that decodes re-encodes to bytes that decode to the same forest;
+//! * decoding one root's tree from the bytes equals extracting that tree from
+//!   the fully decoded forest.
+
+use crate::format::{decode, decode_root, encode, DecodeErrorKind, DecodeOptions, EncodedForest};
+use crate::generate::{generate, GenConfig, Rng};
+
+/// Runs every property on raw bytes. Panics when one fails.
+pub fn check_bytes(bytes: &[u8]) {
+    let trusted = decode(bytes, DecodeOptions::TRUST);
+    let verified = decode(bytes, DecodeOptions::VERIFY);
+    match (&trusted, &verified) {
+        (Ok(t), Ok(v)) => assert_eq!(t, v, "trusted and verified decodes differ"),
+        (Ok(_), Err(e)) => assert!(
+            matches!(e.kind, DecodeErrorKind::DigestMismatch { .. }),
+            "only digest checks may reject what trusted decoding accepts: {e}"
+        ),
+        (Err(t), Err(v)) => {
+            // Verification may stop earlier, at a digest, than the structural error.
+            if !matches!(v.kind, DecodeErrorKind::DigestMismatch { .. }) {
+                assert_eq!(t, v, "structural errors must not depend on digest checks");
+            }
+        }
+        (Err(e), Ok(_)) => panic!("verified decoding accepted what trusted decoding rejected: {e}"),
+    }
+    let Ok(forest) = trusted else { return };
+    let again = encode(&forest).expect("a decoded forest fits the format");
+    let back = decode(&again, DecodeOptions::TRUST).expect("re-encoded forest decodes");
+    assert_eq!(back, forest, "re-encoding changed the forest");
+    let header = EncodedForest::parse(bytes).expect("parsed before");
+    for root in forest.roots() {
+        let digest = forest.digest(root);
+        // Roots with equal digests are found by the first one.
+        let first = forest.find_root(&digest).expect("root exists");
+        let want = forest.extract(first);
+        let got = decode_root(bytes, &digest, DecodeOptions::TRUST).expect("full decode succeeded");
+        assert_eq!(
+            got.to_string(),
+            want.to_string(),
+            "partial decode of root {root}"
+        );
+        assert_eq!(got.digest(got.roots().next().expect("one root")), digest);
+        assert_eq!(header.find_root(&digest).ok(), Some(first.0));
+    }
+}
+
+/// Mutation kinds applied to valid encodings.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub enum Mutation {
+    /// XOR one byte (position taken modulo the length).
+    Flip {
+        /// Position.
+        at: u32,
+        /// XOR mask (zero is made one).
+        mask: u8,
+    },
+    /// Cut the encoding at a position.
+    Truncate {
+        /// Position.
+        at: u32,
+    },
+    /// Append bytes.
+    Extend {
+        /// Byte repeated.
+        byte: u8,
+        /// How many.
+        len: u8,
+    },
+    /// Overwrite four bytes with a little-endian value (counts, indices).
+    Write32 {
+        /// Position.
+        at: u32,
+        /// Value.
+        value: u32,
+    },
+}
+
+/// A structured fuzz input: a generated forest and mutations of its encoding.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub struct FuzzInput {
+    /// Generator seed.
+    pub seed: u64,
+    /// Number of nodes (taken modulo 40).
+    pub nodes: u8,
+    /// Mutations, applied in order.
+    pub mutations: Vec<Mutation>,
+}
+
+/// Applies `m` to `bytes`.
+pub fn mutate(bytes: &mut Vec<u8>, m: Mutation) {
+    let len = bytes.len().max(1);
+    match m {
+        Mutation::Flip { at, mask } => {
+            if let Some(b) = bytes.get_mut(at as usize % len) {
+                *b ^= mask.max(1);
+            }
+        }
+        Mutation::Truncate { at } => bytes.truncate(at as usize % len),
+        Mutation::Extend { byte, len } => bytes.extend(std::iter::repeat(byte).take(len as usize)),
+        Mutation::Write32 { at, value } => {
+            let at = at as usize % len;
+            for (k, b) in value.to_le_bytes().into_iter().enumerate() {
+                if let Some(slot) = bytes.get_mut(at + k) {
+                    *slot = b;
+                }
+            }
+        }
+    }
+}
+
+/// Generates, encodes, mutates and checks.
+pub fn check_input(input: &FuzzInput) {
+    let cfg = GenConfig {
+        nodes: 1 + input.nodes as usize % 40,
+        entrypoint: input.seed % 3 == 0,
+        ..GenConfig::small()
+    };
+    let forest = generate(input.seed, &cfg);
+    let mut bytes = encode(&forest).expect("small forests encode");
+    if input.mutations.is_empty() {
+        assert_eq!(decode(&bytes, DecodeOptions::VERIFY).as_ref(), Ok(&forest));
+    }
+    for m in &input.mutations {
+        mutate(&mut bytes, *m);
+    }
+    check_bytes(&bytes);
+}
+
+/// A deterministic soak: `iterations` random inputs from `seed`.
+pub fn smoke(seed: u64, iterations: usize) {
+    let mut rng = Rng::new(seed);
+    for _ in 0..iterations {
+        let n = rng.below(4) as usize;
+        let mutations = (0..n)
+            .map(|_| match rng.below(4) {
+                0 => Mutation::Flip {
+                    at: rng.next_u64() as u32,
+                    mask: rng.next_u64() as u8,
+                },
+                1 => Mutation::Truncate {
+                    at: rng.next_u64() as u32,
+                },
+                2 => Mutation::Extend {
+                    byte: rng.next_u64() as u8,
+                    len: rng.below(9) as u8,
+                },
+                _ => Mutation::Write32 {
+                    at: rng.next_u64() as u32,
+                    value: [0, 1, 7, 0xFFFF_FFFF, rng.next_u64() as u32][rng.below(5) as usize],
+                },
+            })
+            .collect();
+        let input = FuzzInput {
+            seed: rng.next_u64(),
+            nodes: rng.next_u64() as u8,
+            mutations,
+        };
+        check_input(&input);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn smoke_test() {
+        super::smoke(0x5EED, 400);
+    }
+}

@@ -1,0 +1,377 @@
+//! The text form of a forest, printed by `Display` and read by [`parse`].
+//!
+//! One item per line; node ids are implicit, counting from 0 in order of
+//! appearance; `#` starts a comment.
+//!
+//! ```text
+//! block OP OP ...        operations as Miden prints them: add, movup2, push(1),
+//!                        u32assert2(0); decorators start with `@` and attach to
+//!                        the operation that follows them
+//! join A B | split A B | loop A | call A | syscall A | dyn
+//! external [e0, e1, e2, e3]
+//! root A
+//! entrypoint A           (also makes A a root)
+//! ```
+//!
+//! Decorators: `@advice(NAME)` with Miden's injector names
+//! (`@advice(map_value_to_stack_with_len.2)`), `@asmop("context", "op", CYCLES)`
+//! or `@asmop("context", "op", CYCLES, break)` with Rust string escapes,
+//! `@debug(stack)` and `@debug(stack.N)`.
+
+use core::fmt;
+
+use crate::decorator::{AdviceInjector, AsmOp, Decorator};
+use crate::forest::{BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::ops::Operation;
+
+impl fmt::Display for MastForest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for node in self.nodes() {
+            match node {
+                MastNode::Block(b) => {
+                    f.write_str("block")?;
+                    let mut decs = b.decorators().iter().peekable();
+                    for i in 0..=b.ops().len() {
+                        while let Some((_, d)) = decs.next_if(|(j, _)| *j as usize == i) {
+                            f.write_str(" ")?;
+                            self.fmt_decorator(d, f)?;
+                        }
+                        if let Some(op) = b.ops().get(i) {
+                            write!(f, " {op}")?;
+                        }
+                    }
+                    writeln!(f)?;
+                }
+                MastNode::Join { left, right } => writeln!(f, "join {left} {right}")?,
+                MastNode::Split { on_true, on_false } => writeln!(f, "split {on_true} {on_false}")?,
+                MastNode::Loop { body } => writeln!(f, "loop {body}")?,
+                MastNode::Call {
+                    callee,
+                    is_syscall: false,
+                } => writeln!(f, "call {callee}")?,
+                MastNode::Call {
+                    callee,
+                    is_syscall: true,
+                } => writeln!(f, "syscall {callee}")?,
+                MastNode::Dyn => writeln!(f, "dyn")?,
+                MastNode::External(d) => writeln!(f, "external {d}")?,
+            }
+        }
+        for r in self.roots() {
+            writeln!(f, "root {r}")?;
+        }
+        if let Some(e) = self.entrypoint() {
+            writeln!(f, "entrypoint {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl MastForest {
+    fn fmt_decorator(&self, d: &Decorator, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match d {
+            Decorator::Advice(a) => write!(f, "@advice({a})"),
+            Decorator::AsmOp(a) => {
+                let s = |id| self.strings().get(id).unwrap_or("");
+                write!(
+                    f,
+                    "@asmop({:?}, {:?}, {}",
+                    s(a.context_name),
+                    s(a.op),
+                    a.num_cycles
+                )?;
+                if a.should_break {
+                    f.write_str(", break")?;
+                }
+                f.write_str(")")
+            }
+            Decorator::StackAll => f.write_str("@debug(stack)"),
+            Decorator::StackTop(n) => write!(f, "@debug(stack.{n})"),
+        }
+    }
+}
+
+/// A text-form error at a line and column (both from 1).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{col}: {message}")]
+pub struct ParseError {
+    /// Line number.
+    pub line: usize,
+    /// Column (in characters).
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+struct Token<'a> {
+    text: &'a str,
+    col: usize,
+}
+
+/// Splits a line into whitespace-separated tokens, keeping parenthesised,
+/// bracketed and quoted parts whole and dropping a `#` comment.
+fn tokenize(line: &str, line_no: usize) -> Result<Vec<Token<'_>>, ParseError> {
+    let mut tokens = Vec::new();
+    let mut start: Option<(usize, usize)> = None;
+    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
+    let mut col = 0;
+    for (byte, c) in line.char_indices() {
+        col += 1;
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '#' if depth == 0 => {
+                if let Some((s, scol)) = start.take() {
+                    tokens.push(Token {
+                        text: &line[s..byte],
+                        col: scol,
+                    });
+                }
+                return Ok(tokens);
+            }
+            c if c.is_whitespace() && depth == 0 => {
+                if let Some((s, scol)) = start.take() {
+                    tokens.push(Token {
+                        text: &line[s..byte],
+                        col: scol,
+                    });
+                }
+            }
+            _ => {
+                if start.is_none() {
+                    start = Some((byte, col));
+                }
+                match c {
+                    '(' | '[' => depth += 1,
+                    ')' | ']' => {
+                        depth = depth.checked_sub(1).ok_or_else(|| ParseError {
+                            line: line_no,
+                            col,
+                            message: format!("unbalanced `{c}`"),
+                        })?
+                    }
+                    '"' => in_str = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+    if in_str || depth != 0 {
+        return Err(ParseError {
+            line: line_no,
+            col: col + 1,
+            message: "unterminated string or parenthesis".into(),
+        });
+    }
+    if let Some((s, scol)) = start {
+        tokens.push(Token {
+            text: &line[s..],
+            col: scol,
+        });
+    }
+    Ok(tokens)
+}
+
+/// Reads a Rust-escaped string literal at the start of `s`; returns it and the rest.
+fn parse_string(s: &str) -> Option<(String, &str)> {
+    let mut chars = s.strip_prefix('"')?.char_indices();
+    let mut out = String::new();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, &s[1 + i + 1..])),
+            '\\' => {
+                let (_, e) = chars.next()?;
+                out.push(match e {
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    '0' => '\0',
+                    '\\' | '"' | '\'' => e,
+                    'u' => {
+                        if chars.next()?.1 != '{' {
+                            return None;
+                        }
+                        let mut hex = String::new();
+                        loop {
+                            let (_, h) = chars.next()?;
+                            if h == '}' {
+                                break;
+                            }
+                            hex.push(h);
+                            if hex.len() > 6 {
+                                return None;
+                            }
+                        }
+                        char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                    }
+                    _ => return None,
+                });
+            }
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+fn parse_asmop(args: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
+    let (ctx, rest) = parse_string(args.trim_start())?;
+    let rest = rest.trim_start().strip_prefix(',')?.trim_start();
+    let (op, rest) = parse_string(rest)?;
+    let rest = rest.trim_start().strip_prefix(',')?;
+    let mut parts = rest.split(',').map(str::trim);
+    let cycles = parts.next()?;
+    if !cycles.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let num_cycles = cycles.parse().ok()?;
+    let should_break = match parts.next() {
+        None => false,
+        Some("break") => true,
+        Some(_) => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Decorator::AsmOp(AsmOp {
+        context_name: b.intern(&ctx),
+        op: b.intern(&op),
+        num_cycles,
+        should_break,
+    }))
+}
+
+fn parse_decorator(tok: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
+    let (name, args) = tok.strip_prefix('@')?.split_once('(')?;
+    let args = args.strip_suffix(')')?;
+    match name {
+        "advice" => args.parse::<AdviceInjector>().ok().map(Decorator::Advice),
+        "asmop" => parse_asmop(args, b),
+        "debug" if args == "stack" => Some(Decorator::StackAll),
+        "debug" => {
+            let n = args.strip_prefix("stack.")?;
+            if !n.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            n.parse().ok().map(Decorator::StackTop)
+        }
+        _ => None,
+    }
+}
+
+/// Parses the text form.
+pub fn parse(text: &str) -> Result<MastForest, ParseError> {
+    let mut b = MastForestBuilder::new();
+    for (idx, line) in text.lines().enumerate() {
+        let line_no = idx + 1;
+        let tokens = tokenize(line, line_no)?;
+        let Some((head, args)) = tokens.split_first() else {
+            continue;
+        };
+        let at = |t: &Token<'_>, message: String| ParseError {
+            line: line_no,
+            col: t.col,
+            message,
+        };
+        let node_ref = |i: usize| -> Result<MastNodeId, ParseError> {
+            let t = args
+                .get(i)
+                .ok_or_else(|| at(head, format!("`{}` needs {} operand(s)", head.text, i + 1)))?;
+            if !t.text.bytes().all(|c| c.is_ascii_digit()) {
+                return Err(at(t, format!("expected a node id, found `{}`", t.text)));
+            }
+            let n: u32 = t
+                .text
+                .parse()
+                .map_err(|_| at(t, format!("node id `{}` is too large", t.text)))?;
+            Ok(MastNodeId(n))
+        };
+        let arity = match head.text {
+            "join" | "split" => 2,
+            "loop" | "call" | "syscall" | "root" | "entrypoint" => 1,
+            "dyn" => 0,
+            "external" | "block" => usize::MAX,
+            other => return Err(at(head, format!("unknown item `{other}`"))),
+        };
+        if arity != usize::MAX && args.len() != arity {
+            let extra = args.get(arity).unwrap_or(head);
+            return Err(at(
+                extra,
+                format!("`{}` takes {arity} operand(s)", head.text),
+            ));
+        }
+        let built: Result<(), BuildError> = match head.text {
+            "join" => b.add_join(node_ref(0)?, node_ref(1)?).map(drop),
+            "split" => b.add_split(node_ref(0)?, node_ref(1)?).map(drop),
+            "loop" => b.add_loop(node_ref(0)?).map(drop),
+            "call" => b.add_call(node_ref(0)?, false).map(drop),
+            "syscall" => b.add_call(node_ref(0)?, true).map(drop),
+            "dyn" => b.add_dyn().map(drop),
+            "root" => b.add_root(node_ref(0)?),
+            "entrypoint" => b.set_entrypoint(node_ref(0)?),
+            "external" => {
+                let [t] = args else {
+                    return Err(at(head, "`external` takes one digest".into()));
+                };
+                let d = t.text.parse().map_err(|e| at(t, format!("{e}")))?;
+                b.add_external(d).map(drop)
+            }
+            _ => {
+                let mut ops = Vec::new();
+                let mut decorators = Vec::new();
+                for t in args {
+                    if t.text.starts_with('@') {
+                        let d = parse_decorator(t.text, &mut b)
+                            .ok_or_else(|| at(t, format!("bad decorator `{}`", t.text)))?;
+                        decorators.push((ops.len() as u32, d));
+                    } else {
+                        let op: Operation = t.text.parse().map_err(|e| at(t, format!("{e}")))?;
+                        ops.push(op);
+                    }
+                }
+                b.add_block(ops, decorators).map(drop)
+            }
+        };
+        built.map_err(|e| at(head, e.to_string()))?;
+    }
+    Ok(b.build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_with_escapes_round_trip() {
+        for s in [
+            "plain",
+            "a \"quoted\" #hash",
+            "tab\tnl\n\0nul",
+            "é\u{7f}",
+            "",
+        ] {
+            let printed = format!("{s:?}");
+            let (parsed, rest) = parse_string(&printed).unwrap();
+            assert_eq!(parsed, s);
+            assert_eq!(rest, "");
+        }
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = parse("block add\njoin 0 7\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1));
+        let e = parse("block add frob").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 11));
+        let e = parse("block").unwrap_err();
+        assert!(e.message.contains("no operations"), "{e}");
+        let e = parse("block @asmop(\"x\", 1)").unwrap_err();
+        assert_eq!(e.col, 7);
+    }
+}
