@@ -1,2 +1,50 @@
-//! A generic Kildall fixed-point solver: lattices, `Forward`/`Backward` directions, a worklist seeded in reverse post-order, block-entry results and a cursor.
+//! A generic Kildall fixed-point solver: lattices, [`Forward`]/[`Backward`]
+//! directions, a worklist seeded in reverse post-order, block-entry
+//! [`Results`] and a [`ResultsCursor`] for the states inside blocks.
+//!
+//! The design follows rustc's `rustc_mir_dataflow`: an [`Analysis`] names
+//! its [`Domain`](Analysis::Domain) (a [`JoinSemiLattice`]), its
+//! [`Direction`] as a type, its bottom value and start state, and the
+//! effects of instructions, terminators and edges; the [`Engine`] iterates
+//! to the fixed point (Kildall, "A unified approach to global program
+//! optimization", POPL 1973) and keeps only the state at each block's
+//! entry. The solver core is generic over a small [`Graph`] trait; with the
+//! default feature `ir`, `kildall_ir::Function` implements it and the stock
+//! [`Liveness`] analysis is available.
+//!
+//! ```
+//! # #[cfg(feature = "ir")] {
+//! use kildall_dataflow::{liveness, Graph};
+//! use kildall_ir::{FuncCursor, Function, Type};
+//!
+//! let mut func = Function::new("f");
+//! let mut cur = FuncCursor::new(&mut func);
+//! let b0 = cur.append_block();
+//! let x = cur.func.dfg.append_block_param(b0, Type::U32);
+//! cur.goto_bottom(b0);
+//! let y = cur.binary(kildall_ir::BinaryOp::UncheckedAdd, x, x);
+//! cur.ret(vec![y]);
+//!
+//! let mut results = liveness(&func);
+//! let mut cursor = results.as_cursor(&func);
+//! assert!(cursor.seek_to_block_start(b0).contains(x));
+//! assert!(!cursor.seek_before_terminator(b0).contains(x));
+//! # }
+//! ```
 #![deny(missing_docs)]
+
+mod analysis;
+mod cursor;
+mod engine;
+#[cfg(feature = "ir")]
+mod ir;
+pub mod lattice;
+
+pub use analysis::{Analysis, Backward, Direction, Forward, Graph};
+pub use cursor::{ProgramPoint, ResultsCursor};
+pub use engine::{Engine, Results, Stats};
+#[cfg(feature = "ir")]
+pub use ir::{liveness, Liveness};
+pub use lattice::{
+    BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, PowerSet,
+};

@@ -9,6 +9,9 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod cfg;
+pub mod dominators;
+pub mod loops;
 mod constant;
 mod dfg;
 mod entities;

@@ -1,0 +1,141 @@
+//! The graph a solver runs over, directions, and the [`Analysis`] trait.
+
+use std::fmt::Debug;
+
+use cranelift_entity::EntityRef;
+
+use crate::engine::Engine;
+use crate::lattice::JoinSemiLattice;
+
+/// A control-flow graph of blocks holding instructions: what the solver
+/// needs of a program. `kildall_ir::Function` implements it (feature `ir`);
+/// any other IR can, with its own entity types.
+pub trait Graph {
+    /// A block: a dense index (`EntityRef`) so states live in vectors.
+    type Block: EntityRef + Debug;
+    /// An instruction (terminators are not instructions here: they have
+    /// their own effect, [`Analysis::apply_terminator_effect`]).
+    type Inst: Copy + Eq + Debug;
+
+    /// One past the largest block index.
+    fn num_block_indices(&self) -> usize;
+
+    /// The entry block, if the graph has blocks.
+    fn entry_block(&self) -> Option<Self::Block>;
+
+    /// The successors of `block`, in terminator order.
+    fn successors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
+
+    /// The instructions of `block` in program order, terminator excluded.
+    fn block_insts(&self, block: Self::Block) -> impl DoubleEndedIterator<Item = Self::Inst> + '_;
+
+    /// The block holding `inst`.
+    fn inst_block(&self, inst: Self::Inst) -> Option<Self::Block>;
+}
+
+/// The direction information flows in: [`Forward`] or [`Backward`].
+pub trait Direction: private::Sealed + 'static {
+    /// Whether states flow from the entry along edges.
+    const IS_FORWARD: bool;
+}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for super::Forward {}
+    impl Sealed for super::Backward {}
+}
+
+/// States flow from the entry block along control-flow edges: the state of
+/// a block's entry is the join, over its predecessors, of their exit states
+/// passed through the edge effect.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Forward;
+
+/// States flow from exit blocks against control-flow edges: the state at a
+/// block's end is the join, over its successors, of their start states
+/// passed back through the edge effect.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Backward;
+
+impl Direction for Forward {
+    const IS_FORWARD: bool = true;
+}
+
+impl Direction for Backward {
+    const IS_FORWARD: bool = false;
+}
+
+/// A dataflow analysis: a domain, a direction, and transfer functions.
+///
+/// # Program points
+///
+/// Within a block of `n` instructions the program points are: the block
+/// start (after its parameters are bound), before and after each
+/// instruction, and before and after the terminator (the block end).
+/// Forward, a block's *entry state* is the state at its start and effects
+/// are applied in program order: instructions, then the terminator. Backward,
+/// the entry state is the state at the block end and effects are applied in
+/// reverse: the terminator, then instructions from last to first.
+/// Either way, states cross an edge `from -> to` through
+/// [`apply_edge_effect`](Self::apply_edge_effect) and are joined into the
+/// next block's entry state.
+///
+/// # Contract
+///
+/// - `Domain` is a join semi-lattice of finite height `h` (see
+///   [`lattice`](crate::lattice) for the laws);
+/// - every effect is *monotone*: `x ⊑ y` implies `f(x) ⊑ f(y)`;
+/// - the effects depend only on their inputs (not on how often or in which
+///   order the solver calls them), and so does [`bottom_value`](Self::bottom_value).
+///
+/// Then the solver terminates with the least fixed point above the start
+/// states, whatever its worklist order, after at most `h + 1` visits of
+/// each block (each re-visit follows a strict increase of the block's entry
+/// state). For distributive bit-vector problems such as liveness, the
+/// reverse post-order sweeps make it at most `d + 2` visits per block, `d`
+/// being the loop-nesting depth (Kam and Ullman, "Global data flow analysis
+/// and iterative algorithms", JACM 1976).
+pub trait Analysis<G: Graph + ?Sized> {
+    /// The lattice of states.
+    type Domain: JoinSemiLattice + Clone;
+    /// [`Forward`] or [`Backward`].
+    type Direction: Direction;
+
+    /// The least state: what every block's entry state starts as, and stays
+    /// for blocks the analysis never reaches.
+    fn bottom_value(&self, graph: &G) -> Self::Domain;
+
+    /// Sets the state where information starts: forward, the entry block's
+    /// entry state (function parameters); backward, the end state of each
+    /// exit block (a block without successors). `state` is bottom on input.
+    fn initialize_start_block(&self, graph: &G, block: G::Block, state: &mut Self::Domain);
+
+    /// Applies the effect of `inst` (in the analysis direction).
+    fn apply_instruction_effect(&mut self, graph: &G, state: &mut Self::Domain, inst: G::Inst);
+
+    /// Applies the effect of the terminator of `block`, apart from what it
+    /// passes along each edge (in the analysis direction).
+    fn apply_terminator_effect(&mut self, graph: &G, state: &mut Self::Domain, block: G::Block);
+
+    /// Applies the effect of the control-flow edge `from -> to` (in the
+    /// analysis direction): typically binding `to`'s parameters to the
+    /// branch arguments of `from`. Forward, `state` is `from`'s exit state
+    /// on input; backward, it is `to`'s start state. The default does nothing.
+    fn apply_edge_effect(
+        &mut self,
+        graph: &G,
+        state: &mut Self::Domain,
+        from: G::Block,
+        to: G::Block,
+    ) {
+        let _ = (graph, state, from, to);
+    }
+
+    /// A solver for this analysis over `graph`.
+    fn into_engine(self, graph: &G) -> Engine<'_, G, Self>
+    where
+        Self: Sized,
+    {
+        Engine::new(graph, self)
+    }
+}

@@ -1,0 +1,345 @@
+//! The worklist solver and its results.
+//!
+//! Kildall's method ("A unified approach to global program optimization",
+//! POPL 1973) with the worklist discipline of rustc's dataflow engine: every
+//! reachable block starts on the worklist, in reverse post-order for a
+//! forward analysis and post-order for a backward one; a block is visited
+//! by applying its effects to its entry state and joining the result into
+//! the entry states of the next blocks, which are (re)queued when they
+//! change. The worklist is a set (a block is queued at most once at a time)
+//! and is drained in sweeps over that order: a block queued behind the
+//! current position waits for the next sweep, so each sweep follows the
+//! order like the round-robin algorithm of Kam and Ullman.
+
+use bitvec::vec::BitVec;
+use cranelift_entity::EntityRef;
+
+use crate::analysis::{Analysis, Direction, Graph};
+use crate::cursor::ResultsCursor;
+use crate::lattice::JoinSemiLattice;
+
+const UNREACHED: u32 = u32::MAX;
+
+/// What a solver run did.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    /// Blocks reachable from the entry: the blocks the solver works on.
+    pub blocks: usize,
+    /// Block visits (effects of a whole block applied).
+    pub block_visits: u64,
+    /// Joins of an edge's state into a block's entry state.
+    pub joins: u64,
+    /// Joins that changed the entry state (and so queued the block).
+    pub changed_joins: u64,
+    /// Sweeps over the block order.
+    pub sweeps: u64,
+}
+
+impl Stats {
+    /// Block visits divided by blocks (0 without blocks).
+    pub fn visits_per_block(&self) -> f64 {
+        if self.blocks == 0 {
+            0.0
+        } else {
+            self.block_visits as f64 / self.blocks as f64
+        }
+    }
+}
+
+/// The fixed point: each block's entry state (see [`Analysis`] for what
+/// "entry" means in each direction), the analysis, and statistics. States
+/// inside blocks are recomputed on demand by a [`ResultsCursor`].
+pub struct Results<G: Graph + ?Sized, A: Analysis<G>> {
+    pub(crate) analysis: A,
+    pub(crate) entry_states: Vec<A::Domain>,
+    pub(crate) reachable: BitVec,
+    pub(crate) stats: Stats,
+}
+
+impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
+    /// The entry state of `block` in the analysis direction: forward, the
+    /// state at the block start; backward, at the block end. Bottom for
+    /// blocks not reachable from the entry.
+    pub fn entry_state(&self, block: G::Block) -> &A::Domain {
+        &self.entry_states[block.index()]
+    }
+
+    /// Whether the solver worked on `block` (it is reachable from the entry).
+    pub fn is_reachable(&self, block: G::Block) -> bool {
+        self.reachable.get(block.index()).is_some_and(|b| *b)
+    }
+
+    /// The analysis.
+    pub fn analysis(&self) -> &A {
+        &self.analysis
+    }
+
+    /// The analysis, mutably.
+    pub fn analysis_mut(&mut self) -> &mut A {
+        &mut self.analysis
+    }
+
+    /// What the solver did.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// A cursor borrowing these results.
+    pub fn as_cursor<'g, 'r>(&'r mut self, graph: &'g G) -> ResultsCursor<'g, G, A, &'r mut Self> {
+        ResultsCursor::new(graph, self)
+    }
+
+    /// A cursor owning these results.
+    pub fn into_cursor(self, graph: &G) -> ResultsCursor<'_, G, A, Self>
+    where
+        Self: Sized,
+    {
+        ResultsCursor::new(graph, self)
+    }
+}
+
+/// A solver for one analysis over one graph.
+pub struct Engine<'g, G: Graph + ?Sized, A: Analysis<G>> {
+    graph: &'g G,
+    analysis: A,
+    order: Option<Vec<G::Block>>,
+}
+
+impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
+    /// A solver for `analysis` over `graph`.
+    pub fn new(graph: &'g G, analysis: A) -> Self {
+        Engine {
+            graph,
+            analysis,
+            order: None,
+        }
+    }
+
+    /// Uses `order` instead of reverse post-order (post-order backward) as
+    /// the worklist's seed and sweep order. Reachable blocks missing from
+    /// it are appended in the default order; unreachable ones are ignored.
+    /// The fixed point does not depend on the order; the number of visits does.
+    pub fn with_order(mut self, order: Vec<G::Block>) -> Self {
+        self.order = Some(order);
+        self
+    }
+
+    /// Runs the worklist to the fixed point.
+    pub fn iterate_to_fixpoint(self) -> Results<G, A> {
+        let Engine {
+            graph,
+            mut analysis,
+            order,
+        } = self;
+        let forward = <A::Direction as Direction>::IS_FORWARD;
+        let n = graph.num_block_indices();
+        let topo = Topology::compute(graph, n);
+
+        // Sweep order: a position per reachable block.
+        let mut reachable: BitVec = BitVec::repeat(false, n);
+        for &b in &topo.postorder {
+            reachable.set(b as usize, true);
+        }
+        let mut blocks_in_order: Vec<u32> = Vec::with_capacity(topo.postorder.len());
+        let mut position = vec![UNREACHED; n];
+        let mut place = |b: u32, blocks_in_order: &mut Vec<u32>| {
+            if reachable[b as usize] && position[b as usize] == UNREACHED {
+                position[b as usize] = blocks_in_order.len() as u32;
+                blocks_in_order.push(b);
+            }
+        };
+        if let Some(order) = &order {
+            for b in order {
+                let i = b.index();
+                if i < n {
+                    place(i as u32, &mut blocks_in_order);
+                }
+            }
+        }
+        if forward {
+            for &b in topo.postorder.iter().rev() {
+                place(b, &mut blocks_in_order);
+            }
+        } else {
+            for &b in &topo.postorder {
+                place(b, &mut blocks_in_order);
+            }
+        }
+
+        let bottom = analysis.bottom_value(graph);
+        let mut entry_states: Vec<A::Domain> = vec![bottom; n];
+        if forward {
+            if let Some(entry) = graph.entry_block() {
+                analysis.initialize_start_block(graph, entry, &mut entry_states[entry.index()]);
+            }
+        } else {
+            for &b in &topo.postorder {
+                if topo.succs(b).is_empty() {
+                    let block = G::Block::new(b as usize);
+                    analysis.initialize_start_block(graph, block, &mut entry_states[b as usize]);
+                }
+            }
+        }
+
+        let count = blocks_in_order.len();
+        let mut pending: BitVec = BitVec::repeat(true, count);
+        let mut stats = Stats {
+            blocks: count,
+            ..Stats::default()
+        };
+        let mut state = entry_states
+            .first()
+            .cloned()
+            .unwrap_or_else(|| analysis.bottom_value(graph));
+        let mut edge_state = state.clone();
+        let mut insts: Vec<G::Inst> = Vec::new();
+        let mut pos = 0usize;
+        if count > 0 {
+            stats.sweeps = 1;
+        }
+        loop {
+            let next = match pending[pos..].first_one() {
+                Some(k) => pos + k,
+                None => match pending.first_one() {
+                    Some(k) => {
+                        stats.sweeps += 1;
+                        k
+                    }
+                    None => break,
+                },
+            };
+            pending.set(next, false);
+            pos = next;
+            let b = blocks_in_order[next];
+            let block = G::Block::new(b as usize);
+            stats.block_visits += 1;
+            state.clone_from(&entry_states[b as usize]);
+            if forward {
+                for inst in graph.block_insts(block) {
+                    analysis.apply_instruction_effect(graph, &mut state, inst);
+                }
+                analysis.apply_terminator_effect(graph, &mut state, block);
+                for &s in topo.succs(b) {
+                    edge_state.clone_from(&state);
+                    analysis.apply_edge_effect(
+                        graph,
+                        &mut edge_state,
+                        block,
+                        G::Block::new(s as usize),
+                    );
+                    stats.joins += 1;
+                    if entry_states[s as usize].join(&edge_state) {
+                        stats.changed_joins += 1;
+                        pending.set(position[s as usize] as usize, true);
+                    }
+                }
+            } else {
+                analysis.apply_terminator_effect(graph, &mut state, block);
+                insts.clear();
+                insts.extend(graph.block_insts(block));
+                for &inst in insts.iter().rev() {
+                    analysis.apply_instruction_effect(graph, &mut state, inst);
+                }
+                for &p in topo.preds(b) {
+                    if position[p as usize] == UNREACHED {
+                        continue;
+                    }
+                    edge_state.clone_from(&state);
+                    analysis.apply_edge_effect(
+                        graph,
+                        &mut edge_state,
+                        G::Block::new(p as usize),
+                        block,
+                    );
+                    stats.joins += 1;
+                    if entry_states[p as usize].join(&edge_state) {
+                        stats.changed_joins += 1;
+                        pending.set(position[p as usize] as usize, true);
+                    }
+                }
+            }
+        }
+        Results {
+            analysis,
+            entry_states,
+            reachable,
+            stats,
+        }
+    }
+}
+
+/// Successors, predecessors and the post-order of a [`Graph`], in
+/// compressed rows of `u32` block indices.
+pub(crate) struct Topology {
+    succ_start: Vec<u32>,
+    succs: Vec<u32>,
+    pred_start: Vec<u32>,
+    preds: Vec<u32>,
+    pub(crate) postorder: Vec<u32>,
+}
+
+impl Topology {
+    pub(crate) fn compute<G: Graph + ?Sized>(graph: &G, n: usize) -> Topology {
+        let mut succ_start = Vec::with_capacity(n + 1);
+        let mut succs = Vec::new();
+        for b in 0..n {
+            succ_start.push(succs.len() as u32);
+            succs.extend(graph.successors(G::Block::new(b)).map(|s| s.index() as u32));
+        }
+        succ_start.push(succs.len() as u32);
+        let mut pred_start = vec![0u32; n + 1];
+        for &s in &succs {
+            pred_start[s as usize + 1] += 1;
+        }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; succs.len()];
+        for b in 0..n {
+            for k in succ_start[b]..succ_start[b + 1] {
+                let s = succs[k as usize] as usize;
+                preds[fill[s] as usize] = b as u32;
+                fill[s] += 1;
+            }
+        }
+        let mut topo = Topology {
+            succ_start,
+            succs,
+            pred_start,
+            preds,
+            postorder: Vec::new(),
+        };
+        if let Some(entry) = graph.entry_block() {
+            topo.dfs(entry.index() as u32, n);
+        }
+        topo
+    }
+
+    fn dfs(&mut self, entry: u32, n: usize) {
+        let mut seen: BitVec = BitVec::repeat(false, n);
+        let mut stack: Vec<(u32, u32)> = vec![(entry, self.succ_start[entry as usize])];
+        seen.set(entry as usize, true);
+        while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+            if *next < self.succ_start[b as usize + 1] {
+                let s = self.succs[*next as usize];
+                *next += 1;
+                if !seen[s as usize] {
+                    seen.set(s as usize, true);
+                    stack.push((s, self.succ_start[s as usize]));
+                }
+            } else {
+                self.postorder.push(b);
+                stack.pop();
+            }
+        }
+    }
+
+    pub(crate) fn succs(&self, b: u32) -> &[u32] {
+        &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
+    }
+
+    pub(crate) fn preds(&self, b: u32) -> &[u32] {
+        &self.preds[self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize]
+    }
+}

@@ -1,0 +1,209 @@
+//! The control-flow graph of a function: successors and predecessors of every
+//! block, post-order and reverse post-order.
+//!
+//! Edges are stored in compressed sparse rows (one offset table and one flat
+//! edge array per direction), so a graph of a million blocks costs a handful
+//! of allocations, and recomputing for another function reuses them. The
+//! depth-first search is iterative: functions may have a million blocks.
+
+use cranelift_entity::EntityRef;
+
+use crate::{Block, Function};
+
+/// Marks a block not reached by the depth-first search from the entry.
+const UNREACHED: u32 = u32::MAX;
+
+/// Successors, predecessors and the depth-first orders of a function's
+/// blocks. Only blocks in the layout take part; a `jmpif` whose two
+/// destinations are the same block contributes one edge.
+///
+/// Like every analysis of this crate it follows one shape: [`new`](Self::new)
+/// makes an empty one, [`compute`](Self::compute) fills it for a function
+/// (reusing its buffers), [`clear`](Self::clear) empties it.
+#[derive(Clone, Default, Debug)]
+pub struct ControlFlowGraph {
+    entry: Option<Block>,
+    succ_start: Vec<u32>,
+    succs: Vec<Block>,
+    pred_start: Vec<u32>,
+    preds: Vec<Block>,
+    postorder: Vec<Block>,
+    /// Index of each block in `postorder`, or `UNREACHED`.
+    po_number: Vec<u32>,
+    valid: bool,
+    // Scratch buffers kept across computations.
+    pred_fill: Vec<u32>,
+    stack: Vec<(Block, u32)>,
+}
+
+impl ControlFlowGraph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The graph of `func`.
+    pub fn with_function(func: &Function) -> Self {
+        let mut cfg = Self::new();
+        cfg.compute(func);
+        cfg
+    }
+
+    /// Empties the graph, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.entry = None;
+        self.succ_start.clear();
+        self.succs.clear();
+        self.pred_start.clear();
+        self.preds.clear();
+        self.postorder.clear();
+        self.po_number.clear();
+        self.valid = false;
+    }
+
+    /// Whether [`compute`](Self::compute) has run since the last [`clear`](Self::clear).
+    pub fn is_valid(&self) -> bool {
+        self.valid
+    }
+
+    /// Computes the graph of `func`.
+    pub fn compute(&mut self, func: &Function) {
+        self.clear();
+        let n = func.dfg.num_blocks();
+        self.entry = func.layout.entry_block();
+        self.succ_start.resize(n + 1, 0);
+        // Successors, in block-index order so that lookups are by index.
+        for index in 0..n {
+            let block = Block::new(index);
+            self.succ_start[index] = self.succs.len() as u32;
+            if func.layout.is_block_inserted(block) {
+                let mut previous = None;
+                for succ in func.dfg.successors(block) {
+                    if previous != Some(succ) {
+                        self.succs.push(succ);
+                        previous = Some(succ);
+                    }
+                }
+            }
+        }
+        self.succ_start[n] = self.succs.len() as u32;
+
+        // Predecessors by counting sort over the successor lists.
+        self.pred_start.resize(n + 1, 0);
+        for &succ in &self.succs {
+            self.pred_start[succ.index() + 1] += 1;
+        }
+        for i in 0..n {
+            self.pred_start[i + 1] += self.pred_start[i];
+        }
+        self.pred_fill.clear();
+        self.pred_fill.extend_from_slice(&self.pred_start[..n]);
+        self.preds.resize(self.succs.len(), Block::new(0));
+        for index in 0..n {
+            let (lo, hi) = (self.succ_start[index], self.succ_start[index + 1]);
+            for k in lo..hi {
+                let succ = self.succs[k as usize].index();
+                self.preds[self.pred_fill[succ] as usize] = Block::new(index);
+                self.pred_fill[succ] += 1;
+            }
+        }
+
+        self.compute_postorder(n);
+        self.valid = true;
+    }
+
+    fn compute_postorder(&mut self, n: usize) {
+        self.po_number.clear();
+        self.po_number.resize(n, UNREACHED);
+        let Some(entry) = self.entry else { return };
+        // `UNREACHED - 1` marks "on the stack": discovered, not finished.
+        const DISCOVERED: u32 = UNREACHED - 1;
+        self.stack.clear();
+        self.stack.push((entry, 0));
+        self.po_number[entry.index()] = DISCOVERED;
+        while let Some(&mut (block, ref mut next)) = self.stack.last_mut() {
+            let lo = self.succ_start[block.index()];
+            let hi = self.succ_start[block.index() + 1];
+            if lo + *next < hi {
+                let succ = self.succs[(lo + *next) as usize];
+                *next += 1;
+                if self.po_number[succ.index()] == UNREACHED {
+                    self.po_number[succ.index()] = DISCOVERED;
+                    self.stack.push((succ, 0));
+                }
+            } else {
+                self.po_number[block.index()] = self.postorder.len() as u32;
+                self.postorder.push(block);
+                self.stack.pop();
+            }
+        }
+    }
+
+    /// The entry block.
+    pub fn entry_block(&self) -> Option<Block> {
+        self.entry
+    }
+
+    /// One past the largest block index: the size of tables indexed by block.
+    pub fn num_block_indices(&self) -> usize {
+        self.po_number.len()
+    }
+
+    /// The successors of `block`, in terminator order.
+    pub fn successors(&self, block: Block) -> &[Block] {
+        match self.succ_start.get(block.index()..block.index() + 2) {
+            Some(&[lo, hi]) => &self.succs[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+
+    /// The predecessors of `block`, in block-index order (one entry per edge).
+    pub fn predecessors(&self, block: Block) -> &[Block] {
+        match self.pred_start.get(block.index()..block.index() + 2) {
+            Some(&[lo, hi]) => &self.preds[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+
+    /// The blocks reachable from the entry, in depth-first post-order
+    /// (successors visited in terminator order).
+    pub fn postorder(&self) -> &[Block] {
+        &self.postorder
+    }
+
+    /// The blocks reachable from the entry, in reverse post-order: every block
+    /// comes after its dominators, and after all its predecessors except
+    /// those reaching it through a back edge.
+    pub fn reverse_postorder(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = Block> + ExactSizeIterator + '_ {
+        self.postorder.iter().rev().copied()
+    }
+
+    /// The index of `block` in [`postorder`](Self::postorder), if reachable.
+    pub fn postorder_number(&self, block: Block) -> Option<u32> {
+        self.po_number
+            .get(block.index())
+            .copied()
+            .filter(|&n| n != UNREACHED)
+    }
+
+    /// Whether `block` is reachable from the entry.
+    pub fn is_reachable(&self, block: Block) -> bool {
+        self.postorder_number(block).is_some()
+    }
+
+    /// The number of reachable blocks.
+    pub fn num_reachable(&self) -> usize {
+        self.postorder.len()
+    }
+
+    /// Whether the edge `from -> to` is a retreating edge of the depth-first
+    /// search (in a reducible graph: a back edge). Both must be reachable.
+    pub fn is_retreating_edge(&self, from: Block, to: Block) -> bool {
+        match (self.postorder_number(from), self.postorder_number(to)) {
+            (Some(f), Some(t)) => t >= f,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! Natural loops, their nesting, and the trip counts of counted loops.
+//!
+//! A back edge is an edge `latch -> header` whose header dominates its
+//! latch; the natural loop of a header is the header plus every block that
+//! reaches one of its latches without passing through the header (Aho, Lam,
+//! Sethi, Ullman, "Compilers", 2nd ed., 9.6.6). Loops sharing a header are
+//! one loop. Nesting is discovered as LLVM's `LoopInfo` does: headers are
+//! visited in post-order of the dominator tree (inner loops first) and each
+//! backward walk from the latches jumps over the loops it has already found,
+//! making them children. Irreducible cycles, which have no dominating
+//! header, are not loops here.
+//!
+//! A loop is *counted* when it has the canonical shape Noir emits for
+//! `for i in start..end` loops:
+//!
+//! ```text
+//! b0(): jmp b1(u32 0)              // the preheader: the only entry, start constant
+//! b1(v1: u32):                     // header, v1 the induction variable
+//!   v2 = lt v1, u32 3              // exit test against a constant bound
+//!   jmpif v2 then: b2, else: b3    // one side stays in the loop, one leaves
+//! b2(): ...
+//!   v3 = add v1, u32 1             // constant positive step (add or unchecked_add)
+//!   jmp b1(v3)                     // the only latch
+//! ```
+//!
+//! The test may be `lt i, B` (continue while true), `lt B, i` (leave when
+//! true), `eq i, B` (leave when true: a `!=` loop), either of these under
+//! `not`, and with the branch sides swapped. The trip count is the exact
+//! number of times control enters the body from the header; it is reported
+//! only when it is finite and the induction variable's last value fits its
+//! type (so a checked `add` never traps and an unchecked one never wraps).
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+
+use crate::cfg::ControlFlowGraph;
+use crate::dominators::DominatorTree;
+use crate::{BinaryOp, Block, Function, InstructionData, Terminator, Type, Value, ValueDef};
+
+/// A natural loop, written `loopN` in diagnostics.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loop(u32);
+entity_impl!(Loop, "loop");
+
+/// The exit condition of a counted loop, normalised to "the body runs while".
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum LoopCondition {
+    /// The body runs while `i < bound`.
+    LessThan,
+    /// The body runs while `i <= bound` (from `lt bound, i` leaving when true).
+    LessOrEqual,
+    /// The body runs while `i != bound`.
+    NotEqual,
+    /// The body runs while `i == bound`.
+    Equal,
+    /// The body runs while `i >= bound` (from `lt i, bound` leaving when true).
+    GreaterOrEqual,
+    /// The body runs while `bound < i`.
+    GreaterThan,
+}
+
+/// A counted loop's induction variable and constants.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CountedLoop {
+    /// The header parameter that counts.
+    pub induction_var: Value,
+    /// Its index among the header's parameters.
+    pub param_index: usize,
+    /// The value it enters the loop with.
+    pub start: u128,
+    /// What the latch adds to it.
+    pub step: u128,
+    /// The constant it is compared with.
+    pub bound: u128,
+    /// When the body runs.
+    pub condition: LoopCondition,
+    /// The edge from the preheader into the header.
+    pub preheader: Block,
+    /// The only latch.
+    pub latch: Block,
+    /// The header's successor inside the loop.
+    pub body: Block,
+    /// The header's successor outside the loop.
+    pub exit: Block,
+    /// How many times the body runs.
+    pub trip_count: u64,
+}
+
+#[derive(Clone, Debug)]
+struct LoopData {
+    header: Block,
+    parent: PackedOption<Loop>,
+    depth: u32,
+    latches: Vec<Block>,
+    /// Every block of the loop, nested loops' blocks included; header first.
+    blocks: Vec<Block>,
+    children: Vec<Loop>,
+    counted: Option<CountedLoop>,
+}
+
+/// Natural loops of a function, their nesting, and trip counts.
+#[derive(Clone, Default, Debug)]
+pub struct LoopAnalysis {
+    loops: PrimaryMap<Loop, LoopData>,
+    /// Innermost loop of each block.
+    innermost: SecondaryMap<Block, PackedOption<Loop>>,
+    valid: bool,
+    stack: Vec<Block>,
+}
+
+impl LoopAnalysis {
+    /// An empty analysis.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties the analysis, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.loops.clear();
+        self.innermost.clear();
+        self.valid = false;
+    }
+
+    /// Whether [`compute`](Self::compute) has run since the last [`clear`](Self::clear).
+    pub fn is_valid(&self) -> bool {
+        self.valid
+    }
+
+    /// Finds the loops of `func` given its graph and dominator tree (both computed).
+    pub fn compute(&mut self, func: &Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) {
+        self.clear();
+        // Headers in post-order: an inner header is dominated by its outer
+        // header, so it comes later in reverse post-order.
+        let headers: Vec<Block> = cfg
+            .postorder()
+            .iter()
+            .copied()
+            .filter(|&h| cfg.predecessors(h).iter().any(|&p| domtree.dominates(h, p)))
+            .collect();
+        for header in headers {
+            let latches: Vec<Block> = cfg
+                .predecessors(header)
+                .iter()
+                .copied()
+                .filter(|&p| domtree.dominates(header, p))
+                .collect();
+            let lp = self.loops.push(LoopData {
+                header,
+                parent: None.into(),
+                depth: 0,
+                latches: latches.clone(),
+                blocks: Vec::new(),
+                children: Vec::new(),
+                counted: None,
+            });
+            self.innermost[header] = lp.into();
+            self.stack.clear();
+            self.stack
+                .extend(latches.iter().copied().filter(|&l| l != header));
+            while let Some(block) = self.stack.pop() {
+                match self.innermost[block].expand() {
+                    None => {
+                        self.innermost[block] = lp.into();
+                        for &p in cfg.predecessors(block) {
+                            if cfg.is_reachable(p) {
+                                self.stack.push(p);
+                            }
+                        }
+                    }
+                    Some(inner) => {
+                        let outer = self.outermost(inner);
+                        if outer != lp {
+                            self.loops[outer].parent = lp.into();
+                            let outer_header = self.loops[outer].header;
+                            for &p in cfg.predecessors(outer_header) {
+                                if cfg.is_reachable(p) && !domtree.dominates(outer_header, p) {
+                                    self.stack.push(p);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Depths and children: parents were created after their children.
+        for lp in self.loops.keys().rev() {
+            if let Some(parent) = self.loops[lp].parent.expand() {
+                self.loops[lp].depth = self.loops[parent].depth + 1;
+                self.loops[parent].children.push(lp);
+            } else {
+                self.loops[lp].depth = 1;
+            }
+        }
+        // Block lists: every block joins its innermost loop and all ancestors.
+        for block in cfg.reverse_postorder() {
+            let mut lp = self.innermost[block].expand();
+            while let Some(l) = lp {
+                self.loops[l].blocks.push(block);
+                lp = self.loops[l].parent.expand();
+            }
+        }
+        for lp in self.loops.keys() {
+            self.loops[lp].children.reverse();
+            let counted = self.find_counted(func, cfg, lp);
+            self.loops[lp].counted = counted;
+        }
+        self.valid = true;
+    }
+
+    fn outermost(&self, mut lp: Loop) -> Loop {
+        while let Some(parent) = self.loops[lp].parent.expand() {
+            lp = parent;
+        }
+        lp
+    }
+
+    /// The loops, innermost before outermost (in post-order of their headers).
+    pub fn loops(&self) -> impl ExactSizeIterator<Item = Loop> + DoubleEndedIterator + '_ {
+        self.loops.keys()
+    }
+
+    /// The number of loops.
+    pub fn num_loops(&self) -> usize {
+        self.loops.len()
+    }
+
+    /// The loops that have no parent.
+    pub fn top_level_loops(&self) -> impl Iterator<Item = Loop> + '_ {
+        self.loops
+            .keys()
+            .filter(|&l| self.loops[l].parent.is_none())
+    }
+
+    /// The header of `lp`.
+    pub fn header(&self, lp: Loop) -> Block {
+        self.loops[lp].header
+    }
+
+    /// The blocks that jump back to the header.
+    pub fn latches(&self, lp: Loop) -> &[Block] {
+        &self.loops[lp].latches
+    }
+
+    /// Every block of `lp`, blocks of nested loops included, in reverse post-order
+    /// (the header first).
+    pub fn blocks(&self, lp: Loop) -> &[Block] {
+        &self.loops[lp].blocks
+    }
+
+    /// The loop directly containing `lp`.
+    pub fn parent(&self, lp: Loop) -> Option<Loop> {
+        self.loops[lp].parent.expand()
+    }
+
+    /// The loops directly nested in `lp`.
+    pub fn children(&self, lp: Loop) -> &[Loop] {
+        &self.loops[lp].children
+    }
+
+    /// The nesting depth of `lp`: 1 for a top-level loop.
+    pub fn depth(&self, lp: Loop) -> u32 {
+        self.loops[lp].depth
+    }
+
+    /// The innermost loop containing `block`.
+    pub fn innermost_loop(&self, block: Block) -> Option<Loop> {
+        self.innermost.get(block).and_then(|l| l.expand())
+    }
+
+    /// The number of loops containing `block`: 0 outside any loop.
+    pub fn loop_depth(&self, block: Block) -> u32 {
+        self.innermost_loop(block)
+            .map_or(0, |l| self.loops[l].depth)
+    }
+
+    /// Whether `block` is the header of a loop.
+    pub fn is_loop_header(&self, block: Block) -> Option<Loop> {
+        self.innermost_loop(block)
+            .filter(|&l| self.loops[l].header == block)
+    }
+
+    /// Whether `block` belongs to `lp` (possibly through a nested loop).
+    pub fn contains(&self, lp: Loop, block: Block) -> bool {
+        let mut current = self.innermost_loop(block);
+        while let Some(l) = current {
+            if l == lp {
+                return true;
+            }
+            if self.loops[l].depth <= self.loops[lp].depth {
+                return false;
+            }
+            current = self.loops[l].parent.expand();
+        }
+        false
+    }
+
+    /// The edges leaving `lp`: `(inside, outside)` pairs.
+    pub fn exit_edges(&self, lp: Loop, cfg: &ControlFlowGraph) -> Vec<(Block, Block)> {
+        let mut edges = Vec::new();
+        for &block in &self.loops[lp].blocks {
+            for &succ in cfg.successors(block) {
+                if !self.contains(lp, succ) {
+                    edges.push((block, succ));
+                }
+            }
+        }
+        edges
+    }
+
+    /// The counted-loop shape of `lp`, if it has one (see the module documentation).
+    pub fn counted_loop(&self, lp: Loop) -> Option<&CountedLoop> {
+        self.loops[lp].counted.as_ref()
+    }
+
+    /// The exact number of times the body of `lp` runs, if it is a counted loop.
+    pub fn trip_count(&self, lp: Loop) -> Option<u64> {
+        self.counted_loop(lp).map(|c| c.trip_count)
+    }
+
+    fn find_counted(
+        &self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        lp: Loop,
+    ) -> Option<CountedLoop> {
+        let data = &self.loops[lp];
+        let header = data.header;
+        let [latch] = data.latches[..] else {
+            return None;
+        };
+        let outside: Vec<Block> = cfg
+            .predecessors(header)
+            .iter()
+            .copied()
+            .filter(|&p| p != latch && cfg.is_reachable(p))
+            .collect();
+        let [preheader] = outside[..] else {
+            return None;
+        };
+        if cfg.predecessors(header).len() != 2 {
+            return None;
+        }
+        let dfg = &func.dfg;
+        let Some(Terminator::Jmp {
+            arguments: entry_args,
+            ..
+        }) = dfg.terminator(preheader)
+        else {
+            return None;
+        };
+        let Some(Terminator::Jmp {
+            arguments: latch_args,
+            ..
+        }) = dfg.terminator(latch)
+        else {
+            return None;
+        };
+        let Some(Terminator::JmpIf {
+            condition,
+            then_destination,
+            else_destination,
+        }) = dfg.terminator(header)
+        else {
+            return None;
+        };
+        let (then_in, else_in) = (
+            self.contains(lp, *then_destination),
+            self.contains(lp, *else_destination),
+        );
+        if then_in == else_in {
+            return None;
+        }
+        let (body, exit) = if then_in {
+            (*then_destination, *else_destination)
+        } else {
+            (*else_destination, *then_destination)
+        };
+        // The condition, peeling `not`s; `runs_when_true` tracks the sense.
+        let mut runs_when_true = then_in;
+        let mut cond = dfg.resolve(*condition);
+        let (op, lhs, rhs) = loop {
+            let ValueDef::Result(inst, 0) = dfg.value_def(cond) else {
+                return None;
+            };
+            match &dfg[inst] {
+                InstructionData::Not { arg } if *dfg.value_type(cond) == Type::BOOL => {
+                    runs_when_true = !runs_when_true;
+                    cond = dfg.resolve(*arg);
+                }
+                InstructionData::Binary {
+                    op: op @ (BinaryOp::Lt | BinaryOp::Eq),
+                    lhs,
+                    rhs,
+                } => {
+                    break (*op, dfg.resolve(*lhs), dfg.resolve(*rhs));
+                }
+                _ => return None,
+            }
+        };
+        let params = dfg.block_params(header);
+        let param_index = |v: Value| params.iter().position(|&p| dfg.resolve(p) == v);
+        let (param_index, bound, iv_on_left) = match (param_index(lhs), param_index(rhs)) {
+            (Some(i), None) => (i, dfg.const_value(rhs)?, true),
+            (None, Some(i)) => (i, dfg.const_value(lhs)?, false),
+            _ => return None,
+        };
+        let induction_var = params[param_index];
+        let ty = dfg.value_type(induction_var);
+        let max = match *ty {
+            Type::Unsigned(bits) if bits <= 128 => u128::MAX >> (128 - bits),
+            Type::Signed(bits) if (2..=128).contains(&bits) => u128::MAX >> (129 - bits),
+            // Field loops count far below the modulus in practice; values
+            // past 2^128 are not tracked.
+            Type::Field => u128::MAX,
+            _ => return None,
+        };
+        let bound = bound.to_u128().filter(|&b| b <= max)?;
+        let start = dfg
+            .const_value(*entry_args.get(param_index)?)?
+            .to_u128()
+            .filter(|&s| s <= max)?;
+        // The latch passes `i + step`.
+        let next = dfg.resolve(*latch_args.get(param_index)?);
+        let ValueDef::Result(inst, 0) = dfg.value_def(next) else {
+            return None;
+        };
+        let InstructionData::Binary {
+            op: BinaryOp::Add | BinaryOp::UncheckedAdd,
+            lhs: a,
+            rhs: b,
+        } = dfg[inst]
+        else {
+            return None;
+        };
+        let (a, b) = (dfg.resolve(a), dfg.resolve(b));
+        let step_value = if a == induction_var {
+            b
+        } else if b == induction_var {
+            a
+        } else {
+            return None;
+        };
+        let step = dfg
+            .const_value(step_value)?
+            .to_u128()
+            .filter(|&s| s > 0 && s <= max)?;
+
+        use LoopCondition::*;
+        let condition = match (op, iv_on_left, runs_when_true) {
+            (BinaryOp::Lt, true, true) => LessThan,
+            (BinaryOp::Lt, true, false) => GreaterOrEqual,
+            (BinaryOp::Lt, false, true) => GreaterThan,
+            (BinaryOp::Lt, false, false) => LessOrEqual,
+            (BinaryOp::Eq, _, true) => Equal,
+            (BinaryOp::Eq, _, false) => NotEqual,
+            _ => return None,
+        };
+        // Count iterations without overflow; the induction variable takes
+        // start + k * step for k = 0..=count and the last value must fit.
+        let count: u128 = match condition {
+            LessThan => {
+                if start >= bound {
+                    0
+                } else {
+                    (bound - start).div_ceil(step)
+                }
+            }
+            LessOrEqual => {
+                if start > bound {
+                    0
+                } else {
+                    (bound - start) / step + 1
+                }
+            }
+            NotEqual => {
+                if bound < start || (bound - start) % step != 0 {
+                    return None;
+                }
+                (bound - start) / step
+            }
+            Equal => u128::from(start == bound),
+            // With a positive step these run forever (or until overflow) once entered.
+            GreaterOrEqual => {
+                if start < bound {
+                    0
+                } else {
+                    return None;
+                }
+            }
+            GreaterThan => {
+                if start <= bound {
+                    0
+                } else {
+                    return None;
+                }
+            }
+        };
+        let last = count.checked_mul(step).and_then(|d| d.checked_add(start))?;
+        if last > max {
+            return None;
+        }
+        Some(CountedLoop {
+            induction_var,
+            param_index,
+            start,
+            step,
+            bound,
+            condition,
+            preheader,
+            latch,
+            body,
+            exit,
+            trip_count: u64::try_from(count).ok()?,
+        })
+    }
+}
