@@ -323,13 +323,17 @@ mod tests {
 
     #[test]
     fn decimal_round_trip_and_half() {
-        let p_minus_1 = "3618502788666131213697322783095070105623107215331596699973092056135872020480";
+        let p_minus_1 =
+            "3618502788666131213697322783095070105623107215331596699973092056135872020480";
         assert_eq!(Felt::from_i128(-1).to_unsigned_decimal(), p_minus_1);
         assert_eq!(Felt::parse_decimal(p_minus_1), Some(Felt::from_i128(-1)));
         assert_eq!(Felt::HALF + Felt::HALF, Felt::from_i128(-1));
         assert_eq!(Felt::from_i128(-42).to_string(), "-42");
         assert_eq!(Felt::from_i128(500500).to_string(), "500500");
-        assert_eq!(Felt::from_i128(-1).to_hex(), "0x800000000000011000000000000000000000000000000000000000000000000");
+        assert_eq!(
+            Felt::from_i128(-1).to_hex(),
+            "0x800000000000011000000000000000000000000000000000000000000000000"
+        );
         assert!(Felt::HALF.signed_cmp(&(Felt::HALF + Felt::ONE)).is_gt());
     }
 }

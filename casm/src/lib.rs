@@ -1,2 +1,110 @@
-//! JuvixReg to Cairo assembly: SSA lowering, per-block liveness, an assembler to Cairo bytecode and a strict CASM interpreter.
+//! JuvixReg to Cairo assembly: SSA lowering, per-block liveness, an
+//! assembler to Cairo bytecode and a strict CASM interpreter.
+//!
+//! The pipeline:
+//!
+//! 1. [`jvr::parse`]: `.jvr` text (a JuvixReg subset) to a syntax tree.
+//! 2. [`ssa::convert`]: names resolved, one variable per assignment, branch
+//!    outputs as join variables.
+//! 3. [`lower::lower`]: CASM with blocks cut where the `ap` offset stops
+//!    being static, per-block liveness and `call rel` transfers
+//!    (the translation of Juvix PR #2697).
+//! 4. [`asm::assemble`]: Cairo bytecode and the program JSON of `cairo-vm`.
+//! 5. [`interp::run`]: a strict interpreter of the bytecode; with the
+//!    `cairo-vm` feature, `vm::run` on the real Cairo VM.
+//!
+//! [`jvr_interp::run`] is the source-level oracle, and [`gen`] a seeded
+//! generator of programs for differential tests and benchmarks.
 #![deny(missing_docs)]
+
+pub mod asm;
+pub mod casm;
+pub mod felt;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub mod gen;
+pub mod interp;
+pub mod jvr;
+pub mod jvr_interp;
+pub mod lower;
+pub mod ssa;
+#[cfg(feature = "cairo-vm")]
+pub mod vm;
+
+pub use asm::{Mode, Program};
+pub use casm::Listing;
+pub use felt::Felt;
+
+use jvr::{JvrError, JvrErrorKind, Module};
+
+/// Any failure between a `.jvr` text and a result.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Syntax or name errors, with `line:col`.
+    #[error(transparent)]
+    Jvr(#[from] JvrError),
+    /// Lowering limits.
+    #[error(transparent)]
+    Lower(#[from] lower::LowerError),
+    /// Assembly.
+    #[error(transparent)]
+    Asm(#[from] asm::AsmError),
+    /// Our interpreter stopped on an error.
+    #[error(transparent)]
+    Interp(#[from] interp::InterpError),
+    /// The Cairo VM stopped on an error.
+    #[cfg(feature = "cairo-vm")]
+    #[error(transparent)]
+    Vm(#[from] vm::VmError),
+}
+
+/// Compiles a parsed module to a CASM listing.
+pub fn compile_module(module: &Module) -> Result<Listing, Error> {
+    let ssa = ssa::convert(module)?;
+    Ok(lower::lower(&ssa)?)
+}
+
+/// Compiles `.jvr` text to a CASM listing.
+pub fn compile(src: &str) -> Result<Listing, Error> {
+    compile_module(&jvr::parse(src)?)
+}
+
+/// Compiles and assembles a module to run `entry` on `args`.
+pub fn build_module(
+    module: &Module,
+    entry: &str,
+    args: &[Felt],
+    mode: Mode,
+) -> Result<Program, Error> {
+    let listing = compile_module(module)?;
+    let f = module.definition(entry).ok_or(JvrError {
+        pos: jvr::Pos { line: 1, col: 1 },
+        kind: JvrErrorKind::NoEntry(entry.to_string()),
+    })?;
+    if f.params.len() != args.len() {
+        return Err(JvrError {
+            pos: f.pos,
+            kind: JvrErrorKind::Arity {
+                name: entry.to_string(),
+                expected: f.params.len(),
+                found: args.len(),
+            },
+        }
+        .into());
+    }
+    Ok(asm::assemble(&listing, entry, args, mode)?)
+}
+
+/// Compiles and assembles `.jvr` text to run `entry` on `args`.
+pub fn build(src: &str, entry: &str, args: &[Felt], mode: Mode) -> Result<Program, Error> {
+    build_module(&jvr::parse(src)?, entry, args, mode)
+}
+
+/// Step budget of [`run_interp`].
+pub const MAX_STEPS: u64 = 50_000_000;
+
+/// Compiles `src` and runs `entry(args)` on the strict interpreter.
+pub fn run_interp(src: &str, entry: &str, args: &[Felt]) -> Result<interp::RunResult, Error> {
+    let prog = build(src, entry, args, Mode::Execution)?;
+    Ok(interp::run(&prog, MAX_STEPS)?)
+}

@@ -1,0 +1,368 @@
+//! The assembler: CASM listing to Cairo bytecode and to the program JSON
+//! that `cairo-vm` loads.
+//!
+//! An instruction is one 63-bit word (the Cairo whitepaper, Goldberg,
+//! Papini and Riabzev 2021, §4.4): three 16-bit offsets biased by `2^15`
+//! (`dst`, `op0`, `op1`) in bits 0..48, then fifteen flag bits: the `dst`
+//! and `op0` registers, the `op1` source (immediate, `fp`, `ap`), the result
+//! logic (`op1`, add, mul), the `pc` update (absolute, relative, jnz), the
+//! `ap` update (`+= res`, `++`) and the opcode (call, ret, assert-equal).
+//! An immediate follows its instruction in the next word. Labels resolve
+//! to offsets relative to the instruction. Subtraction and division are
+//! assert-equal with the unknown in the operand: `[ap] = a - b` is
+//! `a = [ap] + b`, and the VM deduces `[ap]`. Operands an instruction does
+//! not use point at `[fp - 1]`, which every frame has written (the return
+//! address).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::casm::{ArithOp, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
+use crate::felt::Felt;
+
+/// How the program is entered and left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// `__main__.main` is a function that calls the entry and returns.
+    Execution,
+    /// `__start__` calls the entry and falls into `__end__: jmp rel 0`, the
+    /// shape the prover's padding expects.
+    Proof,
+}
+
+/// An assembly failure.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AsmError {
+    /// A jump or call to a label that is not defined.
+    #[error("undefined label {0}")]
+    UndefinedLabel(String),
+    /// A label defined twice.
+    #[error("label {0} is defined twice")]
+    DuplicateLabel(String),
+    /// A hint that reads an `ap`-based cell (only `fp`-based references
+    /// are emitted, which need no ap tracking).
+    #[error("hint operand {0} must be fp-based")]
+    HintNotFp(MemRef),
+    /// A relative offset that does not fit.
+    #[error("jump offset out of range at pc {0}")]
+    OffsetRange(usize),
+}
+
+/// Flag bits, shifted into place above the three offsets.
+mod flag {
+    pub const DST_FP: u64 = 1;
+    pub const OP0_FP: u64 = 1 << 1;
+    pub const OP1_IMM: u64 = 1 << 2;
+    pub const OP1_FP: u64 = 1 << 3;
+    pub const OP1_AP: u64 = 1 << 4;
+    pub const RES_ADD: u64 = 1 << 5;
+    pub const RES_MUL: u64 = 1 << 6;
+    pub const PC_ABS: u64 = 1 << 7;
+    pub const PC_REL: u64 = 1 << 8;
+    pub const PC_JNZ: u64 = 1 << 9;
+    pub const AP_ADD: u64 = 1 << 10;
+    pub const AP_ADD1: u64 = 1 << 11;
+    pub const OP_CALL: u64 = 1 << 12;
+    pub const OP_RET: u64 = 1 << 13;
+    pub const OP_ASSERT: u64 = 1 << 14;
+}
+
+/// An assembled program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The code segment: instruction words and immediates.
+    pub data: Vec<Felt>,
+    /// Hints by the pc of the instruction they precede.
+    pub hints: BTreeMap<usize, Vec<Hint>>,
+    /// Every label's pc.
+    pub labels: HashMap<String, usize>,
+    /// The pc of `__main__.main`.
+    pub main_pc: usize,
+    /// Execution or proof mode.
+    pub mode: Mode,
+    /// In proof mode, the pcs of `__start__` and `__end__`.
+    pub start_end: Option<(usize, usize)>,
+}
+
+fn size(i: &Instr) -> usize {
+    match i {
+        Instr::Label(_) | Instr::Nop | Instr::Hint(_) => 0,
+        Instr::Assign { rhs, .. } => match rhs {
+            Rhs::Val(Val::Imm(_)) | Rhs::Op(_, _, Val::Imm(_)) => 2,
+            _ => 1,
+        },
+        Instr::Jump { .. } | Instr::Call(_) | Instr::ApAdd(_) => 2,
+        Instr::Ret => 1,
+    }
+}
+
+fn bias(o: i16) -> u64 {
+    (o as i32 + 0x8000) as u64
+}
+
+fn word(dst: MemRef, op0: MemRef, off_op1: i16, flags: u64) -> Felt {
+    let mut f = flags;
+    if dst.reg == Reg::Fp {
+        f |= flag::DST_FP;
+    }
+    if op0.reg == Reg::Fp {
+        f |= flag::OP0_FP;
+    }
+    let w = bias(dst.off) | (bias(op0.off) << 16) | (bias(off_op1) << 32) | (f << 48);
+    Felt::from_u128(w as u128)
+}
+
+const UNUSED: MemRef = MemRef {
+    reg: Reg::Fp,
+    off: -1,
+};
+
+fn op1_bits(v: &Val) -> (i16, u64, Option<Felt>) {
+    match v {
+        Val::Imm(c) => (1, flag::OP1_IMM, Some(*c)),
+        Val::Mem(MemRef { reg: Reg::Fp, off }) => (*off, flag::OP1_FP, None),
+        Val::Mem(MemRef { reg: Reg::Ap, off }) => (*off, flag::OP1_AP, None),
+    }
+}
+
+/// Assembles `listing` behind an entry sequence that pushes `args` and
+/// calls the function labelled `entry`.
+pub fn assemble(
+    listing: &Listing,
+    entry: &str,
+    args: &[Felt],
+    mode: Mode,
+) -> Result<Program, AsmError> {
+    let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
+    let (first, after) = match mode {
+        Mode::Execution => ("__main__", None),
+        Mode::Proof => ("__start__", Some("__end__")),
+    };
+    items.push(Instr::Label(first.to_string()));
+    for a in args.iter().rev() {
+        items.push(Instr::Assign {
+            dst: MemRef::ap(0),
+            rhs: Rhs::Val(Val::Imm(*a)),
+            ap_incr: true,
+        });
+    }
+    items.push(Instr::Call(Target::Label(entry.to_string())));
+    match after {
+        None => items.push(Instr::Ret),
+        Some(end) => {
+            items.push(Instr::Label(end.to_string()));
+            items.push(Instr::Jump {
+                target: Target::Rel(0),
+                cond: None,
+                ap_incr: false,
+            });
+        }
+    }
+    items.extend(listing.items.iter().cloned());
+
+    let mut labels = HashMap::new();
+    let mut pc = 0usize;
+    for i in &items {
+        if let Instr::Label(l) = i {
+            if labels.insert(l.clone(), pc).is_some() {
+                return Err(AsmError::DuplicateLabel(l.clone()));
+            }
+        }
+        pc += size(i);
+    }
+    let rel = |t: &Target, pc: usize| -> Result<Felt, AsmError> {
+        match t {
+            Target::Rel(r) => Ok(Felt::from_i128(*r as i128)),
+            Target::Label(l) => {
+                let to = *labels
+                    .get(l)
+                    .ok_or_else(|| AsmError::UndefinedLabel(l.clone()))?;
+                Ok(Felt::from_i128(to as i128 - pc as i128))
+            }
+        }
+    };
+    let mut data = Vec::with_capacity(pc);
+    let mut hints: BTreeMap<usize, Vec<Hint>> = BTreeMap::new();
+    for i in &items {
+        let pc = data.len();
+        match i {
+            Instr::Label(_) | Instr::Nop => {}
+            Instr::Hint(h) => {
+                let Hint::IsGt { a, b } = h;
+                for m in [a, b] {
+                    if m.reg != Reg::Fp {
+                        return Err(AsmError::HintNotFp(*m));
+                    }
+                }
+                hints.entry(pc).or_default().push(*h);
+            }
+            Instr::Assign { dst, rhs, ap_incr } => {
+                let (d, op0, op1, res) = match rhs {
+                    Rhs::Val(v) => (*dst, UNUSED, v, 0),
+                    Rhs::Op(ArithOp::Add, a, v) => (*dst, *a, v, flag::RES_ADD),
+                    Rhs::Op(ArithOp::Mul, a, v) => (*dst, *a, v, flag::RES_MUL),
+                    Rhs::Op(ArithOp::Sub, a, v) => (*a, *dst, v, flag::RES_ADD),
+                    Rhs::Op(ArithOp::Div, a, v) => (*a, *dst, v, flag::RES_MUL),
+                };
+                let (off1, src, imm) = op1_bits(op1);
+                let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
+                data.push(word(d, op0, off1, src | res | ap | flag::OP_ASSERT));
+                data.extend(imm);
+            }
+            Instr::Jump {
+                target,
+                cond,
+                ap_incr,
+            } => {
+                let off = rel(target, pc)?;
+                let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
+                let (dst, pcu) = match cond {
+                    Some(c) => (*c, flag::PC_JNZ),
+                    None => (UNUSED, flag::PC_REL),
+                };
+                data.push(word(dst, UNUSED, 1, flag::OP1_IMM | pcu | ap));
+                data.push(off);
+            }
+            Instr::Call(target) => {
+                let off = rel(target, pc)?;
+                data.push(word(
+                    MemRef::ap(0),
+                    MemRef::ap(1),
+                    1,
+                    flag::OP1_IMM | flag::PC_REL | flag::OP_CALL,
+                ));
+                data.push(off);
+            }
+            Instr::Ret => {
+                data.push(word(
+                    MemRef::fp(-2),
+                    UNUSED,
+                    -1,
+                    flag::OP1_FP | flag::PC_ABS | flag::OP_RET,
+                ));
+            }
+            Instr::ApAdd(n) => {
+                data.push(word(UNUSED, UNUSED, 1, flag::OP1_IMM | flag::AP_ADD));
+                data.push(*n);
+            }
+        }
+    }
+    let main_pc = match mode {
+        Mode::Execution => 0,
+        Mode::Proof => *labels
+            .get(entry)
+            .ok_or_else(|| AsmError::UndefinedLabel(entry.to_string()))?,
+    };
+    let start_end = match mode {
+        Mode::Execution => None,
+        Mode::Proof => Some((0, labels.get("__end__").copied().unwrap_or(0))),
+    };
+    Ok(Program {
+        data,
+        hints,
+        labels,
+        main_pc,
+        mode,
+        start_end,
+    })
+}
+
+/// The code `cairo-vm` runs for a hint; its builtin hint processor knows it.
+pub const IS_LE_FELT_CODE: &str = "memory[ap] = 0 if (ids.a % PRIME) <= (ids.b % PRIME) else 1";
+
+fn reference(m: &MemRef, pc: usize) -> serde_json::Value {
+    serde_json::json!({
+        "ap_tracking_data": {"group": 0, "offset": 0},
+        "pc": pc,
+        "value": format!("[cast(fp + ({}), felt*)]", m.off),
+    })
+}
+
+impl Program {
+    /// The program JSON of the Cairo toolchain (`cairo-compile` output),
+    /// as `cairo-vm` loads it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut references = Vec::new();
+        let mut hints = serde_json::Map::new();
+        for (pc, hs) in &self.hints {
+            let mut list = Vec::new();
+            for h in hs {
+                let Hint::IsGt { a, b } = h;
+                let ia = references.len();
+                references.push(reference(a, *pc));
+                references.push(reference(b, *pc));
+                list.push(serde_json::json!({
+                    "accessible_scopes": ["__main__"],
+                    "code": IS_LE_FELT_CODE,
+                    "flow_tracking_data": {
+                        "ap_tracking": {"group": 0, "offset": 0},
+                        "reference_ids": {"__main__.a": ia, "__main__.b": ia + 1},
+                    },
+                }));
+            }
+            hints.insert(pc.to_string(), serde_json::Value::Array(list));
+        }
+        let mut identifiers = serde_json::Map::new();
+        identifiers.insert(
+            "__main__.main".to_string(),
+            serde_json::json!({"decorators": [], "pc": self.main_pc, "type": "function"}),
+        );
+        if let Some((s, e)) = self.start_end {
+            identifiers.insert(
+                "__main__.__start__".to_string(),
+                serde_json::json!({"pc": s, "type": "label"}),
+            );
+            identifiers.insert(
+                "__main__.__end__".to_string(),
+                serde_json::json!({"pc": e, "type": "label"}),
+            );
+        }
+        serde_json::json!({
+            "attributes": [],
+            "builtins": [],
+            "compiler_version": "0.13.1",
+            "data": self.data.iter().map(|w| w.to_hex()).collect::<Vec<_>>(),
+            "debug_info": null,
+            "hints": hints,
+            "identifiers": identifiers,
+            "main_scope": "__main__",
+            "prime": "0x800000000000011000000000000000000000000000000000000000000000001",
+            "reference_manager": {"references": references},
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::casm::parse;
+
+    fn words(src: &str) -> Vec<String> {
+        let l = parse(&format!("e:\n{src}")).unwrap();
+        let p = assemble(&l, "e", &[], Mode::Execution).unwrap();
+        // Skip the two-word `call e` and the `ret` of the entry sequence.
+        p.data[3..].iter().map(|w| w.to_hex()).collect()
+    }
+
+    /// Encodings as cairo-lang's assembler produces them.
+    #[test]
+    fn known_encodings() {
+        assert_eq!(
+            words("[ap] = [fp - 3] + 1; ap++"),
+            ["0x482680017ffd8000", "0x1"]
+        );
+        assert_eq!(words("ret"), ["0x208b7fff7fff7ffe"]);
+        assert_eq!(words("call rel 3"), ["0x1104800180018000", "0x3"]);
+        assert_eq!(words("jmp rel 3"), ["0x10780017fff7fff", "0x3"]);
+        assert_eq!(
+            words("jmp rel 3 if [ap - 1] != 0"),
+            ["0x20680017fff7fff", "0x3"]
+        );
+        // `[ap] = [fp - 4] + [fp - 3]; ap++`
+        assert_eq!(
+            words("[ap] = [fp - 4] + [fp - 3]; ap++"),
+            ["0x482a7ffd7ffc8000"]
+        );
+        // `[ap] = [fp]; ap++` copies through op1 with op0 at [fp - 1].
+        assert_eq!(words("[ap] = [fp]; ap++"), ["0x480a80007fff8000"]);
+    }
+}

@@ -1,0 +1,89 @@
+//! Fuzz harnesses, inside the library so that `cargo fuzz` targets and the
+//! seeded smoke test share them (the regalloc2 arrangement).
+//!
+//! Each harness panics on a property violation and returns normally on
+//! input that is merely invalid.
+
+use crate::asm::{self, Mode};
+use crate::gen::{self, Config};
+use crate::jvr_interp::{self, Limits};
+use crate::{casm, interp, jvr};
+
+/// Arbitrary bytes as `.jvr`: parsing and compiling never panic, and a
+/// parsed module prints to text that parses to the same printed text.
+pub fn parse_jvr(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(module) = jvr::parse(&text) else {
+        return;
+    };
+    let printed = module.to_string();
+    let reparsed = jvr::parse(&printed)
+        .unwrap_or_else(|e| panic!("printed module does not parse: {e}\n{printed}"));
+    assert_eq!(reparsed.to_string(), printed, "print/parse is not stable");
+    if let Ok(listing) = crate::compile_module(&module) {
+        let text = listing.to_string();
+        let back = casm::parse(&text)
+            .unwrap_or_else(|e| panic!("printed CASM does not parse: {e}\n{text}"));
+        assert_eq!(back, listing, "CASM print/parse round trip");
+    }
+}
+
+/// Arbitrary bytes as a CASM listing: parsing and assembling never panic;
+/// a parsed listing round-trips through its printer.
+pub fn parse_casm(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(listing) = casm::parse(&text) else {
+        return;
+    };
+    assert_eq!(
+        casm::parse(&listing.to_string()).ok().as_ref(),
+        Some(&listing)
+    );
+    if let Some(casm::Instr::Label(first)) = listing.items.first() {
+        if let Ok(prog) = asm::assemble(&listing, first, &[], Mode::Execution) {
+            let _ = interp::run(&prog, 10_000);
+        }
+    }
+}
+
+/// The compiler on the generated program of `seed`: the `.jvr` reference
+/// interpreter and the strict CASM interpreter agree (and the Cairo VM,
+/// with the `cairo-vm` feature), or the harness panics with the program.
+pub fn differential(seed: u64) {
+    let module = gen::generate(seed, &Config::default());
+    let text = module.to_string();
+    let parsed = jvr::parse(&text)
+        .unwrap_or_else(|e| panic!("seed {seed}: generated text does not parse: {e}\n{text}"));
+    let expected = jvr_interp::run(&parsed, "main", &[], Limits::default())
+        .unwrap_or_else(|e| panic!("seed {seed}: reference interpreter: {e}\n{text}"));
+    let prog = crate::build_module(&parsed, "main", &[], Mode::Execution)
+        .unwrap_or_else(|e| panic!("seed {seed}: compile: {e}\n{text}"));
+    let got = interp::run(&prog, crate::MAX_STEPS)
+        .unwrap_or_else(|e| panic!("seed {seed}: CASM interpreter: {e}\n{text}"));
+    assert_eq!(got.value, expected.0, "seed {seed}: results differ\n{text}");
+    #[cfg(feature = "cairo-vm")]
+    {
+        let vm =
+            crate::vm::run(&prog).unwrap_or_else(|e| panic!("seed {seed}: Cairo VM: {e}\n{text}"));
+        assert_eq!(vm, got, "seed {seed}: Cairo VM differs\n{text}");
+    }
+}
+
+/// Mutates `input` deterministically from `seed`: byte flips, insertions
+/// and deletions, for seeded smoke runs of the parsing harnesses.
+pub fn mutate(input: &[u8], seed: u64) -> Vec<u8> {
+    let mut rng = gen::Rng::new(seed);
+    let mut out = input.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(out.len() + 1);
+        match rng.below(3) {
+            0 if at < out.len() => out[at] = rng.next_u64() as u8,
+            1 => out.insert(at, b"{}[]();:=-, \n0123456789abrtmpfcalq"[rng.below(33)]),
+            _ if at < out.len() => {
+                out.remove(at);
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,385 @@
+//! SSA form of a checked `.jvr` module: every assignment defines a fresh
+//! variable, names are resolved, calls bound to function indices.
+//!
+//! A branch with `out: x` becomes a join variable: each arm that falls
+//! through carries the operand that `x` denotes at its end (the operand of
+//! a phi), and only the join variable is visible after the branch. This is
+//! the structured form of the classic construction (Cytron et al., "Efficiently
+//! Computing Static Single Assignment Form", TOPLAS 1991) for code whose only
+//! joins are branch ends.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::felt::Felt;
+use crate::jvr::{
+    BinOp, Cond, JvrError, JvrErrorKind, Module, Pos, Stmt, StmtKind, Value, VarName,
+};
+
+/// An SSA variable of one function; parameters are `0..n_params`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Var(pub u32);
+
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+/// A function of an [`SsaModule`], by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FuncId(pub u32);
+
+/// An operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A variable.
+    Var(Var),
+    /// A constant.
+    Const(Felt),
+}
+
+impl Operand {
+    /// The variable read, if any.
+    pub fn var(&self) -> Option<Var> {
+        match self {
+            Operand::Var(v) => Some(*v),
+            Operand::Const(_) => None,
+        }
+    }
+}
+
+/// A branch condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SCond {
+    /// Non-zero.
+    NonZero(Operand),
+    /// A comparison holds.
+    Cmp(BinOp, Operand, Operand),
+}
+
+/// One arm of a branch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arm {
+    /// Instructions.
+    pub body: Vec<Inst>,
+    /// Whether the arm can reach its end (rather than returning).
+    pub falls: bool,
+    /// The value of the branch output at the arm's end, when it falls
+    /// through and the branch has an output.
+    pub result: Option<Operand>,
+}
+
+/// SSA instructions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inst {
+    /// `dst = src`.
+    Copy {
+        /// Destination.
+        dst: Var,
+        /// Source.
+        src: Operand,
+    },
+    /// `dst = op a b`.
+    Binop {
+        /// Destination.
+        dst: Var,
+        /// Operation.
+        op: BinOp,
+        /// Left.
+        a: Operand,
+        /// Right.
+        b: Operand,
+    },
+    /// `dst = call func(args)`.
+    Call {
+        /// Destination.
+        dst: Var,
+        /// Callee.
+        func: FuncId,
+        /// Arguments.
+        args: Vec<Operand>,
+    },
+    /// `tcall func(args)`.
+    TailCall {
+        /// Callee.
+        func: FuncId,
+        /// Arguments.
+        args: Vec<Operand>,
+    },
+    /// `ret v`.
+    Ret(Operand),
+    /// Two-way branch.
+    Branch {
+        /// Condition.
+        cond: SCond,
+        /// Join variable defined by the branch.
+        out: Option<Var>,
+        /// `[true arm, false arm]`.
+        arms: Box<[Arm; 2]>,
+    },
+}
+
+/// A function in SSA form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsaFunction {
+    /// Name.
+    pub name: String,
+    /// Number of parameters (variables `0..n_params`).
+    pub n_params: u32,
+    /// Number of variables.
+    pub n_vars: u32,
+    /// Body.
+    pub body: Vec<Inst>,
+}
+
+/// The defined functions of a module in SSA form, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsaModule {
+    /// Functions; [`FuncId`] indexes this.
+    pub functions: Vec<SsaFunction>,
+}
+
+impl SsaModule {
+    /// The index of the function called `name`.
+    pub fn find(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FuncId(i as u32))
+    }
+}
+
+fn err<T>(pos: Pos, kind: JvrErrorKind) -> Result<T, JvrError> {
+    Err(JvrError { pos, kind })
+}
+
+struct Signatures {
+    /// name -> (arity, index among definitions if defined)
+    map: HashMap<String, (usize, Option<u32>)>,
+}
+
+struct FnBuilder<'s> {
+    sigs: &'s Signatures,
+    n_params: u32,
+    next: u32,
+}
+
+/// Current binding of each source name; `None` marks a name reassigned in a
+/// branch arm without being the branch's output.
+type Env = HashMap<VarName, Option<Var>>;
+
+impl FnBuilder<'_> {
+    fn fresh(&mut self) -> Var {
+        let v = Var(self.next);
+        self.next += 1;
+        v
+    }
+
+    fn operand(&self, env: &Env, v: &Value) -> Result<Operand, JvrError> {
+        match v {
+            Value::Const(c) => Ok(Operand::Const(*c)),
+            Value::Var(name, pos) => match env.get(name) {
+                Some(Some(x)) => Ok(Operand::Var(*x)),
+                Some(None) => err(*pos, JvrErrorKind::AssignedInArm(name.to_string())),
+                None => match name {
+                    VarName::Arg(i) if *i >= self.n_params => {
+                        err(*pos, JvrErrorKind::NoSuchArgument(name.to_string()))
+                    }
+                    _ => err(*pos, JvrErrorKind::UndefinedVariable(name.to_string())),
+                },
+            },
+        }
+    }
+
+    fn operands(&self, env: &Env, vs: &[Value]) -> Result<Vec<Operand>, JvrError> {
+        vs.iter().map(|v| self.operand(env, v)).collect()
+    }
+
+    fn callee(&self, pos: Pos, name: &str, n: usize) -> Result<FuncId, JvrError> {
+        match self.sigs.map.get(name) {
+            None => err(pos, JvrErrorKind::UnknownFunction(name.to_string())),
+            Some((_, None)) => err(pos, JvrErrorKind::NotDefined(name.to_string())),
+            Some((arity, Some(id))) => {
+                if *arity != n {
+                    return err(
+                        pos,
+                        JvrErrorKind::Arity {
+                            name: name.to_string(),
+                            expected: *arity,
+                            found: n,
+                        },
+                    );
+                }
+                Ok(FuncId(*id))
+            }
+        }
+    }
+
+    fn arm(
+        &mut self,
+        env: &Env,
+        body: &[Stmt],
+        out_name: Option<&VarName>,
+        pos: Pos,
+        changed: &mut Vec<VarName>,
+    ) -> Result<Arm, JvrError> {
+        let mut arm_env = env.clone();
+        let mut insts = Vec::new();
+        let falls = self.seq(&mut arm_env, body, &mut insts)?;
+        // Names the arm rebinds become unreadable after the branch, unless
+        // they are its output (which the caller binds to the join variable).
+        changed.extend(
+            arm_env
+                .iter()
+                .filter(|(k, v)| Some(*k) != out_name && env.get(*k).is_some_and(|old| old != *v))
+                .map(|(k, _)| k.clone()),
+        );
+        let result = match (falls, out_name) {
+            (true, Some(name)) => match arm_env.get(name) {
+                Some(Some(v)) => Some(Operand::Var(*v)),
+                _ => return err(pos, JvrErrorKind::OutNotAssigned(name.to_string())),
+            },
+            _ => None,
+        };
+        Ok(Arm {
+            body: insts,
+            falls,
+            result,
+        })
+    }
+
+    /// Converts a sequence; returns whether it can fall off its end.
+    fn seq(
+        &mut self,
+        env: &mut Env,
+        stmts: &[Stmt],
+        out: &mut Vec<Inst>,
+    ) -> Result<bool, JvrError> {
+        let mut falls = true;
+        for s in stmts {
+            if !falls {
+                return err(s.pos, JvrErrorKind::Unreachable);
+            }
+            match &s.kind {
+                StmtKind::Assign { dst, src } => {
+                    let src = self.operand(env, src)?;
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Copy { dst: d, src });
+                }
+                StmtKind::Binop { dst, op, a, b } => {
+                    let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Binop {
+                        dst: d,
+                        op: *op,
+                        a,
+                        b,
+                    });
+                }
+                StmtKind::Call { dst, func, args } => {
+                    let args = self.operands(env, args)?;
+                    let func = self.callee(s.pos, func, args.len())?;
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Call { dst: d, func, args });
+                }
+                StmtKind::TailCall { func, args } => {
+                    let args = self.operands(env, args)?;
+                    let func = self.callee(s.pos, func, args.len())?;
+                    out.push(Inst::TailCall { func, args });
+                    falls = false;
+                }
+                StmtKind::Ret(v) => {
+                    out.push(Inst::Ret(self.operand(env, v)?));
+                    falls = false;
+                }
+                StmtKind::Branch {
+                    cond,
+                    out: out_name,
+                    on_true,
+                    on_false,
+                } => {
+                    let cond = match cond {
+                        Cond::NonZero(v) => SCond::NonZero(self.operand(env, v)?),
+                        Cond::Cmp(op, a, b) => {
+                            SCond::Cmp(*op, self.operand(env, a)?, self.operand(env, b)?)
+                        }
+                    };
+                    let mut changed = Vec::new();
+                    let t = self.arm(env, on_true, out_name.as_ref(), s.pos, &mut changed)?;
+                    let f = self.arm(env, on_false, out_name.as_ref(), s.pos, &mut changed)?;
+                    for k in changed {
+                        env.insert(k, None);
+                    }
+                    let arms = [t, f];
+                    let any_falls = arms.iter().any(|a| a.falls);
+                    let join = match out_name {
+                        Some(name) if any_falls => {
+                            let j = self.fresh();
+                            env.insert(name.clone(), Some(j));
+                            Some(j)
+                        }
+                        _ => None,
+                    };
+                    out.push(Inst::Branch {
+                        cond,
+                        out: join,
+                        arms: Box::new(arms),
+                    });
+                    falls = any_falls;
+                }
+            }
+        }
+        Ok(falls)
+    }
+}
+
+/// Resolves names and converts every defined function to SSA form.
+pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
+    let mut sigs = Signatures {
+        map: HashMap::new(),
+    };
+    let mut n_defs = 0u32;
+    for f in &module.functions {
+        let arity = f.params.len();
+        let entry = sigs.map.entry(f.name.clone()).or_insert((arity, None));
+        if entry.0 != arity || (f.body.is_some() && entry.1.is_some()) {
+            return err(f.pos, JvrErrorKind::Duplicate(f.name.clone()));
+        }
+        if f.body.is_some() {
+            entry.1 = Some(n_defs);
+            n_defs += 1;
+        }
+    }
+    let mut functions = Vec::new();
+    for f in &module.functions {
+        let Some(body) = &f.body else { continue };
+        let n_params = f.params.len() as u32;
+        let mut b = FnBuilder {
+            sigs: &sigs,
+            n_params,
+            next: n_params,
+        };
+        let mut env = Env::new();
+        for (i, p) in f.params.iter().enumerate() {
+            env.insert(VarName::Arg(i as u32), Some(Var(i as u32)));
+            if let Some(n) = &p.name {
+                env.insert(VarName::Named(n.clone()), Some(Var(i as u32)));
+            }
+        }
+        let mut insts = Vec::new();
+        if b.seq(&mut env, body, &mut insts)? {
+            return err(f.end, JvrErrorKind::MissingRet(f.name.clone()));
+        }
+        functions.push(SsaFunction {
+            name: f.name.clone(),
+            n_params,
+            n_vars: b.next,
+            body: insts,
+        });
+    }
+    Ok(SsaModule { functions })
+}

@@ -1,0 +1,137 @@
+//! Data-driven runs of the example programs in `examples/casm/`: each file
+//! names its arguments (`-- args:`) and its expected result and step count
+//! (`-- expect:`). The `.jvr` reference interpreter, the strict CASM
+//! interpreter and (with the `cairo-vm` feature) the Cairo VM in execution
+//! and proof mode must all agree with the expectation. `UPDATE_EXPECT=1`
+//! rewrites the `-- expect:` lines from the interpreters' results.
+
+use std::path::{Path, PathBuf};
+
+use kildall_casm::jvr_interp::{self, Limits};
+use kildall_casm::{build_module, interp, jvr, Felt, Mode, MAX_STEPS};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/casm")
+}
+
+fn header<'a>(src: &'a str, key: &str) -> Option<&'a str> {
+    src.lines()
+        .find_map(|l| l.strip_prefix(&format!("-- {key}:")).map(str::trim))
+}
+
+fn check(name: &str) -> String {
+    let path = examples().join(name);
+    let src = std::fs::read_to_string(&path).unwrap();
+    let args: Vec<Felt> = header(&src, "args")
+        .unwrap_or("")
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| Felt::parse_decimal(s.trim()).unwrap())
+        .collect();
+    let module = jvr::parse(&src).unwrap();
+    let (reference, _) = jvr_interp::run(&module, "main", &args, Limits::default()).unwrap();
+    let prog = build_module(&module, "main", &args, Mode::Execution).unwrap();
+    let ours = interp::run(&prog, MAX_STEPS).unwrap();
+    assert_eq!(
+        ours.value, reference,
+        "{name}: CASM interpreter vs .jvr interpreter"
+    );
+    #[cfg(feature = "cairo-vm")]
+    {
+        let vm = kildall_casm::vm::run(&prog).unwrap();
+        assert_eq!(
+            vm, ours,
+            "{name}: Cairo VM vs CASM interpreter (value and steps)"
+        );
+        let proof = build_module(&module, "main", &args, Mode::Proof).unwrap();
+        let ours_proof = interp::run(&proof, MAX_STEPS).unwrap();
+        let vm_proof = kildall_casm::vm::run(&proof).unwrap();
+        assert_eq!(
+            ours_proof.value, reference,
+            "{name}: proof mode, interpreter"
+        );
+        assert_eq!(vm_proof.value, reference, "{name}: proof mode, Cairo VM");
+        assert!(vm_proof.steps >= ours_proof.steps && vm_proof.steps.is_power_of_two());
+    }
+    let actual = format!("{} steps: {}", ours.value, ours.steps);
+    let expected = header(&src, "expect").unwrap_or("");
+    if expected != actual {
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            let updated: Vec<String> = src
+                .lines()
+                .map(|l| {
+                    if l.starts_with("-- expect:") {
+                        format!("-- expect: {actual}")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            std::fs::write(&path, updated.join("\n") + "\n").unwrap();
+        } else {
+            panic!("{name}: expected `{expected}`, got `{actual}` (UPDATE_EXPECT=1 to bless)");
+        }
+    }
+    actual
+}
+
+#[test]
+fn straight_line_arithmetic() {
+    check("arith.jvr");
+}
+
+#[test]
+fn three_argument_call() {
+    assert!(check("calculate.jvr").starts_with("11 "));
+}
+
+#[test]
+fn recursion_through_branch_with_out() {
+    assert!(check("sum.jvr").starts_with("500500 "));
+}
+
+#[test]
+fn call_in_one_arm_constant_in_other() {
+    check("join.jvr");
+}
+
+#[test]
+fn nested_branches_with_calls() {
+    check("nested.jvr");
+}
+
+#[test]
+fn field_operations() {
+    check("field.jvr");
+}
+
+#[test]
+fn tail_call() {
+    assert!(check("tailcall.jvr").starts_with("2432902008176640000 "));
+}
+
+#[test]
+fn signed_comparisons() {
+    assert!(check("compare.jvr").starts_with("1011 "));
+}
+
+#[test]
+fn every_example_is_checked() {
+    let mut names: Vec<String> = std::fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".jvr"))
+        .collect();
+    names.sort();
+    let tested = [
+        "arith.jvr",
+        "calculate.jvr",
+        "compare.jvr",
+        "field.jvr",
+        "join.jvr",
+        "nested.jvr",
+        "sum.jvr",
+        "tailcall.jvr",
+    ];
+    assert_eq!(names, tested);
+}
