@@ -585,7 +585,8 @@ impl DominanceFrontiers {
         let n = cfg.num_block_indices();
         for block in cfg.reverse_postorder() {
             let preds = cfg.predecessors(block);
-            if preds.len() < 2 {
+            // The entry has an implicit predecessor: the function's caller.
+            if preds.len() < 2 && Some(block) != cfg.entry_block() {
                 continue;
             }
             let idom = domtree.idom(block);

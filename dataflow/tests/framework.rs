@@ -1,0 +1,392 @@
+//! The solver on a graph type of its own (no `ir`): a mock analysis whose
+//! state is unique at every program point, checked through the cursor from
+//! every point in both directions, as rustc's dataflow framework tests do;
+//! plus the lattice laws of the stock domains.
+
+use std::collections::BTreeSet;
+
+use cranelift_entity::{entity_impl, EntityRef};
+use kildall_dataflow::{
+    Analysis, Backward, BitSet, Direction, Flat, Forward, Graph, JoinSemiLattice, MapLattice, Max,
+    Min, PowerSet, ProgramPoint,
+};
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Node(u32);
+entity_impl!(Node, "n");
+
+/// A graph of blocks with `len` instructions each; instruction `(b, i)`.
+struct TestGraph {
+    blocks: Vec<(usize, Vec<Node>)>,
+}
+
+impl Graph for TestGraph {
+    type Block = Node;
+    type Inst = (Node, usize);
+    fn num_block_indices(&self) -> usize {
+        self.blocks.len()
+    }
+    fn entry_block(&self) -> Option<Node> {
+        (!self.blocks.is_empty()).then(|| Node::new(0))
+    }
+    fn successors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
+        self.blocks[block.index()].1.iter().copied()
+    }
+    fn block_insts(&self, block: Node) -> impl DoubleEndedIterator<Item = (Node, usize)> + '_ {
+        (0..self.blocks[block.index()].0).map(move |i| (block, i))
+    }
+    fn inst_block(&self, inst: (Node, usize)) -> Option<Node> {
+        Some(inst.0)
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn random_graph(rng: &mut Rng, n: usize) -> TestGraph {
+    let blocks = (0..n)
+        .map(|_| {
+            let len = rng.below(4);
+            let succs = (0..rng.below(3)).map(|_| Node::new(rng.below(n))).collect();
+            (len, succs)
+        })
+        .collect();
+    TestGraph { blocks }
+}
+
+/// Each program point has an id: instruction `i` of block `b` is
+/// `b * 100 + i`, the terminator `b * 100 + len`, the edge `f -> t`
+/// `1_000_000 + f * 1000 + t`. Every effect adds its id, so the state at a
+/// point tells which effects reached it.
+fn inst_id(b: Node, i: usize) -> u32 {
+    b.as_u32() * 100 + i as u32
+}
+
+struct Mock<D>(std::marker::PhantomData<D>);
+
+impl<D: Direction> Analysis<TestGraph> for Mock<D> {
+    type Domain = PowerSet<u32>;
+    type Direction = D;
+    fn bottom_value(&self, _: &TestGraph) -> PowerSet<u32> {
+        PowerSet::new()
+    }
+    fn initialize_start_block(&self, _: &TestGraph, block: Node, state: &mut PowerSet<u32>) {
+        state.insert(900_000 + block.as_u32());
+    }
+    fn apply_instruction_effect(
+        &mut self,
+        _: &TestGraph,
+        state: &mut PowerSet<u32>,
+        (b, i): (Node, usize),
+    ) {
+        state.insert(inst_id(b, i));
+    }
+    fn apply_terminator_effect(&mut self, g: &TestGraph, state: &mut PowerSet<u32>, block: Node) {
+        state.insert(inst_id(block, g.blocks[block.index()].0));
+    }
+    fn apply_edge_effect(
+        &mut self,
+        _: &TestGraph,
+        state: &mut PowerSet<u32>,
+        from: Node,
+        to: Node,
+    ) {
+        state.insert(1_000_000 + from.as_u32() * 1000 + to.as_u32());
+    }
+}
+
+/// The state the cursor must show at point `p` of `block` (`p <= len`:
+/// before instruction `p` or the terminator, `len + 1`: the block end).
+fn expected(
+    g: &TestGraph,
+    entry: &PowerSet<u32>,
+    block: Node,
+    p: usize,
+    forward: bool,
+) -> PowerSet<u32> {
+    let len = g.blocks[block.index()].0;
+    let mut s = entry.clone();
+    for k in 0..=len {
+        if (forward && k < p) || (!forward && k >= p) {
+            s.insert(inst_id(block, k));
+        }
+    }
+    s
+}
+
+fn check_mock<D: Direction>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    for _ in 0..300 {
+        let n = 1 + rng.below(12);
+        let g = random_graph(&mut rng, n);
+        let mut results = Mock::<D>(Default::default())
+            .into_engine(&g)
+            .iterate_to_fixpoint();
+        let entries: Vec<PowerSet<u32>> = (0..n)
+            .map(|b| results.entry_state(Node::new(b)).clone())
+            .collect();
+        let reachable: Vec<Node> = (0..n)
+            .map(Node::new)
+            .filter(|&b| results.is_reachable(b))
+            .collect();
+        check_fixpoint(&g, &mut Mock::<D>(Default::default()), &entries, &reachable);
+        let mut cursor = results.as_cursor(&g);
+        // Every point, in a random order, so seeks go both ways and across blocks.
+        let mut points: Vec<(Node, usize)> = reachable
+            .iter()
+            .flat_map(|&b| (0..=g.blocks[b.index()].0 + 1).map(move |p| (b, p)))
+            .collect();
+        for _ in 0..3 {
+            for i in (1..points.len()).rev() {
+                points.swap(i, rng.below(i + 1));
+            }
+            for &(b, p) in &points {
+                let len = g.blocks[b.index()].0;
+                let point = match p {
+                    0 if len == 0 || rng.below(2) == 0 => ProgramPoint::BlockStart(b),
+                    p if p < len => ProgramPoint::Before((b, p)),
+                    p if p == len && rng.below(2) == 0 => ProgramPoint::BeforeTerminator(b),
+                    p if p == len + 1 => ProgramPoint::BlockEnd(b),
+                    p => ProgramPoint::After((b, p - 1)),
+                };
+                let got = cursor.seek(point).clone();
+                assert_eq!(
+                    got,
+                    expected(&g, &entries[b.index()], b, p, D::IS_FORWARD),
+                    "{point:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Applying every transfer function once more changes no entry state, and
+/// every entry state is exactly the join of what flows into it (the least
+/// fixed point, for this analysis whose start states are unique).
+fn check_fixpoint<D: Direction>(
+    g: &TestGraph,
+    a: &mut Mock<D>,
+    entries: &[PowerSet<u32>],
+    reachable: &[Node],
+) {
+    let mut recomputed: Vec<PowerSet<u32>> = vec![PowerSet::new(); entries.len()];
+    for &b in reachable {
+        let len = g.blocks[b.index()].0;
+        if D::IS_FORWARD && b.index() == 0 {
+            a.initialize_start_block(g, b, &mut recomputed[0]);
+        }
+        if !D::IS_FORWARD && g.blocks[b.index()].1.is_empty() {
+            a.initialize_start_block(g, b, &mut recomputed[b.index()]);
+        }
+        let mut s = entries[b.index()].clone();
+        if D::IS_FORWARD {
+            for i in 0..len {
+                a.apply_instruction_effect(g, &mut s, (b, i));
+            }
+            a.apply_terminator_effect(g, &mut s, b);
+            for &t in &g.blocks[b.index()].1 {
+                let mut e = s.clone();
+                a.apply_edge_effect(g, &mut e, b, t);
+                assert!(
+                    !entries[t.index()].clone().join(&e),
+                    "not a fixed point at {t}"
+                );
+                recomputed[t.index()].join(&e);
+            }
+        } else {
+            a.apply_terminator_effect(g, &mut s, b);
+            for i in (0..len).rev() {
+                a.apply_instruction_effect(g, &mut s, (b, i));
+            }
+            for &p in reachable {
+                for &t in &g.blocks[p.index()].1 {
+                    if t == b {
+                        let mut e = s.clone();
+                        a.apply_edge_effect(g, &mut e, p, b);
+                        assert!(
+                            !entries[p.index()].clone().join(&e),
+                            "not a fixed point at {p}"
+                        );
+                        recomputed[p.index()].join(&e);
+                    }
+                }
+            }
+        }
+    }
+    for &b in reachable {
+        assert_eq!(
+            recomputed[b.index()],
+            entries[b.index()],
+            "entry of {b} is not the join of its inputs"
+        );
+    }
+}
+
+#[test]
+fn mock_forward_cursor_at_every_point() {
+    check_mock::<Forward>(11);
+}
+
+#[test]
+fn mock_backward_cursor_at_every_point() {
+    check_mock::<Backward>(12);
+}
+
+#[test]
+fn mock_results_do_not_depend_on_worklist_order() {
+    let mut rng = Rng::new(13);
+    for _ in 0..300 {
+        let n = 1 + rng.below(15);
+        let g = random_graph(&mut rng, n);
+        let fwd = Mock::<Forward>(Default::default())
+            .into_engine(&g)
+            .iterate_to_fixpoint();
+        let bwd = Mock::<Backward>(Default::default())
+            .into_engine(&g)
+            .iterate_to_fixpoint();
+        let mut order: Vec<Node> = (0..n).map(Node::new).collect();
+        for i in (1..n).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let fwd2 = Mock::<Forward>(Default::default())
+            .into_engine(&g)
+            .with_order(order.clone())
+            .iterate_to_fixpoint();
+        let bwd2 = Mock::<Backward>(Default::default())
+            .into_engine(&g)
+            .with_order(order)
+            .iterate_to_fixpoint();
+        for b in (0..n).map(Node::new) {
+            assert_eq!(fwd.entry_state(b), fwd2.entry_state(b));
+            assert_eq!(bwd.entry_state(b), bwd2.entry_state(b));
+        }
+        // Each visit after the first follows a strict increase of an entry
+        // state, bounded by the number of ids that can flow.
+        let stats = fwd.stats();
+        assert!(stats.block_visits as usize <= stats.blocks + stats.changed_joins as usize);
+    }
+}
+
+// ----- lattice laws -----
+
+fn check_laws<T: JoinSemiLattice + Clone + PartialEq + std::fmt::Debug>(values: &[T]) {
+    for a in values {
+        let mut x = a.clone();
+        assert!(!x.join(a), "join not idempotent: {a:?}");
+        for b in values {
+            let (mut ab, mut ba) = (a.clone(), b.clone());
+            let changed = ab.join(b);
+            ba.join(a);
+            assert_eq!(ab, ba, "join not commutative: {a:?} {b:?}");
+            assert_eq!(changed, ab != *a, "change flag wrong: {a:?} {b:?}");
+            // a ⊑ a ⊔ b
+            let mut again = ab.clone();
+            assert!(!again.join(a));
+            for c in values {
+                let (mut l, mut r) = (ab.clone(), b.clone());
+                l.join(c);
+                r.join(c);
+                let mut r2 = a.clone();
+                r2.join(&r);
+                assert_eq!(l, r2, "join not associative: {a:?} {b:?} {c:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn stock_lattices_obey_the_laws() {
+    check_laws(&[Flat::Bottom, Flat::Known(1), Flat::Known(2), Flat::Top]);
+    check_laws(&[
+        Max::Bottom,
+        Max::At(0),
+        Max::At(3),
+        Max::saturating(27, 26),
+        Max::Top,
+    ]);
+    check_laws(&[
+        Min::Bottom,
+        Min::At(0),
+        Min::At(3),
+        Min::saturating(1, 2),
+        Min::Top,
+    ]);
+    let sets: Vec<PowerSet<u8>> = vec![
+        PowerSet::new(),
+        [1].into_iter().collect(),
+        [1, 2].into_iter().collect(),
+        [3].into_iter().collect(),
+    ];
+    check_laws(&sets);
+    let mut maps = vec![MapLattice::<u8, Flat<u8>>::new()];
+    for (k, v) in [
+        (1, Flat::Known(1)),
+        (1, Flat::Known(2)),
+        (2, Flat::Top),
+        (3, Flat::Known(1)),
+    ] {
+        let mut m = MapLattice::new();
+        m.set(k, v);
+        maps.push(m.clone());
+        m.set(4, Flat::Known(4));
+        maps.push(m);
+    }
+    check_laws(&maps);
+    check_laws(&[
+        (Max::At(1), Flat::Known(1)),
+        (Max::At(2), Flat::Bottom),
+        (Max::Bottom, Flat::Top),
+    ]);
+}
+
+#[test]
+fn bit_sets_agree_with_btree_sets() {
+    let mut rng = Rng::new(14);
+    for round in 0..400 {
+        let domain = 1 + rng.below(if round % 2 == 0 { 64 } else { 3000 });
+        let mut sets: Vec<(BitSet<Node>, BTreeSet<usize>)> = Vec::new();
+        for _ in 0..4 {
+            let mut s = BitSet::new_empty(domain);
+            let mut t = BTreeSet::new();
+            for _ in 0..rng.below(domain.min(200) + 1) {
+                let e = rng.below(domain);
+                assert_eq!(s.insert(Node::new(e)), t.insert(e));
+                if rng.below(4) == 0 {
+                    let r = rng.below(domain);
+                    assert_eq!(s.remove(Node::new(r)), t.remove(&r));
+                }
+            }
+            assert_eq!(s.len(), t.len());
+            assert!(s.iter().map(|n| n.index()).eq(t.iter().copied()));
+            sets.push((s, t));
+        }
+        let all: Vec<BitSet<Node>> = sets.iter().map(|(s, _)| s.clone()).collect();
+        check_laws(&all);
+        let (mut a, ta) = sets[0].clone();
+        let (b, tb) = &sets[1];
+        let changed = a.join(b);
+        let union: BTreeSet<usize> = ta.union(tb).copied().collect();
+        assert_eq!(changed, union.len() != ta.len());
+        assert!(a.iter().map(|n| n.index()).eq(union.iter().copied()));
+        for e in 0..domain {
+            assert_eq!(a.contains(Node::new(e)), union.contains(&e));
+        }
+        a.subtract(b);
+        assert!(a.iter().map(|n| n.index()).eq(ta.difference(tb).copied()));
+    }
+    let full = BitSet::<Node>::new_filled(70);
+    assert_eq!(full.len(), 70);
+}

@@ -1,0 +1,297 @@
+//! Liveness against its path-based definition on small random functions,
+//! and the solver's fixed point and order independence on `ir` functions
+//! for a backward bit-set analysis and a forward map lattice.
+
+use kildall_dataflow::{liveness, Analysis, Forward, JoinSemiLattice, Liveness, MapLattice, Max};
+use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Inst, Terminator, Type, Value};
+
+struct Rng(u64);
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Random blocks with parameters, instructions over random values (not
+/// necessarily in SSA: liveness is defined on any program), and random
+/// terminators; `jmpif` only targets parameterless blocks.
+fn random_function(rng: &mut Rng, n: usize) -> Function {
+    let mut func = Function::new("f");
+    let mut cur = FuncCursor::new(&mut func);
+    let blocks: Vec<Block> = (0..n).map(|_| cur.append_block()).collect();
+    let mut pool: Vec<Value> = Vec::new();
+    for &b in &blocks {
+        for _ in 0..rng.below(3) {
+            pool.push(cur.func.dfg.append_block_param(b, Type::U32));
+        }
+    }
+    if pool.is_empty() {
+        pool.push(cur.func.dfg.append_block_param(blocks[0], Type::U32));
+    }
+    let konst = cur.constant(1, Type::U32);
+    let no_params: Vec<Block> = blocks
+        .iter()
+        .copied()
+        .filter(|&b| cur.func.dfg.block_params(b).is_empty())
+        .collect();
+    for &b in &blocks {
+        cur.goto_bottom(b);
+        for _ in 0..rng.below(4) {
+            let x = pool[rng.below(pool.len())];
+            let y = if rng.below(5) == 0 {
+                konst
+            } else {
+                pool[rng.below(pool.len())]
+            };
+            pool.push(cur.binary(BinaryOp::UncheckedAdd, x, y));
+        }
+        let pick = |rng: &mut Rng, pool: &[Value]| pool[rng.below(pool.len())];
+        let t = match rng.below(10) {
+            0..=4 => {
+                let dest = blocks[rng.below(n)];
+                let arity = cur.func.dfg.block_params(dest).len();
+                let arguments = (0..arity).map(|_| pick(rng, &pool)).collect();
+                Terminator::Jmp {
+                    destination: dest,
+                    arguments,
+                }
+            }
+            5..=7 if !no_params.is_empty() => Terminator::JmpIf {
+                condition: pick(rng, &pool),
+                then_destination: no_params[rng.below(no_params.len())],
+                else_destination: no_params[rng.below(no_params.len())],
+            },
+            _ => Terminator::Return {
+                values: (0..rng.below(3)).map(|_| pick(rng, &pool)).collect(),
+            },
+        };
+        cur.terminate(t);
+    }
+    func
+}
+
+fn uses(func: &Function, inst: Inst) -> Vec<Value> {
+    func.dfg[inst].arguments().as_slice().to_vec()
+}
+
+fn terminator_uses(func: &Function, block: Block) -> Vec<Value> {
+    match func.dfg.terminator(block) {
+        Some(Terminator::JmpIf { condition, .. }) => vec![*condition],
+        Some(Terminator::Return { values }) => values.clone(),
+        _ => vec![],
+    }
+}
+
+/// Whether `v` is live at instruction index `from` of `block` (the
+/// terminator at `len`): some path from there reaches a use of `v` with no
+/// definition of `v` on the way. A search over blocks entered with `v`
+/// still undefined.
+fn live_at(func: &Function, block: Block, from: usize, v: Value) -> bool {
+    let mut seen = vec![false; func.dfg.num_blocks()];
+    let mut stack = vec![(block, from)];
+    while let Some((b, start)) = stack.pop() {
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        let mut killed = false;
+        for &inst in &insts[start.min(insts.len())..] {
+            if uses(func, inst).contains(&v) {
+                return true;
+            }
+            if func.dfg.inst_results(inst).contains(&v) {
+                killed = true;
+                break;
+            }
+        }
+        if killed {
+            continue;
+        }
+        if terminator_uses(func, b).contains(&v) {
+            return true;
+        }
+        let term = func.dfg.terminator(b).unwrap();
+        for s in func.dfg.successors(b) {
+            if term.edge_arguments(s).contains(&v) {
+                return true;
+            }
+            if !func.dfg.block_params(s).contains(&v) && !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push((s, 0));
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn liveness_agrees_with_paths() {
+    let mut rng = Rng::new(21);
+    for _ in 0..400 {
+        let n = 1 + rng.below(8);
+        let func = random_function(&mut rng, n);
+        let mut results = liveness(&func);
+        let values: Vec<Value> = func
+            .dfg
+            .values()
+            .map(|(v, _)| v)
+            .filter(|&v| func.dfg.const_value(v).is_none())
+            .collect();
+        let reachable: Vec<Block> = func
+            .layout
+            .blocks()
+            .filter(|&b| results.is_reachable(b))
+            .collect();
+        let mut cursor = results.as_cursor(&func);
+        for &b in &reachable {
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            for k in 0..=insts.len() {
+                let state = if k < insts.len() {
+                    cursor.seek_before(insts[k]).clone()
+                } else {
+                    cursor.seek_before_terminator(b).clone()
+                };
+                for &v in &values {
+                    assert_eq!(
+                        state.contains(v),
+                        live_at(&func, b, k, v),
+                        "{v} before #{k} of {b}"
+                    );
+                }
+            }
+            // Live out: along some edge, used as an argument or live into
+            // the successor without being its parameter.
+            let out = cursor.seek_to_block_end(b).clone();
+            assert_eq!(&out, cursor.results().entry_state(b));
+            let term = func.dfg.terminator(b).unwrap();
+            for &v in &values {
+                let expected = func.dfg.successors(b).any(|s| {
+                    term.edge_arguments(s).contains(&v)
+                        || (!func.dfg.block_params(s).contains(&v) && live_at(&func, s, 0, v))
+                });
+                assert_eq!(out.contains(v), expected, "{v} live out of {b}");
+            }
+        }
+    }
+}
+
+/// "Depth" of each value: instruction results are one more than their
+/// deepest operand, block parameters the deepest argument, saturating at 6.
+/// A forward map lattice shaped like the noise analysis.
+#[derive(Copy, Clone)]
+struct Depth;
+
+impl Analysis<Function> for Depth {
+    type Domain = MapLattice<Value, Max>;
+    type Direction = Forward;
+    fn bottom_value(&self, _: &Function) -> Self::Domain {
+        MapLattice::new()
+    }
+    fn initialize_start_block(&self, func: &Function, block: Block, state: &mut Self::Domain) {
+        for &p in func.dfg.block_params(block) {
+            state.set(p, Max::At(0));
+        }
+    }
+    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Self::Domain, inst: Inst) {
+        let mut depth = Max::At(0);
+        for v in func.dfg[inst].arguments().as_slice() {
+            depth.join(&state.get_or_bottom(v));
+        }
+        let result = match depth {
+            Max::At(d) => Max::saturating(d + 1, 6),
+            other => other,
+        };
+        for &r in func.dfg.inst_results(inst) {
+            state.set(r, result);
+        }
+    }
+    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Self::Domain, _: Block) {}
+    fn apply_edge_effect(
+        &mut self,
+        func: &Function,
+        state: &mut Self::Domain,
+        from: Block,
+        to: Block,
+    ) {
+        let args = func
+            .dfg
+            .terminator(from)
+            .unwrap()
+            .edge_arguments(to)
+            .to_vec();
+        let values: Vec<Max> = args.iter().map(|a| *state.get_or_bottom(a)).collect();
+        for (&p, d) in func.dfg.block_params(to).iter().zip(values) {
+            state.set(p, d);
+        }
+    }
+}
+
+fn check_order_independence<A: Analysis<Function> + Copy>(
+    analysis: A,
+    func: &Function,
+    rng: &mut Rng,
+) where
+    A::Domain: PartialEq + std::fmt::Debug,
+{
+    let base = analysis.into_engine(func).iterate_to_fixpoint();
+    for _ in 0..3 {
+        let mut order: Vec<Block> = func.layout.blocks().collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let other = analysis
+            .into_engine(func)
+            .with_order(order)
+            .iterate_to_fixpoint();
+        for b in func.layout.blocks() {
+            assert_eq!(base.entry_state(b), other.entry_state(b), "{b}");
+        }
+    }
+    // A fixed point: one more application of every transfer function
+    // changes no entry state.
+    let mut a = analysis;
+    let forward = <A::Direction as kildall_dataflow::Direction>::IS_FORWARD;
+    for b in func.layout.blocks().filter(|&b| base.is_reachable(b)) {
+        let mut state = base.entry_state(b).clone();
+        if forward {
+            for inst in func.layout.block_insts(b) {
+                a.apply_instruction_effect(func, &mut state, inst);
+            }
+            a.apply_terminator_effect(func, &mut state, b);
+            for s in func.dfg.successors(b) {
+                let mut e = state.clone();
+                a.apply_edge_effect(func, &mut e, b, s);
+                assert!(!base.entry_state(s).clone().join(&e), "{b} -> {s}");
+            }
+        } else {
+            a.apply_terminator_effect(func, &mut state, b);
+            for inst in func.layout.block_insts(b).rev() {
+                a.apply_instruction_effect(func, &mut state, inst);
+            }
+            for p in func.layout.blocks().filter(|&p| base.is_reachable(p)) {
+                if func.dfg.successors(p).any(|s| s == b) {
+                    let mut e = state.clone();
+                    a.apply_edge_effect(func, &mut e, p, b);
+                    assert!(!base.entry_state(p).clone().join(&e), "{p} -> {b}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fixed_point_and_order_independence_on_ir() {
+    let mut rng = Rng::new(22);
+    for _ in 0..500 {
+        let n = 1 + rng.below(14);
+        let func = random_function(&mut rng, n);
+        check_order_independence(Liveness, &func, &mut rng);
+        check_order_independence(Depth, &func, &mut rng);
+    }
+}
