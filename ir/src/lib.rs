@@ -11,6 +11,7 @@
 mod builder;
 pub mod cfg;
 pub mod dominators;
+pub mod interpreter;
 pub mod loops;
 mod constant;
 mod dfg;

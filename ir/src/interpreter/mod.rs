@@ -1,0 +1,786 @@
+//! The reference interpreter: the executable semantics of the IR, and the
+//! oracle every pass is tested against.
+//!
+//! [`interpret`] runs one function of a [`Module`] on argument values and
+//! reports an [`Execution`]: the [`Outcome`] (`Return`, `Trap` or
+//! `OutOfFuel`), what `print` wrote, and how many steps ran.
+//!
+//! The semantics are those of the design brief's table:
+//!
+//! - `Field` is the BN254 scalar field (`ark-bn254`); `div` multiplies by the
+//!   inverse, `lt` compares canonical representatives, `mod` and the bitwise
+//!   operators are type errors.
+//! - `uN` and `iN` (two's complement) arithmetic is checked: `add sub mul`
+//!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN / -1`),
+//!   `div` truncates toward zero; `unchecked_*` wrap; `shl shr` trap when the
+//!   shift is at least `N` (`shr` on `iN` is arithmetic).
+//! - `cast` keeps the value and traps when it does not fit the target. A
+//!   `Field` cast to `iN` reads representatives above p/2 as negative
+//!   (`p - 1` is `-1`); to `uN` it reads the canonical representative.
+//!   `truncate` keeps the low bits, `range_check v to N bits` traps unless
+//!   `v < 2^N` (the two's complement bits for `iN`).
+//! - Memory is a growing vector of cells; `allocate` gives a fresh cell and
+//!   `load` of a cell never stored traps. References in the arguments of a
+//!   run are renumbered to fresh cells (equal numbers stay equal).
+//! - Predication: each block starts with predicate 1; `enable_side_effects c`
+//!   sets it to `c`. Under predicate 0 no check traps (`constrain`,
+//!   `range_check`, overflow, division by zero, casts, shifts, array indices,
+//!   and also `load` of a never-stored cell, which yields zero); the result is
+//!   the wrapped value, or zero for a division or shift. `store` does
+//!   nothing, `call` is skipped and yields zero values (fresh cells for
+//!   references). Noise limits and type errors are not predicated.
+//! - Noisy values carry a plaintext mod 32 and a noise bound in bits (seed
+//!   004): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
+//!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a
+//!   result above [`NoiseParams::max_bits`] traps unless noise checking is off.
+//! - Fuel: every executed instruction and terminator costs one step; with
+//!   no fuel left the run stops with [`Outcome::OutOfFuel`].
+//!
+//! Calls use an explicit frame stack, never Rust recursion, so deep IR
+//! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
+
+mod ops;
+mod trap;
+mod value;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+use crate::{
+    Block, Callee, FuncId, Function, Inst, InstructionData, Module, Terminator, Type, Value,
+    ValueDef,
+};
+
+pub use trap::{Trap, TrapKind, TrapSite};
+pub use value::{display_list, RefId, RuntimeValue, ValueParseError, MAX_ZERO_ARRAY_ELEMENTS};
+
+/// The noise model of noisy values (seed 004).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct NoiseParams {
+    /// The noise, in bits, of a fresh encoding and after `reduce_noise`.
+    pub encode_bits: u32,
+    /// The largest noise, in bits, a value may have.
+    pub max_bits: u32,
+}
+
+impl Default for NoiseParams {
+    fn default() -> Self {
+        NoiseParams {
+            encode_bits: 12,
+            max_bits: 26,
+        }
+    }
+}
+
+/// Limits and switches of a run.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InterpreterOptions {
+    /// The number of instructions and terminators the run may execute.
+    pub fuel: u64,
+    /// Whether a noisy result over [`NoiseParams::max_bits`] traps.
+    pub check_noise: bool,
+    /// The noise model.
+    pub noise: NoiseParams,
+    /// The deepest nesting of calls (the called function counts as depth 1).
+    pub max_call_depth: usize,
+}
+
+impl Default for InterpreterOptions {
+    fn default() -> Self {
+        InterpreterOptions {
+            fuel: 10_000_000,
+            check_noise: true,
+            noise: NoiseParams::default(),
+            max_call_depth: 100_000,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    /// The function returned these values.
+    Return(Vec<RuntimeValue>),
+    /// The run trapped.
+    Trap(Trap),
+    /// The run used all its fuel.
+    OutOfFuel,
+}
+
+/// The result of a run.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Execution {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// One line per executed `print`: its arguments separated by `, `.
+    pub output: Vec<String>,
+    /// The instructions and terminators executed.
+    pub steps: u64,
+}
+
+/// Runs `function` of `module` on `args`.
+///
+/// Arguments must match the entry block's parameters in number and type
+/// (arrays parsed from text are relabelled with the parameter types);
+/// otherwise the outcome is a trap without a site.
+pub fn interpret(
+    module: &Module,
+    function: FuncId,
+    args: Vec<RuntimeValue>,
+    options: &InterpreterOptions,
+) -> Execution {
+    let mut machine = Machine {
+        module,
+        options,
+        funcs: Vec::new(),
+        memory: Vec::new(),
+        stack: Vec::new(),
+        output: Vec::new(),
+        steps: 0,
+        scratch: Vec::new(),
+    };
+    let outcome = machine.run(function, args);
+    Execution {
+        outcome,
+        output: machine.output,
+        steps: machine.steps,
+    }
+}
+
+/// What the interpreter precomputes for a function: its constants.
+struct FuncInfo {
+    consts: SecondaryMap<Value, Option<RuntimeValue>>,
+}
+
+impl FuncInfo {
+    fn new(func: &Function) -> FuncInfo {
+        let mut consts = SecondaryMap::new();
+        for (value, data) in func.dfg.values() {
+            if let ValueDef::Const(c) = data.def {
+                consts[value] = RuntimeValue::from_const(c, &data.ty);
+            }
+        }
+        FuncInfo { consts }
+    }
+}
+
+/// One activation of a function.
+struct Frame {
+    func: FuncId,
+    block: Block,
+    /// The next instruction; `None` means the block's terminator.
+    next: Option<Inst>,
+    values: SecondaryMap<Value, Option<RuntimeValue>>,
+    predicate: bool,
+    /// The call instruction waiting for the callee's results.
+    pending_call: Option<Inst>,
+}
+
+/// What an instruction asks the driver loop to do next.
+enum Flow {
+    Next,
+    Call(FuncId, Vec<RuntimeValue>),
+}
+
+struct Machine<'m> {
+    module: &'m Module,
+    options: &'m InterpreterOptions,
+    funcs: Vec<Option<FuncInfo>>,
+    memory: Vec<Option<RuntimeValue>>,
+    stack: Vec<Frame>,
+    output: Vec<String>,
+    steps: u64,
+    /// Branch arguments in flight (jumps assign all parameters at once).
+    scratch: Vec<RuntimeValue>,
+}
+
+/// Reads an operand of the current frame.
+fn read(
+    func: &Function,
+    info: &FuncInfo,
+    frame: &Frame,
+    value: Value,
+) -> Result<RuntimeValue, TrapKind> {
+    if !func.dfg.value_is_valid(value) {
+        return Err(TrapKind::UndefinedValue { value });
+    }
+    let value = func.dfg.resolve(value);
+    if let Some(v) = &frame.values[value] {
+        return Ok(v.clone());
+    }
+    match &info.consts[value] {
+        Some(v) => Ok(v.clone()),
+        None => Err(TrapKind::UndefinedValue { value }),
+    }
+}
+
+fn fresh_cell(memory: &mut Vec<Option<RuntimeValue>>) -> RefId {
+    memory.push(None);
+    RefId((memory.len() - 1) as u32)
+}
+
+/// The zero value of `ty`, references as fresh cells.
+fn zero(ty: &Type, memory: &mut Vec<Option<RuntimeValue>>) -> Result<RuntimeValue, TrapKind> {
+    value::zero_with(ty, &mut || fresh_cell(memory), &mut 0).ok_or_else(|| {
+        TrapKind::Malformed(format!(
+            "cannot build a zero value of {ty} (more than {MAX_ZERO_ARRAY_ELEMENTS} elements or a bad width)"
+        ))
+    })
+}
+
+fn site(module: &Module, frame: &Frame, inst: Option<Inst>) -> TrapSite {
+    let func = &module.functions[frame.func];
+    let (opcode, result, loc) = match inst {
+        Some(inst) => (
+            func.dfg[inst].opcode_name(),
+            func.dfg.first_result(inst),
+            func.inst_locs[inst],
+        ),
+        None => (
+            match func.dfg.terminator(frame.block) {
+                Some(Terminator::Jmp { .. }) => "jmp",
+                Some(Terminator::JmpIf { .. }) => "jmpif",
+                Some(Terminator::Return { .. }) => "return",
+                Some(Terminator::Unreachable) => "unreachable",
+                None => "end of block",
+            },
+            None,
+            func.block_locs[frame.block],
+        ),
+    };
+    TrapSite {
+        function: frame.func,
+        function_name: func.name.clone(),
+        block: frame.block,
+        inst,
+        opcode,
+        result,
+        loc,
+    }
+}
+
+impl<'m> Machine<'m> {
+    fn run(&mut self, function: FuncId, args: Vec<RuntimeValue>) -> Outcome {
+        let bare = |kind| Outcome::Trap(Trap { kind, site: None });
+        let Some(func) = self.module.functions.get(function) else {
+            return bare(TrapKind::UnknownFunction { function });
+        };
+        let params = func.param_types();
+        if params.len() != args.len() {
+            return bare(TrapKind::ArgumentCount {
+                function,
+                expected: params.len(),
+                got: args.len(),
+            });
+        }
+        let mut renumbered = HashMap::new();
+        let mut conformed = Vec::with_capacity(args.len());
+        for (index, (arg, ty)) in args.into_iter().zip(&params).enumerate() {
+            if !arg.has_type(ty) {
+                return bare(TrapKind::ArgumentType {
+                    function,
+                    index,
+                    expected: ty.clone(),
+                    got: arg,
+                });
+            }
+            let arg = renumber_refs(arg.conform(ty), &mut renumbered, &mut self.memory);
+            conformed.push(arg);
+        }
+        if let Err(kind) = self.push_frame(function, conformed) {
+            return bare(kind);
+        }
+        self.execute()
+    }
+
+    /// Pushes a frame for `function` with `args` bound to its entry parameters.
+    fn push_frame(&mut self, function: FuncId, args: Vec<RuntimeValue>) -> Result<(), TrapKind> {
+        let Some(func) = self.module.functions.get(function) else {
+            return Err(TrapKind::UnknownFunction { function });
+        };
+        if self.stack.len() >= self.options.max_call_depth {
+            return Err(TrapKind::CallDepthExceeded {
+                limit: self.options.max_call_depth,
+            });
+        }
+        let Some(entry) = func.entry_block() else {
+            return Err(TrapKind::Malformed(format!(
+                "fn {} {function} has no blocks",
+                func.name
+            )));
+        };
+        let params = func.dfg.block_params(entry);
+        if params.len() != args.len() {
+            return Err(TrapKind::ArgumentCount {
+                function,
+                expected: params.len(),
+                got: args.len(),
+            });
+        }
+        if self.funcs.len() <= function.index() {
+            self.funcs.resize_with(function.index() + 1, || None);
+        }
+        if self.funcs[function.index()].is_none() {
+            self.funcs[function.index()] = Some(FuncInfo::new(func));
+        }
+        let mut values = SecondaryMap::new();
+        for (index, (&param, arg)) in params.iter().zip(args).enumerate() {
+            let ty = func.dfg.value_type(param);
+            if !arg.has_type(ty) {
+                return Err(TrapKind::ArgumentType {
+                    function,
+                    index,
+                    expected: ty.clone(),
+                    got: arg,
+                });
+            }
+            values[param] = Some(arg);
+        }
+        self.stack.push(Frame {
+            func: function,
+            block: entry,
+            next: func.layout.first_inst(entry),
+            values,
+            predicate: true,
+            pending_call: None,
+        });
+        Ok(())
+    }
+
+    /// The driver loop: runs until the outermost frame returns.
+    fn execute(&mut self) -> Outcome {
+        let module = self.module;
+        let options = self.options;
+        loop {
+            let Some(frame) = self.stack.last_mut() else {
+                return Outcome::Return(Vec::new());
+            };
+            let func = &module.functions[frame.func];
+            let Some(info) = self.funcs[frame.func.index()].as_ref() else {
+                unreachable!("function data is computed when its frame is pushed")
+            };
+            // Run this frame until a call, a return or a trap.
+            let exit = loop {
+                if self.steps >= options.fuel {
+                    return Outcome::OutOfFuel;
+                }
+                self.steps += 1;
+                match frame.next {
+                    Some(inst) => {
+                        frame.next = func.layout.next_inst(inst);
+                        let flow = exec_inst(
+                            func,
+                            info,
+                            frame,
+                            inst,
+                            &mut self.memory,
+                            &mut self.output,
+                            options,
+                        );
+                        match flow {
+                            Ok(Flow::Next) => {}
+                            Ok(Flow::Call(callee, args)) => {
+                                frame.pending_call = Some(inst);
+                                break Exit::Call(callee, args, inst);
+                            }
+                            Err(kind) => {
+                                return Outcome::Trap(Trap {
+                                    kind,
+                                    site: Some(site(module, frame, Some(inst))),
+                                })
+                            }
+                        }
+                    }
+                    None => match exec_terminator(func, info, frame, &mut self.scratch) {
+                        Ok(None) => {}
+                        Ok(Some(returned)) => break Exit::Return(returned),
+                        Err(kind) => {
+                            return Outcome::Trap(Trap {
+                                kind,
+                                site: Some(site(module, frame, None)),
+                            })
+                        }
+                    },
+                }
+            };
+            match exit {
+                Exit::Call(callee, args, inst) => {
+                    if let Err(kind) = self.push_frame(callee, args) {
+                        let caller = self.stack.last().expect("the caller's frame");
+                        return Outcome::Trap(Trap {
+                            kind,
+                            site: Some(site(module, caller, Some(inst))),
+                        });
+                    }
+                }
+                Exit::Return(values) => {
+                    let callee = self.stack.pop().expect("the returning frame");
+                    let Some(caller) = self.stack.last_mut() else {
+                        return Outcome::Return(values);
+                    };
+                    let inst = caller
+                        .pending_call
+                        .take()
+                        .expect("a caller frame waits on a call");
+                    let results = module.functions[caller.func].dfg.inst_results(inst);
+                    if results.len() != values.len() {
+                        return Outcome::Trap(Trap {
+                            kind: TrapKind::ResultCount {
+                                function: callee.func,
+                                expected: results.len(),
+                                got: values.len(),
+                            },
+                            site: Some(site(module, caller, Some(inst))),
+                        });
+                    }
+                    for (&result, value) in results.iter().zip(values) {
+                        caller.values[result] = Some(value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How a frame's run ended.
+enum Exit {
+    Call(FuncId, Vec<RuntimeValue>, Inst),
+    Return(Vec<RuntimeValue>),
+}
+
+/// Renumbers the references inside an argument to fresh cells, keeping
+/// equal numbers equal.
+fn renumber_refs(
+    value: RuntimeValue,
+    renumbered: &mut HashMap<u32, RefId>,
+    memory: &mut Vec<Option<RuntimeValue>>,
+) -> RuntimeValue {
+    match value {
+        RuntimeValue::Ref(RefId(id)) => {
+            RuntimeValue::Ref(*renumbered.entry(id).or_insert_with(|| fresh_cell(memory)))
+        }
+        RuntimeValue::Array { elements, types } => {
+            let elements = Arc::unwrap_or_clone(elements)
+                .into_iter()
+                .map(|element| renumber_refs(element, renumbered, memory))
+                .collect();
+            RuntimeValue::Array {
+                elements: Arc::new(elements),
+                types,
+            }
+        }
+        other => other,
+    }
+}
+
+/// Executes the terminator of the frame's block: moves to the next block,
+/// or returns the returned values.
+fn exec_terminator(
+    func: &Function,
+    info: &FuncInfo,
+    frame: &mut Frame,
+    scratch: &mut Vec<RuntimeValue>,
+) -> Result<Option<Vec<RuntimeValue>>, TrapKind> {
+    let destination = match func.dfg.terminator(frame.block) {
+        None => {
+            return Err(TrapKind::Malformed(format!(
+                "{} has no terminator",
+                frame.block
+            )))
+        }
+        Some(Terminator::Unreachable) => return Err(TrapKind::Unreachable),
+        Some(Terminator::Return { values }) => {
+            let values = values
+                .iter()
+                .map(|&v| read(func, info, frame, v))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Some(values));
+        }
+        Some(Terminator::JmpIf {
+            condition,
+            then_destination,
+            else_destination,
+        }) => {
+            let c = read(func, info, frame, *condition)?;
+            if !matches!(c, RuntimeValue::Int { .. } | RuntimeValue::Field(_)) {
+                return Err(TrapKind::TypeError(format!(
+                    "jmpif condition {c} is not a number"
+                )));
+            }
+            let destination = if c.is_true() {
+                *then_destination
+            } else {
+                *else_destination
+            };
+            if !func.dfg.block_params(destination).is_empty() {
+                return Err(TrapKind::BranchArgumentCount {
+                    block: destination,
+                    expected: func.dfg.block_params(destination).len(),
+                    got: 0,
+                });
+            }
+            destination
+        }
+        Some(Terminator::Jmp {
+            destination,
+            arguments,
+        }) => {
+            let params = func.dfg.block_params(*destination);
+            if params.len() != arguments.len() {
+                return Err(TrapKind::BranchArgumentCount {
+                    block: *destination,
+                    expected: params.len(),
+                    got: arguments.len(),
+                });
+            }
+            // Read every argument before binding any parameter: a loop may
+            // pass its own parameters in another order.
+            scratch.clear();
+            for &argument in arguments {
+                scratch.push(read(func, info, frame, argument)?);
+            }
+            for (&param, value) in params.iter().zip(scratch.drain(..)) {
+                frame.values[param] = Some(value);
+            }
+            *destination
+        }
+    };
+    if !func.layout.is_block_inserted(destination) {
+        return Err(TrapKind::Malformed(format!(
+            "jump to {destination}, which is not in the layout"
+        )));
+    }
+    frame.block = destination;
+    frame.next = func.layout.first_inst(destination);
+    frame.predicate = true;
+    Ok(None)
+}
+
+/// Executes one instruction of the frame.
+fn exec_inst(
+    func: &Function,
+    info: &FuncInfo,
+    frame: &mut Frame,
+    inst: Inst,
+    memory: &mut Vec<Option<RuntimeValue>>,
+    output: &mut Vec<String>,
+    options: &InterpreterOptions,
+) -> Result<Flow, TrapKind> {
+    use InstructionData as I;
+    let dfg = &func.dfg;
+    let enabled = frame.predicate;
+    let get = |frame: &Frame, v: Value| read(func, info, frame, v);
+    let result_type = |n: usize| -> Result<&Type, TrapKind> {
+        dfg.inst_results(inst)
+            .get(n)
+            .map(|&r| dfg.value_type(r))
+            .ok_or_else(|| TrapKind::Malformed(format!("{inst} lacks result {n}")))
+    };
+    let value = match &dfg[inst] {
+        I::Binary { op, lhs, rhs } => {
+            let (a, b) = (get(frame, *lhs)?, get(frame, *rhs)?);
+            ops::binary(*op, &a, &b, enabled, &options.noise, options.check_noise)?
+        }
+        I::Not { arg } => ops::not(&get(frame, *arg)?)?,
+        I::Cast { arg, ty } => ops::cast(&get(frame, *arg)?, ty, enabled)?,
+        I::Truncate { arg, bits, .. } => ops::truncate(&get(frame, *arg)?, *bits)?,
+        I::Allocate => RuntimeValue::Ref(fresh_cell(memory)),
+        I::Load { address } => {
+            let address = get(frame, *address)?;
+            let RuntimeValue::Ref(RefId(id)) = address else {
+                return Err(TrapKind::TypeError(format!("load from {address}")));
+            };
+            match memory.get(id as usize) {
+                Some(Some(v)) => v.clone(),
+                _ if enabled => return Err(TrapKind::LoadOfUninitialized { reference: address }),
+                _ => zero(result_type(0)?, memory)?,
+            }
+        }
+        I::Store { value, address } => {
+            let (value, address) = (get(frame, *value)?, get(frame, *address)?);
+            let RuntimeValue::Ref(RefId(id)) = address else {
+                return Err(TrapKind::TypeError(format!("store to {address}")));
+            };
+            if enabled {
+                match memory.get_mut(id as usize) {
+                    Some(cell) => *cell = Some(value),
+                    None => {
+                        return Err(TrapKind::TypeError(format!(
+                            "store to {address}, which was never allocated"
+                        )))
+                    }
+                }
+            }
+            return Ok(Flow::Next);
+        }
+        I::MakeArray { elements, ty } => {
+            let elements = elements
+                .iter()
+                .map(|&v| get(frame, v))
+                .collect::<Result<Vec<_>, _>>()?;
+            let types = match ty.element_types() {
+                Some(types) => Arc::from(types),
+                None => {
+                    return Err(TrapKind::TypeError(format!(
+                        "make_array of type {ty}, which is not an array"
+                    )))
+                }
+            };
+            RuntimeValue::Array {
+                elements: Arc::new(elements),
+                types,
+            }
+        }
+        I::ArrayGet { array, index } => {
+            let (array, index) = (get(frame, *array)?, get(frame, *index)?);
+            let RuntimeValue::Array { elements, .. } = &array else {
+                return Err(TrapKind::TypeError(format!("array_get from {array}")));
+            };
+            match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
+                Some(element) => element.clone(),
+                None if enabled => {
+                    return Err(TrapKind::IndexOutOfBounds {
+                        index,
+                        len: elements.len(),
+                    })
+                }
+                None => zero(result_type(0)?, memory)?,
+            }
+        }
+        I::ArraySet {
+            array,
+            index,
+            value,
+        } => {
+            let (mut array, index) = (get(frame, *array)?, get(frame, *index)?);
+            let value = get(frame, *value)?;
+            let RuntimeValue::Array { elements, .. } = &mut array else {
+                return Err(TrapKind::TypeError(format!("array_set on {array}")));
+            };
+            match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
+                Some(i) => Arc::make_mut(elements)[i] = value,
+                None if enabled => {
+                    return Err(TrapKind::IndexOutOfBounds {
+                        index,
+                        len: elements.len(),
+                    })
+                }
+                None => {}
+            }
+            array
+        }
+        I::Constrain {
+            lhs,
+            rhs,
+            equal,
+            message,
+        } => {
+            let (a, b) = (get(frame, *lhs)?, get(frame, *rhs)?);
+            if enabled && (a == b) != *equal {
+                return Err(TrapKind::ConstrainFailed {
+                    lhs: a,
+                    rhs: b,
+                    equal: *equal,
+                    message: message.clone(),
+                });
+            }
+            return Ok(Flow::Next);
+        }
+        I::RangeCheck { arg, bits } => {
+            let v = get(frame, *arg)?;
+            if !ops::fits_bits(&v, *bits)? && enabled {
+                return Err(TrapKind::RangeCheckFailed {
+                    value: v,
+                    bits: *bits,
+                });
+            }
+            return Ok(Flow::Next);
+        }
+        I::EnableSideEffects { condition } => {
+            let c = get(frame, *condition)?;
+            if !matches!(c, RuntimeValue::Int { .. } | RuntimeValue::Field(_)) {
+                return Err(TrapKind::TypeError(format!(
+                    "enable_side_effects condition {c} is not a number"
+                )));
+            }
+            frame.predicate = c.is_true();
+            return Ok(Flow::Next);
+        }
+        I::IfElse {
+            then_condition,
+            then_value,
+            else_value,
+            ..
+        } => {
+            if get(frame, *then_condition)?.is_true() {
+                get(frame, *then_value)?
+            } else {
+                get(frame, *else_value)?
+            }
+        }
+        I::Call { callee, args } => {
+            let results = dfg.inst_results(inst);
+            let executed = enabled;
+            match callee {
+                Callee::Function(callee) if executed => {
+                    let args = args
+                        .iter()
+                        .map(|&v| get(frame, v))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    return Ok(Flow::Call(*callee, args));
+                }
+                Callee::Builtin(crate::Builtin::Print) if executed => {
+                    let args = args
+                        .iter()
+                        .map(|&v| get(frame, v))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    output.push(display_list(&args));
+                }
+                _ => {}
+            }
+            // A skipped call, or a builtin: zero results.
+            for &result in results {
+                let zero = zero(dfg.value_type(result), memory)?;
+                frame.values[result] = Some(zero);
+            }
+            return Ok(Flow::Next);
+        }
+        I::Encode { arg } => {
+            let plaintext = ops::plaintext_of(&get(frame, *arg)?)?;
+            ops::check_noise(
+                plaintext,
+                options.noise.encode_bits,
+                &options.noise,
+                options.check_noise,
+            )?
+        }
+        I::Decode { arg } => match get(frame, *arg)? {
+            RuntimeValue::Noisy { plaintext, .. } => {
+                RuntimeValue::unsigned(5, u128::from(plaintext))
+            }
+            other => return Err(TrapKind::TypeError(format!("decode of {other}"))),
+        },
+        I::ReduceNoise { arg } => match get(frame, *arg)? {
+            RuntimeValue::Noisy { plaintext, .. } => ops::check_noise(
+                plaintext,
+                options.noise.encode_bits,
+                &options.noise,
+                options.check_noise,
+            )?,
+            other => return Err(TrapKind::TypeError(format!("reduce_noise of {other}"))),
+        },
+        I::IncRc { .. } | I::DecRc { .. } => return Ok(Flow::Next),
+    };
+    match dfg.inst_results(inst).first() {
+        Some(&result) => {
+            frame.values[result] = Some(value);
+            Ok(Flow::Next)
+        }
+        None => Err(TrapKind::Malformed(format!(
+            "`{}` ({inst}) has no result",
+            dfg[inst].opcode_name()
+        ))),
+    }
+}

@@ -1,0 +1,474 @@
+//! The arithmetic of the interpreter: binary operators on `Field`, `uN`,
+//! `iN` and `noisy` values, `not`, `cast`, `truncate` and `range_check`.
+//!
+//! Each checked operation takes `enabled`, the side-effects predicate: when
+//! it is false the operation never traps and gives the wrapped result (or
+//! zero for a division by zero or an oversized shift).
+
+use ark_bn254::Fr;
+use ark_ff::{Field, PrimeField};
+
+use crate::{BinaryOp, Type, MAX_INT_BITS};
+
+use super::trap::TrapKind;
+use super::value::{field_bits, field_to_const, mask, sign_extend, RuntimeValue};
+use super::NoiseParams;
+
+fn type_error(message: String) -> TrapKind {
+    TrapKind::TypeError(message)
+}
+
+/// Checks a noisy result against the limit.
+pub(super) fn check_noise(
+    plaintext: u8,
+    noise: u32,
+    params: &NoiseParams,
+    check: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    if check && noise > params.max_bits {
+        return Err(TrapKind::NoiseOverLimit {
+            noise,
+            max: params.max_bits,
+        });
+    }
+    Ok(RuntimeValue::Noisy {
+        plaintext: plaintext & 31,
+        noise,
+    })
+}
+
+/// `op lhs, rhs`.
+pub(super) fn binary(
+    op: BinaryOp,
+    lhs: &RuntimeValue,
+    rhs: &RuntimeValue,
+    enabled: bool,
+    noise: &NoiseParams,
+    check_noise_limit: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    use RuntimeValue as R;
+    if op == BinaryOp::Eq {
+        return Ok(R::bool(lhs == rhs));
+    }
+    match (lhs, rhs) {
+        (R::Field(a), R::Field(b)) => field_binary(op, *a, *b, lhs, enabled),
+        (
+            &R::Int {
+                bits,
+                signed,
+                value: a,
+            },
+            &R::Int {
+                bits: rbits,
+                signed: rsigned,
+                value: b,
+            },
+        ) => {
+            if !(1..=MAX_INT_BITS).contains(&bits) {
+                return Err(type_error(format!("integer width {bits} out of range")));
+            }
+            let is_shift = matches!(op, BinaryOp::Shl | BinaryOp::Shr);
+            if !is_shift && (bits != rbits || signed != rsigned) {
+                return Err(mismatch(op, lhs, rhs));
+            }
+            int_binary(op, bits, signed, a, b, lhs, rhs, enabled)
+        }
+        (
+            &R::Noisy {
+                plaintext: a,
+                noise: na,
+            },
+            &R::Noisy {
+                plaintext: b,
+                noise: nb,
+            },
+        ) => {
+            let (plaintext, result_noise) = match op {
+                BinaryOp::Add | BinaryOp::UncheckedAdd => {
+                    (a.wrapping_add(b), na.max(nb).saturating_add(1))
+                }
+                BinaryOp::Sub | BinaryOp::UncheckedSub => {
+                    (a.wrapping_sub(b), na.max(nb).saturating_add(1))
+                }
+                BinaryOp::Mul | BinaryOp::UncheckedMul => {
+                    (a.wrapping_mul(b), na.saturating_add(nb))
+                }
+                _ => return Err(type_error(format!("`{op}` is not defined on noisy values"))),
+            };
+            check_noise(plaintext, result_noise, noise, check_noise_limit)
+        }
+        _ => Err(mismatch(op, lhs, rhs)),
+    }
+}
+
+fn mismatch(op: BinaryOp, lhs: &RuntimeValue, rhs: &RuntimeValue) -> TrapKind {
+    type_error(format!(
+        "operands of `{op}` have different or unsupported types: {lhs} and {rhs}"
+    ))
+}
+
+fn field_binary(
+    op: BinaryOp,
+    a: Fr,
+    b: Fr,
+    lhs: &RuntimeValue,
+    enabled: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    Ok(RuntimeValue::Field(match op {
+        BinaryOp::Add | BinaryOp::UncheckedAdd => a + b,
+        BinaryOp::Sub | BinaryOp::UncheckedSub => a - b,
+        BinaryOp::Mul | BinaryOp::UncheckedMul => a * b,
+        BinaryOp::Div => match b.inverse() {
+            Some(inverse) => a * inverse,
+            None if enabled => {
+                return Err(TrapKind::DivisionByZero {
+                    op,
+                    lhs: lhs.clone(),
+                })
+            }
+            None => Fr::from(0u8),
+        },
+        BinaryOp::Lt => return Ok(RuntimeValue::bool(a.into_bigint() < b.into_bigint())),
+        BinaryOp::Eq => return Ok(RuntimeValue::bool(a == b)),
+        BinaryOp::Mod
+        | BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::Shl
+        | BinaryOp::Shr => return Err(type_error(format!("`{op}` is not defined on Field"))),
+    }))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn int_binary(
+    op: BinaryOp,
+    bits: u32,
+    signed: bool,
+    a: u128,
+    b: u128,
+    lhs: &RuntimeValue,
+    rhs: &RuntimeValue,
+    enabled: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let m = mask(bits);
+    let int = |value: u128| RuntimeValue::Int {
+        bits,
+        signed,
+        value: value & m,
+    };
+    let (sa, sb) = (sign_extend(a, bits), sign_extend(b, bits));
+    let (min, max) = if bits == 128 {
+        (i128::MIN, i128::MAX)
+    } else {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    };
+    // The exact result if it is representable in the type.
+    let exact: Option<u128> = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul if signed => {
+            let r = match op {
+                BinaryOp::Add => sa.checked_add(sb),
+                BinaryOp::Sub => sa.checked_sub(sb),
+                _ => sa.checked_mul(sb),
+            };
+            r.filter(|r| (min..=max).contains(r)).map(|r| r as u128)
+        }
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
+            let r = match op {
+                BinaryOp::Add => a.checked_add(b),
+                BinaryOp::Sub => a.checked_sub(b),
+                _ => a.checked_mul(b),
+            };
+            r.filter(|r| *r <= m)
+        }
+        _ => None,
+    };
+    let result = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => match exact {
+            Some(r) => r,
+            None if enabled => {
+                return Err(TrapKind::Overflow {
+                    op,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                })
+            }
+            None => wrapping(op, a, b),
+        },
+        BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => {
+            wrapping(op, a, b)
+        }
+        BinaryOp::Div | BinaryOp::Mod => {
+            if b == 0 {
+                if enabled {
+                    return Err(TrapKind::DivisionByZero {
+                        op,
+                        lhs: lhs.clone(),
+                    });
+                }
+                0
+            } else if signed {
+                let r = if op == BinaryOp::Div {
+                    sa.wrapping_div(sb)
+                } else {
+                    sa.wrapping_rem(sb)
+                };
+                // Only MIN / -1 leaves the range.
+                if enabled && op == BinaryOp::Div && sa == min && sb == -1 {
+                    return Err(TrapKind::Overflow {
+                        op,
+                        lhs: lhs.clone(),
+                        rhs: rhs.clone(),
+                    });
+                }
+                r as u128
+            } else if op == BinaryOp::Div {
+                a / b
+            } else {
+                a % b
+            }
+        }
+        BinaryOp::Eq => return Ok(RuntimeValue::bool(a == b)),
+        BinaryOp::Lt => {
+            return Ok(RuntimeValue::bool(if signed { sa < sb } else { a < b }));
+        }
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::Shl | BinaryOp::Shr => {
+            // The amount is read as unsigned: a negative shift is huge.
+            if b >= u128::from(bits) {
+                if enabled {
+                    return Err(TrapKind::ShiftTooLarge {
+                        op,
+                        shift: rhs.clone(),
+                        bits,
+                    });
+                }
+                0
+            } else if op == BinaryOp::Shl {
+                a << b
+            } else if signed {
+                (sa >> b) as u128
+            } else {
+                a >> b
+            }
+        }
+    };
+    Ok(int(result))
+}
+
+fn wrapping(op: BinaryOp, a: u128, b: u128) -> u128 {
+    match op {
+        BinaryOp::Add | BinaryOp::UncheckedAdd => a.wrapping_add(b),
+        BinaryOp::Sub | BinaryOp::UncheckedSub => a.wrapping_sub(b),
+        _ => a.wrapping_mul(b),
+    }
+}
+
+/// `not v`: bitwise complement.
+pub(super) fn not(value: &RuntimeValue) -> Result<RuntimeValue, TrapKind> {
+    match *value {
+        RuntimeValue::Int {
+            bits,
+            signed,
+            value,
+        } => Ok(RuntimeValue::Int {
+            bits,
+            signed,
+            value: !value & mask(bits),
+        }),
+        _ => Err(type_error(format!("`not` is not defined on {value}"))),
+    }
+}
+
+/// The mathematical value of a numeric value, as a sign and a magnitude
+/// (`Field` values are their canonical representative, never negative).
+enum Magnitude {
+    Small { negative: bool, magnitude: u128 },
+    Large,
+}
+
+/// `cast v as ty`: the same value in the target type, trapping (when
+/// enabled) if it does not fit; otherwise the low bits.
+pub(super) fn cast(
+    value: &RuntimeValue,
+    ty: &Type,
+    enabled: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let (math, low_bits) = match *value {
+        RuntimeValue::Int {
+            bits,
+            signed: true,
+            value: v,
+        } => {
+            let s = sign_extend(v, bits);
+            (
+                Magnitude::Small {
+                    negative: s < 0,
+                    magnitude: s.unsigned_abs(),
+                },
+                s as u128,
+            )
+        }
+        RuntimeValue::Int { value: v, .. } => (
+            Magnitude::Small {
+                negative: false,
+                magnitude: v,
+            },
+            v,
+        ),
+        RuntimeValue::Field(f) => {
+            let c = field_to_const(&f);
+            let low = u128::from(c.0[0]) | (u128::from(c.0[1]) << 64);
+            match c.to_u128() {
+                Some(small) => (
+                    Magnitude::Small {
+                        negative: false,
+                        magnitude: small,
+                    },
+                    low,
+                ),
+                None => {
+                    // A large representative may stand for a small negative number.
+                    let neg = field_to_const(&-f);
+                    match neg.to_u128() {
+                        Some(magnitude) => (
+                            Magnitude::Small {
+                                negative: true,
+                                magnitude,
+                            },
+                            magnitude.wrapping_neg(),
+                        ),
+                        None => (Magnitude::Large, low),
+                    }
+                }
+            }
+        }
+        _ => return Err(type_error(format!("cannot cast {value} to {ty}"))),
+    };
+    match *ty {
+        Type::Field => Ok(match *value {
+            RuntimeValue::Field(f) => RuntimeValue::Field(f),
+            RuntimeValue::Int {
+                bits,
+                signed: true,
+                value: v,
+            } => RuntimeValue::Field(Fr::from(sign_extend(v, bits))),
+            RuntimeValue::Int { value: v, .. } => RuntimeValue::Field(Fr::from(v)),
+            _ => return Err(type_error(format!("cannot cast {value} to {ty}"))),
+        }),
+        Type::Unsigned(bits) | Type::Signed(bits) if (1..=MAX_INT_BITS).contains(&bits) => {
+            let signed = matches!(ty, Type::Signed(_));
+            // A negative Field reading only counts for a signed target; for an
+            // unsigned one the canonical representative is the value.
+            let fits = match math {
+                Magnitude::Small {
+                    negative,
+                    magnitude,
+                } => {
+                    let field_source = matches!(value, RuntimeValue::Field(_));
+                    if negative && field_source && !signed {
+                        false
+                    } else if signed {
+                        let half = 1u128 << (bits - 1);
+                        if negative {
+                            magnitude <= half
+                        } else {
+                            magnitude < half
+                        }
+                    } else {
+                        !negative && magnitude <= mask(bits)
+                    }
+                }
+                Magnitude::Large => false,
+            };
+            if !fits && enabled {
+                return Err(TrapKind::CastFailed {
+                    value: value.clone(),
+                    ty: ty.clone(),
+                });
+            }
+            let low = if !fits {
+                // The wrapped result: the low bits of the representative.
+                match *value {
+                    RuntimeValue::Field(f) => {
+                        let c = field_to_const(&f);
+                        u128::from(c.0[0]) | (u128::from(c.0[1]) << 64)
+                    }
+                    _ => low_bits,
+                }
+            } else {
+                low_bits
+            };
+            Ok(RuntimeValue::Int {
+                bits,
+                signed,
+                value: low & mask(bits),
+            })
+        }
+        _ => Err(type_error(format!("cannot cast {value} to {ty}"))),
+    }
+}
+
+/// `truncate v to bits bits`: the low `bits` bits, same type.
+pub(super) fn truncate(value: &RuntimeValue, bits: u32) -> Result<RuntimeValue, TrapKind> {
+    match *value {
+        RuntimeValue::Int {
+            bits: width,
+            signed,
+            value: v,
+        } => Ok(RuntimeValue::Int {
+            bits: width,
+            signed,
+            value: v & mask(bits),
+        }),
+        RuntimeValue::Field(f) => {
+            if bits >= 254 {
+                return Ok(value.clone());
+            }
+            let mut c = field_to_const(&f);
+            for (i, limb) in c.0.iter_mut().enumerate() {
+                let low = 64 * i as u32;
+                if bits <= low {
+                    *limb = 0;
+                } else if bits < low + 64 {
+                    *limb &= (1u64 << (bits - low)) - 1;
+                }
+            }
+            Ok(RuntimeValue::Field(super::value::field_from_const(c)))
+        }
+        _ => Err(type_error(format!("`truncate` is not defined on {value}"))),
+    }
+}
+
+/// Whether `v < 2^bits`: the canonical representative for `Field`, the
+/// two's complement bits for `iN`.
+pub(super) fn fits_bits(value: &RuntimeValue, bits: u32) -> Result<bool, TrapKind> {
+    match *value {
+        RuntimeValue::Int { value: v, .. } => Ok(bits >= 128 || v >> bits == 0),
+        RuntimeValue::Field(f) => Ok(field_bits(&f) <= bits),
+        _ => Err(type_error(format!(
+            "`range_check` is not defined on {value}"
+        ))),
+    }
+}
+
+/// The plaintext `encode` takes from an operand: its low 5 bits.
+pub(super) fn plaintext_of(value: &RuntimeValue) -> Result<u8, TrapKind> {
+    match *value {
+        RuntimeValue::Int { value: v, .. } => Ok((v & 31) as u8),
+        RuntimeValue::Field(f) => Ok((field_to_const(&f).0[0] & 31) as u8),
+        _ => Err(type_error(format!("cannot encode {value}"))),
+    }
+}
+
+/// An array index as a `usize`, if it is a small integer or field element.
+pub(super) fn index_of(value: &RuntimeValue) -> Result<Option<usize>, TrapKind> {
+    match *value {
+        RuntimeValue::Int { value: v, .. } => Ok(usize::try_from(v).ok()),
+        RuntimeValue::Field(f) => Ok(field_to_const(&f)
+            .to_u64()
+            .and_then(|v| usize::try_from(v).ok())),
+        _ => Err(type_error(format!("{value} is not an array index"))),
+    }
+}
