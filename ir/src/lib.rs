@@ -19,7 +19,10 @@ mod entities;
 mod function;
 mod instructions;
 mod layout;
+mod parser;
 mod types;
+mod verifier;
+mod write;
 
 pub use builder::{CursorPosition, FuncCursor};
 pub use constant::ConstValue;
@@ -28,7 +31,10 @@ pub use entities::{Block, FuncId, Inst, Value};
 pub use function::{Function, Module, Runtime, RuntimeKind, SourceLoc};
 pub use instructions::{BinaryOp, Builtin, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
+pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};
 pub use types::{Type, MAX_INT_BITS};
+pub use verifier::{verify_function, verify_module, Location, VerifierError, VerifierErrorKind};
+pub use write::DisplayFunction;
 
 /// Re-exported so that users of the entity maps need no direct dependency.
 pub use cranelift_entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};

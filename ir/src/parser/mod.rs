@@ -1,0 +1,1166 @@
+//! The parser of the text format, Noir SSA compatible (see the crate docs
+//! and DESIGN section 2 for the grammar):
+//!
+//! ```text
+//! module    := function*
+//! function  := [("acir" | "brillig") "(" NAME ")"] "fn" NAME fN "{" block* "}"
+//! block     := bN "(" [vN ":" type ("," vN ":" type)*] ")" [":"] inst* [terminator]
+//! inst      := [vN ("," vN)* "="] OPCODE operands...
+//! operand   := vN | type ["-"] INT
+//! ```
+//!
+//! Numbering: value `vK` of the text is `Value::from_u32(K)` and block `bK`
+//! is `Block::from_u32(K)` (gaps are allowed and become unused entities);
+//! constants are created after every numbered value of the function.
+//! Functions are renumbered densely in order of appearance (`f0`, `f1`, ...)
+//! and `call fN` is remapped to the function whose header said `fN`.
+//!
+//! Values and blocks may be used before their definition (forward
+//! references). Result types that follow an operand's type (`add`, `not`,
+//! `truncate`, `if`, `array_set`) are resolved at the end of the function,
+//! in linear time, when that operand is defined later in the text.
+//!
+//! Older forms accepted: `store X in v`, `jmpif c, then: ...`, a block header
+//! without its trailing `:`, `jmp bN` without parentheses, `call println(..)`
+//! for `print`, and `bool` for `u1`. Types stay explicit: `allocate`, `load`
+//! and `array_get` need their `-> T`, because defaulting them would guess
+//! wrong on references to arrays of references.
+//!
+//! Robustness: the parser never panics; entity numbers are bounded by a
+//! budget linear in the input size (so `v999999999999` is an error, not an
+//! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
+
+mod lexer;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use lexer::{Lexer, Tok, Token};
+
+use crate::{
+    BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst, InstructionData, Module,
+    Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+};
+
+/// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.
+pub const MAX_TYPE_DEPTH: u32 = 64;
+
+/// Entities numbered at or above this are reserved for constants while a
+/// function is parsed.
+const CONST_TAG: u32 = 0x8000_0000;
+
+/// A parse error: where, and what went wrong. Displays as `LINE:COL: message`.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{loc}: {kind}")]
+pub struct ParseError {
+    /// Where the offending token starts.
+    pub loc: SourceLoc,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+/// The kinds of parse errors.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum ParseErrorKind {
+    /// A character that starts no token.
+    #[error("unexpected character `{0}`")]
+    UnexpectedChar(char),
+    /// A string without its closing quote on the same line.
+    #[error("unterminated string")]
+    UnterminatedString,
+    /// The parser needed one thing and found another.
+    #[error("expected {expected}, found {found}")]
+    Expected {
+        /// What would have been accepted here.
+        expected: String,
+        /// What was there.
+        found: String,
+    },
+    /// A number too large for its place (bit widths, lengths, entity numbers).
+    #[error("number `{0}` is too large")]
+    NumberTooLarge(String),
+    /// An integer bit width outside 1 to 128.
+    #[error("bit width {0} is out of range (1 to {MAX_INT_BITS})")]
+    BadBitWidth(u64),
+    /// A type name that is not one.
+    #[error("unknown type `{0}`")]
+    UnknownType(String),
+    /// Types nested too deeply.
+    #[error("type nested deeper than {MAX_TYPE_DEPTH} levels")]
+    TypeTooDeep,
+    /// A constant of a type that has no constants.
+    #[error("constants must have a numeric type, found `{0}`")]
+    NonNumericConstant(Type),
+    /// A constant outside its type's range.
+    #[error("constant `{value}` does not fit in `{ty}`")]
+    ConstantOutOfRange {
+        /// The constant as written.
+        value: String,
+        /// Its type.
+        ty: Type,
+    },
+    /// An opcode that is not one.
+    #[error("unknown instruction `{0}`")]
+    UnknownInstruction(String),
+    /// A call to a function that is neither in the module nor a builtin.
+    #[error("unknown function `{0}`")]
+    UnknownFunction(String),
+    /// Two definitions of one value.
+    #[error("value `{0}` is defined twice")]
+    ValueRedefined(Value),
+    /// Two blocks with one label.
+    #[error("block `{0}` is defined twice")]
+    BlockRedefined(Block),
+    /// Two functions with one id.
+    #[error("function `f{0}` is defined twice")]
+    FunctionRedefined(u32),
+    /// The names before `=` do not match what the instruction produces.
+    #[error("`{opcode}` produces {expected} result(s), found {found} result name(s)")]
+    ResultCount {
+        /// The instruction.
+        opcode: String,
+        /// How many it produces.
+        expected: usize,
+        /// How many names the text gave.
+        found: usize,
+    },
+    /// An entity number beyond the budget the input size allows.
+    #[error("`{0}`: entity number too large for an input of this size")]
+    EntityNumberTooLarge(String),
+}
+
+/// Parses a module in the text format.
+pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    Parser::new(text)?.module()
+}
+
+/// Parses a text holding exactly one function.
+pub fn parse_function(text: &str) -> Result<Function, ParseError> {
+    let mut module = parse_module(text)?;
+    let count = module.functions.len();
+    if count != 1 {
+        return Err(ParseError {
+            loc: SourceLoc { line: 1, col: 1 },
+            kind: ParseErrorKind::Expected {
+                expected: "exactly one function".into(),
+                found: format!("{count}"),
+            },
+        });
+    }
+    let id = FuncId::from_u32(0);
+    Ok(std::mem::replace(
+        &mut module.functions[id],
+        Function::new(""),
+    ))
+}
+
+/// What an instruction produces.
+enum Results {
+    /// Nothing.
+    None,
+    /// One value of a known type.
+    One(Type),
+    /// One value of the type of the given operand.
+    SameAs(Value),
+    /// One value per type (calls).
+    Many(Vec<Type>),
+}
+
+struct CallFixup {
+    func: FuncId,
+    inst: Inst,
+    number: u32,
+    loc: SourceLoc,
+}
+
+struct Parser<'a> {
+    lexer: Lexer<'a>,
+    tok: Token<'a>,
+    /// Entities (values and blocks) the text may still create.
+    budget: usize,
+}
+
+/// Per-function state.
+struct FuncState {
+    func: Function,
+    consts: Vec<(Type, ConstValue)>,
+    const_ids: HashMap<(Type, ConstValue), u32>,
+    /// Results whose type is that of an operand not yet known: (result, operand).
+    pending: Vec<(Value, Value)>,
+    pending_set: HashSet<Value>,
+    results: Vec<Value>,
+}
+
+fn describe(token: &Token<'_>) -> String {
+    match token.tok {
+        Tok::Eof => "end of input".into(),
+        Tok::Str => "a string".into(),
+        _ => format!("`{}`", token.text),
+    }
+}
+
+/// `prefix` followed by a canonical decimal number (no leading zeros).
+fn entity_number(text: &str, prefix: u8) -> Option<&str> {
+    let digits = text.strip_prefix(prefix as char)?;
+    let canonical = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    canonical.then_some(digits)
+}
+
+fn is_type_start(token: &Token<'_>) -> bool {
+    match token.tok {
+        Tok::Amp | Tok::LBracket => true,
+        Tok::Ident => {
+            matches!(token.text, "Field" | "bool" | "function" | "noisy")
+                || entity_number(token.text, b'u').is_some()
+                || entity_number(token.text, b'i').is_some()
+        }
+        _ => false,
+    }
+}
+
+fn is_value_name(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident && entity_number(token.text, b'v').is_some()
+}
+
+fn is_block_label(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident && entity_number(token.text, b'b').is_some()
+}
+
+/// The BN254 scalar field modulus, little-endian limbs.
+pub(crate) const FIELD_MODULUS: ConstValue = ConstValue([
+    0x43e1_f593_f000_0001,
+    0x2833_e848_79b9_7091,
+    0xb850_45b6_8181_585d,
+    0x3064_4e72_e131_a029,
+]);
+
+/// `a - b` on 256 bits, `a >= b`.
+fn sub256(a: ConstValue, b: ConstValue) -> ConstValue {
+    let mut out = [0u64; 4];
+    let mut borrow = false;
+    for (i, limb) in out.iter_mut().enumerate() {
+        let (d, b1) = a.0[i].overflowing_sub(b.0[i]);
+        let (d, b2) = d.overflowing_sub(u64::from(borrow));
+        *limb = d;
+        borrow = b1 || b2;
+    }
+    ConstValue(out)
+}
+
+/// The constant `negative ? -magnitude : magnitude` of type `ty`, if in range.
+pub(crate) fn make_constant(
+    ty: &Type,
+    negative: bool,
+    magnitude: ConstValue,
+) -> Option<ConstValue> {
+    match *ty {
+        Type::Field => {
+            if !less_than(magnitude, FIELD_MODULUS) {
+                return None;
+            }
+            if negative && !magnitude.is_zero() {
+                Some(sub256(FIELD_MODULUS, magnitude))
+            } else {
+                Some(magnitude)
+            }
+        }
+        Type::Unsigned(bits) => {
+            let m = magnitude.to_u128()?;
+            let fits = bits >= 128 || m < (1u128 << bits);
+            (fits && (!negative || m == 0)).then_some(magnitude)
+        }
+        Type::Signed(bits) => {
+            let m = magnitude.to_u128()?;
+            let half = 1u128 << (bits - 1);
+            let mask = if bits >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << bits) - 1
+            };
+            if negative {
+                (m <= half).then(|| ConstValue::from_u128(m.wrapping_neg() & mask))
+            } else {
+                (m < half).then_some(magnitude)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `a < b` as 256-bit numbers.
+fn less_than(a: ConstValue, b: ConstValue) -> bool {
+    a.0.iter().rev().cmp(b.0.iter().rev()) == std::cmp::Ordering::Less
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Result<Self, ParseError> {
+        let mut lexer = Lexer::new(text);
+        let tok = lexer.next_token()?;
+        Ok(Parser {
+            lexer,
+            tok,
+            budget: 1024 + 4 * text.len(),
+        })
+    }
+
+    fn bump(&mut self) -> Result<Token<'a>, ParseError> {
+        let next = self.lexer.next_token()?;
+        Ok(std::mem::replace(&mut self.tok, next))
+    }
+
+    fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError {
+            loc: self.tok.loc,
+            kind,
+        }
+    }
+
+    fn expected(&self, what: impl fmt::Display) -> ParseError {
+        self.error(ParseErrorKind::Expected {
+            expected: what.to_string(),
+            found: describe(&self.tok),
+        })
+    }
+
+    fn expect(&mut self, tok: Tok, what: &str) -> Result<Token<'a>, ParseError> {
+        if self.tok.tok == tok {
+            self.bump()
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn eat(&mut self, tok: Tok) -> Result<bool, ParseError> {
+        if self.tok.tok == tok {
+            self.bump()?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn is_kw(&self, kw: &str) -> bool {
+        self.tok.tok == Tok::Ident && self.tok.text == kw
+    }
+
+    fn expect_kw(&mut self, kw: &str, what: &str) -> Result<(), ParseError> {
+        if self.is_kw(kw) {
+            self.bump()?;
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn number_u64(&mut self, what: &str) -> Result<u64, ParseError> {
+        if self.tok.tok != Tok::Int {
+            return Err(self.expected(what));
+        }
+        let value = self.tok.text.parse::<u64>();
+        match value {
+            Ok(n) => {
+                self.bump()?;
+                Ok(n)
+            }
+            Err(_) => Err(self.error(ParseErrorKind::NumberTooLarge(self.tok.text.into()))),
+        }
+    }
+
+    fn number_u32(&mut self, what: &str) -> Result<u32, ParseError> {
+        let text = self.tok.text;
+        let loc = self.tok.loc;
+        let n = self.number_u64(what)?;
+        u32::try_from(n).map_err(|_| ParseError {
+            loc,
+            kind: ParseErrorKind::NumberTooLarge(text.into()),
+        })
+    }
+
+    /// An entity number in the token text after its one-letter prefix,
+    /// bounded so that it cannot collide with constant tags.
+    fn entity(&self, prefix: u8) -> Result<u32, ParseError> {
+        let digits = entity_number(self.tok.text, prefix).unwrap_or("");
+        digits
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n < CONST_TAG)
+            .ok_or_else(|| self.error(ParseErrorKind::EntityNumberTooLarge(self.tok.text.into())))
+    }
+
+    // ----- module and functions -----
+
+    fn module(mut self) -> Result<Module, ParseError> {
+        let mut module = Module::new();
+        let mut ids: HashMap<u32, FuncId> = HashMap::new();
+        let mut fixups = Vec::new();
+        while self.tok.tok != Tok::Eof {
+            let id = module.functions.next_key();
+            let (func, number, number_loc) = self.function(id, &mut fixups)?;
+            if ids.insert(number, id).is_some() {
+                return Err(ParseError {
+                    loc: number_loc,
+                    kind: ParseErrorKind::FunctionRedefined(number),
+                });
+            }
+            module.push(func);
+        }
+        for fixup in fixups {
+            let Some(&target) = ids.get(&fixup.number) else {
+                return Err(ParseError {
+                    loc: fixup.loc,
+                    kind: ParseErrorKind::UnknownFunction(format!("f{}", fixup.number)),
+                });
+            };
+            if let InstructionData::Call { callee, .. } =
+                &mut module.functions[fixup.func].dfg[fixup.inst]
+            {
+                *callee = Callee::Function(target);
+            }
+        }
+        Ok(module)
+    }
+
+    fn function(
+        &mut self,
+        id: FuncId,
+        fixups: &mut Vec<CallFixup>,
+    ) -> Result<(Function, u32, SourceLoc), ParseError> {
+        let runtime = if self.is_kw("acir") || self.is_kw("brillig") {
+            let kind = if self.bump()?.text == "acir" {
+                RuntimeKind::Acir
+            } else {
+                RuntimeKind::Brillig
+            };
+            self.expect(Tok::LParen, "`(` after the runtime")?;
+            let inline = self
+                .expect(Tok::Ident, "an inline annotation such as `inline`")?
+                .text
+                .to_string();
+            self.expect(Tok::RParen, "`)` after the inline annotation")?;
+            Some(Runtime { kind, inline })
+        } else {
+            None
+        };
+        self.expect_kw("fn", "`fn` or a runtime such as `acir(inline)`")?;
+        let name = self.expect(Tok::Ident, "a function name after `fn`")?.text;
+        if self.tok.tok != Tok::Ident || entity_number(self.tok.text, b'f').is_none() {
+            return Err(self.expected("a function id such as `f0` after the name"));
+        }
+        let number_loc = self.tok.loc;
+        let number = self.entity(b'f')?;
+        self.bump()?;
+        self.expect(Tok::LBrace, "`{` after the function id")?;
+        let mut state = FuncState {
+            func: Function::new(name),
+            consts: Vec::new(),
+            const_ids: HashMap::new(),
+            pending: Vec::new(),
+            pending_set: HashSet::new(),
+            results: Vec::new(),
+        };
+        state.func.runtime = runtime;
+        while is_block_label(&self.tok) {
+            self.block(&mut state, id, fixups)?;
+        }
+        self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
+        Ok((state.finish(), number, number_loc))
+    }
+
+    // ----- entities -----
+
+    fn ensure_values(&mut self, state: &mut FuncState, number: u32) -> Result<Value, ParseError> {
+        let needed = (number as usize + 1).saturating_sub(state.func.dfg.num_values());
+        if needed > self.budget {
+            return Err(self.error(ParseErrorKind::EntityNumberTooLarge(self.tok.text.into())));
+        }
+        self.budget -= needed;
+        for _ in 0..needed {
+            state.func.dfg.make_unused_value();
+        }
+        Ok(Value::from_u32(number))
+    }
+
+    fn block_ref(&mut self, state: &mut FuncState) -> Result<Block, ParseError> {
+        if !is_block_label(&self.tok) {
+            return Err(self.expected("a block label such as `b1`"));
+        }
+        let number = self.entity(b'b')?;
+        let needed = (number as usize + 1).saturating_sub(state.func.dfg.num_blocks());
+        if needed > self.budget {
+            return Err(self.error(ParseErrorKind::EntityNumberTooLarge(self.tok.text.into())));
+        }
+        self.budget -= needed;
+        for _ in 0..needed {
+            state.func.dfg.make_block();
+        }
+        self.bump()?;
+        Ok(Block::from_u32(number))
+    }
+
+    /// A value name being defined.
+    fn value_def(&mut self, state: &mut FuncState) -> Result<Value, ParseError> {
+        if !is_value_name(&self.tok) {
+            return Err(self.expected("a value name such as `v0`"));
+        }
+        let number = self.entity(b'v')?;
+        let value = self.ensure_values(state, number)?;
+        if state.func.dfg.value_def(value) != ValueDef::Unused {
+            return Err(self.error(ParseErrorKind::ValueRedefined(value)));
+        }
+        self.bump()?;
+        Ok(value)
+    }
+
+    fn operand(&mut self, state: &mut FuncState, what: &str) -> Result<Value, ParseError> {
+        if is_value_name(&self.tok) {
+            let number = self.entity(b'v')?;
+            let value = self.ensure_values(state, number)?;
+            self.bump()?;
+            return Ok(value);
+        }
+        if self.tok.tok == Tok::Int {
+            return Err(self.expected(format_args!(
+                "{what} (constants need their type, as in `u32 0`)"
+            )));
+        }
+        if !is_type_start(&self.tok) {
+            return Err(self.expected(what));
+        }
+        let ty_loc = self.tok.loc;
+        let ty = self.ty(0)?;
+        if !ty.is_numeric() {
+            return Err(ParseError {
+                loc: ty_loc,
+                kind: ParseErrorKind::NonNumericConstant(ty),
+            });
+        }
+        let negative = self.eat(Tok::Minus)?;
+        if self.tok.tok != Tok::Int {
+            return Err(self.expected(format_args!("a number after the type `{ty}`")));
+        }
+        let text = self.tok.text;
+        let constant = ConstValue::parse_decimal(text)
+            .and_then(|magnitude| make_constant(&ty, negative, magnitude));
+        let Some(constant) = constant else {
+            let value = if negative {
+                format!("-{text}")
+            } else {
+                text.into()
+            };
+            return Err(self.error(ParseErrorKind::ConstantOutOfRange { value, ty }));
+        };
+        self.bump()?;
+        let next = state.consts.len() as u32;
+        let key = (ty, constant);
+        let index = match state.const_ids.get(&key) {
+            Some(&index) => index,
+            None => {
+                state.consts.push(key.clone());
+                state.const_ids.insert(key, next);
+                next
+            }
+        };
+        Ok(Value::from_u32(CONST_TAG | index))
+    }
+
+    /// Comma-separated operands up to (not including) `close`.
+    fn operand_list(
+        &mut self,
+        state: &mut FuncState,
+        close: Tok,
+        what: &str,
+    ) -> Result<Vec<Value>, ParseError> {
+        let mut values = Vec::new();
+        if self.tok.tok == close {
+            return Ok(values);
+        }
+        loop {
+            values.push(self.operand(state, what)?);
+            if !self.eat(Tok::Comma)? {
+                return Ok(values);
+            }
+        }
+    }
+
+    // ----- types -----
+
+    fn ty(&mut self, depth: u32) -> Result<Type, ParseError> {
+        if depth >= MAX_TYPE_DEPTH {
+            return Err(self.error(ParseErrorKind::TypeTooDeep));
+        }
+        match self.tok.tok {
+            Tok::Amp => {
+                self.bump()?;
+                self.expect_kw("mut", "`mut` after `&`")?;
+                Ok(Type::reference(self.ty(depth + 1)?))
+            }
+            Tok::LBracket => {
+                self.bump()?;
+                let elements = if self.eat(Tok::LParen)? {
+                    let mut elements = vec![self.ty(depth + 1)?];
+                    while self.eat(Tok::Comma)? {
+                        elements.push(self.ty(depth + 1)?);
+                    }
+                    self.expect(Tok::RParen, "`,` or `)` in a tuple type")?;
+                    elements
+                } else {
+                    vec![self.ty(depth + 1)?]
+                };
+                if self.eat(Tok::Semi)? {
+                    let len = self.number_u32("an array length after `;`")?;
+                    self.expect(Tok::RBracket, "`]` after the array length")?;
+                    Ok(Type::Array(elements.into(), len))
+                } else {
+                    self.expect(Tok::RBracket, "`;` or `]` after the element type")?;
+                    Ok(Type::Slice(elements.into()))
+                }
+            }
+            Tok::Ident => {
+                let text = self.tok.text;
+                let ty = match text {
+                    "Field" => Type::Field,
+                    "bool" => Type::BOOL,
+                    "function" => Type::Function,
+                    "noisy" => Type::Noisy,
+                    _ => {
+                        let (signed, digits) = if let Some(d) = entity_number(text, b'u') {
+                            (false, d)
+                        } else if let Some(d) = entity_number(text, b'i') {
+                            (true, d)
+                        } else {
+                            return Err(self.error(ParseErrorKind::UnknownType(text.into())));
+                        };
+                        let bits = digits.parse::<u64>().unwrap_or(u64::MAX);
+                        if bits == 0 || bits > u64::from(MAX_INT_BITS) {
+                            return Err(self.error(ParseErrorKind::BadBitWidth(bits)));
+                        }
+                        if signed {
+                            Type::Signed(bits as u32)
+                        } else {
+                            Type::Unsigned(bits as u32)
+                        }
+                    }
+                };
+                self.bump()?;
+                Ok(ty)
+            }
+            _ => Err(self.expected("a type")),
+        }
+    }
+
+    // ----- blocks -----
+
+    fn block(
+        &mut self,
+        state: &mut FuncState,
+        id: FuncId,
+        fixups: &mut Vec<CallFixup>,
+    ) -> Result<(), ParseError> {
+        let loc = self.tok.loc;
+        let label_token = self.tok;
+        let block = self.block_ref(state)?;
+        if state.func.layout.is_block_inserted(block) {
+            return Err(ParseError {
+                loc: label_token.loc,
+                kind: ParseErrorKind::BlockRedefined(block),
+            });
+        }
+        state.func.layout.append_block(block);
+        state.func.block_locs[block] = loc;
+        self.expect(Tok::LParen, "`(` after the block label")?;
+        if self.tok.tok != Tok::RParen {
+            loop {
+                let value = self.value_def(state)?;
+                self.expect(Tok::Colon, "`:` after the parameter name")?;
+                let ty = self.ty(0)?;
+                state.func.dfg.attach_block_param(block, value, ty);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "`,` or `)` after a block parameter")?;
+        self.eat(Tok::Colon)?;
+        loop {
+            if self.tok.tok == Tok::RBrace || is_block_label(&self.tok) {
+                // A block without a terminator: the verifier reports it.
+                return Ok(());
+            }
+            if self.tok.tok == Tok::Ident {
+                match self.tok.text {
+                    "jmp" | "jmpif" | "return" | "unreachable" => {
+                        let terminator = self.terminator(state)?;
+                        state.func.dfg.set_terminator(block, terminator);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+            }
+            self.instruction(state, block, id, fixups)?;
+        }
+    }
+
+    fn terminator(&mut self, state: &mut FuncState) -> Result<Terminator, ParseError> {
+        let opcode = self.bump()?.text;
+        Ok(match opcode {
+            "jmp" => {
+                let destination = self.block_ref(state)?;
+                let arguments = if self.eat(Tok::LParen)? {
+                    let args = self.operand_list(state, Tok::RParen, "a jump argument")?;
+                    self.expect(Tok::RParen, "`,` or `)` after a jump argument")?;
+                    args
+                } else {
+                    Vec::new()
+                };
+                Terminator::Jmp {
+                    destination,
+                    arguments,
+                }
+            }
+            "jmpif" => {
+                let condition = self.operand(state, "a condition after `jmpif`")?;
+                self.eat(Tok::Comma)?;
+                self.expect_kw("then", "`then` after the condition")?;
+                self.expect(Tok::Colon, "`:` after `then`")?;
+                let then_destination = self.block_ref(state)?;
+                self.expect(Tok::Comma, "`,` after the then destination")?;
+                self.expect_kw("else", "`else` after the then destination")?;
+                self.expect(Tok::Colon, "`:` after `else`")?;
+                let else_destination = self.block_ref(state)?;
+                Terminator::JmpIf {
+                    condition,
+                    then_destination,
+                    else_destination,
+                }
+            }
+            "return" => {
+                let mut values = Vec::new();
+                if is_value_name(&self.tok) || is_type_start(&self.tok) {
+                    loop {
+                        values.push(self.operand(state, "a returned value")?);
+                        if !self.eat(Tok::Comma)? {
+                            break;
+                        }
+                    }
+                }
+                Terminator::Return { values }
+            }
+            _ => Terminator::Unreachable,
+        })
+    }
+
+    fn instruction(
+        &mut self,
+        state: &mut FuncState,
+        block: Block,
+        id: FuncId,
+        fixups: &mut Vec<CallFixup>,
+    ) -> Result<(), ParseError> {
+        let loc = self.tok.loc;
+        let mut results = std::mem::take(&mut state.results);
+        results.clear();
+        if is_value_name(&self.tok) {
+            loop {
+                results.push(self.value_def(state)?);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+            self.expect(Tok::Eq, "`,` or `=` after the result names")?;
+        }
+        if self.tok.tok != Tok::Ident {
+            return Err(self.expected("an instruction"));
+        }
+        let opcode_token = self.bump()?;
+        let opcode = opcode_token.text;
+        let mut call_target = None;
+        let (data, produces) = match opcode {
+            "not" => {
+                let arg = self.operand(state, "an operand after `not`")?;
+                (InstructionData::Not { arg }, Results::SameAs(arg))
+            }
+            "cast" => {
+                let arg = self.operand(state, "an operand after `cast`")?;
+                self.expect_kw("as", "`as` after the operand")?;
+                let ty = self.ty(0)?;
+                (
+                    InstructionData::Cast {
+                        arg,
+                        ty: ty.clone(),
+                    },
+                    Results::One(ty),
+                )
+            }
+            "truncate" => {
+                let arg = self.operand(state, "an operand after `truncate`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                self.expect(Tok::Comma, "`,` after `bits`")?;
+                self.expect_kw("max_bit_size", "`max_bit_size`")?;
+                self.expect(Tok::Colon, "`:` after `max_bit_size`")?;
+                let max_bit_size = self.number_u32("the maximum bit size")?;
+                let data = InstructionData::Truncate {
+                    arg,
+                    bits,
+                    max_bit_size,
+                };
+                (data, Results::SameAs(arg))
+            }
+            "allocate" => {
+                self.expect(Tok::Arrow, "`->` and the reference type after `allocate`")?;
+                (InstructionData::Allocate, Results::One(self.ty(0)?))
+            }
+            "load" => {
+                let address = self.operand(state, "an address after `load`")?;
+                self.expect(Tok::Arrow, "`->` and the loaded type after the address")?;
+                (InstructionData::Load { address }, Results::One(self.ty(0)?))
+            }
+            "store" => {
+                let value = self.operand(state, "a value after `store`")?;
+                if !(self.is_kw("at") || self.is_kw("in")) {
+                    return Err(self.expected("`at` after the stored value"));
+                }
+                self.bump()?;
+                let address = self.operand(state, "an address after `at`")?;
+                (InstructionData::Store { value, address }, Results::None)
+            }
+            "make_array" => {
+                self.expect(Tok::LBracket, "`[` after `make_array`")?;
+                let elements = self.operand_list(state, Tok::RBracket, "an array element")?;
+                self.expect(Tok::RBracket, "`,` or `]` after an array element")?;
+                self.expect(Tok::Colon, "`:` and the array type after the elements")?;
+                let ty = self.ty(0)?;
+                let data = InstructionData::MakeArray {
+                    elements,
+                    ty: ty.clone(),
+                };
+                (data, Results::One(ty))
+            }
+            "array_get" => {
+                let array = self.operand(state, "an array after `array_get`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.operand(state, "an index after `index`")?;
+                self.expect(Tok::Arrow, "`->` and the element type after the index")?;
+                let ty = self.ty(0)?;
+                (InstructionData::ArrayGet { array, index }, Results::One(ty))
+            }
+            "array_set" => {
+                let array = self.operand(state, "an array after `array_set`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.operand(state, "an index after `index`")?;
+                self.expect(Tok::Comma, "`,` after the index")?;
+                self.expect_kw("value", "`value`")?;
+                let value = self.operand(state, "a value after `value`")?;
+                let data = InstructionData::ArraySet {
+                    array,
+                    index,
+                    value,
+                };
+                (data, Results::SameAs(array))
+            }
+            "constrain" => {
+                let lhs = self.operand(state, "an operand after `constrain`")?;
+                let equal = match self.tok.tok {
+                    Tok::EqEq => true,
+                    Tok::NotEq => false,
+                    _ => return Err(self.expected("`==` or `!=` after the left operand")),
+                };
+                self.bump()?;
+                let rhs = self.operand(state, "an operand after the comparison")?;
+                let message = if self.eat(Tok::Comma)? {
+                    let text = self.expect(Tok::Str, "a message string after `,`")?.text;
+                    Some(unescape(text))
+                } else {
+                    None
+                };
+                let data = InstructionData::Constrain {
+                    lhs,
+                    rhs,
+                    equal,
+                    message,
+                };
+                (data, Results::None)
+            }
+            "range_check" => {
+                let arg = self.operand(state, "an operand after `range_check`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                (InstructionData::RangeCheck { arg, bits }, Results::None)
+            }
+            "enable_side_effects" => {
+                let condition = self.operand(state, "a condition after `enable_side_effects`")?;
+                (
+                    InstructionData::EnableSideEffects { condition },
+                    Results::None,
+                )
+            }
+            "if" => {
+                let then_condition = self.operand(state, "a condition after `if`")?;
+                self.expect_kw("then", "`then` after the condition")?;
+                let then_value = self.operand(state, "a value after `then`")?;
+                self.expect_kw("else", "`else` after the then value")?;
+                self.expect(Tok::LParen, "`(` after `else`")?;
+                self.expect_kw("if", "`if` after `else (`")?;
+                let else_condition = self.operand(state, "the else condition")?;
+                self.expect(Tok::RParen, "`)` after the else condition")?;
+                let else_value = self.operand(state, "a value after the else condition")?;
+                let data = InstructionData::IfElse {
+                    then_condition,
+                    then_value,
+                    else_condition,
+                    else_value,
+                };
+                (data, Results::SameAs(then_value))
+            }
+            "call" => {
+                if self.tok.tok != Tok::Ident {
+                    return Err(self.expected("a function after `call`"));
+                }
+                let callee_token = self.tok;
+                let callee = if entity_number(callee_token.text, b'f').is_some() {
+                    let number = self.entity(b'f')?;
+                    call_target = Some((number, callee_token.loc));
+                    Callee::Function(FuncId::from_u32(0))
+                } else if callee_token.text == "println" {
+                    Callee::Builtin(Builtin::Print)
+                } else if let Some(builtin) = Builtin::from_name(callee_token.text) {
+                    Callee::Builtin(builtin)
+                } else {
+                    return Err(
+                        self.error(ParseErrorKind::UnknownFunction(callee_token.text.into()))
+                    );
+                };
+                self.bump()?;
+                self.expect(Tok::LParen, "`(` after the function")?;
+                let args = self.operand_list(state, Tok::RParen, "a call argument")?;
+                self.expect(Tok::RParen, "`,` or `)` after a call argument")?;
+                let mut types = Vec::new();
+                if self.eat(Tok::Arrow)? {
+                    if self.eat(Tok::LParen)? {
+                        loop {
+                            types.push(self.ty(0)?);
+                            if !self.eat(Tok::Comma)? {
+                                break;
+                            }
+                        }
+                        self.expect(Tok::RParen, "`,` or `)` after a result type")?;
+                    } else {
+                        types.push(self.ty(0)?);
+                    }
+                }
+                (InstructionData::Call { callee, args }, Results::Many(types))
+            }
+            "encode" => {
+                let arg = self.operand(state, "an operand after `encode`")?;
+                self.expect(Tok::Arrow, "`->` and `noisy` after the operand")?;
+                (InstructionData::Encode { arg }, Results::One(self.ty(0)?))
+            }
+            "decode" => {
+                let arg = self.operand(state, "an operand after `decode`")?;
+                self.expect(Tok::Arrow, "`->` and `u5` after the operand")?;
+                (InstructionData::Decode { arg }, Results::One(self.ty(0)?))
+            }
+            "reduce_noise" => {
+                let arg = self.operand(state, "an operand after `reduce_noise`")?;
+                (
+                    InstructionData::ReduceNoise { arg },
+                    Results::One(Type::Noisy),
+                )
+            }
+            "inc_rc" => {
+                let arg = self.operand(state, "an operand after `inc_rc`")?;
+                (InstructionData::IncRc { arg }, Results::None)
+            }
+            "dec_rc" => {
+                let arg = self.operand(state, "an operand after `dec_rc`")?;
+                (InstructionData::DecRc { arg }, Results::None)
+            }
+            _ => match BinaryOp::from_name(opcode) {
+                Some(op) => {
+                    let lhs =
+                        self.operand(state, format!("an operand after `{opcode}`").as_str())?;
+                    self.expect(Tok::Comma, "`,` after the left operand")?;
+                    let rhs = self.operand(state, "a right operand")?;
+                    let produces = if op.is_comparison() {
+                        Results::One(Type::BOOL)
+                    } else {
+                        Results::SameAs(lhs)
+                    };
+                    (InstructionData::Binary { op, lhs, rhs }, produces)
+                }
+                None => {
+                    return Err(ParseError {
+                        loc: opcode_token.loc,
+                        kind: ParseErrorKind::UnknownInstruction(opcode.into()),
+                    })
+                }
+            },
+        };
+        let expected = match &produces {
+            Results::None => 0,
+            Results::One(_) | Results::SameAs(_) => 1,
+            Results::Many(types) => types.len(),
+        };
+        if expected != results.len() {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::ResultCount {
+                    opcode: opcode.into(),
+                    expected,
+                    found: results.len(),
+                },
+            });
+        }
+        let inst = state.func.dfg.make_inst(data);
+        state.func.layout.append_inst(inst, block);
+        state.func.inst_locs[inst] = loc;
+        if let Some((number, loc)) = call_target {
+            fixups.push(CallFixup {
+                func: id,
+                inst,
+                number,
+                loc,
+            });
+        }
+        match produces {
+            Results::None => {}
+            Results::One(ty) => state.func.dfg.attach_result(inst, results[0], ty),
+            Results::SameAs(source) => {
+                let ty = state.known_type(source);
+                let known = ty.is_some();
+                state
+                    .func
+                    .dfg
+                    .attach_result(inst, results[0], ty.unwrap_or(Type::Field));
+                if !known {
+                    state.pending.push((results[0], source));
+                    state.pending_set.insert(results[0]);
+                }
+            }
+            Results::Many(types) => {
+                for (&value, ty) in results.iter().zip(types) {
+                    state.func.dfg.attach_result(inst, value, ty);
+                }
+            }
+        }
+        state.results = results;
+        Ok(())
+    }
+}
+
+/// The contents of a string literal with `\"`, `\\`, `\n` and `\t` decoded.
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+impl FuncState {
+    /// The type of `value` if it is already known: a constant, or a defined
+    /// value whose own type is not pending.
+    fn known_type(&self, value: Value) -> Option<Type> {
+        let n = value.as_u32();
+        if n & CONST_TAG != 0 {
+            return Some(self.consts[(n & !CONST_TAG) as usize].0.clone());
+        }
+        let dfg = &self.func.dfg;
+        let defined = dfg.value_def(value) != ValueDef::Unused;
+        (defined && !self.pending_set.contains(&value)).then(|| dfg.value_type(value).clone())
+    }
+
+    /// Creates the constants, rewrites the operands that named them, and
+    /// resolves the pending result types.
+    fn finish(mut self) -> Function {
+        let func = &mut self.func;
+        if !self.consts.is_empty() {
+            let values: Vec<Value> = self
+                .consts
+                .iter()
+                .map(|(ty, c)| func.dfg.constant(*c, ty.clone()))
+                .collect();
+            let map = |v: Value| {
+                let n = v.as_u32();
+                if n & CONST_TAG != 0 {
+                    values[(n & !CONST_TAG) as usize]
+                } else {
+                    v
+                }
+            };
+            for i in 0..func.dfg.num_insts() {
+                func.dfg[Inst::from_u32(i as u32)].map_values(map);
+            }
+            for i in 0..func.dfg.num_blocks() {
+                if let Some(terminator) = func.dfg.terminator_mut(Block::from_u32(i as u32)) {
+                    terminator.map_values(map);
+                }
+            }
+            for pending in &mut self.pending {
+                pending.1 = map(pending.1);
+            }
+        }
+        self.resolve_pending();
+        self.func
+    }
+
+    /// Gives each pending result the type of its source operand, following
+    /// chains of pending results once each (linear); a cycle, which only
+    /// invalid programs have, keeps the placeholder type.
+    fn resolve_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let source_of: HashMap<Value, usize> = self
+            .pending
+            .iter()
+            .enumerate()
+            .map(|(i, &(result, _))| (result, i))
+            .collect();
+        // 0: unresolved, 1: on the current chain, 2: resolved.
+        let mut state = vec![0u8; self.pending.len()];
+        let mut chain = Vec::new();
+        for start in 0..self.pending.len() {
+            if state[start] != 0 {
+                continue;
+            }
+            chain.clear();
+            let mut current = start;
+            let ty = loop {
+                state[current] = 1;
+                chain.push(current);
+                let source = self.pending[current].1;
+                match source_of.get(&source) {
+                    Some(&next) if state[next] == 0 => current = next,
+                    Some(&next) if state[next] == 1 => break Type::Field,
+                    _ => break self.func.dfg.value_type(source).clone(),
+                }
+            };
+            for &i in &chain {
+                state[i] = 2;
+                let result = self.pending[i].0;
+                if let ValueDef::Result(inst, _) = self.func.dfg.value_def(result) {
+                    // Re-attaching is the one way to retype a result.
+                    self.func.dfg.detach_results(inst);
+                    self.func.dfg.attach_result(inst, result, ty.clone());
+                }
+            }
+        }
+    }
+}

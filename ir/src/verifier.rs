@@ -1,0 +1,978 @@
+//! The verifier: structural, SSA and type checks of a function or module
+//! (DESIGN section 2). It reports the first error found, naming the function,
+//! the block, instruction or value at fault, and its source position when
+//! the function came from text.
+//!
+//! Checks, in order: the function has an entry block; every block in the
+//! layout ends with a terminator whose targets are in the layout; every
+//! operand is a defined value whose definition dominates the use (uses in
+//! unreachable blocks are only checked for being defined); operand and
+//! result types of every instruction; branch arguments against the target's
+//! parameters (`jmpif` targets take none); calls against the callee's
+//! signature (parameters are the entry block's, results what every `return`
+//! returns, and all `return`s agree).
+//!
+//! Dominators are computed with the iterative algorithm of Cooper, Harvey
+//! and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), over a reverse
+//! post-order; dominance queries then use pre/post numbers of the dominator
+//! tree, so the whole verifier runs in time linear in the function size (for
+//! the reducible CFGs compilers produce).
+
+use std::fmt;
+
+use cranelift_entity::SecondaryMap;
+
+use crate::{
+    BinaryOp, Block, Callee, FuncId, Function, Inst, InstructionData, Module, SourceLoc,
+    Terminator, Type, Value, ValueDef,
+};
+
+/// Where in a function an error is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Location {
+    /// The function as a whole.
+    Function,
+    /// A block (its header or its terminator).
+    Block(Block),
+    /// An instruction.
+    Inst(Inst),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Function => Ok(()),
+            Location::Block(block) => write!(f, "{block}: "),
+            Location::Inst(inst) => write!(f, "{inst}: "),
+        }
+    }
+}
+
+/// A verifier error. Displays as `LINE:COL: function NAME: ...` when the
+/// position is known.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct VerifierError {
+    /// The function's id in its module (`f0` when verified alone).
+    pub func: FuncId,
+    /// The function's name.
+    pub function: String,
+    /// The entity at fault.
+    pub location: Location,
+    /// Its position in the source text, if known.
+    pub loc: SourceLoc,
+    /// What is wrong.
+    pub kind: VerifierErrorKind,
+}
+
+impl fmt::Display for VerifierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.loc.is_known() {
+            write!(f, "{}: ", self.loc)?;
+        }
+        write!(
+            f,
+            "in function `{}` ({}): {}{}",
+            self.function, self.func, self.location, self.kind
+        )
+    }
+}
+
+impl std::error::Error for VerifierError {}
+
+/// The kinds of verifier errors.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum VerifierErrorKind {
+    /// The layout has no block.
+    #[error("the function has no blocks")]
+    NoEntryBlock,
+    /// A block in the layout without a terminator.
+    #[error("block {0} has no terminator")]
+    MissingTerminator(Block),
+    /// A branch to a block that is not in the layout.
+    #[error("branch to {0}, which is not in the layout")]
+    TargetNotInLayout(Block),
+    /// An operand that no instruction, parameter or constant defines.
+    #[error("use of undefined value {0}")]
+    UndefinedValue(Value),
+    /// A use its definition does not dominate.
+    #[error("use of {0} is not dominated by its definition")]
+    NotDominated(Value),
+    /// A result defined by an instruction that is not in the layout.
+    #[error("{value} is defined by {inst}, which is not in the layout")]
+    DefinitionNotInLayout {
+        /// The value.
+        value: Value,
+        /// Its defining instruction.
+        inst: Inst,
+    },
+    /// An operand of the wrong type.
+    #[error("{what} has type `{found}`, expected {expected}")]
+    OperandType {
+        /// Which operand.
+        what: String,
+        /// What was required.
+        expected: String,
+        /// Its type.
+        found: Type,
+    },
+    /// A result of the wrong type.
+    #[error("result {value} has type `{found}`, expected `{expected}`")]
+    ResultType {
+        /// The result.
+        value: Value,
+        /// The type the instruction gives.
+        expected: Type,
+        /// The type recorded.
+        found: Type,
+    },
+    /// An instruction with the wrong number of results.
+    #[error("`{opcode}` has {found} result(s), expected {expected}")]
+    ResultCount {
+        /// The instruction's opcode.
+        opcode: &'static str,
+        /// How many it must have.
+        expected: usize,
+        /// How many it has.
+        found: usize,
+    },
+    /// An instruction whose immediate fields are inconsistent.
+    #[error("invalid `{opcode}`: {reason}")]
+    InvalidImmediate {
+        /// The instruction's opcode.
+        opcode: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `make_array` whose element count does not fit its type.
+    #[error("`make_array` has {found} elements, its type `{ty}` needs {expected}")]
+    ArrayLength {
+        /// The array type.
+        ty: Type,
+        /// Elements required (flattened).
+        expected: String,
+        /// Elements given.
+        found: usize,
+    },
+    /// A jump with the wrong number of arguments.
+    #[error("jump to {target} passes {found} argument(s), {target} has {expected} parameter(s)")]
+    BranchArgCount {
+        /// The destination.
+        target: Block,
+        /// Its parameter count.
+        expected: usize,
+        /// Arguments given.
+        found: usize,
+    },
+    /// A jump argument of the wrong type.
+    #[error("argument {index} of the jump to {target} has type `{found}`, the parameter has `{expected}`")]
+    BranchArgType {
+        /// The destination.
+        target: Block,
+        /// The argument position.
+        index: usize,
+        /// The parameter's type.
+        expected: Type,
+        /// The argument's type.
+        found: Type,
+    },
+    /// A `jmpif` to a block with parameters.
+    #[error("`jmpif` target {0} has parameters")]
+    JmpIfTargetHasParams(Block),
+    /// A call to a function that the module does not have.
+    #[error("call to {0}, which is not in the module")]
+    UnknownCallee(FuncId),
+    /// A call whose arguments do not match the callee's parameters.
+    #[error("call to {callee} passes ({found}), the callee takes ({expected})")]
+    CallArguments {
+        /// The callee.
+        callee: FuncId,
+        /// The callee's parameter types.
+        expected: String,
+        /// The argument types.
+        found: String,
+    },
+    /// A call whose results do not match what the callee returns.
+    #[error("call to {callee} expects ({found}), the callee returns ({expected})")]
+    CallResults {
+        /// The callee.
+        callee: FuncId,
+        /// What the callee returns.
+        expected: String,
+        /// The call's result types.
+        found: String,
+    },
+    /// Two `return`s of one function return different types.
+    #[error("`return` returns ({found}), an earlier `return` returns ({expected})")]
+    ReturnMismatch {
+        /// The types of the first `return`.
+        expected: String,
+        /// The types of this one.
+        found: String,
+    },
+}
+
+/// Verifies every function of a module, calls included.
+pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
+    let mut verifier = Verifier::default();
+    for (id, func) in module.functions.iter() {
+        verifier.verify(func, id, Some(module))?;
+    }
+    Ok(())
+}
+
+/// Verifies one function on its own: calls to functions of a module are
+/// checked only by [`verify_module`].
+pub fn verify_function(func: &Function) -> Result<(), VerifierError> {
+    Verifier::default().verify(func, FuncId::from_u32(0), None)
+}
+
+fn type_list(types: impl IntoIterator<Item = Type>) -> String {
+    let mut out = String::new();
+    for (i, ty) in types.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&ty.to_string());
+    }
+    out
+}
+
+/// Buffers reused across the functions of a module.
+#[derive(Default)]
+struct Verifier {
+    /// Reverse post-order number of each reachable block (`u32::MAX` if unreachable).
+    rpo_number: SecondaryMap<Block, u32>,
+    rpo: Vec<Block>,
+    idom: SecondaryMap<Block, u32>,
+    preds: SecondaryMap<Block, Vec<Block>>,
+    /// Pre- and post-order numbers in the dominator tree.
+    pre: SecondaryMap<Block, u32>,
+    post: SecondaryMap<Block, u32>,
+    inst_pos: SecondaryMap<Inst, u32>,
+}
+
+const UNREACHABLE: u32 = u32::MAX;
+
+struct Ctx<'a> {
+    func: &'a Function,
+    id: FuncId,
+    module: Option<&'a Module>,
+}
+
+impl Ctx<'_> {
+    fn error(&self, location: Location, kind: VerifierErrorKind) -> VerifierError {
+        let loc = match location {
+            Location::Function => self
+                .func
+                .entry_block()
+                .map(|b| self.func.block_locs[b])
+                .unwrap_or_default(),
+            Location::Block(block) => {
+                if self.func.dfg.block_is_valid(block) {
+                    self.func.block_locs[block]
+                } else {
+                    SourceLoc::default()
+                }
+            }
+            Location::Inst(inst) => self.func.inst_locs[inst],
+        };
+        VerifierError {
+            func: self.id,
+            function: self.func.name.clone(),
+            location,
+            loc,
+            kind,
+        }
+    }
+
+    fn ty(&self, value: Value) -> &Type {
+        self.func.dfg.value_type(self.func.dfg.resolve(value))
+    }
+}
+
+impl Verifier {
+    fn verify(
+        &mut self,
+        func: &Function,
+        id: FuncId,
+        module: Option<&Module>,
+    ) -> Result<(), VerifierError> {
+        let cx = Ctx { func, id, module };
+        let dfg = &func.dfg;
+        let Some(entry) = func.entry_block() else {
+            return Err(cx.error(Location::Function, VerifierErrorKind::NoEntryBlock));
+        };
+        for block in func.layout.blocks() {
+            let Some(terminator) = dfg.terminator(block) else {
+                return Err(cx.error(
+                    Location::Block(block),
+                    VerifierErrorKind::MissingTerminator(block),
+                ));
+            };
+            for target in terminator.successors() {
+                if !dfg.block_is_valid(target) || !func.layout.is_block_inserted(target) {
+                    return Err(cx.error(
+                        Location::Block(block),
+                        VerifierErrorKind::TargetNotInLayout(target),
+                    ));
+                }
+            }
+        }
+        self.compute_dominators(func, entry);
+        for block in func.layout.blocks() {
+            for (pos, inst) in func.layout.block_insts(block).enumerate() {
+                self.inst_pos[inst] = pos as u32;
+            }
+        }
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                let at = Location::Inst(inst);
+                let position = self.inst_pos[inst];
+                for &arg in dfg[inst].arguments().as_slice() {
+                    self.check_use(&cx, arg, block, position, at)?;
+                }
+                check_inst(&cx, inst)?;
+            }
+            let terminator = dfg.terminator(block).expect("checked above");
+            let at = Location::Block(block);
+            let end = func.layout.block_len(block) as u32;
+            for &arg in terminator.arguments() {
+                self.check_use(&cx, arg, block, end, at)?;
+            }
+            check_terminator(&cx, block, terminator)?;
+        }
+        Ok(())
+    }
+
+    /// Cooper-Harvey-Kennedy over the blocks reachable from `entry`.
+    fn compute_dominators(&mut self, func: &Function, entry: Block) {
+        let dfg = &func.dfg;
+        self.rpo_number.clear();
+        self.idom.clear();
+        self.pre.clear();
+        self.post.clear();
+        self.rpo.clear();
+        for preds in self.preds.values_mut() {
+            preds.clear();
+        }
+        self.rpo_number.resize(dfg.num_blocks());
+        for block in func.layout.blocks() {
+            self.rpo_number[block] = UNREACHABLE;
+        }
+        // Iterative DFS for the post-order; a block is numbered once all its
+        // successors were visited.
+        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::with_capacity(dfg.num_blocks());
+        let mut stack: Vec<(Block, u32)> = vec![(entry, 0)];
+        visited[entry] = true;
+        let mut postorder = Vec::new();
+        while let Some((block, next)) = stack.last_mut() {
+            let block = *block;
+            let succ = dfg.successors(block).nth(*next as usize);
+            *next += 1;
+            match succ {
+                Some(succ) => {
+                    self.preds[succ].push(block);
+                    if !visited[succ] {
+                        visited[succ] = true;
+                        stack.push((succ, 0));
+                    }
+                }
+                None => {
+                    postorder.push(block);
+                    stack.pop();
+                }
+            }
+        }
+        self.rpo.extend(postorder.iter().rev());
+        for (i, &block) in self.rpo.iter().enumerate() {
+            self.rpo_number[block] = i as u32;
+        }
+        // idom as an RPO number; the entry is its own.
+        for &block in &self.rpo {
+            self.idom[block] = UNREACHABLE;
+        }
+        self.idom[entry] = 0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &block in self.rpo.iter().skip(1) {
+                let mut new_idom = UNREACHABLE;
+                for &pred in &self.preds[block] {
+                    let p = self.rpo_number[pred];
+                    if self.idom[pred] == UNREACHABLE {
+                        continue;
+                    }
+                    new_idom = if new_idom == UNREACHABLE {
+                        p
+                    } else {
+                        self.intersect(p, new_idom)
+                    };
+                }
+                if self.idom[block] != new_idom {
+                    self.idom[block] = new_idom;
+                    changed = true;
+                }
+            }
+        }
+        // Pre/post numbering of the dominator tree: children lists by RPO
+        // number, then an iterative DFS.
+        let n = self.rpo.len();
+        let mut first_child = vec![u32::MAX; n];
+        let mut next_sibling = vec![u32::MAX; n];
+        for i in (1..n).rev() {
+            let parent = self.idom[self.rpo[i]] as usize;
+            next_sibling[i] = first_child[parent];
+            first_child[parent] = i as u32;
+        }
+        let mut counter = 0u32;
+        let mut stack: Vec<(u32, bool)> = vec![(0, false)];
+        while let Some((node, done)) = stack.pop() {
+            let block = self.rpo[node as usize];
+            if done {
+                self.post[block] = counter;
+                counter += 1;
+                continue;
+            }
+            self.pre[block] = counter;
+            counter += 1;
+            stack.push((node, true));
+            let mut child = first_child[node as usize];
+            while child != u32::MAX {
+                stack.push((child, false));
+                child = next_sibling[child as usize];
+            }
+        }
+    }
+
+    fn intersect(&self, mut a: u32, mut b: u32) -> u32 {
+        while a != b {
+            while a > b {
+                a = self.idom[self.rpo[a as usize]];
+            }
+            while b > a {
+                b = self.idom[self.rpo[b as usize]];
+            }
+        }
+        a
+    }
+
+    fn reachable(&self, block: Block) -> bool {
+        self.rpo_number
+            .get(block)
+            .is_some_and(|&n| n != UNREACHABLE)
+    }
+
+    fn dominates(&self, a: Block, b: Block) -> bool {
+        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+    }
+
+    /// Checks that `value`, used in `block` at instruction position
+    /// `position` (the block length for the terminator), is defined and
+    /// dominates the use.
+    fn check_use(
+        &self,
+        cx: &Ctx<'_>,
+        value: Value,
+        block: Block,
+        position: u32,
+        at: Location,
+    ) -> Result<(), VerifierError> {
+        let func = cx.func;
+        let dfg = &func.dfg;
+        let undefined = || cx.error(at, VerifierErrorKind::UndefinedValue(value));
+        if !dfg.value_is_valid(value) {
+            return Err(undefined());
+        }
+        let resolved = dfg.resolve(value);
+        let (def_block, def_pos) = match dfg.value_def(resolved) {
+            ValueDef::Const(_) => return Ok(()),
+            ValueDef::Unused | ValueDef::Alias(_) => return Err(undefined()),
+            ValueDef::Param(def_block, _) => {
+                if !func.layout.is_block_inserted(def_block) {
+                    return Err(undefined());
+                }
+                (def_block, None)
+            }
+            ValueDef::Result(inst, _) => match func.layout.inst_block(inst) {
+                Some(def_block) => (def_block, Some(self.inst_pos[inst])),
+                None => {
+                    return Err(cx.error(
+                        at,
+                        VerifierErrorKind::DefinitionNotInLayout {
+                            value: resolved,
+                            inst,
+                        },
+                    ))
+                }
+            },
+        };
+        if !self.reachable(block) {
+            return Ok(());
+        }
+        let dominated = if def_block == block {
+            def_pos.map_or(true, |p| p < position)
+        } else {
+            self.reachable(def_block) && self.dominates(def_block, block)
+        };
+        if dominated {
+            Ok(())
+        } else {
+            Err(cx.error(at, VerifierErrorKind::NotDominated(value)))
+        }
+    }
+}
+
+fn operand_error(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    what: &str,
+    expected: &str,
+    found: &Type,
+) -> VerifierError {
+    cx.error(
+        Location::Inst(inst),
+        VerifierErrorKind::OperandType {
+            what: what.into(),
+            expected: expected.into(),
+            found: found.clone(),
+        },
+    )
+}
+
+/// Checks `found` against a required type.
+fn expect_type(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    what: &str,
+    value: Value,
+    expected: &Type,
+) -> Result<(), VerifierError> {
+    let found = cx.ty(value);
+    if found == expected {
+        Ok(())
+    } else {
+        Err(operand_error(
+            cx,
+            inst,
+            what,
+            &format!("`{expected}`"),
+            found,
+        ))
+    }
+}
+
+/// The element type at flattened `index` of an array type with element
+/// types `elements`: exact for a constant index, else any of them.
+fn element_type<'t>(
+    cx: &Ctx<'_>,
+    elements: &'t [Type],
+    index: Value,
+    wanted: &Type,
+) -> Option<&'t Type> {
+    if elements.len() == 1 {
+        return Some(&elements[0]);
+    }
+    match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
+        Some(i) => elements.get((i % elements.len() as u64) as usize),
+        None => elements.iter().find(|t| *t == wanted),
+    }
+}
+
+fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
+    use InstructionData::*;
+    let dfg = &cx.func.dfg;
+    let data = &dfg[inst];
+    let opcode = data.opcode_name();
+    let results = dfg.inst_results(inst);
+    let at = Location::Inst(inst);
+    let invalid =
+        |reason: String| cx.error(at, VerifierErrorKind::InvalidImmediate { opcode, reason });
+    // The result type each single-result instruction gives, checked below.
+    let result: Option<Type> = match data {
+        Binary { op, lhs, rhs } => {
+            let lt = cx.ty(*lhs);
+            let ok = match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
+                    lt.is_numeric() || *lt == Type::Noisy
+                }
+                BinaryOp::Div | BinaryOp::Lt => lt.is_numeric(),
+                BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => {
+                    lt.is_numeric()
+                }
+                BinaryOp::Mod
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::Shl
+                | BinaryOp::Shr => lt.is_integer(),
+                BinaryOp::Eq => {
+                    lt.is_numeric() || matches!(lt, Type::Reference(_) | Type::Function)
+                }
+            };
+            if !ok {
+                let expected = match op {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => "a numeric type or `noisy`",
+                    BinaryOp::Eq => "a numeric, reference or function type",
+                    BinaryOp::Mod
+                    | BinaryOp::And
+                    | BinaryOp::Or
+                    | BinaryOp::Xor
+                    | BinaryOp::Shl
+                    | BinaryOp::Shr => "an integer type",
+                    _ => "a numeric type",
+                };
+                return Err(operand_error(cx, inst, "the left operand", expected, lt));
+            }
+            expect_type(cx, inst, "the right operand", *rhs, lt)?;
+            Some(if op.is_comparison() {
+                Type::BOOL
+            } else {
+                lt.clone()
+            })
+        }
+        Not { arg } => {
+            let t = cx.ty(*arg);
+            if !t.is_integer() {
+                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
+            }
+            Some(t.clone())
+        }
+        Cast { arg, ty } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if !ty.is_numeric() {
+                return Err(invalid(format!("cannot cast to `{ty}`")));
+            }
+            Some(ty.clone())
+        }
+        Truncate {
+            arg,
+            bits,
+            max_bit_size,
+        } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if bits > max_bit_size {
+                return Err(invalid(format!(
+                    "{bits} bits is more than the maximum bit size {max_bit_size}"
+                )));
+            }
+            Some(t.clone())
+        }
+        Allocate => {
+            if let Some(&r) = results.first() {
+                if !matches!(dfg.value_type(r), Type::Reference(_)) {
+                    return Err(invalid(format!(
+                        "the result type `{}` is not a reference",
+                        dfg.value_type(r)
+                    )));
+                }
+                Some(dfg.value_type(r).clone())
+            } else {
+                None
+            }
+        }
+        Load { address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            Some(pointee.clone())
+        }
+        Store { value, address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            expect_type(cx, inst, "the stored value", *value, pointee)?;
+            None
+        }
+        MakeArray { elements, ty } => {
+            let (element_types, len) = match ty {
+                Type::Array(e, len) => (e, Some(*len)),
+                Type::Slice(e) => (e, None),
+                _ => return Err(invalid(format!("`{ty}` is not an array or slice type"))),
+            };
+            let width = element_types.len();
+            let count_ok = match len {
+                Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
+                None => width > 0 && elements.len() % width == 0,
+            };
+            if !count_ok {
+                let expected = match len {
+                    Some(len) => (width as u64 * u64::from(len)).to_string(),
+                    None => format!("a multiple of {width}"),
+                };
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::ArrayLength {
+                        ty: ty.clone(),
+                        expected,
+                        found: elements.len(),
+                    },
+                ));
+            }
+            for (i, &element) in elements.iter().enumerate() {
+                expect_type(
+                    cx,
+                    inst,
+                    &format!("element {i}"),
+                    element,
+                    &element_types[i % width],
+                )?;
+            }
+            Some(ty.clone())
+        }
+        ArrayGet { array, index } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let wanted = results.first().map(|&r| dfg.value_type(r).clone());
+            let wanted = wanted.unwrap_or(Type::Field);
+            element_type(cx, elements, *index, &wanted).cloned()
+        }
+        ArraySet {
+            array,
+            index,
+            value,
+        } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let vt = cx.ty(*value);
+            match element_type(cx, elements, *index, vt) {
+                Some(et) => expect_type(cx, inst, "the value", *value, et)?,
+                None => {
+                    return Err(operand_error(
+                        cx,
+                        inst,
+                        "the value",
+                        &format!("an element type of `{t}`"),
+                        vt,
+                    ))
+                }
+            }
+            Some(t.clone())
+        }
+        Constrain { lhs, rhs, .. } => {
+            expect_type(cx, inst, "the right side", *rhs, cx.ty(*lhs))?;
+            None
+        }
+        RangeCheck { arg, bits } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if *bits == 0 || *bits > 254 {
+                return Err(invalid(format!("{bits} bits is outside 1 to 254")));
+            }
+            None
+        }
+        EnableSideEffects { condition } => {
+            expect_type(cx, inst, "the condition", *condition, &Type::BOOL)?;
+            None
+        }
+        IfElse {
+            then_condition,
+            then_value,
+            else_condition,
+            else_value,
+        } => {
+            expect_type(cx, inst, "the then condition", *then_condition, &Type::BOOL)?;
+            expect_type(cx, inst, "the else condition", *else_condition, &Type::BOOL)?;
+            let t = cx.ty(*then_value);
+            expect_type(cx, inst, "the else value", *else_value, t)?;
+            Some(t.clone())
+        }
+        Call { callee, args } => {
+            check_call(cx, inst, *callee, args, results)?;
+            return Ok(());
+        }
+        Encode { arg } => {
+            expect_type(cx, inst, "the plaintext", *arg, &Type::Unsigned(5))?;
+            Some(Type::Noisy)
+        }
+        Decode { arg } => {
+            expect_type(cx, inst, "the ciphertext", *arg, &Type::Noisy)?;
+            Some(Type::Unsigned(5))
+        }
+        ReduceNoise { arg } => {
+            expect_type(cx, inst, "the ciphertext", *arg, &Type::Noisy)?;
+            Some(Type::Noisy)
+        }
+        IncRc { .. } | DecRc { .. } => None,
+    };
+    let expected_count = usize::from(result.is_some() || matches!(data, Allocate));
+    if results.len() != expected_count {
+        return Err(cx.error(
+            at,
+            VerifierErrorKind::ResultCount {
+                opcode,
+                expected: expected_count,
+                found: results.len(),
+            },
+        ));
+    }
+    if let (Some(expected), Some(&value)) = (result, results.first()) {
+        let found = dfg.value_type(value);
+        if *found != expected {
+            return Err(cx.error(
+                at,
+                VerifierErrorKind::ResultType {
+                    value,
+                    expected,
+                    found: found.clone(),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_call(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    callee: Callee,
+    args: &[Value],
+    results: &[Value],
+) -> Result<(), VerifierError> {
+    let at = Location::Inst(inst);
+    let dfg = &cx.func.dfg;
+    let id = match callee {
+        Callee::Builtin(_) => {
+            if !results.is_empty() {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::ResultCount {
+                        opcode: "call",
+                        expected: 0,
+                        found: results.len(),
+                    },
+                ));
+            }
+            return Ok(());
+        }
+        Callee::Function(id) => id,
+    };
+    let Some(module) = cx.module else {
+        return Ok(());
+    };
+    let Some(target) = module.functions.get(id) else {
+        return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
+    };
+    let params = target.param_types();
+    let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
+    if params != arg_types {
+        return Err(cx.error(
+            at,
+            VerifierErrorKind::CallArguments {
+                callee: id,
+                expected: type_list(params),
+                found: type_list(arg_types),
+            },
+        ));
+    }
+    // A callee that never returns may be given any result types.
+    if let Some(returns) = target.return_types() {
+        let result_types: Vec<Type> = results.iter().map(|&r| dfg.value_type(r).clone()).collect();
+        if returns != result_types {
+            return Err(cx.error(
+                at,
+                VerifierErrorKind::CallResults {
+                    callee: id,
+                    expected: type_list(returns),
+                    found: type_list(result_types),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_terminator(
+    cx: &Ctx<'_>,
+    block: Block,
+    terminator: &Terminator,
+) -> Result<(), VerifierError> {
+    let dfg = &cx.func.dfg;
+    let at = Location::Block(block);
+    match terminator {
+        Terminator::Jmp {
+            destination,
+            arguments,
+        } => {
+            let params = dfg.block_params(*destination);
+            if params.len() != arguments.len() {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::BranchArgCount {
+                        target: *destination,
+                        expected: params.len(),
+                        found: arguments.len(),
+                    },
+                ));
+            }
+            for (index, (&param, &arg)) in params.iter().zip(arguments).enumerate() {
+                let expected = dfg.value_type(param);
+                let found = cx.ty(arg);
+                if expected != found {
+                    return Err(cx.error(
+                        at,
+                        VerifierErrorKind::BranchArgType {
+                            target: *destination,
+                            index,
+                            expected: expected.clone(),
+                            found: found.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        Terminator::JmpIf {
+            condition,
+            then_destination,
+            else_destination,
+        } => {
+            let found = cx.ty(*condition);
+            if *found != Type::BOOL {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::OperandType {
+                        what: "the `jmpif` condition".into(),
+                        expected: "`u1`".into(),
+                        found: found.clone(),
+                    },
+                ));
+            }
+            for target in [*then_destination, *else_destination] {
+                if !dfg.block_params(target).is_empty() {
+                    return Err(cx.error(at, VerifierErrorKind::JmpIfTargetHasParams(target)));
+                }
+            }
+        }
+        Terminator::Return { values } => {
+            // `return_types` is that of the first `return` in layout order.
+            let expected = cx.func.return_types().unwrap_or_default();
+            let found: Vec<Type> = values.iter().map(|&v| cx.ty(v).clone()).collect();
+            if expected != found {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::ReturnMismatch {
+                        expected: type_list(expected),
+                        found: type_list(found),
+                    },
+                ));
+            }
+        }
+        Terminator::Unreachable => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! The printer of the text format: `Display` for [`Function`] and
+//! [`Module`]. It writes the canonical form the parser reads back to the same
+//! function (values and blocks keep their numbers, constants are written
+//! inline as `Field 5`, `i8 -1`), so `print(parse(text))` is a fixed point.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use crate::{
+    Block, ConstValue, FuncId, Function, InstructionData, Module, Terminator, Type, Value, ValueDef,
+};
+
+/// A [`Function`] displayed with the id its module gives it.
+pub struct DisplayFunction<'a> {
+    func: &'a Function,
+    id: FuncId,
+}
+
+impl Function {
+    /// Displays the function with the header id `id` (`fn main f3 {`).
+    /// `Display` on the function alone writes `f0`.
+    pub fn display(&self, id: FuncId) -> DisplayFunction<'_> {
+        DisplayFunction { func: self, id }
+    }
+}
+
+impl Display for DisplayFunction<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_function(f, self.func, self.id)
+    }
+}
+
+impl Display for Function {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_function(f, self, FuncId::from_u32(0))
+    }
+}
+
+impl Display for Module {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (i, (id, func)) in self.functions.iter().enumerate() {
+            if i > 0 {
+                f.write_char('\n')?;
+            }
+            write_function(f, func, id)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the constant `value` of type `ty` as its digits, negative for
+/// `iN` values with the sign bit set.
+pub(crate) fn write_constant_digits(
+    f: &mut impl Write,
+    ty: &Type,
+    value: ConstValue,
+) -> fmt::Result {
+    if let (Type::Signed(bits), Some(raw)) = (ty, value.to_u128()) {
+        let bits = *bits;
+        if (1..=128).contains(&bits) && (raw >> (bits - 1)) & 1 == 1 {
+            let mask = if bits == 128 {
+                u128::MAX
+            } else {
+                (1u128 << bits) - 1
+            };
+            let magnitude = raw.wrapping_neg() & mask;
+            let magnitude = if magnitude == 0 { raw } else { magnitude };
+            return write!(f, "-{magnitude}");
+        }
+    }
+    write!(f, "{value}")
+}
+
+struct Operand<'a>(&'a Function, Value);
+
+impl Display for Operand<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let dfg = &self.0.dfg;
+        let value = if dfg.value_is_valid(self.1) {
+            dfg.resolve(self.1)
+        } else {
+            self.1
+        };
+        if dfg.value_is_valid(value) {
+            if let ValueDef::Const(c) = dfg.value_def(value) {
+                let ty = dfg.value_type(value);
+                write!(f, "{ty} ")?;
+                return write_constant_digits(f, ty, c);
+            }
+        }
+        write!(f, "{value}")
+    }
+}
+
+struct List<'a>(&'a Function, &'a [Value]);
+
+impl Display for List<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (i, &value) in self.1.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", Operand(self.0, value))?;
+        }
+        Ok(())
+    }
+}
+
+fn write_function(f: &mut Formatter<'_>, func: &Function, id: FuncId) -> fmt::Result {
+    if let Some(runtime) = &func.runtime {
+        write!(f, "{runtime} ")?;
+    }
+    writeln!(f, "fn {} {id} {{", func.name)?;
+    for block in func.layout.blocks() {
+        write_block(f, func, block)?;
+    }
+    f.write_str("}\n")
+}
+
+fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Result {
+    let dfg = &func.dfg;
+    write!(f, "  {block}(")?;
+    for (i, &param) in dfg.block_params(block).iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{param}: {}", dfg.value_type(param))?;
+    }
+    f.write_str("):\n")?;
+    for inst in func.layout.block_insts(block) {
+        f.write_str("    ")?;
+        let results = dfg.inst_results(inst);
+        for (i, result) in results.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{result}")?;
+        }
+        if !results.is_empty() {
+            f.write_str(" = ")?;
+        }
+        write_inst(f, func, &dfg[inst], results)?;
+        f.write_char('\n')?;
+    }
+    if let Some(terminator) = dfg.terminator(block) {
+        f.write_str("    ")?;
+        write_terminator(f, func, terminator)?;
+        f.write_char('\n')?;
+    }
+    Ok(())
+}
+
+fn write_inst(
+    f: &mut Formatter<'_>,
+    func: &Function,
+    data: &InstructionData,
+    results: &[Value],
+) -> fmt::Result {
+    use InstructionData::*;
+    let op = |v: Value| Operand(func, v);
+    let result_ty = |i: usize| results.get(i).map(|&v| func.dfg.value_type(v));
+    let name = data.opcode_name();
+    match data {
+        Binary { op: _, lhs, rhs } => write!(f, "{name} {}, {}", op(*lhs), op(*rhs)),
+        Not { arg } | ReduceNoise { arg } | IncRc { arg } | DecRc { arg } => {
+            write!(f, "{name} {}", op(*arg))
+        }
+        Cast { arg, ty } => write!(f, "cast {} as {ty}", op(*arg)),
+        Truncate {
+            arg,
+            bits,
+            max_bit_size,
+        } => write!(
+            f,
+            "truncate {} to {bits} bits, max_bit_size: {max_bit_size}",
+            op(*arg)
+        ),
+        Allocate => {
+            f.write_str("allocate")?;
+            write_arrow(f, result_ty(0))
+        }
+        Load { address } => {
+            write!(f, "load {}", op(*address))?;
+            write_arrow(f, result_ty(0))
+        }
+        Store { value, address } => write!(f, "store {} at {}", op(*value), op(*address)),
+        MakeArray { elements, ty } => {
+            write!(f, "make_array [{}] : {ty}", List(func, elements))
+        }
+        ArrayGet { array, index } => {
+            write!(f, "array_get {}, index {}", op(*array), op(*index))?;
+            write_arrow(f, result_ty(0))
+        }
+        ArraySet {
+            array,
+            index,
+            value,
+        } => write!(
+            f,
+            "array_set {}, index {}, value {}",
+            op(*array),
+            op(*index),
+            op(*value)
+        ),
+        Constrain {
+            lhs,
+            rhs,
+            equal,
+            message,
+        } => {
+            let cmp = if *equal { "==" } else { "!=" };
+            write!(f, "constrain {} {cmp} {}", op(*lhs), op(*rhs))?;
+            if let Some(message) = message {
+                f.write_str(", \"")?;
+                for c in message.chars() {
+                    match c {
+                        '"' => f.write_str("\\\"")?,
+                        '\\' => f.write_str("\\\\")?,
+                        '\n' => f.write_str("\\n")?,
+                        '\t' => f.write_str("\\t")?,
+                        c => f.write_char(c)?,
+                    }
+                }
+                f.write_char('"')?;
+            }
+            Ok(())
+        }
+        RangeCheck { arg, bits } => write!(f, "range_check {} to {bits} bits", op(*arg)),
+        EnableSideEffects { condition } => write!(f, "enable_side_effects {}", op(*condition)),
+        IfElse {
+            then_condition,
+            then_value,
+            else_condition,
+            else_value,
+        } => write!(
+            f,
+            "if {} then {} else (if {}) {}",
+            op(*then_condition),
+            op(*then_value),
+            op(*else_condition),
+            op(*else_value)
+        ),
+        Call { callee, args } => {
+            write!(f, "call {callee}({})", List(func, args))?;
+            match results {
+                [] => Ok(()),
+                [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
+                many => {
+                    f.write_str(" -> (")?;
+                    for (i, &v) in many.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{}", func.dfg.value_type(v))?;
+                    }
+                    f.write_char(')')
+                }
+            }
+        }
+        Encode { arg } | Decode { arg } => {
+            write!(f, "{name} {}", op(*arg))?;
+            write_arrow(f, result_ty(0))
+        }
+    }
+}
+
+fn write_arrow(f: &mut Formatter<'_>, ty: Option<&Type>) -> fmt::Result {
+    match ty {
+        Some(ty) => write!(f, " -> {ty}"),
+        // A malformed instruction without its result: the verifier reports it.
+        None => Ok(()),
+    }
+}
+
+fn write_terminator(
+    f: &mut Formatter<'_>,
+    func: &Function,
+    terminator: &Terminator,
+) -> fmt::Result {
+    match terminator {
+        Terminator::Jmp {
+            destination,
+            arguments,
+        } => write!(f, "jmp {destination}({})", List(func, arguments)),
+        Terminator::JmpIf {
+            condition,
+            then_destination,
+            else_destination,
+        } => write!(
+            f,
+            "jmpif {} then: {then_destination}, else: {else_destination}",
+            Operand(func, *condition)
+        ),
+        Terminator::Return { values } if values.is_empty() => f.write_str("return"),
+        Terminator::Return { values } => write!(f, "return {}", List(func, values)),
+        Terminator::Unreachable => f.write_str("unreachable"),
+    }
+}

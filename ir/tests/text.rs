@@ -1,0 +1,231 @@
+//! Text format tests: round trips over a corpus covering every instruction
+//! and type (printed forms blessed in `data/roundtrip/*.out`), the seed
+//! programs of `examples/ir`, and one case per parse error kind.
+
+#[path = "data/expect.rs"]
+mod expect;
+
+use std::path::{Path, PathBuf};
+
+use kildall_ir::{
+    parse_module, verify_module, ConstValue, FuncId, InstructionData, ParseErrorKind, Type, Value,
+    ValueDef,
+};
+
+fn ssa_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read the corpus directory")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .ssa files in {}", dir.display());
+    files
+}
+
+/// Parses, verifies and prints `path`; checks the printed form against
+/// `expected`, that it is a fixed point, and that it is canonical (parsing
+/// and printing it again gives it back byte for byte).
+fn round_trip(path: &Path, expected: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).expect("read the input");
+    let module = parse_module(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+    if let Err(e) = verify_module(&module) {
+        panic!("{}:{e}", path.display());
+    }
+    let printed = module.to_string();
+    let reparsed =
+        parse_module(&printed).unwrap_or_else(|e| panic!("reparse {}:{e}", path.display()));
+    verify_module(&reparsed).expect("the printed form verifies");
+    assert_eq!(
+        reparsed.to_string(),
+        printed,
+        "{}: not a fixed point",
+        path.display()
+    );
+    expect::check_file(expected, &printed)
+}
+
+#[test]
+fn corpus_round_trips() {
+    let dir = expect::data_dir().join("roundtrip");
+    let failures: Vec<String> = ssa_files(&dir)
+        .iter()
+        .filter_map(|path| round_trip(path, &path.with_extension("out")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn examples_round_trip() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ir");
+    let out_dir = expect::data_dir().join("examples");
+    let failures: Vec<String> = ssa_files(&examples)
+        .iter()
+        .filter_map(|path| {
+            let name = path.file_name().expect("file name");
+            round_trip(path, &out_dir.join(name).with_extension("out"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The blessed printed forms are canonical: printing their parse gives them
+/// back unchanged.
+#[test]
+fn canonical_text_is_identity() {
+    for dir in ["roundtrip", "examples"] {
+        let dir = expect::data_dir().join(dir);
+        for entry in std::fs::read_dir(&dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "out") {
+                let text = std::fs::read_to_string(&path).expect("read");
+                let module =
+                    parse_module(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+                assert_eq!(module.to_string(), text, "{}", path.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn parse_errors() {
+    expect::check_cases(
+        &expect::data_dir().join("parse_errors.txt"),
+        |input| match parse_module(input) {
+            Ok(module) => format!("ok\n{module}"),
+            Err(e) => e.to_string(),
+        },
+    );
+}
+
+#[test]
+fn every_parse_error_kind_is_covered() {
+    // One witness per kind; the messages are checked in `parse_errors.txt`.
+    let witnesses = [
+        "fn main f0 { b0(): return } #",
+        "fn main f0 { b0(): constrain u1 1 == u1 1, \"open",
+        "fn main f0 { b0(): return; }",
+        "fn main f0 { b0(v0: [Field; 99999999999]): return }",
+        "fn main f0 { b0(v0: u129): return }",
+        "fn main f0 { b0(v0: Fieldd): return }",
+        "fn main f0 { b0(): return noisy 1 }",
+        "fn main f0 { b0(): return u8 256 }",
+        "fn main f0 { b0(): v0 = frobnicate }",
+        "fn main f0 { b0(): call f9() return }",
+        "fn main f0 { b0(v0: u1, v0: u1): return }",
+        "fn main f0 { b0(): return b0(): return }",
+        "fn main f0 { b0(): return } fn main f0 { b0(): return }",
+        "fn main f0 { b0(): v0 = store u1 1 at v1 return }",
+        "fn main f0 { b0(): return v99999999 }",
+    ];
+    let mut kinds: Vec<String> = witnesses
+        .iter()
+        .map(|w| {
+            let e = parse_module(w).err().expect(w);
+            format!("{:?}", e.kind)
+                .split(['(', ' '])
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    let mut deep = String::from("fn main f0 { b0(v0: ");
+    deep.push_str(&"&mut ".repeat(1000));
+    deep.push_str("Field): return }");
+    let e = parse_module(&deep).err().expect("deep type");
+    assert_eq!(e.kind, ParseErrorKind::TypeTooDeep);
+    kinds.push("TypeTooDeep".into());
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds.len(), 16, "{kinds:?}");
+}
+
+#[test]
+fn numbers_are_preserved_and_calls_remapped() {
+    let text = std::fs::read_to_string(expect::data_dir().join("roundtrip/numbering.ssa")).unwrap();
+    let module = parse_module(&text).unwrap();
+    let main = &module.functions[FuncId::from_u32(0)];
+    let helper = &module.functions[FuncId::from_u32(1)];
+    assert_eq!(main.name, "main");
+    let entry = main.entry_block().unwrap();
+    assert_eq!(entry.as_u32(), 0);
+    assert_eq!(main.dfg.block_params(entry), &[Value::from_u32(3)]);
+    let order: Vec<u32> = main.layout.blocks().map(|b| b.as_u32()).collect();
+    assert_eq!(order, [0, 3, 5]);
+    // Skipped numbers are unused values; constants come after v41.
+    assert_eq!(main.dfg.value_def(Value::from_u32(0)), ValueDef::Unused);
+    for (value, data) in main.dfg.values() {
+        if let ValueDef::Const(_) = data.def {
+            assert!(value.as_u32() > 41, "{value} is a constant");
+        }
+    }
+    // Result types resolved through forward references.
+    for v in [31, 32, 33, 34, 35] {
+        assert_eq!(
+            main.dfg.value_type(Value::from_u32(v)),
+            &Type::Unsigned(64),
+            "v{v}"
+        );
+    }
+    assert_eq!(
+        main.dfg.value_type(Value::from_u32(36)),
+        &Type::array(Type::Unsigned(64), 2)
+    );
+    // `call f7` in helper is a call of f0.
+    let inst = helper
+        .layout
+        .block_insts(helper.entry_block().unwrap())
+        .next()
+        .unwrap();
+    match &helper.dfg[inst] {
+        InstructionData::Call { callee, .. } => assert_eq!(callee.to_string(), "f0"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(helper.inst_locs[inst].line, 24);
+    assert_eq!(main.block_locs[kildall_ir::Block::from_u32(5)].line, 17);
+}
+
+#[test]
+fn constants_are_reduced_to_their_representation() {
+    let text =
+        "fn main f0 { b0(): v0 = add Field -1, Field 0\n v1 = add i8 -128, i8 -1\n return v0, v1 }";
+    let module = parse_module(text).unwrap();
+    let f = &module.functions[FuncId::from_u32(0)];
+    let p_minus_1 = ConstValue::parse_decimal(
+        "21888242871839275222246405745257275088548364400416034343698204186575808495616",
+    )
+    .unwrap();
+    let consts: Vec<(Type, ConstValue)> = f
+        .dfg
+        .values()
+        .filter_map(|(_, d)| match d.def {
+            ValueDef::Const(c) => Some((d.ty.clone(), c)),
+            _ => None,
+        })
+        .collect();
+    assert!(consts.contains(&(Type::Field, p_minus_1)));
+    assert!(consts.contains(&(Type::Signed(8), ConstValue::from_u128(128))));
+    assert!(consts.contains(&(Type::Signed(8), ConstValue::from_u128(255))));
+    assert!(module.to_string().contains("add i8 -128, i8 -1"));
+}
+
+/// Mangled inputs never panic: every prefix and single-byte deletion of the
+/// corpus either parses or gives an error inside the text.
+#[test]
+fn truncations_and_deletions_never_panic() {
+    let text =
+        std::fs::read_to_string(expect::data_dir().join("roundtrip/instructions.ssa")).unwrap();
+    let lines = text.lines().count() as u32 + 1;
+    let check = |input: &str| {
+        if let Err(e) = parse_module(input) {
+            assert!(e.loc.line >= 1 && e.loc.line <= lines, "{e}");
+        }
+    };
+    for (i, _) in text.char_indices() {
+        check(&text[..i]);
+        let mut deleted = String::with_capacity(text.len());
+        deleted.push_str(&text[..i]);
+        deleted.push_str(&text[i + 1..]);
+        check(&deleted);
+    }
+}
