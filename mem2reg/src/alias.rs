@@ -1,0 +1,320 @@
+//! Alias classes: which references may point to the same memory cell.
+//!
+//! The seed's alias sets (`{v1, *v2[0], v3[0], v4}`) are computed here with
+//! Steensgaard's unification-based points-to analysis (B. Steensgaard,
+//! "Points-to Analysis in Almost Linear Time", POPL 1996): every value whose
+//! type contains a reference gets a node standing for the cells its
+//! references may point to, and every instruction that moves references
+//! around unifies nodes, so the whole function costs one pass and
+//! near-constant time per instruction. Two references may alias exactly when
+//! their nodes end in the same class.
+//!
+//! The rules are the seed's, flow-insensitive:
+//! - `allocate` makes a fresh class (a reference aliases itself);
+//! - the reference parameters of the entry block share one class that also
+//!   holds everything stored in it (parameters may alias each other);
+//! - `store v at a` and `vR = load a` unify the class of `v` (or `vR`) with the
+//!   contents of `a`'s class (storing a reference into a reference);
+//! - `make_array`, `array_set` (at any index: arrays are summarised, so a
+//!   dynamic index needs no special case), `array_get`, `if` and block
+//!   parameters unify the classes of the values they combine;
+//! - a call unifies everything reachable from its arguments and results into
+//!   one class that contains itself, since the callee may store any of those
+//!   references into any of those cells. A call is the only way a reference
+//!   leaves the function besides `return`, so those classes are *escaped*.
+//!
+//! Unions at joins are implicit: the classes are valid at every program point.
+
+use kildall_ir::{Callee, Function, Inst, InstructionData, SecondaryMap, Terminator, Type, Value};
+
+/// A node of the unification graph: an index into [`AliasClasses::parent`].
+type Node = u32;
+const NO_NODE: u32 = u32::MAX;
+
+/// The alias classes of one function's references.
+#[derive(Default)]
+pub struct AliasClasses {
+    parent: Vec<Node>,
+    /// The class of the references stored in the cells of a class, or `NO_NODE`.
+    content: Vec<Node>,
+    escaped: Vec<bool>,
+    loaded: Vec<bool>,
+    value_node: SecondaryMap<Value, u32>,
+    call_class: SecondaryMap<Inst, u32>,
+}
+
+impl AliasClasses {
+    /// Computes the classes of `func`'s values.
+    pub fn compute(func: &Function) -> Self {
+        let mut this = AliasClasses {
+            value_node: SecondaryMap::with_default(NO_NODE),
+            call_class: SecondaryMap::with_default(NO_NODE),
+            ..Default::default()
+        };
+        this.build(func);
+        this
+    }
+
+    fn build(&mut self, func: &Function) {
+        let dfg = &func.dfg;
+        let has_refs = |v: Value| dfg.value_type(v).contains_reference();
+        // Parameters of the function: one shared, self-containing class.
+        if let Some(entry) = func.entry_block() {
+            let mut shared = None;
+            for &param in dfg.block_params(entry) {
+                if has_refs(param) {
+                    let n = self.node(param);
+                    shared = Some(match shared {
+                        None => n,
+                        Some(s) => self.unify(s, n),
+                    });
+                }
+            }
+            if let Some(s) = shared {
+                self.make_external(s);
+            }
+        }
+        let mut loads = Vec::new();
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                let results = dfg.inst_results(inst);
+                match &dfg[inst] {
+                    InstructionData::Allocate => {
+                        for &r in results {
+                            self.node(r);
+                        }
+                    }
+                    InstructionData::Store { value, address } => {
+                        let a = self.node(*address);
+                        if has_refs(*value) {
+                            let c = self.content(a);
+                            let v = self.node(*value);
+                            self.unify(c, v);
+                        }
+                    }
+                    InstructionData::Load { address } => {
+                        let a = self.node(*address);
+                        loads.push(*address);
+                        if let Some(&r) = results.first() {
+                            if has_refs(r) {
+                                let c = self.content(a);
+                                let rn = self.node(r);
+                                self.unify(c, rn);
+                            }
+                        }
+                    }
+                    InstructionData::Call {
+                        callee: Callee::Function(_),
+                        args,
+                    } => {
+                        let mut class = None;
+                        for &v in args.iter().chain(results) {
+                            if has_refs(v) {
+                                let n = self.node(v);
+                                class = Some(match class {
+                                    None => n,
+                                    Some(c) => self.unify(c, n),
+                                });
+                            }
+                        }
+                        if let Some(c) = class {
+                            self.make_external(c);
+                            self.call_class[inst] = c;
+                        }
+                    }
+                    InstructionData::Call { .. }
+                    | InstructionData::IncRc { .. }
+                    | InstructionData::DecRc { .. } => {}
+                    // `eq` on references and `constrain` compare them; they
+                    // create no alias.
+                    InstructionData::Binary { .. } | InstructionData::Constrain { .. } => {}
+                    other => {
+                        // make_array, array_get, array_set, if, and any other
+                        // instruction moving references: one class for all.
+                        let mut class = None;
+                        for &v in other.arguments().as_slice().iter().chain(results) {
+                            if has_refs(v) {
+                                let n = self.node(v);
+                                class = Some(match class {
+                                    None => n,
+                                    Some(c) => self.unify(c, n),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            match dfg.terminator(block) {
+                Some(Terminator::Jmp {
+                    destination,
+                    arguments,
+                }) => {
+                    for (&param, &arg) in dfg.block_params(*destination).iter().zip(arguments) {
+                        if has_refs(arg) {
+                            let p = self.node(param);
+                            let a = self.node(arg);
+                            self.unify(p, a);
+                        }
+                    }
+                }
+                Some(Terminator::Return { values }) => {
+                    for &v in values {
+                        if has_refs(v) {
+                            let n = self.node(v);
+                            self.make_external(n);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for address in loads {
+            let n = self.class_of_node(self.value_node[address]);
+            self.loaded[n as usize] = true;
+        }
+        // Resolve the call classes to their final representatives.
+        let calls: Vec<Inst> = self
+            .call_class
+            .keys()
+            .filter(|&i| self.call_class[i] != NO_NODE)
+            .collect();
+        for inst in calls {
+            self.call_class[inst] = self.find(self.call_class[inst]);
+        }
+    }
+
+    fn new_node(&mut self) -> Node {
+        let n = self.parent.len() as Node;
+        self.parent.push(n);
+        self.content.push(NO_NODE);
+        self.escaped.push(false);
+        self.loaded.push(false);
+        n
+    }
+
+    fn node(&mut self, v: Value) -> Node {
+        let n = self.value_node[v];
+        if n != NO_NODE {
+            return n;
+        }
+        let n = self.new_node();
+        self.value_node[v] = n;
+        n
+    }
+
+    fn find(&self, mut n: Node) -> Node {
+        while self.parent[n as usize] != n {
+            n = self.parent[n as usize];
+        }
+        n
+    }
+
+    fn find_compress(&mut self, n: Node) -> Node {
+        let root = self.find(n);
+        let mut n = n;
+        while self.parent[n as usize] != root {
+            let next = self.parent[n as usize];
+            self.parent[n as usize] = root;
+            n = next;
+        }
+        root
+    }
+
+    /// The class of the references held by the cells of class `n`.
+    fn content(&mut self, n: Node) -> Node {
+        let r = self.find_compress(n);
+        let c = self.content[r as usize];
+        if c != NO_NODE {
+            return self.find_compress(c);
+        }
+        let c = self.new_node();
+        self.content[r as usize] = c;
+        c
+    }
+
+    /// Joins two classes and, recursively, their contents (iteratively, so
+    /// long chains of references to references cannot overflow the stack).
+    fn unify(&mut self, a: Node, b: Node) -> Node {
+        let mut work = vec![(a, b)];
+        let mut first = None;
+        while let Some((a, b)) = work.pop() {
+            let (a, b) = (self.find_compress(a), self.find_compress(b));
+            if a == b {
+                first.get_or_insert(a);
+                continue;
+            }
+            // Union by index keeps it simple; path compression bounds the cost.
+            let (root, child) = if a < b { (a, b) } else { (b, a) };
+            self.parent[child as usize] = root;
+            self.escaped[root as usize] |= self.escaped[child as usize];
+            let (cr, cc) = (self.content[root as usize], self.content[child as usize]);
+            match (cr, cc) {
+                (NO_NODE, _) => self.content[root as usize] = cc,
+                (_, NO_NODE) => {}
+                _ => work.push((cr, cc)),
+            }
+            first.get_or_insert(root);
+        }
+        self.find_compress(first.expect("one pair unified"))
+    }
+
+    /// Makes class `n` escaped and its own contents, so that everything
+    /// reachable from it is one class.
+    fn make_external(&mut self, n: Node) {
+        let c = self.content(n);
+        let root = self.unify(n, c);
+        self.escaped[root as usize] = true;
+    }
+
+    fn class_of_node(&self, n: Node) -> u32 {
+        if n == NO_NODE {
+            NO_NODE
+        } else {
+            self.find(n)
+        }
+    }
+
+    /// The class of the cells `v` may point to; `None` for values that hold
+    /// no reference or were not seen.
+    pub fn class(&self, v: Value) -> Option<u32> {
+        let n = self.value_node[v];
+        (n != NO_NODE).then(|| self.find(n))
+    }
+
+    /// Whether references `a` and `b` may point to the same cell.
+    pub fn may_alias(&self, a: Value, b: Value) -> bool {
+        match (self.class(a), self.class(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
+    }
+
+    /// The class a call to a function may read and write, if it receives or
+    /// returns any reference.
+    pub fn call_class(&self, inst: Inst) -> Option<u32> {
+        let c = self.call_class[inst];
+        (c != NO_NODE).then_some(c)
+    }
+
+    /// Whether cells of this class may be seen outside the function (through
+    /// a parameter, a call or a returned value).
+    pub fn is_escaped(&self, class: u32) -> bool {
+        self.escaped[self.find(class) as usize]
+    }
+
+    /// Whether some `load` may read a cell of this class.
+    pub fn is_loaded(&self, class: u32) -> bool {
+        self.loaded[self.find(class) as usize]
+    }
+
+    /// The number of nodes (for tests of linearity).
+    #[allow(dead_code)]
+    pub fn num_nodes(&self) -> usize {
+        self.parent.len()
+    }
+}
+
+/// Whether `ty` is a reference.
+pub fn is_reference(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(_))
+}

@@ -1,0 +1,112 @@
+//! Removal of stores no later load, call, return or alias can observe, and
+//! of allocations left without uses.
+//!
+//! Two rules, both sound whatever the control flow:
+//! - *never read*: a store into a cell of an [alias class](crate::alias) that
+//!   no `load` reads and that does not escape (through a parameter, a call or
+//!   a returned value) cannot be observed: only loads read memory inside a
+//!   function, and only calls and returns let a callee or caller read it;
+//! - *overwritten*: walking a block backwards, a store to `a` is dead when a
+//!   later unconditional store to the same reference `a` follows with no
+//!   load of a possible alias, no call reaching `a`'s class and no
+//!   redefinition of `a` in between (after a redefinition the name denotes
+//!   another cell, and the old one may still be read through an alias).
+//!
+//! An `allocate` whose reference has no use left is removed: allocation has
+//! no effect besides producing a fresh reference.
+
+use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
+
+use crate::alias::AliasClasses;
+use crate::Stats;
+
+/// Removes dead stores; returns whether any was removed.
+pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
+    let dfg = &func.dfg;
+    let mut dead: Vec<Inst> = Vec::new();
+    let mut insts: Vec<(Inst, bool)> = Vec::new();
+    let mut overwritten: Vec<Value> = Vec::new();
+    let never_read = |a: Value| match classes.class(a) {
+        Some(c) => !classes.is_loaded(c) && !classes.is_escaped(c),
+        None => false,
+    };
+    for block in func.layout.blocks() {
+        insts.clear();
+        let mut predicate_one = true;
+        for inst in func.layout.block_insts(block) {
+            if let InstructionData::EnableSideEffects { condition } = dfg[inst] {
+                predicate_one = dfg
+                    .const_value(condition)
+                    .is_some_and(|c| c.to_u64() == Some(1));
+            }
+            insts.push((inst, predicate_one));
+        }
+        overwritten.clear();
+        for &(inst, predicate_one) in insts.iter().rev() {
+            for &r in dfg.inst_results(inst) {
+                overwritten.retain(|&k| k != r);
+            }
+            match dfg[inst] {
+                InstructionData::Store { address, .. } => {
+                    if never_read(address) || overwritten.contains(&address) {
+                        dead.push(inst);
+                    } else if predicate_one {
+                        overwritten.push(address);
+                    }
+                }
+                InstructionData::Load { address } => {
+                    let class = classes.class(address);
+                    overwritten.retain(|&k| class.is_some() && classes.class(k) != class);
+                }
+                InstructionData::Call {
+                    callee: Callee::Function(_),
+                    ..
+                } => {
+                    if let Some(class) = classes.call_class(inst) {
+                        overwritten.retain(|&k| classes.class(k) != Some(class));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    stats.stores_removed += dead.len();
+    let changed = !dead.is_empty();
+    for inst in dead {
+        func.remove_inst(inst);
+    }
+    changed
+}
+
+/// Removes the allocations whose reference has no use; returns whether any was removed.
+pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) -> bool {
+    let dfg = &func.dfg;
+    let mut used = EntitySet::<Value>::new();
+    let mut allocations: Vec<(Inst, Value)> = Vec::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for &v in dfg[inst].arguments().as_slice() {
+                used.insert(dfg.resolve(v));
+            }
+            if let InstructionData::Allocate = dfg[inst] {
+                if let Some(r) = dfg.first_result(inst) {
+                    allocations.push((inst, r));
+                }
+            }
+        }
+        if let Some(term) = dfg.terminator(block) {
+            for &v in term.arguments() {
+                used.insert(dfg.resolve(v));
+            }
+        }
+    }
+    let mut changed = false;
+    for (inst, r) in allocations {
+        if !used.contains(r) {
+            func.remove_inst(inst);
+            stats.allocations_removed += 1;
+            changed = true;
+        }
+    }
+    changed
+}

@@ -1,0 +1,128 @@
+//! Data-driven tests: each `tests/data/*.ssa` file holds an input module, a
+//! header of directives, and after the `// ---- output ----` line the
+//! expected output of the pass and its statistics. `UPDATE_EXPECT=1 cargo
+//! test` rewrites the expected part.
+//!
+//! Directives (comment lines before the module):
+//! - `// options: forward` runs only the seed's load forwarding (default: all parts);
+//! - `// args: u1 1, Field 3` runs `main` on these arguments before and after
+//!   the pass and requires the same outcome (a `main` without parameters is
+//!   always run);
+//! - `// loads-left: N` requires exactly `N` loads in the output, whatever
+//!   the blessed text says: the check that the loads the seed says can go, go.
+
+use std::fs;
+use std::path::Path;
+
+use kildall_ir::interpreter::{interpret, InterpreterOptions, RuntimeValue};
+use kildall_ir::{parse_module, verify_module, InstructionData, Module};
+use kildall_mem2reg::{run_module_with, Options};
+
+const SEPARATOR: &str = "// ---- output ----";
+
+fn loads(module: &Module) -> usize {
+    module
+        .functions
+        .values()
+        .map(|f| {
+            f.layout
+                .blocks()
+                .flat_map(|b| f.layout.block_insts(b))
+                .filter(|&i| matches!(f.dfg[i], InstructionData::Load { .. }))
+                .count()
+        })
+        .sum()
+}
+
+fn check(path: &Path) -> Result<(), String> {
+    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let (input, expected) = match text.find(SEPARATOR) {
+        Some(at) => (
+            &text[..at],
+            text[at + SEPARATOR.len()..].trim_start_matches('\n'),
+        ),
+        None => (&text[..], ""),
+    };
+    let directive = |name: &str| {
+        input
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("// {name}:")).map(str::trim))
+    };
+    let options = match directive("options") {
+        Some("forward") => Options::forward_only(),
+        Some(other) => return Err(format!("unknown options `{other}`")),
+        None => Options::default(),
+    };
+    let before = parse_module(input).map_err(|e| format!("parse: {e}"))?;
+    verify_module(&before).map_err(|e| format!("input does not verify: {e}"))?;
+    let mut after = before.clone();
+    let stats = run_module_with(&mut after, &options);
+    let actual = format!("{after}// stats: {stats}\n");
+    verify_module(&after).map_err(|e| format!("output does not verify: {e}\n{after}"))?;
+
+    let main = before.main().ok_or("no function")?;
+    let args = match directive("args") {
+        Some(args) => Some(RuntimeValue::parse_list(args).map_err(|e| format!("args: {e}"))?),
+        None if before.functions[main].param_types().is_empty() => Some(Vec::new()),
+        None => None,
+    };
+    if let Some(args) = args {
+        let options = InterpreterOptions::default();
+        let a = interpret(&before, main, args.clone(), &options);
+        let b = interpret(&after, main, args, &options);
+        if a.outcome != b.outcome || a.output != b.output {
+            return Err(format!(
+                "behaviour changed: before {:?} {:?}, after {:?} {:?}",
+                a.outcome, a.output, b.outcome, b.output
+            ));
+        }
+    }
+    if let Some(n) = directive("loads-left") {
+        let n: usize = n.parse().map_err(|_| "bad loads-left")?;
+        if loads(&after) != n {
+            return Err(format!(
+                "{} loads left, expected {n}\n{actual}",
+                loads(&after)
+            ));
+        }
+    }
+    if actual != expected {
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            let mut input = input.to_string();
+            if !input.ends_with('\n') {
+                input.push('\n');
+            }
+            fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).map_err(|e| e.to_string())?;
+        } else {
+            return Err(format!(
+                "output differs (UPDATE_EXPECT=1 to bless)\n--- expected\n{expected}\n--- actual\n{actual}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn data_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut paths: Vec<_> = fs::read_dir(&dir)
+        .expect("tests/data exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no test files in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &paths {
+        if let Err(e) = check(path) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} files failed:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n\n")
+    );
+}
