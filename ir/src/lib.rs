@@ -17,6 +17,7 @@ mod constant;
 mod dfg;
 mod entities;
 mod function;
+pub mod generate;
 mod instructions;
 mod layout;
 mod parser;
