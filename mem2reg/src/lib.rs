@@ -117,13 +117,15 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Only the seed's load forwarding, without promotion or dead-store removal.
+    /// Only the seed's load forwarding, without promotion or dead-store removal
+    /// (repeated while a round replaces a load: a replaced load of a reference
+    /// can make a later store a store to a known reference).
     pub fn forward_only() -> Self {
         Options {
             promote: false,
             forward: true,
             dead_stores: false,
-            max_rounds: 1,
+            max_rounds: 4,
         }
     }
 }
