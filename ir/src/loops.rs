@@ -317,6 +317,10 @@ impl LoopAnalysis {
         self.counted_loop(lp).map(|c| c.trip_count)
     }
 
+    // FIXME: only loops tested in the header are counted; loops tested in
+    // the latch (do-while), several latches, negative steps on signed
+    // induction variables and wrapping `eq` exits of `unchecked_add` loops
+    // are reported as not counted.
     fn find_counted(
         &self,
         func: &Function,
