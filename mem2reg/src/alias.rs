@@ -39,6 +39,8 @@ pub struct AliasClasses {
     content: Vec<Node>,
     escaped: Vec<bool>,
     loaded: Vec<bool>,
+    /// Union by size.
+    size: Vec<u32>,
     value_node: SecondaryMap<Value, u32>,
     call_class: SecondaryMap<Inst, u32>,
 }
@@ -168,6 +170,11 @@ impl AliasClasses {
                 _ => {}
             }
         }
+        // Flatten: every node points at its representative, so queries are O(1).
+        for n in 0..self.parent.len() as Node {
+            let root = self.find_compress(n);
+            self.parent[n as usize] = root;
+        }
         for address in loads {
             let n = self.class_of_node(self.value_node[address]);
             self.loaded[n as usize] = true;
@@ -189,6 +196,7 @@ impl AliasClasses {
         self.content.push(NO_NODE);
         self.escaped.push(false);
         self.loaded.push(false);
+        self.size.push(1);
         n
     }
 
@@ -243,9 +251,14 @@ impl AliasClasses {
                 first.get_or_insert(a);
                 continue;
             }
-            // Union by index keeps it simple; path compression bounds the cost.
-            let (root, child) = if a < b { (a, b) } else { (b, a) };
+            // Union by size with path compression: near-constant amortised.
+            let (root, child) = if self.size[a as usize] >= self.size[b as usize] {
+                (a, b)
+            } else {
+                (b, a)
+            };
             self.parent[child as usize] = root;
+            self.size[root as usize] += self.size[child as usize];
             self.escaped[root as usize] |= self.escaped[child as usize];
             let (cr, cc) = (self.content[root as usize], self.content[child as usize]);
             match (cr, cc) {

@@ -54,6 +54,7 @@ use kildall_ir::{Function, Module};
 pub mod alias;
 pub mod dse;
 pub mod forward;
+pub mod pmap;
 pub mod promote;
 
 /// What a run of the pass did.
