@@ -20,7 +20,8 @@ use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
 use crate::alias::AliasClasses;
 use crate::Stats;
 
-/// Removes dead stores; returns whether any was removed.
+/// Removes dead stores; returns whether a store of a reference was removed,
+/// which may make an allocation promotable.
 pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
     let dfg = &func.dfg;
     let mut dead: Vec<Inst> = Vec::new();
@@ -71,15 +72,18 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
         }
     }
     stats.stores_removed += dead.len();
-    let changed = !dead.is_empty();
+    let mut enabling = false;
     for inst in dead {
+        if let InstructionData::Store { value, .. } = func.dfg[inst] {
+            enabling |= func.dfg.value_type(value).contains_reference();
+        }
         func.remove_inst(inst);
     }
-    changed
+    enabling
 }
 
-/// Removes the allocations whose reference has no use; returns whether any was removed.
-pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) -> bool {
+/// Removes the allocations whose reference has no use.
+pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) {
     let dfg = &func.dfg;
     let mut used = EntitySet::<Value>::new();
     let mut allocations: Vec<(Inst, Value)> = Vec::new();
@@ -100,13 +104,10 @@ pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) -> bool {
             }
         }
     }
-    let mut changed = false;
     for (inst, r) in allocations {
         if !used.contains(r) {
             func.remove_inst(inst);
             stats.allocations_removed += 1;
-            changed = true;
         }
     }
-    changed
 }

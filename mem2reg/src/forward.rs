@@ -46,7 +46,9 @@
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};
 use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::{Block, Callee, Function, Inst, InstructionData, Value, ValueDef};
+use kildall_ir::{
+    Block, Callee, Function, Inst, InstructionData, SecondaryMap, Terminator, Value, ValueDef,
+};
 
 use crate::alias::{is_reference, AliasClasses};
 use crate::pmap::PMap;
@@ -116,9 +118,33 @@ impl JoinSemiLattice for KnownValues {
 /// The analysis of reference values, over the alias classes of a function.
 pub(crate) struct ReferenceValues<'a> {
     pub(crate) classes: &'a AliasClasses,
+    /// How often each reference's value is read: by a load, or by a jump
+    /// passing it to a parameter (counted as two). A reference read never
+    /// needs an entry (a store to it only makes its class Unknown); one read
+    /// once needs no entry from its own load.
+    reads: SecondaryMap<Value, u8>,
 }
 
-impl ReferenceValues<'_> {
+impl<'a> ReferenceValues<'a> {
+    pub(crate) fn new(func: &Function, classes: &'a AliasClasses) -> Self {
+        let mut reads: SecondaryMap<Value, u8> = SecondaryMap::new();
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                if let InstructionData::Load { address } = func.dfg[inst] {
+                    reads[address] = reads[address].saturating_add(1);
+                }
+            }
+            if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
+                for &a in arguments {
+                    if is_reference(func.dfg.value_type(a)) {
+                        reads[a] = 2;
+                    }
+                }
+            }
+        }
+        ReferenceValues { classes, reads }
+    }
+
     /// The effect of `inst`; for a load of a `Known` reference, returns the
     /// value that replaces its result.
     pub(crate) fn transfer(
@@ -139,7 +165,7 @@ impl ReferenceValues<'_> {
                     .is_some_and(|c| c.to_u64() == Some(1));
             }
             &InstructionData::Store { value, address } => match self.classes.class(address) {
-                Some(class) if state.predicate_one => {
+                Some(class) if state.predicate_one && self.reads[address] > 0 => {
                     // Every other reference of the class may be the same cell.
                     state
                         .classes
@@ -154,7 +180,10 @@ impl ReferenceValues<'_> {
                 let result = dfg.first_result(inst);
                 if let Some(r) = result {
                     self.define(state, r);
-                    if let (None, Some(c), true) = (replacement, class, state.predicate_one) {
+                    let again = self.reads[address] > 1;
+                    if let (None, Some(c), true, true) =
+                        (replacement, class, state.predicate_one, again)
+                    {
                         state.set(c, address, r);
                     }
                 }
@@ -178,6 +207,9 @@ impl ReferenceValues<'_> {
 
     /// A reference is (re)defined: it names a new cell.
     fn define(&self, state: &mut KnownValues, x: Value) {
+        if self.reads[x] == 0 {
+            return;
+        }
         if let Some(class) = self.classes.class(x) {
             state.forget(class, x);
         }
@@ -252,10 +284,11 @@ impl Analysis<Function> for ReferenceValues<'_> {
 }
 
 /// Solves the analysis and replaces the loads of `Known` references.
-/// Returns whether anything changed.
+/// Returns whether a load of a reference was replaced, which may enable
+/// more promotion and forwarding.
 pub(crate) fn forward(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
     let cfg = ControlFlowGraph::with_function(func);
-    let analysis = ReferenceValues { classes };
+    let analysis = ReferenceValues::new(func, classes);
     let results = analysis.into_engine(func).iterate_to_fixpoint();
     stats.solver_visits += results.stats().block_visits as usize;
     let analysis = results.analysis();
@@ -271,14 +304,15 @@ pub(crate) fn forward(func: &mut Function, classes: &AliasClasses, stats: &mut S
             }
         }
     }
-    let changed = !replacements.is_empty();
+    let mut enabling = false;
     for (inst, value) in replacements {
         let result = func.dfg.first_result(inst);
         func.remove_inst(inst);
         if let Some(result) = result {
+            enabling |= func.dfg.value_type(result).contains_reference();
             func.dfg.replace_all_uses(result, value);
         }
         stats.loads_replaced += 1;
     }
-    changed
+    enabling
 }

@@ -150,6 +150,14 @@ pub fn run_module_with(module: &mut Module, options: &Options) -> Stats {
     stats
 }
 
+fn has_loads(func: &Function) -> bool {
+    func.layout.blocks().any(|b| {
+        func.layout
+            .block_insts(b)
+            .any(|i| matches!(func.dfg[i], kildall_ir::InstructionData::Load { .. }))
+    })
+}
+
 /// Runs the pass on one function with the given options.
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
@@ -159,22 +167,25 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     func.dfg.resolve_aliases();
     for _ in 0..options.max_rounds.max(1) {
         stats.rounds += 1;
-        let mut changed = false;
+        // Another round can only find something if this one replaced a
+        // load of a reference or removed a store of one: other changes
+        // neither move references between names nor make one stop escaping.
+        let mut enabling = false;
         if options.promote {
-            changed |= promote::promote(func, &mut stats);
+            enabling |= promote::promote(func, &mut stats);
             func.dfg.resolve_aliases();
         }
-        if options.forward {
+        if options.forward && has_loads(func) {
             let classes = alias::AliasClasses::compute(func);
-            changed |= forward::forward(func, &classes, &mut stats);
+            enabling |= forward::forward(func, &classes, &mut stats);
             func.dfg.resolve_aliases();
         }
         if options.dead_stores {
             let classes = alias::AliasClasses::compute(func);
-            changed |= dse::dead_stores(func, &classes, &mut stats);
-            changed |= dse::dead_allocations(func, &mut stats);
+            enabling |= dse::dead_stores(func, &classes, &mut stats);
+            dse::dead_allocations(func, &mut stats);
         }
-        if !changed {
+        if !enabling {
             break;
         }
     }

@@ -50,7 +50,8 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
-/// Promotes every promotable allocation of `func`. Returns whether anything changed.
+/// Promotes every promotable allocation of `func`. Returns whether a load
+/// of a reference was replaced, which may enable more promotion.
 pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
     let cfg = ControlFlowGraph::with_function(func);
     let Some(_) = cfg.entry_block() else {
@@ -289,6 +290,7 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
     if !promoted.iter().any(|&p| p) {
         return false;
     }
+    let mut enabling = false;
 
     // 4. Block parameters, grouped by block in slot order.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
@@ -370,6 +372,7 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
                         let result = func.dfg.first_result(inst);
                         func.remove_inst(inst);
                         if let Some(result) = result {
+                            enabling |= func.dfg.value_type(result).contains_reference();
                             func.dfg.replace_all_uses(result, value);
                         }
                         stats.loads_replaced += 1;
@@ -445,5 +448,5 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
             stack.push(Step::Enter(child));
         }
     }
-    true
+    enabling
 }

@@ -1,0 +1,76 @@
+//! mem2reg on generated programs of 10,000, 100,000 and 1,000,000 blocks
+//! (diamonds, counted and while loops, references stored in references and
+//! in arrays of references, calls, predication). Throughput is per block, so
+//! criterion reports the time per block; the pass's statistics and the
+//! process's peak resident memory (VmHWM) are printed once per size.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_ir::Module;
+
+fn program(blocks: usize) -> Module {
+    let config = CfgConfig {
+        memory: 8,
+        nested_references: 2,
+        reference_arrays: 2,
+        ..CfgConfig::sized(blocks)
+    };
+    generate_cfg(1, &config)
+}
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mem2reg");
+    for blocks in [10_000usize, 100_000, 1_000_000] {
+        let module = program(blocks);
+        let actual: usize = module
+            .functions
+            .values()
+            .map(|f| f.layout.num_blocks())
+            .sum();
+        let mut once = module.clone();
+        let stats = kildall_mem2reg::run_module(&mut once);
+        eprintln!(
+            "mem2reg {blocks}: {actual} blocks, {stats}, peak RSS {:.0} MiB",
+            peak_rss_mib()
+        );
+        drop(once);
+        group.throughput(Throughput::Elements(actual as u64));
+        if blocks >= 1_000_000 {
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(60));
+        } else if blocks >= 100_000 {
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(20));
+        } else {
+            group
+                .sample_size(20)
+                .measurement_time(Duration::from_secs(10));
+        }
+        group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
+            b.iter_batched(
+                || module.clone(),
+                |mut m| black_box(kildall_mem2reg::run_module(&mut m)),
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
