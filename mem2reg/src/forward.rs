@@ -47,7 +47,8 @@ use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
-    Block, Callee, Function, Inst, InstructionData, SecondaryMap, Terminator, Value, ValueDef,
+    Block, Callee, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator, Value,
+    ValueDef,
 };
 
 use crate::alias::{is_reference, AliasClasses};
@@ -284,8 +285,9 @@ impl Analysis<Function> for ReferenceValues<'_> {
 }
 
 /// Solves the analysis and replaces the loads of `Known` references.
-/// Returns whether a load of a reference was replaced, which may enable
-/// more promotion and forwarding.
+/// Returns whether another round may find more: a load of a reference was
+/// replaced (names of references changed), or a replaced load's result was
+/// stored (stored values changed names).
 pub(crate) fn forward(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
     let cfg = ControlFlowGraph::with_function(func);
     let analysis = ReferenceValues::new(func, classes);
@@ -293,18 +295,30 @@ pub(crate) fn forward(func: &mut Function, classes: &AliasClasses, stats: &mut S
     stats.solver_visits += results.stats().block_visits as usize;
     let analysis = results.analysis();
     let mut replacements: Vec<(Inst, Value)> = Vec::new();
+    // A store of a replaced load's result stores the replacement, which this
+    // solve did not see (it compares values by name): another round may
+    // find more. Blocks are in reverse post-order, so a load is seen before
+    // the stores it dominates.
+    let mut replaced = EntitySet::<Value>::new();
+    let mut stale = false;
     for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         if !state.reached {
             continue;
         }
         for inst in func.layout.block_insts(block) {
+            if let InstructionData::Store { value, .. } = func.dfg[inst] {
+                stale |= replaced.contains(value);
+            }
             if let Some(v) = analysis.transfer(func, &mut state, inst) {
                 replacements.push((inst, v));
+                if let Some(r) = func.dfg.first_result(inst) {
+                    replaced.insert(r);
+                }
             }
         }
     }
-    let mut enabling = false;
+    let mut enabling = stale;
     for (inst, value) in replacements {
         let result = func.dfg.first_result(inst);
         func.remove_inst(inst);

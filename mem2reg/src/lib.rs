@@ -168,8 +168,10 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     for _ in 0..options.max_rounds.max(1) {
         stats.rounds += 1;
         // Another round can only find something if this one replaced a
-        // load of a reference or removed a store of one: other changes
-        // neither move references between names nor make one stop escaping.
+        // load of a reference, stored the result of a replaced load (the
+        // analysis compares stored values by name), or removed a store of a
+        // reference: other changes neither move references between names,
+        // nor rename stored values, nor make a reference stop escaping.
         let mut enabling = false;
         if options.promote {
             enabling |= promote::promote(func, &mut stats);
