@@ -124,17 +124,16 @@ impl AliasClasses {
                             self.call_class[inst] = c;
                         }
                     }
-                    InstructionData::Call { .. }
-                    | InstructionData::IncRc { .. }
-                    | InstructionData::DecRc { .. } => {}
-                    // `eq` on references and `constrain` compare them; they
-                    // create no alias.
-                    InstructionData::Binary { .. } | InstructionData::Constrain { .. } => {}
-                    other => {
-                        // make_array, array_get, array_set, if, and any other
-                        // instruction moving references: one class for all.
+                    InstructionData::MakeArray { .. }
+                    | InstructionData::ArrayGet { .. }
+                    | InstructionData::ArraySet { .. }
+                    | InstructionData::IfElse { .. } => {
+                        // The instructions that move references between
+                        // values: one class for all of them (arrays are
+                        // summarised, so any index, constant or dynamic).
+                        let data = &dfg[inst];
                         let mut class = None;
-                        for &v in other.arguments().as_slice().iter().chain(results) {
+                        for &v in data.arguments().as_slice().iter().chain(results) {
                             if has_refs(v) {
                                 let n = self.node(v);
                                 class = Some(match class {
@@ -144,6 +143,10 @@ impl AliasClasses {
                             }
                         }
                     }
+                    // The rest take and give numbers, ciphertexts or nothing
+                    // (`eq` and `constrain` compare references without
+                    // aliasing them; builtins and rc counts do not keep them).
+                    _ => {}
                 }
             }
             match dfg.terminator(block) {

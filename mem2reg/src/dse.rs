@@ -85,23 +85,38 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
 /// Removes the allocations whose reference has no use.
 pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) {
     let dfg = &func.dfg;
-    let mut used = EntitySet::<Value>::new();
     let mut allocations: Vec<(Inst, Value)> = Vec::new();
+    let mut allocated = EntitySet::<Value>::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            for &v in dfg[inst].arguments().as_slice() {
-                used.insert(dfg.resolve(v));
-            }
             if let InstructionData::Allocate = dfg[inst] {
                 if let Some(r) = dfg.first_result(inst) {
                     allocations.push((inst, r));
+                    allocated.insert(r);
                 }
             }
         }
+    }
+    if allocations.is_empty() {
+        return;
+    }
+    let mut used = EntitySet::<Value>::new();
+    let mut mark = |v: Value| {
+        let v = dfg.resolve(v);
+        if allocated.contains(v) {
+            used.insert(v);
+        }
+    };
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            dfg[inst]
+                .arguments()
+                .as_slice()
+                .iter()
+                .for_each(|&v| mark(v));
+        }
         if let Some(term) = dfg.terminator(block) {
-            for &v in term.arguments() {
-                used.insert(dfg.resolve(v));
-            }
+            term.arguments().iter().for_each(|&v| mark(v));
         }
     }
     for (inst, r) in allocations {
