@@ -131,6 +131,11 @@ impl Options {
     }
 }
 
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// Runs the pass on one function with every part enabled.
 pub fn run(func: &mut Function) -> Stats {
     run_with(func, &Options::default())
