@@ -318,6 +318,25 @@ impl AliasClasses {
         self.escaped[self.find(class) as usize]
     }
 
+    /// Recomputes which classes some `load` reads, after loads were removed
+    /// from `func`. The classes themselves stay valid: removing a load or
+    /// replacing its result by the value stored (which is in the same class)
+    /// only removes ways references move.
+    pub fn refresh_loads(&mut self, func: &Function) {
+        self.loaded.iter_mut().for_each(|l| *l = false);
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                if let InstructionData::Load { address } = func.dfg[inst] {
+                    match self.class(address) {
+                        Some(c) => self.loaded[c as usize] = true,
+                        // An address never seen: be conservative everywhere.
+                        None => self.loaded.iter_mut().for_each(|l| *l = true),
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether some `load` may read a cell of this class.
     pub fn is_loaded(&self, class: u32) -> bool {
         self.loaded[self.find(class) as usize]

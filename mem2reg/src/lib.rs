@@ -182,13 +182,21 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
             enabling |= promote::promote(func, &mut stats);
             func.dfg.resolve_aliases();
         }
+        let mut classes = None;
         if options.forward && has_loads(func) {
-            let classes = alias::AliasClasses::compute(func);
-            enabling |= forward::forward(func, &classes, &mut stats);
+            let computed = alias::AliasClasses::compute(func);
+            enabling |= forward::forward(func, &computed, &mut stats);
             func.dfg.resolve_aliases();
+            classes = Some(computed);
         }
         if options.dead_stores {
-            let classes = alias::AliasClasses::compute(func);
+            let classes = match classes {
+                Some(mut classes) => {
+                    classes.refresh_loads(func);
+                    classes
+                }
+                None => alias::AliasClasses::compute(func),
+            };
             enabling |= dse::dead_stores(func, &classes, &mut stats);
             dse::dead_allocations(func, &mut stats);
         }
