@@ -314,7 +314,10 @@ impl Machine<'_> {
                 if l[1] != 0 || l[2] != 0 || l[3] != 0 {
                     return Err(InterpError::PointerArith(self.pc));
                 }
-                new_ap + l[0] as usize
+                usize::try_from(l[0])
+                    .ok()
+                    .and_then(|d| new_ap.checked_add(d))
+                    .ok_or(InterpError::PointerArith(self.pc))?
             }
         };
         self.pc = new_pc;

@@ -775,10 +775,10 @@ impl Parser {
                 on_false,
             }
         } else {
-            let (dst, _) = match self.var() {
-                Ok(v) => v,
-                Err(_) => return self.err("an instruction"),
-            };
+            if !matches!(self.peek(), Tok::Ident(_)) {
+                return self.err("an instruction");
+            }
+            let (dst, _) = self.var()?;
             self.expect_punct('=')?;
             let kind = if self.is_ident("call") {
                 self.bump();

@@ -31,6 +31,11 @@ pub mod ssa;
 #[cfg(feature = "cairo-vm")]
 pub mod vm;
 
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use asm::{Mode, Program};
 pub use casm::Listing;
 pub use felt::Felt;

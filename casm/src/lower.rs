@@ -458,6 +458,9 @@ impl Lowerer<'_> {
                     let mut params = live[i + 1].clone();
                     params.remove(*dst);
                     let params = params.sorted();
+                    if params.len() > 30_000 {
+                        self.too_large = true;
+                    }
                     self.transfer_pushes(&mut frame, None, None, &params);
                     self.emit(Instr::Call(Target::Rel(3)));
                     self.emit(Instr::Ret);
@@ -489,6 +492,9 @@ impl Lowerer<'_> {
                             params.remove(*o);
                         }
                         let params = params.sorted();
+                        if params.len() > 30_000 {
+                            self.too_large = true;
+                        }
                         for (k, arm) in [z, nz].into_iter().enumerate() {
                             if k == 1 {
                                 self.emit(Instr::Label(nz_label.clone()));

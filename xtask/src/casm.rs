@@ -1,11 +1,165 @@
-//! `cargo xtask casm`.
+//! `cargo xtask casm`: compile `.jvr` (JuvixReg) to Cairo assembly, and run
+//! it on the Cairo VM or on the strict CASM interpreter.
+//!
+//! A source error is printed as `FILE:LINE:COL: message` on stderr and
+//! exits with status 1.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Arguments of `cargo xtask casm`.
-#[derive(clap::Args)]
-pub struct Cmd {}
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use kildall_casm::jvr::{self, JvrError};
+use kildall_casm::{Felt, Mode};
 
-pub fn run(_cmd: Cmd) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`casm` is not built yet")
+/// Arguments of `cargo xtask casm`.
+#[derive(Args)]
+pub struct Cmd {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Compile a `.jvr` file; print the CASM listing (or write it with -o).
+    Compile {
+        /// The `.jvr` file.
+        file: PathBuf,
+        /// Write the listing here instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also write the program JSON that cairo-vm loads.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Entry function of the JSON program.
+        #[arg(long, default_value = "main")]
+        entry: String,
+        /// Arguments the JSON program passes to the entry, comma-separated.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// Write the JSON in proof mode (`__start__`/`__end__`).
+        #[arg(long)]
+        proof: bool,
+    },
+    /// Compile and run; print the entry's result, then `steps: N`.
+    Run {
+        /// The `.jvr` file.
+        file: PathBuf,
+        /// Which machine runs the bytecode.
+        #[arg(long, value_enum, default_value_t = Vm::Cairo)]
+        vm: Vm,
+        /// Arguments of the entry, comma-separated (e.g. `3,5`).
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// Entry function.
+        #[arg(long, default_value = "main")]
+        entry: String,
+        /// Run in proof mode (`__start__`/`__end__`, steps padded).
+        #[arg(long)]
+        proof: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Vm {
+    /// The real Cairo VM (the `cairo-vm` crate).
+    Cairo,
+    /// This crate's strict interpreter.
+    Interp,
+}
+
+fn felts(args: &[String]) -> anyhow::Result<Vec<Felt>> {
+    args.iter()
+        .map(|a| {
+            Felt::parse_decimal(a.trim())
+                .with_context(|| format!("argument `{a}` is not a decimal integer"))
+        })
+        .collect()
+}
+
+/// Prints a source error as `FILE:LINE:COL: message`.
+fn report(file: &Path, e: &JvrError) -> ExitCode {
+    eprintln!("{}:{}: {}", file.display(), e.pos, e.kind);
+    ExitCode::FAILURE
+}
+
+fn mode(proof: bool) -> Mode {
+    if proof {
+        Mode::Proof
+    } else {
+        Mode::Execution
+    }
+}
+
+/// Runs `cargo xtask casm`.
+pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
+    match cmd.action {
+        Action::Compile {
+            file,
+            output,
+            json,
+            entry,
+            args,
+            proof,
+        } => {
+            let src = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let module = match jvr::parse(&src) {
+                Ok(m) => m,
+                Err(e) => return Ok(report(&file, &e)),
+            };
+            let listing = match kildall_casm::compile_module(&module) {
+                Ok(l) => l,
+                Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
+                Err(e) => return Err(e.into()),
+            };
+            match output {
+                Some(out) => std::fs::write(&out, listing.to_string())
+                    .with_context(|| format!("cannot write {}", out.display()))?,
+                None => print!("{listing}"),
+            }
+            if let Some(json_path) = json {
+                let args = felts(&args)?;
+                let prog = match kildall_casm::build_module(&module, &entry, &args, mode(proof)) {
+                    Ok(p) => p,
+                    Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
+                    Err(e) => return Err(e.into()),
+                };
+                let text = serde_json_pretty(&prog);
+                std::fs::write(&json_path, text)
+                    .with_context(|| format!("cannot write {}", json_path.display()))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Action::Run {
+            file,
+            vm,
+            args,
+            entry,
+            proof,
+        } => {
+            let src = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let args = felts(&args)?;
+            let prog = match kildall_casm::build(&src, &entry, &args, mode(proof)) {
+                Ok(p) => p,
+                Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
+                Err(e) => return Err(e.into()),
+            };
+            let result = match vm {
+                Vm::Interp => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
+                    .with_context(|| format!("{}: CASM interpreter", file.display()))?,
+                Vm::Cairo => kildall_casm::vm::run(&prog)
+                    .with_context(|| format!("{}: Cairo VM", file.display()))?,
+            };
+            println!("{}", result.value);
+            println!("steps: {}", result.steps);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn serde_json_pretty(prog: &kildall_casm::Program) -> String {
+    let v = prog.to_json();
+    format!("{v:#}\n")
 }

@@ -1,0 +1,45 @@
+//! A seeded smoke run of the fuzz harnesses (about a second): mutated
+//! example programs through the parsers, generated programs through the
+//! compiler differential. Needs the `fuzzing` feature.
+#![cfg(feature = "fuzzing")]
+
+use std::path::Path;
+
+use kildall_casm::fuzzing;
+
+fn corpus() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/casm");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn parser_harnesses_survive_mutations() {
+    let corpus = corpus();
+    let mut seed = 0u64;
+    for input in &corpus {
+        fuzzing::parse_jvr(input);
+        let listing = kildall_casm::compile(&String::from_utf8_lossy(input))
+            .unwrap()
+            .to_string();
+        for _ in 0..300 {
+            seed += 1;
+            fuzzing::parse_jvr(&fuzzing::mutate(input, seed));
+            fuzzing::parse_casm(&fuzzing::mutate(listing.as_bytes(), seed));
+        }
+    }
+}
+
+#[test]
+fn compiler_differential_on_generated_programs() {
+    for seed in 5000..5100 {
+        fuzzing::differential(seed);
+    }
+}
