@@ -26,6 +26,7 @@ pub const BATCH_SIZE: usize = 8;
 pub const GROUP_SIZE: usize = 9;
 
 /// A straight-line sequence of operations with decorators.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BasicBlock {
     pub(crate) ops: Vec<Operation>,

@@ -12,6 +12,7 @@ use core::fmt;
 use crate::felt::Felt;
 
 /// Index of an interned string in a forest's string table.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StringId(pub(crate) u32);
 
@@ -23,6 +24,7 @@ impl StringId {
 }
 
 /// The signature scheme of a `sig_to_stack` advice injector.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SignatureKind {
     /// RPO Falcon-512.
@@ -31,6 +33,7 @@ pub enum SignatureKind {
 
 /// An advice injector (miden-core 0.10 `AdviceInjector`), variants in the
 /// order of their binary tags.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // The variants are named after Miden's and documented there.
 pub enum AdviceInjector {
@@ -213,6 +216,7 @@ impl core::str::FromStr for AdviceInjector {
 
 /// Source-level information about the assembly instruction an operation came
 /// from (miden-core's `AssemblyOp`, without the source location).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AsmOp {
     /// Name of the procedure the instruction is in.
@@ -226,6 +230,7 @@ pub struct AsmOp {
 }
 
 /// A decorator.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Decorator {
     /// Injects non-deterministic advice.

@@ -14,7 +14,26 @@ pub const MODULUS: u64 = 0xFFFF_FFFF_0000_0001;
 
 /// A Goldilocks field element in canonical form.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "u64", into = "u64")
+)]
 pub struct Felt(u64);
+
+impl TryFrom<u64> for Felt {
+    type Error = ParseFeltError;
+
+    fn try_from(value: u64) -> Result<Self, Self::Error> {
+        Felt::new(value).ok_or(ParseFeltError::OutOfRange(value))
+    }
+}
+
+impl From<Felt> for u64 {
+    fn from(f: Felt) -> u64 {
+        f.0
+    }
+}
 
 impl Felt {
     /// The element zero.
@@ -83,6 +102,7 @@ impl FromStr for Felt {
 ///
 /// Displayed as `[e0, e1, e2, e3]` in decimal, the way Miden's tools print
 /// words.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Digest(pub [Felt; 4]);
 

@@ -22,6 +22,7 @@ use crate::ops::Operation;
 ///
 /// Ids are only made by the builder and the decoder, which check them
 /// against the forest; [`MastForest::node_id`] checks a raw index.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MastNodeId(pub(crate) u32);
 
@@ -39,6 +40,7 @@ impl core::fmt::Display for MastNodeId {
 }
 
 /// A node of a MAST.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum MastNode {
     /// A basic block.
@@ -76,6 +78,7 @@ pub enum MastNode {
 }
 
 /// The kinds of node, as named by the text form and `inspect`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeKind {
     /// `join`
@@ -229,7 +232,16 @@ impl StringTable {
 }
 
 /// A MAST forest: nodes, their digests, roots and an optional entrypoint.
+///
+/// With the `serde` feature a forest (de)serializes as its nodes, digests,
+/// roots, entrypoint and strings; deserializing rebuilds it through the
+/// builder, so the invariants and digests are checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "ForestRepr", into = "ForestRepr")
+)]
 pub struct MastForest {
     pub(crate) nodes: Vec<MastNode>,
     pub(crate) digests: Vec<Digest>,
@@ -409,6 +421,68 @@ pub enum BuildError {
     /// More than `u32::MAX` nodes or operations.
     #[error("too many nodes or operations for the format")]
     TooLarge,
+    /// A string table with a repeated string.
+    #[error("string {0} repeats an earlier string")]
+    DuplicateString(u32),
+    /// A recorded digest that differs from the node's contents.
+    #[error("digest of node {0} differs from its contents")]
+    DigestMismatch(MastNodeId),
+}
+
+/// The serialized shape of a [`MastForest`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ForestRepr {
+    nodes: Vec<MastNode>,
+    digests: Vec<Digest>,
+    roots: Vec<MastNodeId>,
+    entrypoint: Option<MastNodeId>,
+    strings: Vec<String>,
+}
+
+#[cfg(feature = "serde")]
+impl From<MastForest> for ForestRepr {
+    fn from(f: MastForest) -> ForestRepr {
+        ForestRepr {
+            roots: f.roots().collect(),
+            strings: f.strings.iter().map(str::to_string).collect(),
+            nodes: f.nodes,
+            digests: f.digests,
+            entrypoint: f.entrypoint,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<ForestRepr> for MastForest {
+    type Error = BuildError;
+
+    fn try_from(r: ForestRepr) -> Result<MastForest, BuildError> {
+        let mut b = MastForestBuilder::new();
+        for (i, s) in r.strings.iter().enumerate() {
+            if b.intern(s).index() != i {
+                return Err(BuildError::DuplicateString(i as u32));
+            }
+        }
+        if r.digests.len() != r.nodes.len() {
+            return Err(BuildError::DigestMismatch(MastNodeId(
+                r.digests.len() as u32
+            )));
+        }
+        for (node, digest) in r.nodes.into_iter().zip(r.digests) {
+            let id = b.add_node(node)?;
+            if b.digest(id)? != digest {
+                return Err(BuildError::DigestMismatch(id));
+            }
+        }
+        for root in r.roots {
+            b.add_root(root)?;
+        }
+        if let Some(e) = r.entrypoint {
+            b.set_entrypoint(e)?;
+        }
+        Ok(b.build())
+    }
 }
 
 /// Builds a [`MastForest`], checking that children exist, blocks are

@@ -71,10 +71,13 @@
 //!
 //! ## Strings and data
 //!
-//! The encoder writes every string of the forest's string table, in id
-//! order, at the start of `data`, then the data of each `Block` in node
-//! order. A string must lie inside `data` and be UTF-8; the lengths of all
-//! strings together may not exceed `d`.
+//! Following the encoding steps (each offset is `data.len()` at the time of
+//! writing), `data` holds every string of the forest's string table, in id
+//! order and back to back from offset 0, then the data of each `Block`, back
+//! to back in node order, and nothing else. The full decoder requires
+//! exactly this layout (no gaps, overlaps, repeated strings or unused bytes),
+//! so every forest has one encoding and decoding then re-encoding gives the
+//! input back. Strings must be UTF-8.
 //!
 //! A block's data is its operations and decorators in program order, a
 //! decorator coming right before the operation it is attached to
@@ -99,9 +102,11 @@
 //! `AdviceInjector` (see [`AdviceInjector::tag`]). Exactly `a` operations and
 //! `b` decorators are read from the block's offset; a block has at least one
 //! operation. Because every operation takes at least two bytes and every
-//! decorator one, `2a + b`, summed over all blocks, may not exceed `d`: this
-//! bounds the decoded size by a small multiple of the input even when block
-//! data regions overlap.
+//! decorator one, `2a + b`, summed over the decoded blocks, may not exceed
+//! `d`, and the lengths of the decoded strings together may not exceed `d`
+//! either. The partial decoder, which does not look at the layout of what it
+//! skips, relies on these bounds to keep its output a small multiple of the
+//! input.
 //!
 //! ## Decoding
 //!
@@ -131,6 +136,17 @@ pub const VERSION: [u8; 3] = [0, 0, 0];
 pub const NODE_INFO_SIZE: usize = 48;
 /// Size of a string record.
 pub const STRING_REF_SIZE: usize = 8;
+
+/// Operations without immediate by opcode, for the decoder's fast path.
+const SIMPLE_BY_OPCODE: [Option<Operation>; 256] = {
+    let mut table = [None; 256];
+    let mut code = 0;
+    while code < 256 {
+        table[code] = Operation::simple_from_opcode(code as u8);
+        code += 1;
+    }
+    table
+};
 
 const TAG_OP: u8 = 0;
 const TAG_OP_IMM: u8 = 1;
@@ -446,6 +462,22 @@ pub enum DecodeErrorKind {
         /// Digest of the contents.
         computed: Digest,
     },
+    /// Data not laid out as the encoder lays it out.
+    #[error("{what} starts at data offset {found}, but {expected} was expected (strings, then blocks, back to back)")]
+    DataLayout {
+        /// What is misplaced.
+        what: &'static str,
+        /// Where it should start.
+        expected: u64,
+        /// Where it starts.
+        found: u64,
+    },
+    /// Data section bytes that no string or block uses.
+    #[error("{0} bytes of the data section are not used")]
+    UnusedData(usize),
+    /// The same string twice in the strings table.
+    #[error("string {0} repeats an earlier string")]
+    DuplicateString(u32),
     /// Bytes after the data section.
     #[error("{0} trailing bytes after the data section")]
     TrailingBytes(usize),
@@ -466,6 +498,8 @@ pub struct DecodeError {
 
 type Result<T, E = DecodeError> = core::result::Result<T, E>;
 
+#[cold]
+#[inline(never)]
 fn err<T>(offset: usize, kind: DecodeErrorKind) -> Result<T> {
     Err(DecodeError { offset, kind })
 }
@@ -735,6 +769,26 @@ impl<'a> EncodedForest<'a> {
         ))
     }
 
+    /// Offset of the roots bitset.
+    pub fn roots_offset(&self) -> usize {
+        self.roots_offset
+    }
+
+    /// Offset of the first node record.
+    pub fn infos_offset(&self) -> usize {
+        self.infos_offset
+    }
+
+    /// Offset of the first string record.
+    pub fn strings_offset(&self) -> usize {
+        self.strings_offset
+    }
+
+    /// Offset of the data section.
+    pub fn data_offset(&self) -> usize {
+        self.data_offset
+    }
+
     /// Number of nodes.
     pub fn node_count(&self) -> u32 {
         self.node_count
@@ -955,19 +1009,38 @@ impl<'a> EncodedForest<'a> {
         let n = self.node_count as usize;
         let mut strings = StringTable::default();
         let mut st = StringState::default();
-        // Every string, in table order, so ids survive a round trip.
+        // Every string, in table order, so ids survive a round trip; the
+        // layout must be the encoder's: strings back to back from offset 0,
+        // each once, then blocks back to back in node order, then nothing.
+        let mut cursor = 0usize;
         for i in 0..self.strings_count {
-            self.decode_string(i as u64, self.strings_offset, &mut st, &mut strings)?;
+            let rec_at = self.strings_offset + i as usize * STRING_REF_SIZE;
+            let (_, offset, len) = self.string_ref(i as u64, rec_at)?;
+            if offset != cursor {
+                return err(rec_at, layout_error("string", cursor, offset));
+            }
+            cursor += len;
+            let id = self.decode_string(i as u64, rec_at, &mut st, &mut strings)?;
+            if id.index() != i as usize {
+                return err(rec_at, DecodeErrorKind::DuplicateString(i));
+            }
         }
         let mut nodes = Vec::with_capacity(n);
         let mut digests: Vec<Digest> = Vec::with_capacity(n);
         let mut budget = self.data_size;
         for i in 0..self.node_count {
             let rec = self.record(i)?;
+            if rec.kind == NodeKind::Block && rec.offset as usize != cursor {
+                return err(
+                    self.infos_offset + i as usize * NODE_INFO_SIZE + 12,
+                    layout_error("block data", cursor, rec.offset as usize),
+                );
+            }
             let node = self.decode_node(
                 i,
                 &rec,
                 &mut budget,
+                &mut cursor,
                 &mut |idx, at| self.decode_string(idx, at, &mut st, &mut strings),
                 MastNodeId,
             )?;
@@ -990,6 +1063,12 @@ impl<'a> EncodedForest<'a> {
             nodes.push(node);
             digests.push(digest);
         }
+        if cursor != self.data_size {
+            return err(
+                self.data_offset + cursor,
+                DecodeErrorKind::UnusedData(self.data_size - cursor),
+            );
+        }
         let mut roots: BitVec<u64, Lsb0> = BitVec::repeat(false, n);
         for r in self.roots() {
             roots.set(r as usize, true);
@@ -1008,6 +1087,7 @@ impl<'a> EncodedForest<'a> {
         i: u32,
         rec: &NodeRecord,
         budget: &mut usize,
+        end: &mut usize,
         string: &mut dyn FnMut(u64, usize) -> Result<StringId>,
         map: impl Fn(u32) -> MastNodeId,
     ) -> Result<MastNode> {
@@ -1031,7 +1111,7 @@ impl<'a> EncodedForest<'a> {
             },
             NodeKind::Dyn => MastNode::Dyn,
             NodeKind::External => MastNode::External(rec.digest),
-            NodeKind::Block => MastNode::Block(self.decode_block(i, rec, budget, string)?),
+            NodeKind::Block => MastNode::Block(self.decode_block(i, rec, budget, end, string)?),
         })
     }
 
@@ -1040,6 +1120,7 @@ impl<'a> EncodedForest<'a> {
         node: u32,
         rec: &NodeRecord,
         budget: &mut usize,
+        end: &mut usize,
         string: &mut dyn FnMut(u64, usize) -> Result<StringId>,
     ) -> Result<BasicBlock> {
         let (n_ops, n_decs) = (rec.a, rec.b);
@@ -1068,6 +1149,16 @@ impl<'a> EncodedForest<'a> {
         let mut decorators = Vec::with_capacity(n_decs as usize);
         let total = n_ops as usize + n_decs as usize;
         for _ in 0..total {
+            // Fast path for the common entry, an operation without immediate.
+            if let (Some(&TAG_OP), Some(&code)) = (r.bytes.get(r.pos), r.bytes.get(r.pos + 1)) {
+                if let Some(op) = SIMPLE_BY_OPCODE[code as usize] {
+                    if ops.len() < n_ops as usize {
+                        ops.push(op);
+                        r.pos += 2;
+                        continue;
+                    }
+                }
+            }
             let at = r.at();
             let tag = r.u8("block data")?;
             if tag <= TAG_OP_IMM {
@@ -1122,6 +1213,7 @@ impl<'a> EncodedForest<'a> {
                 decorators.push((ops.len() as u32, d));
             }
         }
+        *end = start + r.pos;
         Ok(BasicBlock { ops, decorators })
     }
 
@@ -1228,6 +1320,7 @@ impl<'a> EncodedForest<'a> {
                 i,
                 &rec,
                 &mut budget,
+                &mut 0,
                 &mut |idx, at| self.decode_string(idx, at, &mut st, &mut strings),
                 |c| map[&c],
             )?;
@@ -1268,6 +1361,14 @@ impl<'a> EncodedForest<'a> {
 struct StringState {
     cache: HashMap<u64, StringId>,
     total: usize,
+}
+
+fn layout_error(what: &'static str, expected: usize, found: usize) -> DecodeErrorKind {
+    DecodeErrorKind::DataLayout {
+        what,
+        expected: expected as u64,
+        found: found as u64,
+    }
 }
 
 fn unknown_or_mismatch(code: u8, under_plain_tag: bool) -> DecodeErrorKind {

@@ -77,7 +77,7 @@ impl GenConfig {
             nodes: 1000,
             mean_block_ops: 360,
             block_per_mille: 500,
-            push_per_mille: 60,
+            push_per_mille: 40,
             decorator_per_mille: 4,
             entrypoint: false,
         }
@@ -95,10 +95,11 @@ const CONTEXTS: [&str; 6] = [
 
 fn random_op(rng: &mut Rng, cfg: &GenConfig) -> Operation {
     if rng.chance(cfg.push_per_mille) {
-        let v = match rng.below(4) {
-            0 => rng.below(16),
-            1 => rng.below(1 << 32),
-            2 => MODULUS - 1 - rng.below(4),
+        // Mostly small constants, as in real code, with some extremes.
+        let v = match rng.below(10) {
+            0..=4 => rng.below(16),
+            5..=7 => rng.below(1 << 32),
+            8 => MODULUS - 1 - rng.below(4),
             _ => rng.below(MODULUS),
         };
         return Operation::Push(Felt::reduce(v));

@@ -9,6 +9,12 @@
 //! * [`text`]: the text form (`Display` and [`parse`]);
 //! * [`generate`]: seeded random forests;
 //! * `fuzzing` (feature `fuzzing`): fuzz harnesses.
+//!
+//! # Features
+//!
+//! * `fuzzing`: the `fuzzing` module, with `arbitrary` inputs;
+//! * `serde`: `Serialize`/`Deserialize` on the public data types
+//!   (deserializing a forest re-checks its invariants and digests).
 #![deny(missing_docs)]
 
 pub mod block;

@@ -14,6 +14,7 @@ use crate::felt::Felt;
 macro_rules! operations {
     ($( $(#[$doc:meta])* $variant:ident = $code:literal, $name:literal; )*) => {
         /// One VM operation.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
         pub enum Operation {
             $( $(#[$doc])* $variant, )*

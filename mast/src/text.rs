@@ -279,6 +279,7 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
             col: t.col,
             message,
         };
+        let defined = b.len();
         let node_ref = |i: usize| -> Result<MastNodeId, ParseError> {
             let t = args
                 .get(i)
@@ -290,6 +291,9 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
                 .text
                 .parse()
                 .map_err(|_| at(t, format!("node id `{}` is too large", t.text)))?;
+            if n as usize >= defined {
+                return Err(at(t, format!("node {n} is not defined (yet)")));
+            }
             Ok(MastNodeId(n))
         };
         let arity = match head.text {
@@ -366,7 +370,12 @@ mod tests {
     #[test]
     fn errors_name_line_and_column() {
         let e = parse("block add\njoin 0 7\n").unwrap_err();
-        assert_eq!((e.line, e.col), (2, 1));
+        assert_eq!((e.line, e.col), (2, 8));
+        let e = parse("block add\nloop 1\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.col, e.message.as_str()),
+            (2, 6, "node 1 is not defined (yet)")
+        );
         let e = parse("block add frob").unwrap_err();
         assert_eq!((e.line, e.col), (1, 11));
         let e = parse("block").unwrap_err();

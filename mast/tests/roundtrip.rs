@@ -152,3 +152,16 @@ fn partial_decoding_turns_other_roots_into_externals() {
         "strings of other trees are not decoded"
     );
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_round_trip_checks_digests() {
+    let forest = generate(7, &GenConfig::small());
+    let json = serde_json::to_string(&forest).unwrap();
+    let back: kildall_mast::MastForest = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, forest);
+    // A tampered digest element is refused.
+    let d = forest.digest(forest.node_id(0).unwrap()).as_u64s()[0];
+    let tampered = json.replacen(&d.to_string(), &(d ^ 1).to_string(), 1);
+    assert!(serde_json::from_str::<kildall_mast::MastForest>(&tampered).is_err());
+}
