@@ -12,8 +12,10 @@ use clap::{Parser, Subcommand};
 mod casm;
 mod demo;
 mod dot;
+mod gen;
 mod input;
 mod mast;
+mod noise;
 mod opt;
 mod run;
 
@@ -32,10 +34,14 @@ enum Command {
     Opt(opt::Cmd),
     /// Run every crate on the bundled examples.
     Demo(demo::Cmd),
+    /// Print a seeded random program (structured CFG or noisy DAG).
+    Gen(gen::Cmd),
     /// Miden MAST forests: encode, decode, inspect, extract.
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
     Casm(casm::Cmd),
+    /// Noise analysis and fewest reduce_noise placement (seed 004).
+    Noise(noise::Cmd),
 }
 
 fn main() -> ExitCode {
@@ -44,8 +50,10 @@ fn main() -> ExitCode {
         Command::Run(cmd) => run::run(cmd),
         Command::Opt(cmd) => opt::run(cmd),
         Command::Demo(cmd) => demo::run(cmd),
+        Command::Gen(cmd) => gen::run(cmd),
         Command::Mast(cmd) => mast::run(cmd),
         Command::Casm(cmd) => casm::run(cmd),
+        Command::Noise(cmd) => noise::run(cmd),
     };
     match result {
         Ok(code) => code,
