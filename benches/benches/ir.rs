@@ -12,9 +12,9 @@ fn generate(insts: usize) -> String {
     let mut out = String::with_capacity(insts * 40);
     let mut v = 2u32;
     out.push_str("acir(inline) fn main f0 {\n  b0(v0: u32, v1: Field):\n    jmp b1(v0, v1)\n");
-    let blocks = insts.div_ceil(BLOCK);
     let mut b = 1u32;
-    for k in 0..blocks {
+    let mut total = 0;
+    for k in 0.. {
         let (x, y) = (v, v + 1);
         v += 2;
         writeln!(out, "  b{b}(v{x}: u32, v{y}: Field):").unwrap();
@@ -50,9 +50,11 @@ fn generate(insts: usize) -> String {
             v += 7;
             count += 8;
         }
+        total += count;
         let next = b + if k % 10 == 0 { 3 } else { 1 };
-        if k + 1 == blocks {
+        if total >= insts {
             writeln!(out, "    return v{a}, v{f}").unwrap();
+            break;
         } else if k % 10 == 0 {
             // A diamond: b+1 and b+2 both jump to b+3.
             writeln!(out, "    v{v} = lt v{a}, u32 100").unwrap();

@@ -214,11 +214,20 @@ pub enum VerifierErrorKind {
 /// Verifies every function of a module, calls included.
 pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
     let mut verifier = Verifier::default();
+    // Signatures once, so that checking a call or a return costs its size only.
+    let signatures: Vec<Signature> = module
+        .functions
+        .values()
+        .map(|f| (f.param_types(), f.return_types()))
+        .collect();
     for (id, func) in module.functions.iter() {
-        verifier.verify(func, id, Some(module))?;
+        verifier.verify(func, id, Some(&signatures))?;
     }
     Ok(())
 }
+
+/// Parameter types, and result types if the function returns.
+type Signature = (Vec<Type>, Option<Vec<Type>>);
 
 /// Verifies one function on its own: calls to functions of a module are
 /// checked only by [`verify_module`].
@@ -256,7 +265,9 @@ const UNREACHABLE: u32 = u32::MAX;
 struct Ctx<'a> {
     func: &'a Function,
     id: FuncId,
-    module: Option<&'a Module>,
+    signatures: Option<&'a [Signature]>,
+    /// The types of the function's first `return`.
+    returns: Vec<Type>,
 }
 
 impl Ctx<'_> {
@@ -267,6 +278,8 @@ impl Ctx<'_> {
                 .entry_block()
                 .map(|b| self.func.block_locs[b])
                 .unwrap_or_default(),
+            // FIXME: terminators have no source position of their own in
+            // `Function`, so their errors point at the block header.
             Location::Block(block) => {
                 if self.func.dfg.block_is_valid(block) {
                     self.func.block_locs[block]
@@ -295,9 +308,18 @@ impl Verifier {
         &mut self,
         func: &Function,
         id: FuncId,
-        module: Option<&Module>,
+        signatures: Option<&[Signature]>,
     ) -> Result<(), VerifierError> {
-        let cx = Ctx { func, id, module };
+        let returns = match signatures {
+            Some(signatures) => signatures[id.as_u32() as usize].1.clone(),
+            None => func.return_types(),
+        };
+        let cx = Ctx {
+            func,
+            id,
+            signatures,
+            returns: returns.unwrap_or_default(),
+        };
         let dfg = &func.dfg;
         let Some(entry) = func.entry_block() else {
             return Err(cx.error(Location::Function, VerifierErrorKind::NoEntryBlock));
@@ -862,33 +884,39 @@ fn check_call(
         }
         Callee::Function(id) => id,
     };
-    let Some(module) = cx.module else {
+    let Some(signatures) = cx.signatures else {
         return Ok(());
     };
-    let Some(target) = module.functions.get(id) else {
+    let Some((params, returns)) = signatures.get(id.as_u32() as usize) else {
         return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
     };
-    let params = target.param_types();
-    let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
-    if params != arg_types {
+    let matches =
+        params.len() == args.len() && params.iter().zip(args).all(|(p, &a)| p == cx.ty(a));
+    if !matches {
+        let arg_types = args.iter().map(|&a| cx.ty(a).clone());
         return Err(cx.error(
             at,
             VerifierErrorKind::CallArguments {
                 callee: id,
-                expected: type_list(params),
+                expected: type_list(params.iter().cloned()),
                 found: type_list(arg_types),
             },
         ));
     }
     // A callee that never returns may be given any result types.
-    if let Some(returns) = target.return_types() {
-        let result_types: Vec<Type> = results.iter().map(|&r| dfg.value_type(r).clone()).collect();
-        if returns != result_types {
+    if let Some(returns) = returns {
+        let matches = returns.len() == results.len()
+            && returns
+                .iter()
+                .zip(results)
+                .all(|(t, &r)| t == dfg.value_type(r));
+        if !matches {
+            let result_types = results.iter().map(|&r| dfg.value_type(r).clone());
             return Err(cx.error(
                 at,
                 VerifierErrorKind::CallResults {
                     callee: id,
-                    expected: type_list(returns),
+                    expected: type_list(returns.iter().cloned()),
                     found: type_list(result_types),
                 },
             ));
@@ -959,15 +987,15 @@ fn check_terminator(
             }
         }
         Terminator::Return { values } => {
-            // `return_types` is that of the first `return` in layout order.
-            let expected = cx.func.return_types().unwrap_or_default();
-            let found: Vec<Type> = values.iter().map(|&v| cx.ty(v).clone()).collect();
-            if expected != found {
+            let expected = &cx.returns;
+            let matches = expected.len() == values.len()
+                && expected.iter().zip(values).all(|(t, &v)| t == cx.ty(v));
+            if !matches {
                 return Err(cx.error(
                     at,
                     VerifierErrorKind::ReturnMismatch {
-                        expected: type_list(expected),
-                        found: type_list(found),
+                        expected: type_list(expected.iter().cloned()),
+                        found: type_list(values.iter().map(|&v| cx.ty(v).clone())),
                     },
                 ));
             }

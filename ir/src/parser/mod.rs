@@ -30,6 +30,10 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
+// FIXME: Noir forms not yet read: `array_set mut`, `make_array b"..."`
+// byte strings, `constrain .. , data v`, a message on `range_check`, and
+// immutable references `&T`.
+
 mod lexer;
 
 use std::collections::{HashMap, HashSet};
@@ -983,8 +987,7 @@ impl<'a> Parser<'a> {
             }
             _ => match BinaryOp::from_name(opcode) {
                 Some(op) => {
-                    let lhs =
-                        self.operand(state, format!("an operand after `{opcode}`").as_str())?;
+                    let lhs = self.operand(state, "a left operand")?;
                     self.expect(Tok::Comma, "`,` after the left operand")?;
                     let rhs = self.operand(state, "a right operand")?;
                     let produces = if op.is_comparison() {
