@@ -14,6 +14,10 @@
 //!
 //! An `allocate` whose reference has no use left is removed: allocation has
 //! no effect besides producing a fresh reference.
+//!
+//! FIXME: the overwritten rule is block-local; a backward must-analysis on
+//! the solver (a store is dead when every path overwrites it before an
+//! observer) would also catch stores overwritten in every successor.
 
 use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
 

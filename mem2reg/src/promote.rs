@@ -111,6 +111,9 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
                 }
                 InstructionData::Store { value, address } => {
                     kind_of(*value, None, &mut slots);
+                    // FIXME: a store under a predicate could become
+                    // `v = if c then value else current` when the cell is
+                    // initialised before it; such cells are not promoted yet.
                     let kind = predicate_one.then_some(Kind::Store);
                     kind_of(*address, kind, &mut slots);
                 }
@@ -278,6 +281,8 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
         }
         // Every predecessor of a parameter's block must pass an argument; the
         // renaming only visits reachable blocks.
+        // FIXME: an unreachable predecessor could pass any value of the type
+        // (a zero constant) instead of blocking the promotion.
         if slot_phis
             .iter()
             .any(|&j| cfg.predecessors(j).iter().any(|&p| !cfg.is_reachable(p)))

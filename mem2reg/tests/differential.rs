@@ -155,7 +155,12 @@ fn generated_programs_keep_their_behaviour() {
         prints: 1,
         ..CfgConfig::default()
     };
-    let totals = differential(&config, 0..2_000);
+    // `MEM2REG_PROGRAMS=N` runs more programs (the default keeps `cargo test` quick).
+    let programs = std::env::var("MEM2REG_PROGRAMS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2_000u64);
+    let totals = differential(&config, 0..programs);
     let removed = totals.loads_before - totals.loads_after;
     let fraction = removed as f64 / totals.loads_before.max(1) as f64;
     eprintln!(
