@@ -1,2 +1,53 @@
-//! Noise analysis for noisy integer arithmetic and placement of the fewest `reduce_noise` operations.
+//! Noise analysis for noisy integer arithmetic and placement of the fewest
+//! `reduce_noise` operations (seed 004).
+//!
+//! * [`NoiseParams`]: the noise model (encoding noise, maximum).
+//! * [`Problem`]: the placement problem on an abstract DAG of noisy values,
+//!   solved by [`solve`] with a [`Strategy`]: an exact branch and bound of our
+//!   own ([`exact`]), the seed's ILP corrected ([`ilp`]), or the greedy
+//!   baseline ([`greedy`]).
+//! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.
+//! * [`optimize`]: removes existing reductions from a function and places
+//!   new ones with the chosen strategy.
 #![deny(missing_docs)]
+
+pub mod analysis;
+pub mod exact;
+mod function;
+pub mod greedy;
+pub mod ilp;
+mod order;
+mod params;
+mod problem;
+mod solve;
+
+pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
+pub use function::{
+    extract, insert_reductions, optimize, remove_reductions, Extraction, Options, Placement,
+};
+pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
+pub use problem::{Node, NodeKind, Problem, Violation};
+pub use solve::{solve, Solution, Strategy};
+
+/// Errors of the noise analysis and placement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoiseError {
+    /// The parameters are out of range.
+    #[error("invalid noise parameters: encoding noise {encode}, maximum {max} (need encode <= max <= 63)")]
+    InvalidParams {
+        /// The encoding noise.
+        encode: u32,
+        /// The maximum.
+        max: u32,
+    },
+    /// No placement keeps a value within its bound.
+    #[error("no placement of reduce_noise keeps {value} legal: it has {noise} bits with its inputs reduced, over {bound}")]
+    Unplaceable {
+        /// The value.
+        value: kildall_ir::Value,
+        /// Its least noise.
+        noise: u32,
+        /// The bound.
+        bound: u32,
+    },
+}

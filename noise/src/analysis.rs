@@ -1,0 +1,291 @@
+//! The noise analysis on the dataflow solver, and the verifier built on it.
+//!
+//! The seed reuses MLIR's integer range analysis with a transfer function per
+//! noisy op; here the state is one [`Max`] per value: `Bottom` (not reached),
+//! `At(bits)`, or `Top` (over the maximum). Block parameters join their
+//! incoming arguments by `max`; a loop that grows a carried value without a
+//! reduction climbs until `Top`, which bounds the lattice height by
+//! `max + 2` and the solver's visits per block accordingly.
+
+use std::fmt;
+
+use kildall_dataflow::{Analysis, Forward, JoinSemiLattice, Max};
+use kildall_ir::{
+    BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc, Type,
+    Value, ValueDef,
+};
+
+use crate::order::reverse_post_order;
+use crate::NoiseParams;
+
+/// The noise analysis: forward, one [`Max`] per value.
+#[derive(Clone, Debug)]
+pub struct NoiseAnalysis {
+    /// The noise model.
+    pub params: NoiseParams,
+    /// Noise of noisy function parameters and opaque definitions.
+    pub input_noise: u32,
+    /// When set, one line per effect the solver applies, as it applies them.
+    pub trace: Option<Vec<String>>,
+}
+
+/// The noise of a value given the state, constants as fresh encodings.
+fn operand(func: &Function, params: NoiseParams, state: &[Max], value: Value) -> Max {
+    let value = func.dfg.resolve(value);
+    match func.dfg.value_def(value) {
+        ValueDef::Const(_) => Max::At(u64::from(params.encode)),
+        _ => state[value.index()],
+    }
+}
+
+/// The noise of `inst`'s result before saturation: `Ok(bits)`, or `Err` with
+/// the lattice value when an operand is `Bottom` or `Top`. `None` if the
+/// instruction defines no noisy value.
+pub fn raw_noise(
+    func: &Function,
+    params: NoiseParams,
+    input_noise: u32,
+    state: &[Max],
+    inst: Inst,
+) -> Option<Result<u64, Max>> {
+    let result = func.dfg.first_result(inst)?;
+    if *func.dfg.value_type(result) != Type::Noisy {
+        return None;
+    }
+    let get = |v| operand(func, params, state, v);
+    let combine = |a: Max, b: Max, f: fn(u64, u64) -> u64| match (a, b) {
+        (Max::At(a), Max::At(b)) => Ok(f(a, b)),
+        (Max::Top, _) | (_, Max::Top) => Err(Max::Top),
+        _ => Err(Max::Bottom),
+    };
+    Some(match func.dfg[inst] {
+        InstructionData::Encode { .. } | InstructionData::ReduceNoise { .. } => {
+            Ok(u64::from(params.encode))
+        }
+        InstructionData::Binary { op, lhs, rhs } => match op {
+            BinaryOp::Mul | BinaryOp::UncheckedMul => combine(get(lhs), get(rhs), |a, b| a + b),
+            _ => combine(get(lhs), get(rhs), |a, b| a.max(b) + 1),
+        },
+        InstructionData::IfElse {
+            then_value,
+            else_value,
+            ..
+        } => combine(get(then_value), get(else_value), u64::max),
+        _ => Ok(u64::from(input_noise)),
+    })
+}
+
+/// `v7 = mul v5, v6`: the text of a noisy instruction, for messages.
+pub fn describe(func: &Function, inst: Inst) -> String {
+    let data = &func.dfg[inst];
+    let args: Vec<String> = data
+        .arguments()
+        .as_slice()
+        .iter()
+        .map(|&v| {
+            let v = func.dfg.resolve(v);
+            match (func.dfg.value_def(v), func.dfg.value_type(v)) {
+                (ValueDef::Const(c), ty) => format!("{ty} {c}"),
+                _ => v.to_string(),
+            }
+        })
+        .collect();
+    let results: Vec<String> = func
+        .dfg
+        .inst_results(inst)
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    format!(
+        "{} = {} {}",
+        results.join(", "),
+        data.opcode_name(),
+        args.join(", ")
+    )
+}
+
+fn show(noise: Max, max: u32) -> String {
+    match noise {
+        Max::At(bits) => format!("{bits} bits"),
+        Max::Top => format!("over {max} bits"),
+        Max::Bottom => "unknown".into(),
+    }
+}
+
+impl Analysis<Function> for NoiseAnalysis {
+    type Domain = Vec<Max>;
+    type Direction = Forward;
+
+    fn bottom_value(&self, func: &Function) -> Vec<Max> {
+        vec![Max::Bottom; func.dfg.num_values()]
+    }
+
+    fn initialize_start_block(&self, func: &Function, block: Block, state: &mut Vec<Max>) {
+        for &param in func.dfg.block_params(block) {
+            if *func.dfg.value_type(param) == Type::Noisy {
+                state[param.index()] = Max::At(u64::from(self.input_noise));
+            }
+        }
+    }
+
+    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Vec<Max>, inst: Inst) {
+        let Some(raw) = raw_noise(func, self.params, self.input_noise, state, inst) else {
+            return;
+        };
+        let noise = match raw {
+            Ok(bits) => Max::saturating(bits, u64::from(self.params.max)),
+            Err(lattice) => lattice,
+        };
+        let result = func.dfg.first_result(inst).expect("a noisy result");
+        state[result.index()] = noise;
+        if let Some(trace) = &mut self.trace {
+            trace.push(format!("Inferring noise for {}", describe(func, inst)));
+            let detail = match raw {
+                Ok(bits) => format!("{bits} bits"),
+                Err(m) => show(m, self.params.max),
+            };
+            trace.push(format!("  inferred: {detail}"));
+        }
+    }
+
+    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Vec<Max>, _: Block) {}
+
+    fn apply_edge_effect(&mut self, func: &Function, state: &mut Vec<Max>, from: Block, to: Block) {
+        let Some(terminator) = func.dfg.terminator(from) else {
+            return;
+        };
+        let args = terminator.edge_arguments(to);
+        for (&param, &arg) in func.dfg.block_params(to).iter().zip(args) {
+            if *func.dfg.value_type(param) != Type::Noisy {
+                continue;
+            }
+            let noise = operand(func, self.params, state, arg);
+            state[param.index()] = noise;
+            if let Some(trace) = &mut self.trace {
+                trace.push(format!(
+                    "Joining {param} of {to} from {from}: {arg} has {}",
+                    show(noise, self.params.max)
+                ));
+            }
+        }
+    }
+}
+
+/// The noise of every value at the fixed point.
+#[derive(Clone, Debug)]
+pub struct NoiseMap {
+    /// Per value: `Bottom` when not reached or not noisy.
+    pub noise: SecondaryMap<Value, Max>,
+    /// The trace, when asked for.
+    pub trace: Vec<String>,
+    /// Block visits the solver made.
+    pub block_visits: u64,
+}
+
+/// Runs the noise analysis on `func` (with a trace when `trace` is set).
+pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bool) -> NoiseMap {
+    let analysis = NoiseAnalysis {
+        params,
+        input_noise,
+        trace: trace.then(Vec::new),
+    };
+    let mut results = analysis.into_engine(func).iterate_to_fixpoint();
+    let block_visits = results.stats().block_visits;
+    let trace = results.analysis_mut().trace.take().unwrap_or_default();
+    let mut noise: SecondaryMap<Value, Max> = SecondaryMap::with_default(Max::Bottom);
+    let mut quiet = NoiseAnalysis {
+        params,
+        input_noise,
+        trace: None,
+    };
+    for block in reverse_post_order(func) {
+        let mut state = results.entry_state(block).clone();
+        for &param in func.dfg.block_params(block) {
+            noise[param].join(&state[param.index()]);
+        }
+        for inst in func.layout.block_insts(block) {
+            quiet.apply_instruction_effect(func, &mut state, inst);
+            for &result in func.dfg.inst_results(inst) {
+                noise[result] = state[result.index()];
+            }
+        }
+    }
+    NoiseMap {
+        noise,
+        trace,
+        block_visits,
+    }
+}
+
+/// A noisy operation whose result exceeds the maximum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoiseViolation {
+    /// The operation.
+    pub inst: Inst,
+    /// Its text, e.g. `v7 = mul v5, v6`.
+    pub text: String,
+    /// Its noise in bits; `None` when it grows without bound around a loop.
+    pub noise: Option<u64>,
+    /// The maximum.
+    pub max: u32,
+    /// Where the operation is in the source, if known.
+    pub loc: SourceLoc,
+}
+
+impl fmt::Display for NoiseViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.noise {
+            Some(bits) => write!(
+                f,
+                "noise after {} is {bits} bits, over the maximum of {}",
+                self.text, self.max
+            ),
+            None => write!(
+                f,
+                "noise after {} grows without bound (a loop without reduce_noise), over the maximum of {}",
+                self.text, self.max
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoiseViolation {}
+
+/// Checks that no noisy operation of `func` exceeds the maximum; the error
+/// names the first one in reverse post-order.
+pub fn verify(
+    func: &Function,
+    params: NoiseParams,
+    input_noise: u32,
+) -> Result<(), NoiseViolation> {
+    let analysis = NoiseAnalysis {
+        params,
+        input_noise,
+        trace: None,
+    };
+    let results = analysis.into_engine(func).iterate_to_fixpoint();
+    let mut quiet = results.analysis().clone();
+    for block in reverse_post_order(func) {
+        let mut state = results.entry_state(block).clone();
+        for inst in func.layout.block_insts(block) {
+            if let Some(raw) = raw_noise(func, params, input_noise, &state, inst) {
+                let noise = match raw {
+                    Ok(bits) if bits > u64::from(params.max) => Some(Some(bits)),
+                    Err(Max::Top) => Some(None),
+                    _ => None,
+                };
+                if let Some(noise) = noise {
+                    return Err(NoiseViolation {
+                        inst,
+                        text: describe(func, inst),
+                        noise,
+                        max: params.max,
+                        loc: func.inst_locs[inst],
+                    });
+                }
+            }
+            quiet.apply_instruction_effect(func, &mut state, inst);
+        }
+    }
+    Ok(())
+}

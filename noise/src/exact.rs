@@ -1,0 +1,657 @@
+//! The exact strategy: branch and bound over "reduce this value or not",
+//! bounded by a dynamic program over the noise levels.
+//!
+//! **Bound.** On an expression *tree* the fewest reductions follow from a
+//! dynamic program over the `max - encode + 1` noise levels: `H_v(l)`, the
+//! fewest reductions in the subtree of `v` such that `v` leaves with at most
+//! `l` bits, combines the inputs' tables (an `add` needs both inputs at
+//! `l - 1`, a `mul` splits `l` between its inputs, a join needs `l` from
+//! each) and takes the better of keeping `v` or reducing it. A DAG is the
+//! tree it unfolds to with shared values duplicated; letting each copy decide
+//! alone relaxes the problem, and charging a value used `k` times `1/k` per
+//! use keeps the relaxation's cost of any consistent placement equal to its
+//! reduction count. The unfolded tree is never built: the charge of a copy
+//! scales its whole table, so one table per value suffices and the bound
+//! costs `O(n * levels^2)`. This is the classical splitting (Lagrangian)
+//! relaxation of the consistency constraints, with uniform multipliers.
+//!
+//! **Search.** Legality is monotone in the set of reduced values, so any
+//! violation yields a *core*: the free values in the unreduced cone of the
+//! violating op, of which every legal completion reduces at least one (a
+//! minimal core is found by reducing everything else and dropping members
+//! while the violation persists). Nodes branch on cores ("reduce `c_i`, keep
+//! `c_1 .. c_{i-1}`"), as implicit hitting-set solvers do (Davies and
+//! Bacchus, "Solving MAXSAT by Solving a Sequence of Simpler SAT Instances",
+//! CP 2011), or, when the relaxation's placement is legal but costs more
+//! than the bound, on a value whose copies disagree.
+//!
+//! **Presolve and decomposition.** Values whose reduction cannot lower any
+//! noise are kept; values that no placement can leave unreduced (a `mul`
+//! result feeding a `mul` under the default parameters) are reduced. A
+//! reduced value hides its ancestors from its users, so the problem splits
+//! into independent components joined only through reduced values, each
+//! searched on its own with its own bound.
+
+use std::time::Instant;
+
+use crate::greedy::{drop_redundant, solve_greedy};
+use crate::problem::{NodeKind, Problem, Violation};
+
+/// What the search has decided for a value.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Fix {
+    Free,
+    Reduce,
+    Keep,
+}
+
+const INF: f64 = f64::INFINITY;
+const EPS: f64 = 1e-7;
+/// Rounds of multiplier ascent at the root of each component.
+const ASCENT_ROUNDS: usize = 30;
+
+/// The outcome of the exact strategy.
+#[derive(Clone, Debug)]
+pub struct ExactSolution {
+    /// The placement found (legal).
+    pub reduced: Vec<bool>,
+    /// A proven lower bound on the fewest reductions.
+    pub lower_bound: usize,
+    /// Whether the search completed (then `lower_bound` equals the count).
+    pub optimal: bool,
+    /// Branch-and-bound nodes explored, over all components.
+    pub search_nodes: u64,
+    /// Independent components searched.
+    pub components: usize,
+}
+
+/// Solves `problem` exactly unless `deadline` passes first; `Err` names a
+/// node that exceeds its bound whatever is reduced.
+pub fn solve_exact(problem: &Problem, deadline: Instant) -> Result<ExactSolution, Violation> {
+    let n = problem.len();
+    let params = problem.params();
+    let (e, m) = (params.encode, params.max);
+    let nodes = problem.nodes();
+    let users = problem.users();
+
+    // Presolve: fixings from the least and the largest possible noise.
+    let mut fix: Vec<Fix> = nodes
+        .iter()
+        .map(|node| if node.reducible { Fix::Free } else { Fix::Keep })
+        .collect();
+    let hi = problem.evaluate(&vec![false; n]).0;
+    for v in 0..n {
+        let useless = hi[v] <= e || (users[v].is_empty() && hi[v] <= nodes[v].cap);
+        if fix[v] == Fix::Free && useless {
+            fix[v] = Fix::Keep;
+        }
+    }
+    let mut lo = vec![0u32; n];
+    let mut lo_eff = vec![0u32; n];
+    for v in 0..n {
+        lo[v] = problem.transfer(v, &lo_eff);
+        lo_eff[v] = if fix[v] == Fix::Keep { lo[v] } else { e };
+        let violation = Violation {
+            node: v,
+            noise: lo[v],
+            bound: m,
+        };
+        if lo[v] > m {
+            return Err(violation);
+        }
+        if lo_eff[v] > nodes[v].cap || e > nodes[v].cap {
+            return Err(Violation {
+                bound: nodes[v].cap,
+                ..violation
+            });
+        }
+    }
+    let mut scratch = lo_eff.clone();
+    for v in 0..n {
+        if fix[v] != Fix::Free {
+            continue;
+        }
+        let mut forced = lo[v] > nodes[v].cap;
+        scratch[v] = lo[v];
+        for &u in &users[v] {
+            let nu = problem.transfer(u, &scratch);
+            if nu > m || (fix[u] == Fix::Keep && nu > nodes[u].cap) {
+                forced = true;
+            }
+        }
+        scratch[v] = lo_eff[v];
+        if forced {
+            fix[v] = Fix::Reduce;
+        }
+    }
+
+    // Components joined by edges out of values that are not reduced.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (u, node) in nodes.iter().enumerate() {
+        for &a in &node.inputs {
+            if fix[a] != Fix::Reduce {
+                let (ra, ru) = (find(&mut parent, a), find(&mut parent, u));
+                parent[ra] = ru;
+            }
+        }
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for v in 0..n {
+        let r = find(&mut parent, v);
+        members[r].push(v);
+    }
+
+    let mut reduced: Vec<bool> = fix.iter().map(|&f| f == Fix::Reduce).collect();
+    let mut lower_bound = fix.iter().filter(|&&f| f == Fix::Reduce).count();
+    let mut optimal = true;
+    let mut search_nodes = 0;
+    let mut components = 0;
+    for comp in members.iter().filter(|c| !c.is_empty()) {
+        if comp.iter().all(|&v| fix[v] != Fix::Free) {
+            continue;
+        }
+        components += 1;
+        // The component as a problem of its own; inputs reduced outside it
+        // become fresh sources.
+        let mut local = vec![usize::MAX; n];
+        let mut sub = Problem::new(params);
+        let mut sub_fix = Vec::new();
+        let mut global = Vec::new();
+        for &v in comp {
+            let inputs = nodes[v]
+                .inputs
+                .iter()
+                .map(|&a| {
+                    if local[a] != usize::MAX {
+                        local[a]
+                    } else {
+                        sub_fix.push(Fix::Keep);
+                        global.push(usize::MAX);
+                        sub.push(NodeKind::Source(e), Vec::new())
+                    }
+                })
+                .collect();
+            let id = sub.push(nodes[v].kind, inputs);
+            sub.set_cap(id, nodes[v].cap);
+            if fix[v] == Fix::Reduce {
+                // Its users, in other components, need it reduced.
+                sub.set_cap(id, e);
+            }
+            local[v] = id;
+            sub_fix.push(fix[v]);
+            global.push(v);
+        }
+        let mut search = Search::new(&sub, sub_fix, deadline);
+        let Some(root_bound) = search.run() else {
+            // The presolve leaves every component feasible; guard anyway.
+            let node = comp[comp.len() - 1];
+            return Err(Violation {
+                node,
+                noise: lo[node],
+                bound: m,
+            });
+        };
+        search_nodes += search.nodes;
+        let fixed_here = comp.iter().filter(|&&v| fix[v] == Fix::Reduce).count();
+        if search.timed_out {
+            optimal = false;
+            lower_bound += root_bound.saturating_sub(fixed_here);
+        } else {
+            lower_bound += search.best_count - fixed_here;
+        }
+        for (l, &g) in global.iter().enumerate() {
+            if g != usize::MAX {
+                reduced[g] = search.best[l];
+            }
+        }
+    }
+    debug_assert!(problem.is_legal(&reduced));
+    Ok(ExactSolution {
+        reduced,
+        lower_bound,
+        optimal,
+        search_nodes,
+        components,
+    })
+}
+
+/// Branch and bound on one component.
+struct Search<'p> {
+    p: &'p Problem,
+    fix: Vec<Fix>,
+    levels: usize,
+    /// `weight[u][i]`: the charge of the use of input `i` by `u` (the
+    /// multipliers; the uses of a value sum to 1).
+    weight: Vec<Vec<f64>>,
+    /// The tightest level each use was asked for in the last traceback.
+    asked: Vec<Vec<usize>>,
+    roots: Vec<usize>,
+    /// `u[v * levels + x]`: least charge so that `v` has noise at most
+    /// `encode + x` before its reduction.
+    u: Vec<f64>,
+    /// `h[v * levels + x]`: least charge so that `v` leaves with at most `encode + x`.
+    h: Vec<f64>,
+    best: Vec<bool>,
+    best_count: usize,
+    nodes: u64,
+    deadline: Instant,
+    timed_out: bool,
+}
+
+impl<'p> Search<'p> {
+    fn new(p: &'p Problem, fix: Vec<Fix>, deadline: Instant) -> Self {
+        let n = p.len();
+        let params = p.params();
+        let levels = (params.max - params.encode + 1) as usize;
+        let users = p.users();
+        let weight = p
+            .nodes()
+            .iter()
+            .map(|node| {
+                node.inputs
+                    .iter()
+                    .map(|&a| 1.0 / users[a].len() as f64)
+                    .collect()
+            })
+            .collect();
+        let asked = p
+            .nodes()
+            .iter()
+            .map(|node| vec![usize::MAX; node.inputs.len()])
+            .collect();
+        let roots = (0..n).filter(|&v| users[v].is_empty()).collect();
+        Search {
+            p,
+            fix,
+            levels,
+            weight,
+            asked,
+            roots,
+            u: vec![0.0; n * levels],
+            h: vec![0.0; n * levels],
+            best: Vec::new(),
+            best_count: usize::MAX,
+            nodes: 0,
+            deadline,
+            timed_out: false,
+        }
+    }
+
+    /// Runs the search; returns the root bound, `None` if infeasible.
+    fn run(&mut self) -> Option<usize> {
+        let forced: Vec<bool> = vec![false; self.p.len()];
+        if let Some(mut greedy) = solve_greedy(self.p) {
+            drop_redundant(self.p, &mut greedy, &forced);
+            self.offer(greedy);
+        }
+        let root = self.ascend();
+        if !root.is_finite() {
+            return None;
+        }
+        let root = ceil(root);
+        let mut fix = self.fix.clone();
+        self.dfs(&mut fix);
+        self.fix = fix;
+        if self.best_count == usize::MAX {
+            return None;
+        }
+        Some(root.min(self.best_count))
+    }
+
+    fn offer(&mut self, mut candidate: Vec<bool>) {
+        let count = candidate.iter().filter(|&&r| r).count();
+        if count < self.best_count {
+            let forced = vec![false; candidate.len()];
+            drop_redundant(self.p, &mut candidate, &forced);
+            self.best_count = candidate.iter().filter(|&&r| r).count();
+            self.best = candidate;
+        }
+    }
+
+    fn dfs(&mut self, fix: &mut Vec<Fix>) {
+        if self.timed_out {
+            return;
+        }
+        self.nodes += 1;
+        if self.nodes % 16 == 0 && Instant::now() >= self.deadline {
+            self.timed_out = true;
+            return;
+        }
+        std::mem::swap(&mut self.fix, fix);
+        let lb = self.bound();
+        if !lb.is_finite() || ceil(lb) >= self.best_count {
+            std::mem::swap(&mut self.fix, fix);
+            return;
+        }
+        let (decision, mixed) = self.traceback();
+        std::mem::swap(&mut self.fix, fix);
+        let (_, violation) = self.p.evaluate(&decision);
+        match violation {
+            None => {
+                let count = decision.iter().filter(|&&r| r).count();
+                self.offer(decision);
+                if count <= ceil(lb) || ceil(lb) >= self.best_count {
+                    return;
+                }
+                let Some(v) = mixed.or_else(|| (0..fix.len()).find(|&v| fix[v] == Fix::Free))
+                else {
+                    return;
+                };
+                for choice in [Fix::Reduce, Fix::Keep] {
+                    fix[v] = choice;
+                    self.dfs(fix);
+                }
+                fix[v] = Fix::Free;
+            }
+            Some(violation) => {
+                let core = self.core(&decision, fix, violation);
+                for &c in &core {
+                    fix[c] = Fix::Reduce;
+                    self.dfs(fix);
+                    fix[c] = Fix::Keep;
+                    if self.timed_out {
+                        break;
+                    }
+                }
+                for &c in &core {
+                    fix[c] = Fix::Free;
+                }
+            }
+        }
+    }
+
+    /// Improves the multipliers at the root: each value's charge moves toward
+    /// the use that asks it for the least noise (that use's table value is the
+    /// largest, and the bound is the charge-weighted sum of them). Any
+    /// multipliers give a valid bound; the best found is kept.
+    fn ascend(&mut self) -> f64 {
+        let l = self.levels;
+        let mut best = self.bound();
+        let mut best_weight = self.weight.clone();
+        if !best.is_finite() {
+            return best;
+        }
+        let users = self.p.users();
+        let mut step = 0.5;
+        for _ in 0..ASCENT_ROUNDS {
+            if Instant::now() >= self.deadline {
+                break;
+            }
+            let _ = self.traceback();
+            // For each value, the use with the largest table value.
+            let mut target: Vec<(f64, usize, usize)> = vec![(-1.0, 0, 0); self.p.len()];
+            for (v, node) in self.p.nodes().iter().enumerate() {
+                for (i, &a) in node.inputs.iter().enumerate() {
+                    let x = self.asked[v][i];
+                    let value = if x == usize::MAX {
+                        0.0
+                    } else {
+                        self.h[a * l + x]
+                    };
+                    if value.is_finite() && value > target[a].0 {
+                        target[a] = (value, v, i);
+                    }
+                }
+            }
+            for (a, &(value, v, i)) in target.iter().enumerate() {
+                if value < 0.0 || users[a].len() < 2 {
+                    continue;
+                }
+                for &u in &users[a] {
+                    for (j, &input) in self.p.nodes()[u].inputs.iter().enumerate() {
+                        if input == a {
+                            self.weight[u][j] *= 1.0 - step;
+                        }
+                    }
+                }
+                self.weight[v][i] += step;
+            }
+            let value = self.bound();
+            if value > best + EPS {
+                best = value;
+                best_weight = self.weight.clone();
+            }
+            step *= 0.8;
+        }
+        self.weight = best_weight;
+        self.bound()
+    }
+
+    /// The relaxation's value under the current fixings.
+    #[allow(clippy::needless_range_loop)] // `v` indexes four tables.
+    fn bound(&mut self) -> f64 {
+        let params = self.p.params();
+        let e = params.encode as usize;
+        let l = self.levels;
+        let nodes = self.p.nodes();
+        for v in 0..nodes.len() {
+            let base = v * l;
+            for x in 0..l {
+                let value = match nodes[v].kind {
+                    NodeKind::Source(c) => {
+                        if c as usize <= e + x {
+                            0.0
+                        } else {
+                            INF
+                        }
+                    }
+                    NodeKind::Add => {
+                        if x == 0 {
+                            INF
+                        } else {
+                            nodes[v]
+                                .inputs
+                                .iter()
+                                .enumerate()
+                                .map(|(i, &a)| charge(self.weight[v][i], self.h[a * l + x - 1]))
+                                .sum()
+                        }
+                    }
+                    NodeKind::Join => nodes[v]
+                        .inputs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &a)| charge(self.weight[v][i], self.h[a * l + x]))
+                        .sum(),
+                    NodeKind::Mul => self.mul_best(v, x).0,
+                };
+                self.u[base + x] = value;
+            }
+            let cap = (nodes[v].cap as usize - e).min(l - 1);
+            let reduce = if self.fix[v] != Fix::Keep {
+                1.0 + self.u[base + l - 1]
+            } else {
+                INF
+            };
+            for x in 0..l {
+                let keep = if self.fix[v] != Fix::Reduce {
+                    self.u[base + x.min(cap)]
+                } else {
+                    INF
+                };
+                self.h[base + x] = keep.min(reduce);
+            }
+        }
+        self.roots.iter().map(|&r| self.h[r * l + l - 1]).sum()
+    }
+
+    /// The best split of a `mul`'s budget `encode + x` between its inputs:
+    /// the charge and the inputs' levels.
+    fn mul_best(&self, v: usize, x: usize) -> (f64, usize, usize) {
+        let e = self.p.params().encode as usize;
+        let l = self.levels;
+        let (a, b) = (self.p.nodes()[v].inputs[0], self.p.nodes()[v].inputs[1]);
+        // eff(a) + eff(b) <= e + x with eff = e + y: ya + yb <= x - e.
+        let Some(budget) = x.checked_sub(e) else {
+            return (INF, 0, 0);
+        };
+        let mut best = (INF, 0, 0);
+        for ya in 0..=budget.min(l - 1) {
+            let yb = (budget - ya).min(l - 1);
+            let c = charge(self.weight[v][0], self.h[a * l + ya])
+                + charge(self.weight[v][1], self.h[b * l + yb]);
+            if c < best.0 {
+                best = (c, ya, yb);
+            }
+        }
+        best
+    }
+
+    /// A placement read off the relaxation (a value is reduced when any of
+    /// its copies is) and a free value whose copies disagree, if any.
+    fn traceback(&mut self) -> (Vec<bool>, Option<usize>) {
+        for asked in &mut self.asked {
+            asked.iter_mut().for_each(|a| *a = usize::MAX);
+        }
+        let n = self.p.len();
+        let l = self.levels;
+        let nodes = self.p.nodes();
+        let mut demand = vec![0u64; n];
+        for &r in &self.roots {
+            demand[r] |= 1 << (l - 1);
+        }
+        let mut decision = vec![false; n];
+        let mut mixed = None;
+        for v in (0..n).rev() {
+            let base = v * l;
+            let cap = (nodes[v].cap as usize - self.p.params().encode as usize).min(l - 1);
+            let mut saw = [false; 2];
+            let mut targets = 0u64;
+            let mut bits = demand[v];
+            while bits != 0 {
+                let x = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let keep = if self.fix[v] != Fix::Reduce {
+                    self.u[base + x.min(cap)]
+                } else {
+                    INF
+                };
+                let reduce = if self.fix[v] != Fix::Keep {
+                    1.0 + self.u[base + l - 1]
+                } else {
+                    INF
+                };
+                if reduce < keep - EPS {
+                    saw[1] = true;
+                    targets |= 1 << (l - 1);
+                } else if keep.is_finite() {
+                    saw[0] = true;
+                    targets |= 1 << x.min(cap);
+                }
+            }
+            decision[v] = saw[1] || self.fix[v] == Fix::Reduce;
+            if saw[0] && saw[1] && self.fix[v] == Fix::Free && mixed.is_none() {
+                mixed = Some(v);
+            }
+            while targets != 0 {
+                let t = targets.trailing_zeros() as usize;
+                targets &= targets - 1;
+                match nodes[v].kind {
+                    NodeKind::Source(_) => {}
+                    NodeKind::Add | NodeKind::Join => {
+                        let y = if nodes[v].kind == NodeKind::Add {
+                            t.saturating_sub(1)
+                        } else {
+                            t
+                        };
+                        for (i, &a) in nodes[v].inputs.iter().enumerate() {
+                            demand[a] |= 1 << y;
+                            self.asked[v][i] = self.asked[v][i].min(y);
+                        }
+                    }
+                    NodeKind::Mul => {
+                        let (c, ya, yb) = self.mul_best(v, t);
+                        if c.is_finite() {
+                            demand[nodes[v].inputs[0]] |= 1 << ya;
+                            demand[nodes[v].inputs[1]] |= 1 << yb;
+                            self.asked[v][0] = self.asked[v][0].min(ya);
+                            self.asked[v][1] = self.asked[v][1].min(yb);
+                        }
+                    }
+                }
+            }
+        }
+        (decision, mixed)
+    }
+
+    /// A minimal set of free values, unreduced in `decision`, of which every
+    /// legal completion of `fix` reduces one; ordered latest first.
+    fn core(&self, decision: &[bool], fix: &[Fix], violation: Violation) -> Vec<usize> {
+        let nodes = self.p.nodes();
+        let u = violation.node;
+        let mut seen = vec![false; self.p.len()];
+        let mut stack: Vec<usize> = Vec::new();
+        let mut core = Vec::new();
+        if violation.noise <= self.p.params().max {
+            // The value itself leaves too noisy: reducing it is a way out.
+            if fix[u] == Fix::Free {
+                core.push(u);
+            }
+        }
+        stack.extend(&nodes[u].inputs);
+        while let Some(a) = stack.pop() {
+            if std::mem::replace(&mut seen[a], true) || decision[a] {
+                continue;
+            }
+            if fix[a] == Fix::Free {
+                core.push(a);
+            }
+            stack.extend(&nodes[a].inputs);
+        }
+        // Reduce everything else, then drop members while the violation stays.
+        let mut trial: Vec<bool> = (0..self.p.len()).map(|v| fix[v] != Fix::Keep).collect();
+        for &c in &core {
+            trial[c] = false;
+        }
+        core.sort_unstable();
+        let mut kept = Vec::with_capacity(core.len());
+        for &c in &core {
+            trial[c] = true;
+            if !self.violates(&trial, u) {
+                trial[c] = false;
+                kept.push(c);
+            }
+        }
+        kept.reverse();
+        kept
+    }
+
+    /// Whether node `u` exceeds its bound under `reduced`.
+    fn violates(&self, reduced: &[bool], u: usize) -> bool {
+        let params = self.p.params();
+        let mut eff = vec![0u32; u + 1];
+        for v in 0..=u {
+            let n = self.p.transfer(v, &eff);
+            if v == u {
+                return n > params.max || (!reduced[u] && n > self.p.nodes()[u].cap);
+            }
+            eff[v] = if reduced[v] { params.encode } else { n };
+        }
+        false
+    }
+}
+
+/// A use's charge: its weight times the input's table, where an impossible
+/// level stays impossible even at weight 0.
+fn charge(weight: f64, h: f64) -> f64 {
+    if h.is_finite() {
+        weight * h
+    } else {
+        INF
+    }
+}
+
+fn ceil(x: f64) -> usize {
+    if x.is_finite() {
+        (x - EPS).ceil().max(0.0) as usize
+    } else {
+        usize::MAX
+    }
+}

@@ -1,0 +1,118 @@
+//! Data-driven tests on the IR programs of `examples/noise`: for each
+//! program, the noise check of the input, then for each strategy the count,
+//! the bound and the rewritten IR, compared with `tests/data/NAME.out`
+//! (`UPDATE_EXPECT=1` rewrites the expectations). Every output passes the
+//! IR verifier and the noise verifier, and the interpreter gives the same
+//! plaintext results before (noise traps off) and after (noise traps on).
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::{parse_module, verify_module, Module};
+use kildall_noise::{optimize, verify, NoiseParams, Options, Strategy};
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/noise");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("examples/noise exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    files
+}
+
+fn run(module: &Module, args: &str, check_noise: bool) -> Outcome {
+    let main = module.main().expect("a main function");
+    let args = RuntimeValue::parse_list(args).expect("arguments parse");
+    let options = InterpreterOptions {
+        check_noise,
+        ..InterpreterOptions::default()
+    };
+    interpret(module, main, args, &options).outcome
+}
+
+/// Runs every strategy on one program and renders what the expectation holds.
+fn render(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let module = parse_module(&text).expect("example parses");
+    verify_module(&module).expect("example verifies");
+    let params = NoiseParams::default();
+    let mut out = String::new();
+    let main = module.main().expect("main");
+    match verify(&module.functions[main], params, params.encode) {
+        Ok(()) => writeln!(out, "check: legal").unwrap(),
+        Err(violation) => writeln!(out, "check: {}: {violation}", violation.loc).unwrap(),
+    }
+    for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+        let mut optimized = module.clone();
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let placement =
+            optimize(&mut optimized.functions[main], &options).expect("placement exists");
+        verify_module(&optimized).expect("output verifies");
+        verify(&optimized.functions[main], params, params.encode).unwrap_or_else(|v| {
+            panic!("{}: {strategy} output over the bound: {v}", path.display())
+        });
+        if strategy == Strategy::Exact {
+            assert!(placement.optimal, "{}: not proven optimal", path.display());
+        }
+        for args in ["u5 3, u5 4", "u5 0, u5 31", "u5 17, u5 9"] {
+            let before = run(&module, args, false);
+            let after = run(&optimized, args, true);
+            assert!(
+                matches!(after, Outcome::Return(_)),
+                "{}: {after:?}",
+                path.display()
+            );
+            assert_eq!(before, after, "{}: {strategy} on {args}", path.display());
+        }
+        writeln!(
+            out,
+            "{strategy}: {} inserted, lower bound {}, {}",
+            placement.count,
+            placement.lower_bound,
+            if placement.optimal {
+                "optimal"
+            } else {
+                "not proven optimal"
+            }
+        )
+        .unwrap();
+        if strategy == Strategy::Exact {
+            write!(out, "{optimized}").unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn examples_match_expectations() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut failures = Vec::new();
+    for path in examples() {
+        let actual = render(&path);
+        let expected_path = data.join(path.file_stem().unwrap()).with_extension("out");
+        if update {
+            std::fs::write(&expected_path, &actual).expect("writable");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}\n--- actual\n{actual}",
+                path.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(rerun with UPDATE_EXPECT=1 to bless)",
+        failures.join("\n")
+    );
+}
