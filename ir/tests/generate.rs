@@ -307,3 +307,78 @@ fn noise_dags_share_values() {
     let shared = uses.values().filter(|&&n| n > 1).count();
     assert!(shared > 20, "only {shared} values with fan-out");
 }
+
+/// The loops the generator builds are the ones the loop analysis should
+/// see: counted loops with `lt` and `eq` exits and steps above one, whose
+/// trip counts stay within the knob, while loops it cannot count, nesting.
+#[test]
+fn loop_shapes_reach_the_loop_analysis() {
+    use kildall_ir::cfg::ControlFlowGraph;
+    use kildall_ir::dominators::DominatorTree;
+    use kildall_ir::loops::{LoopAnalysis, LoopCondition};
+
+    let config = CfgConfig::default();
+    let (mut cfg, mut domtree, mut loops) = (
+        ControlFlowGraph::new(),
+        DominatorTree::new(),
+        LoopAnalysis::new(),
+    );
+    let (mut less, mut not_equal, mut big_step, mut uncounted, mut nested) = (0, 0, 0, 0, 0);
+    for seed in 0..300 {
+        let module = generate_cfg(seed, &config);
+        for func in module.functions.values() {
+            cfg.compute(func);
+            domtree.compute(&cfg);
+            loops.compute(func, &cfg, &domtree);
+            for lp in loops.loops() {
+                if loops.depth(lp) > 1 {
+                    nested += 1;
+                }
+                let Some(counted) = loops.counted_loop(lp) else {
+                    uncounted += 1;
+                    continue;
+                };
+                assert!(
+                    counted.trip_count <= u64::from(config.max_trip),
+                    "seed {seed}: trip count {}",
+                    counted.trip_count
+                );
+                match counted.condition {
+                    LoopCondition::LessThan => less += 1,
+                    LoopCondition::NotEqual => not_equal += 1,
+                    _ => {}
+                }
+                if counted.step > 1 {
+                    big_step += 1;
+                }
+            }
+        }
+    }
+    let seen = [less, not_equal, big_step, uncounted, nested];
+    assert!(
+        seen.iter().all(|&n| n > 10),
+        "lt, ne, step>1, while, nested: {seen:?}"
+    );
+}
+
+#[test]
+fn larger_programs_verify_and_stay_within_their_bound() {
+    for (seed, blocks) in [(1u64, 300usize), (2, 1000), (3, 3000)] {
+        let config = CfgConfig::sized(blocks);
+        let (module, fuel) = generate_cfg_with_fuel(seed, &config);
+        verify_module(&module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(fuel <= config.fuel);
+        let main = module.main().unwrap();
+        for run_seed in 0..5 {
+            let options = InterpreterOptions {
+                fuel,
+                ..InterpreterOptions::default()
+            };
+            let run = interpret(&module, main, arguments(&module, run_seed), &options);
+            assert!(
+                !matches!(run.outcome, Outcome::OutOfFuel),
+                "{blocks} blocks, seed {seed}: out of fuel"
+            );
+        }
+    }
+}

@@ -158,6 +158,7 @@ pub(crate) fn generate(seed: u64, config: &CfgConfig) -> (Module, u64) {
             budget: fuel.saturating_sub(TAIL),
             blocks_made: 0,
             terminated: false,
+            remaining: 1,
         };
         gen.body(quota);
         rng = gen.rng;
@@ -229,6 +230,8 @@ struct FnGen<'a> {
     blocks_made: usize,
     /// Whether the current block already ended in a `return`.
     terminated: bool,
+    /// Blocks the current region has yet to make (calls are sized by it).
+    remaining: usize,
 }
 
 type Mark = [usize; KINDS];
@@ -438,6 +441,7 @@ impl FnGen<'_> {
     fn region(&mut self, depth: usize, quota: usize) {
         let start = self.blocks_made;
         loop {
+            self.remaining = quota.saturating_sub(self.blocks_made - start).max(1);
             self.chunk();
             if self.terminated {
                 return;
@@ -486,12 +490,12 @@ impl FnGen<'_> {
     }
 
     /// The fuel a construct of `blocks` blocks may use when `remaining`
-    /// blocks of the region are still to come: twice its share of the room
-    /// (so that early constructs do not starve later ones), keeping `TAIL`
-    /// for what follows.
+    /// blocks of the region are still to come: its share of the room, so
+    /// that early constructs do not starve later ones; `TAIL` is kept for
+    /// what follows.
     fn fair_room(&self, blocks: usize, remaining: usize) -> u64 {
         let room = self.room().saturating_sub(TAIL);
-        let share = u128::from(room) * 2 * blocks as u128 / remaining.max(1) as u128;
+        let share = u128::from(room) * blocks as u128 / remaining.max(1) as u128;
         room.min(u64::try_from(share).unwrap_or(u64::MAX))
     }
 
@@ -1424,7 +1428,9 @@ impl FnGen<'_> {
         let sig = &self.sigs[callee];
         // Making an argument costs at most 8 instructions.
         let need = self.costs[callee].saturating_add(1 + 8 * sig.params.len() as u64);
-        if need + TAIL > self.room() {
+        // A callee costs at most its share of the region's room (a few
+        // blocks' worth), so calls do not starve the rest of the region.
+        if need > self.fair_room(4, self.remaining) {
             return self.arithmetic();
         }
         let sig = sig.clone();

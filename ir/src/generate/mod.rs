@@ -129,7 +129,7 @@ impl Default for CfgConfig {
             calls: 1,
             prints: 0,
             dynamic_index: 0.5,
-            trap: 0.001,
+            trap: 0.05,
             fuel: 100_000,
         }
     }
