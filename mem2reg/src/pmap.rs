@@ -250,14 +250,12 @@ fn intersect<V: Clone>(
         (Node::Branch(bm_a, ca), Node::Branch(bm_b, cb)) => {
             let mut changed = bm_a & !bm_b != 0;
             let mut list = Vec::new();
-            let mut ib = 0usize;
             for (ia, i) in slots(*bm_a).enumerate() {
-                if bm_b & (1 << i) == 0 {
+                let bit = 1u16 << i;
+                if bm_b & bit == 0 {
                     continue;
                 }
-                while ib < cb.len() && slot_at(*bm_b, ib) < i {
-                    ib += 1;
-                }
+                let ib = (bm_b & (bit - 1)).count_ones() as usize;
                 let (child, ch) = intersect(&ca[ia], &cb[ib], shift + BITS, combine);
                 changed |= ch;
                 if let Some(child) = child {
@@ -270,11 +268,6 @@ fn intersect<V: Clone>(
             (rebuild(list), true)
         }
     }
-}
-
-/// The slot of the `n`th child of a branch with this bitmap.
-fn slot_at(bitmap: u16, n: usize) -> u32 {
-    slots(bitmap).nth(n).expect("child index within the bitmap")
 }
 
 #[cfg(test)]
