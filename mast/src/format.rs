@@ -233,7 +233,16 @@ fn encode_decorator(d: &Decorator, data: &mut Vec<u8>) {
 pub fn encode(forest: &MastForest) -> Result<Vec<u8>, EncodeError> {
     let n = forest.len();
     let mut out = Vec::with_capacity(64 + n * (NODE_INFO_SIZE + 1));
-    let mut data = Vec::new();
+    let data_hint: usize = forest.strings().iter().map(str::len).sum::<usize>()
+        + forest
+            .nodes()
+            .iter()
+            .map(|n| match n {
+                MastNode::Block(b) => 3 * b.ops.len() + 4 * b.decorators.len(),
+                _ => 0,
+            })
+            .sum::<usize>();
+    let mut data = Vec::with_capacity(data_hint);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION);
     put_vint(
@@ -352,6 +361,14 @@ pub enum DecodeErrorKind {
         node: u32,
         /// The tag.
         tag: u8,
+    },
+    /// A node index past the last node.
+    #[error("node {index} is out of range ({count} nodes)")]
+    NodeOutOfRange {
+        /// The index.
+        index: u32,
+        /// Number of nodes.
+        count: u32,
     },
     /// A child index past the last node.
     #[error("node {node}: child {child} is out of range ({count} nodes)")]
@@ -833,8 +850,17 @@ impl<'a> EncodedForest<'a> {
         &self.bytes[self.data_offset..self.data_offset + self.data_size]
     }
 
-    /// The checked record of node `i` (which must be below the node count).
+    /// The checked record of node `i`.
     pub fn record(&self, i: u32) -> Result<NodeRecord> {
+        if i >= self.node_count {
+            return err(
+                self.infos_offset,
+                DecodeErrorKind::NodeOutOfRange {
+                    index: i,
+                    count: self.node_count,
+                },
+            );
+        }
         let at = self.infos_offset + i as usize * NODE_INFO_SIZE;
         let rec = &self.bytes[at..at + NODE_INFO_SIZE];
         let kind = match NodeKind::ALL.get(rec[0] as usize) {

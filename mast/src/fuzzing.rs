@@ -137,6 +137,17 @@ pub fn check_input(input: &FuzzInput) {
     check_bytes(&bytes);
 }
 
+/// Entry point for byte-oriented fuzzers (e.g. a cargo-fuzz target): the
+/// bytes are checked as an encoding, and also read as a [`FuzzInput`].
+#[cfg(feature = "fuzzing")]
+pub fn fuzz(data: &[u8]) {
+    check_bytes(data);
+    let mut u = arbitrary::Unstructured::new(data);
+    if let Ok(input) = <FuzzInput as arbitrary::Arbitrary>::arbitrary(&mut u) {
+        check_input(&input);
+    }
+}
+
 /// A deterministic soak: `iterations` random inputs from `seed`.
 pub fn smoke(seed: u64, iterations: usize) {
     let mut rng = Rng::new(seed);

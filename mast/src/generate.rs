@@ -77,8 +77,8 @@ impl GenConfig {
             nodes: 1000,
             mean_block_ops: 360,
             block_per_mille: 500,
-            push_per_mille: 40,
-            decorator_per_mille: 4,
+            push_per_mille: 20,
+            decorator_per_mille: 2,
             entrypoint: false,
         }
     }
@@ -104,7 +104,7 @@ fn random_op(rng: &mut Rng, cfg: &GenConfig) -> Operation {
         };
         return Operation::Push(Felt::reduce(v));
     }
-    match rng.below(60) {
+    match rng.below(200) {
         0 => Operation::Assert(rng.below(3) as u32),
         1 => Operation::MpVerify(rng.below(1 << 32) as u32),
         2 => Operation::U32assert2(rng.below(300) as u32),

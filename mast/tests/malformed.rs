@@ -541,3 +541,13 @@ fn strings() {
     let e = fail(&patched(&bytes, l.data + 2, b"ab"));
     assert_eq!((e.offset, e.kind), (l.strings + 8, K::DuplicateString(1)));
 }
+
+#[test]
+fn record_and_tree_indices_are_checked() {
+    let (_, bytes) = base();
+    let f = EncodedForest::parse(&bytes).unwrap();
+    let e = f.record(4).unwrap_err();
+    assert_eq!(e.kind, K::NodeOutOfRange { index: 4, count: 4 });
+    let e = f.decode_tree(u32::MAX, DecodeOptions::TRUST).unwrap_err();
+    assert!(matches!(e.kind, K::NodeOutOfRange { .. }));
+}
