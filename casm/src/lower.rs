@@ -433,6 +433,10 @@ impl Lowerer<'_> {
                     frame.loc.insert(*dst, c.off);
                 }
                 Inst::TailCall { func, args } => {
+                    // FIXME: `tcall` is `call; ret`, so the stack still grows
+                    // with each tail call; reusing the frame would need the
+                    // arguments written below `fp`, which write-once memory
+                    // forbids.
                     self.push_args_and_call(&mut frame, *func, args);
                     self.emit(Instr::Ret);
                     return None;
