@@ -15,6 +15,11 @@
 //! costs `O(n * levels^2)`. This is the classical splitting (Lagrangian)
 //! relaxation of the consistency constraints, with uniform multipliers.
 //!
+//! FIXME: on generated DAGs of 300 or more ops the bound stays about 20%
+//! under the best placement and the search times out; a stronger bound
+//! (full subgradient optimisation of the multipliers, or cuts from packed
+//! disjoint cores) is needed to prove optimality at 1,000 ops.
+//!
 //! **Search.** Legality is monotone in the set of reduced values, so any
 //! violation yields a *core*: the free values in the unreduced cone of the
 //! violating op, of which every legal completion reduces at least one (a

@@ -21,6 +21,11 @@ mod params;
 mod problem;
 mod solve;
 
+/// The README's example, run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
 pub use function::{
     extract, insert_reductions, optimize, remove_reductions, Extraction, Options, Placement,

@@ -1,0 +1,102 @@
+//! Property tests on programs from the IR generator: small programs' exact
+//! counts equal exhaustive enumeration, the ILP agrees where it finishes,
+//! and every strategy's output verifies, passes the noise verifier and
+//! computes the same plaintexts as the input run without noise traps.
+
+use std::time::Duration;
+
+use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::verify_module;
+use kildall_noise::{extract, optimize, verify, Options, Strategy};
+
+fn args(n: usize, seed: u64) -> Vec<RuntimeValue> {
+    let text: Vec<String> = (0..n)
+        .map(|i| format!("u5 {}", (seed as usize * 7 + i * 13) % 32))
+        .collect();
+    RuntimeValue::parse_list(&text.join(", ")).expect("arguments parse")
+}
+
+#[test]
+fn strategies_agree_with_enumeration_and_the_interpreter() {
+    let flows = [
+        NoiseControlFlow::None,
+        NoiseControlFlow::Diamond,
+        NoiseControlFlow::Loop,
+    ];
+    for seed in 0..60u64 {
+        let config = NoiseConfig {
+            ops: 4 + (seed % 17) as usize,
+            control_flow: flows[(seed % 3) as usize],
+            ..NoiseConfig::default()
+        };
+        let module = generate_noise(seed, &config);
+        let main = module.main().unwrap();
+        let options = Options::default();
+        let extraction = extract(&module.functions[main], &options);
+        let brute = extraction
+            .problem
+            .brute_force()
+            .map(|r| r.iter().filter(|&&r| r).count());
+        let inputs = args(config.inputs, seed);
+        let run_options = InterpreterOptions {
+            check_noise: false,
+            fuel: config.fuel_bound(),
+            ..InterpreterOptions::default()
+        };
+        let before = interpret(&module, main, inputs.clone(), &run_options).outcome;
+        assert!(
+            matches!(before, Outcome::Return(_)),
+            "seed {seed}: {before:?}"
+        );
+        for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+            let mut optimized = module.clone();
+            let options = Options {
+                strategy,
+                time_limit: Duration::from_secs(5),
+                ..Options::default()
+            };
+            let placement = optimize(&mut optimized.functions[main], &options).unwrap();
+            verify_module(&optimized).unwrap_or_else(|e| panic!("seed {seed} {strategy}: {e}"));
+            verify(
+                &optimized.functions[main],
+                options.params,
+                options.input_level(),
+            )
+            .unwrap_or_else(|v| panic!("seed {seed} {strategy}: {v}"));
+            let checked = InterpreterOptions {
+                check_noise: true,
+                ..run_options.clone()
+            };
+            let after = interpret(&optimized, main, inputs.clone(), &checked).outcome;
+            assert_eq!(before, after, "seed {seed} {strategy}");
+            match strategy {
+                Strategy::Exact => {
+                    assert!(placement.optimal, "seed {seed}");
+                    assert_eq!(Some(placement.count), brute, "seed {seed}");
+                }
+                Strategy::Ilp if placement.optimal => {
+                    assert_eq!(Some(placement.count), brute, "seed {seed}: ILP");
+                }
+                _ => assert!(Some(placement.count) >= brute, "seed {seed}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn existing_reductions_are_replaced() {
+    // Optimizing an optimized program removes its reductions and places
+    // the same ones again.
+    let module = generate_noise(3, &NoiseConfig::sized(30));
+    let main = module.main().unwrap();
+    let mut once = module.clone();
+    let first = optimize(&mut once.functions[main], &Options::default()).unwrap();
+    let mut twice = once.clone();
+    let second = optimize(&mut twice.functions[main], &Options::default()).unwrap();
+    assert_eq!(second.removed, first.count);
+    assert_eq!(second.count, first.count);
+    // The same values are reduced again (the text differs only in the
+    // numbers of the new reductions).
+    assert_eq!(second.reduced, first.reduced);
+}
