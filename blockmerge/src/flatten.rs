@@ -1,0 +1,320 @@
+//! Flattening one component into its head (seed 001, "Merge Blocks").
+//!
+//! The seed builds the merged instruction list backward from the tail; in
+//! SSA it is simpler to emit forward, in the order the steps of
+//! [`components`](crate::components) describe, at the end of the head:
+//!
+//! - a branch emits each arm under its predicate `P and c` / `P and not c`
+//!   (`P` the enclosing predicate, `c` the condition) and the join's
+//!   parameters become `vR = if e1 then x1 else (if e2) x2` chains over the
+//!   predicates of the incoming edges. Exactly one edge predicate holds
+//!   when `P` does, so the chain selects the value of the path taken;
+//! - predication follows the interpreter's rules (DESIGN.md section 2): an
+//!   `enable_side_effects` is emitted before the next instruction with side
+//!   effects whenever the predicate changes, and an arm's own
+//!   `enable_side_effects x` becomes the predicate `P and x` for the rest of
+//!   that block. So a trap, `constrain` or `print` on the side not taken
+//!   does not fire;
+//! - a counted loop is unrolled: `trip` times the header and the body, the
+//!   header's parameters bound to the latch's arguments of the previous
+//!   iteration, then the header once more (its last exit test); no guard is
+//!   needed because the trip count is exact;
+//! - the tail's instructions follow, and the head takes the tail's
+//!   terminator; the other blocks leave the layout.
+//!
+//! Blocks run once are moved (their instructions keep their numbers);
+//! blocks of unrolled loops are copied once per iteration. Values of
+//! removed blocks become aliases of their last copy or of the `if` chain
+//! replacing them, so uses after the component see the right value.
+
+use kildall_ir::SecondaryMap;
+use kildall_ir::{
+    BinaryOp, Block, ConstValue, Function, Inst, InstructionData, Terminator, Type, Value,
+};
+
+use crate::components::{Kind, Kinds};
+
+/// An edge into a block: the predicate under which it is taken (`None`:
+/// always) and its arguments.
+struct Edge {
+    pred: Option<Value>,
+    args: Vec<Value>,
+}
+
+pub(crate) struct Flattener<'k> {
+    kinds: &'k Kinds,
+    head: Block,
+    env: SecondaryMap<Value, Option<Value>>,
+    mapped: Vec<Value>,
+    /// The predicate in force at the end of the head (`None`: 1).
+    active: Option<Value>,
+}
+
+impl<'k> Flattener<'k> {
+    pub fn new(kinds: &'k Kinds, head: Block) -> Self {
+        Flattener {
+            kinds,
+            head,
+            env: SecondaryMap::new(),
+            mapped: Vec::new(),
+            active: None,
+        }
+    }
+
+    fn lookup(&self, func: &Function, v: Value) -> Value {
+        let v = func.dfg.resolve(v);
+        self.env[v].unwrap_or(v)
+    }
+
+    fn bind_value(&mut self, old: Value, new: Value) {
+        if self.env[old].is_none() {
+            self.mapped.push(old);
+        }
+        self.env[old] = Some(new);
+    }
+
+    fn append(
+        &mut self,
+        func: &mut Function,
+        data: InstructionData,
+        result: Option<Type>,
+    ) -> Option<Value> {
+        let inst = func.dfg.make_inst(data);
+        let value = result.map(|ty| func.dfg.append_result(inst, ty));
+        func.layout.append_inst(inst, self.head);
+        value
+    }
+
+    fn and(&mut self, func: &mut Function, pred: Option<Value>, c: Value) -> Value {
+        match pred {
+            None => c,
+            Some(p) => self
+                .append(
+                    func,
+                    InstructionData::Binary {
+                        op: BinaryOp::And,
+                        lhs: p,
+                        rhs: c,
+                    },
+                    Some(Type::BOOL),
+                )
+                .expect("one result"),
+        }
+    }
+
+    fn truth(func: &mut Function, pred: Option<Value>) -> Value {
+        pred.unwrap_or_else(|| func.dfg.constant(ConstValue::from_u128(1), Type::BOOL))
+    }
+
+    fn ensure_predicate(&mut self, func: &mut Function, pred: Option<Value>) {
+        if self.active != pred {
+            let condition = Self::truth(func, pred);
+            self.append(func, InstructionData::EnableSideEffects { condition }, None);
+            self.active = pred;
+        }
+    }
+
+    /// Emits the instructions of `block` at the end of the head under
+    /// `pred`, copying them when `copy` (the block runs several times).
+    fn emit_insts(&mut self, func: &mut Function, block: Block, pred: Option<Value>, copy: bool) {
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        let mut local = pred;
+        for inst in insts {
+            if let InstructionData::EnableSideEffects { condition } = func.dfg[inst] {
+                let c = self.lookup(func, condition);
+                local = match func.dfg.const_value(c) {
+                    // `enable_side_effects u1 1` restores the block's predicate.
+                    Some(one) if one == ConstValue::from_u128(1) => pred,
+                    _ => Some(self.and(func, pred, c)),
+                };
+                if !copy {
+                    func.remove_inst(inst);
+                }
+                continue;
+            }
+            if func.dfg[inst].has_side_effects() {
+                self.ensure_predicate(func, local);
+            }
+            let mut data = func.dfg[inst].clone();
+            data.map_values(|v| self.lookup(func, v));
+            if copy {
+                let new = func.dfg.make_inst(data);
+                let results = func.dfg.inst_results(inst).to_vec();
+                for r in results {
+                    let ty = func.dfg.value_type(r).clone();
+                    let nr = func.dfg.append_result(new, ty);
+                    self.bind_value(r, nr);
+                }
+                func.layout.append_inst(new, self.head);
+                let loc = func.inst_locs[inst];
+                func.inst_locs[new] = loc;
+            } else {
+                func.dfg[inst] = data;
+                func.layout.remove_inst(inst);
+                func.layout.append_inst(inst, self.head);
+            }
+        }
+    }
+
+    /// Binds the parameters of `block` to the arguments of `edges`.
+    fn bind(&mut self, func: &mut Function, block: Block, edges: &[Edge]) {
+        let params = func.dfg.block_params(block).to_vec();
+        for (i, param) in params.into_iter().enumerate() {
+            let first = edges[0].args[i];
+            if edges.iter().all(|e| e.args[i] == first) {
+                self.bind_value(param, first);
+                continue;
+            }
+            let n = edges.len();
+            let mut acc = edges[n - 1].args[i];
+            for k in (0..n - 1).rev() {
+                let then_condition = Self::truth(func, edges[k].pred);
+                let else_condition = Self::truth(func, edges[k + 1].pred);
+                let ty = func.dfg.value_type(param).clone();
+                let data = InstructionData::IfElse {
+                    then_condition,
+                    then_value: edges[k].args[i],
+                    else_condition,
+                    else_value: acc,
+                };
+                acc = self.append(func, data, Some(ty)).expect("one result");
+            }
+            self.bind_value(param, acc);
+        }
+    }
+
+    fn jump_args(&self, func: &Function, block: Block) -> Vec<Value> {
+        match func.dfg.terminator(block) {
+            Some(Terminator::Jmp { arguments, .. }) => {
+                arguments.iter().map(|&v| self.lookup(func, v)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Emits the region from `start` up to `stop` under `pred`, returning
+    /// the edges entering `stop`. The head's own instructions are in place:
+    /// `start == head` skips them.
+    fn emit_region(
+        &mut self,
+        func: &mut Function,
+        start: Block,
+        stop: Block,
+        pred: Option<Value>,
+        copy: bool,
+    ) -> Vec<Edge> {
+        let mut cur = start;
+        loop {
+            if cur != self.head {
+                self.emit_insts(func, cur, pred, copy);
+            }
+            let kind = self.kinds.kind(cur).expect("planned block");
+            match kind {
+                Kind::Plain { dest } => {
+                    let args = self.jump_args(func, cur);
+                    let edge = Edge { pred, args };
+                    if dest == stop {
+                        return vec![edge];
+                    }
+                    self.bind(func, dest, &[edge]);
+                    cur = dest;
+                }
+                Kind::Branch {
+                    cond,
+                    then_dest,
+                    else_dest,
+                    join,
+                } => {
+                    let c = self.lookup(func, cond);
+                    let then_pred = self.and(func, pred, c);
+                    let not_c = self
+                        .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
+                        .expect("one result");
+                    let else_pred = self.and(func, pred, not_c);
+                    let mut edges = Vec::new();
+                    for (arm, arm_pred) in [(then_dest, then_pred), (else_dest, else_pred)] {
+                        if arm == join {
+                            edges.push(Edge {
+                                pred: Some(arm_pred),
+                                args: Vec::new(),
+                            });
+                        } else {
+                            edges.extend(self.emit_region(func, arm, join, Some(arm_pred), copy));
+                        }
+                    }
+                    if join == stop {
+                        return edges;
+                    }
+                    self.bind(func, join, &edges);
+                    cur = join;
+                }
+                Kind::Loop {
+                    header,
+                    body,
+                    exit,
+                    trip,
+                } => {
+                    let args = self.jump_args(func, cur);
+                    self.bind(func, header, &[Edge { pred, args }]);
+                    for _ in 0..trip {
+                        self.emit_insts(func, header, pred, true);
+                        let latch = self.emit_region(func, body, header, pred, true);
+                        self.bind(func, header, &latch);
+                    }
+                    self.emit_insts(func, header, pred, true);
+                    if exit == stop {
+                        return vec![Edge {
+                            pred,
+                            args: Vec::new(),
+                        }];
+                    }
+                    cur = exit;
+                }
+            }
+        }
+    }
+
+    /// Flattens the component from the head to `tail` (whose blocks are
+    /// `blocks`, head first) into the head.
+    pub fn run(mut self, func: &mut Function, tail: Block, blocks: &[Block]) {
+        // The predicate in force after the head's own instructions.
+        let last_ese =
+            func.layout
+                .block_insts(self.head)
+                .rev()
+                .find_map(|inst| match func.dfg[inst] {
+                    InstructionData::EnableSideEffects { condition } => {
+                        Some(func.dfg.resolve(condition))
+                    }
+                    _ => None,
+                });
+        if let Some(c) = last_ese {
+            let one = func.dfg.constant(ConstValue::from_u128(1), Type::BOOL);
+            self.active = if c == one { None } else { Some(c) };
+        }
+        let edges = self.emit_region(func, self.head, tail, None, false);
+        self.bind(func, tail, &edges);
+        self.emit_insts(func, tail, None, false);
+        let mut terminator = func.dfg.take_terminator(tail).expect("terminated");
+        terminator.map_values(|v| self.lookup(func, v));
+        func.dfg.set_terminator(self.head, terminator);
+
+        // What is left in the other blocks are the originals of copied
+        // blocks and the bodies of loops that run zero times.
+        for &block in blocks {
+            if block == self.head {
+                continue;
+            }
+            let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+            for inst in insts {
+                func.remove_inst(inst);
+            }
+            func.dfg.take_terminator(block);
+            func.layout.remove_block(block);
+        }
+        for &old in &self.mapped {
+            let new = self.env[old].expect("mapped");
+            func.dfg.replace_all_uses(old, new);
+        }
+    }
+}

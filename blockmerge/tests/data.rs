@@ -1,0 +1,112 @@
+//! Data-driven tests: each `tests/data/*.ssa` file holds directives, an
+//! input module, and after the `// ---- output ----` line the expected
+//! merged module and report. `UPDATE_EXPECT=1 cargo test` rewrites the
+//! expected part.
+//!
+//! Directives (comment lines before the module):
+//! - `// min-block-size: N` (default 1024);
+//! - `// args: u32 1, Field 3` (repeatable): runs `main` on these arguments
+//!   before and after and requires the same outcome and output (a `main`
+//!   without parameters is always run);
+//! - `// blocks-after: N`: the number of blocks of `main` after the pass,
+//!   checked whatever the blessed text says.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use kildall_blockmerge::{run_module, Options};
+use kildall_ir::interpreter::RuntimeValue;
+use kildall_ir::{parse_module, verify_module};
+
+const SEPARATOR: &str = "// ---- output ----";
+
+fn check(path: &Path) -> Result<(), String> {
+    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let (input, expected) = match text.find(SEPARATOR) {
+        Some(at) => (
+            &text[..at],
+            text[at + SEPARATOR.len()..].trim_start_matches('\n'),
+        ),
+        None => (&text[..], ""),
+    };
+    let directives = |name: &str| -> Vec<&str> {
+        let prefix = format!("// {name}:");
+        input
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()).map(str::trim))
+            .collect()
+    };
+    let min_block_size = match directives("min-block-size").first() {
+        Some(n) => n.parse().map_err(|_| "bad min-block-size")?,
+        None => kildall_blockmerge::MIN_BLOCK_SIZE,
+    };
+    let before = parse_module(input).map_err(|e| format!("parse: {e}"))?;
+    verify_module(&before).map_err(|e| format!("input does not verify: {e}"))?;
+    let mut after = before.clone();
+    let options = Options {
+        min_block_size,
+        ..Options::default()
+    };
+    let reports = run_module(&mut after, &options);
+    let mut actual = after.to_string();
+    for report in &reports {
+        for line in report.to_string().lines() {
+            actual.push_str(&format!("// {line}\n"));
+        }
+    }
+    verify_module(&after).map_err(|e| format!("output does not verify: {e}\n{after}"))?;
+
+    let main = before.main().ok_or("no function")?;
+    let mut runs = Vec::new();
+    for args in directives("args") {
+        runs.push(RuntimeValue::parse_list(args).map_err(|e| format!("args: {e}"))?);
+    }
+    if runs.is_empty() && before.functions[main].param_types().is_empty() {
+        runs.push(Vec::new());
+    }
+    for args in &runs {
+        common::same_behaviour(&before, &after, args)?;
+    }
+    if let Some(n) = directives("blocks-after").first() {
+        let n: usize = n.parse().map_err(|_| "bad blocks-after")?;
+        let got = after.functions[main].layout.num_blocks();
+        if got != n {
+            return Err(format!("{got} blocks after, expected {n}\n{actual}"));
+        }
+    }
+    if actual != expected {
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            let mut input = input.to_string();
+            if !input.ends_with('\n') {
+                input.push('\n');
+            }
+            fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).map_err(|e| e.to_string())?;
+        } else {
+            return Err(format!(
+                "output differs (UPDATE_EXPECT=1 to bless)\n--- expected\n{expected}\n--- actual\n{actual}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn data_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut paths: Vec<_> = fs::read_dir(&dir)
+        .expect("tests/data exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no test files in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &paths {
+        if let Err(e) = check(path) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
