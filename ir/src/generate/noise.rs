@@ -143,6 +143,12 @@ impl NoiseGen<'_> {
     }
 
     fn op(&mut self) -> Value {
+        let lhs = self.operand();
+        self.op_on(lhs)
+    }
+
+    /// An operation whose left operand is `lhs`.
+    fn op_on(&mut self, lhs: Value) -> Value {
         let op = if self.rng.chance(self.config.mul_fraction) {
             BinaryOp::Mul
         } else if self.rng.chance(0.75) {
@@ -150,7 +156,6 @@ impl NoiseGen<'_> {
         } else {
             BinaryOp::Sub
         };
-        let lhs = self.operand();
         let rhs = self.operand();
         let value = self.cursor().binary(op, lhs, rhs);
         self.pool.add(value);
@@ -212,9 +217,16 @@ impl NoiseGen<'_> {
 
         let outer = self.pool.clone();
         self.block = body;
-        self.pool.add(acc);
-        self.ops(inner.max(1));
-        let next_acc = *self.pool.all.last().expect("an operation ran");
+        // The body feeds the carried value, so its noise grows every trip.
+        self.used.insert(acc);
+        self.pool.all.push(acc);
+        let first = self.op_on(acc);
+        let next_acc = if inner >= 2 {
+            self.ops(inner - 2);
+            self.op_on(first)
+        } else {
+            first
+        };
         let one = self.func.dfg.constant_u128(1, Type::U32);
         let next = self.cursor().binary(BinaryOp::Add, counter, one);
         self.cursor().jmp(header, vec![next, next_acc]);
