@@ -37,6 +37,8 @@
 //!
 //! Generation is linear in the size of the program.
 
+// FIXME: signed integers (`iN`), slices, `range_check` and `inc_rc`/`dec_rc`
+// are not generated yet.
 mod cfg;
 mod noise;
 mod rng;
