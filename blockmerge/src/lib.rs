@@ -102,8 +102,8 @@ pub struct Merge {
     pub head: Block,
     /// The tail, whose terminator the head took.
     pub tail: Block,
-    /// How many blocks were merged, head and tail included.
-    pub blocks: usize,
+    /// The blocks merged, head first, tail last.
+    pub blocks: Vec<Block>,
     /// The estimate the decision was based on.
     pub estimate: u64,
     /// The constraints of the merged block, counted by the cost model.
@@ -151,7 +151,13 @@ impl fmt::Display for Report {
             writeln!(
                 f,
                 "  round {}: merged {} blocks {}..{} into {}: {} constraints (estimate {})",
-                m.round, m.blocks, m.head, m.tail, m.head, m.constraints, m.estimate
+                m.round,
+                m.blocks.len(),
+                m.head,
+                m.tail,
+                m.head,
+                m.constraints,
+                m.estimate
             )?;
         }
         for (reason, n) in &self.rejected {
@@ -240,12 +246,13 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
             break;
         }
         for (component, blocks) in chosen {
+            debug_assert_eq!(blocks.first(), Some(&component.head));
             Flattener::new(&kinds, component.head).run(func, component.tail, &blocks);
             report.merges.push(Merge {
                 round: report.rounds,
                 head: component.head,
                 tail: component.tail,
-                blocks: blocks.len(),
+                blocks,
                 estimate: component.estimate,
                 constraints: model.block(func, component.head),
             });
@@ -318,3 +325,31 @@ pub fn run_module(module: &mut Module, options: &Options<'_>) -> Vec<Report> {
         .map(|func| run(func, options))
         .collect()
 }
+
+/// For every block of the report's merges, the head that holds it at the end
+/// (a head merged into a later head follows it).
+pub fn final_heads(report: &Report) -> std::collections::HashMap<Block, Block> {
+    let mut owner = std::collections::HashMap::new();
+    for merge in &report.merges {
+        for &b in &merge.blocks {
+            owner.insert(b, merge.head);
+        }
+    }
+    let blocks: Vec<Block> = owner.keys().copied().collect();
+    for b in blocks {
+        let mut h = owner[&b];
+        while let Some(&next) = owner.get(&h) {
+            if next == h {
+                break;
+            }
+            h = next;
+        }
+        owner.insert(b, h);
+    }
+    owner
+}
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

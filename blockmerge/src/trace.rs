@@ -62,7 +62,7 @@ pub fn trace(
     let mut instrumented_options = options.clone();
     instrumented_options.fuel = options.fuel.saturating_mul(2);
     let run = interpret(&instrumented, function, args, &instrumented_options);
-    let prefix = format!("{} ", RuntimeValue::unsigned(127, MARKER));
+    let prefix = format!("{}, ", RuntimeValue::unsigned(127, MARKER));
     let mut blocks = Vec::new();
     for line in &run.output {
         let Some(rest) = line.strip_prefix(&prefix) else {

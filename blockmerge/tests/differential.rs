@@ -5,9 +5,10 @@
 
 mod common;
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::trace::trace;
+use kildall_blockmerge::{run_module, Options, R1cs};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
-use kildall_ir::interpreter::RuntimeValue;
+use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
 
 fn args(seed: u64, k: u64) -> Vec<RuntimeValue> {
     let mix = |n: u64| {
@@ -51,6 +52,22 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
                 kildall_ir::interpreter::display_list(&args)
             )
         })?;
+    }
+    if seed % 8 == 0 {
+        // Merging never makes a run execute more blocks.
+        let main = before.main().ok_or("no main")?;
+        let interp = InterpreterOptions {
+            fuel: 1_000_000,
+            ..InterpreterOptions::default()
+        };
+        let a = trace(&before, main, args(seed, 0), &interp, &R1cs);
+        let b = trace(&after, main, args(seed, 0), &interp, &R1cs);
+        if b.executed_blocks > a.executed_blocks {
+            return Err(format!(
+                "seed {seed}: {} blocks executed before, {} after",
+                a.executed_blocks, b.executed_blocks
+            ));
+        }
     }
     Ok(reports.iter().map(|r| r.merges.len()).sum())
 }

@@ -1,0 +1,65 @@
+//! The workspace's `examples/blockmerge` programs: merging keeps their
+//! results, removes blocks and executed transitions, and never raises the
+//! padded cost of their runs.
+
+use kildall_blockmerge::trace::trace;
+use kildall_blockmerge::{run_module, Options, R1cs};
+use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+
+#[test]
+fn examples_merge_and_cost_less() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blockmerge");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("examples/blockmerge exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 4, "the suite has at least four programs");
+    for path in paths {
+        let name = path.display();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let args = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// args:"))
+            .unwrap_or_else(|| panic!("{name}: no args line"));
+        let args = RuntimeValue::parse_list(args.trim()).unwrap();
+        let before = kildall_ir::parse_module(&text).unwrap();
+        kildall_ir::verify_module(&before).unwrap();
+        let mut after = before.clone();
+        run_module(&mut after, &Options::default());
+        kildall_ir::verify_module(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let main = before.main().unwrap();
+        let interp = InterpreterOptions::default();
+        let a = trace(&before, main, args.clone(), &interp, &R1cs);
+        let b = trace(&after, main, args, &interp, &R1cs);
+        assert!(
+            matches!(a.execution.outcome, Outcome::Return(_)),
+            "{name}: {:?}",
+            a.execution.outcome
+        );
+        assert_eq!(a.execution.outcome, b.execution.outcome, "{name}");
+        // Every executed block starts with the marker: the trace saw them all.
+        assert!(
+            a.executed_blocks > 1,
+            "{name}: trace of {} blocks",
+            a.executed_blocks
+        );
+        assert!(
+            b.transitions < a.transitions,
+            "{name}: transitions {} -> {}",
+            a.transitions,
+            b.transitions
+        );
+        assert!(
+            b.padded_cost <= a.padded_cost,
+            "{name}: padded cost {} -> {}",
+            a.padded_cost,
+            b.padded_cost
+        );
+        let blocks = |m: &kildall_ir::Module| -> usize {
+            m.functions.values().map(|f| f.layout.num_blocks()).sum()
+        };
+        assert!(blocks(&after) < blocks(&before), "{name}");
+    }
+}
