@@ -74,10 +74,8 @@ fn block_bodies(text: &str) -> std::collections::HashMap<String, Vec<String>> {
 
 /// Edges whose target dominates their source: the back edges of natural loops.
 fn back_edges(function: &Function) -> std::collections::HashSet<(Block, Block)> {
-    let mut cfg = kildall_ir::cfg::ControlFlowGraph::new();
-    cfg.compute(function);
-    let mut domtree = kildall_ir::dominators::DominatorTree::new();
-    domtree.compute(function, &cfg);
+    let cfg = kildall_ir::cfg::ControlFlowGraph::with_function(function);
+    let domtree = kildall_ir::dominators::DominatorTree::with_cfg(&cfg);
     let mut edges = std::collections::HashSet::new();
     for block in function.layout.blocks() {
         for succ in function.dfg.successors(block) {

@@ -37,12 +37,19 @@ impl fmt::Display for Diagnostic {
 pub fn parse_file(path: &Path) -> Result<Module, Diagnostic> {
     let text = std::fs::read_to_string(path)
         .map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))?;
-    kildall_ir::parse_module(&text).map_err(|err| Diagnostic::new(path, Some(err.loc), err.message.clone()))
+    kildall_ir::parse_module(&text)
+        .map_err(|err| Diagnostic::new(path, Some(err.loc), err.kind.to_string()))
 }
 
 /// Verifies `module`, naming `path` in the error.
 pub fn verify(path: &Path, module: &Module) -> Result<(), Diagnostic> {
-    kildall_ir::verify_module(module).map_err(|err| Diagnostic::new(path, err.loc(), err.to_string()))
+    kildall_ir::verify_module(module).map_err(|err| {
+        let message = format!(
+            "in function `{}` ({}): {}{}",
+            err.function, err.func, err.location, err.kind
+        );
+        Diagnostic::new(path, Some(err.loc), message)
+    })
 }
 
 /// Reads, parses and verifies `path`.
