@@ -341,12 +341,6 @@ impl AliasClasses {
     pub fn is_loaded(&self, class: u32) -> bool {
         self.loaded[self.find(class) as usize]
     }
-
-    /// The number of nodes (for tests of linearity).
-    #[allow(dead_code)]
-    pub fn num_nodes(&self) -> usize {
-        self.parent.len()
-    }
 }
 
 /// Whether `ty` is a reference.

@@ -42,6 +42,12 @@
 //! `a`'s class `Unknown` at once), and the join of two states skips the
 //! structure they share, so a state costs memory only where it differs from
 //! its predecessors'.
+//!
+//! FIXME(perf): states keep every `Known` class, including references dead
+//! in the block; on a 500,000-block function the stored block-entry states
+//! take gigabytes. Pruning to live references needs a liveness cheaper than
+//! per-reference path exploration (references live across the whole
+//! function make that quadratic).
 
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};

@@ -25,10 +25,12 @@
 //! never-stored cell traps; such loads are never removed, and an allocation
 //! is promoted only if every load of it is definitely initialised).
 //!
-//! Cost is linear: alias classes are one union-find pass; states hold only
-//! the references live at a block's start; promotion work is bounded by the
-//! regions each promoted cell is uninitialised or live in; the pipeline runs
-//! a bounded number of rounds.
+//! Cost: each phase is a few linear scans, states are persistent maps
+//! shared between blocks, and the pipeline runs a bounded number of
+//! rounds. Promotion's liveness walk (per cell, its live range) and the
+//! number of `Known` classes carried in states grow with the size of one
+//! function, so a single huge function costs more than linear time and
+//! memory (see the README's measurements).
 //!
 //! ```
 //! let text = "
@@ -101,8 +103,9 @@ pub struct Options {
     pub forward: bool,
     /// Remove unobservable stores and unused allocations.
     pub dead_stores: bool,
-    /// The most rounds of the pipeline; each round is linear, and later
-    /// rounds only find what earlier removals exposed.
+    /// The most rounds of the pipeline; later rounds only find what earlier
+    /// ones exposed, and a round runs only if the previous one moved
+    /// references or renamed stored values.
     pub max_rounds: usize,
 }
 
@@ -168,10 +171,14 @@ fn has_loads(func: &Function) -> bool {
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// FIXME(perf): each round makes a dozen linear scans (CFG, dominators,
-// frontiers, alias classes, alias resolution, solver, dead stores); the
-// cost is linear but about 25-30 us per block, short of 5 s for a million
-// blocks. Fusing the scans and keeping the CFG across phases is the next step.
+// FIXME(perf): a million blocks (a 500,000-block `main`) take minutes and
+// about 4 GiB, against the targets of 5 s and 2 GB: promotion's liveness
+// walks cover each cell's whole live range (`promote.rs`), the solver's
+// block-entry states keep every `Known` class, live or not (`forward.rs`),
+// and each round makes a dozen scans with a large constant (CFG,
+// dominators, frontiers, alias classes, alias resolution, solver, dead
+// stores). Prune to live references, build SSA on demand from the loads,
+// and fuse the scans.
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {

@@ -25,6 +25,10 @@
 //! All work tables are indexed by block and stamped per allocation, so the
 //! pass allocates nothing per allocation and runs in time linear in the
 //! function plus the uninitialised and live regions of the promoted cells.
+//!
+//! FIXME(perf): cells live across a whole function make the liveness walks
+//! cost cells × blocks; constructing SSA on demand from the loads (Braun et
+//! al. 2013) would bound the work by the phis actually needed.
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
