@@ -45,7 +45,8 @@
 //! A component is rejected ([`Rejection`]) when a block of it other than
 //! the tail leaves the function (`return`, `unreachable`), when it holds a
 //! call to a function of the module or a memory operation (`allocate`,
-//! `load`, `store`), when it holds a loop without a constant trip count or
+//! `load`, `store`) or a noisy operation (noise limits trap whatever the
+//! predicate), when it holds a loop without a constant trip count or
 //! with exits other than its header's, or when its shape is not the
 //! single-entry single-exit nesting flattening needs.
 
@@ -68,6 +69,9 @@ pub enum Rejection {
     Call,
     /// A block allocates, loads or stores.
     Memory,
+    /// A block computes on noisy values, whose noise checks the predicate
+    /// does not silence.
+    Noise,
     /// A loop without a constant exact trip count.
     UncountedLoop,
     /// Not a single-entry single-exit nesting of branches and counted
@@ -86,6 +90,7 @@ impl fmt::Display for Rejection {
             Rejection::Exit => "early exit",
             Rejection::Call => "call",
             Rejection::Memory => "memory operation",
+            Rejection::Noise => "noisy operation",
             Rejection::UncountedLoop => "loop without a constant trip count",
             Rejection::Unstructured => "unstructured",
             Rejection::TooLarge => "above the threshold",
@@ -197,6 +202,19 @@ impl<'a> Planner<'a> {
                     {
                         hazard[block] = Some(Rejection::Memory);
                     }
+                    InstructionData::Encode { .. }
+                    | InstructionData::Decode { .. }
+                    | InstructionData::ReduceNoise { .. }
+                        if hazard[block].is_none() =>
+                    {
+                        hazard[block] = Some(Rejection::Noise);
+                    }
+                    InstructionData::Binary { lhs, .. }
+                        if hazard[block].is_none()
+                            && *func.dfg.value_type(*lhs) == kildall_ir::Type::Noisy =>
+                    {
+                        hazard[block] = Some(Rejection::Noise);
+                    }
                     _ => {}
                 }
             }
@@ -256,6 +274,8 @@ impl<'a> Planner<'a> {
     }
 
     /// The memoised step at `block` (see the module documentation).
+    // FIXME: `step` and `region` recurse once per nesting level of branches
+    // and loops; a program nested thousands deep would exhaust the stack.
     pub fn step(&mut self, block: Block) -> Result<Step, Rejection> {
         if let Some(done) = self.steps[block.index()] {
             return done;

@@ -185,6 +185,12 @@ pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
 
 /// Merges the components of `func` under the threshold, outermost first,
 /// round after round until a round merges nothing.
+///
+/// `func` must verify (`kildall_ir::verify_function`); the result does.
+/// Each round recomputes the CFG, the dominator and post-dominator trees,
+/// the loops and the component sizes once, then merges every chosen
+/// component: linear per round, and the rounds are bounded by the nesting
+/// depth plus the logarithm of the longest chain of components.
 pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
     let model = options.cost_model;
     let mut report = Report {
@@ -315,6 +321,16 @@ fn remove_dead_code(func: &mut Function, blocks: &[Block]) {
             }
         }
     }
+}
+
+/// A one-line summary of the reports of a module: merges, blocks before
+/// and after, and the largest block after.
+pub fn summarize(reports: &[Report]) -> String {
+    let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
+    let before: usize = reports.iter().map(|r| r.blocks_before).sum();
+    let after: usize = reports.iter().map(|r| r.blocks_after).sum();
+    let largest = reports.iter().map(|r| r.largest_after).max().unwrap_or(0);
+    format!("{merges} merges, blocks {before} -> {after}, largest block {largest} constraints")
 }
 
 /// Runs [`run`] on every function of `module`.

@@ -113,3 +113,54 @@ fn generated_programs_behave_the_same() {
         "only {merges} merges: the test exercises too little"
     );
 }
+
+#[test]
+fn noisy_programs_behave_the_same() {
+    use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+    use kildall_ir::interpreter::interpret;
+    let mut failures = Vec::new();
+    for seed in 0..300u64 {
+        let control_flow = [
+            NoiseControlFlow::None,
+            NoiseControlFlow::Diamond,
+            NoiseControlFlow::Loop,
+        ][(seed % 3) as usize];
+        let config = NoiseConfig {
+            control_flow,
+            ..NoiseConfig::sized(24)
+        };
+        let before = generate_noise(seed, &config);
+        let mut after = before.clone();
+        run_module(&mut after, &Options::default());
+        let main = before.main().unwrap();
+        let params = before.functions[main].param_types();
+        let args: Vec<RuntimeValue> = params
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| match ty {
+                kildall_ir::Type::Unsigned(bits) => RuntimeValue::unsigned(
+                    *bits,
+                    (seed as u128 + i as u128) % (1 << (*bits).min(5)),
+                ),
+                other => RuntimeValue::zero(other).unwrap(),
+            })
+            .collect();
+        let options = InterpreterOptions::default();
+        let a = interpret(&before, main, args.clone(), &options);
+        let b = interpret(&after, main, args, &options);
+        let key = |o: &kildall_ir::interpreter::Outcome| match o {
+            kildall_ir::interpreter::Outcome::Trap(t) => format!("trap {:?}", t.kind),
+            other => format!("{other:?}"),
+        };
+        if key(&a.outcome) != key(&b.outcome) {
+            failures.push(format!(
+                "seed {seed}: {:?} vs {:?}\n{before}",
+                a.outcome, b.outcome
+            ));
+        }
+        if let Err(e) = kildall_ir::verify_module(&after) {
+            failures.push(format!("seed {seed}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures[0]);
+}

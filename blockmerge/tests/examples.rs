@@ -63,3 +63,28 @@ fn examples_merge_and_cost_less() {
         assert!(blocks(&after) < blocks(&before), "{name}");
     }
 }
+
+#[test]
+fn find_min_trace_golden() {
+    // b0, the header 8 times, 7 iterations of three body blocks, the exit.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/blockmerge/find_min.ssa");
+    let text = std::fs::read_to_string(path).unwrap();
+    let before = kildall_ir::parse_module(&text).unwrap();
+    let mut after = before.clone();
+    run_module(&mut after, &Options::default());
+    let args = RuntimeValue::parse_list("[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]")
+        .unwrap();
+    let main = before.main().unwrap();
+    let interp = InterpreterOptions::default();
+    let a = trace(&before, main, args.clone(), &interp, &R1cs);
+    let b = trace(&after, main, args, &interp, &R1cs);
+    assert_eq!((a.executed_blocks, a.transitions), (31, 30));
+    assert_eq!((b.executed_blocks, b.transitions), (1, 0));
+    // One merged block of at most 1024 constraints pads to at most 1024.
+    assert!(
+        b.padded_cost <= 1024 && b.padded_cost > 512,
+        "{}",
+        b.padded_cost
+    );
+}
