@@ -1,0 +1,61 @@
+//! Placement of `reduce_noise` on generated noisy DAGs (the IR generator's
+//! default mix: a quarter `mul`, 30% shared operands) of 30, 100, 300 and
+//! 1,000 operations: exact, ILP and greedy. Strategies that hit their time
+//! limit at a size are not timed there (the time would be the limit); the
+//! count, bound and whether it timed out are printed once per size.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use kildall_ir::generate::{generate_noise, NoiseConfig};
+use kildall_ir::Function;
+use kildall_noise::{optimize, Options, Strategy};
+
+const SIZES: [usize; 4] = [30, 100, 300, 1000];
+const LIMIT: Duration = Duration::from_secs(10);
+
+fn function(ops: usize) -> Function {
+    let module = generate_noise(1, &NoiseConfig::sized(ops));
+    module.functions[module.main().expect("main")].clone()
+}
+
+fn options(strategy: Strategy) -> Options {
+    Options {
+        strategy,
+        time_limit: LIMIT,
+        ..Options::default()
+    }
+}
+
+fn placement(c: &mut Criterion) {
+    let mut group = c.benchmark_group("noise");
+    group.sample_size(10);
+    for ops in SIZES {
+        let func = function(ops);
+        for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+            let probe = optimize(&mut func.clone(), &options(strategy)).expect("placeable");
+            eprintln!(
+                "noise/{strategy}/{ops}: count {}, lower bound {}, optimal {}, timed out {}, {:?}",
+                probe.count, probe.lower_bound, probe.optimal, probe.timed_out, probe.time
+            );
+            if probe.timed_out {
+                continue;
+            }
+            group.bench_with_input(BenchmarkId::new(strategy.name(), ops), &func, |b, func| {
+                b.iter(|| {
+                    let mut f = func.clone();
+                    black_box(
+                        optimize(&mut f, &options(strategy))
+                            .expect("placeable")
+                            .count,
+                    )
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, placement);
+criterion_main!(benches);
