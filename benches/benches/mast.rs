@@ -43,6 +43,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("extract_one_root_verified", |b| {
         b.iter(|| decode_root(black_box(&bytes), &small, DecodeOptions::VERIFY))
     });
+    g.bench_function("extract_one_root_trusted", |b| {
+        b.iter(|| decode_root(black_box(&bytes), &small, DecodeOptions::TRUST))
+    });
     g.finish();
 }
 

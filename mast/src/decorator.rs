@@ -230,6 +230,11 @@ pub struct AsmOp {
 }
 
 /// A decorator.
+///
+/// FIXME: miden-core 0.10 also has the debug options `MemAll`,
+/// `MemInterval` and `LocalInterval`, and source locations on `AssemblyOp`;
+/// the format of the design document has no encoding for them, so they are
+/// not represented.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Decorator {
