@@ -152,6 +152,86 @@ pub struct Component {
     pub insts: u64,
 }
 
+/// What the planner needs to know of each block's instructions: their
+/// constraints and what keeps the block out of components. Kept across
+/// rounds and refreshed only for the blocks a merge changed.
+#[derive(Clone, Default)]
+pub(crate) struct BlockFacts {
+    /// Instruction constraints (parameters apart).
+    insts_cost: SecondaryMap<Block, u64>,
+    /// The same plus one predicate per `enable_side_effects` (rewritten
+    /// into an `and` when the block is merged).
+    merged_cost: SecondaryMap<Block, u64>,
+    /// Constraints of the parameters.
+    params_cost: SecondaryMap<Block, u64>,
+    hazard: SecondaryMap<Block, Option<Rejection>>,
+}
+
+impl BlockFacts {
+    /// The facts of every block in the layout of `func`.
+    pub fn new(func: &Function, model: &dyn CostModel) -> Self {
+        let mut facts = BlockFacts::default();
+        for block in func.layout.blocks() {
+            facts.update(func, model, block);
+        }
+        facts
+    }
+
+    /// Recomputes the facts of `block`.
+    pub fn update(&mut self, func: &Function, model: &dyn CostModel, block: Block) {
+        let mut cost = 0u64;
+        let mut predicates = 0u64;
+        let mut hazard = None;
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg[inst];
+            cost = cost.saturating_add(model.instruction(func, inst));
+            let found = match data {
+                InstructionData::EnableSideEffects { .. } => {
+                    predicates += 1;
+                    None
+                }
+                InstructionData::Call {
+                    callee: Callee::Function(_),
+                    ..
+                } => Some(Rejection::Call),
+                InstructionData::Allocate
+                | InstructionData::Load { .. }
+                | InstructionData::Store { .. } => Some(Rejection::Memory),
+                InstructionData::Encode { .. }
+                | InstructionData::Decode { .. }
+                | InstructionData::ReduceNoise { .. } => Some(Rejection::Noise),
+                InstructionData::Binary { lhs, .. }
+                    if *func.dfg.value_type(*lhs) == kildall_ir::Type::Noisy =>
+                {
+                    Some(Rejection::Noise)
+                }
+                _ => None,
+            };
+            // A call is reported before anything else, as the seed does.
+            if let Some(found) = found {
+                if hazard.is_none() || found == Rejection::Call {
+                    hazard = Some(found);
+                }
+            }
+        }
+        self.insts_cost[block] = cost;
+        self.merged_cost[block] = cost.saturating_add(predicates.saturating_mul(model.predicate()));
+        self.params_cost[block] = func
+            .dfg
+            .block_params(block)
+            .iter()
+            .map(|&p| model.block_param(func, p))
+            .fold(0, u64::saturating_add);
+        self.hazard[block] = hazard;
+    }
+
+    /// The constraints of `block`, instructions and parameters, as
+    /// [`CostModel::block`] counts them.
+    pub fn block_cost(&self, block: Block) -> u64 {
+        self.insts_cost[block].saturating_add(self.params_cost[block])
+    }
+}
+
 /// The analyses one round of merging needs, and the memoised steps.
 pub(crate) struct Planner<'a> {
     func: &'a Function,
@@ -160,10 +240,7 @@ pub(crate) struct Planner<'a> {
     pdt: &'a PostDominatorTree,
     loops: &'a LoopAnalysis,
     model: &'a dyn CostModel,
-    /// Instruction constraints per block (parameters apart), plus one
-    /// predicate per `enable_side_effects` (rewritten into an `and`).
-    insts_cost: SecondaryMap<Block, u64>,
-    hazard: SecondaryMap<Block, Option<Rejection>>,
+    facts: &'a BlockFacts,
     steps: Vec<Option<Result<Step, Rejection>>>,
 }
 
@@ -179,47 +256,8 @@ impl<'a> Planner<'a> {
         pdt: &'a PostDominatorTree,
         loops: &'a LoopAnalysis,
         model: &'a dyn CostModel,
+        facts: &'a BlockFacts,
     ) -> Self {
-        let mut insts_cost = SecondaryMap::new();
-        let mut hazard = SecondaryMap::new();
-        for &block in cfg.postorder() {
-            let mut cost = 0u64;
-            for inst in func.layout.block_insts(block) {
-                let data = &func.dfg[inst];
-                cost = cost.saturating_add(model.instruction(func, inst));
-                match data {
-                    InstructionData::EnableSideEffects { .. } => {
-                        cost = cost.saturating_add(model.predicate());
-                    }
-                    InstructionData::Call {
-                        callee: Callee::Function(_),
-                        ..
-                    } => hazard[block] = Some(Rejection::Call),
-                    InstructionData::Allocate
-                    | InstructionData::Load { .. }
-                    | InstructionData::Store { .. }
-                        if hazard[block].is_none() =>
-                    {
-                        hazard[block] = Some(Rejection::Memory);
-                    }
-                    InstructionData::Encode { .. }
-                    | InstructionData::Decode { .. }
-                    | InstructionData::ReduceNoise { .. }
-                        if hazard[block].is_none() =>
-                    {
-                        hazard[block] = Some(Rejection::Noise);
-                    }
-                    InstructionData::Binary { lhs, .. }
-                        if hazard[block].is_none()
-                            && *func.dfg.value_type(*lhs) == kildall_ir::Type::Noisy =>
-                    {
-                        hazard[block] = Some(Rejection::Noise);
-                    }
-                    _ => {}
-                }
-            }
-            insts_cost[block] = cost;
-        }
         Planner {
             func,
             cfg,
@@ -227,8 +265,7 @@ impl<'a> Planner<'a> {
             pdt,
             loops,
             model,
-            insts_cost,
-            hazard,
+            facts,
             steps: vec![None; func.dfg.num_blocks()],
         }
     }
@@ -286,10 +323,10 @@ impl<'a> Planner<'a> {
     }
 
     fn compute_step(&mut self, block: Block) -> Result<Step, Rejection> {
-        if let Some(reason) = self.hazard[block] {
+        if let Some(reason) = self.facts.hazard[block] {
             return Err(reason);
         }
-        let own = self.insts_cost[block];
+        let own = self.facts.merged_cost[block];
         let len = self.len(block);
         let dest = match self.func.dfg.terminator(block) {
             None | Some(Terminator::Return { .. } | Terminator::Unreachable) => {
@@ -366,7 +403,7 @@ impl<'a> Planner<'a> {
         {
             return Err(Rejection::Unstructured);
         }
-        if let Some(reason) = self.hazard[header] {
+        if let Some(reason) = self.facts.hazard[header] {
             return Err(reason);
         }
         let (body_cost, body_insts, body_edges) = self.region(counted.body, header)?;
@@ -376,7 +413,7 @@ impl<'a> Planner<'a> {
         let trip = counted.trip_count;
         let header_runs = trip.saturating_add(1);
         let cost = own
-            .saturating_add(sat_mul(header_runs, self.insts_cost[header]))
+            .saturating_add(sat_mul(header_runs, self.facts.merged_cost[header]))
             .saturating_add(sat_mul(trip, body_cost));
         let insts = len
             .saturating_add(sat_mul(header_runs, self.len(header)))
@@ -442,21 +479,15 @@ impl<'a> Planner<'a> {
         {
             return Err(Rejection::Unstructured);
         }
-        if let Some(reason) = self.hazard[tail] {
+        if let Some(reason) = self.facts.hazard[tail] {
             return Err(reason);
         }
-        let params: u64 = self
-            .func
-            .dfg
-            .block_params(head)
-            .iter()
-            .map(|&p| self.model.block_param(self.func, p))
-            .fold(0, u64::saturating_add);
+        let params = self.facts.params_cost[head];
         let (bind, bind_insts) = self.bind_cost(tail, step.edges);
         let estimate = params
             .saturating_add(step.cost)
             .saturating_add(bind)
-            .saturating_add(self.insts_cost[tail]);
+            .saturating_add(self.facts.merged_cost[tail]);
         let insts = step
             .insts
             .saturating_add(bind_insts)

@@ -43,19 +43,25 @@ struct Edge {
 
 pub(crate) struct Flattener<'k> {
     kinds: &'k Kinds,
+    /// Old value to its current copy; shared across the components of a
+    /// function (entries are reset after each) so that it is allocated once.
     head: Block,
-    env: SecondaryMap<Value, Option<Value>>,
+    env: &'k mut SecondaryMap<Value, Option<Value>>,
     mapped: Vec<Value>,
     /// The predicate in force at the end of the head (`None`: 1).
     active: Option<Value>,
 }
 
 impl<'k> Flattener<'k> {
-    pub fn new(kinds: &'k Kinds, head: Block) -> Self {
+    pub fn new(
+        kinds: &'k Kinds,
+        env: &'k mut SecondaryMap<Value, Option<Value>>,
+        head: Block,
+    ) -> Self {
         Flattener {
             kinds,
             head,
-            env: SecondaryMap::new(),
+            env,
             mapped: Vec::new(),
             active: None,
         }
@@ -313,7 +319,7 @@ impl<'k> Flattener<'k> {
             func.layout.remove_block(block);
         }
         for &old in &self.mapped {
-            let new = self.env[old].expect("mapped");
+            let new = self.env[old].take().expect("mapped");
             func.dfg.replace_all_uses(old, new);
         }
     }

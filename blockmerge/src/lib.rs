@@ -54,7 +54,7 @@ use kildall_ir::{Block, EntitySet, Function, Module};
 pub use components::{Component, Rejection};
 pub use cost::{CostModel, R1cs};
 
-use components::Planner;
+use components::{BlockFacts, Planner};
 use flatten::Flattener;
 
 /// The seed's `MIN_BLOCK_SIZE`.
@@ -193,24 +193,38 @@ pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
 /// depth plus the logarithm of the longest chain of components.
 pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
     let model = options.cost_model;
+    let mut facts = BlockFacts::new(func, model);
+    let largest = |func: &Function, facts: &BlockFacts| {
+        func.layout
+            .blocks()
+            .map(|b| facts.block_cost(b))
+            .max()
+            .unwrap_or(0)
+    };
+    let largest_before = largest(func, &facts);
     let mut report = Report {
         function: func.name.clone(),
         blocks_before: func.layout.num_blocks(),
-        largest_before: largest_block(func, model),
-        threshold: threshold(func, options),
+        largest_before,
+        threshold: options.min_block_size.max(
+            largest_before
+                .checked_next_power_of_two()
+                .unwrap_or(u64::MAX),
+        ),
         ..Report::default()
     };
     let mut cfg = ControlFlowGraph::new();
     let mut domtree = DominatorTree::new();
     let mut pdt = PostDominatorTree::new();
     let mut loops = LoopAnalysis::new();
+    let mut env = kildall_ir::SecondaryMap::new();
     loop {
         report.rounds += 1;
         cfg.compute(func);
         domtree.compute(&cfg);
         pdt.compute(&cfg);
         loops.compute(func, &cfg, &domtree);
-        let mut planner = Planner::new(func, &cfg, &domtree, &pdt, &loops, model);
+        let mut planner = Planner::new(func, &cfg, &domtree, &pdt, &loops, model, &facts);
         let mut candidates: Vec<Component> = Vec::new();
         let mut rejected = std::collections::BTreeMap::new();
         for head in cfg.reverse_postorder() {
@@ -253,14 +267,17 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         }
         for (component, blocks) in chosen {
             debug_assert_eq!(blocks.first(), Some(&component.head));
-            Flattener::new(&kinds, component.head).run(func, component.tail, &blocks);
+            Flattener::new(&kinds, &mut env, component.head).run(func, component.tail, &blocks);
             report.merges.push(Merge {
                 round: report.rounds,
                 head: component.head,
                 tail: component.tail,
                 blocks,
                 estimate: component.estimate,
-                constraints: model.block(func, component.head),
+                constraints: {
+                    facts.update(func, model, component.head);
+                    facts.block_cost(component.head)
+                },
             });
         }
         func.dfg.resolve_aliases();
@@ -271,11 +288,12 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
     let mut updated = EntitySet::<Block>::new();
     for merge in report.merges.iter_mut().rev() {
         if func.layout.is_block_inserted(merge.head) && updated.insert(merge.head) {
-            merge.constraints = model.block(func, merge.head);
+            facts.update(func, model, merge.head);
+            merge.constraints = facts.block_cost(merge.head);
         }
     }
     report.blocks_after = func.layout.num_blocks();
-    report.largest_after = largest_block(func, model);
+    report.largest_after = largest(func, &facts);
     report
 }
 

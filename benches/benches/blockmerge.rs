@@ -1,0 +1,53 @@
+//! Block merging on generated programs of 1,000, 10,000 and 100,000 blocks
+//! (diamonds, counted and while loops, chains, calls, memory, predication),
+//! with a low minimum block size so that the small components merge.
+//! Throughput is per block, so criterion reports the time per block; the
+//! merges and rounds are printed once per size.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use kildall_blockmerge::{run_module, Options};
+use kildall_ir::generate::{generate_cfg, CfgConfig};
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("blockmerge");
+    let options = Options::default();
+    for blocks in [1_000usize, 10_000, 100_000] {
+        let module = generate_cfg(1, &CfgConfig::sized(blocks));
+        let actual: usize = module
+            .functions
+            .values()
+            .map(|f| f.layout.num_blocks())
+            .sum();
+        let mut once = module.clone();
+        let reports = run_module(&mut once, &options);
+        let after: usize = once.functions.values().map(|f| f.layout.num_blocks()).sum();
+        let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
+        let rounds = reports.iter().map(|r| r.rounds).max().unwrap_or(0);
+        eprintln!("blockmerge {blocks}: {actual} -> {after} blocks, {merges} merges, at most {rounds} rounds");
+        drop(once);
+        group.throughput(Throughput::Elements(actual as u64));
+        if blocks >= 100_000 {
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(20));
+        } else {
+            group
+                .sample_size(20)
+                .measurement_time(Duration::from_secs(5));
+        }
+        group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
+            b.iter_batched(
+                || module.clone(),
+                |mut m| black_box(run_module(&mut m, &options)),
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
