@@ -23,12 +23,12 @@
 //! blocks or needing a parameter in a block with an unreachable predecessor.
 //!
 //! All work tables are indexed by block and stamped per allocation, so the
-//! pass allocates nothing per allocation and runs in time linear in the
-//! function plus the uninitialised and live regions of the promoted cells.
-//!
-//! FIXME(perf): cells live across a whole function make the liveness walks
-//! cost cells × blocks; constructing SSA on demand from the loads (Braun et
-//! al. 2013) would bound the work by the phis actually needed.
+//! pass allocates nothing per allocation. Pruning needs no liveness walk per
+//! variable (whose cost is the variable's whole live range, cells × blocks
+//! on a long function): the candidate parameters at the iterated frontiers
+//! are kept when a load needs them, found by one renaming walk that tracks
+//! only parameter numbers, so the pass runs in time linear in the function
+//! plus the uninitialised regions and the frontiers of the promoted cells.
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
@@ -166,12 +166,10 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
     let mut first_kind = vec![Kind::Rc; n];
     let mut has_def = vec![false; n];
     let mut visit_stamp = vec![NONE; n];
-    let mut live_stamp = vec![NONE; n];
     let mut idf_stamp = vec![NONE; n];
     let mut work: Vec<Block> = Vec::new();
     let mut defs: Vec<Block> = Vec::new();
     let mut phis: Vec<(Block, u32)> = Vec::new();
-    let mut slot_phis: Vec<Block> = Vec::new();
     let mut promoted = vec![false; slots.len()];
     for s in 0..slots.len() {
         if !slots[s].ok {
@@ -242,32 +240,12 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
         if !ok {
             continue;
         }
-        // Liveness of the variable: backward from upward-exposed loads.
-        work.clear();
-        for &(b, _, _) in list {
-            let bi = b.index();
-            if first_kind[bi] == Kind::Load && live_stamp[bi] != stamp {
-                live_stamp[bi] = stamp;
-                work.push(b);
-            }
-        }
-        while let Some(b) = work.pop() {
-            for &p in cfg.predecessors(b) {
-                let pi = p.index();
-                let defines = access_stamp[pi] == stamp && has_def[pi];
-                if live_stamp[pi] != stamp && !defines {
-                    live_stamp[pi] = stamp;
-                    work.push(p);
-                }
-            }
-        }
-        // Parameters at the iterated dominance frontier of the definitions,
-        // where the variable is live.
+        // Parameters at the iterated dominance frontier of the definitions
+        // (minimal SSA); the ones no load needs are pruned below.
         if !df_computed {
             df.compute(&cfg, &domtree);
             df_computed = true;
         }
-        slot_phis.clear();
         work.clear();
         work.extend(defs.iter().copied());
         while let Some(b) = work.pop() {
@@ -278,23 +256,33 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
                 }
                 idf_stamp[ji] = stamp;
                 work.push(j);
-                if live_stamp[ji] == stamp {
-                    slot_phis.push(j);
-                }
+                phis.push((j, s as u32));
             }
         }
-        // Every predecessor of a parameter's block must pass an argument; the
-        // renaming only visits reachable blocks.
-        // FIXME: an unreachable predecessor could pass any value of the type
-        // (a zero constant) instead of blocking the promotion.
-        if slot_phis
-            .iter()
-            .any(|&j| cfg.predecessors(j).iter().any(|&p| !cfg.is_reachable(p)))
-        {
-            continue;
-        }
         promoted[s] = true;
-        phis.extend(slot_phis.iter().map(|&j| (j, s as u32)));
+    }
+    if !promoted.iter().any(|&p| p) {
+        return false;
+    }
+    // Pruning (Choi, Cytron and Ferrante 1991), by uses rather than by a
+    // liveness walk per variable, whose cost is the variable's whole live
+    // range: a renaming pass over the dominator tree that only tracks which
+    // candidate parameter reaches each load and each edge, then a marking
+    // from the loads through the parameters' arguments. A parameter is kept
+    // exactly when the variable is live into its block, so the result is the
+    // pruned form, in time linear in the function and the candidates.
+    phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
+    let live = live_phis(func, &cfg, &domtree, &slot_of, &mut promoted, &phis);
+    let mut kept = 0;
+    for k in 0..phis.len() {
+        if live[k] && promoted[phis[k].1 as usize] {
+            phis[kept] = phis[k];
+            kept += 1;
+        }
+    }
+    phis.truncate(kept);
+    if !promoted.iter().any(|&p| p) {
+        return false;
     }
     if !promoted.iter().any(|&p| p) {
         return false;
@@ -302,7 +290,6 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
     let mut enabling = false;
 
     // 4. Block parameters, grouped by block in slot order.
-    phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
     let mut phi_start: SecondaryMap<Block, u32> = SecondaryMap::with_default(NONE);
     let mut phi_params: Vec<(u32, Value)> = Vec::with_capacity(phis.len());
     let mut phi_end: SecondaryMap<Block, u32> = SecondaryMap::with_default(0);
@@ -458,4 +445,132 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
         }
     }
     enabling
+}
+
+/// What a variable holds during the pruning walk: nothing yet, a value
+/// defined by a store, or candidate parameter `k`.
+const UNDEFINED: u32 = u32::MAX;
+const STORED: u32 = u32::MAX - 1;
+
+/// Which candidate parameters `phis` (sorted by block, then slot) some load
+/// needs, directly or through other parameters. A slot whose needed
+/// parameter sits in a block with an unreachable predecessor (the renaming
+/// cannot pass it an argument there), or receives no value on some edge, is
+/// withdrawn from `promoted`.
+fn live_phis(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    slot_of: &SecondaryMap<Value, u32>,
+    promoted: &mut [bool],
+    phis: &[(Block, u32)],
+) -> Vec<bool> {
+    let n = cfg.num_block_indices().max(func.dfg.num_blocks());
+    // `first[b]..first[b + 1]` are the candidates of block `b`.
+    let mut counts = vec![0u32; n + 1];
+    for &(b, _) in phis {
+        counts[b.index() + 1] += 1;
+    }
+    for i in 0..n {
+        counts[i + 1] += counts[i];
+    }
+    let first = counts;
+    let of = |b: Block| first[b.index()] as usize..first[b.index() + 1] as usize;
+    let slot = |v: Value| -> Option<usize> {
+        let s = slot_of[v];
+        (s != NONE && promoted[s as usize]).then_some(s as usize)
+    };
+    let mut current = vec![UNDEFINED; promoted.len()];
+    let mut undo: Vec<(u32, u32)> = Vec::new();
+    let mut live = vec![false; phis.len()];
+    let mut work: Vec<u32> = Vec::new();
+    // (parameter, what its argument is) for every edge into its block.
+    let mut incoming: Vec<(u32, u32)> = Vec::new();
+    let mut stack: Vec<(Block, bool)> = vec![(domtree.root().expect("entry reachable"), true)];
+    let mut marks: Vec<usize> = Vec::new();
+    while let Some((block, enter)) = stack.pop() {
+        if !enter {
+            let mark = marks.pop().expect("mark");
+            while undo.len() > mark {
+                let (s, old) = undo.pop().expect("undo entry");
+                current[s as usize] = old;
+            }
+            continue;
+        }
+        marks.push(undo.len());
+        for k in of(block) {
+            let s = phis[k].1 as usize;
+            undo.push((s as u32, current[s]));
+            current[s] = k as u32;
+        }
+        for inst in func.layout.block_insts(block) {
+            match func.dfg[inst] {
+                InstructionData::Allocate => {
+                    if let Some(s) = func.dfg.first_result(inst).and_then(slot) {
+                        undo.push((s as u32, current[s]));
+                        current[s] = UNDEFINED;
+                    }
+                }
+                InstructionData::Store { address, .. } => {
+                    if let Some(s) = slot(address) {
+                        undo.push((s as u32, current[s]));
+                        current[s] = STORED;
+                    }
+                }
+                InstructionData::Load { address } => {
+                    if let Some(s) = slot(address) {
+                        let c = current[s];
+                        if c < STORED && !live[c as usize] {
+                            live[c as usize] = true;
+                            work.push(c);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for &succ in cfg.successors(block) {
+            for k in of(succ) {
+                incoming.push((k as u32, current[phis[k].1 as usize]));
+            }
+        }
+        stack.push((block, false));
+        for child in domtree.children(block) {
+            stack.push((child, true));
+        }
+    }
+    // Group the arguments by parameter and mark from the loads.
+    let mut start = vec![0u32; phis.len() + 1];
+    for &(k, _) in &incoming {
+        start[k as usize + 1] += 1;
+    }
+    for i in 0..phis.len() {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut args = vec![0u32; incoming.len()];
+    for &(k, c) in &incoming {
+        args[fill[k as usize] as usize] = c;
+        fill[k as usize] += 1;
+    }
+    while let Some(k) = work.pop() {
+        for &c in &args[start[k as usize] as usize..start[k as usize + 1] as usize] {
+            if c < STORED && !live[c as usize] {
+                live[c as usize] = true;
+                work.push(c);
+            }
+        }
+    }
+    for (k, &(b, s)) in phis.iter().enumerate() {
+        if !live[k] {
+            continue;
+        }
+        let args = &args[start[k] as usize..start[k + 1] as usize];
+        // FIXME: an unreachable predecessor could pass any value of the type
+        // (a zero constant) instead of blocking the promotion.
+        if args.contains(&UNDEFINED) || cfg.predecessors(b).iter().any(|&p| !cfg.is_reachable(p)) {
+            promoted[s as usize] = false;
+        }
+    }
+    live
 }
