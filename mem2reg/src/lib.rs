@@ -185,6 +185,15 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         return stats;
     }
     func.dfg.resolve_aliases();
+    // Only a replaced load leaves aliases to resolve: skip the rewrite of
+    // every operand otherwise.
+    let mut resolved = stats.loads_replaced;
+    let mut resolve = |func: &mut Function, stats: &Stats| {
+        if stats.loads_replaced != resolved {
+            func.dfg.resolve_aliases();
+            resolved = stats.loads_replaced;
+        }
+    };
     for _ in 0..options.max_rounds.max(1) {
         stats.rounds += 1;
         // Another round can only find something if this one replaced a
@@ -195,13 +204,13 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         let mut enabling = false;
         if options.promote {
             enabling |= promote::promote(func, &mut stats);
-            func.dfg.resolve_aliases();
+            resolve(func, &stats);
         }
         let mut classes = None;
         if options.forward && has_loads(func) {
             let computed = alias::AliasClasses::compute(func);
             enabling |= forward::forward(func, &computed, &mut stats);
-            func.dfg.resolve_aliases();
+            resolve(func, &stats);
             classes = Some(computed);
         }
         if options.dead_stores {
@@ -219,6 +228,6 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
             break;
         }
     }
-    func.dfg.resolve_aliases();
+    resolve(func, &stats);
     stats
 }
