@@ -1,6 +1,8 @@
-//! Block merging on generated programs of 1,000, 10,000 and 100,000 blocks
-//! (diamonds, counted and while loops, chains, calls, memory, predication),
-//! with a low minimum block size so that the small components merge.
+//! Block merging on generated programs of 1,000, 10,000 and 100,000 blocks,
+//! default options (threshold at least 1024 constraints). Two mixes: the
+//! generator's default (diamonds, counted and while loops, chains, calls,
+//! memory, predication: most regions hold a call or a memory operation, so
+//! few merge) and `pure` (no calls, no references: most regions merge).
 //! Throughput is per block, so criterion reports the time per block; the
 //! merges and rounds are printed once per size.
 
@@ -12,10 +14,21 @@ use kildall_blockmerge::{run_module, Options};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
 
 fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("blockmerge");
+    bench_mix(c, "blockmerge", |blocks| CfgConfig::sized(blocks));
+    bench_mix(c, "blockmerge-pure", |blocks| {
+        CfgConfig {
+            calls: 0,
+            ..CfgConfig::sized(blocks)
+        }
+        .no_references()
+    });
+}
+
+fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig) {
+    let mut group = c.benchmark_group(name);
     let options = Options::default();
     for blocks in [1_000usize, 10_000, 100_000] {
-        let module = generate_cfg(1, &CfgConfig::sized(blocks));
+        let module = generate_cfg(1, &config(blocks));
         let actual: usize = module
             .functions
             .values()
@@ -26,7 +39,9 @@ fn bench(c: &mut Criterion) {
         let after: usize = once.functions.values().map(|f| f.layout.num_blocks()).sum();
         let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
         let rounds = reports.iter().map(|r| r.rounds).max().unwrap_or(0);
-        eprintln!("blockmerge {blocks}: {actual} -> {after} blocks, {merges} merges, at most {rounds} rounds");
+        eprintln!(
+            "{name} {blocks}: {actual} -> {after} blocks, {merges} merges, at most {rounds} rounds"
+        );
         drop(once);
         group.throughput(Throughput::Elements(actual as u64));
         if blocks >= 100_000 {

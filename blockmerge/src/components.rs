@@ -20,11 +20,11 @@
 //! successors. Summing is not a lattice join, and the tail labels are
 //! exactly the same-scope immediate post-dominators, so the fixed point is
 //! reached in one bottom-up evaluation over the component tree, memoised per
-//! block ([`Planner::step`]), on top of the post-dominator tree that
+//! block (`Planner::step`), on top of the post-dominator tree that
 //! `kildall_ir::dominators` computes (Cooper, Harvey and Kennedy). For each
 //! block `b` it records:
 //!
-//! - its *step*: what flattening does at `b` ([`Kind`]: fall through a
+//! - its *step*: what flattening does at `b` (a `Kind`: fall through a
 //!   jump, a branch flattened up to its join, or a counted loop unrolled up
 //!   to its exit) and the block it continues at (the tail of the component
 //!   `b` heads);
@@ -32,7 +32,7 @@
 //!   component, the seed's `count[i] = cons[i] + Σ count[s] * iter[s] +
 //!   cons[t]` without the tail;
 //! - `agg_count` of a region is the sum of the counts along the chain of
-//!   steps from its first block to its end ([`Planner::region`]).
+//!   steps from its first block to its end (`Planner::region`).
 //!
 //! Both sides of a branch are added: once flattened, the prover pays for
 //! every arm whatever the predicate (a predicated constraint is still a

@@ -13,7 +13,7 @@
 //! 2. find the merge components and their flattened sizes
 //!    ([`components`]);
 //! 3. merge every component under the threshold, outermost first, by
-//!    flattening it into its head ([`flatten`](crate::flatten)), and repeat
+//!    flattening it into its head (module `flatten`), and repeat
 //!    until nothing merges.
 //!
 //! ```
