@@ -100,7 +100,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         let args =
             RuntimeValue::parse_list(args).map_err(|err| anyhow::anyhow!("--args: {err}"))?;
         let Some(main) = before.main() else {
-            return Ok(report(Diagnostic::new(&cmd.file, None, "no function to run")));
+            return Ok(report(Diagnostic::new(
+                &cmd.file,
+                None,
+                "no function to run",
+            )));
         };
         let mut interp = InterpreterOptions::default();
         if let Some(fuel) = cmd.fuel {
@@ -108,9 +112,12 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         let a = trace(&before, main, args.clone(), &interp, &R1cs);
         let b = trace(&after, main, args, &interp, &R1cs);
-        eprintln!("run of main:     before -> after");
-        eprintln!("  outcome:        {} -> {}", outcome(&a), outcome(&b));
-        eprintln!("  executed blocks: {} -> {}", a.executed_blocks, b.executed_blocks);
+        eprintln!("run of main:      before -> after");
+        eprintln!("  outcome:         {} -> {}", outcome(&a), outcome(&b));
+        eprintln!(
+            "  executed blocks: {} -> {}",
+            a.executed_blocks, b.executed_blocks
+        );
         eprintln!("  transitions:     {} -> {}", a.transitions, b.transitions);
         eprintln!("  padded cost:     {} -> {}", a.padded_cost, b.padded_cost);
         if outcome(&a) != outcome(&b) || a.execution.output != b.execution.output {
