@@ -7,9 +7,14 @@ use kildall_ir::{Block, Function, Module};
 
 /// The CFG of every function of `module`.
 pub fn cfg(module: &Module) -> String {
-    let mut out = String::from("digraph cfg {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    let mut out =
+        String::from("digraph cfg {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     for (id, function) in &module.functions {
-        let _ = writeln!(out, "  subgraph cluster_{id} {{\n    label=\"fn {} {id}\";", function.name);
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{id} {{\n    label=\"fn {} {id}\";",
+            function.name
+        );
         draw_function(&mut out, &id.to_string(), function, |_| None);
         out.push_str("  }\n");
     }
@@ -30,7 +35,10 @@ pub fn draw_function(
     let back_edges = back_edges(function);
     for block in function.layout.blocks() {
         let body = bodies.remove(&block.to_string()).unwrap_or_default();
-        let label: String = body.iter().map(|line| format!("{}\\l", escape(line))).collect();
+        let label: String = body
+            .iter()
+            .map(|line| format!("{}\\l", escape(line)))
+            .collect();
         let style = match fill(block) {
             Some(colour) => format!(", style=filled, fillcolor=\"{colour}\""),
             None => String::new(),
@@ -53,12 +61,17 @@ fn block_bodies(text: &str) -> std::collections::HashMap<String, Vec<String>> {
     let mut current: Option<(String, Vec<String>)> = None;
     for line in text.lines() {
         let trimmed = line.trim();
-        let is_header = trimmed.starts_with('b') && trimmed.ends_with(':') && !line.starts_with("    ");
+        let is_header =
+            trimmed.starts_with('b') && trimmed.ends_with(':') && !line.starts_with("    ");
         if is_header {
             if let Some((name, lines)) = current.take() {
                 bodies.insert(name, lines);
             }
-            let name = trimmed.split('(').next().unwrap_or(trimmed).trim_end_matches(':');
+            let name = trimmed
+                .split('(')
+                .next()
+                .unwrap_or(trimmed)
+                .trim_end_matches(':');
             current = Some((name.to_string(), vec![trimmed.to_string()]));
         } else if let Some((_, lines)) = &mut current {
             if trimmed != "}" && !trimmed.is_empty() {
@@ -88,5 +101,8 @@ fn back_edges(function: &Function) -> std::collections::HashSet<(Block, Block)> 
 }
 
 fn escape(line: &str) -> String {
-    line.replace('\\', "\\\\").replace('"', "\\\"").replace('{', "\\{").replace('}', "\\}")
+    line.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('{', "\\{")
+        .replace('}', "\\}")
 }

@@ -27,7 +27,11 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.loc {
-            Some(loc) => write!(f, "{}:{}:{}: {}", self.file, loc.line, loc.col, self.message),
+            Some(loc) => write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, loc.line, loc.col, self.message
+            ),
             None => write!(f, "{}: {}", self.file, self.message),
         }
     }

@@ -15,6 +15,7 @@ mod dot;
 mod gen;
 mod input;
 mod mast;
+mod merge;
 mod noise;
 mod opt;
 mod run;
@@ -40,6 +41,8 @@ enum Command {
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
     Casm(casm::Cmd),
+    /// Merge basic blocks into merge components (seed 001).
+    Merge(merge::Cmd),
     /// Noise analysis and fewest reduce_noise placement (seed 004).
     Noise(noise::Cmd),
 }
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Gen(cmd) => gen::run(cmd),
         Command::Mast(cmd) => mast::run(cmd),
         Command::Casm(cmd) => casm::run(cmd),
+        Command::Merge(cmd) => merge::run(cmd),
         Command::Noise(cmd) => noise::run(cmd),
     };
     match result {

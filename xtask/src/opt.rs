@@ -32,14 +32,39 @@ pub enum Emit {
 }
 
 /// A pass the driver can run: its name and what it does to a module,
-/// returning a one-line summary for stderr.
+/// returning a one-line summary for stderr, or why it could not run.
 pub struct Pass {
     pub name: &'static str,
-    pub run: fn(&mut Module) -> String,
+    pub run: fn(&mut Module) -> Result<String, String>,
 }
 
-/// The passes `opt --passes` knows, in the order of the pipeline.
-pub const PASSES: &[Pass] = &[];
+/// The passes `opt --passes` knows.
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "mem2reg",
+        run: |module| Ok(kildall_mem2reg::run_module(module).to_string()),
+    },
+    Pass {
+        name: "blockmerge",
+        run: |module| {
+            let reports = kildall_blockmerge::run_module(module, &Default::default());
+            Ok(kildall_blockmerge::summarize(&reports))
+        },
+    },
+    Pass {
+        name: "noise",
+        run: |module| {
+            let options = kildall_noise::Options::default();
+            let mut inserted = 0;
+            for function in module.functions.values_mut() {
+                let placement = kildall_noise::optimize(function, &options)
+                    .map_err(|err| format!("in function `{}`: {err}", function.name))?;
+                inserted += placement.count;
+            }
+            Ok(format!("reduce_noise inserted: {inserted}"))
+        },
+    },
+];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|pass| pass.name == name)
@@ -47,12 +72,21 @@ pub fn find_pass(name: &str) -> Option<&'static Pass> {
 
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     let mut passes = Vec::new();
-    for name in cmd.passes.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in cmd
+        .passes
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
         match find_pass(name) {
             Some(pass) => passes.push(pass),
             None => {
                 let known: Vec<_> = PASSES.iter().map(|p| p.name).collect();
-                let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+                let known = if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                };
                 eprintln!("error: unknown pass `{name}`; known passes: {known}");
                 return Ok(ExitCode::FAILURE);
             }
@@ -63,8 +97,13 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Err(diagnostic) => return Ok(report(diagnostic)),
     };
     for pass in passes {
-        let summary = (pass.run)(&mut module);
-        eprintln!("{}: {summary}", pass.name);
+        match (pass.run)(&mut module) {
+            Ok(summary) => eprintln!("{}: {summary}", pass.name),
+            Err(message) => {
+                let message = format!("pass `{}`: {message}", pass.name);
+                return Ok(report(Diagnostic::new(&cmd.file, None, message)));
+            }
+        }
         if let Err(err) = kildall_ir::verify_module(&module) {
             let message = format!("after pass `{}`: {err}", pass.name);
             return Ok(report(Diagnostic::new(&cmd.file, None, message)));

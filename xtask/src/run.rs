@@ -46,10 +46,26 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     };
     let Some(function) = function else {
         let what = cmd.function.as_deref().unwrap_or("main");
-        return Ok(report(Diagnostic::new(&cmd.file, None, format!("no function `{what}`"))));
+        return Ok(report(Diagnostic::new(
+            &cmd.file,
+            None,
+            format!("no function `{what}`"),
+        )));
     };
-    let args = RuntimeValue::parse_list(&cmd.args)
-        .map_err(|err| anyhow::anyhow!("--args: {err}"))?;
+    let args =
+        RuntimeValue::parse_list(&cmd.args).map_err(|err| anyhow::anyhow!("--args: {err}"))?;
+    let params = module.functions[function].param_types();
+    let arity_ok = params.len() == args.len();
+    if !arity_ok || args.iter().zip(&params).any(|(arg, ty)| !arg.has_type(ty)) {
+        let expected: Vec<String> = params.iter().map(ToString::to_string).collect();
+        let message = format!(
+            "`{}` takes ({}), given --args \"{}\"",
+            module.functions[function].name,
+            expected.join(", "),
+            cmd.args
+        );
+        return Ok(report(Diagnostic::new(&cmd.file, None, message)));
+    }
     let mut options = InterpreterOptions::default();
     if let Some(fuel) = cmd.fuel {
         options.fuel = fuel;
@@ -77,7 +93,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
 
 /// Values in IR constant syntax, separated by `, `.
 pub fn join(values: &[RuntimeValue]) -> String {
-    values.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Prints a diagnostic and gives the bad-input exit code.
