@@ -232,6 +232,11 @@ impl BlockFacts {
     }
 }
 
+// FIXME: the seed's backward analysis runs as a memoised bottom-up pass
+// over the post-dominator tree, not on `kildall-dataflow`'s generic solver:
+// its join sums both arms (not a lattice join) and its tail labels are the
+// same-scope post-dominators (see the module documentation).
+
 /// The analyses one round of merging needs, and the memoised steps.
 pub(crate) struct Planner<'a> {
     func: &'a Function,
