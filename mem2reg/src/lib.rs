@@ -27,9 +27,10 @@
 //!
 //! Cost: each phase is a few linear scans, states are persistent maps
 //! shared between blocks, and the pipeline runs a bounded number of
-//! rounds. Promotion's liveness walk (per cell, its live range) and the
-//! number of `Known` classes carried in states grow with the size of one
-//! function, so a single huge function costs more than linear time and
+//! rounds. Promotion is linear in the function (pruning by use marking, see
+//! [`promote`]). The solver's block visits per block and the memory of its
+//! block-entry states (one copied trie path per store) grow with the size of
+//! one function, so a single huge function costs more than linear time and
 //! memory (see the README's measurements).
 //!
 //! ```
@@ -171,14 +172,16 @@ fn has_loads(func: &Function) -> bool {
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// FIXME(perf): a million blocks (a 500,000-block `main`) take minutes and
-// about 4 GiB, against the targets of 5 s and 2 GB: promotion's liveness
-// walks cover each cell's whole live range (`promote.rs`), the solver's
-// block-entry states keep every `Known` class, live or not (`forward.rs`),
-// and each round makes a dozen scans with a large constant (CFG,
-// dominators, frontiers, alias classes, alias resolution, solver, dead
-// stores). Prune to live references, build SSA on demand from the loads,
-// and fuse the scans.
+// FIXME(perf): a million blocks (a 500,000-block `main`) take about 14 µs
+// per block at 100,000 blocks but 3x that at 300,000, and several GiB,
+// against the targets of 5 s and 2 GB. Promotion is linear now; what grows
+// is the forward solve (`forward.rs`): block visits per block per solve
+// (2.2 at 100,000 blocks, 3.4 at 300,000: the solver's round-robin sweeps
+// carry a change at a loop header down the rest of the function once per
+// sweep), the heap its states occupy (a copied trie path of about 1 KiB per
+// store, for every block-entry state), and a third round at 300,000 blocks.
+// Each round still makes about ten scans (CFG, dominators, frontiers, alias
+// classes, solver, replacement walk, dead stores, dead allocations).
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {
