@@ -14,7 +14,7 @@ use kildall_blockmerge::{run_module, Options};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
 
 fn bench(c: &mut Criterion) {
-    bench_mix(c, "blockmerge", |blocks| CfgConfig::sized(blocks));
+    bench_mix(c, "blockmerge", CfgConfig::sized);
     bench_mix(c, "blockmerge-pure", |blocks| {
         CfgConfig {
             calls: 0,
