@@ -11,6 +11,8 @@
 mod builder;
 pub mod cfg;
 pub mod dominators;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod interpreter;
 pub mod loops;
 mod constant;

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod casm;
 mod demo;
 mod dot;
+mod fuzz;
 mod gen;
 mod input;
 mod mast;
@@ -45,6 +46,8 @@ enum Command {
     Merge(merge::Cmd),
     /// Noise analysis and fewest reduce_noise placement (seed 004).
     Noise(noise::Cmd),
+    /// Run one fuzz target for a while (libFuzzer or the built-in engine).
+    Fuzz(fuzz::Cmd),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Casm(cmd) => casm::run(cmd),
         Command::Merge(cmd) => merge::run(cmd),
         Command::Noise(cmd) => noise::run(cmd),
+        Command::Fuzz(cmd) => fuzz::run(cmd),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,6 @@
+//! The `ir-interp` target (see `targets.rs`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    kildall_fuzz::run("ir-interp", data);
+});

@@ -1,0 +1,6 @@
+//! The `noise` target (see `targets.rs`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    kildall_fuzz::run("noise", data);
+});
