@@ -48,7 +48,11 @@ impl Gen<'_> {
             let x = scope[scope.len() - 1 - self.rng.below(scope.len().min(6))];
             let y = scope[scope.len() - 1 - self.rng.below(scope.len().min(6))];
             self.cur.goto_bottom(block);
-            let op = [BinaryOp::UncheckedAdd, BinaryOp::UncheckedMul, BinaryOp::Xor][self.rng.below(3)];
+            let op = [
+                BinaryOp::UncheckedAdd,
+                BinaryOp::UncheckedMul,
+                BinaryOp::Xor,
+            ][self.rng.below(3)];
             let v = self.cur.binary(op, x, y);
             scope.push(v);
             self.budget -= 1;
@@ -82,7 +86,9 @@ impl Gen<'_> {
         let join = self.cur.append_block();
         let param = self.cur.func.dfg.append_block_param(join, Type::U32);
         self.cur.goto_bottom(block);
-        let c = self.cur.binary(BinaryOp::Lt, *scope.last().unwrap(), self.ten);
+        let c = self
+            .cur
+            .binary(BinaryOp::Lt, *scope.last().unwrap(), self.ten);
         self.cur.jmpif(c, then_block, else_block);
         for arm in [then_block, else_block] {
             let end = self.region(arm, scope, depth + 1);

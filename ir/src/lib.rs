@@ -10,18 +10,18 @@
 
 mod builder;
 pub mod cfg;
-pub mod dominators;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-pub mod interpreter;
-pub mod loops;
 mod constant;
 mod dfg;
+pub mod dominators;
 mod entities;
 mod function;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod generate;
 mod instructions;
+pub mod interpreter;
 mod layout;
+pub mod loops;
 mod parser;
 mod types;
 mod verifier;
