@@ -5,9 +5,9 @@
 //! * [`forest`]: the in-memory [`MastForest`] and its [`MastForestBuilder`];
 //! * [`block`], [`ops`], [`decorator`]: basic blocks, Miden's operation set and decorators;
 //! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible RPO256 digests;
-//! * [`format`]: the binary format, with its **specification** in the module docs;
+//! * [`format`](mod@format): the binary format, with its **specification** in the module docs;
 //! * [`text`]: the text form (`Display` and [`parse`]);
-//! * [`generate`]: seeded random forests;
+//! * [`generate`](mod@generate): seeded random forests;
 //! * `fuzzing` (feature `fuzzing`): fuzz harnesses.
 //!
 //! # Features
