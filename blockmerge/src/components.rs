@@ -1,5 +1,5 @@
 //! Merge components and their sizes (seed 001, "Find Merge Components &
-//! Their Size").
+//! Their Size"), as a backward dataflow analysis on the generic solver.
 //!
 //! # Components in an SSA CFG
 //!
@@ -11,51 +11,84 @@
 //! innermost loop (blocks of deeper loops are skipped: that is how the block
 //! before a loop, the seed's explicit loop head, gets the loop exit as its
 //! tail). The component is `h`, everything reachable from `h` without
-//! passing the tail, and the tail.
+//! passing the tail, and the tail. The tail labels are read from the
+//! post-dominator tree of `kildall_ir::dominators` (Cooper, Harvey and
+//! Kennedy's iterative algorithm, itself this kind of backward fixed
+//! point); everything else is the analysis below.
 //!
 //! # The backward analysis
 //!
-//! The seed labels every block with the tail of the component it heads (or
-//! NAC) and two counts, by a backward analysis whose join sums over the
-//! successors. Summing is not a lattice join, and the tail labels are
-//! exactly the same-scope immediate post-dominators, so the fixed point is
-//! reached in one bottom-up evaluation over the component tree, memoised per
-//! block (`Planner::step`), on top of the post-dominator tree that
-//! `kildall_ir::dominators` computes (Cooper, Harvey and Kennedy). For each
-//! block `b` it records:
+//! `ComponentAnalysis` is a `kildall_dataflow` analysis in the
+//! [`Backward`] direction. The state at the start of a block `b` is the
+//! block's `Summary`:
 //!
 //! - its *step*: what flattening does at `b` (a `Kind`: fall through a
 //!   jump, a branch flattened up to its join, or a counted loop unrolled up
-//!   to its exit) and the block it continues at (the tail of the component
-//!   `b` heads);
-//! - `count`: the constraints of `b` and everything nested in its
-//!   component, the seed's `count[i] = cons[i] + Σ count[s] * iter[s] +
-//!   cons[t]` without the tail;
-//! - `agg_count` of a region is the sum of the counts along the chain of
-//!   steps from its first block to its end (`Planner::region`).
+//!   to its exit), the block it continues at (the tail of the component
+//!   `b` heads) and its flattened constraints, the seed's `count[b] =
+//!   cons[b] + Σ count[s] * iter[s]` without the tail;
+//! - its *region* (`Agg`), the seed's `agg_count[b]`: the constraints of
+//!   the chain of steps from `b` to the first block the chain does not
+//!   enter alone (a join also entered by the other arm, a loop header
+//!   entered again by its latch), which is where every region ends;
+//! - the component `b` heads, if any: its tail and its count, the step
+//!   plus the tail.
 //!
-//! Both sides of a branch are added: once flattened, the prover pays for
-//! every arm whatever the predicate (a predicated constraint is still a
-//! constraint). A counted loop with trip count `n` pays its header `n + 1`
-//! times (the last evaluation is the exit test) and its body `n` times. A
-//! join parameter fed by `k` edges becomes `k - 1` `if` merges, each arm
-//! predicate one `and`, and the block parameters of merged blocks (their
-//! transition cost) disappear: only the head's stay.
+//! The seed keeps, for every enclosing scope, the next block of that scope;
+//! here a summary links to the summaries of its successors and to the
+//! summary of the end of its region, which is the same stack shared between
+//! blocks (an `Rc` chain, so a state costs O(1) whatever the nesting depth).
+//!
+//! **The lattice and the join.** The state at a block's end is a map from
+//! its successors to their start states, each in the flat lattice
+//! `Bottom ⊑ Known(summary) ⊑ Top`; the join is pointwise, so it is a
+//! lattice join (associative, commutative, idempotent) and joining the
+//! then-side and the else-side *keeps both* instead of choosing one. The
+//! sum happens in the transfer function of the branch block, once both
+//! sides are known: the branch's count is its own constraints, two
+//! predicates, **the region of the then-side plus the region of the
+//! else-side** (after flattening, the prover pays for every arm whatever
+//! the predicate: a predicated constraint is still a constraint), plus
+//! the `if` merges of the join's parameters (`k - 1` per parameter for `k`
+//! incoming edges). A block whose successors are not all known yet is
+//! `Bottom`, so every transfer function is monotone and a summary, once
+//! known, never changes.
+//!
+//! **Loops.** A retreating edge (a back edge, in the reducible CFGs the
+//! IR's producers emit) carries nothing: the latch's region ends at the
+//! header, which it enters with one edge out of at least two. So the
+//! dependencies between states follow the forward edges only, they are
+//! acyclic, and the solver's post-order sweep reaches the fixed point in one
+//! visit per block. At the block before a counted loop with exact trip
+//! count `n` (from `kildall_ir::loops`), the loop's iteration count
+//! multiplies: the header is paid `n + 1` times (its last evaluation is the
+//! exit test) and the body region `n` times; a nested loop's body, already
+//! multiplied by its own trip count in its own preheader's count, is
+//! multiplied again by the enclosing trip count, so the counts of nested
+//! loops multiply. The block parameters of merged blocks (their transition
+//! cost) disappear: only the head's stay. All sums and products saturate.
+//!
+//! Summaries are compared by identity: the analysis hands out one
+//! summary per block and inputs, and a visit whose successor summaries are
+//! the same allocations as last time returns the same summary.
 //!
 //! A component is rejected ([`Rejection`]) when a block of it other than
 //! the tail leaves the function (`return`, `unreachable`), when it holds a
 //! call to a function of the module or a memory operation (`allocate`,
 //! `load`, `store`) or a noisy operation (noise limits trap whatever the
-//! predicate), when it holds a loop without a constant trip count or
-//! with exits other than its header's, or when its shape is not the
-//! single-entry single-exit nesting flattening needs.
+//! predicate): the seed's KILL of a call, here a fact of the block that
+//! every region through it inherits; when it holds a loop without a
+//! constant trip count or with exits other than its header's, or when its
+//! shape is not the single-entry single-exit nesting flattening needs.
 
 use std::fmt;
+use std::rc::Rc;
 
+use kildall_dataflow::{Analysis, Backward, Flat, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::LoopAnalysis;
-use kildall_ir::{Block, Callee, Function, InstructionData, Terminator, Value};
+use kildall_ir::{Block, Callee, Function, Inst, InstructionData, Terminator, Value};
 use kildall_ir::{EntityRef, SecondaryMap};
 
 use crate::cost::CostModel;
@@ -158,13 +191,13 @@ pub struct Component {
 #[derive(Clone, Default)]
 pub(crate) struct BlockFacts {
     /// Instruction constraints (parameters apart).
-    insts_cost: SecondaryMap<Block, u64>,
+    pub(crate) insts_cost: SecondaryMap<Block, u64>,
     /// The same plus one predicate per `enable_side_effects` (rewritten
     /// into an `and` when the block is merged).
-    merged_cost: SecondaryMap<Block, u64>,
+    pub(crate) merged_cost: SecondaryMap<Block, u64>,
     /// Constraints of the parameters.
-    params_cost: SecondaryMap<Block, u64>,
-    hazard: SecondaryMap<Block, Option<Rejection>>,
+    pub(crate) params_cost: SecondaryMap<Block, u64>,
+    pub(crate) hazard: SecondaryMap<Block, Option<Rejection>>,
 }
 
 impl BlockFacts {
@@ -232,13 +265,127 @@ impl BlockFacts {
     }
 }
 
-// FIXME: the seed's backward analysis runs as a memoised bottom-up pass
-// over the post-dominator tree, not on `kildall-dataflow`'s generic solver:
-// its join sums both arms (not a lattice join) and its tail labels are the
-// same-scope post-dominators (see the module documentation).
+fn sat_mul(a: u64, b: u64) -> u64 {
+    a.saturating_mul(b)
+}
 
-/// The analyses one round of merging needs, and the memoised steps.
-pub(crate) struct Planner<'a> {
+/// The region from a block to the end of its chain of steps: the seed's
+/// `agg_count`, with what flattening needs besides.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Agg {
+    /// Constraints of the region flattened, `end` excluded.
+    pub cost: u64,
+    /// Instructions of the flattened region, an upper bound.
+    pub insts: u64,
+    /// The first block the chain does not enter: one entered from outside
+    /// the chain too (a join, a loop header), or whose summary is not an
+    /// input (reached by a retreating edge).
+    pub end: Block,
+    /// The edges from the region into `end`.
+    pub edges: u32,
+}
+
+/// The state of the analysis at the start of a block (see the module
+/// documentation).
+pub(crate) struct Summary {
+    /// The block.
+    pub block: Block,
+    /// What flattening does at the block.
+    pub step: Result<Step, Rejection>,
+    /// The region from the block (the seed's `agg_count`).
+    pub agg: Result<Agg, Rejection>,
+    /// The component the block heads (`None`: it heads none), with its
+    /// tail and count.
+    pub component: Option<Result<Component, Rejection>>,
+    /// The summaries of the successors reached by forward edges, in
+    /// terminator order: the inputs of the transfer function.
+    succs: [Option<Rc<Summary>>; 2],
+    /// The summary of `agg.end`, when it is known here.
+    cont: Option<Rc<Summary>>,
+}
+
+impl Summary {
+    /// Moves out the links that this summary holds last, so that a drop
+    /// does not recurse along a chain.
+    fn unlink(&mut self, out: &mut Vec<Rc<Summary>>) {
+        let links = self.succs.iter_mut().chain(std::iter::once(&mut self.cont));
+        for link in links {
+            if let Some(link) = link.take() {
+                if Rc::strong_count(&link) == 1 {
+                    out.push(link);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Summary {
+    fn drop(&mut self) {
+        // The last reference to the summary of a function's entry holds the
+        // whole chain after it: free it with a stack, not by recursion.
+        let mut stack = Vec::new();
+        self.unlink(&mut stack);
+        while let Some(link) = stack.pop() {
+            if let Ok(mut summary) = Rc::try_unwrap(link) {
+                summary.unlink(&mut stack);
+            }
+        }
+    }
+}
+
+fn find(inputs: &[Option<Rc<Summary>>; 2], block: Block) -> Option<&Rc<Summary>> {
+    inputs.iter().flatten().find(|s| s.block == block)
+}
+
+/// A summary, compared by identity (see the module documentation).
+#[derive(Clone)]
+pub(crate) struct Link(Rc<Summary>);
+
+impl PartialEq for Link {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The domain: at a block's start, its summary (`here`); at a block's end,
+/// the start states of its successors, one flat value per successor (the
+/// product lattice over the successors: a join keeps both sides of a
+/// branch). A terminator has at most two successors; `more` marks a third,
+/// which no IR terminator has, as unknown.
+#[derive(Clone, Default)]
+pub(crate) struct State {
+    succs: [Option<(Block, Flat<Link>)>; 2],
+    more: bool,
+    here: Flat<Link>,
+}
+
+impl JoinSemiLattice for State {
+    fn join(&mut self, other: &Self) -> bool {
+        let mut changed = self.here.join(&other.here);
+        if other.more && !self.more {
+            self.more = true;
+            changed = true;
+        }
+        for (block, value) in other.succs.iter().flatten() {
+            if matches!(value, Flat::Bottom) {
+                continue;
+            }
+            if let Some((_, mine)) = self.succs.iter_mut().flatten().find(|(b, _)| b == block) {
+                changed |= mine.join(value);
+            } else if let Some(slot) = self.succs.iter_mut().find(|s| s.is_none()) {
+                *slot = Some((*block, value.clone()));
+                changed = true;
+            } else if !self.more {
+                self.more = true;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// The seed's backward analysis (see the module documentation).
+pub(crate) struct ComponentAnalysis<'a> {
     func: &'a Function,
     cfg: &'a ControlFlowGraph,
     domtree: &'a DominatorTree,
@@ -246,41 +393,182 @@ pub(crate) struct Planner<'a> {
     loops: &'a LoopAnalysis,
     model: &'a dyn CostModel,
     facts: &'a BlockFacts,
-    steps: Vec<Option<Result<Step, Rejection>>>,
+    /// The last summary handed out for each block.
+    summaries: Vec<Option<Rc<Summary>>>,
 }
 
-fn sat_mul(a: u64, b: u64) -> u64 {
-    a.saturating_mul(b)
-}
+impl Analysis<Function> for ComponentAnalysis<'_> {
+    type Domain = State;
+    type Direction = Backward;
 
-impl<'a> Planner<'a> {
-    pub fn new(
-        func: &'a Function,
-        cfg: &'a ControlFlowGraph,
-        domtree: &'a DominatorTree,
-        pdt: &'a PostDominatorTree,
-        loops: &'a LoopAnalysis,
-        model: &'a dyn CostModel,
-        facts: &'a BlockFacts,
-    ) -> Self {
-        Planner {
-            func,
-            cfg,
-            domtree,
-            pdt,
-            loops,
-            model,
-            facts,
-            steps: vec![None; func.dfg.num_blocks()],
-        }
+    fn bottom_value(&self, _: &Function) -> State {
+        State::default()
     }
 
+    fn initialize_start_block(&self, _: &Function, _: Block, _: &mut State) {
+        // A block without successors: its summary follows from its
+        // terminator alone.
+    }
+
+    fn apply_instruction_effect(&mut self, _: &Function, _: &mut State, _: Inst) {
+        // The constraints and hazards of a block's instructions are its
+        // `BlockFacts`, gathered before (the seed's first stage) and kept
+        // across rounds; the transfer function reads them whole.
+    }
+
+    fn apply_terminator_effect(&mut self, _: &Function, state: &mut State, block: Block) {
+        let here = self.transfer(block, state);
+        *state = State {
+            here,
+            ..State::default()
+        };
+    }
+
+    fn apply_edge_effect(&mut self, _: &Function, state: &mut State, from: Block, to: Block) {
+        let here = std::mem::take(&mut state.here);
+        *state = State::default();
+        // A retreating edge carries nothing: see "Loops" above.
+        if !self.cfg.is_retreating_edge(from, to) {
+            state.succs[0] = Some((to, here));
+        }
+    }
+}
+
+impl<'a> ComponentAnalysis<'a> {
     fn len(&self, block: Block) -> u64 {
         self.func.layout.block_len(block) as u64
     }
 
     fn preds(&self, block: Block) -> usize {
         self.cfg.predecessors(block).len()
+    }
+
+    /// The summary at the start of `block`, from the state at its end.
+    fn transfer(&mut self, block: Block, end: &State) -> Flat<Link> {
+        if end.more {
+            return Flat::Top;
+        }
+        let mut inputs: [Option<Rc<Summary>>; 2] = [None, None];
+        let mut n = 0;
+        let mut previous = None;
+        for &s in self.cfg.successors(block) {
+            if previous.replace(s) == Some(s) || self.cfg.is_retreating_edge(block, s) {
+                continue;
+            }
+            let value = end.succs.iter().flatten().find(|(b, _)| *b == s);
+            match value {
+                None | Some((_, Flat::Bottom)) => return Flat::Bottom,
+                Some((_, Flat::Top)) => return Flat::Top,
+                Some((_, Flat::Known(link))) => match inputs.get_mut(n) {
+                    Some(slot) => *slot = Some(link.0.clone()),
+                    None => return Flat::Top,
+                },
+            }
+            n += 1;
+        }
+        if let Some(previous) = &self.summaries[block.index()] {
+            let same = previous
+                .succs
+                .iter()
+                .zip(&inputs)
+                .all(|(a, b)| match (a, b) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                    _ => false,
+                });
+            if same {
+                return Flat::Known(Link(previous.clone()));
+            }
+        }
+        let summary = Rc::new(self.summarize(block, inputs));
+        self.summaries[block.index()] = Some(summary.clone());
+        Flat::Known(Link(summary))
+    }
+
+    fn summarize(&self, block: Block, inputs: [Option<Rc<Summary>>; 2]) -> Summary {
+        let step = self.step(block, &inputs);
+        let (agg, cont) = match &step {
+            Err(reason) => (Err(*reason), None),
+            Ok(step) => {
+                let next = match step.kind {
+                    Kind::Plain { dest } => find(&inputs, dest).cloned(),
+                    Kind::Branch {
+                        then_dest,
+                        else_dest,
+                        join,
+                        ..
+                    } => {
+                        if then_dest == join || else_dest == join {
+                            find(&inputs, join).cloned()
+                        } else {
+                            // The then-side's region ends at the join.
+                            find(&inputs, then_dest).and_then(|s| s.cont.clone())
+                        }
+                    }
+                    Kind::Loop { header, exit, .. } => {
+                        find(&inputs, header).and_then(|h| find(&h.succs, exit).cloned())
+                    }
+                };
+                debug_assert!(next.as_ref().map_or(true, |s| s.block == step.next));
+                self.chain(step, next)
+            }
+        };
+        let component = self.component(block, &step);
+        Summary {
+            block,
+            step,
+            agg,
+            component,
+            succs: inputs,
+            cont,
+        }
+    }
+
+    /// The region of a block whose step is `step`: the step alone when its
+    /// `next` block is entered from elsewhere too (or its summary is not
+    /// known here), else the step, the binding of `next`'s parameters, and
+    /// the region of `next`.
+    fn chain(
+        &self,
+        step: &Step,
+        next: Option<Rc<Summary>>,
+    ) -> (Result<Agg, Rejection>, Option<Rc<Summary>>) {
+        match next {
+            Some(next) if step.edges as usize == self.preds(step.next) => match next.agg {
+                Err(reason) => (Err(reason), None),
+                Ok(agg) => {
+                    let (bind, bind_insts) = self.bind_cost(step.next, step.edges);
+                    let agg = Agg {
+                        cost: step.cost.saturating_add(bind).saturating_add(agg.cost),
+                        insts: step
+                            .insts
+                            .saturating_add(bind_insts)
+                            .saturating_add(agg.insts),
+                        ..agg
+                    };
+                    (Ok(agg), next.cont.clone())
+                }
+            },
+            next => {
+                let agg = Agg {
+                    cost: step.cost,
+                    insts: step.insts,
+                    end: step.next,
+                    edges: step.edges,
+                };
+                (Ok(agg), next)
+            }
+        }
+    }
+
+    /// The region of `summary`'s block when it ends at `stop`: its cost,
+    /// instruction bound and edges into `stop`.
+    fn region(summary: Option<&Rc<Summary>>, stop: Block) -> Result<(u64, u64, u32), Rejection> {
+        let agg = summary.ok_or(Rejection::Unstructured)?.agg?;
+        if agg.end != stop {
+            return Err(Rejection::Unstructured);
+        }
+        Ok((agg.cost, agg.insts, agg.edges))
     }
 
     /// The constraints and instructions of turning `block`'s parameters into
@@ -315,19 +603,8 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The memoised step at `block` (see the module documentation).
-    // FIXME: `step` and `region` recurse once per nesting level of branches
-    // and loops; a program nested thousands deep would exhaust the stack.
-    pub fn step(&mut self, block: Block) -> Result<Step, Rejection> {
-        if let Some(done) = self.steps[block.index()] {
-            return done;
-        }
-        let result = self.compute_step(block);
-        self.steps[block.index()] = Some(result);
-        result
-    }
-
-    fn compute_step(&mut self, block: Block) -> Result<Step, Rejection> {
+    /// The step at `block`, from the summaries of its successors.
+    fn step(&self, block: Block, inputs: &[Option<Rc<Summary>>; 2]) -> Result<Step, Rejection> {
         if let Some(reason) = self.facts.hazard[block] {
             return Err(reason);
         }
@@ -354,18 +631,19 @@ impl<'a> Planner<'a> {
                 if !self.domtree.dominates(block, join) {
                     return Err(Rejection::Unstructured);
                 }
+                // Both sides are paid for: see the module documentation.
                 let mut cost = own.saturating_add(2 * self.model.predicate());
                 let mut insts = len + 4;
-                let mut edges = 0;
+                let mut edges = 0u32;
                 for arm in [then_destination, else_destination] {
                     let (c, i, e) = if arm == join {
                         (0, 0, 1)
                     } else {
-                        self.region(arm, join)?
+                        Self::region(find(inputs, arm), join)?
                     };
                     cost = cost.saturating_add(c);
                     insts = insts.saturating_add(i);
-                    edges += e;
+                    edges = edges.saturating_add(e);
                 }
                 return Ok(Step {
                     kind: Kind::Branch {
@@ -392,15 +670,13 @@ impl<'a> Planner<'a> {
             return Ok(plain);
         };
         if self.loops.contains(lp, block) {
-            // A back edge: the walk of the loop's body stops before it;
-            // any other walk reaching it fails the entry check of `region`.
+            // A back edge: the region of the loop's body ends at it.
             return Ok(plain);
         }
         let counted = self
             .loops
             .counted_loop(lp)
-            .ok_or(Rejection::UncountedLoop)?
-            .clone();
+            .ok_or(Rejection::UncountedLoop)?;
         let header = dest;
         if counted.preheader != block
             || self.loops.exit_edges(lp, self.cfg) != [(header, counted.exit)]
@@ -411,10 +687,14 @@ impl<'a> Planner<'a> {
         if let Some(reason) = self.facts.hazard[header] {
             return Err(reason);
         }
-        let (body_cost, body_insts, body_edges) = self.region(counted.body, header)?;
+        let header_summary = find(inputs, header).ok_or(Rejection::Unstructured)?;
+        let (body_cost, body_insts, body_edges) =
+            Self::region(find(&header_summary.succs, counted.body), header)?;
         if body_edges != 1 {
             return Err(Rejection::Unstructured);
         }
+        // The trip count multiplies the body's region, which holds the
+        // counts of the loops nested in it already multiplied by theirs.
         let trip = counted.trip_count;
         let header_runs = trip.saturating_add(1);
         let cost = own
@@ -437,50 +717,31 @@ impl<'a> Planner<'a> {
         })
     }
 
-    /// The flattened cost of the region from `start` up to `stop` (the
-    /// seed's `agg_count` of `start` in `stop`'s scope), its instruction
-    /// bound, and the number of edges entering `stop` from it.
-    pub fn region(&mut self, start: Block, stop: Block) -> Result<(u64, u64, u32), Rejection> {
-        let (mut cost, mut insts) = (0u64, 0u64);
-        let mut cur = start;
-        loop {
-            let step = self.step(cur)?;
-            cost = cost.saturating_add(step.cost);
-            insts = insts.saturating_add(step.insts);
-            if step.next == stop {
-                return Ok((cost, insts, step.edges));
-            }
-            // The next block must be entered from this region only, and the
-            // walk must stay below `stop` in the post-dominator tree.
-            if step.edges as usize != self.preds(step.next)
-                || !self.pdt.post_dominates(stop, step.next)
-            {
-                return Err(Rejection::Unstructured);
-            }
-            let (c, i) = self.bind_cost(step.next, step.edges);
-            cost = cost.saturating_add(c);
-            insts = insts.saturating_add(i);
-            cur = step.next;
-        }
-    }
-
-    /// The component `head` heads: `None` when `head` heads none (no
-    /// same-scope post-dominator that it dominates: a latch, a block that
-    /// returns), else whether it can be merged.
-    pub fn component(&mut self, head: Block) -> Option<Result<Component, Rejection>> {
+    /// The component `head` heads: `None` when it heads none (no same-scope
+    /// post-dominator that it dominates: a latch, a block that returns),
+    /// else whether it can be merged and its count.
+    fn component(
+        &self,
+        head: Block,
+        step: &Result<Step, Rejection>,
+    ) -> Option<Result<Component, Rejection>> {
         let tail = self.same_scope_ipdom(head)?;
         if !self.domtree.dominates(head, tail) {
             return None;
         }
-        Some(self.check_component(head, tail))
+        Some(self.check_component(head, tail, step))
     }
 
-    fn check_component(&mut self, head: Block, tail: Block) -> Result<Component, Rejection> {
-        let step = self.step(head)?;
+    fn check_component(
+        &self,
+        head: Block,
+        tail: Block,
+        step: &Result<Step, Rejection>,
+    ) -> Result<Component, Rejection> {
+        let step = (*step)?;
         if step.next != tail
             || step.edges as usize != self.preds(tail)
             || self.loops.innermost_loop(tail) != self.loops.innermost_loop(head)
-            || !self.domtree.dominates(head, tail)
         {
             return Err(Rejection::Unstructured);
         }
@@ -504,16 +765,69 @@ impl<'a> Planner<'a> {
             insts,
         })
     }
+}
 
-    /// The kinds of the steps computed, indexed by block.
-    pub fn into_kinds(self) -> Kinds {
+/// The fixed point of [`ComponentAnalysis`] over one function: the summary
+/// at the start of every reachable block.
+pub(crate) struct Components {
+    summaries: Vec<Option<Rc<Summary>>>,
+    #[cfg_attr(not(test), allow(dead_code))]
+    stats: kildall_dataflow::Stats,
+}
+
+impl Components {
+    /// Solves the analysis over `func`, whose CFG, dominator and
+    /// post-dominator trees, loops and block facts are given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compute(
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        domtree: &DominatorTree,
+        pdt: &PostDominatorTree,
+        loops: &LoopAnalysis,
+        model: &dyn CostModel,
+        facts: &BlockFacts,
+    ) -> Self {
+        let analysis = ComponentAnalysis {
+            func,
+            cfg,
+            domtree,
+            pdt,
+            loops,
+            model,
+            facts,
+            summaries: vec![None; func.dfg.num_blocks()],
+        };
+        let mut results = analysis.into_engine(func).iterate_to_fixpoint();
+        let stats = *results.stats();
+        // The last summary handed out for a block is its start state at the
+        // fixed point: the block's last visit saw its final end state.
+        let summaries = std::mem::take(&mut results.analysis_mut().summaries);
+        Components { summaries, stats }
+    }
+
+    /// The summary at the start of `block` (`None`: unreachable).
+    pub fn summary(&self, block: Block) -> Option<&Summary> {
+        self.summaries.get(block.index())?.as_deref()
+    }
+
+    /// What the solver did.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn stats(&self) -> &kildall_dataflow::Stats {
+        &self.stats
+    }
+
+    /// The component `head` heads (`None`: it heads none).
+    pub fn component(&self, head: Block) -> Option<Result<Component, Rejection>> {
+        self.summary(head)?.component
+    }
+
+    /// The kinds of the valid steps, indexed by block.
+    pub fn kinds(&self) -> Kinds {
         Kinds(
-            self.steps
-                .into_iter()
-                .map(|s| match s {
-                    Some(Ok(step)) => Some(step.kind),
-                    _ => None,
-                })
+            self.summaries
+                .iter()
+                .map(|s| s.as_ref().and_then(|s| s.step.ok()).map(|step| step.kind))
                 .collect(),
         )
     }
@@ -523,39 +837,44 @@ impl<'a> Planner<'a> {
 pub(crate) struct Kinds(Vec<Option<Kind>>);
 
 impl Kinds {
-    /// The step kind at `block`, if it was computed and valid.
+    /// The step kind at `block`, if it is valid.
     pub fn kind(&self, block: Block) -> Option<Kind> {
         self.0.get(block.index()).copied().flatten()
     }
 
     /// Appends to `out` every block of the region from `start` up to `stop`
-    /// (exclusive).
+    /// (exclusive), in pre-order: a branch, its then-side, its else-side,
+    /// then what follows the join. Iterative, whatever the nesting depth.
     pub fn region_blocks(&self, start: Block, stop: Block, out: &mut Vec<Block>) {
-        let mut cur = start;
-        while cur != stop {
-            out.push(cur);
-            let Some(kind) = self.kind(cur) else { return };
-            cur = match kind {
-                Kind::Plain { dest } => dest,
-                Kind::Branch {
-                    then_dest,
-                    else_dest,
-                    join,
-                    ..
-                } => {
-                    for arm in [then_dest, else_dest] {
-                        self.region_blocks(arm, join, out);
+        // Regions still to walk, the innermost on top.
+        let mut todo = vec![(start, stop)];
+        while let Some((mut cur, stop)) = todo.pop() {
+            while cur != stop {
+                out.push(cur);
+                let Some(kind) = self.kind(cur) else { break };
+                match kind {
+                    Kind::Plain { dest } => cur = dest,
+                    Kind::Branch {
+                        then_dest,
+                        else_dest,
+                        join,
+                        ..
+                    } => {
+                        todo.push((join, stop));
+                        todo.push((else_dest, join));
+                        todo.push((then_dest, join));
+                        break;
                     }
-                    join
+                    Kind::Loop {
+                        header, body, exit, ..
+                    } => {
+                        out.push(header);
+                        todo.push((exit, stop));
+                        todo.push((body, header));
+                        break;
+                    }
                 }
-                Kind::Loop {
-                    header, body, exit, ..
-                } => {
-                    out.push(header);
-                    self.region_blocks(body, header, out);
-                    exit
-                }
-            };
+            }
         }
     }
 }

@@ -41,6 +41,48 @@ struct Edge {
     args: Vec<Value>,
 }
 
+/// A region being emitted: where the walk stands, up to `stop`, under
+/// `pred`.
+struct Walk {
+    at: At,
+    stop: Block,
+    pred: Option<Value>,
+    copy: bool,
+}
+
+impl Walk {
+    fn new(start: Block, stop: Block, pred: Option<Value>, copy: bool) -> Self {
+        Walk {
+            at: At::Block(start),
+            stop,
+            pred,
+            copy,
+        }
+    }
+}
+
+/// Where a [`Walk`] stands.
+enum At {
+    /// About to emit this block and follow its step.
+    Block(Block),
+    /// Emitting the sides of a branch: `arms[next..]` are left, `edges`
+    /// gathers the edges into `join` of the sides done.
+    Arms {
+        join: Block,
+        arms: [(Block, Value); 2],
+        next: usize,
+        edges: Vec<Edge>,
+    },
+    /// Unrolling a counted loop: `left` iterations to go after the one
+    /// whose body just finished, if any.
+    Unroll {
+        header: Block,
+        body: Block,
+        exit: Block,
+        left: u64,
+    },
+}
+
 pub(crate) struct Flattener<'k> {
     kinds: &'k Kinds,
     /// Old value to its current copy; shared across the components of a
@@ -201,6 +243,11 @@ impl<'k> Flattener<'k> {
     /// Emits the region from `start` up to `stop` under `pred`, returning
     /// the edges entering `stop`. The head's own instructions are in place:
     /// `start == head` skips them.
+    ///
+    /// Nested regions (the sides of a branch, the body of each unrolled
+    /// iteration) are walked with an explicit stack of [`Walk`]s, so the
+    /// nesting depth of the input does not bound the call stack; the order
+    /// of the emitted instructions is that of a recursive walk.
     fn emit_region(
         &mut self,
         func: &mut Function,
@@ -209,73 +256,136 @@ impl<'k> Flattener<'k> {
         pred: Option<Value>,
         copy: bool,
     ) -> Vec<Edge> {
-        let mut cur = start;
+        let mut stack = vec![Walk::new(start, stop, pred, copy)];
+        // The edges out of the walk that finished last, for its parent.
+        let mut finished: Option<Vec<Edge>> = None;
         loop {
-            if cur != self.head {
-                self.emit_insts(func, cur, pred, copy);
-            }
-            let kind = self.kinds.kind(cur).expect("planned block");
-            match kind {
-                Kind::Plain { dest } => {
-                    let args = self.jump_args(func, cur);
-                    let edge = Edge { pred, args };
-                    if dest == stop {
-                        return vec![edge];
+            let top = stack.len() - 1;
+            let walk = &mut stack[top];
+            let (stop, pred, copy) = (walk.stop, walk.pred, walk.copy);
+            let done = match &mut walk.at {
+                At::Block(cur) => {
+                    let cur = *cur;
+                    if cur != self.head {
+                        self.emit_insts(func, cur, pred, copy);
                     }
-                    self.bind(func, dest, &[edge]);
-                    cur = dest;
+                    match self.kinds.kind(cur).expect("planned block") {
+                        Kind::Plain { dest } => {
+                            let args = self.jump_args(func, cur);
+                            let edge = Edge { pred, args };
+                            if dest == stop {
+                                Some(vec![edge])
+                            } else {
+                                self.bind(func, dest, &[edge]);
+                                walk.at = At::Block(dest);
+                                None
+                            }
+                        }
+                        Kind::Branch {
+                            cond,
+                            then_dest,
+                            else_dest,
+                            join,
+                        } => {
+                            let c = self.lookup(func, cond);
+                            let then_pred = self.and(func, pred, c);
+                            let not_c = self
+                                .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
+                                .expect("one result");
+                            let else_pred = self.and(func, pred, not_c);
+                            walk.at = At::Arms {
+                                join,
+                                arms: [(then_dest, then_pred), (else_dest, else_pred)],
+                                next: 0,
+                                edges: Vec::new(),
+                            };
+                            None
+                        }
+                        Kind::Loop {
+                            header,
+                            body,
+                            exit,
+                            trip,
+                        } => {
+                            let args = self.jump_args(func, cur);
+                            self.bind(func, header, &[Edge { pred, args }]);
+                            walk.at = At::Unroll {
+                                header,
+                                body,
+                                exit,
+                                left: trip,
+                            };
+                            None
+                        }
+                    }
                 }
-                Kind::Branch {
-                    cond,
-                    then_dest,
-                    else_dest,
+                At::Arms {
                     join,
+                    arms,
+                    next,
+                    edges,
                 } => {
-                    let c = self.lookup(func, cond);
-                    let then_pred = self.and(func, pred, c);
-                    let not_c = self
-                        .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
-                        .expect("one result");
-                    let else_pred = self.and(func, pred, not_c);
-                    let mut edges = Vec::new();
-                    for (arm, arm_pred) in [(then_dest, then_pred), (else_dest, else_pred)] {
+                    let join = *join;
+                    edges.extend(finished.take().into_iter().flatten());
+                    let mut child = None;
+                    while let Some(&(arm, arm_pred)) = arms.get(*next) {
+                        *next += 1;
                         if arm == join {
                             edges.push(Edge {
                                 pred: Some(arm_pred),
                                 args: Vec::new(),
                             });
                         } else {
-                            edges.extend(self.emit_region(func, arm, join, Some(arm_pred), copy));
+                            child = Some(Walk::new(arm, join, Some(arm_pred), copy));
+                            break;
                         }
                     }
-                    if join == stop {
-                        return edges;
+                    if let Some(child) = child {
+                        stack.push(child);
+                        continue;
                     }
-                    self.bind(func, join, &edges);
-                    cur = join;
+                    let edges = std::mem::take(edges);
+                    if join == stop {
+                        Some(edges)
+                    } else {
+                        self.bind(func, join, &edges);
+                        walk.at = At::Block(join);
+                        None
+                    }
                 }
-                Kind::Loop {
+                At::Unroll {
                     header,
                     body,
                     exit,
-                    trip,
+                    left,
                 } => {
-                    let args = self.jump_args(func, cur);
-                    self.bind(func, header, &[Edge { pred, args }]);
-                    for _ in 0..trip {
-                        self.emit_insts(func, header, pred, true);
-                        let latch = self.emit_region(func, body, header, pred, true);
+                    let (header, body, exit) = (*header, *body, *exit);
+                    if let Some(latch) = finished.take() {
                         self.bind(func, header, &latch);
                     }
                     self.emit_insts(func, header, pred, true);
+                    if *left > 0 {
+                        *left -= 1;
+                        stack.push(Walk::new(body, header, pred, true));
+                        continue;
+                    }
                     if exit == stop {
-                        return vec![Edge {
+                        Some(vec![Edge {
                             pred,
                             args: Vec::new(),
-                        }];
+                        }])
+                    } else {
+                        walk.at = At::Block(exit);
+                        None
                     }
-                    cur = exit;
                 }
+            };
+            if let Some(edges) = done {
+                stack.pop();
+                if stack.is_empty() {
+                    return edges;
+                }
+                finished = Some(edges);
             }
         }
     }

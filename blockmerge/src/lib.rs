@@ -42,6 +42,8 @@
 pub mod components;
 mod cost;
 mod flatten;
+#[cfg(test)]
+mod oracle;
 pub mod trace;
 
 use std::fmt;
@@ -54,7 +56,7 @@ use kildall_ir::{Block, EntitySet, Function, Module};
 pub use components::{Component, Rejection};
 pub use cost::{CostModel, R1cs};
 
-use components::{BlockFacts, Planner};
+use components::{BlockFacts, Components};
 use flatten::Flattener;
 
 /// The seed's `MIN_BLOCK_SIZE`.
@@ -224,11 +226,11 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         domtree.compute(&cfg);
         pdt.compute(&cfg);
         loops.compute(func, &cfg, &domtree);
-        let mut planner = Planner::new(func, &cfg, &domtree, &pdt, &loops, model, &facts);
+        let components = Components::compute(func, &cfg, &domtree, &pdt, &loops, model, &facts);
         let mut candidates: Vec<Component> = Vec::new();
         let mut rejected = std::collections::BTreeMap::new();
         for head in cfg.reverse_postorder() {
-            let Some(component) = planner.component(head) else {
+            let Some(component) = components.component(head) else {
                 continue;
             };
             let component = match component {
@@ -241,7 +243,8 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
                 Err(reason) => *rejected.entry(reason).or_insert(0) += 1,
             }
         }
-        let kinds = planner.into_kinds();
+        let kinds = components.kinds();
+        drop(components);
         // Outermost first: heads come in reverse post-order, so a component
         // is chosen before the ones nested in it or following it.
         let mut taken = EntitySet::<Block>::new();
