@@ -76,7 +76,11 @@ fn main() {
         "mem2reg CPU time: {cpu:.2} s ({:.1} µs/block)",
         cpu * 1e6 / nblocks as f64
     );
-    println!("{stats}");
+    println!("{stats}, rounds: {}", stats.rounds);
+    println!(
+        "solver visits per block: {:.2}",
+        stats.solver_visits as f64 / nblocks as f64
+    );
     println!(
         "loads: {loads_before} -> {loads_after} ({:.1}% removed)",
         100.0 * (loads_before - loads_after) as f64 / loads_before.max(1) as f64

@@ -26,12 +26,13 @@
 //! is promoted only if every load of it is definitely initialised).
 //!
 //! Cost: each phase is a few linear scans, states are persistent maps
-//! shared between blocks, and the pipeline runs a bounded number of
-//! rounds. Promotion is linear in the function (pruning by use marking, see
-//! [`promote`]). The solver's block visits per block and the memory of its
-//! block-entry states (one copied trie path per store) grow with the size of
-//! one function, so a single huge function costs more than linear time and
-//! memory (see the README's measurements).
+//! shared between blocks and kept only at join blocks, the forward solve
+//! settles each loop before going on (about 1.2 block visits per block at
+//! every size, [`forward`] module docs), and a later round reruns only the
+//! phases whose inputs the previous one changed. Promotion is linear in the
+//! function (pruning by use marking, see [`promote`]). Time per block still
+//! grows somewhat with the size of one function (cache misses of the
+//! scans), see the README's measurements.
 //!
 //! ```
 //! let text = "
@@ -52,7 +53,9 @@
 use std::fmt;
 use std::ops::AddAssign;
 
-use kildall_ir::{Function, Module};
+use kildall_ir::{
+    Block, EntityRef, EntitySet, Function, Inst, Module, SecondaryMap, Value, ValueDef,
+};
 
 pub mod alias;
 pub mod dse;
@@ -168,55 +171,106 @@ fn has_loads(func: &Function) -> bool {
     })
 }
 
+/// Rewrites every operand that names one of `replaced` (values made aliases
+/// by [`kildall_ir::DataFlowGraph::replace_all_uses`]) to the value it
+/// stands for. Like `resolve_aliases`, one pass over the instructions, but a
+/// bit set over the values decides which operands to follow, so the pass
+/// does not look up the definition of every operand (a cache miss each on
+/// a large function).
+fn resolve_replaced(func: &mut Function, replaced: &[Value]) {
+    let mut set = EntitySet::<Value>::new();
+    for &v in replaced {
+        set.insert(v);
+    }
+    let dfg = &mut func.dfg;
+    let targets: Vec<(Value, Value)> = replaced.iter().map(|&v| (v, dfg.resolve(v))).collect();
+    let mut target = SecondaryMap::<Value, Value>::with_default(Value::new(0));
+    for &(v, t) in &targets {
+        target[v] = t;
+    }
+    let map = |v: Value| {
+        if set.contains(v) {
+            target[v]
+        } else {
+            v
+        }
+    };
+    for i in 0..dfg.num_insts() {
+        dfg[Inst::new(i)].map_values(map);
+    }
+    for b in 0..dfg.num_blocks() {
+        if let Some(term) = dfg.terminator_mut(Block::new(b)) {
+            term.map_values(map);
+        }
+    }
+}
+
 /// Runs the pass on one function with the given options.
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// FIXME(perf): a million blocks (a 500,000-block `main`) take about 14 µs
-// per block at 100,000 blocks but 3x that at 300,000, and several GiB,
-// against the targets of 5 s and 2 GB. Promotion is linear now; what grows
-// is the forward solve (`forward.rs`): block visits per block per solve
-// (2.2 at 100,000 blocks, 3.4 at 300,000: the solver's round-robin sweeps
-// carry a change at a loop header down the rest of the function once per
-// sweep), the heap its states occupy (a copied trie path of about 1 KiB per
-// store, for every block-entry state), and a third round at 300,000 blocks.
-// Each round still makes about ten scans (CFG, dominators, frontiers, alias
-// classes, solver, replacement walk, dead stores, dead allocations).
+// FIXME(perf): 1,000,000 blocks take about 14 s of CPU (target: 5 s); the
+// scans per round are what is left to cut (see `forward.rs`).
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {
         return stats;
     }
-    func.dfg.resolve_aliases();
-    // Only a replaced load leaves aliases to resolve: skip the rewrite of
-    // every operand otherwise.
-    let mut resolved = stats.loads_replaced;
-    let mut resolve = |func: &mut Function, stats: &Stats| {
-        if stats.loads_replaced != resolved {
-            func.dfg.resolve_aliases();
-            resolved = stats.loads_replaced;
+    if (0..func.dfg.num_values())
+        .any(|v| matches!(func.dfg.value_def(Value::new(v)), ValueDef::Alias(_)))
+    {
+        func.dfg.resolve_aliases();
+    }
+    // The phases read operands as they are: after one replaced loads,
+    // rewrite the operands naming the replaced results.
+    let mut replaced: Vec<Value> = Vec::new();
+    let resolve = |func: &mut Function, replaced: &mut Vec<Value>| {
+        if !replaced.is_empty() {
+            resolve_replaced(func, replaced);
+            replaced.clear();
         }
     };
+    let changes = |s: &Stats| (s.loads_replaced, s.stores_removed, s.allocations_removed);
+    // Which phases may find more, given what the others did: the first round
+    // runs all of them, a later round only those whose inputs changed.
+    let (mut promote_due, mut forward_due, mut dead_due) = (true, true, true);
     for _ in 0..options.max_rounds.max(1) {
-        stats.rounds += 1;
-        // Another round can only find something if this one replaced a
-        // load of a reference, stored the result of a replaced load (the
-        // analysis compares stored values by name), or removed a store of a
-        // reference: other changes neither move references between names,
-        // nor rename stored values, nor make a reference stop escaping.
-        let mut enabling = false;
-        if options.promote {
-            enabling |= promote::promote(func, &mut stats);
-            resolve(func, &stats);
+        if !(promote_due || forward_due || dead_due) {
+            break;
         }
+        stats.rounds += 1;
+        let (mut promote_next, mut forward_next) = (false, false);
+        // Promotion finds more only once a store of a reference was
+        // removed (that reference may have stopped escaping); a replaced
+        // load hands its uses to a value that already escaped.
+        if options.promote && promote_due {
+            let before = changes(&stats);
+            promote_next |= promote::promote(func, &mut stats, &mut replaced);
+            if changes(&stats) != before {
+                forward_due = true;
+                dead_due = true;
+            }
+            resolve(func, &mut replaced);
+        }
+        // Forwarding finds more only if names changed under it: a load of a
+        // reference was replaced, or a replaced load's result was stored
+        // (the analysis compares stored values by name).
         let mut classes = None;
-        if options.forward && has_loads(func) {
+        if options.forward && forward_due && has_loads(func) {
+            let before = stats.loads_replaced;
             let computed = alias::AliasClasses::compute(func);
-            enabling |= forward::forward(func, &computed, &mut stats);
-            resolve(func, &stats);
+            forward_next |= forward::forward(func, &computed, &mut stats, &mut replaced);
+            if stats.loads_replaced != before {
+                dead_due = true;
+            }
+            resolve(func, &mut replaced);
             classes = Some(computed);
         }
-        if options.dead_stores {
+        // Dead stores: fewer loads make more classes unread. A removed
+        // store of a reference may let promotion take that reference's
+        // allocation, and splits the alias classes the store had merged,
+        // which makes forwarding more precise.
+        if options.dead_stores && dead_due {
             let classes = match classes {
                 Some(mut classes) => {
                     classes.refresh_loads(func);
@@ -224,13 +278,16 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
                 }
                 None => alias::AliasClasses::compute(func),
             };
-            enabling |= dse::dead_stores(func, &classes, &mut stats);
+            if dse::dead_stores(func, &classes, &mut stats) {
+                promote_next = true;
+                forward_next = true;
+            }
             dse::dead_allocations(func, &mut stats);
         }
-        if !enabling {
-            break;
-        }
+        promote_due = promote_next;
+        forward_due = forward_next;
+        dead_due = false;
     }
-    resolve(func, &stats);
+    resolve(func, &mut replaced);
     stats
 }

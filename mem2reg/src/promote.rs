@@ -54,9 +54,10 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
-/// Promotes every promotable allocation of `func`. Returns whether a load
-/// of a reference was replaced, which may enable more promotion.
-pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
+/// Promotes every promotable allocation of `func`. Returns whether a store
+/// of a value holding a reference was removed: that reference lost a use
+/// that made it escape, so its allocation may now be promotable.
+pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec<Value>) -> bool {
     let cfg = ControlFlowGraph::with_function(func);
     let Some(_) = cfg.entry_block() else {
         return false;
@@ -357,6 +358,7 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
                     if let Some(s) = is_promoted(address, &slot_of) {
                         undo.push((s, current[s as usize]));
                         current[s as usize] = Some(func.dfg.resolve(value));
+                        enabling |= func.dfg.value_type(value).contains_reference();
                         func.remove_inst(inst);
                         stats.stores_removed += 1;
                     }
@@ -368,8 +370,8 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats) -> bool {
                         let result = func.dfg.first_result(inst);
                         func.remove_inst(inst);
                         if let Some(result) = result {
-                            enabling |= func.dfg.value_type(result).contains_reference();
                             func.dfg.replace_all_uses(result, value);
+                            replaced.push(result);
                         }
                         stats.loads_replaced += 1;
                     }
