@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod cover;
 pub mod exact;
 mod function;
 pub mod greedy;

@@ -1,0 +1,902 @@
+//! The placement problem as a hitting-set problem, solved exactly.
+//!
+//! **Witnesses.** Legality is monotone in the set of reduced values, so a
+//! placement is illegal exactly when the values it leaves unreduced contain
+//! a *witness*: a set of values that, left unreduced with everything else
+//! reduced, already drives some op over its bound. The placements that are
+//! legal are therefore the hitting sets of the minimal witnesses, and the
+//! fewest reductions is a minimum hitting set. Witnesses are read off the
+//! transfer functions by asking, backwards from each op, which unreduced
+//! values can account for a given noise: an `add` at `k` bits above the
+//! encoding noise needs one input at `k - 1`, a `mul` a split of `k - e`
+//! between its inputs, a join one input at `k`. Under the seed's model a
+//! `mul` is already at 24 bits, so the demand dies out within two or three
+//! steps and witnesses are small (a `mul` and the two `add`s after it, say).
+//! Where the demand travels along long chains of `add`s the witnesses can
+//! multiply; their number is capped and the caller falls back to the branch
+//! and bound of [`crate::exact`] when the cap is hit.
+//!
+//! **Minimum hitting set.** The classical reduction rules of hitting set
+//! (Weihe, "Covering trains by stations or the power of data reduction",
+//! ALEX 1998): a witness of one value forces its reduction, a witness that
+//! contains another is dropped, and a value whose witnesses all contain
+//! some other value is dominated by it and never reduced. The reduced
+//! instance splits into connected components, each solved by branch and
+//! bound (branch on the value in most witnesses: reduce it, or never) with a
+//! lower bound from pairwise disjoint witnesses, reducing again at every
+//! search node. The reductions preserve at least one optimum, so the
+//! optimum of the instance is proven when every component's search closes;
+//! otherwise the sum of the components' bounds is reported.
+
+use std::time::Instant;
+
+use crate::problem::{NodeKind, Problem};
+
+/// A set of values (node indices), sorted.
+type Set = Vec<u32>;
+
+/// Witness sets of one problem, or `None` if there are more than the cap.
+pub(crate) struct Witnesses {
+    /// The minimal witnesses; an empty one means no placement is legal.
+    pub sets: Vec<Set>,
+}
+
+/// Most witnesses kept for one demand, and in all.
+const CAP_PER_DEMAND: usize = 4_096;
+const CAP_TOTAL: usize = 400_000;
+
+struct Enumerator<'p> {
+    p: &'p Problem,
+    h: u32,
+    /// Upper bound on each node's height (noise above the encoding noise)
+    /// before its reduction: its noise when nothing is reduced, capped.
+    hi: Vec<u32>,
+    /// Memo of `pre(v, k)`, indexed `v * (h + 2) + k`.
+    memo: Vec<Option<std::rc::Rc<Vec<Set>>>>,
+    total: usize,
+    overflow: bool,
+}
+
+impl Enumerator<'_> {
+    /// Sets whose members, all unreduced, give `v` at least `k` bits above
+    /// the encoding noise before `v`'s own reduction (`v` not included).
+    fn pre(&mut self, v: usize, k: u32) -> std::rc::Rc<Vec<Set>> {
+        if k == 0 {
+            return std::rc::Rc::new(vec![Vec::new()]);
+        }
+        if k > self.hi[v] {
+            return std::rc::Rc::new(Vec::new());
+        }
+        let slot = v * (self.h as usize + 2) + k as usize;
+        if let Some(sets) = &self.memo[slot] {
+            return sets.clone();
+        }
+        let e = self.p.params().encode;
+        let node = &self.p.nodes()[v];
+        let mut out: Vec<Set> = Vec::new();
+        match node.kind {
+            NodeKind::Source(c) => {
+                if c - e >= k {
+                    out.push(Vec::new());
+                }
+            }
+            NodeKind::Add | NodeKind::Join => {
+                let need = if node.kind == NodeKind::Add { k - 1 } else { k };
+                for &a in &node.inputs.clone() {
+                    let sets = self.eff(a, need);
+                    out.extend(sets.iter().cloned());
+                }
+            }
+            NodeKind::Mul => {
+                // Height of a product: e + ha + hb.
+                if k <= e {
+                    out.push(Vec::new());
+                } else {
+                    let rest = k - e;
+                    let (a, b) = (node.inputs[0], node.inputs[1]);
+                    for s in 0..=rest {
+                        let left = self.eff(a, s);
+                        if left.is_empty() {
+                            continue;
+                        }
+                        let right = self.eff(b, rest - s);
+                        for x in left.iter() {
+                            for y in right.iter() {
+                                out.push(union(x, y));
+                                if out.len() > 4 * CAP_PER_DEMAND {
+                                    self.overflow = true;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        minimize(&mut out);
+        if out.len() > CAP_PER_DEMAND {
+            self.overflow = true;
+            out.truncate(CAP_PER_DEMAND);
+        }
+        self.total += out.len();
+        if self.total > CAP_TOTAL {
+            self.overflow = true;
+        }
+        let out = std::rc::Rc::new(out);
+        self.memo[slot] = Some(out.clone());
+        out
+    }
+
+    /// Like [`Self::pre`] for the noise `v`'s users see: `v` itself must be
+    /// unreduced, so it joins every set (unless it may not be reduced).
+    fn eff(&mut self, v: usize, k: u32) -> std::rc::Rc<Vec<Set>> {
+        let pre = self.pre(v, k);
+        if k == 0 || !self.p.nodes()[v].reducible {
+            return pre;
+        }
+        let v = v as u32;
+        std::rc::Rc::new(
+            pre.iter()
+                .map(|s| {
+                    let mut s = s.clone();
+                    if let Err(i) = s.binary_search(&v) {
+                        s.insert(i, v);
+                    }
+                    s
+                })
+                .collect(),
+        )
+    }
+}
+
+fn union(x: &[u32], y: &[u32]) -> Set {
+    let mut out = Vec::with_capacity(x.len() + y.len());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        match x[i].cmp(&y[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(x[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(y[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(x[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&x[i..]);
+    out.extend_from_slice(&y[j..]);
+    out
+}
+
+fn is_subset(small: &[u32], big: &[u32]) -> bool {
+    let mut j = 0;
+    for &x in small {
+        while j < big.len() && big[j] < x {
+            j += 1;
+        }
+        if j == big.len() || big[j] != x {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
+/// Drops duplicates and sets that contain another set.
+fn minimize(sets: &mut Vec<Set>) {
+    sets.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    sets.dedup();
+    if sets.len() > 512 {
+        // Quadratic minimisation is too slow here; duplicates are gone and
+        // supersets are harmless to the hitting-set solver, which drops them.
+        return;
+    }
+    let mut kept: Vec<Set> = Vec::with_capacity(sets.len());
+    for s in sets.drain(..) {
+        if !kept.iter().any(|k| is_subset(k, &s)) {
+            kept.push(s);
+        }
+    }
+    *sets = kept;
+}
+
+/// The minimal witnesses of `problem`, or `None` when there are too many.
+pub(crate) fn witnesses(problem: &Problem) -> Option<Witnesses> {
+    let params = problem.params();
+    let (e, m) = (params.encode, params.max);
+    let h = m - e;
+    let n = problem.len();
+    let top = problem.evaluate(&vec![false; n]).0;
+    let hi: Vec<u32> = top.iter().map(|&x| x.min(m + 1) - e).collect();
+    let mut en = Enumerator {
+        p: problem,
+        h,
+        hi,
+        memo: vec![None; n * (h as usize + 2)],
+        total: 0,
+        overflow: false,
+    };
+    let mut sets = Vec::new();
+    for v in 0..n {
+        // Over the maximum before the reduction.
+        let over = en.pre(v, h + 1);
+        // Over the cap after it (only when unreduced).
+        let cap = problem.nodes()[v].cap.min(m);
+        let capped = if cap < m {
+            en.eff(v, cap - e + 1).to_vec()
+        } else {
+            Vec::new()
+        };
+        for s in over.iter().chain(capped.iter()) {
+            sets.push(s.clone());
+        }
+        if en.overflow {
+            return None;
+        }
+    }
+    Some(Witnesses { sets })
+}
+
+/// The outcome of the hitting-set search.
+pub(crate) struct Cover {
+    /// The values to reduce.
+    pub chosen: Vec<usize>,
+    /// A proven lower bound on the size of any hitting set.
+    pub lower_bound: usize,
+    /// Whether every component's search closed.
+    pub optimal: bool,
+    /// Search nodes, over all components.
+    pub nodes: u64,
+    /// Components after the reductions at the root.
+    pub components: usize,
+}
+
+/// Subgradient rounds at the root of a component and at other search nodes.
+const ROOT_ROUNDS: usize = 600;
+const NODE_ROUNDS: usize = 25;
+const EPS: f64 = 1e-6;
+
+/// A minimum hitting set of `sets` over the elements `0..n` (every set
+/// non-empty), unless `deadline` passes first.
+pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Cover {
+    let mut solver = Solver {
+        deadline,
+        nodes: 0,
+        timed_out: false,
+    };
+    let names: Vec<usize> = (0..n).collect();
+    let mut inst = Instance::new(names, sets, None);
+    let mut chosen = Vec::new();
+    let feasible = inst.reduce(&mut chosen);
+    debug_assert!(feasible, "witnesses are non-empty");
+    let mut lower_bound = chosen.len();
+    let mut optimal = true;
+    let components = inst.components();
+    let count = components.len();
+    for mut comp in components {
+        let mut best = comp.greedy();
+        let mut root = comp.bound(best.len(), ROOT_ROUNDS).0;
+        solver.timed_out = false;
+        if root < best.len() {
+            match lp_search(&comp, &mut best, &mut solver) {
+                Some(bound) => root = root.max(bound),
+                None => {
+                    let mut picked = Vec::new();
+                    solver.search(comp, &mut picked, &mut best, true);
+                }
+            }
+        }
+        if solver.timed_out {
+            optimal = false;
+            lower_bound += root.min(best.len());
+        } else {
+            lower_bound += best.len();
+        }
+        chosen.extend(best);
+    }
+    chosen.sort_unstable();
+    chosen.dedup();
+    Cover {
+        lower_bound: lower_bound.min(chosen.len()),
+        optimal: optimal && lower_bound >= chosen.len(),
+        chosen,
+        nodes: solver.nodes,
+        components: count,
+    }
+}
+
+/// A hitting-set instance over local element ids, each naming a value.
+#[derive(Clone)]
+struct Instance {
+    /// The value of each element.
+    names: Vec<usize>,
+    sets: Vec<Set>,
+    alive: Vec<bool>,
+    /// The Lagrange multiplier of each set (warm start for the bound).
+    lambda: Vec<f64>,
+    /// For each element, the sets containing it (possibly dead).
+    of: Vec<Vec<u32>>,
+}
+
+impl Instance {
+    fn new(names: Vec<usize>, sets: Vec<Set>, lambda: Option<Vec<f64>>) -> Self {
+        let mut of = vec![Vec::new(); names.len()];
+        for (i, s) in sets.iter().enumerate() {
+            for &x in s {
+                of[x as usize].push(i as u32);
+            }
+        }
+        let alive = vec![true; sets.len()];
+        let lambda = lambda.unwrap_or_else(|| vec![0.0; sets.len()]);
+        Instance {
+            names,
+            sets,
+            alive,
+            lambda,
+            of,
+        }
+    }
+
+    fn live_of(&self, x: usize) -> impl Iterator<Item = u32> + '_ {
+        self.of[x]
+            .iter()
+            .copied()
+            .filter(|&s| self.alive[s as usize])
+    }
+
+    /// Takes `x`: every set containing it is hit.
+    fn take(&mut self, x: usize) {
+        for i in 0..self.of[x].len() {
+            let s = self.of[x][i] as usize;
+            self.alive[s] = false;
+        }
+        self.of[x].clear();
+    }
+
+    /// Forbids `x`: it leaves every set. Returns false if a set empties.
+    fn forbid(&mut self, x: usize) -> bool {
+        let mut ok = true;
+        let list = std::mem::take(&mut self.of[x]);
+        for &s in &list {
+            let s = s as usize;
+            if !self.alive[s] {
+                continue;
+            }
+            if let Ok(i) = self.sets[s].binary_search(&(x as u32)) {
+                self.sets[s].remove(i);
+            }
+            if self.sets[s].is_empty() {
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// Applies the reduction rules to a fixed point; the values of forced
+    /// elements go to `chosen`. Returns false if some set cannot be hit.
+    fn reduce(&mut self, chosen: &mut Vec<usize>) -> bool {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            // Singletons force their element.
+            for s in 0..self.sets.len() {
+                if !self.alive[s] {
+                    continue;
+                }
+                match self.sets[s].len() {
+                    0 => return false,
+                    1 => {
+                        let x = self.sets[s][0] as usize;
+                        chosen.push(self.names[x]);
+                        self.take(x);
+                        changed = true;
+                    }
+                    _ => {}
+                }
+            }
+            // A set containing another live set is implied by it.
+            for x in 0..self.of.len() {
+                let alive = &self.alive;
+                self.of[x].retain(|&s| alive[s as usize]);
+            }
+            for s in 0..self.sets.len() {
+                if !self.alive[s] {
+                    continue;
+                }
+                let set = &self.sets[s];
+                let Some(&pivot) = set.iter().min_by_key(|&&x| self.of[x as usize].len()) else {
+                    continue;
+                };
+                let superset = self.of[pivot as usize].iter().any(|&t| {
+                    let t = t as usize;
+                    t != s
+                        && self.alive[t]
+                        && (self.sets[t].len() < set.len()
+                            || (self.sets[t].len() == set.len() && t < s))
+                        && is_subset(&self.sets[t], set)
+                });
+                if superset {
+                    self.alive[s] = false;
+                    changed = true;
+                }
+            }
+            for x in 0..self.of.len() {
+                let alive = &self.alive;
+                self.of[x].retain(|&s| alive[s as usize]);
+            }
+            // An element whose sets all contain another element is
+            // dominated by it: some optimum does without it.
+            for x in 0..self.of.len() {
+                if self.of[x].is_empty() {
+                    continue;
+                }
+                let first = self.of[x][0] as usize;
+                let dominated = self.sets[first].iter().any(|&y| {
+                    let y = y as usize;
+                    y != x
+                        && self.of[y].len() >= self.of[x].len()
+                        && (self.of[y].len() > self.of[x].len() || y < x)
+                        && self.of[x]
+                            .iter()
+                            .all(|&s| self.sets[s as usize].binary_search(&(y as u32)).is_ok())
+                });
+                if dominated {
+                    if !self.forbid(x) {
+                        return false;
+                    }
+                    changed = true;
+                }
+            }
+        }
+        true
+    }
+
+    /// The connected components of the live sets, each as a compact instance.
+    fn components(&self) -> Vec<Instance> {
+        let n = self.of.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for (s, set) in self.sets.iter().enumerate() {
+            if !self.alive[s] {
+                continue;
+            }
+            for w in set.windows(2) {
+                let (a, b) = (
+                    find(&mut parent, w[0] as usize),
+                    find(&mut parent, w[1] as usize),
+                );
+                parent[a] = b;
+            }
+        }
+        let mut group_of: Vec<usize> = vec![usize::MAX; n];
+        let mut groups: Vec<(Vec<usize>, Vec<Set>, Vec<f64>)> = Vec::new();
+        let mut local = vec![u32::MAX; n];
+        for (s, set) in self.sets.iter().enumerate() {
+            if !self.alive[s] {
+                continue;
+            }
+            let root = find(&mut parent, set[0] as usize);
+            if group_of[root] == usize::MAX {
+                group_of[root] = groups.len();
+                groups.push(Default::default());
+            }
+            let g = &mut groups[group_of[root]];
+            let renamed: Set = set
+                .iter()
+                .map(|&x| {
+                    let x = x as usize;
+                    if local[x] == u32::MAX {
+                        local[x] = g.0.len() as u32;
+                        g.0.push(self.names[x]);
+                    }
+                    local[x]
+                })
+                .collect();
+            let mut renamed = renamed;
+            renamed.sort_unstable();
+            g.1.push(renamed);
+            g.2.push(self.lambda[s]);
+        }
+        groups
+            .into_iter()
+            .map(|(names, sets, lambda)| Instance::new(names, sets, Some(lambda)))
+            .collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.alive.iter().any(|&a| a)
+    }
+
+    /// A hitting set (values) by repeatedly taking the element in most live sets.
+    fn greedy(&self) -> Vec<usize> {
+        let mut inst = self.clone();
+        let mut chosen = Vec::new();
+        while let Some(x) = (0..inst.of.len())
+            .filter(|&x| inst.live_of(x).next().is_some())
+            .max_by_key(|&x| inst.live_of(x).count())
+        {
+            chosen.push(inst.names[x]);
+            inst.take(x);
+        }
+        chosen
+    }
+
+    /// Pairwise disjoint live sets, smallest first: each needs its own element.
+    fn packing_bound(&self) -> usize {
+        let mut order: Vec<&Set> = self
+            .sets
+            .iter()
+            .zip(&self.alive)
+            .filter(|(_, &a)| a)
+            .map(|(s, _)| s)
+            .collect();
+        order.sort_by_key(|s| s.len());
+        let mut used = vec![false; self.of.len()];
+        let mut count = 0;
+        for s in order {
+            if s.iter().all(|&x| !used[x as usize]) {
+                for &x in s {
+                    used[x as usize] = true;
+                }
+                count += 1;
+            }
+        }
+        count
+    }
+
+    /// A lower bound on the size of a hitting set: the better of the
+    /// packing bound and the Lagrangian (LP) bound, which relaxes "every
+    /// live set is hit" with one multiplier per set, improved by subgradient
+    /// steps from the instance's multipliers (Held, Wolfe and Crowder,
+    /// "Validation of subgradient optimization", Math. Prog. 1974). Also
+    /// returns the Lagrangian value and the reduced cost of every element
+    /// under the multipliers that gave it (for fixing by reduced cost).
+    fn bound(&mut self, upper: usize, rounds: usize) -> (usize, f64, Vec<f64>) {
+        let n = self.of.len();
+        let packing = self.packing_bound();
+        if packing >= upper {
+            return (packing, packing as f64, vec![0.0; n]);
+        }
+        let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
+        let mut cost = vec![0.0f64; n];
+        let mut best = f64::NEG_INFINITY;
+        let mut best_cost = vec![0.0; n];
+        let mut best_lambda: Vec<f64> = self.lambda.clone();
+        let mut mu = 1.0;
+        let mut stall = 0;
+        let mut g = vec![0.0f64; self.sets.len()];
+        for _ in 0..rounds.max(1) {
+            cost.iter_mut().for_each(|c| *c = 1.0);
+            let mut value = 0.0;
+            for &s in &live {
+                value += self.lambda[s];
+                for &x in &self.sets[s] {
+                    cost[x as usize] -= self.lambda[s];
+                }
+            }
+            for &c in &cost {
+                if c < 0.0 {
+                    value += c;
+                }
+            }
+            if value > best + 1e-9 {
+                best = value;
+                best_cost.copy_from_slice(&cost);
+                best_lambda.copy_from_slice(&self.lambda);
+                stall = 0;
+            } else {
+                stall += 1;
+                if stall >= 5 {
+                    mu *= 0.5;
+                    stall = 0;
+                }
+            }
+            if (upper as f64) - best <= 1.0 + EPS || mu < 1e-3 {
+                break;
+            }
+            let mut norm = 0.0;
+            for &s in &live {
+                let hit = self.sets[s]
+                    .iter()
+                    .filter(|&&x| cost[x as usize] < 0.0)
+                    .count();
+                g[s] = 1.0 - hit as f64;
+                if g[s] < 0.0 && self.lambda[s] <= 0.0 {
+                    g[s] = 0.0;
+                }
+                norm += g[s] * g[s];
+            }
+            if norm == 0.0 {
+                break;
+            }
+            let target = (upper as f64 - 1.0).max(best + 1.0);
+            let step = mu * (target - value) / norm;
+            for &s in &live {
+                self.lambda[s] = (self.lambda[s] + step * g[s]).max(0.0);
+            }
+        }
+        self.lambda.copy_from_slice(&best_lambda);
+        let lagrange = ceil(best);
+        (packing.max(lagrange), best, best_cost)
+    }
+}
+
+fn ceil(x: f64) -> usize {
+    (x - EPS).ceil().max(0.0) as usize
+}
+
+struct Solver {
+    deadline: Instant,
+    nodes: u64,
+    timed_out: bool,
+}
+
+impl Solver {
+    /// Extends `picked` (values) to a hitting set of `inst`, replacing
+    /// `best` when it finds one smaller than it.
+    fn search(
+        &mut self,
+        mut inst: Instance,
+        picked: &mut Vec<usize>,
+        best: &mut Vec<usize>,
+        root: bool,
+    ) {
+        if self.timed_out {
+            return;
+        }
+        self.nodes += 1;
+        if Instant::now() >= self.deadline {
+            self.timed_out = true;
+            return;
+        }
+        let mark = picked.len();
+        let done = |picked: &mut Vec<usize>| picked.truncate(mark);
+        if !inst.reduce(picked) || picked.len() >= best.len() {
+            return done(picked);
+        }
+        if inst.is_empty() {
+            *best = picked.clone();
+            return done(picked);
+        }
+        let budget = best.len() - picked.len();
+        // Independent parts are solved one after the other, each to its own
+        // optimum, while their sum can still beat `best`.
+        let parts = inst.components();
+        if parts.len() > 1 && !root {
+            let mut total = picked.clone();
+            let mut parts: Vec<(usize, Instance)> = parts
+                .into_iter()
+                .map(|mut part| (part.bound(budget, NODE_ROUNDS).0, part))
+                .collect();
+            let mut floor: usize = parts.iter().map(|p| p.0).sum();
+            if picked.len() + floor >= best.len() {
+                return done(picked);
+            }
+            parts.sort_by_key(|p| p.1.sets.len());
+            for (part_bound, part) in parts {
+                floor -= part_bound;
+                let mut part_best = part.greedy();
+                if part_bound < part_best.len() {
+                    let mut sub = Vec::new();
+                    self.search(part, &mut sub, &mut part_best, false);
+                    if self.timed_out {
+                        return done(picked);
+                    }
+                }
+                total.extend(part_best);
+                if total.len() + floor >= best.len() {
+                    return done(picked);
+                }
+            }
+            *best = total;
+            return done(picked);
+        }
+        let mut inst = parts.into_iter().next().unwrap_or(inst);
+        let rounds = if root { ROOT_ROUNDS } else { NODE_ROUNDS };
+        let (lb, value, cost) = inst.bound(budget, rounds);
+        if lb >= budget {
+            return done(picked);
+        }
+        // Fixing by reduced cost: taking an element of positive reduced
+        // cost, or leaving out one of negative reduced cost, raises the
+        // Lagrangian value by that cost.
+        let limit = budget as f64 - 1.0 + EPS;
+        let mut forced = Vec::new();
+        #[allow(clippy::needless_range_loop)] // `x` also indexes the instance.
+        for x in 0..inst.of.len() {
+            if inst.live_of(x).next().is_none() {
+                continue;
+            }
+            if cost[x] > 0.0 && value + cost[x] > limit {
+                if !inst.forbid(x) {
+                    return done(picked);
+                }
+            } else if cost[x] < 0.0 && value - cost[x] > limit {
+                forced.push(x);
+            }
+        }
+        for x in forced {
+            if inst.live_of(x).next().is_some() {
+                picked.push(inst.names[x]);
+                inst.take(x);
+            }
+        }
+        if picked.len() >= best.len() {
+            return done(picked);
+        }
+        if inst.is_empty() {
+            *best = picked.clone();
+            return done(picked);
+        }
+        // Branch on the element of least reduced cost (the one the bound
+        // most wants), ties by the number of sets.
+        let x = (0..inst.of.len())
+            .filter(|&x| inst.live_of(x).next().is_some())
+            .min_by(|&a, &b| {
+                cost[a]
+                    .partial_cmp(&cost[b])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| inst.live_of(b).count().cmp(&inst.live_of(a).count()))
+            })
+            .expect("a live set has elements");
+        let mut with = inst.clone();
+        with.take(x);
+        picked.push(inst.names[x]);
+        self.search(with, picked, best, false);
+        picked.pop();
+        if inst.forbid(x) {
+            self.search(inst, picked, best, false);
+        }
+        done(picked)
+    }
+}
+
+/// Branch and bound on one component with the linear relaxation of the
+/// hitting set as bound, re-solved by the dual simplex after each fixing
+/// (`microlp`). Returns the root bound, or `None` when the relaxation
+/// could not be solved (then the caller keeps its combinatorial search).
+fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Option<usize> {
+    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
+    let n = inst.of.len();
+    let mut lp = Lp::new(OptimizationDirection::Minimize);
+    let vars: Vec<microlp::Variable> = (0..n).map(|_| lp.add_var(1.0, (0.0, 1.0))).collect();
+    let live: Vec<&Set> = inst
+        .sets
+        .iter()
+        .zip(&inst.alive)
+        .filter(|(_, &a)| a)
+        .map(|(s, _)| s)
+        .collect();
+    for set in &live {
+        let mut expr = LinearExpr::empty();
+        for &x in set.iter() {
+            expr.add(vars[x as usize], 1.0);
+        }
+        lp.add_constraint(expr, ComparisonOp::Ge, 1.0);
+    }
+    let left = solver.deadline.checked_duration_since(Instant::now())?;
+    lp.set_time_limit(left);
+    let root = lp.solve().ok()?.into_solution().ok()?;
+    if !root.is_optimal_lp() {
+        return None;
+    }
+    let root_bound = ceil(root.objective());
+    let ctx = LpContext { inst, live, vars };
+    ctx.dfs(root, best, solver);
+    Some(root_bound)
+}
+
+trait OptimalLp {
+    fn is_optimal_lp(&self) -> bool;
+}
+
+impl OptimalLp for microlp::Solution {
+    fn is_optimal_lp(&self) -> bool {
+        self.status() == microlp::SolutionStatus::Optimal
+    }
+}
+
+struct LpContext<'a> {
+    inst: &'a Instance,
+    live: Vec<&'a Set>,
+    vars: Vec<microlp::Variable>,
+}
+
+impl LpContext<'_> {
+    fn dfs(&self, sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
+        if solver.timed_out {
+            return;
+        }
+        solver.nodes += 1;
+        if Instant::now() >= solver.deadline {
+            solver.timed_out = true;
+            return;
+        }
+        if !sol.is_optimal_lp() || ceil(sol.objective()) >= best.len() {
+            return;
+        }
+        let value: Vec<f64> = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+        self.round(&value, best);
+        if ceil(sol.objective()) >= best.len() {
+            return;
+        }
+        // Branch on the fractional element nearest to 1: taking it first
+        // finds good covers early.
+        let Some(x) = (0..value.len())
+            .filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS)
+            .max_by(|&a, &b| value[a].total_cmp(&value[b]))
+        else {
+            return;
+        };
+        if let Ok(outcome) = sol.clone().fix_var(self.vars[x], 1.0) {
+            if let Ok(child) = outcome.into_solution() {
+                self.dfs(child, best, solver);
+            }
+        }
+        if solver.timed_out {
+            return;
+        }
+        if let Ok(outcome) = sol.fix_var(self.vars[x], 0.0) {
+            if let Ok(child) = outcome.into_solution() {
+                self.dfs(child, best, solver);
+            }
+        }
+    }
+
+    /// A cover read off the relaxation: elements at 1/2 or more, every set
+    /// left unhit completed by its largest element, then elements whose
+    /// sets are all hit by others dropped, smallest value first.
+    fn round(&self, value: &[f64], best: &mut Vec<usize>) {
+        let n = value.len();
+        let mut take: Vec<bool> = value.iter().map(|&v| v >= 0.5).collect();
+        for set in &self.live {
+            if !set.iter().any(|&x| take[x as usize]) {
+                let x = set
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| value[a as usize].total_cmp(&value[b as usize]))
+                    .expect("non-empty set");
+                take[x as usize] = true;
+            }
+        }
+        let mut hits = vec![0u32; self.live.len()];
+        for (i, set) in self.live.iter().enumerate() {
+            hits[i] = set.iter().filter(|&&x| take[x as usize]).count() as u32;
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&x| take[x]).collect();
+        order.sort_by(|&a, &b| value[a].total_cmp(&value[b]));
+        let mut sets_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, set) in self.live.iter().enumerate() {
+            for &x in set.iter() {
+                sets_of[x as usize].push(i);
+            }
+        }
+        for x in order {
+            if sets_of[x].iter().all(|&i| hits[i] >= 2) {
+                take[x] = false;
+                for &i in &sets_of[x] {
+                    hits[i] -= 1;
+                }
+            }
+        }
+        let count = take.iter().filter(|&&t| t).count();
+        if count < best.len() {
+            *best = (0..n)
+                .filter(|&x| take[x])
+                .map(|x| self.inst.names[x])
+                .collect();
+        }
+    }
+}
