@@ -23,6 +23,8 @@ pub mod interpreter;
 mod layout;
 pub mod loops;
 mod parser;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod types;
 mod verifier;
 mod write;

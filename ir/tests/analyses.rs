@@ -5,51 +5,22 @@
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree, PostDominatorTree};
+use kildall_ir::generate::Rng;
 use kildall_ir::loops::LoopAnalysis;
-use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Terminator, Type};
+use kildall_ir::testing::{cfg_function, random_cfg, TerminatorMix};
+use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Type};
 
-/// xorshift64*: small, seeded, good enough for shapes.
-struct Rng(u64);
+/// The mix of the random graphs: mostly branches and jumps, a few
+/// returns; some blocks are not reachable, some loops never exit, some are
+/// irreducible.
+const MIX: TerminatorMix = TerminatorMix {
+    returns: 1,
+    jumps: 4,
+    branches: 5,
+};
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// A random graph of `n` blocks: each ends in a jump, a branch, or a return.
-/// Some blocks are not reachable, some loops never exit.
 fn random_function(rng: &mut Rng, n: usize) -> Function {
-    let mut func = Function::new("f");
-    let mut cur = FuncCursor::new(&mut func);
-    let blocks: Vec<Block> = (0..n).map(|_| cur.append_block()).collect();
-    let cond = cur.func.dfg.append_block_param(blocks[0], Type::BOOL);
-    for &b in &blocks {
-        cur.goto_bottom(b);
-        let t = match rng.below(10) {
-            0..=3 => Terminator::Jmp {
-                destination: blocks[rng.below(n)],
-                arguments: vec![],
-            },
-            4..=8 => Terminator::JmpIf {
-                condition: cond,
-                then_destination: blocks[rng.below(n)],
-                else_destination: blocks[rng.below(n)],
-            },
-            _ => Terminator::Return { values: vec![] },
-        };
-        cur.terminate(t);
-    }
-    func
+    cfg_function(&random_cfg(rng, n, MIX))
 }
 
 fn reachable_without(
@@ -86,7 +57,7 @@ fn cfg_edges_and_orders() {
     let mut rng = Rng::new(7);
     let mut cfg = ControlFlowGraph::new();
     for _ in 0..300 {
-        let n = 1 + rng.below(25);
+        let n = 1 + rng.index(25);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         let reach = reachable_without(&cfg, func.entry_block().unwrap(), None, true);
@@ -118,11 +89,19 @@ fn cfg_edges_and_orders() {
 fn dominators_match_reachability_definition() {
     let mut rng = Rng::new(1);
     let (mut cfg, mut dt) = (ControlFlowGraph::new(), DominatorTree::new());
+    let mut irreducible = 0;
     for _ in 0..1500 {
-        let n = 1 + rng.below(20);
+        let n = 1 + rng.index(20);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         dt.compute(&cfg);
+        // A retreating edge to a block that does not dominate its source
+        // enters a loop by a second way.
+        irreducible += usize::from(cfg.postorder().iter().any(|&b| {
+            cfg.successors(b)
+                .iter()
+                .any(|&s| cfg.is_retreating_edge(b, s) && !dt.dominates(s, b))
+        }));
         let entry = func.entry_block().unwrap();
         let reach = reachable_without(&cfg, entry, None, true);
         for d in func.layout.blocks() {
@@ -150,6 +129,7 @@ fn dominators_match_reachability_definition() {
             }
         }
     }
+    assert!(irreducible > 150, "only {irreducible} irreducible graphs");
 }
 
 #[test]
@@ -157,7 +137,7 @@ fn dominators_appear_earlier_on_random_paths() {
     let mut rng = Rng::new(2);
     let (mut cfg, mut dt) = (ControlFlowGraph::new(), DominatorTree::new());
     for _ in 0..2000 {
-        let n = 1 + rng.below(40);
+        let n = 1 + rng.index(40);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         dt.compute(&cfg);
@@ -176,7 +156,7 @@ fn dominators_appear_earlier_on_random_paths() {
             if succs.is_empty() {
                 break;
             }
-            path.push(succs[rng.below(succs.len())]);
+            path.push(succs[rng.index(succs.len())]);
         }
     }
 }
@@ -187,7 +167,7 @@ fn post_dominators_match_reachability_definition() {
     let (mut cfg, mut pdt) = (ControlFlowGraph::new(), PostDominatorTree::new());
     let mut exact_checks = 0;
     for _ in 0..1500 {
-        let n = 1 + rng.below(20);
+        let n = 1 + rng.index(20);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         pdt.compute(&cfg);
@@ -245,7 +225,7 @@ fn post_dominators_appear_on_paths_to_exits() {
     let mut rng = Rng::new(4);
     let (mut cfg, mut pdt) = (ControlFlowGraph::new(), PostDominatorTree::new());
     for _ in 0..2000 {
-        let n = 1 + rng.below(40);
+        let n = 1 + rng.index(40);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         pdt.compute(&cfg);
@@ -269,7 +249,7 @@ fn post_dominators_appear_on_paths_to_exits() {
                     }
                     break;
                 }
-                path.push(succs[rng.below(succs.len())]);
+                path.push(succs[rng.index(succs.len())]);
             }
         }
     }
@@ -285,7 +265,7 @@ fn dominance_frontiers_match_definition() {
     );
     let mut idf = Vec::new();
     for _ in 0..800 {
-        let n = 1 + rng.below(20);
+        let n = 1 + rng.index(20);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         dt.compute(&cfg);
@@ -308,7 +288,7 @@ fn dominance_frontiers_match_definition() {
             .postorder()
             .iter()
             .copied()
-            .filter(|_| rng.below(3) == 0)
+            .filter(|_| rng.index(3) == 0)
             .collect();
         df.iterated_frontier(defs.iter().copied(), &mut idf);
         for &d in defs.iter().chain(idf.iter()) {
@@ -328,7 +308,7 @@ fn natural_loops_match_definition() {
         LoopAnalysis::new(),
     );
     for _ in 0..1500 {
-        let n = 1 + rng.below(20);
+        let n = 1 + rng.index(20);
         let func = random_function(&mut rng, n);
         cfg.compute(&func);
         dt.compute(&cfg);
@@ -525,32 +505,32 @@ fn trip_counts_match_simulation() {
     );
     let mut counted = 0;
     for round in 0..3000 {
-        let bits = [8u32, 16, 32][rng.below(3)];
+        let bits = [8u32, 16, 32][rng.index(3)];
         let max = u128::MAX >> (128 - bits);
-        let small = |rng: &mut Rng| rng.below(40) as u128;
+        let small = |rng: &mut Rng| u128::from(rng.below(40));
         let rng = &mut rng;
         // Values near the type's maximum only on 8 bits, so that every
         // finite loop runs at most a few hundred times.
         let near_max = bits == 8;
-        let start = if near_max && rng.below(4) == 0 {
+        let start = if near_max && rng.index(4) == 0 {
             max - small(rng)
         } else {
             small(rng)
         };
-        let bound = if near_max && rng.below(4) == 0 {
+        let bound = if near_max && rng.index(4) == 0 {
             max - small(rng)
         } else {
             small(rng)
         };
         let step = 1 + rng.below(5) as u128;
-        let test = match rng.below(4) {
+        let test = match rng.index(4) {
             0 => Test::Lt { iv_left: true },
             1 => Test::Lt { iv_left: false },
             2 => Test::Eq { iv_left: true },
             _ => Test::Eq { iv_left: false },
         };
-        let negate = rng.below(2) == 0;
-        let body_on_then = rng.below(2) == 0;
+        let negate = rng.index(2) == 0;
+        let body_on_then = rng.index(2) == 0;
         let checked = round % 2 == 0;
         let func = counted_loop(
             Type::Unsigned(bits),

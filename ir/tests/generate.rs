@@ -7,6 +7,7 @@ use kildall_ir::generate::{
     Rng,
 };
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::testing::{check_each, check_file};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module, Terminator, Type};
 
 /// Arguments for `main` drawn from `seed`: small, edge and full-range values.
@@ -88,16 +89,9 @@ fn golden_program() {
         ..CfgConfig::default()
     };
     let text = generate_cfg(42, &config).to_string();
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/generate_data/cfg_42.ssa"
-    );
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
-        std::fs::write(path, &text).unwrap();
-    }
-    let expected = std::fs::read_to_string(path).expect("golden file; bless with UPDATE_EXPECT=1");
-    assert_eq!(text, expected);
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/generate_data/cfg_42.ssa");
+    check_each(&[path], |path| check_file(path, &text));
 }
 
 #[test]

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use kildall_ir::interpreter::{
     interpret, Execution, InterpreterOptions, NoiseParams, Outcome, RuntimeValue, TrapKind,
 };
+use kildall_ir::testing::{self, check_each, check_expectation};
 use kildall_ir::{parse_module, verify_module, BinaryOp, FuncCursor, Function, Module, Type};
 
 /// The text of an outcome in the expectation lines.
@@ -122,68 +123,52 @@ fn bless(text: &str, actual: &[Vec<String>]) -> String {
     out
 }
 
+/// The expectation lines of every case, under their `// args:` lines.
+fn expectation_text<'a>(cases: &[Case], lines: impl Fn(usize) -> &'a [String]) -> String {
+    let mut out = String::new();
+    for (k, case) in cases.iter().enumerate() {
+        writeln!(out, "// args: {}", case.args).unwrap();
+        for line in lines(k) {
+            writeln!(out, "// {line}").unwrap();
+        }
+    }
+    out
+}
+
 /// Runs one data file against its expectations (or blesses it).
 fn check(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let (cases, actual) = run_file(&text)?;
-    let mismatch = cases
-        .iter()
-        .zip(&actual)
-        .any(|(case, actual)| &case.expected != actual);
-    if !mismatch {
-        return Ok(());
-    }
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    let expected = expectation_text(&cases, |k| &cases[k].expected);
+    let actual = expectation_text(&cases, |k| &actual[k]);
+    check_expectation(path, &expected, &actual, || {
         // Rewriting the header moves the program's lines, and trap reasons
         // name lines: rewrite until the text is a fixed point.
         let mut text = text;
         for _ in 0..3 {
-            let (_, actual) = run_file(&text)?;
+            let (_, actual) = run_file(&text).expect("a blessed file still loads");
             let blessed = bless(&text, &actual);
             if blessed == text {
                 break;
             }
             text = blessed;
         }
-        std::fs::write(path, text).map_err(|e| e.to_string())?;
-        return Ok(());
-    }
-    let mut report = String::new();
-    for (case, actual) in cases.iter().zip(&actual) {
-        if &case.expected != actual {
-            writeln!(report, "  args: {}", case.args).unwrap();
-            writeln!(report, "  expected:\n    {}", case.expected.join("\n    ")).unwrap();
-            writeln!(report, "  actual:\n    {}", actual.join("\n    ")).unwrap();
-        }
-    }
-    Err(report)
+        text
+    })
 }
 
 fn data_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interp_data");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/interp_data exists")
-        .map(|entry| entry.expect("readable directory").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    files.sort();
-    files
+    testing::data_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interp_data"),
+        "ssa",
+    )
 }
 
 #[test]
 fn data_driven() {
     let files = data_files();
     assert!(files.len() >= 40, "only {} data files", files.len());
-    let mut failures = String::new();
-    for path in &files {
-        if let Err(report) = check(path) {
-            writeln!(failures, "{}:\n{report}", path.display()).unwrap();
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "mismatches (bless with UPDATE_EXPECT=1):\n{failures}"
-    );
+    check_each(&files, check);
 }
 
 /// Every instruction and terminator of the instruction set occurs in the data files.

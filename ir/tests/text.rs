@@ -2,71 +2,48 @@
 //! and type (printed forms blessed in `data/roundtrip/*.out`), the seed
 //! programs of `examples/ir`, and one case per parse error kind.
 
-#[path = "data/expect.rs"]
-mod expect;
-
 use std::path::{Path, PathBuf};
 
+use kildall_ir::testing::{check_cases, check_each, check_file, data_files};
 use kildall_ir::{
     parse_module, verify_module, ConstValue, FuncId, InstructionData, ParseErrorKind, Type, Value,
     ValueDef,
 };
 
-fn ssa_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read the corpus directory")
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no .ssa files in {}", dir.display());
-    files
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 /// Parses, verifies and prints `path`; checks the printed form against
 /// `expected`, that it is a fixed point, and that it is canonical (parsing
 /// and printing it again gives it back byte for byte).
-fn round_trip(path: &Path, expected: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).expect("read the input");
-    let module = parse_module(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
-    if let Err(e) = verify_module(&module) {
-        panic!("{}:{e}", path.display());
-    }
+fn round_trip(path: &Path, expected: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let module = parse_module(&text).map_err(|e| format!("{e}"))?;
+    verify_module(&module).map_err(|e| format!("{e}"))?;
     let printed = module.to_string();
-    let reparsed =
-        parse_module(&printed).unwrap_or_else(|e| panic!("reparse {}:{e}", path.display()));
-    verify_module(&reparsed).expect("the printed form verifies");
-    assert_eq!(
-        reparsed.to_string(),
-        printed,
-        "{}: not a fixed point",
-        path.display()
-    );
-    expect::check_file(expected, &printed)
+    let reparsed = parse_module(&printed).map_err(|e| format!("reparse: {e}"))?;
+    verify_module(&reparsed).map_err(|e| format!("the printed form does not verify: {e}"))?;
+    if reparsed.to_string() != printed {
+        return Err("the printed form is not a fixed point".into());
+    }
+    check_file(expected, &printed).map_err(|e| format!("{}: {e}", expected.display()))
 }
 
 #[test]
 fn corpus_round_trips() {
-    let dir = expect::data_dir().join("roundtrip");
-    let failures: Vec<String> = ssa_files(&dir)
-        .iter()
-        .filter_map(|path| round_trip(path, &path.with_extension("out")))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let files = data_files(&data_dir().join("roundtrip"), "ssa");
+    check_each(&files, |path| round_trip(path, &path.with_extension("out")));
 }
 
 #[test]
 fn examples_round_trip() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ir");
-    let out_dir = expect::data_dir().join("examples");
-    let failures: Vec<String> = ssa_files(&examples)
-        .iter()
-        .filter_map(|path| {
-            let name = path.file_name().expect("file name");
-            round_trip(path, &out_dir.join(name).with_extension("out"))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let out_dir = data_dir().join("examples");
+    check_each(&data_files(&examples, "ssa"), |path| {
+        let name = path.file_name().expect("file name");
+        round_trip(path, &out_dir.join(name).with_extension("out"))
+    });
 }
 
 /// The blessed printed forms are canonical: printing their parse gives them
@@ -74,23 +51,21 @@ fn examples_round_trip() {
 #[test]
 fn canonical_text_is_identity() {
     for dir in ["roundtrip", "examples"] {
-        let dir = expect::data_dir().join(dir);
-        for entry in std::fs::read_dir(&dir).expect("read dir") {
-            let path = entry.expect("entry").path();
-            if path.extension().is_some_and(|e| e == "out") {
-                let text = std::fs::read_to_string(&path).expect("read");
-                let module =
-                    parse_module(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
-                assert_eq!(module.to_string(), text, "{}", path.display());
+        check_each(&data_files(&data_dir().join(dir), "out"), |path| {
+            let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+            let module = parse_module(&text).map_err(|e| format!("{e}"))?;
+            if module.to_string() != text {
+                return Err("printing the parse changes the text".into());
             }
-        }
+            Ok(())
+        });
     }
 }
 
 #[test]
 fn parse_errors() {
-    expect::check_cases(
-        &expect::data_dir().join("parse_errors.txt"),
+    check_cases(
+        &data_dir().join("parse_errors.txt"),
         |input| match parse_module(input) {
             Ok(module) => format!("ok\n{module}"),
             Err(e) => e.to_string(),
@@ -142,7 +117,7 @@ fn every_parse_error_kind_is_covered() {
 
 #[test]
 fn numbers_are_preserved_and_calls_remapped() {
-    let text = std::fs::read_to_string(expect::data_dir().join("roundtrip/numbering.ssa")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("roundtrip/numbering.ssa")).unwrap();
     let module = parse_module(&text).unwrap();
     let main = &module.functions[FuncId::from_u32(0)];
     let helper = &module.functions[FuncId::from_u32(1)];
@@ -213,8 +188,7 @@ fn constants_are_reduced_to_their_representation() {
 /// corpus either parses or gives an error inside the text.
 #[test]
 fn truncations_and_deletions_never_panic() {
-    let text =
-        std::fs::read_to_string(expect::data_dir().join("roundtrip/instructions.ssa")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("roundtrip/instructions.ssa")).unwrap();
     let lines = text.lines().count() as u32 + 1;
     let check = |input: &str| {
         if let Err(e) = parse_module(input) {

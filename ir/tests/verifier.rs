@@ -1,9 +1,9 @@
 //! Verifier tests: one case per error kind in `data/verifier_errors.txt`
 //! (blessable with `UPDATE_EXPECT=1`), plus errors only the API can build.
 
-#[path = "data/expect.rs"]
-mod expect;
+use std::path::Path;
 
+use kildall_ir::testing::check_cases;
 use kildall_ir::{
     parse_module, verify_function, verify_module, FuncCursor, FuncId, Function, Location,
     Terminator, Type, VerifierErrorKind,
@@ -11,7 +11,8 @@ use kildall_ir::{
 
 #[test]
 fn verifier_errors() {
-    expect::check_cases(&expect::data_dir().join("verifier_errors.txt"), |input| {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/verifier_errors.txt");
+    check_cases(&path, |input| {
         let module = match parse_module(input) {
             Ok(module) => module,
             Err(e) => return format!("parse error: {e}"),
