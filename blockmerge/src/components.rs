@@ -84,7 +84,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use kildall_dataflow::{Analysis, Backward, Flat, JoinSemiLattice};
+use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::LoopAnalysis;
@@ -350,8 +350,9 @@ impl PartialEq for Link {
 /// The domain: at a block's start, its summary (`here`); at a block's end,
 /// the start states of its successors, one flat value per successor (the
 /// product lattice over the successors: a join keeps both sides of a
-/// branch). A terminator has at most two successors; `more` marks a third,
-/// which no IR terminator has, as unknown.
+/// branch). A terminator has at most two successors; `more` is the top of
+/// the successor part, reached with a third successor, which no IR
+/// terminator has.
 #[derive(Clone, Default)]
 pub(crate) struct State {
     succs: [Option<(Block, Flat<Link>)>; 2],
@@ -362,9 +363,12 @@ pub(crate) struct State {
 impl JoinSemiLattice for State {
     fn join(&mut self, other: &Self) -> bool {
         let mut changed = self.here.join(&other.here);
-        if other.more && !self.more {
-            self.more = true;
-            changed = true;
+        if self.more {
+            return changed;
+        }
+        if other.more {
+            self.overflow();
+            return true;
         }
         for (block, value) in other.succs.iter().flatten() {
             if matches!(value, Flat::Bottom) {
@@ -372,15 +376,65 @@ impl JoinSemiLattice for State {
             }
             if let Some((_, mine)) = self.succs.iter_mut().flatten().find(|(b, _)| b == block) {
                 changed |= mine.join(value);
-            } else if let Some(slot) = self.succs.iter_mut().find(|s| s.is_none()) {
+            } else if let Some(slot) = self
+                .succs
+                .iter_mut()
+                .find(|s| matches!(s, None | Some((_, Flat::Bottom))))
+            {
                 *slot = Some((*block, value.clone()));
                 changed = true;
-            } else if !self.more {
-                self.more = true;
-                changed = true;
+            } else {
+                self.overflow();
+                return true;
             }
         }
         changed
+    }
+}
+
+impl State {
+    /// A third successor: the top of the successor part, which absorbs
+    /// every other value there.
+    fn overflow(&mut self) {
+        self.succs = [None, None];
+        self.more = true;
+    }
+}
+
+/// The graph the analysis runs over: the blocks and edges of a function's
+/// [`ControlFlowGraph`], without instructions. The analysis reads each
+/// block's instructions whole, through its `BlockFacts`, so the solver
+/// need not walk them.
+pub(crate) struct Blocks<'a>(&'a ControlFlowGraph);
+
+impl Graph for Blocks<'_> {
+    type Block = Block;
+    type Inst = Inst;
+
+    fn num_block_indices(&self) -> usize {
+        self.0.num_block_indices()
+    }
+
+    fn entry_block(&self) -> Option<Block> {
+        self.0.entry_block()
+    }
+
+    fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        // A `jmpif` to one block twice is one edge, as for liveness.
+        let mut previous = None;
+        self.0
+            .successors(block)
+            .iter()
+            .copied()
+            .filter(move |&s| previous.replace(s) != Some(s))
+    }
+
+    fn block_insts(&self, _: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {
+        std::iter::empty()
+    }
+
+    fn inst_block(&self, _: Inst) -> Option<Block> {
+        None
     }
 }
 
@@ -397,26 +451,26 @@ pub(crate) struct ComponentAnalysis<'a> {
     summaries: Vec<Option<Rc<Summary>>>,
 }
 
-impl Analysis<Function> for ComponentAnalysis<'_> {
+impl<'g> Analysis<Blocks<'g>> for ComponentAnalysis<'_> {
     type Domain = State;
     type Direction = Backward;
 
-    fn bottom_value(&self, _: &Function) -> State {
+    fn bottom_value(&self, _: &Blocks<'g>) -> State {
         State::default()
     }
 
-    fn initialize_start_block(&self, _: &Function, _: Block, _: &mut State) {
+    fn initialize_start_block(&self, _: &Blocks<'g>, _: Block, _: &mut State) {
         // A block without successors: its summary follows from its
         // terminator alone.
     }
 
-    fn apply_instruction_effect(&mut self, _: &Function, _: &mut State, _: Inst) {
+    fn apply_instruction_effect(&mut self, _: &Blocks<'g>, _: &mut State, _: Inst) {
         // The constraints and hazards of a block's instructions are its
         // `BlockFacts`, gathered before (the seed's first stage) and kept
         // across rounds; the transfer function reads them whole.
     }
 
-    fn apply_terminator_effect(&mut self, _: &Function, state: &mut State, block: Block) {
+    fn apply_terminator_effect(&mut self, _: &Blocks<'g>, state: &mut State, block: Block) {
         let here = self.transfer(block, state);
         *state = State {
             here,
@@ -424,7 +478,7 @@ impl Analysis<Function> for ComponentAnalysis<'_> {
         };
     }
 
-    fn apply_edge_effect(&mut self, _: &Function, state: &mut State, from: Block, to: Block) {
+    fn apply_edge_effect(&mut self, _: &Blocks<'g>, state: &mut State, from: Block, to: Block) {
         let here = std::mem::take(&mut state.here);
         *state = State::default();
         // A retreating edge carries nothing: see "Loops" above.
@@ -798,7 +852,8 @@ impl Components {
             facts,
             summaries: vec![None; func.dfg.num_blocks()],
         };
-        let mut results = analysis.into_engine(func).iterate_to_fixpoint();
+        let graph = Blocks(cfg);
+        let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
         let stats = *results.stats();
         // The last summary handed out for a block is its start state at the
         // fixed point: the block's last visit saw its final end state.
@@ -873,6 +928,85 @@ impl Kinds {
                         todo.push((body, header));
                         break;
                     }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(block: u32) -> Link {
+        Link(Rc::new(Summary {
+            block: Block::from_u32(block),
+            step: Err(Rejection::Exit),
+            agg: Err(Rejection::Exit),
+            component: None,
+            succs: [None, None],
+            cont: None,
+        }))
+    }
+
+    fn state(succs: &[(u32, &Flat<Link>)], here: &Flat<Link>) -> State {
+        let mut state = State {
+            here: here.clone(),
+            ..State::default()
+        };
+        for (slot, (b, v)) in state.succs.iter_mut().zip(succs) {
+            *slot = Some((Block::from_u32(*b), (*v).clone()));
+        }
+        state
+    }
+
+    /// The states as sets of (key, value) facts, for comparing joins
+    /// whatever the order of their slots.
+    fn facts(s: &State) -> (Vec<(Block, String)>, bool, String) {
+        let show = |v: &Flat<Link>| match v {
+            Flat::Bottom => "bottom".to_string(),
+            Flat::Top => "top".to_string(),
+            Flat::Known(l) => format!("{:p}", Rc::as_ptr(&l.0)),
+        };
+        let mut succs: Vec<_> = s
+            .succs
+            .iter()
+            .flatten()
+            .filter(|(_, v)| !s.more && !matches!(v, Flat::Bottom))
+            .map(|(b, v)| (*b, show(v)))
+            .collect();
+        succs.sort();
+        (succs, s.more, show(&s.here))
+    }
+
+    /// The join of the domain is a join: idempotent, commutative and
+    /// associative, and reports a change exactly when the facts change.
+    #[test]
+    fn the_state_join_is_a_lattice_join() {
+        let (a, b) = (Flat::Known(link(1)), Flat::Known(link(1)));
+        let values = [Flat::Bottom, a, b, Flat::Top];
+        let mut states = vec![State::default()];
+        for x in &values {
+            states.push(state(&[], x));
+            for y in &values {
+                states.push(state(&[(1, x), (2, y)], &Flat::Bottom));
+                states.push(state(&[(2, x)], y));
+                states.push(state(&[(3, x), (1, y)], &Flat::Bottom));
+            }
+        }
+        let join = |a: &State, b: &State| {
+            let mut j = a.clone();
+            let changed = j.join(b);
+            assert_eq!(changed, facts(&j) != facts(a));
+            j
+        };
+        for x in &states {
+            assert_eq!(facts(&join(x, x)), facts(x));
+            for y in &states {
+                let xy = join(x, y);
+                assert_eq!(facts(&xy), facts(&join(y, x)));
+                for z in states.iter().step_by(3) {
+                    assert_eq!(facts(&join(&xy, z)), facts(&join(x, &join(y, z))));
                 }
             }
         }

@@ -10,8 +10,8 @@
 //! 1. estimate the constraints of every block with a [`CostModel`]
 //!    ([`R1cs`] by default) and fix the threshold
 //!    `max(min_block_size, max(constraints).next_power_of_two())`;
-//! 2. find the merge components and their flattened sizes
-//!    ([`components`]);
+//! 2. find the merge components and their flattened sizes by the seed's
+//!    backward analysis, on the `kildall-dataflow` solver ([`components`]);
 //! 3. merge every component under the threshold, outermost first, by
 //!    flattening it into its head (module `flatten`), and repeat
 //!    until nothing merges.
@@ -190,9 +190,11 @@ pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
 ///
 /// `func` must verify (`kildall_ir::verify_function`); the result does.
 /// Each round recomputes the CFG, the dominator and post-dominator trees,
-/// the loops and the component sizes once, then merges every chosen
-/// component: linear per round, and the rounds are bounded by the nesting
-/// depth plus the logarithm of the longest chain of components.
+/// the loops and the component sizes once (one solver visit per block),
+/// then merges every chosen component: linear per round, and the rounds
+/// are bounded by the nesting depth plus the logarithm of the longest
+/// chain of components. Nothing recurses per nesting level, so deeply
+/// nested input needs no deep stack.
 pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
     let model = options.cost_model;
     let mut facts = BlockFacts::new(func, model);
