@@ -13,24 +13,16 @@
 
 mod common;
 
-use std::fs;
 use std::path::Path;
 
 use kildall_blockmerge::{run_module, Options};
 use kildall_ir::interpreter::RuntimeValue;
+use kildall_ir::testing::check_data_dir;
 use kildall_ir::{parse_module, verify_module};
 
-const SEPARATOR: &str = "// ---- output ----";
-
-fn check(path: &Path) -> Result<(), String> {
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let (input, expected) = match text.find(SEPARATOR) {
-        Some(at) => (
-            &text[..at],
-            text[at + SEPARATOR.len()..].trim_start_matches('\n'),
-        ),
-        None => (&text[..], ""),
-    };
+/// Runs the pass on the input part of a data file; returns the actual
+/// output, or why the file fails whatever its expected output says.
+fn run(input: &str) -> Result<String, String> {
     let directives = |name: &str| -> Vec<&str> {
         let prefix = format!("// {name}:");
         input
@@ -76,37 +68,14 @@ fn check(path: &Path) -> Result<(), String> {
             return Err(format!("{got} blocks after, expected {n}\n{actual}"));
         }
     }
-    if actual != expected {
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            let mut input = input.to_string();
-            if !input.ends_with('\n') {
-                input.push('\n');
-            }
-            fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).map_err(|e| e.to_string())?;
-        } else {
-            return Err(format!(
-                "output differs (UPDATE_EXPECT=1 to bless)\n--- expected\n{expected}\n--- actual\n{actual}"
-            ));
-        }
-    }
-    Ok(())
+    Ok(actual)
 }
 
 #[test]
 fn data_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut paths: Vec<_> = fs::read_dir(&dir)
-        .expect("tests/data exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no test files in {}", dir.display());
-    let mut failures = Vec::new();
-    for path in &paths {
-        if let Err(e) = check(path) {
-            failures.push(format!("{}: {e}", path.display()));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    check_data_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+        "ssa",
+        run,
+    );
 }

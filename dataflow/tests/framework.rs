@@ -1,4 +1,5 @@
-//! The solver on a graph type of its own (no `ir`): a mock analysis whose
+//! The solver on a graph type of its own (not `ir` functions; only the
+//! random shapes come from `kildall_ir::testing`): a mock analysis whose
 //! state is unique at every program point, checked through the cursor from
 //! every point in both directions, as rustc's dataflow framework tests do;
 //! plus the lattice laws of the stock domains.
@@ -10,6 +11,8 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, Direction, Flat, Forward, Graph, JoinSemiLattice, MapLattice, Max,
     Min, PowerSet, ProgramPoint,
 };
+use kildall_ir::generate::Rng;
+use kildall_ir::testing::{random_cfg, TerminatorMix};
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Node(u32);
@@ -40,29 +43,17 @@ impl Graph for TestGraph {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
+/// A random graph (irreducible loops, unreachable blocks and blocks that
+/// reach no exit included) with zero to three instructions a block.
 fn random_graph(rng: &mut Rng, n: usize) -> TestGraph {
-    let blocks = (0..n)
-        .map(|_| {
-            let len = rng.below(4);
-            let succs = (0..rng.below(3)).map(|_| Node::new(rng.below(n))).collect();
-            (len, succs)
-        })
+    let mix = TerminatorMix {
+        returns: 1,
+        jumps: 1,
+        branches: 1,
+    };
+    let blocks = random_cfg(rng, n, mix)
+        .into_iter()
+        .map(|succs| (rng.index(4), succs.into_iter().map(Node::new).collect()))
         .collect();
     TestGraph { blocks }
 }
@@ -130,7 +121,7 @@ fn expected(
 fn check_mock<D: Direction>(seed: u64) {
     let mut rng = Rng::new(seed);
     for _ in 0..300 {
-        let n = 1 + rng.below(12);
+        let n = 1 + rng.index(12);
         let g = random_graph(&mut rng, n);
         let mut results = Mock::<D>(Default::default())
             .into_engine(&g)
@@ -151,14 +142,14 @@ fn check_mock<D: Direction>(seed: u64) {
             .collect();
         for _ in 0..3 {
             for i in (1..points.len()).rev() {
-                points.swap(i, rng.below(i + 1));
+                points.swap(i, rng.index(i + 1));
             }
             for &(b, p) in &points {
                 let len = g.blocks[b.index()].0;
                 let point = match p {
-                    0 if len == 0 || rng.below(2) == 0 => ProgramPoint::BlockStart(b),
+                    0 if len == 0 || rng.index(2) == 0 => ProgramPoint::BlockStart(b),
                     p if p < len => ProgramPoint::Before((b, p)),
-                    p if p == len && rng.below(2) == 0 => ProgramPoint::BeforeTerminator(b),
+                    p if p == len && rng.index(2) == 0 => ProgramPoint::BeforeTerminator(b),
                     p if p == len + 1 => ProgramPoint::BlockEnd(b),
                     p => ProgramPoint::After((b, p - 1)),
                 };
@@ -249,7 +240,7 @@ fn mock_backward_cursor_at_every_point() {
 fn mock_results_do_not_depend_on_worklist_order() {
     let mut rng = Rng::new(13);
     for _ in 0..300 {
-        let n = 1 + rng.below(15);
+        let n = 1 + rng.index(15);
         let g = random_graph(&mut rng, n);
         let fwd = Mock::<Forward>(Default::default())
             .into_engine(&g)
@@ -259,7 +250,7 @@ fn mock_results_do_not_depend_on_worklist_order() {
             .iterate_to_fixpoint();
         let mut order: Vec<Node> = (0..n).map(Node::new).collect();
         for i in (1..n).rev() {
-            order.swap(i, rng.below(i + 1));
+            order.swap(i, rng.index(i + 1));
         }
         let fwd2 = Mock::<Forward>(Default::default())
             .into_engine(&g)
@@ -356,16 +347,16 @@ fn stock_lattices_obey_the_laws() {
 fn bit_sets_agree_with_btree_sets() {
     let mut rng = Rng::new(14);
     for round in 0..400 {
-        let domain = 1 + rng.below(if round % 2 == 0 { 64 } else { 3000 });
+        let domain = 1 + rng.index(if round % 2 == 0 { 64 } else { 3000 });
         let mut sets: Vec<(BitSet<Node>, BTreeSet<usize>)> = Vec::new();
         for _ in 0..4 {
             let mut s = BitSet::new_empty(domain);
             let mut t = BTreeSet::new();
-            for _ in 0..rng.below(domain.min(200) + 1) {
-                let e = rng.below(domain);
+            for _ in 0..rng.index(domain.min(200) + 1) {
+                let e = rng.index(domain);
                 assert_eq!(s.insert(Node::new(e)), t.insert(e));
-                if rng.below(4) == 0 {
-                    let r = rng.below(domain);
+                if rng.index(4) == 0 {
+                    let r = rng.index(domain);
                     assert_eq!(s.remove(Node::new(r)), t.remove(&r));
                 }
             }

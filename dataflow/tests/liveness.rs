@@ -3,76 +3,73 @@
 //! for a backward bit-set analysis and a forward map lattice.
 
 use kildall_dataflow::{liveness, Analysis, Forward, JoinSemiLattice, Liveness, MapLattice, Max};
+use kildall_ir::generate::Rng;
+use kildall_ir::testing::{random_cfg, TerminatorMix};
 use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Inst, Terminator, Type, Value};
 
-struct Rng(u64);
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+/// The mix of the random graphs: half jumps, some branches, a fifth
+/// returns.
+const MIX: TerminatorMix = TerminatorMix {
+    returns: 2,
+    jumps: 5,
+    branches: 3,
+};
 
-/// Random blocks with parameters, instructions over random values (not
-/// necessarily in SSA: liveness is defined on any program), and random
-/// terminators; `jmpif` only targets parameterless blocks.
+/// A random graph (irreducible loops and unreachable blocks included) with
+/// block parameters, instructions over random values (not necessarily in
+/// SSA: liveness is defined on any program), and random arguments and
+/// returned values; the targets of branches, which take no arguments, have
+/// no parameters.
 fn random_function(rng: &mut Rng, n: usize) -> Function {
+    let shape = random_cfg(rng, n, MIX);
     let mut func = Function::new("f");
     let mut cur = FuncCursor::new(&mut func);
     let blocks: Vec<Block> = (0..n).map(|_| cur.append_block()).collect();
+    let mut branch_target = vec![false; n];
+    for successors in shape.iter().filter(|s| s.len() == 2) {
+        for &s in successors {
+            branch_target[s] = true;
+        }
+    }
     let mut pool: Vec<Value> = Vec::new();
-    for &b in &blocks {
-        for _ in 0..rng.below(3) {
+    for (&b, _) in blocks.iter().zip(&branch_target).filter(|(_, &t)| !t) {
+        for _ in 0..rng.index(3) {
             pool.push(cur.func.dfg.append_block_param(b, Type::U32));
         }
     }
-    if pool.is_empty() {
-        pool.push(cur.func.dfg.append_block_param(blocks[0], Type::U32));
-    }
     let konst = cur.constant(1, Type::U32);
-    let no_params: Vec<Block> = blocks
-        .iter()
-        .copied()
-        .filter(|&b| cur.func.dfg.block_params(b).is_empty())
-        .collect();
-    for &b in &blocks {
+    if pool.is_empty() {
+        pool.push(konst);
+    }
+    for (&b, successors) in blocks.iter().zip(&shape) {
         cur.goto_bottom(b);
-        for _ in 0..rng.below(4) {
-            let x = pool[rng.below(pool.len())];
-            let y = if rng.below(5) == 0 {
+        for _ in 0..rng.index(4) {
+            let x = pool[rng.index(pool.len())];
+            let y = if rng.index(5) == 0 {
                 konst
             } else {
-                pool[rng.below(pool.len())]
+                pool[rng.index(pool.len())]
             };
             pool.push(cur.binary(BinaryOp::UncheckedAdd, x, y));
         }
-        let pick = |rng: &mut Rng, pool: &[Value]| pool[rng.below(pool.len())];
-        let t = match rng.below(10) {
-            0..=4 => {
-                let dest = blocks[rng.below(n)];
-                let arity = cur.func.dfg.block_params(dest).len();
-                let arguments = (0..arity).map(|_| pick(rng, &pool)).collect();
+        let pick = |rng: &mut Rng, pool: &[Value]| pool[rng.index(pool.len())];
+        let t = match successors[..] {
+            [] => Terminator::Return {
+                values: (0..rng.index(3)).map(|_| pick(rng, &pool)).collect(),
+            },
+            [to] => {
+                let arity = cur.func.dfg.block_params(blocks[to]).len();
                 Terminator::Jmp {
-                    destination: dest,
-                    arguments,
+                    destination: blocks[to],
+                    arguments: (0..arity).map(|_| pick(rng, &pool)).collect(),
                 }
             }
-            5..=7 if !no_params.is_empty() => Terminator::JmpIf {
+            [then, otherwise] => Terminator::JmpIf {
                 condition: pick(rng, &pool),
-                then_destination: no_params[rng.below(no_params.len())],
-                else_destination: no_params[rng.below(no_params.len())],
+                then_destination: blocks[then],
+                else_destination: blocks[otherwise],
             },
-            _ => Terminator::Return {
-                values: (0..rng.below(3)).map(|_| pick(rng, &pool)).collect(),
-            },
+            _ => unreachable!("at most two successors"),
         };
         cur.terminate(t);
     }
@@ -134,7 +131,7 @@ fn live_at(func: &Function, block: Block, from: usize, v: Value) -> bool {
 fn liveness_agrees_with_paths() {
     let mut rng = Rng::new(21);
     for _ in 0..400 {
-        let n = 1 + rng.below(8);
+        let n = 1 + rng.index(8);
         let func = random_function(&mut rng, n);
         let mut results = liveness(&func);
         let values: Vec<Value> = func
@@ -243,7 +240,7 @@ fn check_order_independence<A: Analysis<Function> + Copy>(
     for _ in 0..3 {
         let mut order: Vec<Block> = func.layout.blocks().collect();
         for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
+            order.swap(i, rng.index(i + 1));
         }
         let other = analysis
             .into_engine(func)
@@ -289,7 +286,7 @@ fn check_order_independence<A: Analysis<Function> + Copy>(
 fn fixed_point_and_order_independence_on_ir() {
     let mut rng = Rng::new(22);
     for _ in 0..500 {
-        let n = 1 + rng.below(14);
+        let n = 1 + rng.index(14);
         let func = random_function(&mut rng, n);
         check_order_independence(Liveness, &func, &mut rng);
         check_order_independence(Depth, &func, &mut rng);

@@ -15,10 +15,9 @@ use std::fs;
 use std::path::Path;
 
 use kildall_ir::interpreter::{interpret, InterpreterOptions, RuntimeValue};
+use kildall_ir::testing::{self, check_data_dir, check_each, SEPARATOR};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module};
 use kildall_mem2reg::{run_module_with, Options};
-
-const SEPARATOR: &str = "// ---- output ----";
 
 fn loads(module: &Module) -> usize {
     module
@@ -34,15 +33,9 @@ fn loads(module: &Module) -> usize {
         .sum()
 }
 
-fn check(path: &Path) -> Result<(), String> {
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let (input, expected) = match text.find(SEPARATOR) {
-        Some(at) => (
-            &text[..at],
-            text[at + SEPARATOR.len()..].trim_start_matches('\n'),
-        ),
-        None => (&text[..], ""),
-    };
+/// Runs the pass on the input part of a data file; returns the actual
+/// output, or why the file fails whatever its expected output says.
+fn run(input: &str) -> Result<String, String> {
     let directive = |name: &str| {
         input
             .lines()
@@ -86,44 +79,15 @@ fn check(path: &Path) -> Result<(), String> {
             ));
         }
     }
-    if actual != expected {
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            let mut input = input.to_string();
-            if !input.ends_with('\n') {
-                input.push('\n');
-            }
-            fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).map_err(|e| e.to_string())?;
-        } else {
-            return Err(format!(
-                "output differs (UPDATE_EXPECT=1 to bless)\n--- expected\n{expected}\n--- actual\n{actual}"
-            ));
-        }
-    }
-    Ok(())
+    Ok(actual)
 }
 
 #[test]
 fn data_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut paths: Vec<_> = fs::read_dir(&dir)
-        .expect("tests/data exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no test files in {}", dir.display());
-    let mut failures = Vec::new();
-    for path in &paths {
-        if let Err(e) = check(path) {
-            failures.push(format!("{}: {e}", path.display()));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} files failed:\n{}",
-        failures.len(),
-        paths.len(),
-        failures.join("\n\n")
+    check_data_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+        "ssa",
+        run,
     );
 }
 
@@ -133,24 +97,13 @@ fn data_files() {
 #[test]
 fn workspace_examples() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mem2reg");
-    let mut count = 0;
-    for entry in fs::read_dir(&dir).expect("examples/mem2reg exists") {
-        let path = entry.expect("directory entry").path();
-        if path.extension().is_none_or(|e| e != "ssa") {
-            continue;
+    check_each(&testing::data_files(&dir, "ssa"), |path| {
+        let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+        if text.contains(SEPARATOR) {
+            return Err("an example has no expected output".into());
         }
-        let text = fs::read_to_string(&path).expect("readable");
-        assert!(
-            !text.contains(SEPARATOR),
-            "{}: an example has no expected output",
-            path.display()
-        );
-        if let Err(e) = check_behaviour(&text) {
-            panic!("{}: {e}", path.display());
-        }
-        count += 1;
-    }
-    assert!(count > 0);
+        check_behaviour(&text)
+    });
 }
 
 fn check_behaviour(text: &str) -> Result<(), String> {
