@@ -25,7 +25,9 @@
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
-use kildall_ir::{Callee, Function, Inst, InstructionData, SecondaryMap, Terminator, Type, Value};
+use kildall_ir::{
+    Callee, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type, Value,
+};
 
 /// A node of the unification graph: an index into [`AliasClasses::parent`].
 type Node = u32;
@@ -43,6 +45,11 @@ pub struct AliasClasses {
     size: Vec<u32>,
     value_node: SecondaryMap<Value, u32>,
     call_class: SecondaryMap<Inst, u32>,
+    /// Per value: 0 holds no reference, 1 holds some (an array of them),
+    /// 2 is a reference. Read from the types in one sequential pass, so
+    /// that the walks over instructions look up a byte, not a type (a
+    /// cache miss per operand on a large function).
+    kind: Vec<u8>,
 }
 
 impl AliasClasses {
@@ -59,7 +66,15 @@ impl AliasClasses {
 
     fn build(&mut self, func: &Function) {
         let dfg = &func.dfg;
-        let has_refs = |v: Value| dfg.value_type(v).contains_reference();
+        self.kind = dfg
+            .values()
+            .map(|(_, data)| match &data.ty {
+                Type::Reference(_) => 2,
+                ty => u8::from(ty.contains_reference()),
+            })
+            .collect();
+        let kind = std::mem::take(&mut self.kind);
+        let has_refs = |v: Value| kind.get(v.index()).map_or(true, |&k| k > 0);
         // Parameters of the function: one shared, self-containing class.
         if let Some(entry) = func.entry_block() {
             let mut shared = None;
@@ -79,10 +94,12 @@ impl AliasClasses {
         let mut loads = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
-                let results = dfg.inst_results(inst);
+                // Results are fetched only by the instructions that move
+                // references: most instructions compute numbers.
+                let results = || dfg.inst_results(inst);
                 match &dfg[inst] {
                     InstructionData::Allocate => {
-                        for &r in results {
+                        for &r in results() {
                             self.node(r);
                         }
                     }
@@ -97,7 +114,7 @@ impl AliasClasses {
                     InstructionData::Load { address } => {
                         let a = self.node(*address);
                         loads.push(*address);
-                        if let Some(&r) = results.first() {
+                        if let Some(&r) = results().first() {
                             if has_refs(r) {
                                 let c = self.content(a);
                                 let rn = self.node(r);
@@ -110,7 +127,7 @@ impl AliasClasses {
                         args,
                     } => {
                         let mut class = None;
-                        for &v in args.iter().chain(results) {
+                        for &v in args.iter().chain(results()) {
                             if has_refs(v) {
                                 let n = self.node(v);
                                 class = Some(match class {
@@ -133,7 +150,7 @@ impl AliasClasses {
                         // summarised, so any index, constant or dynamic).
                         let data = &dfg[inst];
                         let mut class = None;
-                        for &v in data.arguments().as_slice().iter().chain(results) {
+                        for &v in data.arguments().as_slice().iter().chain(results()) {
                             if has_refs(v) {
                                 let n = self.node(v);
                                 class = Some(match class {
@@ -173,6 +190,7 @@ impl AliasClasses {
                 _ => {}
             }
         }
+        self.kind = kind;
         // Flatten: every node points at its representative, so queries are O(1).
         for n in 0..self.parent.len() as Node {
             let root = self.find_compress(n);
@@ -295,6 +313,11 @@ impl AliasClasses {
     pub fn class(&self, v: Value) -> Option<u32> {
         let n = self.value_node[v];
         (n != NO_NODE).then(|| self.find(n))
+    }
+
+    /// Whether `v` is a reference (not an array holding some).
+    pub fn is_reference(&self, v: Value) -> bool {
+        self.kind.get(v.index()).copied() == Some(2)
     }
 
     /// Whether references `a` and `b` may point to the same cell.

@@ -86,41 +86,30 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
     enabling
 }
 
-/// Removes the allocations whose reference has no use.
+/// Removes the allocations whose reference has no use. Operands are
+/// resolved (the pipeline rewrites them after every replacement), so one
+/// pass marks every operand in a bit set and collects the allocations.
 pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) {
     let dfg = &func.dfg;
     let mut allocations: Vec<(Inst, Value)> = Vec::new();
-    let mut allocated = EntitySet::<Value>::new();
+    let mut used = EntitySet::<Value>::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            if let InstructionData::Allocate = dfg[inst] {
-                if let Some(r) = dfg.first_result(inst) {
-                    allocations.push((inst, r));
-                    allocated.insert(r);
+            match &dfg[inst] {
+                InstructionData::Allocate => {
+                    if let Some(r) = dfg.first_result(inst) {
+                        allocations.push((inst, r));
+                    }
                 }
+                data => data.arguments().as_slice().iter().for_each(|&v| {
+                    used.insert(v);
+                }),
             }
         }
-    }
-    if allocations.is_empty() {
-        return;
-    }
-    let mut used = EntitySet::<Value>::new();
-    let mut mark = |v: Value| {
-        let v = dfg.resolve(v);
-        if allocated.contains(v) {
-            used.insert(v);
-        }
-    };
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            dfg[inst]
-                .arguments()
-                .as_slice()
-                .iter()
-                .for_each(|&v| mark(v));
-        }
         if let Some(term) = dfg.terminator(block) {
-            term.arguments().iter().for_each(|&v| mark(v));
+            for &v in term.arguments() {
+                used.insert(v);
+            }
         }
     }
     for (inst, r) in allocations {

@@ -83,7 +83,7 @@ use kildall_ir::{
     Value, ValueDef,
 };
 
-use crate::alias::{is_reference, AliasClasses};
+use crate::alias::AliasClasses;
 use crate::pmap::PMap;
 use crate::Stats;
 
@@ -156,35 +156,141 @@ pub(crate) struct ReferenceValues<'a> {
     /// needs an entry (a store to it only makes its class Unknown); one read
     /// once needs no entry from its own load.
     reads: SecondaryMap<Value, u8>,
+    /// The instructions with an effect, grouped by block (`ranges`).
+    events: Vec<Inst>,
+    ranges: Vec<(u32, u32)>,
+    /// Scratch space of the [`Analysis`] implementation (see [`Self::transfer`]).
+    renamed: Vec<(Value, Value)>,
+    /// Whether stored values may name replaced loads (see [`Self::stored`]).
+    resolve_stores: bool,
 }
 
 impl<'a> ReferenceValues<'a> {
     pub(crate) fn new(func: &Function, classes: &'a AliasClasses) -> Self {
+        let n = func.dfg.num_blocks();
         let mut reads: SecondaryMap<Value, u8> = SecondaryMap::new();
+        // The instructions with an effect, by block; the others (numbers,
+        // arrays, constraints...) only define values, and only a defined
+        // reference that is read needs its (re)definition applied, which is
+        // decided once `reads` is complete.
+        let mut events: Vec<Inst> = Vec::new();
+        let mut candidates: Vec<(Inst, Value)> = Vec::new();
+        let mut ranges: Vec<(u32, u32)> = vec![(0, 0); n];
         for block in func.layout.blocks() {
+            let start = events.len() as u32;
             for inst in func.layout.block_insts(block) {
-                if let InstructionData::Load { address } = func.dfg[inst] {
-                    reads[address] = reads[address].saturating_add(1);
+                match func.dfg[inst] {
+                    InstructionData::Load { address } => {
+                        reads[address] = reads[address].saturating_add(1);
+                        events.push(inst);
+                    }
+                    InstructionData::Store { .. }
+                    | InstructionData::EnableSideEffects { .. }
+                    | InstructionData::Call { .. } => events.push(inst),
+                    _ => match func.dfg.inst_results(inst) {
+                        [] => {}
+                        &[r] => {
+                            // Kept in place, possibly dropped below.
+                            candidates.push((inst, r));
+                            events.push(inst);
+                        }
+                        _ => events.push(inst),
+                    },
                 }
             }
+            ranges[block.index()] = (start, events.len() as u32);
             if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
                 for &a in arguments {
-                    if is_reference(func.dfg.value_type(a)) {
+                    if classes.is_reference(a) {
                         reads[a] = 2;
                     }
                 }
             }
         }
-        ReferenceValues { classes, reads }
+        // Drop the definitions of values never read as references.
+        if !candidates.is_empty() {
+            let mut dropped = EntitySet::<Inst>::new();
+            for &(inst, r) in &candidates {
+                if reads[r] == 0 {
+                    dropped.insert(inst);
+                }
+            }
+            let mut kept: Vec<Inst> = Vec::with_capacity(events.len());
+            for range in ranges.iter_mut() {
+                let (lo, hi) = *range;
+                let start = kept.len() as u32;
+                kept.extend(
+                    events[lo as usize..hi as usize]
+                        .iter()
+                        .filter(|&&i| !dropped.contains(i)),
+                );
+                *range = (start, kept.len() as u32);
+            }
+            events = kept;
+        }
+        ReferenceValues {
+            classes,
+            reads,
+            events,
+            ranges,
+            renamed: Vec::new(),
+            resolve_stores: false,
+        }
+    }
+
+    /// The value a store stores, read through the replacements of earlier
+    /// solves (see [`forward`]).
+    fn stored(&self, func: &Function, value: Value) -> Value {
+        if self.resolve_stores {
+            func.dfg.resolve(value)
+        } else {
+            value
+        }
+    }
+
+    /// Prepares another solve after loads were replaced: the removed loads
+    /// leave the events, and stored values are read through the aliases.
+    /// No reference was replaced (the caller checks), so the read counts
+    /// and the alias classes stay as they are.
+    fn after_replacements(&mut self, removed: &EntitySet<Inst>) {
+        let mut kept: Vec<Inst> = Vec::with_capacity(self.events.len());
+        for range in self.ranges.iter_mut() {
+            let (lo, hi) = *range;
+            let start = kept.len() as u32;
+            kept.extend(
+                self.events[lo as usize..hi as usize]
+                    .iter()
+                    .filter(|&&i| !removed.contains(i)),
+            );
+            *range = (start, kept.len() as u32);
+        }
+        self.events = kept;
+        self.resolve_stores = true;
+    }
+
+    /// The instructions of `block` with an effect on the analysis, in order.
+    pub(crate) fn events(&self, block: Block) -> &[Inst] {
+        let (lo, hi) = self.ranges[block.index()];
+        &self.events[lo as usize..hi as usize]
     }
 
     /// The effect of `inst`; for a load of a `Known` reference, returns the
     /// value that replaces its result.
+    ///
+    /// `renamed` holds the loads of the current block visit already found
+    /// replaceable (result, replacement), empty at the start of each block:
+    /// a store of such a result records the replacement, the name the
+    /// value will have once the loads are replaced, so that a join compares
+    /// it with other stores of that value without waiting for another
+    /// round. Renaming is confined to one block visit: the load and the
+    /// store are then transferred together from the same entry state, so a
+    /// later visit with another entry state decides both again.
     pub(crate) fn transfer(
         &self,
         func: &Function,
         state: &mut KnownValues,
         inst: Inst,
+        renamed: &mut Vec<(Value, Value)>,
     ) -> Option<Value> {
         if !state.reached {
             return None;
@@ -199,6 +305,12 @@ impl<'a> ReferenceValues<'a> {
             }
             &InstructionData::Store { value, address } => match self.classes.class(address) {
                 Some(class) if state.predicate_one && self.reads[address] > 0 => {
+                    let value = self.stored(func, value);
+                    let value = renamed
+                        .iter()
+                        .rev()
+                        .find(|&&(r, _)| r == value)
+                        .map_or(value, |&(_, v)| v);
                     // Every other reference of the class may be the same cell.
                     state
                         .classes
@@ -220,7 +332,11 @@ impl<'a> ReferenceValues<'a> {
                         state.set(c, address, r);
                     }
                 }
-                return replacement.filter(|&v| Some(v) != result);
+                let replacement = replacement.filter(|&v| Some(v) != result);
+                if let (Some(v), Some(r)) = (replacement, result) {
+                    renamed.push((r, v));
+                }
+                return replacement;
             }
             InstructionData::Call {
                 callee: Callee::Function(_),
@@ -262,7 +378,7 @@ impl<'a> ReferenceValues<'a> {
         let is_param = |v: Value| matches!(dfg.value_def(v), ValueDef::Param(b, _) if b == to);
         let mut bound: Vec<(u32, Value, Value)> = Vec::new();
         for (&p, &a) in params.iter().zip(term.edge_arguments(to)) {
-            if !is_reference(dfg.value_type(p)) {
+            if !self.classes.is_reference(p) {
                 continue;
             }
             let (Some(pc), Some(ac)) = (self.classes.class(p), self.classes.class(a)) else {
@@ -275,7 +391,7 @@ impl<'a> ReferenceValues<'a> {
             }
         }
         for &p in params {
-            if is_reference(dfg.value_type(p)) {
+            if self.classes.is_reference(p) {
                 self.define(state, p);
             }
         }
@@ -300,10 +416,15 @@ impl Analysis<Function> for ReferenceValues<'_> {
     }
 
     fn apply_instruction_effect(&mut self, func: &Function, state: &mut KnownValues, inst: Inst) {
-        self.transfer(func, state, inst);
+        let mut renamed = std::mem::take(&mut self.renamed);
+        self.transfer(func, state, inst, &mut renamed);
+        self.renamed = renamed;
     }
 
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut KnownValues, _: Block) {}
+    fn apply_terminator_effect(&mut self, _: &Function, _: &mut KnownValues, _: Block) {
+        // The block visit ends (forward: after its instructions).
+        self.renamed.clear();
+    }
 
     fn apply_edge_effect(
         &mut self,
@@ -514,6 +635,7 @@ impl Solution {
                 predicate_one: true,
             };
             let mut pending = Pending::new(rpo.len());
+            let mut renamed = Vec::new();
             pending.insert(0);
             while let Some(i) = pending.pop_first() {
                 let block = rpo[i];
@@ -524,8 +646,9 @@ impl Solution {
                     std::mem::take(&mut states[block.index()])
                 };
                 state.predicate_one = true;
-                for inst in func.layout.block_insts(block) {
-                    analysis.transfer(func, &mut state, inst);
+                renamed.clear();
+                for &inst in analysis.events(block) {
+                    analysis.transfer(func, &mut state, inst, &mut renamed);
                 }
                 let succs = cfg.successors(block);
                 for (k, &succ) in succs.iter().enumerate() {
@@ -559,65 +682,86 @@ impl Solution {
 
 /// Solves the analysis and replaces the loads of `Known` references.
 /// Returns whether another round may find more: a load of a reference was
-/// replaced (names of references changed), or a replaced load's result was
-/// stored (stored values changed names).
+/// replaced (names of references changed).
+///
+/// A store of a replaced load's result stores the replacement, which the
+/// solve saw under the load's name (it compares values by name) unless the
+/// load was in the same block (see [`ReferenceValues::transfer`]): then the
+/// solve runs again on the rewritten function, reading stored values
+/// through the replacements, with the same graph, order and alias classes
+/// (replacing a load by the value stored merges no class), a few times at
+/// most before leaving it to another round.
 pub(crate) fn forward(
     func: &mut Function,
     classes: &AliasClasses,
     stats: &mut Stats,
     replaced_values: &mut Vec<Value>,
 ) -> bool {
+    const SOLVES: usize = 3;
     let cfg = ControlFlowGraph::with_function(func);
-    let analysis = ReferenceValues::new(func, classes);
-    let mut solution = Solution::solve(func, &cfg, &analysis);
-    stats.solver_visits += solution.visits;
-    let mut replacements: Vec<(Inst, Value)> = Vec::new();
-    // A store of a replaced load's result stores the replacement, which this
-    // solve did not see (it compares values by name): another round may
-    // find more. Blocks are in reverse post-order, so a load is seen before
-    // the stores it dominates, and a block with one predecessor after it.
-    let mut replaced = EntitySet::<Value>::new();
-    let mut stale = false;
-    for &block in &solution.rpo {
-        let mut state = if solution.join[block.index()] {
-            solution.states[block.index()].clone()
-        } else {
-            std::mem::take(&mut solution.states[block.index()])
-        };
-        if !state.reached {
-            continue;
-        }
-        state.predicate_one = true;
-        for inst in func.layout.block_insts(block) {
-            if let InstructionData::Store { value, .. } = func.dfg[inst] {
-                stale |= replaced.contains(value);
+    let mut analysis = ReferenceValues::new(func, classes);
+    let mut removed = EntitySet::<Inst>::new();
+    for solve in 1..=SOLVES {
+        let mut solution = Solution::solve(func, &cfg, &analysis);
+        stats.solver_visits += solution.visits;
+        let mut replacements: Vec<(Inst, Value)> = Vec::new();
+        // Blocks are in reverse post-order, so a load is seen before the
+        // stores it dominates, and a block with one predecessor after it.
+        let mut replaced = EntitySet::<Value>::new();
+        let mut stale = false;
+        let mut renamed = Vec::new();
+        for &block in &solution.rpo {
+            let mut state = if solution.join[block.index()] {
+                solution.states[block.index()].clone()
+            } else {
+                std::mem::take(&mut solution.states[block.index()])
+            };
+            if !state.reached {
+                continue;
             }
-            if let Some(v) = analysis.transfer(func, &mut state, inst) {
-                replacements.push((inst, v));
-                if let Some(r) = func.dfg.first_result(inst) {
-                    replaced.insert(r);
+            state.predicate_one = true;
+            renamed.clear();
+            for &inst in analysis.events(block) {
+                if let InstructionData::Store { value, .. } = func.dfg[inst] {
+                    let value = analysis.stored(func, value);
+                    // Stored under its new name if its load is in this block.
+                    stale |= replaced.contains(value) && !renamed.iter().any(|&(r, _)| r == value);
+                }
+                if let Some(v) = analysis.transfer(func, &mut state, inst, &mut renamed) {
+                    replacements.push((inst, v));
+                    if let Some(r) = func.dfg.first_result(inst) {
+                        replaced.insert(r);
+                    }
+                }
+            }
+            for &succ in cfg.successors(block) {
+                if !solution.join[succ.index()] {
+                    let mut edge = state.clone();
+                    analysis.edge(func, &mut edge, block, succ);
+                    solution.states[succ.index()] = edge;
                 }
             }
         }
-        for &succ in cfg.successors(block) {
-            if !solution.join[succ.index()] {
-                let mut edge = state.clone();
-                analysis.edge(func, &mut edge, block, succ);
-                solution.states[succ.index()] = edge;
+        drop(solution);
+        let mut references = false;
+        for (inst, value) in replacements {
+            let result = func.dfg.first_result(inst);
+            func.remove_inst(inst);
+            removed.insert(inst);
+            if let Some(result) = result {
+                references |= func.dfg.value_type(result).contains_reference();
+                func.dfg.replace_all_uses(result, value);
+                replaced_values.push(result);
             }
+            stats.loads_replaced += 1;
         }
-    }
-    drop(solution);
-    let mut enabling = stale;
-    for (inst, value) in replacements {
-        let result = func.dfg.first_result(inst);
-        func.remove_inst(inst);
-        if let Some(result) = result {
-            enabling |= func.dfg.value_type(result).contains_reference();
-            func.dfg.replace_all_uses(result, value);
-            replaced_values.push(result);
+        if references || solve == SOLVES {
+            return references || stale;
         }
-        stats.loads_replaced += 1;
+        if !stale {
+            return false;
+        }
+        analysis.after_replacements(&removed);
     }
-    enabling
+    unreachable!("the loop returns on its last solve")
 }

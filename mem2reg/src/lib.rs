@@ -253,8 +253,9 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
             resolve(func, &mut replaced);
         }
         // Forwarding finds more only if names changed under it: a load of a
-        // reference was replaced, or a replaced load's result was stored
-        // (the analysis compares stored values by name).
+        // reference was replaced (a replaced load's result that was stored
+        // is handled inside, see `forward::forward`), or the alias classes
+        // were split (by a removed store of a reference).
         let mut classes = None;
         if options.forward && forward_due && has_loads(func) {
             let before = stats.loads_replaced;

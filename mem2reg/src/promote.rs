@@ -33,7 +33,8 @@
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
 use kildall_ir::{
-    Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type, Value,
+    Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
+    Value,
 };
 
 use crate::Stats;
@@ -54,6 +55,22 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
+/// The instructions accessing candidate cells, grouped by block in layout
+/// order (compressed rows indexed by block).
+struct BlockAccesses {
+    start: Vec<u32>,
+    insts: Vec<Inst>,
+}
+
+impl BlockAccesses {
+    fn of(&self, block: Block) -> &[Inst] {
+        match self.start.get(block.index()..block.index() + 2) {
+            Some(&[lo, hi]) => &self.insts[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+}
+
 /// Promotes every promotable allocation of `func`. Returns whether a store
 /// of a value holding a reference was removed: that reference lost a use
 /// that made it escape, so its allocation may now be promotable.
@@ -62,44 +79,23 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
     let Some(_) = cfg.entry_block() else {
         return false;
     };
-    // 1. Candidates: allocations in reachable blocks.
-    let mut slot_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
-    let mut slots: Vec<Slot> = Vec::new();
-    for block in cfg.reverse_postorder() {
-        for inst in func.layout.block_insts(block) {
-            if let InstructionData::Allocate = func.dfg[inst] {
-                let Some(r) = func.dfg.first_result(inst) else {
-                    continue;
-                };
-                let Some(ty) = func.dfg.value_type(r).pointee().cloned() else {
-                    continue;
-                };
-                slot_of[r] = slots.len() as u32;
-                slots.push(Slot { ty, ok: true });
-            }
-        }
-    }
-    if slots.is_empty() {
-        return false;
-    }
-    // 2. Accesses, in layout order, and escapes.
-    let mut accesses: Vec<(u32, Block, Inst, Kind)> = Vec::new();
+    // 1. One walk over the instructions: allocations, the accesses
+    // (load and store addresses, rc counts), and every other use of a
+    // value, which makes it escape if it turns out to be an allocation.
+    let mut allocations: Vec<(u32, Value)> = Vec::new();
+    let mut escaped = EntitySet::<Value>::new();
+    let mut raw: Vec<(Value, Block, Inst, Kind)> = Vec::new();
     for block in func.layout.blocks() {
         let reachable = cfg.is_reachable(block);
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
-            let data = &func.dfg[inst];
-            let mut kind_of = |v: Value, kind: Option<Kind>, slots: &mut Vec<Slot>| {
-                let s = slot_of[v];
-                if s == NONE {
-                    return;
-                }
-                match kind {
-                    Some(kind) if reachable => accesses.push((s, block, inst, kind)),
-                    _ => slots[s as usize].ok = false,
+            let mut access = |v: Value, kind: Option<Kind>| match kind {
+                Some(kind) if reachable => raw.push((v, block, inst, kind)),
+                _ => {
+                    escaped.insert(v);
                 }
             };
-            match data {
+            match &func.dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
                     predicate_one = func
                         .dfg
@@ -108,39 +104,82 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
                 }
                 InstructionData::Allocate => {
                     if let Some(r) = func.dfg.first_result(inst) {
-                        kind_of(r, Some(Kind::Alloc), &mut slots);
+                        if let Some(po) = cfg.postorder_number(block) {
+                            allocations.push((po, r));
+                        }
+                        access(r, Some(Kind::Alloc));
                     }
                 }
-                InstructionData::Load { address } => {
-                    kind_of(*address, Some(Kind::Load), &mut slots);
-                }
+                InstructionData::Load { address } => access(*address, Some(Kind::Load)),
                 InstructionData::Store { value, address } => {
-                    kind_of(*value, None, &mut slots);
+                    access(*value, None);
                     // FIXME: a store under a predicate could become
                     // `v = if c then value else current` when the cell is
                     // initialised before it; such cells are not promoted yet.
-                    let kind = predicate_one.then_some(Kind::Store);
-                    kind_of(*address, kind, &mut slots);
+                    access(*address, predicate_one.then_some(Kind::Store));
                 }
                 InstructionData::IncRc { arg } | InstructionData::DecRc { arg } => {
-                    kind_of(*arg, Some(Kind::Rc), &mut slots);
+                    access(*arg, Some(Kind::Rc));
                 }
                 other => {
                     for &v in other.arguments().as_slice() {
-                        kind_of(v, None, &mut slots);
+                        escaped.insert(v);
                     }
                 }
             }
         }
         if let Some(term) = func.dfg.terminator(block) {
             for &v in term.arguments() {
-                let s = slot_of[v];
-                if s != NONE {
-                    slots[s as usize].ok = false;
-                }
+                escaped.insert(v);
             }
         }
     }
+    // Candidates: allocations in reachable blocks, numbered in reverse
+    // post-order of their blocks (layout order within a block).
+    allocations.sort_by_key(|&(po, _)| std::cmp::Reverse(po));
+    let mut slot_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
+    let mut slots: Vec<Slot> = Vec::new();
+    for &(_, r) in &allocations {
+        let Some(ty) = func.dfg.value_type(r).pointee().cloned() else {
+            continue;
+        };
+        slot_of[r] = slots.len() as u32;
+        slots.push(Slot {
+            ty,
+            ok: !escaped.contains(r),
+        });
+    }
+    drop(allocations);
+    drop(escaped);
+    if slots.is_empty() {
+        return false;
+    }
+    let accesses: Vec<(u32, Block, Inst, Kind)> = raw
+        .into_iter()
+        .filter_map(|(v, b, i, k)| {
+            let s = slot_of[v];
+            (s != NONE).then_some((s, b, i, k))
+        })
+        .collect();
+    // The accesses of each block, in order: the renaming walks look at
+    // these, not at every instruction of the function.
+    let n = cfg.num_block_indices().max(func.dfg.num_blocks());
+    let by_block = {
+        let mut start = vec![0u32; n + 1];
+        for a in &accesses {
+            start[a.1.index() + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut insts = vec![Inst::new(0); accesses.len()];
+        for &(_, b, i, _) in &accesses {
+            insts[fill[b.index()] as usize] = i;
+            fill[b.index()] += 1;
+        }
+        BlockAccesses { start, insts }
+    };
     // Group the accesses by slot, keeping layout order within a slot.
     let mut start = vec![0u32; slots.len() + 1];
     for a in &accesses {
@@ -162,7 +201,6 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
     let mut df_computed = false;
 
     // 3. Per slot: initialisation check, liveness, parameter placement.
-    let n = cfg.num_block_indices().max(func.dfg.num_blocks());
     let mut access_stamp = vec![NONE; n];
     let mut first_kind = vec![Kind::Rc; n];
     let mut has_def = vec![false; n];
@@ -273,7 +311,15 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(func, &cfg, &domtree, &slot_of, &mut promoted, &phis);
+    let live = live_phis(
+        func,
+        &cfg,
+        &domtree,
+        &by_block,
+        &slot_of,
+        &mut promoted,
+        &phis,
+    );
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {
@@ -320,7 +366,6 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
         Exit(usize),
     }
     let mut stack = vec![Step::Enter(domtree.root().expect("entry reachable"))];
-    let mut insts: Vec<Inst> = Vec::new();
     let is_promoted = |v: Value, slot_of: &SecondaryMap<Value, u32>| -> Option<u32> {
         let s = slot_of[v];
         (s != NONE && promoted[s as usize]).then_some(s)
@@ -341,9 +386,7 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
             undo.push((s, current[s as usize]));
             current[s as usize] = Some(p);
         }
-        insts.clear();
-        insts.extend(func.layout.block_insts(block));
-        for &inst in &insts {
+        for &inst in by_block.of(block) {
             match func.dfg[inst] {
                 InstructionData::Allocate => {
                     let r = func.dfg.first_result(inst);
@@ -393,9 +436,17 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
                 })
                 .collect()
         };
-        let term = func.dfg.terminator(block).cloned();
+        // The terminator's shape, without cloning its arguments.
+        let term = match func.dfg.terminator(block) {
+            Some(&Terminator::Jmp { destination, .. }) => Some(Terminator::Jmp {
+                destination,
+                arguments: Vec::new(),
+            }),
+            Some(Terminator::JmpIf { .. }) => func.dfg.terminator(block).cloned(),
+            _ => None,
+        };
         match term {
-            Some(Terminator::Jmp { destination, .. }) => {
+            Some(Terminator::Jmp { destination, .. }) if !phis_of(destination).is_empty() => {
                 let extra = args_for(destination, &current);
                 if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
                     arguments.extend(extra);
@@ -463,6 +514,7 @@ fn live_phis(
     func: &Function,
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
+    by_block: &BlockAccesses,
     slot_of: &SecondaryMap<Value, u32>,
     promoted: &mut [bool],
     phis: &[(Block, u32)],
@@ -505,7 +557,7 @@ fn live_phis(
             undo.push((s as u32, current[s]));
             current[s] = k as u32;
         }
-        for inst in func.layout.block_insts(block) {
+        for &inst in by_block.of(block) {
             match func.dfg[inst] {
                 InstructionData::Allocate => {
                     if let Some(s) = func.dfg.first_result(inst).and_then(slot) {
