@@ -19,8 +19,22 @@ const MIX: TerminatorMix = TerminatorMix {
     branches: 5,
 };
 
-fn random_function(rng: &mut Rng, n: usize) -> Function {
-    cfg_function(&random_cfg(rng, n, MIX))
+/// Runs `check` on `cases` random functions of 1 to `max_blocks` blocks
+/// drawn from `seed`, with their control-flow graphs.
+fn for_random_cfgs(
+    seed: u64,
+    cases: usize,
+    max_blocks: usize,
+    mut check: impl FnMut(&mut Rng, &Function, &ControlFlowGraph),
+) {
+    let mut rng = Rng::new(seed);
+    let mut cfg = ControlFlowGraph::new();
+    for _ in 0..cases {
+        let n = 1 + rng.index(max_blocks);
+        let func = cfg_function(&random_cfg(&mut rng, n, MIX));
+        cfg.compute(&func);
+        check(&mut rng, &func, &cfg);
+    }
 }
 
 fn reachable_without(
@@ -54,13 +68,8 @@ fn reachable_without(
 
 #[test]
 fn cfg_edges_and_orders() {
-    let mut rng = Rng::new(7);
-    let mut cfg = ControlFlowGraph::new();
-    for _ in 0..300 {
-        let n = 1 + rng.index(25);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        let reach = reachable_without(&cfg, func.entry_block().unwrap(), None, true);
+    for_random_cfgs(7, 300, 25, |_, func, cfg| {
+        let reach = reachable_without(cfg, func.entry_block().unwrap(), None, true);
         for b in func.layout.blocks() {
             let succs: Vec<Block> = func.dfg.successors(b).collect();
             for s in cfg.successors(b) {
@@ -82,19 +91,15 @@ fn cfg_edges_and_orders() {
                 assert!(ps < pb || cfg.is_retreating_edge(b, s));
             }
         }
-    }
+    });
 }
 
 #[test]
 fn dominators_match_reachability_definition() {
-    let mut rng = Rng::new(1);
-    let (mut cfg, mut dt) = (ControlFlowGraph::new(), DominatorTree::new());
+    let mut dt = DominatorTree::new();
     let mut irreducible = 0;
-    for _ in 0..1500 {
-        let n = 1 + rng.index(20);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        dt.compute(&cfg);
+    for_random_cfgs(1, 1500, 20, |_, func, cfg| {
+        dt.compute(cfg);
         // A retreating edge to a block that does not dominate its source
         // enters a loop by a second way.
         irreducible += usize::from(cfg.postorder().iter().any(|&b| {
@@ -103,9 +108,9 @@ fn dominators_match_reachability_definition() {
                 .any(|&s| cfg.is_retreating_edge(b, s) && !dt.dominates(s, b))
         }));
         let entry = func.entry_block().unwrap();
-        let reach = reachable_without(&cfg, entry, None, true);
+        let reach = reachable_without(cfg, entry, None, true);
         for d in func.layout.blocks() {
-            let without = reachable_without(&cfg, entry, Some(d), true);
+            let without = reachable_without(cfg, entry, Some(d), true);
             for b in func.layout.blocks() {
                 let expected =
                     reach[b.index()] && reach[d.index()] && (d == b || !without[b.index()]);
@@ -113,7 +118,7 @@ fn dominators_match_reachability_definition() {
                     dt.dominates(d, b),
                     expected,
                     "{d} dom {b}\n{}",
-                    dump(&cfg, &func)
+                    dump(cfg, func)
                 );
             }
         }
@@ -128,19 +133,15 @@ fn dominators_match_reachability_definition() {
                 assert!(b == entry || !reach[b.index()]);
             }
         }
-    }
+    });
     assert!(irreducible > 150, "only {irreducible} irreducible graphs");
 }
 
 #[test]
 fn dominators_appear_earlier_on_random_paths() {
-    let mut rng = Rng::new(2);
-    let (mut cfg, mut dt) = (ControlFlowGraph::new(), DominatorTree::new());
-    for _ in 0..2000 {
-        let n = 1 + rng.index(40);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        dt.compute(&cfg);
+    let mut dt = DominatorTree::new();
+    for_random_cfgs(2, 2000, 40, |rng, func, cfg| {
+        dt.compute(cfg);
         let mut path = vec![func.entry_block().unwrap()];
         for _ in 0..60 {
             let b = *path.last().unwrap();
@@ -158,19 +159,15 @@ fn dominators_appear_earlier_on_random_paths() {
             }
             path.push(succs[rng.index(succs.len())]);
         }
-    }
+    });
 }
 
 #[test]
 fn post_dominators_match_reachability_definition() {
-    let mut rng = Rng::new(3);
-    let (mut cfg, mut pdt) = (ControlFlowGraph::new(), PostDominatorTree::new());
+    let mut pdt = PostDominatorTree::new();
     let mut exact_checks = 0;
-    for _ in 0..1500 {
-        let n = 1 + rng.index(20);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        pdt.compute(&cfg);
+    for_random_cfgs(3, 1500, 20, |_, func, cfg| {
+        pdt.compute(cfg);
         // Every reachable block is in the tree.
         for &b in cfg.postorder() {
             assert!(pdt.is_reachable(b));
@@ -187,7 +184,7 @@ fn post_dominators_match_reachability_definition() {
         let reaches_exit = |removed: Option<Block>| {
             let mut seen = vec![false; cfg.num_block_indices()];
             for &e in &exits {
-                for (i, r) in reachable_without(&cfg, e, removed, false)
+                for (i, r) in reachable_without(cfg, e, removed, false)
                     .into_iter()
                     .enumerate()
                 {
@@ -198,7 +195,7 @@ fn post_dominators_match_reachability_definition() {
         };
         let all = reaches_exit(None);
         if !cfg.postorder().iter().all(|b| all[b.index()]) {
-            continue;
+            return;
         }
         exact_checks += 1;
         for &a in cfg.postorder() {
@@ -209,11 +206,11 @@ fn post_dominators_match_reachability_definition() {
                     pdt.post_dominates(a, b),
                     expected,
                     "{a} pdom {b}\n{}",
-                    dump(&cfg, &func)
+                    dump(cfg, func)
                 );
             }
         }
-    }
+    });
     assert!(
         exact_checks > 300,
         "too few graphs with exits everywhere: {exact_checks}"
@@ -222,13 +219,9 @@ fn post_dominators_match_reachability_definition() {
 
 #[test]
 fn post_dominators_appear_on_paths_to_exits() {
-    let mut rng = Rng::new(4);
-    let (mut cfg, mut pdt) = (ControlFlowGraph::new(), PostDominatorTree::new());
-    for _ in 0..2000 {
-        let n = 1 + rng.index(40);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        pdt.compute(&cfg);
+    let mut pdt = PostDominatorTree::new();
+    for_random_cfgs(4, 2000, 40, |rng, func, cfg| {
+        pdt.compute(cfg);
         // A random walk from each block; when it reaches an exit, every
         // post-dominator of its start must be on it: reversed, the walk is
         // a path from the exit on which post-dominators come first.
@@ -243,7 +236,7 @@ fn post_dominators_appear_on_paths_to_exits() {
                         assert!(
                             path.contains(&pd),
                             "{pd} post-dominates {start}\n{}",
-                            dump(&cfg, &func)
+                            dump(cfg, func)
                         );
                         p = pdt.ipdom(pd);
                     }
@@ -252,24 +245,16 @@ fn post_dominators_appear_on_paths_to_exits() {
                 path.push(succs[rng.index(succs.len())]);
             }
         }
-    }
+    });
 }
 
 #[test]
 fn dominance_frontiers_match_definition() {
-    let mut rng = Rng::new(5);
-    let (mut cfg, mut dt, mut df) = (
-        ControlFlowGraph::new(),
-        DominatorTree::new(),
-        DominanceFrontiers::new(),
-    );
+    let (mut dt, mut df) = (DominatorTree::new(), DominanceFrontiers::new());
     let mut idf = Vec::new();
-    for _ in 0..800 {
-        let n = 1 + rng.index(20);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        dt.compute(&cfg);
-        df.compute(&cfg, &dt);
+    for_random_cfgs(5, 800, 20, |rng, _, cfg| {
+        dt.compute(cfg);
+        df.compute(cfg, &dt);
         for &b in cfg.postorder() {
             let mut expected: Vec<Block> = cfg
                 .postorder()
@@ -296,23 +281,15 @@ fn dominance_frontiers_match_definition() {
                 assert!(idf.contains(j));
             }
         }
-    }
+    });
 }
 
 #[test]
 fn natural_loops_match_definition() {
-    let mut rng = Rng::new(6);
-    let (mut cfg, mut dt, mut la) = (
-        ControlFlowGraph::new(),
-        DominatorTree::new(),
-        LoopAnalysis::new(),
-    );
-    for _ in 0..1500 {
-        let n = 1 + rng.index(20);
-        let func = random_function(&mut rng, n);
-        cfg.compute(&func);
-        dt.compute(&cfg);
-        la.compute(&func, &cfg, &dt);
+    let (mut dt, mut la) = (DominatorTree::new(), LoopAnalysis::new());
+    for_random_cfgs(6, 1500, 20, |_, func, cfg| {
+        dt.compute(cfg);
+        la.compute(func, cfg, &dt);
         // Textbook natural loops: per header, the blocks reaching a latch
         // without passing the header.
         let mut depth = vec![0u32; cfg.num_block_indices()];
@@ -348,7 +325,7 @@ fn natural_loops_match_definition() {
                     la.contains(lp, b),
                     body[b.index()],
                     "{b} in loop of {h}\n{}",
-                    dump(&cfg, &func)
+                    dump(cfg, func)
                 );
                 depth[b.index()] += u32::from(body[b.index()]);
             }
@@ -359,7 +336,7 @@ fn natural_loops_match_definition() {
                 .map(Block::new)
                 .collect();
             assert_eq!(listed, expected);
-            let mut exits = la.exit_edges(lp, &cfg);
+            let mut exits = la.exit_edges(lp, cfg);
             exits.sort();
             for (from, to) in exits {
                 assert!(body[from.index()] && !body[to.index()]);
@@ -371,7 +348,7 @@ fn natural_loops_match_definition() {
                 la.loop_depth(b),
                 depth[b.index()],
                 "depth of {b}\n{}",
-                dump(&cfg, &func)
+                dump(cfg, func)
             );
         }
         for lp in la.loops() {
@@ -384,7 +361,7 @@ fn natural_loops_match_definition() {
                 None => assert_eq!(la.depth(lp), 1),
             }
         }
-    }
+    });
 }
 
 fn dump(cfg: &ControlFlowGraph, func: &Function) -> String {

@@ -60,15 +60,7 @@ fn run(input: &str) -> Result<String, String> {
         None => None,
     };
     if let Some(args) = args {
-        let options = InterpreterOptions::default();
-        let a = interpret(&before, main, args.clone(), &options);
-        let b = interpret(&after, main, args, &options);
-        if a.outcome != b.outcome || a.output != b.output {
-            return Err(format!(
-                "behaviour changed: before {:?} {:?}, after {:?} {:?}",
-                a.outcome, a.output, b.outcome, b.output
-            ));
-        }
+        same_behaviour(&before, &after, args)?;
     }
     if let Some(n) = directive("loads-left") {
         let n: usize = n.parse().map_err(|_| "bad loads-left")?;
@@ -112,20 +104,25 @@ fn check_behaviour(text: &str) -> Result<(), String> {
     let mut after = before.clone();
     kildall_mem2reg::run_module(&mut after);
     verify_module(&after).map_err(|e| format!("output does not verify: {e}"))?;
-    let main = before.main().ok_or("no function")?;
     let args = text
         .lines()
         .find_map(|l| l.strip_prefix("// args:"))
         .map(|a| RuntimeValue::parse_list(a.trim()).map_err(|e| format!("args: {e}")))
         .transpose()?
         .unwrap_or_default();
+    same_behaviour(&before, &after, args)
+}
+
+/// Runs `main` of both modules on `args`: same outcome and output.
+fn same_behaviour(before: &Module, after: &Module, args: Vec<RuntimeValue>) -> Result<(), String> {
+    let main = before.main().ok_or("no function")?;
     let options = InterpreterOptions::default();
-    let a = interpret(&before, main, args.clone(), &options);
-    let b = interpret(&after, main, args, &options);
+    let a = interpret(before, main, args.clone(), &options);
+    let b = interpret(after, main, args, &options);
     if a.outcome != b.outcome || a.output != b.output {
         return Err(format!(
-            "behaviour changed: {:?} vs {:?}",
-            a.outcome, b.outcome
+            "behaviour changed: before {:?} {:?}, after {:?} {:?}",
+            a.outcome, a.output, b.outcome, b.output
         ));
     }
     Ok(())
