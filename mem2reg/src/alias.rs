@@ -346,16 +346,26 @@ impl AliasClasses {
     /// replacing its result by the value stored (which is in the same class)
     /// only removes ways references move.
     pub fn refresh_loads(&mut self, func: &Function) {
-        self.loaded.iter_mut().for_each(|l| *l = false);
+        let mut addresses = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 if let InstructionData::Load { address } = func.dfg[inst] {
-                    match self.class(address) {
-                        Some(c) => self.loaded[c as usize] = true,
-                        // An address never seen: be conservative everywhere.
-                        None => self.loaded.iter_mut().for_each(|l| *l = true),
-                    }
+                    addresses.push(address);
                 }
+            }
+        }
+        self.set_loads(&addresses);
+    }
+
+    /// Like [`refresh_loads`](Self::refresh_loads), given the addresses of
+    /// every `load` left in the function.
+    pub fn set_loads(&mut self, addresses: &[Value]) {
+        self.loaded.iter_mut().for_each(|l| *l = false);
+        for &address in addresses {
+            match self.class(address) {
+                Some(c) => self.loaded[c as usize] = true,
+                // An address never seen: be conservative everywhere.
+                None => self.loaded.iter_mut().for_each(|l| *l = true),
             }
         }
     }

@@ -24,13 +24,20 @@ use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
 use crate::alias::AliasClasses;
 use crate::Stats;
 
-/// Removes dead stores; returns whether a store of a reference was removed,
-/// which may make an allocation promotable.
+/// Removes dead stores, then the allocations left without uses (one walk
+/// over the function for both). Returns whether a store of a reference was
+/// removed, which may make an allocation promotable.
+///
+/// Operands are resolved (the pipeline rewrites them after every
+/// replacement), so uses are marked in a bit set without looking up
+/// definitions.
 pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
     let dfg = &func.dfg;
     let mut dead: Vec<Inst> = Vec::new();
     let mut insts: Vec<(Inst, bool)> = Vec::new();
     let mut overwritten: Vec<Value> = Vec::new();
+    let mut allocations: Vec<(Inst, Value)> = Vec::new();
+    let mut used = EntitySet::<Value>::new();
     let never_read = |a: Value| match classes.class(a) {
         Some(c) => !classes.is_loaded(c) && !classes.is_escaped(c),
         None => false,
@@ -39,17 +46,28 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
         insts.clear();
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
-            if let InstructionData::EnableSideEffects { condition } = dfg[inst] {
-                predicate_one = dfg
-                    .const_value(condition)
-                    .is_some_and(|c| c.to_u64() == Some(1));
+            match dfg[inst] {
+                InstructionData::EnableSideEffects { condition } => {
+                    predicate_one = dfg
+                        .const_value(condition)
+                        .is_some_and(|c| c.to_u64() == Some(1));
+                }
+                InstructionData::Allocate => {
+                    if let Some(r) = dfg.first_result(inst) {
+                        allocations.push((inst, r));
+                    }
+                }
+                _ => {}
             }
             insts.push((inst, predicate_one));
         }
+        let dead_before = dead.len();
         overwritten.clear();
         for &(inst, predicate_one) in insts.iter().rev() {
-            for &r in dfg.inst_results(inst) {
-                overwritten.retain(|&k| k != r);
+            if !overwritten.is_empty() {
+                for &r in dfg.inst_results(inst) {
+                    overwritten.retain(|&k| k != r);
+                }
             }
             match dfg[inst] {
                 InstructionData::Store { address, .. } => {
@@ -74,6 +92,20 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
                 _ => {}
             }
         }
+        // Uses, but not those of the stores about to go.
+        let dead_here = &dead[dead_before..];
+        for &(inst, _) in &insts {
+            if dead_here.is_empty() || !dead_here.contains(&inst) {
+                for &v in dfg[inst].arguments().as_slice() {
+                    used.insert(v);
+                }
+            }
+        }
+        if let Some(term) = dfg.terminator(block) {
+            for &v in term.arguments() {
+                used.insert(v);
+            }
+        }
     }
     stats.stores_removed += dead.len();
     let mut enabling = false;
@@ -83,39 +115,11 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
         }
         func.remove_inst(inst);
     }
-    enabling
-}
-
-/// Removes the allocations whose reference has no use. Operands are
-/// resolved (the pipeline rewrites them after every replacement), so one
-/// pass marks every operand in a bit set and collects the allocations.
-pub(crate) fn dead_allocations(func: &mut Function, stats: &mut Stats) {
-    let dfg = &func.dfg;
-    let mut allocations: Vec<(Inst, Value)> = Vec::new();
-    let mut used = EntitySet::<Value>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            match &dfg[inst] {
-                InstructionData::Allocate => {
-                    if let Some(r) = dfg.first_result(inst) {
-                        allocations.push((inst, r));
-                    }
-                }
-                data => data.arguments().as_slice().iter().for_each(|&v| {
-                    used.insert(v);
-                }),
-            }
-        }
-        if let Some(term) = dfg.terminator(block) {
-            for &v in term.arguments() {
-                used.insert(v);
-            }
-        }
-    }
     for (inst, r) in allocations {
         if !used.contains(r) {
             func.remove_inst(inst);
             stats.allocations_removed += 1;
         }
     }
+    enabling
 }

@@ -187,7 +187,12 @@ impl<'a> ReferenceValues<'a> {
                     InstructionData::Store { .. }
                     | InstructionData::EnableSideEffects { .. }
                     | InstructionData::Call { .. } => events.push(inst),
-                    _ => match func.dfg.inst_results(inst) {
+                    // The other instructions that can define a reference
+                    // (arithmetic, casts, `make_array` and the rest define
+                    // numbers or arrays, which no load reads through).
+                    InstructionData::Allocate
+                    | InstructionData::ArrayGet { .. }
+                    | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
                         [] => {}
                         &[r] => {
                             // Kept in place, possibly dropped below.
@@ -196,6 +201,7 @@ impl<'a> ReferenceValues<'a> {
                         }
                         _ => events.push(inst),
                     },
+                    _ => {}
                 }
             }
             ranges[block.index()] = (start, events.len() as u32);
@@ -690,12 +696,14 @@ impl Solution {
 /// solve runs again on the rewritten function, reading stored values
 /// through the replacements, with the same graph, order and alias classes
 /// (replacing a load by the value stored merges no class), a few times at
-/// most before leaving it to another round.
+/// most before leaving it to another round. `loads_left` receives the
+/// addresses of the loads left.
 pub(crate) fn forward(
     func: &mut Function,
     classes: &AliasClasses,
     stats: &mut Stats,
     replaced_values: &mut Vec<Value>,
+    loads_left: &mut Vec<Value>,
 ) -> bool {
     const SOLVES: usize = 3;
     let cfg = ControlFlowGraph::with_function(func);
@@ -755,13 +763,19 @@ pub(crate) fn forward(
             }
             stats.loads_replaced += 1;
         }
-        if references || solve == SOLVES {
+        let done = references || solve == SOLVES || !stale;
+        analysis.after_replacements(&removed);
+        if done {
+            // What is left for the dead-store removal to know.
+            for block in func.layout.blocks() {
+                for &inst in analysis.events(block) {
+                    if let InstructionData::Load { address } = func.dfg[inst] {
+                        loads_left.push(address);
+                    }
+                }
+            }
             return references || stale;
         }
-        if !stale {
-            return false;
-        }
-        analysis.after_replacements(&removed);
     }
     unreachable!("the loop returns on its last solve")
 }

@@ -259,8 +259,11 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         let mut classes = None;
         if options.forward && forward_due && has_loads(func) {
             let before = stats.loads_replaced;
-            let computed = alias::AliasClasses::compute(func);
-            forward_next |= forward::forward(func, &computed, &mut stats, &mut replaced);
+            let mut computed = alias::AliasClasses::compute(func);
+            let mut loads_left = Vec::new();
+            forward_next |=
+                forward::forward(func, &computed, &mut stats, &mut replaced, &mut loads_left);
+            computed.set_loads(&loads_left);
             if stats.loads_replaced != before {
                 dead_due = true;
             }
@@ -272,18 +275,15 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         // allocation, and splits the alias classes the store had merged,
         // which makes forwarding more precise.
         if options.dead_stores && dead_due {
+            // Forwarding left its classes with the loads it left.
             let classes = match classes {
-                Some(mut classes) => {
-                    classes.refresh_loads(func);
-                    classes
-                }
+                Some(classes) => classes,
                 None => alias::AliasClasses::compute(func),
             };
             if dse::dead_stores(func, &classes, &mut stats) {
                 promote_next = true;
                 forward_next = true;
             }
-            dse::dead_allocations(func, &mut stats);
         }
         promote_due = promote_next;
         forward_due = forward_next;
