@@ -26,12 +26,22 @@
 //! Unions at joins are implicit: the classes are valid at every program point.
 
 use kildall_ir::{
-    Callee, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type, Value,
+    Block, Callee, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
+    Value,
 };
 
 /// A node of the unification graph: an index into [`AliasClasses::parent`].
 type Node = u32;
 const NO_NODE: u32 = u32::MAX;
+
+/// What [`AliasClasses::compute_visiting`] shows its visitor.
+#[derive(Copy, Clone, Debug)]
+pub enum Visit<'a> {
+    /// An instruction of the current block.
+    Inst(Inst, &'a InstructionData),
+    /// The end of a block (its instructions were all visited).
+    BlockEnd(Block),
+}
 
 /// The alias classes of one function's references.
 #[derive(Default)]
@@ -60,11 +70,25 @@ impl AliasClasses {
             call_class: SecondaryMap::with_default(NO_NODE),
             ..Default::default()
         };
-        this.build(func);
+        this.build(func, &mut |_| {});
         this
     }
 
-    fn build(&mut self, func: &Function) {
+    /// Computes the classes of `func`'s values and calls `visit` on every
+    /// instruction and at the end of every block on the way, in layout
+    /// order, so that a client needing its own walk over the function
+    /// shares this one.
+    pub fn compute_visiting(func: &Function, visit: &mut dyn FnMut(Visit<'_>)) -> Self {
+        let mut this = AliasClasses {
+            value_node: SecondaryMap::with_default(NO_NODE),
+            call_class: SecondaryMap::with_default(NO_NODE),
+            ..Default::default()
+        };
+        this.build(func, visit);
+        this
+    }
+
+    fn build(&mut self, func: &Function, visit: &mut dyn FnMut(Visit<'_>)) {
         let dfg = &func.dfg;
         self.kind = dfg
             .values()
@@ -94,6 +118,7 @@ impl AliasClasses {
         let mut loads = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
+                visit(Visit::Inst(inst, &dfg[inst]));
                 // Results are fetched only by the instructions that move
                 // references: most instructions compute numbers.
                 let results = || dfg.inst_results(inst);
@@ -166,6 +191,7 @@ impl AliasClasses {
                     _ => {}
                 }
             }
+            visit(Visit::BlockEnd(block));
             match dfg.terminator(block) {
                 Some(Terminator::Jmp {
                     destination,

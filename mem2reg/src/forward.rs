@@ -83,7 +83,7 @@ use kildall_ir::{
     Value, ValueDef,
 };
 
-use crate::alias::AliasClasses;
+use crate::alias::{AliasClasses, Visit};
 use crate::pmap::PMap;
 use crate::Stats;
 
@@ -148,6 +148,82 @@ impl JoinSemiLattice for KnownValues {
     }
 }
 
+/// The instructions with an effect on the analysis, gathered during the
+/// walk that computes the alias classes (one walk over the function for
+/// both). The others (numbers, arrays, constraints...) only define values,
+/// and only a defined reference that is read needs its (re)definition
+/// applied, which is decided once the reads are all counted.
+pub(crate) struct Events {
+    reads: SecondaryMap<Value, u8>,
+    events: Vec<Inst>,
+    /// Instructions defining one value, kept only if it is read.
+    candidates: Vec<(Inst, Value)>,
+    /// `events` of each block, by block index.
+    ranges: Vec<(u32, u32)>,
+    /// Blocks ending in a `jmp`, whose reference arguments count as reads.
+    jumps: Vec<Block>,
+    start: u32,
+}
+
+impl Events {
+    fn new(func: &Function) -> Self {
+        Events {
+            reads: SecondaryMap::new(),
+            events: Vec::new(),
+            candidates: Vec::new(),
+            ranges: vec![(0, 0); func.dfg.num_blocks()],
+            jumps: Vec::new(),
+            start: 0,
+        }
+    }
+
+    fn visit(&mut self, func: &Function, visit: Visit<'_>) {
+        match visit {
+            Visit::Inst(inst, data) => match *data {
+                InstructionData::Load { address } => {
+                    self.reads[address] = self.reads[address].saturating_add(1);
+                    self.events.push(inst);
+                }
+                InstructionData::Store { .. }
+                | InstructionData::EnableSideEffects { .. }
+                | InstructionData::Call { .. } => self.events.push(inst),
+                // The other instructions that can define a reference
+                // (arithmetic, casts, `make_array` and the rest define
+                // numbers or arrays, which no load reads through).
+                InstructionData::Allocate
+                | InstructionData::ArrayGet { .. }
+                | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
+                    [] => {}
+                    &[r] => {
+                        // Kept in place, possibly dropped later.
+                        self.candidates.push((inst, r));
+                        self.events.push(inst);
+                    }
+                    _ => self.events.push(inst),
+                },
+                _ => {}
+            },
+            Visit::BlockEnd(block) => {
+                let end = self.events.len() as u32;
+                self.ranges[block.index()] = (self.start, end);
+                self.start = end;
+                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
+                    if !arguments.is_empty() {
+                        self.jumps.push(block);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The alias classes of `func` and the events of the analysis, in one walk.
+pub(crate) fn classes_and_events(func: &Function) -> (AliasClasses, Events) {
+    let mut events = Events::new(func);
+    let classes = AliasClasses::compute_visiting(func, &mut |v| events.visit(func, v));
+    (classes, events)
+}
+
 /// The analysis of reference values, over the alias classes of a function.
 pub(crate) struct ReferenceValues<'a> {
     pub(crate) classes: &'a AliasClasses,
@@ -166,45 +242,18 @@ pub(crate) struct ReferenceValues<'a> {
 }
 
 impl<'a> ReferenceValues<'a> {
-    pub(crate) fn new(func: &Function, classes: &'a AliasClasses) -> Self {
-        let n = func.dfg.num_blocks();
-        let mut reads: SecondaryMap<Value, u8> = SecondaryMap::new();
-        // The instructions with an effect, by block; the others (numbers,
-        // arrays, constraints...) only define values, and only a defined
-        // reference that is read needs its (re)definition applied, which is
-        // decided once `reads` is complete.
-        let mut events: Vec<Inst> = Vec::new();
-        let mut candidates: Vec<(Inst, Value)> = Vec::new();
-        let mut ranges: Vec<(u32, u32)> = vec![(0, 0); n];
-        for block in func.layout.blocks() {
-            let start = events.len() as u32;
-            for inst in func.layout.block_insts(block) {
-                match func.dfg[inst] {
-                    InstructionData::Load { address } => {
-                        reads[address] = reads[address].saturating_add(1);
-                        events.push(inst);
-                    }
-                    InstructionData::Store { .. }
-                    | InstructionData::EnableSideEffects { .. }
-                    | InstructionData::Call { .. } => events.push(inst),
-                    // The other instructions that can define a reference
-                    // (arithmetic, casts, `make_array` and the rest define
-                    // numbers or arrays, which no load reads through).
-                    InstructionData::Allocate
-                    | InstructionData::ArrayGet { .. }
-                    | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
-                        [] => {}
-                        &[r] => {
-                            // Kept in place, possibly dropped below.
-                            candidates.push((inst, r));
-                            events.push(inst);
-                        }
-                        _ => events.push(inst),
-                    },
-                    _ => {}
-                }
-            }
-            ranges[block.index()] = (start, events.len() as u32);
+    /// The analysis over `classes`, with the events gathered during their
+    /// computation ([`classes_and_events`]).
+    pub(crate) fn with_events(func: &Function, classes: &'a AliasClasses, e: Events) -> Self {
+        let Events {
+            mut reads,
+            mut events,
+            candidates,
+            mut ranges,
+            jumps,
+            ..
+        } = e;
+        for block in jumps {
             if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
                 for &a in arguments {
                     if classes.is_reference(a) {
@@ -701,13 +750,14 @@ impl Solution {
 pub(crate) fn forward(
     func: &mut Function,
     classes: &AliasClasses,
+    events: Events,
     stats: &mut Stats,
     replaced_values: &mut Vec<Value>,
     loads_left: &mut Vec<Value>,
 ) -> bool {
     const SOLVES: usize = 3;
     let cfg = ControlFlowGraph::with_function(func);
-    let mut analysis = ReferenceValues::new(func, classes);
+    let mut analysis = ReferenceValues::with_events(func, classes, events);
     let mut removed = EntitySet::<Inst>::new();
     for solve in 1..=SOLVES {
         let mut solution = Solution::solve(func, &cfg, &analysis);

@@ -259,10 +259,16 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         let mut classes = None;
         if options.forward && forward_due && has_loads(func) {
             let before = stats.loads_replaced;
-            let mut computed = alias::AliasClasses::compute(func);
+            let (mut computed, events) = forward::classes_and_events(func);
             let mut loads_left = Vec::new();
-            forward_next |=
-                forward::forward(func, &computed, &mut stats, &mut replaced, &mut loads_left);
+            forward_next |= forward::forward(
+                func,
+                &computed,
+                events,
+                &mut stats,
+                &mut replaced,
+                &mut loads_left,
+            );
             computed.set_loads(&loads_left);
             if stats.loads_replaced != before {
                 dead_due = true;
