@@ -4,12 +4,25 @@
 //! With `gen` it only generates the program, so that the instruction
 //! counts of the two runs (e.g. under `valgrind --tool=cachegrind`) differ
 //! by the pass alone. With `REPEAT` it runs the pass that many times, each
-//! on a fresh copy, and prints the fastest and the median run.
+//! on a fresh copy, and prints the fastest and the median run in wall
+//! time, and the mean time the thread spent on a CPU (Linux's
+//! `/proc/thread-self/schedstat`, updated at scheduler ticks: a mean over
+//! many runs), which the time spent waiting for a CPU on a loaded machine
+//! does not inflate.
 
 use std::time::{Duration, Instant};
 
 use kildall_blockmerge::{run_module, Options};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
+
+/// Nanoseconds this thread has run on a CPU (0 where the kernel does not
+/// say).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -38,21 +51,24 @@ fn main() {
         return;
     }
     let mut times: Vec<Duration> = Vec::new();
+    let mut cpu: Vec<u64> = Vec::new();
     let mut summary = String::new();
     for _ in 0..repeat {
         let mut copy = module.clone();
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), cpu_ns());
         let reports = run_module(&mut copy, &Options::default());
         times.push(start.elapsed());
+        cpu.push(cpu_ns() - cpu_start);
         let after: usize = copy.functions.values().map(|f| f.layout.num_blocks()).sum();
         let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
         summary = format!("{before} -> {after} blocks, {merges} merges");
     }
     times.sort();
     let per_block = |d: Duration| d.as_secs_f64() * 1e9 / before as f64;
+    let cpu_mean = cpu.iter().sum::<u64>() as f64 / (repeat * before) as f64;
     println!(
-        "{summary}; fastest {:.0} ns/block, median {:.0} ns/block over {repeat} runs",
+        "{summary}; wall: fastest {:.0} ns/block, median {:.0}; CPU: mean {cpu_mean:.0} ns/block ({repeat} runs)",
         per_block(times[0]),
-        per_block(times[times.len() / 2])
+        per_block(times[times.len() / 2]),
     );
 }

@@ -37,7 +37,9 @@
 //! The seed keeps, for every enclosing scope, the next block of that scope;
 //! here a summary links to the summaries of its successors and to the
 //! summary of the end of its region, which is the same stack shared between
-//! blocks (an `Rc` chain, so a state costs O(1) whatever the nesting depth).
+//! blocks (summaries are interned in a table and named by index, so a state
+//! costs O(1) whatever the nesting depth, and links are never followed
+//! recursively).
 //!
 //! **The lattice and the join.** The state at a block's end is a map from
 //! its successors to their start states, each in the flat lattice
@@ -68,9 +70,9 @@
 //! loops multiply. The block parameters of merged blocks (their transition
 //! cost) disappear: only the head's stay. All sums and products saturate.
 //!
-//! Summaries are compared by identity: the analysis hands out one
-//! summary per block and inputs, and a visit whose successor summaries are
-//! the same allocations as last time returns the same summary.
+//! Summaries are interned and compared by identity: the analysis hands out
+//! one summary per block and inputs, and a visit whose successor summaries
+//! are the same as last time returns the same summary.
 //!
 //! A component is rejected ([`Rejection`]) when a block of it other than
 //! the tail leaves the function (`return`, `unreachable`), when it holds a
@@ -82,7 +84,6 @@
 //! shape is not the single-entry single-exit nesting flattening needs.
 
 use std::fmt;
-use std::rc::Rc;
 
 use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
@@ -299,53 +300,15 @@ pub(crate) struct Summary {
     pub component: Option<Result<Component, Rejection>>,
     /// The summaries of the successors reached by forward edges, in
     /// terminator order: the inputs of the transfer function.
-    succs: [Option<Rc<Summary>>; 2],
+    succs: [Option<Id>; 2],
     /// The summary of `agg.end`, when it is known here.
-    cont: Option<Rc<Summary>>,
+    cont: Option<Id>,
 }
 
-impl Summary {
-    /// Moves out the links that this summary holds last, so that a drop
-    /// does not recurse along a chain.
-    fn unlink(&mut self, out: &mut Vec<Rc<Summary>>) {
-        let links = self.succs.iter_mut().chain(std::iter::once(&mut self.cont));
-        for link in links {
-            if let Some(link) = link.take() {
-                if Rc::strong_count(&link) == 1 {
-                    out.push(link);
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Summary {
-    fn drop(&mut self) {
-        // The last reference to the summary of a function's entry holds the
-        // whole chain after it: free it with a stack, not by recursion.
-        let mut stack = Vec::new();
-        self.unlink(&mut stack);
-        while let Some(link) = stack.pop() {
-            if let Ok(mut summary) = Rc::try_unwrap(link) {
-                summary.unlink(&mut stack);
-            }
-        }
-    }
-}
-
-fn find(inputs: &[Option<Rc<Summary>>; 2], block: Block) -> Option<&Rc<Summary>> {
-    inputs.iter().flatten().find(|s| s.block == block)
-}
-
-/// A summary, compared by identity (see the module documentation).
-#[derive(Clone)]
-pub(crate) struct Link(Rc<Summary>);
-
-impl PartialEq for Link {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
+/// A summary, named by its index in the analysis's table: summaries are
+/// interned values, compared by identity (see the module documentation).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Id(u32);
 
 /// The domain: at a block's start, its summary (`here`); at a block's end,
 /// the start states of its successors, one flat value per successor (the
@@ -355,9 +318,9 @@ impl PartialEq for Link {
 /// terminator has.
 #[derive(Clone, Default)]
 pub(crate) struct State {
-    succs: [Option<(Block, Flat<Link>)>; 2],
+    succs: [Option<(Block, Flat<Id>)>; 2],
     more: bool,
-    here: Flat<Link>,
+    here: Flat<Id>,
 }
 
 impl JoinSemiLattice for State {
@@ -447,8 +410,10 @@ pub(crate) struct ComponentAnalysis<'a> {
     loops: &'a LoopAnalysis,
     model: &'a dyn CostModel,
     facts: &'a BlockFacts,
+    /// Every summary handed out, indexed by [`Id`].
+    table: Vec<Summary>,
     /// The last summary handed out for each block.
-    summaries: Vec<Option<Rc<Summary>>>,
+    latest: Vec<Option<Id>>,
 }
 
 impl<'g> Analysis<Blocks<'g>> for ComponentAnalysis<'_> {
@@ -498,11 +463,11 @@ impl<'a> ComponentAnalysis<'a> {
     }
 
     /// The summary at the start of `block`, from the state at its end.
-    fn transfer(&mut self, block: Block, end: &State) -> Flat<Link> {
+    fn transfer(&mut self, block: Block, end: &State) -> Flat<Id> {
         if end.more {
             return Flat::Top;
         }
-        let mut inputs: [Option<Rc<Summary>>; 2] = [None, None];
+        let mut inputs: [Option<Id>; 2] = [None, None];
         let mut n = 0;
         let mut previous = None;
         for &s in self.cfg.successors(block) {
@@ -513,39 +478,46 @@ impl<'a> ComponentAnalysis<'a> {
             match value {
                 None | Some((_, Flat::Bottom)) => return Flat::Bottom,
                 Some((_, Flat::Top)) => return Flat::Top,
-                Some((_, Flat::Known(link))) => match inputs.get_mut(n) {
-                    Some(slot) => *slot = Some(link.0.clone()),
+                Some((_, Flat::Known(id))) => match inputs.get_mut(n) {
+                    Some(slot) => *slot = Some(*id),
                     None => return Flat::Top,
                 },
             }
             n += 1;
         }
-        if let Some(previous) = &self.summaries[block.index()] {
-            let same = previous
-                .succs
-                .iter()
-                .zip(&inputs)
-                .all(|(a, b)| match (a, b) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-                    _ => false,
-                });
-            if same {
-                return Flat::Known(Link(previous.clone()));
+        if let Some(previous) = self.latest[block.index()] {
+            if self.get(previous).succs == inputs {
+                return Flat::Known(previous);
             }
         }
-        let summary = Rc::new(self.summarize(block, inputs));
-        self.summaries[block.index()] = Some(summary.clone());
-        Flat::Known(Link(summary))
+        let summary = self.summarize(block, inputs);
+        let id = Id(self.table.len() as u32);
+        self.table.push(summary);
+        self.latest[block.index()] = Some(id);
+        Flat::Known(id)
     }
 
-    fn summarize(&self, block: Block, inputs: [Option<Rc<Summary>>; 2]) -> Summary {
-        let step = self.step(block, &inputs);
+    fn get(&self, id: Id) -> &Summary {
+        &self.table[id.0 as usize]
+    }
+
+    /// The summary among `inputs` that is `block`'s.
+    fn find(&self, inputs: &[Option<Id>; 2], block: Block) -> Option<Id> {
+        inputs
+            .iter()
+            .flatten()
+            .copied()
+            .find(|&id| self.get(id).block == block)
+    }
+
+    fn summarize(&self, block: Block, inputs: [Option<Id>; 2]) -> Summary {
+        let tail = self.same_scope_ipdom(block);
+        let step = self.step(block, tail, &inputs);
         let (agg, cont) = match &step {
             Err(reason) => (Err(*reason), None),
             Ok(step) => {
                 let next = match step.kind {
-                    Kind::Plain { dest } => find(&inputs, dest).cloned(),
+                    Kind::Plain { dest } => self.find(&inputs, dest),
                     Kind::Branch {
                         then_dest,
                         else_dest,
@@ -553,21 +525,21 @@ impl<'a> ComponentAnalysis<'a> {
                         ..
                     } => {
                         if then_dest == join || else_dest == join {
-                            find(&inputs, join).cloned()
+                            self.find(&inputs, join)
                         } else {
                             // The then-side's region ends at the join.
-                            find(&inputs, then_dest).and_then(|s| s.cont.clone())
+                            self.find(&inputs, then_dest).and_then(|s| self.get(s).cont)
                         }
                     }
-                    Kind::Loop { header, exit, .. } => {
-                        find(&inputs, header).and_then(|h| find(&h.succs, exit).cloned())
-                    }
+                    Kind::Loop { header, exit, .. } => self
+                        .find(&inputs, header)
+                        .and_then(|h| self.find(&self.get(h).succs, exit)),
                 };
-                debug_assert!(next.as_ref().map_or(true, |s| s.block == step.next));
+                debug_assert!(next.map_or(true, |s| self.get(s).block == step.next));
                 self.chain(step, next)
             }
         };
-        let component = self.component(block, &step);
+        let component = self.component(block, tail, &step);
         Summary {
             block,
             step,
@@ -582,13 +554,9 @@ impl<'a> ComponentAnalysis<'a> {
     /// `next` block is entered from elsewhere too (or its summary is not
     /// known here), else the step, the binding of `next`'s parameters, and
     /// the region of `next`.
-    fn chain(
-        &self,
-        step: &Step,
-        next: Option<Rc<Summary>>,
-    ) -> (Result<Agg, Rejection>, Option<Rc<Summary>>) {
+    fn chain(&self, step: &Step, next: Option<Id>) -> (Result<Agg, Rejection>, Option<Id>) {
         match next {
-            Some(next) if step.edges as usize == self.preds(step.next) => match next.agg {
+            Some(id) if step.edges as usize == self.preds(step.next) => match self.get(id).agg {
                 Err(reason) => (Err(reason), None),
                 Ok(agg) => {
                     let (bind, bind_insts) = self.bind_cost(step.next, step.edges);
@@ -600,7 +568,7 @@ impl<'a> ComponentAnalysis<'a> {
                             .saturating_add(agg.insts),
                         ..agg
                     };
-                    (Ok(agg), next.cont.clone())
+                    (Ok(agg), self.get(id).cont)
                 }
             },
             next => {
@@ -617,8 +585,8 @@ impl<'a> ComponentAnalysis<'a> {
 
     /// The region of `summary`'s block when it ends at `stop`: its cost,
     /// instruction bound and edges into `stop`.
-    fn region(summary: Option<&Rc<Summary>>, stop: Block) -> Result<(u64, u64, u32), Rejection> {
-        let agg = summary.ok_or(Rejection::Unstructured)?.agg?;
+    fn region(&self, summary: Option<Id>, stop: Block) -> Result<(u64, u64, u32), Rejection> {
+        let agg = self.get(summary.ok_or(Rejection::Unstructured)?).agg?;
         if agg.end != stop {
             return Err(Rejection::Unstructured);
         }
@@ -657,8 +625,14 @@ impl<'a> ComponentAnalysis<'a> {
         }
     }
 
-    /// The step at `block`, from the summaries of its successors.
-    fn step(&self, block: Block, inputs: &[Option<Rc<Summary>>; 2]) -> Result<Step, Rejection> {
+    /// The step at `block`, whose same-scope immediate post-dominator is
+    /// `tail`, from the summaries of its successors.
+    fn step(
+        &self,
+        block: Block,
+        tail: Option<Block>,
+        inputs: &[Option<Id>; 2],
+    ) -> Result<Step, Rejection> {
         if let Some(reason) = self.facts.hazard[block] {
             return Err(reason);
         }
@@ -679,9 +653,7 @@ impl<'a> ComponentAnalysis<'a> {
                 then_destination,
                 else_destination,
             }) => {
-                let join = self
-                    .same_scope_ipdom(block)
-                    .ok_or(Rejection::Unstructured)?;
+                let join = tail.ok_or(Rejection::Unstructured)?;
                 if !self.domtree.dominates(block, join) {
                     return Err(Rejection::Unstructured);
                 }
@@ -693,7 +665,7 @@ impl<'a> ComponentAnalysis<'a> {
                     let (c, i, e) = if arm == join {
                         (0, 0, 1)
                     } else {
-                        Self::region(find(inputs, arm), join)?
+                        self.region(self.find(inputs, arm), join)?
                     };
                     cost = cost.saturating_add(c);
                     insts = insts.saturating_add(i);
@@ -741,9 +713,9 @@ impl<'a> ComponentAnalysis<'a> {
         if let Some(reason) = self.facts.hazard[header] {
             return Err(reason);
         }
-        let header_summary = find(inputs, header).ok_or(Rejection::Unstructured)?;
-        let (body_cost, body_insts, body_edges) =
-            Self::region(find(&header_summary.succs, counted.body), header)?;
+        let header_summary = self.find(inputs, header).ok_or(Rejection::Unstructured)?;
+        let body = self.find(&self.get(header_summary).succs, counted.body);
+        let (body_cost, body_insts, body_edges) = self.region(body, header)?;
         if body_edges != 1 {
             return Err(Rejection::Unstructured);
         }
@@ -777,9 +749,10 @@ impl<'a> ComponentAnalysis<'a> {
     fn component(
         &self,
         head: Block,
+        tail: Option<Block>,
         step: &Result<Step, Rejection>,
     ) -> Option<Result<Component, Rejection>> {
-        let tail = self.same_scope_ipdom(head)?;
+        let tail = tail?;
         if !self.domtree.dominates(head, tail) {
             return None;
         }
@@ -824,7 +797,8 @@ impl<'a> ComponentAnalysis<'a> {
 /// The fixed point of [`ComponentAnalysis`] over one function: the summary
 /// at the start of every reachable block.
 pub(crate) struct Components {
-    summaries: Vec<Option<Rc<Summary>>>,
+    table: Vec<Summary>,
+    latest: Vec<Option<Id>>,
     #[cfg_attr(not(test), allow(dead_code))]
     stats: kildall_dataflow::Stats,
 }
@@ -850,20 +824,28 @@ impl Components {
             loops,
             model,
             facts,
-            summaries: vec![None; func.dfg.num_blocks()],
+            table: Vec::with_capacity(cfg.num_reachable()),
+            latest: vec![None; func.dfg.num_blocks()],
         };
         let graph = Blocks(cfg);
         let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
         let stats = *results.stats();
         // The last summary handed out for a block is its start state at the
         // fixed point: the block's last visit saw its final end state.
-        let summaries = std::mem::take(&mut results.analysis_mut().summaries);
-        Components { summaries, stats }
+        let analysis = results.analysis_mut();
+        let table = std::mem::take(&mut analysis.table);
+        let latest = std::mem::take(&mut analysis.latest);
+        Components {
+            table,
+            latest,
+            stats,
+        }
     }
 
     /// The summary at the start of `block` (`None`: unreachable).
     pub fn summary(&self, block: Block) -> Option<&Summary> {
-        self.summaries.get(block.index())?.as_deref()
+        let id = (*self.latest.get(block.index())?)?;
+        Some(&self.table[id.0 as usize])
     }
 
     /// What the solver did.
@@ -880,9 +862,12 @@ impl Components {
     /// The kinds of the valid steps, indexed by block.
     pub fn kinds(&self) -> Kinds {
         Kinds(
-            self.summaries
+            self.latest
                 .iter()
-                .map(|s| s.as_ref().and_then(|s| s.step.ok()).map(|step| step.kind))
+                .map(|id| {
+                    let summary = &self.table[id.as_ref()?.0 as usize];
+                    Some(summary.step.ok()?.kind)
+                })
                 .collect(),
         )
     }
@@ -938,18 +923,7 @@ impl Kinds {
 mod tests {
     use super::*;
 
-    fn link(block: u32) -> Link {
-        Link(Rc::new(Summary {
-            block: Block::from_u32(block),
-            step: Err(Rejection::Exit),
-            agg: Err(Rejection::Exit),
-            component: None,
-            succs: [None, None],
-            cont: None,
-        }))
-    }
-
-    fn state(succs: &[(u32, &Flat<Link>)], here: &Flat<Link>) -> State {
+    fn state(succs: &[(u32, &Flat<Id>)], here: &Flat<Id>) -> State {
         let mut state = State {
             here: here.clone(),
             ..State::default()
@@ -963,10 +937,10 @@ mod tests {
     /// The states as sets of (key, value) facts, for comparing joins
     /// whatever the order of their slots.
     fn facts(s: &State) -> (Vec<(Block, String)>, bool, String) {
-        let show = |v: &Flat<Link>| match v {
+        let show = |v: &Flat<Id>| match v {
             Flat::Bottom => "bottom".to_string(),
             Flat::Top => "top".to_string(),
-            Flat::Known(l) => format!("{:p}", Rc::as_ptr(&l.0)),
+            Flat::Known(id) => format!("{id:?}"),
         };
         let mut succs: Vec<_> = s
             .succs
@@ -983,7 +957,7 @@ mod tests {
     /// associative, and reports a change exactly when the facts change.
     #[test]
     fn the_state_join_is_a_lattice_join() {
-        let (a, b) = (Flat::Known(link(1)), Flat::Known(link(1)));
+        let (a, b) = (Flat::Known(Id(0)), Flat::Known(Id(1)));
         let values = [Flat::Bottom, a, b, Flat::Top];
         let mut states = vec![State::default()];
         for x in &values {
