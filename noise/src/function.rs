@@ -10,14 +10,18 @@
 //!
 //! **Loops.** An argument passed along a back edge is a loop-carried value:
 //! the placement must keep every iteration legal, whatever the trip count.
-//! The parameter it flows into is modelled as the join of its entry inputs
-//! and the encoding noise, and the carried value is required to leave with
-//! at most the encoding noise (reduced unless already fresh). Then every
-//! iteration starts from the same bound and the fixed point exists. This is
-//! the placement "reduce the loop-carried values as needed"; placements
-//! that let a carried value settle at a higher level are not explored.
-// FIXME: a carried level above the encoding noise (a per-loop level chosen by
-// the search) would allow fewer reductions in loops whose body adds little.
+//! Each noisy parameter fed by a back edge gets a *carried level* `L`: the
+//! parameter is modelled as the join of its entry inputs and a source of
+//! noise `L`, and every value carried back into it must leave with at most
+//! `L` bits (reduced if needed). Then the bound `max(entry, L)` holds on
+//! entry to every iteration, so it is a fixed point and every iteration is
+//! legal; the noise analysis checks the result independently. Conversely,
+//! any legal placement has a fixed point, whose carried noise is such an
+//! `L`, so trying every level finds the optimum: [`optimize`] tries all
+//! combinations of levels when there are few carried parameters (at most
+//! [`EXHAUSTIVE_LEVELS`] problems), and otherwise improves one parameter's
+//! level at a time starting from the encoding noise (then the count is not
+//! claimed optimal).
 
 use std::time::Duration;
 
@@ -92,15 +96,44 @@ pub struct Extraction {
     pub values: Vec<Option<Value>>,
     /// The node of each noisy value.
     pub node_of: SecondaryMap<Value, Option<usize>>,
+    /// The noisy block parameters fed by a back edge, in the order their
+    /// carried levels are given to [`extract_with_levels`].
+    pub carried_params: Vec<Value>,
 }
+
+/// The carried levels [`extract_with_levels`] models.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CarriedLevels {
+    /// One level (in bits) per carried parameter, in the order of
+    /// [`Extraction::carried_params`]; missing entries are the encoding noise.
+    Fixed(Vec<u32>),
+    /// A relaxation of every choice of levels: carried values are not
+    /// constrained, and parameters assume the least noise. Its lower bound
+    /// bounds every placement that keeps the loops legal.
+    Relaxed,
+}
+
+/// The most problems [`optimize`] solves to try every combination of
+/// carried levels; with more combinations it improves one level at a time.
+pub const EXHAUSTIVE_LEVELS: usize = 256;
 
 fn is_noisy(func: &Function, value: Value) -> bool {
     *func.dfg.value_type(value) == Type::Noisy
 }
 
 /// Builds the placement problem of `func` (existing `reduce_noise` ops are
-/// fresh sources that may not be reduced again).
+/// fresh sources that may not be reduced again), with every loop-carried
+/// value held to the encoding noise.
 pub fn extract(func: &Function, options: &Options) -> Extraction {
+    extract_with_levels(func, options, &CarriedLevels::Fixed(Vec::new()))
+}
+
+/// [`extract`] with the given carried levels (see the module docs on loops).
+pub fn extract_with_levels(
+    func: &Function,
+    options: &Options,
+    levels: &CarriedLevels,
+) -> Extraction {
     let params = options.params;
     let input = options.input_level();
     let mut problem = Problem::new(params);
@@ -120,7 +153,8 @@ pub fn extract(func: &Function, options: &Options) -> Extraction {
         }
     }
 
-    let mut carried: Vec<Value> = Vec::new();
+    let mut carried: Vec<(Value, u32)> = Vec::new();
+    let mut carried_params: Vec<Value> = Vec::new();
     let entry = func.layout.entry_block();
     for &block in &order {
         for (i, &param) in func.dfg.block_params(block).iter().enumerate() {
@@ -129,6 +163,14 @@ pub fn extract(func: &Function, options: &Options) -> Extraction {
             }
             let mut inputs = Vec::new();
             let mut back_edge = false;
+            let level = match levels {
+                CarriedLevels::Fixed(levels) => levels
+                    .get(carried_params.len())
+                    .copied()
+                    .unwrap_or(params.encode)
+                    .clamp(params.encode, params.max),
+                CarriedLevels::Relaxed => params.max,
+            };
             if Some(block) != entry {
                 for args in &incoming[block] {
                     let Some(&arg) = args.get(i) else { continue };
@@ -138,7 +180,7 @@ pub fn extract(func: &Function, options: &Options) -> Extraction {
                         None if arg == param => {}
                         None => {
                             back_edge = true;
-                            carried.push(arg);
+                            carried.push((arg, level));
                         }
                     }
                 }
@@ -147,7 +189,12 @@ pub fn extract(func: &Function, options: &Options) -> Extraction {
                 problem.push(NodeKind::Source(input), Vec::new())
             } else {
                 if back_edge {
-                    let assumed = problem.push(NodeKind::Source(params.encode), Vec::new());
+                    carried_params.push(param);
+                    let assumed = match levels {
+                        CarriedLevels::Fixed(_) => level,
+                        CarriedLevels::Relaxed => params.encode,
+                    };
+                    let assumed = problem.push(NodeKind::Source(assumed), Vec::new());
                     problem.set_reducible(assumed, false);
                     values.push(None);
                     inputs.push(assumed);
@@ -204,15 +251,16 @@ pub fn extract(func: &Function, options: &Options) -> Extraction {
             node_of[result] = Some(node);
         }
     }
-    for arg in carried {
+    for (arg, level) in carried {
         if let Some(node) = node_of[arg] {
-            problem.set_cap(node, params.encode);
+            problem.set_cap(node, level);
         }
     }
     Extraction {
         problem,
         values,
         node_of,
+        carried_params,
     }
 }
 
@@ -284,19 +332,116 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
     let start = std::time::Instant::now();
     options.params.validate()?;
     let removed = remove_reductions(func);
-    let extraction = extract(func, options);
-    let solution =
-        solve(&extraction.problem, options.strategy, options.time_limit).map_err(|violation| {
-            let value = (0..=violation.node)
-                .rev()
-                .find_map(|n| extraction.values[n])
-                .expect("a node with a value");
-            NoiseError::Unplaceable {
-                value,
-                noise: violation.noise,
-                bound: violation.bound,
+    let deadline = start + options.time_limit;
+    let left = || deadline.saturating_duration_since(std::time::Instant::now());
+    let func_ref: &Function = func;
+    let attempt = |levels: &CarriedLevels| {
+        let extraction = extract_with_levels(func_ref, options, levels);
+        solve(&extraction.problem, options.strategy, left())
+            .map(|solution| (extraction.clone(), solution))
+            .map_err(|violation| {
+                let value = (0..=violation.node)
+                    .rev()
+                    .find_map(|n| extraction.values[n])
+                    .expect("a node with a value");
+                NoiseError::Unplaceable {
+                    value,
+                    noise: violation.noise,
+                    bound: violation.bound,
+                }
+            })
+    };
+    // Every carried value at the encoding noise: always placeable when
+    // anything is, since a carried value can always be reduced.
+    let (mut extraction, mut solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
+    let loops = extraction.carried_params.len();
+    let (mut lower_bound, mut optimal, mut timed_out) =
+        (solution.lower_bound, solution.optimal, solution.timed_out);
+    if loops > 0 && options.strategy == Strategy::Greedy {
+        // The greedy keeps carried values at the encoding noise; only the
+        // relaxation bounds the placements with other levels.
+        lower_bound = match attempt(&CarriedLevels::Relaxed) {
+            Ok((_, relaxed)) => relaxed.lower_bound.min(solution.count),
+            Err(_) => 0,
+        };
+        optimal = lower_bound >= solution.count;
+    }
+    if loops > 0 && options.strategy != Strategy::Greedy {
+        let params = options.params;
+        let span = (params.max - params.encode + 1) as usize;
+        let exhaustive = span
+            .checked_pow(loops as u32)
+            .is_some_and(|n| n <= EXHAUSTIVE_LEVELS);
+        let consider = |levels: Vec<u32>,
+                        extraction: &mut Extraction,
+                        solution: &mut crate::Solution,
+                        lower_bound: &mut usize,
+                        optimal: &mut bool,
+                        timed_out: &mut bool| {
+            // An error means no placement under these levels: nothing to bound.
+            if let Ok((x, s)) = attempt(&CarriedLevels::Fixed(levels)) {
+                *lower_bound = (*lower_bound).min(s.lower_bound);
+                *optimal &= s.optimal;
+                *timed_out |= s.timed_out;
+                if s.count < solution.count {
+                    *extraction = x;
+                    *solution = s;
+                }
             }
-        })?;
+        };
+        if exhaustive {
+            // Every combination but the one solved above, as an odometer.
+            let mut levels = vec![params.encode; loops];
+            while let Some(i) = (0..loops).find(|&i| levels[i] < params.max) {
+                levels[i] += 1;
+                levels[..i].iter_mut().for_each(|l| *l = params.encode);
+                if left().is_zero() {
+                    timed_out = true;
+                    optimal = false;
+                    break;
+                }
+                consider(
+                    levels.clone(),
+                    &mut extraction,
+                    &mut solution,
+                    &mut lower_bound,
+                    &mut optimal,
+                    &mut timed_out,
+                );
+            }
+            optimal &= lower_bound >= solution.count;
+        } else {
+            let mut levels = vec![params.encode; loops];
+            for i in 0..loops {
+                let mut best_level = params.encode;
+                for level in params.encode + 1..=params.max {
+                    if left().is_zero() {
+                        break;
+                    }
+                    levels[i] = level;
+                    let before = solution.count;
+                    consider(
+                        levels.clone(),
+                        &mut extraction,
+                        &mut solution,
+                        &mut lower_bound,
+                        &mut optimal,
+                        &mut timed_out,
+                    );
+                    if solution.count < before {
+                        best_level = level;
+                    }
+                }
+                levels[i] = best_level;
+            }
+            // Only the relaxation bounds every choice of levels.
+            lower_bound = match attempt(&CarriedLevels::Relaxed) {
+                Ok((_, relaxed)) => relaxed.lower_bound.min(solution.count),
+                Err(_) => 0,
+            };
+            optimal = lower_bound >= solution.count;
+        }
+    }
     let reduced: Vec<Value> = solution
         .reduced
         .iter()
@@ -308,9 +453,9 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
     Ok(Placement {
         strategy: options.strategy,
         count: reduced.len(),
-        lower_bound: solution.lower_bound,
-        optimal: solution.optimal,
-        timed_out: solution.timed_out,
+        lower_bound: lower_bound.min(reduced.len()),
+        optimal,
+        timed_out,
         time: start.elapsed(),
         removed,
         reduced,

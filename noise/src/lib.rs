@@ -29,7 +29,8 @@ pub struct ReadmeDoctests;
 
 pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
 pub use function::{
-    extract, insert_reductions, optimize, remove_reductions, Extraction, Options, Placement,
+    extract, extract_with_levels, insert_reductions, optimize, remove_reductions, CarriedLevels,
+    Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
 };
 pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
 pub use problem::{Node, NodeKind, Problem, Violation};

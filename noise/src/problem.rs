@@ -214,11 +214,17 @@ impl Problem {
     /// exponential, for testing the other strategies on small problems.
     /// `None` if no placement is legal.
     pub fn brute_force(&self) -> Option<Vec<bool>> {
+        self.brute_force_within(self.len())
+    }
+
+    /// [`Problem::brute_force`] among placements of at most `most`
+    /// reductions: `None` if none of them is legal.
+    pub fn brute_force_within(&self, most: usize) -> Option<Vec<bool>> {
         let candidates: Vec<usize> = (0..self.len())
             .filter(|&v| self.nodes[v].reducible)
             .collect();
         let mut reduced = vec![false; self.len()];
-        for k in 0..=candidates.len() {
+        for k in 0..=candidates.len().min(most) {
             let mut pick: Vec<usize> = (0..k).collect();
             loop {
                 reduced.iter_mut().for_each(|r| *r = false);

@@ -8,7 +8,9 @@ use std::time::Duration;
 use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::verify_module;
-use kildall_noise::{extract, optimize, verify, Options, Strategy};
+use kildall_noise::{
+    extract, extract_with_levels, optimize, verify, CarriedLevels, Options, Strategy,
+};
 
 fn args(n: usize, seed: u64) -> Vec<RuntimeValue> {
     let text: Vec<String> = (0..n)
@@ -33,11 +35,30 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
         let module = generate_noise(seed, &config);
         let main = module.main().unwrap();
         let options = Options::default();
-        let extraction = extract(&module.functions[main], &options);
-        let brute = extraction
-            .problem
-            .brute_force()
-            .map(|r| r.iter().filter(|&&r| r).count());
+        // The optimum over every choice of carried levels (one per loop).
+        let func = &module.functions[main];
+        let loops = extract(func, &options).carried_params.len();
+        assert!(loops <= 1, "seed {seed}: the generator makes one loop");
+        let levels: Vec<Vec<u32>> = if loops == 0 {
+            vec![Vec::new()]
+        } else {
+            (options.params.encode..=options.params.max)
+                .map(|l| vec![l])
+                .collect()
+        };
+        let mut brute: Option<usize> = None;
+        for levels in levels {
+            let problem =
+                extract_with_levels(func, &options, &CarriedLevels::Fixed(levels)).problem;
+            // Only placements beating the best so far are enumerated.
+            let most = brute.map_or(problem.len(), |b| b.saturating_sub(1));
+            if brute == Some(0) {
+                break;
+            }
+            if let Some(r) = problem.brute_force_within(most) {
+                brute = Some(r.iter().filter(|&&r| r).count());
+            }
+        }
         let inputs = args(config.inputs, seed);
         let run_options = InterpreterOptions {
             check_noise: false,

@@ -44,14 +44,72 @@ pub fn draw_function(
             None => String::new(),
         };
         let _ = writeln!(out, "    {prefix}_{block} [label=\"{label}\"{style}];");
-        for succ in function.dfg.successors(block) {
-            let attrs = if back_edges.contains(&(block, succ)) {
-                " [style=dashed, color=red, label=\"back\"]"
-            } else {
-                ""
-            };
-            let _ = writeln!(out, "    {prefix}_{block} -> {prefix}_{succ}{attrs};");
+        draw_edges(out, prefix, function, block, &back_edges);
+    }
+}
+
+/// How [`draw_function_annotated`] draws one printed line of a block.
+#[derive(Default)]
+pub struct Line {
+    /// A note in a second column (e.g. an analysis result for the value).
+    pub note: Option<String>,
+    /// A background colour for the whole row.
+    pub colour: Option<String>,
+    /// Whether the line is set in bold.
+    pub bold: bool,
+}
+
+/// Like [`draw_function`], but each block is an HTML-like table whose rows
+/// `annotate` may mark: a note column and a row colour per printed line.
+pub fn draw_function_annotated(
+    out: &mut String,
+    prefix: &str,
+    function: &Function,
+    annotate: impl Fn(&str) -> Line,
+) {
+    let text = function.to_string();
+    let mut bodies = block_bodies(&text);
+    let back_edges = back_edges(function);
+    for block in function.layout.blocks() {
+        let body = bodies.remove(&block.to_string()).unwrap_or_default();
+        let mut rows = String::new();
+        for line in &body {
+            let Line { note, colour, bold } = annotate(line);
+            let bg = colour
+                .map(|c| format!(" bgcolor=\"{c}\""))
+                .unwrap_or_default();
+            let (open, close) = if bold { ("<b>", "</b>") } else { ("", "") };
+            let _ = write!(
+                rows,
+                "<tr><td align=\"left\"{bg}>{open}{}{close}</td><td align=\"right\"{bg}>{open}{}{close}</td></tr>",
+                html(line),
+                // Leading spaces keep the note clear of the text.
+                html(&note.map(|n| format!("    {n}")).unwrap_or_default())
+            );
         }
+        let _ = writeln!(
+            out,
+            "    {prefix}_{block} [shape=plain, label=<<table border=\"1\" cellborder=\"0\" cellspacing=\"0\">{rows}</table>>];"
+        );
+        draw_edges(out, prefix, function, block, &back_edges);
+    }
+}
+
+/// The edges out of `block`, back edges dashed.
+fn draw_edges(
+    out: &mut String,
+    prefix: &str,
+    function: &Function,
+    block: Block,
+    back_edges: &std::collections::HashSet<(Block, Block)>,
+) {
+    for succ in function.dfg.successors(block) {
+        let attrs = if back_edges.contains(&(block, succ)) {
+            " [style=dashed, color=red, label=\"back\"]"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "    {prefix}_{block} -> {prefix}_{succ}{attrs};");
     }
 }
 
@@ -105,4 +163,17 @@ fn escape(line: &str) -> String {
         .replace('"', "\\\"")
         .replace('{', "\\{")
         .replace('}', "\\}")
+}
+
+/// Text escaped for an HTML-like label (leading spaces kept as
+/// non-breaking ones so indentation survives).
+fn html(text: &str) -> String {
+    let body = text.trim_start_matches(' ');
+    let indent = "&#160;".repeat(text.len() - body.len());
+    let escaped = body
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    format!("{indent}{escaped}")
 }

@@ -1,15 +1,25 @@
-//! `cargo xtask noise FILE [--strategy exact|ilp|greedy] [--check] [--trace]`:
-//! verify the noise bound of an IR program, or remove its `reduce_noise` ops
-//! and place the fewest again; the rewritten IR goes to stdout, the summary
-//! `reduce_noise inserted: N (strategy, lower bound, time)` to stderr.
+//! `cargo xtask noise FILE [--strategy exact|ilp|greedy] [--check] [--trace]
+//! [--emit ir|dot]`: verify the noise bound of an IR program, or remove its
+//! `reduce_noise` ops and place the fewest again; the rewritten IR goes to
+//! stdout, the summary `reduce_noise inserted: N (strategy, lower bound,
+//! time)` to stderr. `--emit dot` prints the (rewritten, or with `--check`
+//! the input) program as a Graphviz drawing instead: its CFG, each value's
+//! noise beside it, the reductions highlighted, values over the maximum in
+//! red.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kildall_noise::{NoiseParams, Options, Strategy};
+use std::fmt::Write;
 
+use kildall_dataflow::Max;
+use kildall_ir::{EntityRef, Function, Module, Value};
+use kildall_noise::{NoiseMap, NoiseParams, Options, Strategy};
+
+use crate::dot::Line;
 use crate::input::{self, Diagnostic};
+use crate::opt::Emit;
 
 /// Arguments of `cargo xtask noise`.
 #[derive(clap::Args)]
@@ -34,6 +44,10 @@ pub struct Cmd {
     /// Time limit of the exact search and of the ILP, in seconds.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
+    /// What to print on stdout: the IR, or a Graphviz drawing with the
+    /// noise of every value and the reductions highlighted.
+    #[arg(long, value_enum, default_value_t = Emit::Ir)]
+    emit: Emit,
 }
 
 /// The strategies on the command line.
@@ -83,6 +97,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
     }
     if cmd.check {
+        if cmd.emit == Emit::Dot {
+            print!("{}", noise_dot(&module, params, options.input_level()));
+        }
         let mut legal = true;
         for (_, func) in module.functions.iter() {
             if let Err(violation) = kildall_noise::verify(func, params, options.input_level()) {
@@ -125,7 +142,10 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     if let Err(err) = kildall_ir::verify_module(&module) {
         anyhow::bail!("internal error: the rewritten module does not verify: {err}");
     }
-    print!("{module}");
+    match cmd.emit {
+        Emit::Ir => print!("{module}"),
+        Emit::Dot => print!("{}", noise_dot(&module, params, options.input_level())),
+    }
     let proof = if optimal {
         "optimal"
     } else {
@@ -137,4 +157,201 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         time.as_secs_f64() * 1e3
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Row colours of the drawing: reductions, values over the maximum, and
+/// values within two bits of it.
+const REDUCED: &str = "#a6e3a1";
+const OVER: &str = "#f38ba8";
+const NEAR: &str = "#f9e2af";
+
+/// The CFG of every function of `module` as Graphviz DOT, each noisy value
+/// annotated with the noise the analysis infers for it.
+pub fn noise_dot(module: &Module, params: NoiseParams, input_noise: u32) -> String {
+    let mut out = String::from("digraph noise {\n  node [fontname=\"monospace\", fontsize=10];\n");
+    for (id, function) in &module.functions {
+        let map = kildall_noise::analyze(function, params, input_noise, false);
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{id} {{\n    label=\"fn {} {id}: noise in bits (encode {}, max {}); reductions in green\";",
+            function.name, params.encode, params.max
+        );
+        crate::dot::draw_function_annotated(&mut out, &id.to_string(), function, |line| {
+            annotate(function, &map, params, line)
+        });
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The value named by a printed `vN`, if the function has it.
+fn value_named(function: &Function, name: &str) -> Option<Value> {
+    let index: usize = name.strip_prefix('v')?.parse().ok()?;
+    (index < function.dfg.num_values()).then(|| Value::new(index))
+}
+
+fn show(noise: Max, params: NoiseParams) -> Option<(String, Option<&'static str>)> {
+    match noise {
+        Max::Bottom => None,
+        Max::Top => Some((format!("> {}", params.max), Some(OVER))),
+        Max::At(bits) => {
+            let colour = if bits > u64::from(params.max) {
+                Some(OVER)
+            } else if bits + 2 >= u64::from(params.max) {
+                Some(NEAR)
+            } else {
+                None
+            };
+            Some((bits.to_string(), colour))
+        }
+    }
+}
+
+/// The note and colour of one printed line: an instruction's results, or a
+/// block header's noisy parameters.
+fn annotate(function: &Function, map: &NoiseMap, params: NoiseParams, line: &str) -> Line {
+    let text = line.trim();
+    if let Some((results, rest)) = text.split_once(" = ") {
+        let first = results.split(',').next().unwrap_or("").trim();
+        let Some(value) = value_named(function, first) else {
+            return Line::default();
+        };
+        let Some((note, colour)) = show(map.noise[value], params) else {
+            return Line::default();
+        };
+        if rest.starts_with("reduce_noise ") {
+            return Line {
+                note: Some(format!("{note} bits, reduced")),
+                colour: Some(REDUCED.into()),
+                bold: true,
+            };
+        }
+        return Line {
+            note: Some(format!("{note} bits")),
+            colour: colour.map(Into::into),
+            bold: false,
+        };
+    }
+    // A block header `b1(v4: u32, v5: noisy):` lists its parameters' noise.
+    let params_text = text
+        .split_once('(')
+        .and_then(|(_, rest)| rest.rsplit_once(')'))
+        .map(|(inside, _)| inside)
+        .unwrap_or("");
+    let notes: Vec<String> = params_text
+        .split(',')
+        .filter_map(|p| {
+            let name = p.split(':').next()?.trim();
+            let value = value_named(function, name)?;
+            let (note, _) = show(map.noise[value], params)?;
+            Some(format!("{name}: {note}"))
+        })
+        .collect();
+    Line {
+        note: (!notes.is_empty()).then(|| notes.join(", ")),
+        ..Line::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node names and edges of a DOT graph as drawn here, checking the
+    /// syntax it uses: one statement per line, balanced braces, HTML-like
+    /// labels with balanced tags and escaped text.
+    fn parse_dot(dot: &str) -> (Vec<String>, Vec<(String, String)>) {
+        let mut lines = dot.lines();
+        assert!(lines.next().unwrap().starts_with("digraph noise {"));
+        let mut depth = 1;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for line in lines {
+            let line = line.trim();
+            if line.ends_with('{') {
+                depth += 1;
+            } else if line == "}" {
+                depth -= 1;
+            } else if let Some((from, to)) = line.split_once(" -> ") {
+                let to = to.split([' ', ';']).next().unwrap();
+                edges.push((from.to_string(), to.to_string()));
+            } else if let Some((name, rest)) = line.split_once(" [") {
+                assert!(rest.ends_with("];"), "{line}");
+                if ["node", "edge", "graph"].contains(&name) {
+                    continue;
+                }
+                if let Some(label) = rest.strip_prefix("shape=plain, label=<") {
+                    let label = label.strip_suffix(">];").expect("HTML label closes");
+                    let mut stack = Vec::new();
+                    let mut rest = label;
+                    while let Some(open) = rest.find('<') {
+                        assert!(!rest[..open].contains('>'), "unescaped > in {label}");
+                        let close = rest[open..].find('>').expect("tag closes") + open;
+                        let tag = &rest[open + 1..close];
+                        let tag_name = tag.split(' ').next().unwrap();
+                        match tag_name.strip_prefix('/') {
+                            Some(name) => assert_eq!(stack.pop(), Some(name.to_string())),
+                            None => stack.push(tag_name.to_string()),
+                        }
+                        rest = &rest[close + 1..];
+                    }
+                    assert!(stack.is_empty(), "unclosed tags {stack:?}");
+                }
+                nodes.push(name.to_string());
+            }
+        }
+        assert_eq!(depth, 0, "braces balance");
+        (nodes, edges)
+    }
+
+    #[test]
+    fn dot_shows_noise_and_reductions() {
+        let text = include_str!("../../examples/noise/loop.ssa");
+        let mut module = kildall_ir::parse_module(text).unwrap();
+        let params = NoiseParams::default();
+        let main = module.main().unwrap();
+        let placement =
+            kildall_noise::optimize(&mut module.functions[main], &Options::default()).unwrap();
+        assert!(placement.count > 0);
+        let dot = noise_dot(&module, params, params.encode);
+        let (nodes, edges) = parse_dot(&dot);
+        let function = &module.functions[main];
+        let blocks: Vec<String> = function
+            .layout
+            .blocks()
+            .map(|b| format!("{main}_{b}"))
+            .collect();
+        assert_eq!(nodes, blocks);
+        for (from, to) in &edges {
+            assert!(nodes.contains(from) && nodes.contains(to), "{from} -> {to}");
+        }
+        let successors: usize = function
+            .layout
+            .blocks()
+            .map(|b| function.dfg.successors(b).count())
+            .sum();
+        assert_eq!(edges.len(), successors);
+        // Every inserted reduction is a highlighted row, and the loop's back
+        // edge is marked.
+        assert_eq!(dot.matches(", reduced").count(), placement.count);
+        assert_eq!(dot.matches(REDUCED).count(), 2 * placement.count);
+        assert!(dot.contains("label=\"back\""));
+        // Every noisy value carries its noise, and none is over the maximum.
+        assert!(dot.contains("v5: 12"), "{dot}");
+        assert!(!dot.contains(OVER));
+    }
+
+    #[test]
+    fn dot_of_an_illegal_input_marks_the_values_over_the_maximum() {
+        let text = include_str!("../../examples/noise/mul_chain.ssa");
+        let module = kildall_ir::parse_module(text).unwrap();
+        let params = NoiseParams::default();
+        let dot = noise_dot(&module, params, params.encode);
+        let (nodes, _) = parse_dot(&dot);
+        assert_eq!(nodes.len(), 1);
+        assert!(dot.contains("24 bits"));
+        assert!(dot.contains(OVER));
+        assert!(!dot.contains(REDUCED));
+    }
 }
