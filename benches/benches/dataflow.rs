@@ -1,5 +1,5 @@
 //! Dominators, post-dominators and liveness on generated structured
-//! functions of about 10,000, 100,000 and 1,000,000 instructions. Throughput is
+//! functions of 10,000, 100,000 and 1,000,000 instructions. Throughput is
 //! per instruction, so criterion reports the time per instruction; the
 //! liveness solver's block visits per block are printed next to the
 //! deepest loop nesting.
@@ -11,28 +11,130 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use kildall_dataflow::liveness;
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_ir::generate::Rng;
 use kildall_ir::loops::LoopAnalysis;
-use kildall_ir::Function;
+use kildall_ir::{BinaryOp, Block, FuncCursor, Function, Type, Value};
 
-/// Instructions per block of `main` in the configuration below, measured,
-/// to size the programs by instructions.
-const INSTS_PER_BLOCK: usize = 7;
+/// Builds a structured function: straight-line runs, diamonds joining a
+/// value through a block parameter, and counted loops, nested up to depth
+/// 3, in SSA form (operands come from dominating definitions). Not
+/// `generate_cfg`: a quarter of its operands come from anywhere in scope,
+/// so values stay live across much of the function and live sets grow with
+/// it; this one keeps live ranges local to their region, the shape on which
+/// the cost per instruction should stay flat.
+struct Gen<'f> {
+    cur: FuncCursor<'f>,
+    rng: Rng,
+    budget: usize,
+    one: Value,
+    ten: Value,
+}
 
-/// `main` of a generated structured program of about `insts` instructions:
-/// straight-line arithmetic and memory, diamonds joining values in block
-/// parameters, counted and while loops nested up to depth 3; one function,
-/// so that all of it is in the function analysed.
+impl Gen<'_> {
+    fn run(&mut self, block: Block, scope: &mut Vec<Value>) {
+        for _ in 0..3 + self.rng.index(6) {
+            if self.budget == 0 {
+                break;
+            }
+            let x = scope[scope.len() - 1 - self.rng.index(scope.len().min(6))];
+            let y = scope[scope.len() - 1 - self.rng.index(scope.len().min(6))];
+            self.cur.goto_bottom(block);
+            let op = [
+                BinaryOp::UncheckedAdd,
+                BinaryOp::UncheckedMul,
+                BinaryOp::Xor,
+            ][self.rng.index(3)];
+            let v = self.cur.binary(op, x, y);
+            scope.push(v);
+            self.budget -= 1;
+        }
+    }
+
+    /// Emits a region starting in `block`; returns the block it ends in.
+    fn region(&mut self, mut block: Block, scope: &mut Vec<Value>, depth: u32) -> Block {
+        let base = scope.len();
+        for _ in 0..2 + self.rng.index(4) {
+            if self.budget == 0 {
+                break;
+            }
+            self.run(block, scope);
+            block = match self.rng.index(4) {
+                0 if depth < 3 => self.diamond(block, scope, depth),
+                1 if depth < 3 => self.counted_loop(block, scope, depth),
+                _ => block,
+            };
+        }
+        // Values defined inside stay in their region, keeping live ranges local.
+        let last = *scope.last().expect("non-empty scope");
+        scope.truncate(base.max(1));
+        scope.push(last);
+        block
+    }
+
+    fn diamond(&mut self, block: Block, scope: &mut Vec<Value>, depth: u32) -> Block {
+        let then_block = self.cur.append_block();
+        let else_block = self.cur.append_block();
+        let join = self.cur.append_block();
+        let param = self.cur.func.dfg.append_block_param(join, Type::U32);
+        self.cur.goto_bottom(block);
+        let c = self
+            .cur
+            .binary(BinaryOp::Lt, *scope.last().unwrap(), self.ten);
+        self.cur.jmpif(c, then_block, else_block);
+        for arm in [then_block, else_block] {
+            let end = self.region(arm, scope, depth + 1);
+            let v = scope.pop().expect("region result");
+            self.cur.goto_bottom(end);
+            self.cur.jmp(join, vec![v]);
+        }
+        scope.push(param);
+        join
+    }
+
+    fn counted_loop(&mut self, block: Block, scope: &mut Vec<Value>, depth: u32) -> Block {
+        let header = self.cur.append_block();
+        let body = self.cur.append_block();
+        let exit = self.cur.append_block();
+        let i = self.cur.func.dfg.append_block_param(header, Type::U32);
+        let zero = self.cur.constant(0, Type::U32);
+        self.cur.goto_bottom(block);
+        self.cur.jmp(header, vec![zero]);
+        self.cur.goto_bottom(header);
+        let c = self.cur.binary(BinaryOp::Lt, i, self.ten);
+        self.cur.jmpif(c, body, exit);
+        scope.push(i);
+        let end = self.region(body, scope, depth + 1);
+        scope.pop();
+        self.cur.goto_bottom(end);
+        let next = self.cur.binary(BinaryOp::UncheckedAdd, i, self.one);
+        self.cur.jmp(header, vec![next]);
+        exit
+    }
+}
+
+/// A function of about `insts` instructions.
 fn generate(insts: usize, seed: u64) -> Function {
-    let config = CfgConfig {
-        functions: 1,
-        calls: 0,
-        max_depth: 3,
-        ..CfgConfig::sized(insts / INSTS_PER_BLOCK)
+    let mut func = Function::new("bench");
+    let mut cur = FuncCursor::new(&mut func);
+    let entry = cur.append_block();
+    let a = cur.func.dfg.append_block_param(entry, Type::U32);
+    let one = cur.constant(1, Type::U32);
+    let ten = cur.constant(10, Type::U32);
+    let mut gen = Gen {
+        cur,
+        rng: Rng::new(seed),
+        budget: insts,
+        one,
+        ten,
     };
-    let mut module = generate_cfg(seed, &config);
-    let main = module.main().expect("a main function");
-    std::mem::replace(&mut module.functions[main], Function::new("main"))
+    let mut scope = vec![a];
+    let mut block = entry;
+    while gen.budget > 0 {
+        block = gen.region(block, &mut scope, 0);
+    }
+    gen.cur.goto_bottom(block);
+    gen.cur.ret(vec![*scope.last().unwrap()]);
+    func
 }
 
 fn analyses(c: &mut Criterion) {
