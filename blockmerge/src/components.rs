@@ -286,8 +286,8 @@ pub(crate) struct Agg {
     pub edges: u32,
 }
 
-/// The state of the analysis at the start of a block (see the module
-/// documentation).
+/// What the analysis knows at the start of a block (see the module
+/// documentation); the state there names it by its [`Id`].
 pub(crate) struct Summary {
     /// The block.
     pub block: Block,
