@@ -487,7 +487,11 @@ impl Lowerer<'_> {
                         ap_incr: false,
                     });
                     if !arms.iter().any(|a| has_call(&a.body)) {
-                        frame = self.inline_branch(frame, *out, z, nz, nz_label, &live[i + 1]);
+                        match self.inline_branch(frame, *out, z, nz, nz_label, &live[i + 1]) {
+                            Some(joined) => frame = joined,
+                            // Both arms return: nothing follows the branch.
+                            None => return None,
+                        }
                     } else {
                         let falls = arms.iter().any(|a| a.falls);
                         let join = self.label();
@@ -548,6 +552,11 @@ impl Lowerer<'_> {
     }
 
     /// Both arms inline; the zero arm falls through after the `jmp`.
+    ///
+    /// Only arms that reach their end join: an arm that returns on every
+    /// path has no `ap` at the join, and its last `ap` must not decide the
+    /// join's (the arms end at different offsets before padding). Returns
+    /// the frame after the join, or `None` when no arm reaches it.
     fn inline_branch(
         &mut self,
         frame: Frame,
@@ -556,7 +565,7 @@ impl Lowerer<'_> {
         nz: &Arm,
         nz_label: String,
         live_after: &VarSet,
-    ) -> Frame {
+    ) -> Option<Frame> {
         let n = self.func.n_vars;
         let mut bodies = Vec::new();
         for arm in [z, nz] {
@@ -564,14 +573,15 @@ impl Lowerer<'_> {
             let lo = arm_live_out(arm, out, live_after, n);
             let end = self.seq(frame.clone(), &arm.body, &Kont::Inline, &lo);
             let code = std::mem::replace(&mut self.out, saved);
-            bodies.push((code, end, arm.result));
+            bodies.push((code, end.filter(|_| arm.falls), arm.result));
         }
+        // Every falling arm is padded to `join_ap`, then writes the output
+        // (if any) into that one cell.
         let join_ap = bodies
             .iter()
             .filter_map(|(_, e, _)| e.as_ref().map(|f| f.ap))
             .max();
         let end_label = self.label();
-        let mut result = frame.clone();
         let mut need_end = false;
         for (k, (code, end, value)) in bodies.into_iter().enumerate() {
             if k == 1 {
@@ -595,15 +605,18 @@ impl Lowerer<'_> {
                     ap_incr: false,
                 });
             }
-            result.ap = f.ap;
         }
         if need_end {
             self.emit(Instr::Label(end_label));
         }
-        if let (Some(o), Some(t)) = (out, join_ap) {
-            result.loc.insert(o, t as i16);
+        let join_ap = join_ap?;
+        let mut result = frame;
+        result.ap = join_ap;
+        if let Some(o) = out {
+            result.loc.insert(o, join_ap as i16);
+            result.ap += 1;
         }
-        result
+        Some(result)
     }
 }
 

@@ -74,3 +74,53 @@ fn join_is_entered_by_calls_with_equal_argument_counts() {
     counts.sort();
     assert_eq!(counts, [3, 4], "{listing}");
 }
+
+/// A branch without calls whose one arm returns on every path (through a
+/// nested branch) and whose other arm falls through with the output: the
+/// join's `ap` is the falling arm's, so the cells after the join do not
+/// overlap the output's. (Reduced from the casm fuzz target's differential
+/// failure, where the returning arm's stale `ap` made a later variable
+/// alias the branch output.)
+#[test]
+fn join_after_an_arm_that_always_returns() {
+    const SRC: &str = "
+function f(integer) : integer {
+  if le arg[0] 1, out: r {
+    true: { r = 5; };
+    false: {
+      a = add arg[0] 1;
+      b = add a 1;
+      br b { true: { ret a; }; false: { ret b; }; };
+    };
+  };
+  s = add arg[0] 7;
+  t = add s r;
+  ret t;
+}
+function g(integer) : integer {
+  br arg[0], out: r {
+    true: {
+      a = add arg[0] 1;
+      b = add a 1;
+      if eq b 3 { true: { ret a; }; false: { ret b; }; };
+    };
+    false: { r = 5; };
+  };
+  s = add arg[0] 7;
+  t = mul s r;
+  ret t;
+}
+";
+    let module = jvr::parse(SRC).unwrap();
+    for name in ["f", "g"] {
+        for a in [-3, 0, 1, 2, 9] {
+            let args = [Felt::from_i128(a)];
+            let (expected, _) = jvr_interp::run(&module, name, &args, Limits::default()).unwrap();
+            assert_eq!(
+                run_interp(SRC, name, &args).unwrap().value,
+                expected,
+                "{name}({a})"
+            );
+        }
+    }
+}

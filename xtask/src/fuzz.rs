@@ -296,28 +296,33 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
         ),
         _ => match targets::casm_case(data) {
             Some(targets::CasmCase::Jvr(text)) => (
-                "casm/tests/data",
+                "ir/tests/fuzz_regressions/casm",
                 "jvr",
                 text,
-                "kildall_casm::fuzzing::parse_jvr on the file",
+                "cargo test -p xtask casm_regressions",
             ),
             Some(targets::CasmCase::Casm(text)) => (
-                "casm/tests/data",
+                "ir/tests/fuzz_regressions/casm",
                 "casm",
                 text,
-                "kildall_casm::fuzzing::parse_casm on the file",
+                "cargo test -p xtask casm_regressions",
             ),
             Some(targets::CasmCase::Differential(seed)) => {
                 let module =
                     kildall_casm::gen::generate(seed, &kildall_casm::gen::Config::default());
-                (
-                    "casm/tests/data",
-                    "jvr",
-                    format!("-- generated with seed {seed}\n{module}").into_bytes(),
-                    "kildall_casm::fuzzing::differential on the seed",
-                )
+                // A `differential_` file must run and agree, not merely parse.
+                return Regression {
+                    path: format!("ir/tests/fuzz_regressions/casm/differential_{seed}.jvr"),
+                    contents: format!("-- generated with seed {seed}\n{module}").into_bytes(),
+                    replay: "cargo test -p xtask casm_regressions",
+                };
             }
-            None => ("casm/tests/data", "bin", data.to_vec(), "casm target"),
+            None => (
+                "ir/tests/fuzz_regressions/casm",
+                "bin",
+                data.to_vec(),
+                "cargo xtask fuzz casm",
+            ),
         },
     };
     let name = format!("fuzz_{:016x}.{ext}", fnv(&contents));
@@ -458,7 +463,8 @@ mod tests {
         }
     }
 
-    /// The `.jvr` reference interpreter and the compiled CASM agree on `text`.
+    /// The `.jvr` reference interpreter and the compiled CASM (our strict
+    /// interpreter and the Cairo VM) agree on `main` of `text`.
     fn casm_differential(text: &str) -> Result<(), String> {
         use kildall_casm::{asm::Mode, interp, jvr, jvr_interp};
         let module = jvr::parse(text).map_err(|e| e.to_string())?;
@@ -467,35 +473,52 @@ mod tests {
         let prog = kildall_casm::build_module(&module, "main", &[], Mode::Execution)
             .map_err(|e| e.to_string())?;
         let got = interp::run(&prog, kildall_casm::MAX_STEPS).map_err(|e| e.to_string())?;
-        if got.value == want {
-            Ok(())
-        } else {
-            Err(format!("reference {want}, CASM {}", got.value))
+        if got.value != want {
+            return Err(format!("reference {want}, CASM {}", got.value));
         }
+        let vm = kildall_casm::vm::run(&prog).map_err(|e| e.to_string())?;
+        if vm != got {
+            return Err(format!("CASM interpreter {got:?}, Cairo VM {vm:?}"));
+        }
+        Ok(())
     }
 
-    // FIXME: open bug in kildall-casm's lowering (the reduced program of
-    // differential seed 6935688684900007525 returns -7 in the reference
-    // interpreter and 0 in CASM); un-ignore once it is fixed.
+    /// Replays the casm target's regression files: `differential_*.jvr`
+    /// must run and agree across the reference interpreter, the CASM
+    /// interpreter and the Cairo VM; any other `.jvr` or `.casm` file goes
+    /// through the parser harness it failed in.
     #[test]
-    #[ignore = "open kildall-casm bug: see ir/tests/fuzz_regressions/casm"]
     fn casm_regressions() {
         let dir =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ir/tests/fuzz_regressions/casm");
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
-        files.retain(|p| p.extension().is_some_and(|e| e == "jvr"));
         files.sort();
-        let failures: Vec<String> = files
+        let differential = files
             .iter()
-            .filter_map(|path| {
-                let text = std::fs::read_to_string(path).unwrap();
-                casm_differential(&text)
-                    .err()
-                    .map(|e| format!("{}: {e}", path.display()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("differential_") && n.ends_with(".jvr"))
             })
-            .collect();
+            .count();
+        assert!(differential >= 1, "the casm regression files are missing");
+        let mut failures = Vec::new();
+        for path in &files {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let bytes = std::fs::read(path).unwrap();
+            if name.starts_with("differential_") && name.ends_with(".jvr") {
+                let text = String::from_utf8(bytes).unwrap();
+                if let Err(e) = casm_differential(&text) {
+                    failures.push(format!("{}: {e}", path.display()));
+                }
+            } else if name.ends_with(".jvr") {
+                kildall_casm::fuzzing::parse_jvr(&bytes);
+            } else if name.ends_with(".casm") {
+                kildall_casm::fuzzing::parse_casm(&bytes);
+            }
+        }
         assert!(failures.is_empty(), "{failures:#?}");
     }
 
