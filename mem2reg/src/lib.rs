@@ -244,14 +244,23 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         // Promotion finds more only once a store of a reference was
         // removed (that reference may have stopped escaping); a replaced
         // load hands its uses to a value that already escaped.
+        // Promotion that removed a store of a reference may have freed that
+        // reference's allocation: promote again before forwarding rather
+        // than in another round (a few times at most; the rest is left to
+        // the next round).
         if options.promote && promote_due {
             let before = changes(&stats);
-            promote_next |= promote::promote(func, &mut stats, &mut replaced);
+            for _ in 0..options.max_rounds.max(1) {
+                promote_next = promote::promote(func, &mut stats, &mut replaced);
+                resolve(func, &mut replaced);
+                if !promote_next {
+                    break;
+                }
+            }
             if changes(&stats) != before {
                 forward_due = true;
                 dead_due = true;
             }
-            resolve(func, &mut replaced);
         }
         // Forwarding finds more only if names changed under it: a load of a
         // reference was replaced (a replaced load's result that was stored
