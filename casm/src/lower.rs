@@ -304,9 +304,11 @@ impl Lowerer<'_> {
         let sa = self.arith(frame, ArithOp::Add, a, &shift);
         let sb = self.arith(frame, ArithOp::Add, b, &shift);
         self.emit(Instr::Hint(Hint::IsGt { a: sa, b: sb }));
-        // FIXME: the hint's answer is not constrained (cairo-lang follows it
-        // with range checks); the code runs correctly but is not sound for
-        // proving against a malicious prover.
+        // FIXME: the hint's answer is not constrained. cairo-lang's
+        // `is_le_felt` follows it with `assert_le_felt`, range checks on the
+        // `range_check` builtin, which this compiler does not thread through
+        // functions yet; the code computes the right answer with an honest
+        // prover but a malicious one could flip any comparison.
         self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(0))))
     }
 
@@ -433,10 +435,13 @@ impl Lowerer<'_> {
                     frame.loc.insert(*dst, c.off);
                 }
                 Inst::TailCall { func, args } => {
-                    // FIXME: `tcall` is `call; ret`, so the stack still grows
-                    // with each tail call; reusing the frame would need the
-                    // arguments written below `fp`, which write-once memory
-                    // forbids.
+                    // `tcall` is `call; ret`, as Cairo's own compiler lowers
+                    // `return f(...)`: no instruction but `call` sets `fp`,
+                    // and the callee's arguments below its `fp` cannot reuse
+                    // the caller's cells in write-once memory. A tail-recursive
+                    // loop thus costs its arguments plus two frame cells per
+                    // iteration (any Cairo loop writes fresh cells), and one
+                    // `ret` per iteration on the way out.
                     self.push_args_and_call(&mut frame, *func, args);
                     self.emit(Instr::Ret);
                     return None;

@@ -43,3 +43,13 @@ fn compiler_differential_on_generated_programs() {
         fuzzing::differential(seed);
     }
 }
+
+#[test]
+fn differential_regressions() {
+    // Seeds on which the casm fuzz target once found the compiled CASM
+    // disagreeing with the reference interpreter: an inline branch whose
+    // arm returned on every path set the join's `ap`.
+    for seed in [6_935_688_684_900_007_525, 10_034_233_975_426_688_848] {
+        fuzzing::differential(seed);
+    }
+}
