@@ -56,24 +56,26 @@
 //! 100,000 blocks and 3.4 at 300,000, growing with the function: each sweep
 //! carried a change at a loop header down the rest of the function).
 //!
-//! FIXME(perf): a million blocks take about 8.5 s of CPU (8.5 µs per block,
-//! against 5.0 µs at 10,000 blocks: 1.7 times, where the targets are 5 s
-//! and 1.5 times; the memory target is met with room). The visits no
-//! longer grow; what does is the cost of each walk over the function (the
-//! instruction lists and the value table stop fitting in the caches), and
-//! there are still about five such walks per round (CFG, promotion's access
-//! walk and renaming, alias classes with the events, dead stores) plus
-//! the solves. `main` takes two rounds: forwarding replaced a load of a
-//! reference, and dead-store removal removed a store of a reference (which
-//! splits alias classes and may make an allocation promotable); the second
-//! round finds a few dozen more loads of 170,000 on 300,000 blocks, but
-//! the differential test requires the fixed point. Handling both inside
-//! `forward` (re-solving on the same graph, as is done for stored values)
-//! would save most of the second round's promotion and scans. The load's
-//! transfer is still not monotone, which the solver tolerates (see
-//! `Solution::solve`); a monotone formulation (the load yields
-//! `Known(result)` and joins compare values through the replacements) would
-//! make the answer independent of the order.
+//! FIXME(perf): a million blocks take about 7.9 s of CPU (7.9 µs per block,
+//! against 5.2 µs at 10,000 blocks: 1.5 times; the targets are 5 s and 1.5
+//! times; the memory target is met with room). The visits no longer grow;
+//! what does is the cost of each walk over the function (the instruction
+//! lists and the value table stop fitting in the caches), and there are
+//! still about five such walks per round (CFG, promotion's access walk and
+//! renaming, alias classes with the events, dead stores) plus the solves.
+//! Most large functions take two rounds: dead-store removal removed a store
+//! of a reference, which splits alias classes (forwarding may find more,
+//! and the differential test requires the fixed point) and may make an
+//! allocation promotable. Handling that inside the round (removing those
+//! stores before the last solve) would save most of a round. Replaced
+//! loads of references were tried inside `forward` too (re-solving on the
+//! same graph with operands read through the replacements): it saved
+//! rounds on small functions but added solves on `main` and was slower at
+//! 600,000 blocks, so another round handles them. The load's transfer is
+//! still not monotone, which the solver tolerates (see `Solution::solve`);
+//! a monotone formulation (the load yields `Known(result)` and joins
+//! compare values through the replacements) would make the answer
+//! independent of the order.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};

@@ -209,9 +209,9 @@ fn resolve_replaced(func: &mut Function, replaced: &[Value]) {
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// FIXME(perf): 1,000,000 blocks take about 8.5 s of CPU (target: 5 s), and
-// time per block grows 1.7 times from 10,000 blocks (target: 1.5); see the
-// `forward` module docs for what is left.
+// FIXME(perf): 1,000,000 blocks take about 7.9 s of CPU (target: 5 s), and
+// time per block grows 1.5 times from 10,000 blocks (the target's limit);
+// see the `forward` module docs for what is left.
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {
