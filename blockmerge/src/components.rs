@@ -88,7 +88,7 @@ use std::fmt;
 use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
-use kildall_ir::loops::LoopAnalysis;
+use kildall_ir::loops::{Loop, LoopAnalysis};
 use kildall_ir::{Block, Callee, Function, Inst, InstructionData, Terminator, Value};
 use kildall_ir::{EntityRef, SecondaryMap};
 
@@ -364,6 +364,51 @@ impl State {
     }
 }
 
+/// The edges leaving a loop: how many, and the first one found.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub(crate) struct LoopExits {
+    /// The number of edges leaving the loop.
+    pub count: u32,
+    /// The first of them, in layout order.
+    pub first: Option<(Block, Block)>,
+}
+
+/// The edges leaving each loop of `func`, with one walk over its edges: an
+/// edge `b -> s` leaves the loops containing `b` below the innermost loop
+/// containing both, found by walking up the loop tree from both ends. So
+/// the cost is the number of loops each edge leaves or enters, where
+/// asking each loop for its exit edges costs its size times its depth.
+pub(crate) fn loop_exits(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+) -> SecondaryMap<Loop, LoopExits> {
+    let mut exits: SecondaryMap<Loop, LoopExits> = SecondaryMap::new();
+    let depth = |l: Option<Loop>| l.map_or(0, |l| loops.depth(l));
+    let parent = |l: Option<Loop>| l.and_then(|l| loops.parent(l));
+    for block in func.layout.blocks() {
+        let inner = loops.innermost_loop(block);
+        if inner.is_none() {
+            continue;
+        }
+        for &succ in cfg.successors(block) {
+            let (mut from, mut to) = (inner, loops.innermost_loop(succ));
+            while from != to {
+                if depth(from) >= depth(to) {
+                    let lp = from.expect("deeper than another loop");
+                    let e = &mut exits[lp];
+                    e.count += 1;
+                    e.first.get_or_insert((block, succ));
+                    from = parent(from);
+                } else {
+                    to = parent(to);
+                }
+            }
+        }
+    }
+    exits
+}
+
 /// The graph the analysis runs over: the blocks and edges of a function's
 /// [`ControlFlowGraph`], without instructions. The analysis reads each
 /// block's instructions whole, through its `BlockFacts`, so the solver
@@ -410,6 +455,8 @@ pub(crate) struct ComponentAnalysis<'a> {
     loops: &'a LoopAnalysis,
     model: &'a dyn CostModel,
     facts: &'a BlockFacts,
+    /// The edges leaving each loop.
+    exits: SecondaryMap<Loop, LoopExits>,
     /// Every summary handed out, indexed by [`Id`].
     table: Vec<Summary>,
     /// The last summary handed out for each block.
@@ -705,7 +752,11 @@ impl<'a> ComponentAnalysis<'a> {
             .ok_or(Rejection::UncountedLoop)?;
         let header = dest;
         if counted.preheader != block
-            || self.loops.exit_edges(lp, self.cfg) != [(header, counted.exit)]
+            || self.exits[lp]
+                != (LoopExits {
+                    count: 1,
+                    first: Some((header, counted.exit)),
+                })
             || self.cfg.predecessors(counted.exit) != [header]
         {
             return Err(Rejection::Unstructured);
@@ -824,6 +875,7 @@ impl Components {
             loops,
             model,
             facts,
+            exits: loop_exits(func, cfg, loops),
             table: Vec::with_capacity(cfg.num_reachable()),
             latest: vec![None; func.dfg.num_blocks()],
         };

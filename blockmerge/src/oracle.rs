@@ -339,6 +339,16 @@ mod tests {
         if stats.block_visits != stats.blocks as u64 {
             return Err(format!("{stats:?}: more than one visit per block"));
         }
+        let exits = crate::components::loop_exits(func, &cfg, &loops);
+        for lp in loops.loops() {
+            let edges = loops.exit_edges(lp, &cfg);
+            let mine = exits[lp];
+            if mine.count as usize != edges.len()
+                || (edges.len() == 1 && mine.first != Some(edges[0]))
+            {
+                return Err(format!("{lp}: exits {mine:?}, loop analysis {edges:?}"));
+            }
+        }
         let mut valid = 0;
         for block in cfg.reverse_postorder() {
             let summary = components

@@ -101,3 +101,90 @@ fn ten_thousand_nested_branches() {
         }
     }
 }
+
+/// `main(v0)`: `depth` counted loops nested in one another, each running
+/// once; the innermost adds one to an accumulator that every level passes
+/// on, so the result is `v0 + 1`.
+fn nested_loops(depth: u32) -> String {
+    // Per level k: preheader P_k, header H_k(i, acc), exit X_k; the
+    // innermost body B. P_0 = b0; P_{k+1} = the body of level k.
+    let header = |k: u32| 3 * k + 1;
+    let pre = |k: u32| if k == 0 { 0 } else { 3 * k - 1 };
+    let exit = |k: u32| 3 * k + 3;
+    let (i, acc, c) = (
+        |k: u32| 10 * k + 1,
+        |k: u32| 10 * k + 2,
+        |k: u32| 10 * k + 3,
+    );
+    let mut text = String::from("fn main f0 {\n  b0(v0: u32):\n    jmp b1(u32 0, v0)\n");
+    for k in 0..depth {
+        if k > 0 {
+            text += &format!(
+                "  b{}():\n    jmp b{}(u32 0, v{})\n",
+                pre(k),
+                header(k),
+                acc(k - 1)
+            );
+        }
+        let body = if k + 1 < depth {
+            pre(k + 1)
+        } else {
+            3 * depth + 1
+        };
+        text += &format!(
+            "  b{}(v{}: u32, v{}: u32):\n    v{} = lt v{}, u32 1\n    jmpif v{} then: b{body}, else: b{}\n",
+            header(k),
+            i(k),
+            acc(k),
+            c(k),
+            i(k),
+            c(k),
+            exit(k)
+        );
+    }
+    // The innermost body, then the exits from the inside out: each is the
+    // latch of the loop around it.
+    let last = depth - 1;
+    text += &format!(
+        "  b{}():\n    v{} = unchecked_add v{}, u32 1\n    v{} = add v{}, u32 1\n    jmp b{}(v{}, v{})\n",
+        3 * depth + 1,
+        10 * depth + 4,
+        acc(last),
+        10 * depth + 5,
+        i(last),
+        header(last),
+        10 * depth + 5,
+        10 * depth + 4
+    );
+    for k in (0..depth).rev() {
+        if k == 0 {
+            text += &format!("  b{}():\n    return v{}\n", exit(0), acc(0));
+        } else {
+            text += &format!(
+                "  b{}():\n    v{} = add v{}, u32 1\n    jmp b{}(v{}, v{})\n",
+                exit(k),
+                10 * k + 4,
+                i(k - 1),
+                header(k - 1),
+                10 * k + 4,
+                acc(k)
+            );
+        }
+    }
+    text + "}\n"
+}
+
+#[test]
+fn two_thousand_nested_counted_loops() {
+    const LOOPS: u32 = 2_000;
+    let before = parse_module(&nested_loops(LOOPS)).unwrap();
+    verify_module(&before).unwrap();
+    let (after, blocks) = merge_on_small_stack(&before, u64::MAX);
+    assert_eq!(blocks, 1);
+    verify_module(&after).unwrap();
+    for v0 in [0u128, 5] {
+        let expected = Outcome::Return(vec![RuntimeValue::unsigned(32, v0 + 1)]);
+        assert_eq!(result(&before, v0), expected, "input, v0 = {v0}");
+        assert_eq!(result(&after, v0), expected, "merged, v0 = {v0}");
+    }
+}
