@@ -48,3 +48,8 @@ pub use ir::{liveness, Liveness};
 pub use lattice::{
     BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, PowerSet,
 };
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -43,3 +43,8 @@ pub use write::DisplayFunction;
 
 /// Re-exported so that users of the entity maps need no direct dependency.
 pub use cranelift_entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
