@@ -129,8 +129,10 @@ impl KnownValues {
     }
 }
 
-impl JoinSemiLattice for KnownValues {
-    fn join(&mut self, other: &Self) -> bool {
+impl KnownValues {
+    /// The join, calling `note` on both values of every entry dropped
+    /// because the predecessors disagree on it (see [`Solution::solve`]).
+    fn join_noting(&mut self, other: &Self, note: &impl Fn(Value, Value)) -> bool {
         if !other.reached {
             return false;
         }
@@ -139,7 +141,14 @@ impl JoinSemiLattice for KnownValues {
             self.predicate_one = true;
             return true;
         }
-        let combine_values = |a: &Value, b: &Value| (a == b).then_some((*a, false));
+        let combine_values = |a: &Value, b: &Value| {
+            if a == b {
+                Some((*a, false))
+            } else {
+                note(*a, *b);
+                None
+            }
+        };
         let combine_classes = |a: &ClassValues, b: &ClassValues| {
             let (values, changed) = a.intersect(b, &combine_values);
             (!values.is_empty()).then_some((values, changed))
@@ -147,6 +156,12 @@ impl JoinSemiLattice for KnownValues {
         let (classes, changed) = self.classes.intersect(&other.classes, &combine_classes);
         self.classes = classes;
         changed
+    }
+}
+
+impl JoinSemiLattice for KnownValues {
+    fn join(&mut self, other: &Self) -> bool {
+        self.join_noting(other, &|_, _| {})
     }
 }
 
@@ -241,6 +256,8 @@ pub(crate) struct ReferenceValues<'a> {
     renamed: Vec<(Value, Value)>,
     /// Whether stored values may name replaced loads (see [`Self::stored`]).
     resolve_stores: bool,
+    /// Blocks ending in a `jmp` with arguments.
+    jumps: Vec<Block>,
 }
 
 impl<'a> ReferenceValues<'a> {
@@ -255,7 +272,7 @@ impl<'a> ReferenceValues<'a> {
             jumps,
             ..
         } = e;
-        for block in jumps {
+        for &block in &jumps {
             if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
                 for &a in arguments {
                     if classes.is_reference(a) {
@@ -292,6 +309,7 @@ impl<'a> ReferenceValues<'a> {
             ranges,
             renamed: Vec::new(),
             resolve_stores: false,
+            jumps,
         }
     }
 
@@ -325,10 +343,78 @@ impl<'a> ReferenceValues<'a> {
         self.resolve_stores = true;
     }
 
-    /// The instructions of `block` with an effect on the analysis, in order.
-    pub(crate) fn events(&self, block: Block) -> &[Inst] {
-        let (lo, hi) = self.ranges[block.index()];
-        &self.events[lo as usize..hi as usize]
+    /// Renames the replaced load results `references` (naming references)
+    /// to their replacements where the analysis reads them as references:
+    /// the addresses of loads and stores and the jump arguments, and moves
+    /// their read counts to the replacements, so the next solve can run on
+    /// the same events and alias classes (a replaced result and its
+    /// replacement are in the same class, see [`forward`]). Returns `false`,
+    /// changing nothing, when a replacement was never read and its
+    /// definition was dropped from the events: it would now need it.
+    fn rename_references(
+        &mut self,
+        func: &mut Function,
+        references: &EntitySet<Value>,
+        list: &[Value],
+    ) -> bool {
+        let dfg = &func.dfg;
+        for &r in list {
+            let v = dfg.resolve(r);
+            if self.reads[r] > 0 && self.reads[v] == 0 {
+                if let ValueDef::Result(inst, _) = dfg.value_def(v) {
+                    if matches!(
+                        dfg[inst],
+                        InstructionData::Allocate
+                            | InstructionData::ArrayGet { .. }
+                            | InstructionData::IfElse { .. }
+                    ) {
+                        return false;
+                    }
+                }
+            }
+        }
+        for &r in list {
+            let v = func.dfg.resolve(r);
+            self.reads[v] = self.reads[v].saturating_add(self.reads[r]);
+            self.reads[r] = 0;
+        }
+        for &inst in &self.events {
+            let data = &mut func.dfg[inst];
+            if let InstructionData::Load { address } | InstructionData::Store { address, .. } = data
+            {
+                if references.contains(*address) {
+                    let a = *address;
+                    let v = func.dfg.resolve(a);
+                    match &mut func.dfg[inst] {
+                        InstructionData::Load { address }
+                        | InstructionData::Store { address, .. } => *address = v,
+                        _ => unreachable!("matched above"),
+                    }
+                }
+            }
+        }
+        for &block in &self.jumps {
+            let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) else {
+                continue;
+            };
+            if !arguments.iter().any(|&a| references.contains(a)) {
+                continue;
+            }
+            let resolved: Vec<Value> = arguments
+                .iter()
+                .map(|&a| {
+                    if references.contains(a) {
+                        func.dfg.resolve(a)
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
+                *arguments = resolved;
+            }
+        }
+        true
     }
 
     /// The effect of `inst`; for a load of a `Known` reference, returns the
@@ -623,18 +709,28 @@ fn loop_order(cfg: &ControlFlowGraph, n: usize) -> Vec<Block> {
     postorder
 }
 
-/// The fixed point of [`ReferenceValues`]: the entry states of the join
-/// blocks (the entry block and blocks with several reachable predecessors);
-/// every other block's entry state is its predecessor's exit state, which a
-/// walk in reverse post-order recomputes.
+/// What the last visit of a block found at one event (the final answer: a
+/// block's last visit is made with its final entry state).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Outcome {
+    /// Nothing to record.
+    Nothing,
+    /// A load whose result the value replaces.
+    Replace(Value),
+    /// A store of a value not renamed within its block: if that value is the
+    /// result of a load replaced elsewhere, the solve compared it under the
+    /// load's name (see [`forward`]).
+    Stores(Value),
+}
+
+/// The fixed point of [`ReferenceValues`], computed by [`Solution::solve`]:
+/// the outcome of every event at its block's last visit.
 pub(crate) struct Solution {
-    /// Reachable blocks in reverse post-order.
-    rpo: Vec<Block>,
-    /// Whether a block is a join block, by block index.
-    join: Vec<bool>,
-    /// Entry states by block index: kept for join blocks, transient (moved
-    /// out when the block is visited) for the others.
-    states: Vec<KnownValues>,
+    /// By event index ([`ReferenceValues::events`] of all blocks, in order).
+    pub(crate) outcome: Vec<Outcome>,
+    /// The pairs of values of the entries some join dropped because its
+    /// predecessors held different values (at any visit; with repeats).
+    pub(crate) disagreed: Vec<(Value, Value)>,
     /// Block visits.
     pub(crate) visits: usize,
 }
@@ -651,6 +747,13 @@ impl Solution {
     /// up when it is visited itself, so the states alive at once are those of
     /// the joins and of the blocks waiting in the worklist.
     ///
+    /// Each visit overwrites the outcomes of the block's events, so no walk
+    /// after the solve is needed to read the answer: a block is visited again
+    /// whenever its entry state changes, so its last visit is made with its
+    /// final entry state (a join's slot holds it; a block with one
+    /// predecessor receives a state at each visit of the predecessor, and the
+    /// predecessor's last visit comes before its own).
+    ///
     /// Termination does not rest on monotone transfer functions (the load's
     /// is not: an `Unknown` reference becomes `Known(result)`, a `Known(v)`
     /// one stays `Known(v)`): the entry state of a join block only ever
@@ -665,27 +768,18 @@ impl Solution {
     pub(crate) fn solve(
         func: &Function,
         cfg: &ControlFlowGraph,
+        order: &BlockOrder,
         analysis: &ReferenceValues<'_>,
     ) -> Self {
-        let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-        let rpo = loop_order(cfg, n);
-        let mut position = vec![u32::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            position[b.index()] = i as u32;
-        }
-        let mut join = vec![false; n];
-        for &b in &rpo {
-            let preds = cfg
-                .predecessors(b)
-                .iter()
-                .filter(|&&p| position[p.index()] != u32::MAX)
-                .count();
-            join[b.index()] = preds > 1;
-        }
+        let n = order.position.len();
+        let rpo = &order.rpo;
+        let join = &order.join;
+        let mut outcome = vec![Outcome::Nothing; analysis.events.len()];
+        let disagreed = std::cell::RefCell::new(Vec::new());
+        let note = |a: Value, b: Value| disagreed.borrow_mut().push((a, b));
         let mut states: Vec<KnownValues> = vec![KnownValues::default(); n];
         let mut visits = 0;
         if let Some(&entry) = rpo.first() {
-            join[entry.index()] = true;
             states[entry.index()] = KnownValues {
                 reached: true,
                 classes: PMap::default(),
@@ -704,8 +798,24 @@ impl Solution {
                 };
                 state.predicate_one = true;
                 renamed.clear();
-                for &inst in analysis.events(block) {
-                    analysis.transfer(func, &mut state, inst, &mut renamed);
+                let (lo, hi) = analysis.ranges[block.index()];
+                let events = &analysis.events[lo as usize..hi as usize];
+                let slots = &mut outcome[lo as usize..hi as usize];
+                for (&inst, slot) in events.iter().zip(slots) {
+                    *slot = match analysis.transfer(func, &mut state, inst, &mut renamed) {
+                        Some(v) => Outcome::Replace(v),
+                        None => match func.dfg[inst] {
+                            InstructionData::Store { value, .. } => {
+                                let value = analysis.stored(func, value);
+                                if renamed.iter().any(|&(r, _)| r == value) {
+                                    Outcome::Nothing
+                                } else {
+                                    Outcome::Stores(value)
+                                }
+                            }
+                            _ => Outcome::Nothing,
+                        },
+                    };
                 }
                 let succs = cfg.successors(block);
                 for (k, &succ) in succs.iter().enumerate() {
@@ -717,38 +827,87 @@ impl Solution {
                     analysis.edge(func, &mut edge, block, succ);
                     let slot = &mut states[succ.index()];
                     let changed = if join[succ.index()] {
-                        slot.join(&edge)
+                        slot.join_noting(&edge, &note)
                     } else {
                         *slot = edge;
                         true
                     };
                     if changed {
-                        pending.insert(position[succ.index()] as usize);
+                        pending.insert(order.position[succ.index()] as usize);
                     }
                 }
             }
         }
         Solution {
-            rpo,
-            join,
-            states,
+            outcome,
+            disagreed: disagreed.into_inner(),
             visits,
         }
     }
 }
 
+/// The visiting order of the solver and which blocks keep a state, computed
+/// once per graph and shared by the solves on it.
+pub(crate) struct BlockOrder {
+    /// Reachable blocks in the loop-aware reverse post-order ([`loop_order`]).
+    rpo: Vec<Block>,
+    /// Position in `rpo` by block index (`u32::MAX`: unreachable).
+    position: Vec<u32>,
+    /// Whether a block is a join block (the entry block, or a block with
+    /// several reachable predecessors), by block index.
+    join: Vec<bool>,
+}
+
+impl BlockOrder {
+    /// The order of `cfg`'s reachable blocks.
+    pub(crate) fn new(func: &Function, cfg: &ControlFlowGraph) -> Self {
+        let n = cfg.num_block_indices().max(func.dfg.num_blocks());
+        let rpo = loop_order(cfg, n);
+        let mut position = vec![u32::MAX; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            position[b.index()] = i as u32;
+        }
+        let mut join = vec![false; n];
+        for &b in &rpo {
+            let preds = cfg
+                .predecessors(b)
+                .iter()
+                .filter(|&&p| position[p.index()] != u32::MAX)
+                .count();
+            join[b.index()] = preds > 1;
+        }
+        if let Some(&entry) = rpo.first() {
+            join[entry.index()] = true;
+        }
+        BlockOrder {
+            rpo,
+            position,
+            join,
+        }
+    }
+}
+
 /// Solves the analysis and replaces the loads of `Known` references.
-/// Returns whether another round may find more: a load of a reference was
-/// replaced (names of references changed).
+/// Returns whether another round may find more: a replaced load's result
+/// named a reference that a load, a store or a jump uses (names of
+/// references changed, and the events and read counts with them).
 ///
-/// A store of a replaced load's result stores the replacement, which the
-/// solve saw under the load's name (it compares values by name) unless the
-/// load was in the same block (see [`ReferenceValues::transfer`]): then the
+/// The solve compares values by name, so a replaced load's result that
+/// was stored was seen under the load's name (unless the load was in the
+/// same block, see [`ReferenceValues::transfer`]). That matters only where
+/// a join dropped an entry because its predecessors disagreed and one of
+/// the two values was such a result: the replacement may make them agree.
+/// Otherwise a solve of the rewritten function makes the same comparisons
+/// with the same outcomes, and finds nothing more. When it matters, the
 /// solve runs again on the rewritten function, reading stored values
 /// through the replacements, with the same graph, order and alias classes
-/// (replacing a load by the value stored merges no class), a few times at
-/// most before leaving it to another round. `loads_left` receives the
-/// addresses of the loads left.
+/// (replacing a load by the value stored merges no class: both are in the
+/// class of what the address's cells hold), a few times at most before
+/// leaving it to another round. A replaced result that is a reference but
+/// is never the address of a load or store nor a jump argument changes
+/// nothing else in the analysis (calls and arrays see classes, and the
+/// classes do not change), so it needs no round of its own. `loads_left`
+/// receives the addresses of the loads left.
 pub(crate) fn forward(
     func: &mut Function,
     classes: &AliasClasses,
@@ -759,74 +918,78 @@ pub(crate) fn forward(
 ) -> bool {
     const SOLVES: usize = 3;
     let cfg = ControlFlowGraph::with_function(func);
+    let order = BlockOrder::new(func, &cfg);
     let mut analysis = ReferenceValues::with_events(func, classes, events);
     let mut removed = EntitySet::<Inst>::new();
     for solve in 1..=SOLVES {
-        let mut solution = Solution::solve(func, &cfg, &analysis);
+        let solution = Solution::solve(func, &cfg, &order, &analysis);
         stats.solver_visits += solution.visits;
         let mut replacements: Vec<(Inst, Value)> = Vec::new();
-        // Blocks are in reverse post-order, so a load is seen before the
-        // stores it dominates, and a block with one predecessor after it.
-        let mut replaced = EntitySet::<Value>::new();
         let mut stale = false;
-        let mut renamed = Vec::new();
-        for &block in &solution.rpo {
-            let mut state = if solution.join[block.index()] {
-                solution.states[block.index()].clone()
-            } else {
-                std::mem::take(&mut solution.states[block.index()])
-            };
-            if !state.reached {
-                continue;
-            }
-            state.predicate_one = true;
-            renamed.clear();
-            for &inst in analysis.events(block) {
-                if let InstructionData::Store { value, .. } = func.dfg[inst] {
-                    let value = analysis.stored(func, value);
-                    // Stored under its new name if its load is in this block.
-                    stale |= replaced.contains(value) && !renamed.iter().any(|&(r, _)| r == value);
-                }
-                if let Some(v) = analysis.transfer(func, &mut state, inst, &mut renamed) {
-                    replacements.push((inst, v));
-                    if let Some(r) = func.dfg.first_result(inst) {
-                        replaced.insert(r);
-                    }
-                }
-            }
-            for &succ in cfg.successors(block) {
-                if !solution.join[succ.index()] {
-                    let mut edge = state.clone();
-                    analysis.edge(func, &mut edge, block, succ);
-                    solution.states[succ.index()] = edge;
-                }
+        for (&inst, &o) in analysis.events.iter().zip(&solution.outcome) {
+            if let Outcome::Replace(v) = o {
+                replacements.push((inst, v));
             }
         }
-        drop(solution);
-        let mut references = false;
+        let disagreed = solution.disagreed;
+        drop(solution.outcome);
+        // Replaced results naming references, by value.
+        let mut references = EntitySet::<Value>::new();
+        let mut reference_list: Vec<Value> = Vec::new();
+        let mut any_reference = false;
+        let replaced_any = !replacements.is_empty();
         for (inst, value) in replacements {
             let result = func.dfg.first_result(inst);
             func.remove_inst(inst);
             removed.insert(inst);
             if let Some(result) = result {
-                references |= func.dfg.value_type(result).contains_reference();
+                if classes.is_reference(result) || func.dfg.value_type(result).contains_reference()
+                {
+                    references.insert(result);
+                    reference_list.push(result);
+                    any_reference = true;
+                }
                 func.dfg.replace_all_uses(result, value);
                 replaced_values.push(result);
             }
             stats.loads_replaced += 1;
         }
-        let done = references || solve == SOLVES || !stale;
         analysis.after_replacements(&removed);
-        if done {
-            // What is left for the dead-store removal to know.
-            for block in func.layout.blocks() {
-                for &inst in analysis.events(block) {
-                    if let InstructionData::Load { address } = func.dfg[inst] {
-                        loads_left.push(address);
-                    }
+        if replaced_any {
+            let dfg = &func.dfg;
+            stale = disagreed
+                .iter()
+                .any(|&(a, b)| dfg.resolve(a) == dfg.resolve(b));
+        }
+        drop(disagreed);
+        // Whether a renamed reference is an address or a jump argument
+        // (the walk also gathers what the dead-store removal needs).
+        loads_left.clear();
+        let mut renamed_reference = false;
+        for &inst in &analysis.events {
+            match func.dfg[inst] {
+                InstructionData::Load { address } => {
+                    renamed_reference |= any_reference && references.contains(address);
+                    loads_left.push(address);
+                }
+                InstructionData::Store { address, .. } if any_reference => {
+                    renamed_reference |= references.contains(address);
+                }
+                _ => {}
+            }
+        }
+        if any_reference && !renamed_reference {
+            for &block in &analysis.jumps {
+                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
+                    renamed_reference |= arguments.iter().any(|&a| references.contains(a));
                 }
             }
-            return references || stale;
+        }
+        if solve == SOLVES || !(stale || renamed_reference) {
+            return renamed_reference || stale;
+        }
+        if renamed_reference && !analysis.rename_references(func, &references, &reference_list) {
+            return true;
         }
     }
     unreachable!("the loop returns on its last solve")

@@ -55,15 +55,18 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
-/// The instructions accessing candidate cells, grouped by block in layout
-/// order (compressed rows indexed by block).
+/// The instructions accessing candidate cells, with the slot they access
+/// and how, grouped by block in layout order (compressed rows indexed by
+/// block). The walks along the dominator tree read these rather than the
+/// instructions, which they would visit out of layout order (a cache miss
+/// each on a large function).
 struct BlockAccesses {
     start: Vec<u32>,
-    insts: Vec<Inst>,
+    insts: Vec<(Inst, u32, Kind)>,
 }
 
 impl BlockAccesses {
-    fn of(&self, block: Block) -> &[Inst] {
+    fn of(&self, block: Block) -> &[(Inst, u32, Kind)] {
         match self.start.get(block.index()..block.index() + 2) {
             Some(&[lo, hi]) => &self.insts[lo as usize..hi as usize],
             _ => &[],
@@ -173,9 +176,9 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut insts = vec![Inst::new(0); accesses.len()];
-        for &(_, b, i, _) in &accesses {
-            insts[fill[b.index()] as usize] = i;
+        let mut insts = vec![(Inst::new(0), 0, Kind::Rc); accesses.len()];
+        for &(s, b, i, k) in &accesses {
+            insts[fill[b.index()] as usize] = (i, s, k);
             fill[b.index()] += 1;
         }
         BlockAccesses { start, insts }
@@ -311,15 +314,7 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(
-        func,
-        &cfg,
-        &domtree,
-        &by_block,
-        &slot_of,
-        &mut promoted,
-        &phis,
-    );
+    let live = live_phis(func, &cfg, &domtree, &by_block, &mut promoted, &phis);
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {
@@ -366,10 +361,6 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
         Exit(usize),
     }
     let mut stack = vec![Step::Enter(domtree.root().expect("entry reachable"))];
-    let is_promoted = |v: Value, slot_of: &SecondaryMap<Value, u32>| -> Option<u32> {
-        let s = slot_of[v];
-        (s != NONE && promoted[s as usize]).then_some(s)
-    };
     while let Some(step) = stack.pop() {
         let block = match step {
             Step::Exit(mark) => {
@@ -386,44 +377,36 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
             undo.push((s, current[s as usize]));
             current[s as usize] = Some(p);
         }
-        for &inst in by_block.of(block) {
-            match func.dfg[inst] {
-                InstructionData::Allocate => {
-                    let r = func.dfg.first_result(inst);
-                    if let Some(s) = r.and_then(|r| is_promoted(r, &slot_of)) {
-                        undo.push((s, current[s as usize]));
-                        current[s as usize] = None;
-                        func.remove_inst(inst);
-                        stats.allocations_removed += 1;
-                    }
-                }
-                InstructionData::Store { value, address } => {
-                    if let Some(s) = is_promoted(address, &slot_of) {
-                        undo.push((s, current[s as usize]));
-                        current[s as usize] = Some(func.dfg.resolve(value));
-                        enabling |= func.dfg.value_type(value).contains_reference();
-                        func.remove_inst(inst);
-                        stats.stores_removed += 1;
-                    }
-                }
-                InstructionData::Load { address } => {
-                    if let Some(s) = is_promoted(address, &slot_of) {
-                        let value =
-                            current[s as usize].expect("a promoted load is definitely initialised");
-                        let result = func.dfg.first_result(inst);
-                        func.remove_inst(inst);
-                        if let Some(result) = result {
-                            func.dfg.replace_all_uses(result, value);
-                            replaced.push(result);
-                        }
-                        stats.loads_replaced += 1;
-                    }
-                }
-                InstructionData::IncRc { arg } | InstructionData::DecRc { arg }
-                    if is_promoted(arg, &slot_of).is_some() =>
-                {
+        for &(inst, s, kind) in by_block.of(block) {
+            if !promoted[s as usize] {
+                continue;
+            }
+            match (kind, &func.dfg[inst]) {
+                (Kind::Alloc, _) => {
+                    undo.push((s, current[s as usize]));
+                    current[s as usize] = None;
                     func.remove_inst(inst);
+                    stats.allocations_removed += 1;
                 }
+                (Kind::Store, &InstructionData::Store { value, .. }) => {
+                    undo.push((s, current[s as usize]));
+                    current[s as usize] = Some(func.dfg.resolve(value));
+                    enabling |= func.dfg.value_type(value).contains_reference();
+                    func.remove_inst(inst);
+                    stats.stores_removed += 1;
+                }
+                (Kind::Load, _) => {
+                    let value =
+                        current[s as usize].expect("a promoted load is definitely initialised");
+                    let result = func.dfg.first_result(inst);
+                    func.remove_inst(inst);
+                    if let Some(result) = result {
+                        func.dfg.replace_all_uses(result, value);
+                        replaced.push(result);
+                    }
+                    stats.loads_replaced += 1;
+                }
+                (Kind::Rc, _) => func.remove_inst(inst),
                 _ => {}
             }
         }
@@ -515,7 +498,6 @@ fn live_phis(
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
     by_block: &BlockAccesses,
-    slot_of: &SecondaryMap<Value, u32>,
     promoted: &mut [bool],
     phis: &[(Block, u32)],
 ) -> Vec<bool> {
@@ -530,10 +512,6 @@ fn live_phis(
     }
     let first = counts;
     let of = |b: Block| first[b.index()] as usize..first[b.index() + 1] as usize;
-    let slot = |v: Value| -> Option<usize> {
-        let s = slot_of[v];
-        (s != NONE && promoted[s as usize]).then_some(s as usize)
-    };
     let mut current = vec![UNDEFINED; promoted.len()];
     let mut undo: Vec<(u32, u32)> = Vec::new();
     let mut live = vec![false; phis.len()];
@@ -557,30 +535,28 @@ fn live_phis(
             undo.push((s as u32, current[s]));
             current[s] = k as u32;
         }
-        for &inst in by_block.of(block) {
-            match func.dfg[inst] {
-                InstructionData::Allocate => {
-                    if let Some(s) = func.dfg.first_result(inst).and_then(slot) {
-                        undo.push((s as u32, current[s]));
-                        current[s] = UNDEFINED;
+        for &(_, s, kind) in by_block.of(block) {
+            let s = s as usize;
+            if !promoted[s] {
+                continue;
+            }
+            match kind {
+                Kind::Alloc => {
+                    undo.push((s as u32, current[s]));
+                    current[s] = UNDEFINED;
+                }
+                Kind::Store => {
+                    undo.push((s as u32, current[s]));
+                    current[s] = STORED;
+                }
+                Kind::Load => {
+                    let c = current[s];
+                    if c < STORED && !live[c as usize] {
+                        live[c as usize] = true;
+                        work.push(c);
                     }
                 }
-                InstructionData::Store { address, .. } => {
-                    if let Some(s) = slot(address) {
-                        undo.push((s as u32, current[s]));
-                        current[s] = STORED;
-                    }
-                }
-                InstructionData::Load { address } => {
-                    if let Some(s) = slot(address) {
-                        let c = current[s];
-                        if c < STORED && !live[c as usize] {
-                            live[c as usize] = true;
-                            work.push(c);
-                        }
-                    }
-                }
-                _ => {}
+                Kind::Rc => {}
             }
         }
         for &succ in cfg.successors(block) {
