@@ -22,7 +22,7 @@
 use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
 
 use crate::alias::AliasClasses;
-use crate::Stats;
+use crate::{Renames, Stats};
 
 /// Removes dead stores, then the allocations left without uses (one walk
 /// over the function for both). Returns whether a store of a reference was
@@ -31,8 +31,14 @@ use crate::Stats;
 /// Operands are resolved (the pipeline rewrites them after every
 /// replacement), so uses are marked in a bit set without looking up
 /// definitions.
-pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &mut Stats) -> bool {
-    let dfg = &func.dfg;
+///
+/// `pending` holds the renames of earlier replacements, applied on the way.
+pub(crate) fn dead_stores(
+    func: &mut Function,
+    classes: &AliasClasses,
+    stats: &mut Stats,
+    pending: Option<Renames>,
+) -> bool {
     let mut dead: Vec<Inst> = Vec::new();
     let mut insts: Vec<(Inst, bool)> = Vec::new();
     let mut overwritten: Vec<Value> = Vec::new();
@@ -46,6 +52,10 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
         insts.clear();
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
+            if let Some(renames) = &pending {
+                renames.inst(&mut func.dfg, inst);
+            }
+            let dfg = &func.dfg;
             match dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
                     predicate_one = dfg
@@ -61,6 +71,10 @@ pub(crate) fn dead_stores(func: &mut Function, classes: &AliasClasses, stats: &m
             }
             insts.push((inst, predicate_one));
         }
+        if let Some(renames) = &pending {
+            renames.terminator(&mut func.dfg, block);
+        }
+        let dfg = &func.dfg;
         let dead_before = dead.len();
         overwritten.clear();
         for &(inst, predicate_one) in insts.iter().rev() {

@@ -254,8 +254,6 @@ pub(crate) struct ReferenceValues<'a> {
     ranges: Vec<(u32, u32)>,
     /// Scratch space of the [`Analysis`] implementation (see [`Self::transfer`]).
     renamed: Vec<(Value, Value)>,
-    /// Whether stored values may name replaced loads (see [`Self::stored`]).
-    resolve_stores: bool,
     /// Blocks ending in a `jmp` with arguments.
     jumps: Vec<Block>,
 }
@@ -308,25 +306,13 @@ impl<'a> ReferenceValues<'a> {
             events,
             ranges,
             renamed: Vec::new(),
-            resolve_stores: false,
             jumps,
         }
     }
 
-    /// The value a store stores, read through the replacements of earlier
-    /// solves (see [`forward`]).
-    fn stored(&self, func: &Function, value: Value) -> Value {
-        if self.resolve_stores {
-            func.dfg.resolve(value)
-        } else {
-            value
-        }
-    }
-
     /// Prepares another solve after loads were replaced: the removed loads
-    /// leave the events, and stored values are read through the aliases.
-    /// No reference was replaced (the caller checks), so the read counts
-    /// and the alias classes stay as they are.
+    /// leave the events (the caller rewrites the stores of their results,
+    /// and the references among them, see [`Self::rename_references`]).
     fn after_replacements(&mut self, removed: &EntitySet<Inst>) {
         let mut kept: Vec<Inst> = Vec::with_capacity(self.events.len());
         for range in self.ranges.iter_mut() {
@@ -340,7 +326,6 @@ impl<'a> ReferenceValues<'a> {
             *range = (start, kept.len() as u32);
         }
         self.events = kept;
-        self.resolve_stores = true;
     }
 
     /// Renames the replaced load results `references` (naming references)
@@ -448,7 +433,6 @@ impl<'a> ReferenceValues<'a> {
             }
             &InstructionData::Store { value, address } => match self.classes.class(address) {
                 Some(class) if state.predicate_one && self.reads[address] > 0 => {
-                    let value = self.stored(func, value);
                     let value = renamed
                         .iter()
                         .rev()
@@ -806,7 +790,6 @@ impl Solution {
                         Some(v) => Outcome::Replace(v),
                         None => match func.dfg[inst] {
                             InstructionData::Store { value, .. } => {
-                                let value = analysis.stored(func, value);
                                 if renamed.iter().any(|&(r, _)| r == value) {
                                     Outcome::Nothing
                                 } else {
@@ -938,6 +921,7 @@ pub(crate) fn forward(
         let mut reference_list: Vec<Value> = Vec::new();
         let mut any_reference = false;
         let replaced_any = !replacements.is_empty();
+        let mut replaced_now = EntitySet::<Value>::new();
         for (inst, value) in replacements {
             let result = func.dfg.first_result(inst);
             func.remove_inst(inst);
@@ -951,6 +935,7 @@ pub(crate) fn forward(
                 }
                 func.dfg.replace_all_uses(result, value);
                 replaced_values.push(result);
+                replaced_now.insert(result);
             }
             stats.loads_replaced += 1;
         }
@@ -962,8 +947,9 @@ pub(crate) fn forward(
                 .any(|&(a, b)| dfg.resolve(a) == dfg.resolve(b));
         }
         drop(disagreed);
-        // Whether a renamed reference is an address or a jump argument
-        // (the walk also gathers what the dead-store removal needs).
+        // Stores of replaced results store the replacements from now on (a
+        // solve compares values by name); whether a renamed reference is an
+        // address (the walk also gathers what the dead-store removal needs).
         loads_left.clear();
         let mut renamed_reference = false;
         for &inst in &analysis.events {
@@ -972,8 +958,14 @@ pub(crate) fn forward(
                     renamed_reference |= any_reference && references.contains(address);
                     loads_left.push(address);
                 }
-                InstructionData::Store { address, .. } if any_reference => {
-                    renamed_reference |= references.contains(address);
+                InstructionData::Store { address, value } => {
+                    renamed_reference |= any_reference && references.contains(address);
+                    if replaced_any && replaced_now.contains(value) {
+                        let resolved = func.dfg.resolve(value);
+                        if let InstructionData::Store { value, .. } = &mut func.dfg[inst] {
+                            *value = resolved;
+                        }
+                    }
                 }
                 _ => {}
             }

@@ -54,7 +54,8 @@ use std::fmt;
 use std::ops::AddAssign;
 
 use kildall_ir::{
-    Block, EntityRef, EntitySet, Function, Inst, Module, SecondaryMap, Value, ValueDef,
+    Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, Module, SecondaryMap, Value,
+    ValueDef,
 };
 
 pub mod alias;
@@ -171,36 +172,63 @@ fn has_loads(func: &Function) -> bool {
     })
 }
 
-/// Rewrites every operand that names one of `replaced` (values made aliases
-/// by [`kildall_ir::DataFlowGraph::replace_all_uses`]) to the value it
-/// stands for. Like `resolve_aliases`, one pass over the instructions, but a
-/// bit set over the values decides which operands to follow, so the pass
-/// does not look up the definition of every operand (a cache miss each on
-/// a large function).
-fn resolve_replaced(func: &mut Function, replaced: &[Value]) {
-    let mut set = EntitySet::<Value>::new();
-    for &v in replaced {
-        set.insert(v);
+/// Operands naming the results of replaced loads (values made aliases by
+/// [`kildall_ir::DataFlowGraph::replace_all_uses`]), to be rewritten to the
+/// values they stand for. A bit set over the values decides which operands
+/// to follow, so the rewrite does not look up the definition of every
+/// operand (a cache miss each on a large function). The rewrite is applied
+/// by the next phase's own walk over the instructions where it has one
+/// ([`promote`], [`dse`]), else by [`Renames::apply`].
+pub(crate) struct Renames {
+    set: EntitySet<Value>,
+    target: SecondaryMap<Value, Value>,
+}
+
+impl Renames {
+    /// The renames of `replaced`, or `None` if it is empty; clears it.
+    pub(crate) fn take(func: &Function, replaced: &mut Vec<Value>) -> Option<Renames> {
+        if replaced.is_empty() {
+            return None;
+        }
+        let mut set = EntitySet::<Value>::new();
+        let mut target = SecondaryMap::<Value, Value>::with_default(Value::new(0));
+        for &v in replaced.iter() {
+            set.insert(v);
+            target[v] = func.dfg.resolve(v);
+        }
+        replaced.clear();
+        Some(Renames { set, target })
     }
-    let dfg = &mut func.dfg;
-    let targets: Vec<(Value, Value)> = replaced.iter().map(|&v| (v, dfg.resolve(v))).collect();
-    let mut target = SecondaryMap::<Value, Value>::with_default(Value::new(0));
-    for &(v, t) in &targets {
-        target[v] = t;
-    }
-    let map = |v: Value| {
-        if set.contains(v) {
-            target[v]
+
+    fn map(&self, v: Value) -> Value {
+        if self.set.contains(v) {
+            self.target[v]
         } else {
             v
         }
-    };
-    for i in 0..dfg.num_insts() {
-        dfg[Inst::new(i)].map_values(map);
     }
-    for b in 0..dfg.num_blocks() {
-        if let Some(term) = dfg.terminator_mut(Block::new(b)) {
-            term.map_values(map);
+
+    /// Rewrites the operands of `inst`.
+    pub(crate) fn inst(&self, dfg: &mut DataFlowGraph, inst: Inst) {
+        dfg[inst].map_values(|v| self.map(v));
+    }
+
+    /// Rewrites the arguments of `block`'s terminator.
+    pub(crate) fn terminator(&self, dfg: &mut DataFlowGraph, block: Block) {
+        if let Some(term) = dfg.terminator_mut(block) {
+            term.map_values(|v| self.map(v));
+        }
+    }
+
+    /// Rewrites every operand of the function, in one pass over the
+    /// instructions and terminators.
+    pub(crate) fn apply(&self, func: &mut Function) {
+        let dfg = &mut func.dfg;
+        for i in 0..dfg.num_insts() {
+            self.inst(dfg, Inst::new(i));
+        }
+        for b in 0..dfg.num_blocks() {
+            self.terminator(dfg, Block::new(b));
         }
     }
 }
@@ -222,15 +250,11 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     {
         func.dfg.resolve_aliases();
     }
-    // The phases read operands as they are: after one replaced loads,
-    // rewrite the operands naming the replaced results.
+    // The phases read operands as they are: after one replaced loads, the
+    // operands naming the replaced results are rewritten, by the next
+    // phase's walk where it has one.
     let mut replaced: Vec<Value> = Vec::new();
-    let resolve = |func: &mut Function, replaced: &mut Vec<Value>| {
-        if !replaced.is_empty() {
-            resolve_replaced(func, replaced);
-            replaced.clear();
-        }
-    };
+    let mut pending: Option<Renames> = None;
     let changes = |s: &Stats| (s.loads_replaced, s.stores_removed, s.allocations_removed);
     // Which phases may find more, given what the others did: the first round
     // runs all of them, a later round only those whose inputs changed.
@@ -244,15 +268,15 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         // Promotion finds more only once a store of a reference was
         // removed (that reference may have stopped escaping); a replaced
         // load hands its uses to a value that already escaped.
-        // Promotion that removed a store of a reference may have freed that
-        // reference's allocation: promote again before forwarding rather
-        // than in another round (a few times at most; the rest is left to
-        // the next round).
+        // Promotion that removed a store of an allocation's reference may
+        // have freed that allocation: promote again before forwarding
+        // rather than in another round (a few times at most; the rest is
+        // left to the next round).
         if options.promote && promote_due {
             let before = changes(&stats);
             for _ in 0..options.max_rounds.max(1) {
-                promote_next = promote::promote(func, &mut stats, &mut replaced);
-                resolve(func, &mut replaced);
+                promote_next = promote::promote(func, &mut stats, &mut replaced, pending.take());
+                pending = Renames::take(func, &mut replaced);
                 if !promote_next {
                     break;
                 }
@@ -268,6 +292,9 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         // were split (by a removed store of a reference).
         let mut classes = None;
         if options.forward && forward_due && has_loads(func) {
+            if let Some(renames) = pending.take() {
+                renames.apply(func);
+            }
             let before = stats.loads_replaced;
             let (mut computed, events) = forward::classes_and_events(func);
             let mut loads_left = Vec::new();
@@ -283,7 +310,7 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
             if stats.loads_replaced != before {
                 dead_due = true;
             }
-            resolve(func, &mut replaced);
+            pending = Renames::take(func, &mut replaced);
             classes = Some(computed);
         }
         // Dead stores: fewer loads make more classes unread. A removed
@@ -294,9 +321,14 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
             // Forwarding left its classes with the loads it left.
             let classes = match classes {
                 Some(classes) => classes,
-                None => alias::AliasClasses::compute(func),
+                None => {
+                    if let Some(renames) = pending.take() {
+                        renames.apply(func);
+                    }
+                    alias::AliasClasses::compute(func)
+                }
             };
-            if dse::dead_stores(func, &classes, &mut stats) {
+            if dse::dead_stores(func, &classes, &mut stats, pending.take()) {
                 promote_next = true;
                 forward_next = true;
             }
@@ -305,6 +337,8 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         forward_due = forward_next;
         dead_due = false;
     }
-    resolve(func, &mut replaced);
+    if let Some(renames) = pending.take() {
+        renames.apply(func);
+    }
     stats
 }

@@ -34,10 +34,10 @@ use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
 use kildall_ir::{
     Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
-    Value,
+    Value, ValueDef,
 };
 
-use crate::Stats;
+use crate::{Renames, Stats};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Kind {
@@ -75,11 +75,22 @@ impl BlockAccesses {
 }
 
 /// Promotes every promotable allocation of `func`. Returns whether a store
-/// of a value holding a reference was removed: that reference lost a use
+/// of an allocation's reference was removed: that reference lost a use
 /// that made it escape, so its allocation may now be promotable.
-pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec<Value>) -> bool {
+///
+/// `pending` holds the renames of earlier replacements, applied by the
+/// first walk over the instructions.
+pub(crate) fn promote(
+    func: &mut Function,
+    stats: &mut Stats,
+    replaced: &mut Vec<Value>,
+    pending: Option<Renames>,
+) -> bool {
     let cfg = ControlFlowGraph::with_function(func);
     let Some(_) = cfg.entry_block() else {
+        if let Some(renames) = pending {
+            renames.apply(func);
+        }
         return false;
     };
     // 1. One walk over the instructions: allocations, the accesses
@@ -92,6 +103,9 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
         let reachable = cfg.is_reachable(block);
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
+            if let Some(renames) = &pending {
+                renames.inst(&mut func.dfg, inst);
+            }
             let mut access = |v: Value, kind: Option<Kind>| match kind {
                 Some(kind) if reachable => raw.push((v, block, inst, kind)),
                 _ => {
@@ -130,6 +144,9 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
                     }
                 }
             }
+        }
+        if let Some(renames) = &pending {
+            renames.terminator(&mut func.dfg, block);
         }
         if let Some(term) = func.dfg.terminator(block) {
             for &v in term.arguments() {
@@ -390,8 +407,15 @@ pub(crate) fn promote(func: &mut Function, stats: &mut Stats, replaced: &mut Vec
                 }
                 (Kind::Store, &InstructionData::Store { value, .. }) => {
                     undo.push((s, current[s as usize]));
-                    current[s as usize] = Some(func.dfg.resolve(value));
-                    enabling |= func.dfg.value_type(value).contains_reference();
+                    let value = func.dfg.resolve(value);
+                    current[s as usize] = Some(value);
+                    // Only an allocation's own reference can become
+                    // promotable by losing this use: any other value
+                    // holding it got it through a use that escapes.
+                    enabling |= matches!(
+                        func.dfg.value_def(value),
+                        ValueDef::Result(i, _) if matches!(func.dfg[i], InstructionData::Allocate)
+                    );
                     func.remove_inst(inst);
                     stats.stores_removed += 1;
                 }
