@@ -180,6 +180,7 @@ pub(crate) struct Events {
     /// Blocks ending in a `jmp`, whose reference arguments count as reads.
     jumps: Vec<Block>,
     start: u32,
+    loads: usize,
 }
 
 impl Events {
@@ -191,7 +192,13 @@ impl Events {
             ranges: vec![(0, 0); func.dfg.num_blocks()],
             jumps: Vec::new(),
             start: 0,
+            loads: 0,
         }
+    }
+
+    /// Whether the function has a load (else forwarding has nothing to do).
+    pub(crate) fn has_loads(&self) -> bool {
+        self.loads > 0
     }
 
     fn visit(&mut self, func: &Function, visit: Visit<'_>) {
@@ -200,6 +207,7 @@ impl Events {
                 InstructionData::Load { address } => {
                     self.reads[address] = self.reads[address].saturating_add(1);
                     self.events.push(inst);
+                    self.loads += 1;
                 }
                 InstructionData::Store { .. }
                 | InstructionData::EnableSideEffects { .. }

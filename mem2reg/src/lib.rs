@@ -164,14 +164,6 @@ pub fn run_module_with(module: &mut Module, options: &Options) -> Stats {
     stats
 }
 
-fn has_loads(func: &Function) -> bool {
-    func.layout.blocks().any(|b| {
-        func.layout
-            .block_insts(b)
-            .any(|i| matches!(func.dfg[i], kildall_ir::InstructionData::Load { .. }))
-    })
-}
-
 /// Operands naming the results of replaced loads (values made aliases by
 /// [`kildall_ir::DataFlowGraph::replace_all_uses`]), to be rewritten to the
 /// values they stand for. A bit set over the values decides which operands
@@ -291,26 +283,28 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         // is handled inside, see `forward::forward`), or the alias classes
         // were split (by a removed store of a reference).
         let mut classes = None;
-        if options.forward && forward_due && has_loads(func) {
+        if options.forward && forward_due {
             if let Some(renames) = pending.take() {
                 renames.apply(func);
             }
-            let before = stats.loads_replaced;
             let (mut computed, events) = forward::classes_and_events(func);
-            let mut loads_left = Vec::new();
-            forward_next |= forward::forward(
-                func,
-                &computed,
-                events,
-                &mut stats,
-                &mut replaced,
-                &mut loads_left,
-            );
-            computed.set_loads(&loads_left);
-            if stats.loads_replaced != before {
-                dead_due = true;
+            if events.has_loads() {
+                let before = stats.loads_replaced;
+                let mut loads_left = Vec::new();
+                forward_next |= forward::forward(
+                    func,
+                    &computed,
+                    events,
+                    &mut stats,
+                    &mut replaced,
+                    &mut loads_left,
+                );
+                computed.set_loads(&loads_left);
+                if stats.loads_replaced != before {
+                    dead_due = true;
+                }
+                pending = Renames::take(func, &mut replaced);
             }
-            pending = Renames::take(func, &mut replaced);
             classes = Some(computed);
         }
         // Dead stores: fewer loads make more classes unread. A removed
