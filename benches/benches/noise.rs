@@ -36,8 +36,13 @@ fn placement(c: &mut Criterion) {
         for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
             let probe = optimize(&mut func.clone(), &options(strategy)).expect("placeable");
             eprintln!(
-                "noise/{strategy}/{ops}: count {}, lower bound {}, optimal {}, timed out {}, {:?}",
-                probe.count, probe.lower_bound, probe.optimal, probe.timed_out, probe.time
+                "noise/{strategy}/{ops}: count {}, lower bound {}, optimal {}, timed out {}, search nodes {}, {:?}",
+                probe.count,
+                probe.lower_bound,
+                probe.optimal,
+                probe.timed_out,
+                probe.search_nodes,
+                probe.time
             );
             if probe.timed_out {
                 continue;

@@ -1,6 +1,8 @@
 //! Places reductions in generated noisy DAGs of several sizes with every
-//! strategy and prints a table of counts, bounds and times:
-//! `cargo run --release -p kildall-noise --example table [OPS...]`.
+//! strategy and prints a table of counts, bounds, exact-search nodes and
+//! times: `cargo run --release -p kildall-noise --example table [OPS...]`
+//! (generator seed 1; `SEED=n` picks another, `STRATEGIES=exact,greedy`
+//! a subset of the strategies, `LIMIT=s` the time limit, 10 s by default).
 
 use std::time::Duration;
 
@@ -17,24 +19,45 @@ fn main() {
     } else {
         sizes
     };
-    println!("| ops | strategy | count | lower bound | proven optimal | time |");
-    println!("|---:|---|---:|---:|---|---:|");
+    let seed: u64 = std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let strategies: Vec<Strategy> = match std::env::var("STRATEGIES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|name| match name.trim() {
+                "exact" => Some(Strategy::Exact),
+                "ilp" => Some(Strategy::Ilp),
+                "greedy" => Some(Strategy::Greedy),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => vec![Strategy::Exact, Strategy::Ilp, Strategy::Greedy],
+    };
+    let limit: u64 = std::env::var("LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    println!("| ops | strategy | count | lower bound | proven optimal | search nodes | time |");
+    println!("|---:|---|---:|---:|---|---:|---:|");
     for ops in sizes {
-        let module = generate_noise(1, &NoiseConfig::sized(ops));
+        let module = generate_noise(seed, &NoiseConfig::sized(ops));
         let main = module.main().expect("main");
-        for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+        for &strategy in &strategies {
             let mut func = module.functions[main].clone();
             let options = Options {
                 strategy,
-                time_limit: Duration::from_secs(10),
+                time_limit: Duration::from_secs(limit),
                 ..Options::default()
             };
             match optimize(&mut func, &options) {
                 Ok(p) => println!(
-                    "| {ops} | {strategy} | {} | {} | {} | {:.1} ms{} |",
+                    "| {ops} | {strategy} | {} | {} | {} | {} | {:.1} ms{} |",
                     p.count,
                     p.lower_bound,
                     if p.optimal { "yes" } else { "no" },
+                    p.search_nodes,
                     p.time.as_secs_f64() * 1e3,
                     if p.timed_out { " (timed out)" } else { "" }
                 ),

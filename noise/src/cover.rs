@@ -257,6 +257,9 @@ pub(crate) struct Cover {
     pub components: usize,
 }
 
+/// Moves of the local search on each component's first cover, per element.
+const LOCAL_MOVES: u64 = 2_000;
+
 /// Subgradient rounds at the root of a component and at other search nodes.
 const ROOT_ROUNDS: usize = 600;
 const NODE_ROUNDS: usize = 25;
@@ -281,14 +284,29 @@ pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Co
     let count = components.len();
     for mut comp in components {
         let mut best = comp.greedy();
-        let mut root = comp.bound(best.len(), ROOT_ROUNDS).0;
+        let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 8;
+        best = comp.local_search(&best, share, LOCAL_MOVES * comp.of.len() as u64);
+        let now = Instant::now();
+        // The Lagrangian ascent is worth its time only when a search follows.
+        let rounds = if now < deadline { ROOT_ROUNDS } else { 1 };
+        let mut root = comp.bound(best.len(), rounds).0;
         solver.timed_out = false;
         if root < best.len() {
-            match lp_search(&comp, &mut best, &mut solver) {
-                Some(bound) => root = root.max(bound),
-                None => {
-                    let mut picked = Vec::new();
-                    solver.search(comp, &mut picked, &mut best, true);
+            // The combinatorial search first, for a share of the time: it
+            // finds good placements fast and often closes small components.
+            let share = deadline.saturating_duration_since(now) / 10;
+            solver.deadline = now + share;
+            let mut picked = Vec::new();
+            solver.search(comp.clone(), &mut picked, &mut best, true);
+            solver.deadline = deadline;
+            if solver.timed_out {
+                solver.timed_out = false;
+                match lp_search(&comp, &mut best, &mut solver) {
+                    Some(bound) => root = root.max(bound),
+                    None => {
+                        let mut picked = Vec::new();
+                        solver.search(comp, &mut picked, &mut best, true);
+                    }
                 }
             }
         }
@@ -517,6 +535,156 @@ impl Instance {
 
     fn is_empty(&self) -> bool {
         !self.alive.iter().any(|&a| a)
+    }
+
+    /// Improves the hitting set `cover` (values) by local search until
+    /// `deadline` or `moves` moves: add an element outside the cover, then
+    /// drop every element the addition made redundant. Dropping two is an
+    /// improvement; dropping one is a swap that keeps the size and moves the
+    /// search along the plateau (a random walk, as in the iterated local
+    /// searches for unicost set covering). Returns the smallest cover seen.
+    fn local_search(&self, cover: &[usize], deadline: Instant, moves: u64) -> Vec<usize> {
+        let n = self.of.len();
+        let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
+        let slot = {
+            let mut slot = vec![usize::MAX; self.sets.len()];
+            for (i, &s) in live.iter().enumerate() {
+                slot[s] = i;
+            }
+            slot
+        };
+        let sets_of: Vec<Vec<usize>> = (0..n)
+            .map(|x| {
+                self.of[x]
+                    .iter()
+                    .filter(|&&s| self.alive[s as usize])
+                    .map(|&s| slot[s as usize])
+                    .collect()
+            })
+            .collect();
+        let max_name = self.names.iter().copied().max().unwrap_or(0);
+        let mut local = vec![usize::MAX; max_name + 1];
+        for (x, &name) in self.names.iter().enumerate() {
+            local[name] = x;
+        }
+        let mut in_c = vec![false; n];
+        for &v in cover {
+            if let Some(&x) = local.get(v) {
+                if x != usize::MAX {
+                    in_c[x] = true;
+                }
+            }
+        }
+        let mut hits = vec![0u32; live.len()];
+        for (x, sets) in sets_of.iter().enumerate() {
+            if in_c[x] {
+                for &i in sets {
+                    hits[i] += 1;
+                }
+            }
+        }
+        if hits.contains(&0) {
+            return cover.to_vec();
+        }
+        let redundant =
+            |x: usize, hits: &[u32]| -> bool { sets_of[x].iter().all(|&i| hits[i] >= 2) };
+        let mut size = in_c.iter().filter(|&&c| c).count();
+        // Redundant members first.
+        for x in 0..n {
+            if in_c[x] && redundant(x, &hits) {
+                in_c[x] = false;
+                size -= 1;
+                for &i in &sets_of[x] {
+                    hits[i] -= 1;
+                }
+            }
+        }
+        let mut best_size = size;
+        let mut best_c = in_c.clone();
+        let candidates: Vec<usize> = (0..n).filter(|&x| !sets_of[x].is_empty()).collect();
+        if candidates.is_empty() {
+            return cover.to_vec();
+        }
+        let mut rng = 0x2545_f491_4f6c_dd1du64 ^ n as u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut dropped = Vec::new();
+        let mut last_added = vec![0u64; n];
+        for step in 1..=moves {
+            if step % 1024 == 0 && Instant::now() >= deadline {
+                break;
+            }
+            // A move helps only if `y` hits a witness that some member hits
+            // alone: draw a member, one such witness of it, and `y` in it.
+            let x = candidates[(next() % candidates.len() as u64) as usize];
+            if !in_c[x] {
+                continue;
+            }
+            let critical = sets_of[x].iter().filter(|&&i| hits[i] == 1).count();
+            if critical == 0 {
+                continue;
+            }
+            let pick = (next() % critical as u64) as usize;
+            let Some(&i) = sets_of[x].iter().filter(|&&i| hits[i] == 1).nth(pick) else {
+                continue;
+            };
+            let set = &self.sets[live[i]];
+            let y = set[(next() % set.len() as u64) as usize] as usize;
+            if in_c[y] {
+                continue;
+            }
+            in_c[y] = true;
+            last_added[y] = step;
+            for &i in &sets_of[y] {
+                hits[i] += 1;
+            }
+            // Members sharing a witness with `y` may have become redundant;
+            // the oldest additions go first so the walk does not undo itself.
+            dropped.clear();
+            for &i in &sets_of[y] {
+                for &x in &self.sets[live[i]] {
+                    let x = x as usize;
+                    if x != y && in_c[x] && !dropped.contains(&x) {
+                        dropped.push(x);
+                    }
+                }
+            }
+            for i in (1..dropped.len()).rev() {
+                let j = (next() % (i as u64 + 1)) as usize;
+                dropped.swap(i, j);
+            }
+            dropped.sort_by_key(|&x| last_added[x]);
+            let mut removed = 0;
+            for &x in &dropped {
+                if redundant(x, &hits) {
+                    in_c[x] = false;
+                    removed += 1;
+                    for &i in &sets_of[x] {
+                        hits[i] -= 1;
+                    }
+                }
+            }
+            if removed == 0 {
+                in_c[y] = false;
+                for &i in &sets_of[y] {
+                    hits[i] -= 1;
+                }
+                continue;
+            }
+            size = size + 1 - removed;
+            if size < best_size {
+                best_size = size;
+                best_c.copy_from_slice(&in_c);
+            }
+        }
+        (0..n)
+            .filter(|&x| best_c[x])
+            .map(|x| self.names[x])
+            .collect()
     }
 
     /// A hitting set (values) by repeatedly taking the element in most live sets.
@@ -764,14 +932,16 @@ impl Solver {
 }
 
 /// Branch and bound on one component with the linear relaxation of the
-/// hitting set as bound, re-solved by the dual simplex after each fixing
-/// (`microlp`). Returns the root bound, or `None` when the relaxation
-/// could not be solved (then the caller keeps its combinatorial search).
+/// hitting set as bound (`microlp`). The relaxation starts from the small
+/// witnesses only and takes in the others as they are violated (row
+/// generation: a relaxation of fewer constraints still bounds the optimum),
+/// and is tightened at the root by {0,1/2}-cuts (see the `cuts` module)
+/// while they raise the bound. Below the root it is re-solved by the dual
+/// simplex after each fixing. Returns the root bound, or `None` when the
+/// relaxation could not be solved (then the caller keeps its combinatorial
+/// search).
 fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Option<usize> {
-    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
     let n = inst.of.len();
-    let mut lp = Lp::new(OptimizationDirection::Minimize);
-    let vars: Vec<microlp::Variable> = (0..n).map(|_| lp.add_var(1.0, (0.0, 1.0))).collect();
     let live: Vec<&Set> = inst
         .sets
         .iter()
@@ -779,23 +949,118 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         .filter(|(_, &a)| a)
         .map(|(s, _)| s)
         .collect();
-    for set in &live {
-        let mut expr = LinearExpr::empty();
-        for &x in set.iter() {
-            expr.add(vars[x as usize], 1.0);
+    let refs: Vec<&[u32]> = live.iter().map(|s| s.as_slice()).collect();
+    let mut in_lp: Vec<bool> = live.iter().map(|s| s.len() <= INITIAL_ROWS).collect();
+    let mut rows: Vec<(Vec<(u32, f64)>, f64)> = live
+        .iter()
+        .zip(&in_lp)
+        .filter(|(_, &i)| i)
+        .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
+        .collect();
+    // Row generation from scratch while the relaxation leaves witnesses
+    // unhit: it stays small (most long witnesses are hit anyway).
+    let (mut root, vars) = loop {
+        let (sol, vars) = solve_rows(n, &rows, solver.deadline)?;
+        let value: Vec<f64> = vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+        let mut added = 0;
+        for (i, set) in live.iter().enumerate() {
+            if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
+                in_lp[i] = true;
+                rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+                added += 1;
+            }
         }
-        lp.add_constraint(expr, ComparisonOp::Ge, 1.0);
-    }
-    let left = solver.deadline.checked_duration_since(Instant::now())?;
-    lp.set_time_limit(left);
-    let root = lp.solve().ok()?.into_solution().ok()?;
-    if !root.is_optimal_lp() {
-        return None;
+        if added == 0 {
+            break (sol, vars);
+        }
+    };
+    // Cut rounds, each re-solved by the dual simplex from the last basis.
+    let mut stall = 0;
+    let mut last = f64::NEG_INFINITY;
+    loop {
+        let objective = root.objective();
+        if ceil(objective) >= best.len() || Instant::now() >= solver.deadline {
+            break;
+        }
+        if objective < last + STALL {
+            stall += 1;
+            if stall >= STALL_ROUNDS {
+                break;
+            }
+        } else {
+            stall = 0;
+            last = objective;
+        }
+        let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+        let mut new_rows: Vec<(Vec<(u32, f64)>, f64)> = Vec::new();
+        for (i, set) in live.iter().enumerate() {
+            if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
+                in_lp[i] = true;
+                new_rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+            }
+        }
+        if new_rows.is_empty() {
+            let cuts = crate::cuts::odd_cycle_cuts(&refs, &value, CUTS_PER_ROUND);
+            new_rows.extend(cuts.into_iter().map(|c| (c.terms, c.rhs)));
+        }
+        if new_rows.is_empty() {
+            break;
+        }
+        let mut next = Some(root.clone());
+        for (terms, rhs) in &new_rows {
+            let Some(cur) = next.take() else { break };
+            let mut expr = microlp::LinearExpr::empty();
+            for &(e, c) in terms {
+                expr.add(vars[e as usize], c);
+            }
+            if let Ok(outcome) = cur.add_constraint(expr, microlp::ComparisonOp::Ge, *rhs) {
+                next = outcome.into_solution().ok().filter(|s| s.is_optimal_lp());
+            }
+        }
+        let Some(next) = next else {
+            // Out of time (or a failed re-solve): the last complete
+            // relaxation still bounds the optimum.
+            break;
+        };
+        rows.extend(new_rows);
+        root = next;
     }
     let root_bound = ceil(root.objective());
     let ctx = LpContext { inst, live, vars };
     ctx.dfs(root, best, solver);
     Some(root_bound)
+}
+
+/// Witnesses of at most this many values start in the relaxation.
+const INITIAL_ROWS: usize = 3;
+/// Cuts added per separation round at the root.
+const CUTS_PER_ROUND: usize = 64;
+/// Separation stops after this many rounds that raise the bound by less
+/// than [`STALL`].
+const STALL_ROUNDS: usize = 10;
+const STALL: f64 = 1e-3;
+
+/// The relaxation `min sum x` subject to `rows` and `0 <= x <= 1`, solved
+/// from scratch, with its variables; `None` if it could not be solved
+/// before `deadline`.
+fn solve_rows(
+    n: usize,
+    rows: &[(Vec<(u32, f64)>, f64)],
+    deadline: Instant,
+) -> Option<(microlp::Solution, Vec<microlp::Variable>)> {
+    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
+    let mut lp = Lp::new(OptimizationDirection::Minimize);
+    let vars: Vec<microlp::Variable> = (0..n).map(|_| lp.add_var(1.0, (0.0, 1.0))).collect();
+    for (terms, rhs) in rows {
+        let mut expr = LinearExpr::empty();
+        for &(x, c) in terms {
+            expr.add(vars[x as usize], c);
+        }
+        lp.add_constraint(expr, ComparisonOp::Ge, *rhs);
+    }
+    lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
+    let sol = lp.solve().ok()?.into_solution().ok()?;
+    sol.is_optimal_lp().then_some((sol, vars))
 }
 
 trait OptimalLp {
@@ -815,7 +1080,7 @@ struct LpContext<'a> {
 }
 
 impl LpContext<'_> {
-    fn dfs(&self, sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
+    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
         if solver.timed_out {
             return;
         }
@@ -824,10 +1089,38 @@ impl LpContext<'_> {
             solver.timed_out = true;
             return;
         }
-        if !sol.is_optimal_lp() || ceil(sol.objective()) >= best.len() {
-            return;
+        let mut value: Vec<f64>;
+        loop {
+            if !sol.is_optimal_lp() {
+                solver.timed_out = true;
+                return;
+            }
+            if ceil(sol.objective()) >= best.len() {
+                return;
+            }
+            value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+            // A witness the relaxation left out and the point leaves unhit
+            // joins it, here and below (a sibling checks again for itself).
+            let violated = (0..self.live.len()).find(|&i| {
+                self.live[i].iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS
+            });
+            let Some(i) = violated else { break };
+            let mut expr = microlp::LinearExpr::empty();
+            for &x in self.live[i].iter() {
+                expr.add(self.vars[x as usize], 1.0);
+            }
+            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, 1.0) {
+                Ok(outcome) => match self.child(outcome, solver) {
+                    Some(s) => sol = s,
+                    None => return,
+                },
+                Err(microlp::Error::Infeasible) => return,
+                Err(_) => {
+                    solver.timed_out = true;
+                    return;
+                }
+            }
         }
-        let value: Vec<f64> = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
         self.round(&value, best);
         if ceil(sol.objective()) >= best.len() {
             return;
@@ -840,17 +1133,34 @@ impl LpContext<'_> {
         else {
             return;
         };
-        if let Ok(outcome) = sol.clone().fix_var(self.vars[x], 1.0) {
-            if let Ok(child) = outcome.into_solution() {
-                self.dfs(child, best, solver);
+        for (fixed, val) in [(sol.clone(), 1.0), (sol, 0.0)] {
+            match fixed.fix_var(self.vars[x], val) {
+                Ok(outcome) => {
+                    if let Some(child) = self.child(outcome, solver) {
+                        self.dfs(child, best, solver);
+                    }
+                }
+                Err(microlp::Error::Infeasible) => {}
+                Err(_) => solver.timed_out = true,
+            }
+            if solver.timed_out {
+                return;
             }
         }
-        if solver.timed_out {
-            return;
-        }
-        if let Ok(outcome) = sol.fix_var(self.vars[x], 0.0) {
-            if let Ok(child) = outcome.into_solution() {
-                self.dfs(child, best, solver);
+    }
+
+    /// The solution of a re-solve; an interrupted or failed one leaves the
+    /// search open (never counted as pruned).
+    fn child(
+        &self,
+        outcome: microlp::SolveOutcome,
+        solver: &mut Solver,
+    ) -> Option<microlp::Solution> {
+        match outcome.into_solution() {
+            Ok(s) if s.is_optimal_lp() => Some(s),
+            _ => {
+                solver.timed_out = true;
+                None
             }
         }
     }
@@ -898,5 +1208,110 @@ impl LpContext<'_> {
                 .map(|x| self.inst.names[x])
                 .collect();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn covers(sets: &[Set], chosen: &[usize]) -> bool {
+        sets.iter()
+            .all(|s| s.iter().any(|&x| chosen.contains(&(x as usize))))
+    }
+
+    /// The fewest elements hitting every set, by enumeration.
+    fn brute_force(n: usize, sets: &[Set]) -> usize {
+        (0u32..1 << n)
+            .filter(|mask| sets.iter().all(|s| s.iter().any(|&x| mask >> x & 1 == 1)))
+            .map(|mask| mask.count_ones() as usize)
+            .min()
+            .expect("every element taken hits every set")
+    }
+
+    fn random_instances() -> Vec<(usize, Vec<Set>)> {
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        (0..120)
+            .map(|_| {
+                let n = 6 + next(9) as usize;
+                let sets = (0..(4 + next(24)))
+                    .map(|_| {
+                        let mut s: Set =
+                            (0..(2 + next(3))).map(|_| next(n as u64) as u32).collect();
+                        s.sort_unstable();
+                        s.dedup();
+                        s
+                    })
+                    .collect();
+                (n, sets)
+            })
+            .collect()
+    }
+
+    /// The LP branch and bound (row generation, cuts, lazy witnesses)
+    /// started from the worst cover ends at the optimum, and its root bound
+    /// never exceeds it.
+    #[test]
+    fn lp_search_matches_enumeration() {
+        for (n, sets) in random_instances() {
+            let optimum = brute_force(n, &sets);
+            let inst = Instance::new((0..n).collect(), sets.clone(), None);
+            let mut best: Vec<usize> = (0..n).collect();
+            let mut solver = Solver {
+                deadline: Instant::now() + Duration::from_secs(60),
+                nodes: 0,
+                timed_out: false,
+            };
+            let root = lp_search(&inst, &mut best, &mut solver).expect("relaxation solved");
+            assert!(!solver.timed_out);
+            assert!(
+                root <= optimum,
+                "root bound {root} over the optimum {optimum}"
+            );
+            assert!(covers(&sets, &best));
+            assert_eq!(best.len(), optimum, "{sets:?}");
+        }
+    }
+
+    /// The whole solver (reductions, components, local search, searches).
+    #[test]
+    fn min_hitting_set_matches_enumeration() {
+        for (n, sets) in random_instances() {
+            let optimum = brute_force(n, &sets);
+            let cover = min_hitting_set(n, sets.clone(), Instant::now() + Duration::from_secs(60));
+            assert!(cover.optimal);
+            assert!(covers(&sets, &cover.chosen));
+            assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
+            assert_eq!(cover.lower_bound, optimum);
+        }
+    }
+
+    /// A five-cycle of pairs: the relaxation alone gives 5/2, the odd-cycle
+    /// cut raises the root bound to the optimum, 3.
+    #[test]
+    fn odd_cycle_cut_closes_the_five_cycle() {
+        let sets: Vec<Set> = (0..5u32)
+            .map(|i| {
+                let mut s = vec![i, (i + 1) % 5];
+                s.sort_unstable();
+                s
+            })
+            .collect();
+        let inst = Instance::new((0..5).collect(), sets, None);
+        let mut best: Vec<usize> = (0..5).collect();
+        let mut solver = Solver {
+            deadline: Instant::now() + Duration::from_secs(60),
+            nodes: 0,
+            timed_out: false,
+        };
+        let root = lp_search(&inst, &mut best, &mut solver).expect("relaxation solved");
+        assert_eq!((root, best.len()), (3, 3));
     }
 }

@@ -79,6 +79,9 @@ pub struct Placement {
     pub optimal: bool,
     /// Whether the strategy's time limit expired.
     pub timed_out: bool,
+    /// Branch-and-bound nodes of the exact strategy, over every choice of
+    /// carried levels tried (0 for the other strategies).
+    pub search_nodes: u64,
     /// Time spent placing (extraction and insertion included).
     pub time: Duration,
     /// Existing `reduce_noise` operations removed before solving.
@@ -357,6 +360,7 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
     let loops = extraction.carried_params.len();
     let (mut lower_bound, mut optimal, mut timed_out) =
         (solution.lower_bound, solution.optimal, solution.timed_out);
+    let search_nodes = std::cell::Cell::new(solution.search_nodes);
     if loops > 0 && options.strategy == Strategy::Greedy {
         // The greedy keeps carried values at the encoding noise; only the
         // relaxation bounds the placements with other levels.
@@ -383,6 +387,7 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
                 *lower_bound = (*lower_bound).min(s.lower_bound);
                 *optimal &= s.optimal;
                 *timed_out |= s.timed_out;
+                search_nodes.set(search_nodes.get() + s.search_nodes);
                 if s.count < solution.count {
                     *extraction = x;
                     *solution = s;
@@ -456,6 +461,7 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
         lower_bound: lower_bound.min(reduced.len()),
         optimal,
         timed_out,
+        search_nodes: search_nodes.get(),
         time: start.elapsed(),
         removed,
         reduced,

@@ -13,6 +13,7 @@
 
 pub mod analysis;
 mod cover;
+mod cuts;
 pub mod exact;
 mod function;
 pub mod greedy;

@@ -50,6 +50,8 @@ pub struct Solution {
     pub optimal: bool,
     /// Whether the strategy's time limit expired.
     pub timed_out: bool,
+    /// Branch-and-bound nodes the exact strategy explored (0 otherwise).
+    pub search_nodes: u64,
     /// Wall-clock time.
     pub time: Duration,
 }
@@ -70,10 +72,12 @@ pub fn solve(
             .1
             .expect("an infeasible problem has a violation")
     };
+    let mut search_nodes = 0;
     let (reduced, lower_bound, timed_out) = match strategy {
         Strategy::Exact => {
             let s = solve_exact(problem, deadline)?;
             let timed_out = !s.optimal;
+            search_nodes = s.search_nodes;
             (s.reduced, s.lower_bound, timed_out)
         }
         Strategy::Greedy => {
@@ -105,6 +109,7 @@ pub fn solve(
         optimal: lower_bound >= count,
         reduced,
         timed_out,
+        search_nodes,
         time: start.elapsed(),
     })
 }
