@@ -200,15 +200,30 @@ impl Renames {
         }
     }
 
-    /// Rewrites the operands of `inst`.
+    /// Rewrites the operands of `inst`. Only an instruction with an operand
+    /// to rewrite is written: writing them all would dirty every cache line
+    /// of the instructions, and writing them back costs as much as the walk.
     pub(crate) fn inst(&self, dfg: &mut DataFlowGraph, inst: Inst) {
-        dfg[inst].map_values(|v| self.map(v));
+        let data = &dfg[inst];
+        if data
+            .arguments()
+            .as_slice()
+            .iter()
+            .any(|&v| self.set.contains(v))
+        {
+            dfg[inst].map_values(|v| self.map(v));
+        }
     }
 
-    /// Rewrites the arguments of `block`'s terminator.
+    /// Rewrites the arguments of `block`'s terminator (if one needs it).
     pub(crate) fn terminator(&self, dfg: &mut DataFlowGraph, block: Block) {
-        if let Some(term) = dfg.terminator_mut(block) {
-            term.map_values(|v| self.map(v));
+        let needed = dfg
+            .terminator(block)
+            .is_some_and(|term| term.arguments().iter().any(|&v| self.set.contains(v)));
+        if needed {
+            if let Some(term) = dfg.terminator_mut(block) {
+                term.map_values(|v| self.map(v));
+            }
         }
     }
 

@@ -99,6 +99,7 @@ pub(crate) fn promote(
     let mut allocations: Vec<(u32, Value)> = Vec::new();
     let mut escaped = EntitySet::<Value>::new();
     let mut raw: Vec<(Value, Block, Inst, Kind)> = Vec::new();
+    let mut stored: Vec<(Value, Inst)> = Vec::new();
     for block in func.layout.blocks() {
         let reachable = cfg.is_reachable(block);
         let mut predicate_one = true;
@@ -129,7 +130,9 @@ pub(crate) fn promote(
                 }
                 InstructionData::Load { address } => access(*address, Some(Kind::Load)),
                 InstructionData::Store { value, address } => {
-                    access(*value, None);
+                    // Stored: escapes unless the store goes with a promoted
+                    // cell (see `freed`).
+                    stored.push((*value, inst));
                     // FIXME: a store under a predicate could become
                     // `v = if c then value else current` when the cell is
                     // initialised before it; such cells are not promoted yet.
@@ -154,6 +157,149 @@ pub(crate) fn promote(
             }
         }
     }
+    let mut stored_set = EntitySet::<Value>::new();
+    for &(v, _) in &stored {
+        stored_set.insert(v);
+    }
+    let ok = |r: Value| !escaped.contains(r) && !stored_set.contains(r);
+    let mut log = Log::default();
+    let enabling = promote_cells(
+        func,
+        &cfg,
+        allocations.clone(),
+        &ok,
+        &raw,
+        stats,
+        replaced,
+        Some(&mut log),
+    );
+    if !enabling {
+        return false;
+    }
+    // 2. The allocations whose only escaping uses were stores into the
+    // cells just promoted, promoted in turn without another walk.
+    let owner = freed(func, &allocations, &escaped, &stored, &log);
+    drop(log);
+    let mut freed_allocations = Vec::new();
+    let mut raw_freed = Vec::new();
+    for &(v, b, i, k) in &raw {
+        let a = owner[v];
+        if a == NONE {
+            continue;
+        }
+        let a = Value::new(a as usize);
+        if k == Kind::Alloc {
+            freed_allocations.push((b, a));
+        }
+        raw_freed.push((a, b, i, k));
+    }
+    if freed_allocations.is_empty() {
+        return false;
+    }
+    // Promotion split edges: the graph changed.
+    let cfg = ControlFlowGraph::with_function(func);
+    let allocations = freed_allocations
+        .into_iter()
+        .filter_map(|(b, a)| Some((cfg.postorder_number(b)?, a)))
+        .collect();
+    promote_cells(
+        func,
+        &cfg,
+        allocations,
+        &|_| true,
+        &raw_freed,
+        stats,
+        replaced,
+        None,
+    )
+}
+
+/// What promotion did that tells which other allocations it freed.
+#[derive(Default)]
+struct Log {
+    /// Stores removed.
+    stores: EntitySet<Inst>,
+    /// Replaced load results with their replacements.
+    loads: Vec<(Value, Value)>,
+    /// Values passed to new block parameters.
+    arguments: EntitySet<Value>,
+}
+
+/// The allocations among `allocations` that promotion (`log`) freed: their
+/// reference, and every load result replaced by it, is used only as the
+/// address of loads and stores, or stored by the stores promotion removed,
+/// and is passed to no new block parameter (this is what the walk of
+/// [`promote`] would find on the rewritten function). Returns, by value,
+/// the freed allocation each such value stands for (`NONE` for the rest).
+fn freed(
+    func: &Function,
+    allocations: &[(u32, Value)],
+    escaped: &EntitySet<Value>,
+    stored: &[(Value, Inst)],
+    log: &Log,
+) -> SecondaryMap<Value, u32> {
+    let mut owner: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
+    // Candidates: not escaped otherwise, stored only (the stores checked
+    // below), and not passed to a new parameter.
+    let mut stored_set = EntitySet::<Value>::new();
+    for &(v, _) in stored {
+        stored_set.insert(v);
+    }
+    let mut any = false;
+    for &(_, a) in allocations {
+        if !escaped.contains(a) && stored_set.contains(a) && !log.arguments.contains(a) {
+            if func.dfg.value_type(a).pointee().is_none() {
+                continue;
+            }
+            owner[a] = a.as_u32();
+            any = true;
+        }
+    }
+    if !any {
+        return owner;
+    }
+    let mut rejected = EntitySet::<Value>::new();
+    for &(r, v) in &log.loads {
+        let a = owner[v];
+        if a == NONE || owner[r] != NONE {
+            continue;
+        }
+        owner[r] = a;
+        if escaped.contains(r) {
+            rejected.insert(Value::new(a as usize));
+        }
+    }
+    for &(v, inst) in stored {
+        let a = owner[v];
+        if a != NONE && !log.stores.contains(inst) {
+            rejected.insert(Value::new(a as usize));
+        }
+    }
+    for v in 0..func.dfg.num_values() {
+        let v = Value::new(v);
+        let a = owner[v];
+        if a != NONE && rejected.contains(Value::new(a as usize)) {
+            owner[v] = NONE;
+        }
+    }
+    owner
+}
+
+/// Promotes the promotable cells among `allocations` (postorder number of
+/// the block, reference), whose accesses are `raw` (address, block,
+/// instruction, kind; in layout order) and which `ok` says do not escape.
+/// Returns whether a store of an allocation's reference was removed.
+#[allow(clippy::too_many_arguments)]
+fn promote_cells(
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    mut allocations: Vec<(u32, Value)>,
+    ok: &dyn Fn(Value) -> bool,
+    raw: &[(Value, Block, Inst, Kind)],
+    stats: &mut Stats,
+    replaced: &mut Vec<Value>,
+    mut log: Option<&mut Log>,
+) -> bool {
     // Candidates: allocations in reachable blocks, numbered in reverse
     // post-order of their blocks (layout order within a block).
     allocations.sort_by_key(|&(po, _)| std::cmp::Reverse(po));
@@ -164,19 +310,15 @@ pub(crate) fn promote(
             continue;
         };
         slot_of[r] = slots.len() as u32;
-        slots.push(Slot {
-            ty,
-            ok: !escaped.contains(r),
-        });
+        slots.push(Slot { ty, ok: ok(r) });
     }
     drop(allocations);
-    drop(escaped);
     if slots.is_empty() {
         return false;
     }
     let accesses: Vec<(u32, Block, Inst, Kind)> = raw
-        .into_iter()
-        .filter_map(|(v, b, i, k)| {
+        .iter()
+        .filter_map(|&(v, b, i, k)| {
             let s = slot_of[v];
             (s != NONE).then_some((s, b, i, k))
         })
@@ -418,6 +560,9 @@ pub(crate) fn promote(
                     );
                     func.remove_inst(inst);
                     stats.stores_removed += 1;
+                    if let Some(log) = log.as_deref_mut() {
+                        log.stores.insert(inst);
+                    }
                 }
                 (Kind::Load, _) => {
                     let value =
@@ -427,6 +572,9 @@ pub(crate) fn promote(
                     if let Some(result) = result {
                         func.dfg.replace_all_uses(result, value);
                         replaced.push(result);
+                        if let Some(log) = log.as_deref_mut() {
+                            log.loads.push((result, value));
+                        }
                     }
                     stats.loads_replaced += 1;
                 }
@@ -455,6 +603,11 @@ pub(crate) fn promote(
         match term {
             Some(Terminator::Jmp { destination, .. }) if !phis_of(destination).is_empty() => {
                 let extra = args_for(destination, &current);
+                if let Some(log) = log.as_deref_mut() {
+                    for &v in &extra {
+                            log.arguments.insert(v);
+                        }
+                }
                 if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
                     arguments.extend(extra);
                 }
@@ -466,8 +619,13 @@ pub(crate) fn promote(
             }) => {
                 // A `jmpif` passes no arguments: split the edge with a block
                 // that jumps with them.
-                let split = |dest: Block, func: &mut Function| -> Block {
+                let mut split = |dest: Block, func: &mut Function| -> Block {
                     let extra = args_for(dest, &current);
+                    if let Some(log) = log.as_deref_mut() {
+                        for &v in &extra {
+                            log.arguments.insert(v);
+                        }
+                    }
                     if extra.is_empty() {
                         return dest;
                     }
