@@ -358,7 +358,7 @@ fn promote_cells(
     }
     drop(accesses);
 
-    let domtree = DominatorTree::with_cfg(&cfg);
+    let domtree = DominatorTree::with_cfg(cfg);
     let mut df = DominanceFrontiers::new();
     let mut df_computed = false;
 
@@ -444,7 +444,7 @@ fn promote_cells(
         // Parameters at the iterated dominance frontier of the definitions
         // (minimal SSA); the ones no load needs are pruned below.
         if !df_computed {
-            df.compute(&cfg, &domtree);
+            df.compute(cfg, &domtree);
             df_computed = true;
         }
         work.clear();
@@ -473,7 +473,7 @@ fn promote_cells(
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(func, &cfg, &domtree, &by_block, &mut promoted, &phis);
+    let live = live_phis(func, cfg, &domtree, &by_block, &mut promoted, &phis);
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {
@@ -605,8 +605,8 @@ fn promote_cells(
                 let extra = args_for(destination, &current);
                 if let Some(log) = log.as_deref_mut() {
                     for &v in &extra {
-                            log.arguments.insert(v);
-                        }
+                        log.arguments.insert(v);
+                    }
                 }
                 if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
                     arguments.extend(extra);
