@@ -165,6 +165,52 @@ impl JoinSemiLattice for KnownValues {
     }
 }
 
+/// An instruction with an effect on the analysis, with the operands of a
+/// load or store copied out of the instruction (and the alias class of the
+/// address), so that the solves and the walks after them read a dense
+/// array rather than the instructions (a cache miss each on a large
+/// function).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Event {
+    inst: Inst,
+    op: Op,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Op {
+    Load {
+        address: Value,
+        result: Option<Value>,
+        class: Option<u32>,
+    },
+    Store {
+        address: Value,
+        value: Value,
+        class: Option<u32>,
+    },
+    Other,
+}
+
+impl Event {
+    /// The event of `inst`, reading the instruction.
+    fn of(func: &Function, classes: &AliasClasses, inst: Inst) -> Self {
+        let op = match func.dfg[inst] {
+            InstructionData::Load { address } => Op::Load {
+                address,
+                result: func.dfg.first_result(inst),
+                class: classes.class(address),
+            },
+            InstructionData::Store { value, address } => Op::Store {
+                address,
+                value,
+                class: classes.class(address),
+            },
+            _ => Op::Other,
+        };
+        Event { inst, op }
+    }
+}
+
 /// The instructions with an effect on the analysis, gathered during the
 /// walk that computes the alias classes (one walk over the function for
 /// both). The others (numbers, arrays, constraints...) only define values,
@@ -172,7 +218,7 @@ impl JoinSemiLattice for KnownValues {
 /// applied, which is decided once the reads are all counted.
 pub(crate) struct Events {
     reads: SecondaryMap<Value, u8>,
-    events: Vec<Inst>,
+    events: Vec<Event>,
     /// Instructions defining one value, kept only if it is read.
     candidates: Vec<(Inst, Value)>,
     /// `events` of each block, by block index.
@@ -206,12 +252,31 @@ impl Events {
             Visit::Inst(inst, data) => match *data {
                 InstructionData::Load { address } => {
                     self.reads[address] = self.reads[address].saturating_add(1);
-                    self.events.push(inst);
                     self.loads += 1;
+                    // The class is filled in once the classes are final.
+                    self.events.push(Event {
+                        inst,
+                        op: Op::Load {
+                            address,
+                            result: func.dfg.first_result(inst),
+                            class: None,
+                        },
+                    });
                 }
-                InstructionData::Store { .. }
-                | InstructionData::EnableSideEffects { .. }
-                | InstructionData::Call { .. } => self.events.push(inst),
+                InstructionData::Store { value, address } => self.events.push(Event {
+                    inst,
+                    op: Op::Store {
+                        address,
+                        value,
+                        class: None,
+                    },
+                }),
+                InstructionData::EnableSideEffects { .. } | InstructionData::Call { .. } => {
+                    self.events.push(Event {
+                        inst,
+                        op: Op::Other,
+                    })
+                }
                 // The other instructions that can define a reference
                 // (arithmetic, casts, `make_array` and the rest define
                 // numbers or arrays, which no load reads through).
@@ -222,9 +287,15 @@ impl Events {
                     &[r] => {
                         // Kept in place, possibly dropped later.
                         self.candidates.push((inst, r));
-                        self.events.push(inst);
+                        self.events.push(Event {
+                            inst,
+                            op: Op::Other,
+                        });
                     }
-                    _ => self.events.push(inst),
+                    _ => self.events.push(Event {
+                        inst,
+                        op: Op::Other,
+                    }),
                 },
                 _ => {}
             },
@@ -258,7 +329,7 @@ pub(crate) struct ReferenceValues<'a> {
     /// once needs no entry from its own load.
     reads: SecondaryMap<Value, u8>,
     /// The instructions with an effect, grouped by block (`ranges`).
-    events: Vec<Inst>,
+    events: Vec<Event>,
     ranges: Vec<(u32, u32)>,
     /// Scratch space of the [`Analysis`] implementation (see [`Self::transfer`]).
     renamed: Vec<(Value, Value)>,
@@ -295,18 +366,26 @@ impl<'a> ReferenceValues<'a> {
                     dropped.insert(inst);
                 }
             }
-            let mut kept: Vec<Inst> = Vec::with_capacity(events.len());
+            let mut kept: Vec<Event> = Vec::with_capacity(events.len());
             for range in ranges.iter_mut() {
                 let (lo, hi) = *range;
                 let start = kept.len() as u32;
                 kept.extend(
                     events[lo as usize..hi as usize]
                         .iter()
-                        .filter(|&&i| !dropped.contains(i)),
+                        .filter(|e| !dropped.contains(e.inst)),
                 );
                 *range = (start, kept.len() as u32);
             }
             events = kept;
+        }
+        for e in events.iter_mut() {
+            match &mut e.op {
+                Op::Load { address, class, .. } | Op::Store { address, class, .. } => {
+                    *class = classes.class(*address);
+                }
+                Op::Other => {}
+            }
         }
         ReferenceValues {
             classes,
@@ -322,14 +401,14 @@ impl<'a> ReferenceValues<'a> {
     /// leave the events (the caller rewrites the stores of their results,
     /// and the references among them, see [`Self::rename_references`]).
     fn after_replacements(&mut self, removed: &EntitySet<Inst>) {
-        let mut kept: Vec<Inst> = Vec::with_capacity(self.events.len());
+        let mut kept: Vec<Event> = Vec::with_capacity(self.events.len());
         for range in self.ranges.iter_mut() {
             let (lo, hi) = *range;
             let start = kept.len() as u32;
             kept.extend(
                 self.events[lo as usize..hi as usize]
                     .iter()
-                    .filter(|&&i| !removed.contains(i)),
+                    .filter(|e| !removed.contains(e.inst)),
             );
             *range = (start, kept.len() as u32);
         }
@@ -371,18 +450,20 @@ impl<'a> ReferenceValues<'a> {
             self.reads[v] = self.reads[v].saturating_add(self.reads[r]);
             self.reads[r] = 0;
         }
-        for &inst in &self.events {
-            let data = &mut func.dfg[inst];
-            if let InstructionData::Load { address } | InstructionData::Store { address, .. } = data
-            {
-                if references.contains(*address) {
-                    let a = *address;
-                    let v = func.dfg.resolve(a);
-                    match &mut func.dfg[inst] {
-                        InstructionData::Load { address }
-                        | InstructionData::Store { address, .. } => *address = v,
-                        _ => unreachable!("matched above"),
+        for e in self.events.iter_mut() {
+            let (Op::Load { address, class, .. } | Op::Store { address, class, .. }) = &mut e.op
+            else {
+                continue;
+            };
+            if references.contains(*address) {
+                let v = func.dfg.resolve(*address);
+                *address = v;
+                *class = self.classes.class(v);
+                match &mut func.dfg[e.inst] {
+                    InstructionData::Load { address } | InstructionData::Store { address, .. } => {
+                        *address = v
                     }
+                    _ => unreachable!("a load or store event"),
                 }
             }
         }
@@ -425,39 +506,42 @@ impl<'a> ReferenceValues<'a> {
         &self,
         func: &Function,
         state: &mut KnownValues,
-        inst: Inst,
+        event: &Event,
         renamed: &mut Vec<(Value, Value)>,
     ) -> Option<Value> {
         if !state.reached {
             return None;
         }
-        let dfg = &func.dfg;
-        let mut replacement = None;
-        match &dfg[inst] {
-            InstructionData::EnableSideEffects { condition } => {
-                state.predicate_one = dfg
-                    .const_value(*condition)
-                    .is_some_and(|c| c.to_u64() == Some(1));
-            }
-            &InstructionData::Store { value, address } => match self.classes.class(address) {
-                Some(class) if state.predicate_one && self.reads[address] > 0 => {
-                    let value = renamed
-                        .iter()
-                        .rev()
-                        .find(|&&(r, _)| r == value)
-                        .map_or(value, |&(_, v)| v);
-                    // Every other reference of the class may be the same cell.
-                    state
-                        .classes
-                        .insert(class, PMap::singleton(address.as_u32(), value));
+        let inst = event.inst;
+        match event.op {
+            Op::Store {
+                address,
+                value,
+                class,
+            } => {
+                match class {
+                    Some(class) if state.predicate_one && self.reads[address] > 0 => {
+                        let value = renamed
+                            .iter()
+                            .rev()
+                            .find(|&&(r, _)| r == value)
+                            .map_or(value, |&(_, v)| v);
+                        // Every other reference of the class may be the same cell.
+                        state
+                            .classes
+                            .insert(class, PMap::singleton(address.as_u32(), value));
+                    }
+                    Some(class) => state.classes.remove(class),
+                    None => state.classes = PMap::default(),
                 }
-                Some(class) => state.classes.remove(class),
-                None => state.classes = PMap::default(),
-            },
-            &InstructionData::Load { address } => {
-                let class = self.classes.class(address);
-                replacement = class.and_then(|c| state.get(c, address));
-                let result = dfg.first_result(inst);
+                return None;
+            }
+            Op::Load {
+                address,
+                result,
+                class,
+            } => {
+                let replacement = class.and_then(|c| state.get(c, address));
                 if let Some(r) = result {
                     self.define(state, r);
                     let again = self.reads[address] > 1;
@@ -472,6 +556,16 @@ impl<'a> ReferenceValues<'a> {
                     renamed.push((r, v));
                 }
                 return replacement;
+            }
+            Op::Other => {}
+        }
+        let dfg = &func.dfg;
+        let replacement = None;
+        match &dfg[inst] {
+            InstructionData::EnableSideEffects { condition } => {
+                state.predicate_one = dfg
+                    .const_value(*condition)
+                    .is_some_and(|c| c.to_u64() == Some(1));
             }
             InstructionData::Call {
                 callee: Callee::Function(_),
@@ -552,7 +646,12 @@ impl Analysis<Function> for ReferenceValues<'_> {
 
     fn apply_instruction_effect(&mut self, func: &Function, state: &mut KnownValues, inst: Inst) {
         let mut renamed = std::mem::take(&mut self.renamed);
-        self.transfer(func, state, inst, &mut renamed);
+        self.transfer(
+            func,
+            state,
+            &Event::of(func, self.classes, inst),
+            &mut renamed,
+        );
         self.renamed = renamed;
     }
 
@@ -793,11 +892,11 @@ impl Solution {
                 let (lo, hi) = analysis.ranges[block.index()];
                 let events = &analysis.events[lo as usize..hi as usize];
                 let slots = &mut outcome[lo as usize..hi as usize];
-                for (&inst, slot) in events.iter().zip(slots) {
-                    *slot = match analysis.transfer(func, &mut state, inst, &mut renamed) {
+                for (event, slot) in events.iter().zip(slots) {
+                    *slot = match analysis.transfer(func, &mut state, event, &mut renamed) {
                         Some(v) => Outcome::Replace(v),
-                        None => match func.dfg[inst] {
-                            InstructionData::Store { value, .. } => {
+                        None => match event.op {
+                            Op::Store { value, .. } => {
                                 if renamed.iter().any(|&(r, _)| r == value) {
                                     Outcome::Nothing
                                 } else {
@@ -915,11 +1014,11 @@ pub(crate) fn forward(
     for solve in 1..=SOLVES {
         let solution = Solution::solve(func, &cfg, &order, &analysis);
         stats.solver_visits += solution.visits;
-        let mut replacements: Vec<(Inst, Value)> = Vec::new();
+        let mut replacements: Vec<(Inst, Option<Value>, Value)> = Vec::new();
         let mut stale = false;
-        for (&inst, &o) in analysis.events.iter().zip(&solution.outcome) {
-            if let Outcome::Replace(v) = o {
-                replacements.push((inst, v));
+        for (e, &o) in analysis.events.iter().zip(&solution.outcome) {
+            if let (Outcome::Replace(v), Op::Load { result, .. }) = (o, e.op) {
+                replacements.push((e.inst, result, v));
             }
         }
         let disagreed = solution.disagreed;
@@ -930,8 +1029,7 @@ pub(crate) fn forward(
         let mut any_reference = false;
         let replaced_any = !replacements.is_empty();
         let mut replaced_now = EntitySet::<Value>::new();
-        for (inst, value) in replacements {
-            let result = func.dfg.first_result(inst);
+        for (inst, result, value) in replacements {
             func.remove_inst(inst);
             removed.insert(inst);
             if let Some(result) = result {
@@ -960,22 +1058,23 @@ pub(crate) fn forward(
         // address (the walk also gathers what the dead-store removal needs).
         loads_left.clear();
         let mut renamed_reference = false;
-        for &inst in &analysis.events {
-            match func.dfg[inst] {
-                InstructionData::Load { address } => {
+        for e in analysis.events.iter_mut() {
+            match &mut e.op {
+                &mut Op::Load { address, .. } => {
                     renamed_reference |= any_reference && references.contains(address);
                     loads_left.push(address);
                 }
-                InstructionData::Store { address, value } => {
-                    renamed_reference |= any_reference && references.contains(address);
-                    if replaced_any && replaced_now.contains(value) {
-                        let resolved = func.dfg.resolve(value);
-                        if let InstructionData::Store { value, .. } = &mut func.dfg[inst] {
+                Op::Store { address, value, .. } => {
+                    renamed_reference |= any_reference && references.contains(*address);
+                    if replaced_any && replaced_now.contains(*value) {
+                        let resolved = func.dfg.resolve(*value);
+                        *value = resolved;
+                        if let InstructionData::Store { value, .. } = &mut func.dfg[e.inst] {
                             *value = resolved;
                         }
                     }
                 }
-                _ => {}
+                Op::Other => {}
             }
         }
         if any_reference && !renamed_reference {
