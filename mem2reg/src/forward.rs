@@ -335,6 +335,9 @@ pub(crate) struct ReferenceValues<'a> {
     renamed: Vec<(Value, Value)>,
     /// Blocks ending in a `jmp` with arguments.
     jumps: Vec<Block>,
+    /// Whether a block has a reference parameter, by block index: the
+    /// other edges bind nothing (and need not look at the block).
+    reference_params: Vec<bool>,
 }
 
 impl<'a> ReferenceValues<'a> {
@@ -387,6 +390,14 @@ impl<'a> ReferenceValues<'a> {
                 Op::Other => {}
             }
         }
+        let reference_params = (0..func.dfg.num_blocks())
+            .map(|b| {
+                func.dfg
+                    .block_params(Block::new(b))
+                    .iter()
+                    .any(|&p| classes.is_reference(p))
+            })
+            .collect();
         ReferenceValues {
             classes,
             reads,
@@ -394,6 +405,7 @@ impl<'a> ReferenceValues<'a> {
             ranges,
             renamed: Vec::new(),
             jumps,
+            reference_params,
         }
     }
 
@@ -596,11 +608,17 @@ impl<'a> ReferenceValues<'a> {
     /// Binds the reference parameters of `to` on the edge from `from`.
     fn edge(&self, func: &Function, state: &mut KnownValues, from: Block, to: Block) {
         state.predicate_one = true;
-        let dfg = &func.dfg;
-        let params = dfg.block_params(to);
-        if params.is_empty() || !state.reached {
+        if !self
+            .reference_params
+            .get(to.index())
+            .copied()
+            .unwrap_or(true)
+            || !state.reached
+        {
             return;
         }
+        let dfg = &func.dfg;
+        let params = dfg.block_params(to);
         let Some(term) = dfg.terminator(from) else {
             return;
         };
