@@ -50,32 +50,41 @@
 //! reverse post-order (`loop_order`), so each loop settles before the
 //! blocks after it are visited, and it keeps states only at join blocks.
 //! Only the instructions with an effect are visited (`Events`, gathered
-//! in the walk that computes the alias classes). On generated programs of
-//! 10,000 to 1,000,000 blocks a solve makes about 1.2 block visits per
-//! block whatever the size (the engine's round-robin sweeps made 2.2 at
-//! 100,000 blocks and 3.4 at 300,000, growing with the function: each sweep
-//! carried a change at a loop header down the rest of the function).
+//! in the walk that computes the alias classes, with the operands and the
+//! address class of each load and store copied out, so that a visit reads
+//! a dense array rather than the instructions). Each visit records what
+//! its events found, so the answer needs no walk after the solve: a
+//! block's last visit is made with its final entry state. On generated
+//! programs of 10,000 to 1,000,000 blocks a solve makes about 1.2 block
+//! visits per block whatever the size (the engine's round-robin sweeps made
+//! 2.2 at 100,000 blocks and 3.4 at 300,000, growing with the function:
+//! each sweep carried a change at a loop header down the rest of the
+//! function).
 //!
-//! FIXME(perf): a million blocks take about 7.9 s of CPU (7.9 µs per block,
-//! against 5.2 µs at 10,000 blocks: 1.5 times; the targets are 5 s and 1.5
-//! times; the memory target is met with room). The visits no longer grow;
-//! what does is the cost of each walk over the function (the instruction
-//! lists and the value table stop fitting in the caches), and there are
-//! still about five such walks per round (CFG, promotion's access walk and
-//! renaming, alias classes with the events, dead stores) plus the solves.
-//! Most large functions take two rounds: dead-store removal removed a store
-//! of a reference, which splits alias classes (forwarding may find more,
-//! and the differential test requires the fixed point) and may make an
-//! allocation promotable. Handling that inside the round (removing those
-//! stores before the last solve) would save most of a round. Replaced
-//! loads of references were tried inside `forward` too (re-solving on the
-//! same graph with operands read through the replacements): it saved
-//! rounds on small functions but added solves on `main` and was slower at
-//! 600,000 blocks, so another round handles them. The load's transfer is
-//! still not monotone, which the solver tolerates (see `Solution::solve`);
-//! a monotone formulation (the load yields `Known(result)` and joins
-//! compare values through the replacements) would make the answer
-//! independent of the order.
+//! Replacing loads changes names, which can let another solve find more;
+//! [`forward`] decides when, without a round of the whole pipeline: a
+//! replaced result that was stored matters only where a join dropped an
+//! entry whose two values the replacement makes equal (the solve notes the
+//! pairs it drops), and a replaced reference is renamed in place in the
+//! events (same alias classes) when it is an address or a jump argument.
+//! On the million-block program `main` now takes one round of two solves
+//! (before: two rounds of three solves in all).
+//!
+//! FIXME(perf): a million blocks take 4.4 s of CPU (4.4 µs per block,
+//! against 3.4 µs at 10,000 blocks: 1.3 times; targets 5 s and 1.5 times),
+//! which leaves little room on a loaded machine (wall-clock time is 1.5
+//! times the CPU time at a load average of 4). What is left is walks over
+//! the instructions, each a cache miss per instruction on a large function:
+//! promotion's access walk, dominator tree and renaming, the alias-class
+//! walk, dead-store removal, and the two solves of `main`, the second only
+//! because about a dozen replaced loads of references renamed addresses
+//! (it finds 16 more loads). About 40 % of the time is in the 31 functions
+//! of 16,000 blocks, at about 3.6 µs per block. The
+//! load's transfer is still not monotone, which the solver tolerates (see
+//! `Solution::solve`); a monotone formulation (the load yields
+//! `Known(result)` and joins compare values through the replacements) would
+//! make the answer independent of the order and could let a solve resume
+//! from the previous one instead of starting over.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};

@@ -28,11 +28,14 @@
 //! Cost: each phase is a few linear scans, states are persistent maps
 //! shared between blocks and kept only at join blocks, the forward solve
 //! settles each loop before going on (about 1.2 block visits per block at
-//! every size, [`forward`] module docs), and a later round reruns only the
-//! phases whose inputs the previous one changed. Promotion is linear in the
-//! function (pruning by use marking, see [`promote`]). Time per block still
-//! grows somewhat with the size of one function (cache misses of the
-//! scans), see the README's measurements.
+//! every size, [`forward`] module docs), names changed by replaced loads
+//! are handled inside the forwarding phase rather than by another round,
+//! and a later round reruns only the phases whose inputs the previous one
+//! changed. Promotion is linear in the function (pruning by use marking,
+//! see [`promote`]), and promotes the allocations it frees from its first
+//! walk's accesses. Time per block still grows somewhat with the size of
+//! one function (cache misses of the scans), see the README's
+//! measurements.
 //!
 //! ```
 //! let text = "
@@ -201,8 +204,8 @@ impl Renames {
     }
 
     /// Rewrites the operands of `inst`. Only an instruction with an operand
-    /// to rewrite is written: writing them all would dirty every cache line
-    /// of the instructions, and writing them back costs as much as the walk.
+    /// to rewrite is written (writing every one would dirty all the cache
+    /// lines of the instructions).
     pub(crate) fn inst(&self, dfg: &mut DataFlowGraph, inst: Inst) {
         let data = &dfg[inst];
         if data
@@ -244,9 +247,9 @@ impl Renames {
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// FIXME(perf): 1,000,000 blocks take about 7.9 s of CPU (target: 5 s), and
-// time per block grows 1.5 times from 10,000 blocks (the target's limit);
-// see the `forward` module docs for what is left.
+// FIXME(perf): 1,000,000 blocks take about 4.4 s of CPU (target: 5 s), and
+// time per block grows 1.3 times from 10,000 blocks (limit: 1.5); little
+// room on a loaded machine, see the `forward` module docs for what is left.
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {

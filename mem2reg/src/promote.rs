@@ -29,6 +29,14 @@
 //! are kept when a load needs them, found by one renaming walk that tracks
 //! only parameter numbers, so the pass runs in time linear in the function
 //! plus the uninitialised regions and the frontiers of the promoted cells.
+//!
+//! Promoting a cell removes its stores, and a stored reference to another
+//! allocation may have been that allocation's only escaping use (nested
+//! references). Such freed allocations are promoted in a second step from
+//! the first walk's records (the stores of each value, the accesses through
+//! each load result, the values passed to new parameters), which find
+//! exactly what another walk over the rewritten function would, without
+//! the walk.
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
