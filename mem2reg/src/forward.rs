@@ -62,11 +62,12 @@
 //! function).
 //!
 //! Replacing loads changes names, which can let another solve find more;
-//! [`forward`] decides when, without a round of the whole pipeline: a
-//! replaced result that was stored matters only where a join dropped an
-//! entry whose two values the replacement makes equal (the solve notes the
-//! pairs it drops), and a replaced reference is renamed in place in the
-//! events (same alias classes) when it is an address or a jump argument.
+//! the function `forward` decides when, without a round of the whole
+//! pipeline: a replaced result that was stored matters only where a join
+//! dropped an entry whose two values the replacement makes equal (the
+//! solve notes the pairs it drops), and a replaced reference is renamed in
+//! place in the events (same alias classes) when it is an address or a
+//! jump argument.
 //! On the million-block program `main` now takes one round of two solves
 //! (before: two rounds of three solves in all).
 //!
