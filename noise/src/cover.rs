@@ -21,12 +21,19 @@
 //! ALEX 1998): a witness of one value forces its reduction, a witness that
 //! contains another is dropped, and a value whose witnesses all contain
 //! some other value is dominated by it and never reduced. The reduced
-//! instance splits into connected components, each solved by branch and
-//! bound (branch on the value in most witnesses: reduce it, or never) with a
-//! lower bound from pairwise disjoint witnesses, reducing again at every
-//! search node. The reductions preserve at least one optimum, so the
-//! optimum of the instance is proven when every component's search closes;
-//! otherwise the sum of the components' bounds is reported.
+//! instance splits into connected components. Each starts from a greedy
+//! cover improved by local search (add a value, drop those it makes
+//! redundant). Small components then get a combinatorial branch and bound
+//! (branch on the value the Lagrangian bound most wants: reduce it, or
+//! never) with a lower bound from pairwise disjoint witnesses and a
+//! Lagrangian bound, reducing again at every search node. Large ones, and
+//! small ones that do not close in their share of the time, get a branch
+//! and bound on the linear relaxation: row generation (the long witnesses
+//! join the relaxation only when violated), {0,1/2}-cuts at the root (the
+//! `cuts` module), rounding at every node. The reductions preserve at least
+//! one optimum, so the optimum of the instance is proven when every
+//! component's search closes; otherwise the sum of the components' bounds
+//! is reported.
 
 use std::time::Instant;
 
@@ -257,6 +264,10 @@ pub(crate) struct Cover {
     pub components: usize,
 }
 
+/// Components of at most this many elements try the combinatorial search
+/// before the relaxation.
+const COMBINATORIAL_FIRST: usize = 200;
+
 /// Moves of the local search on each component's first cover, per element.
 const LOCAL_MOVES: u64 = 2_000;
 
@@ -292,13 +303,18 @@ pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Co
         let mut root = comp.bound(best.len(), rounds).0;
         solver.timed_out = false;
         if root < best.len() {
-            // The combinatorial search first, for a share of the time: it
-            // finds good placements fast and often closes small components.
-            let share = deadline.saturating_duration_since(now) / 10;
-            solver.deadline = now + share;
-            let mut picked = Vec::new();
-            solver.search(comp.clone(), &mut picked, &mut best, true);
-            solver.deadline = deadline;
+            // The combinatorial search first on small components, for a
+            // share of the time: it often closes them. Large ones go to the
+            // relaxation at once: the cuts need the time.
+            if comp.of.len() <= COMBINATORIAL_FIRST {
+                let share = deadline.saturating_duration_since(now) / 10;
+                solver.deadline = now + share;
+                let mut picked = Vec::new();
+                solver.search(comp.clone(), &mut picked, &mut best, true);
+                solver.deadline = deadline;
+            } else {
+                solver.timed_out = true;
+            }
             if solver.timed_out {
                 solver.timed_out = false;
                 match lp_search(&comp, &mut best, &mut solver) {

@@ -3,18 +3,26 @@
 //! **Main path: minimum hitting set.** The problem is first restated as a
 //! minimum hitting set of *witnesses* (sets of values that, left unreduced,
 //! already break a bound; see the `cover` module) and solved there: the
-//! classical reduction rules of hitting set, connected components, and per
-//! component a branch and bound on the linear relaxation (dual simplex
-//! re-solves after each fixing). Under the default model witnesses are small,
-//! the relaxation is within 1-2% of the optimum on generated DAGs, and 100
-//! ops close in milliseconds, 300 ops usually in well under a second.
+//! classical reduction rules of hitting set, connected components, a local
+//! search for a good first placement, and per large component a branch and
+//! bound on the linear relaxation, grown by row generation and tightened at
+//! the root by {0,1/2}-cuts (dual simplex re-solves after each cut and
+//! fixing). On generated DAGs (`kildall_ir::generate::generate_noise`,
+//! seeds 1-5) 300 ops are proven optimal in 0.27-0.93 s and 500 ops (seed
+//! 1) in 1.0 s.
 //!
-//! FIXME: generated DAGs of 1,000 ops still end with a gap (seed 1: 370
-//! found, 363 proven, in 10 s): the relaxation is tight but the search does
-//! not close the last few units. Stronger cuts on the witness sets (odd
-//! cycles of 2-sets, clique-like structures of 3-sets around a shared `mul`)
-//! or the reduction rules applied at every node of the LP search are the
-//! next steps.
+//! FIXME: generated DAGs of 1,000 ops still end with a gap after 10 s
+//! (found / proven, seeds 1-5: 368/367, 391/389, 393/391, 373/371,
+//! 362/360; 700 ops, seed 1: 271/270; given 60 s, seeds 3 and 4 end at
+//! 392/391 and 372/371). The cut rounds of the relaxation
+//! (about 0.4 s per 64 cuts in the pure-Rust simplex) do not converge
+//! within the limit, and where they do (seed 1 given 20 s: relaxation
+//! 267.01 on the large component, placement 269) odd-cycle cuts stall one
+//! or two units short and the branch and bound below the root does not
+//! close that gap. Cuts beyond odd cycles (clique-like structures of
+//! 3-witnesses around a shared `mul`), reduced-cost fixing against the
+//! incumbent (needs the duals, which `microlp` does not expose) or a faster
+//! LP are the next steps.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a
