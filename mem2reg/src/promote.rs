@@ -253,17 +253,17 @@ fn freed(
     for &(v, _) in stored {
         stored_set.insert(v);
     }
-    let mut any = false;
+    let mut owned: Vec<Value> = Vec::new();
     for &(_, a) in allocations {
         if !escaped.contains(a) && stored_set.contains(a) && !log.arguments.contains(a) {
             if func.dfg.value_type(a).pointee().is_none() {
                 continue;
             }
             owner[a] = a.as_u32();
-            any = true;
+            owned.push(a);
         }
     }
-    if !any {
+    if owned.is_empty() {
         return owner;
     }
     let mut rejected = EntitySet::<Value>::new();
@@ -273,6 +273,7 @@ fn freed(
             continue;
         }
         owner[r] = a;
+        owned.push(r);
         if escaped.contains(r) {
             rejected.insert(Value::new(a as usize));
         }
@@ -283,10 +284,8 @@ fn freed(
             rejected.insert(Value::new(a as usize));
         }
     }
-    for v in 0..func.dfg.num_values() {
-        let v = Value::new(v);
-        let a = owner[v];
-        if a != NONE && rejected.contains(Value::new(a as usize)) {
+    for v in owned {
+        if rejected.contains(Value::new(owner[v] as usize)) {
             owner[v] = NONE;
         }
     }
