@@ -1024,6 +1024,10 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         }
         let mut next = Some(root.clone());
         for (terms, rhs) in &new_rows {
+            if Instant::now() >= solver.deadline {
+                // The cuts added so far already give a valid relaxation.
+                break;
+            }
             let Some(cur) = next.take() else { break };
             let mut expr = microlp::LinearExpr::empty();
             for &(e, c) in terms {

@@ -12,7 +12,7 @@
 //! 1) in 1.0 s.
 //!
 //! FIXME: generated DAGs of 1,000 ops still end with a gap after 10 s
-//! (found / proven, seeds 1-5: 368/367, 391/389, 393/391, 373/371,
+//! (found / proven, seeds 1-5: 368/366-367, 391/389, 393/391, 373/371,
 //! 362/360; 700 ops, seed 1: 271/270; given 60 s, seeds 3 and 4 end at
 //! 392/391 and 372/371). The cut rounds of the relaxation
 //! (about 0.4 s per 64 cuts in the pure-Rust simplex) do not converge
