@@ -21,8 +21,8 @@
 //! upper bound on what they add to `W`); a closed walk with an odd number of
 //! edges leaves every node of even degree except the ground, so its weight
 //! bounds `W`, and a walk lighter than 1 gives a violated cut. The lightest
-//! odd closed walk through each node is a shortest path between its two
-//! copies in the bipartite double cover (Dijkstra). Every cut is rebuilt
+//! odd closed walk through each fractional node is a shortest path between
+//! its two copies in the bipartite double cover (Dijkstra). Every cut is rebuilt
 //! from its constraints and checked against `x` before it is returned, so
 //! the bound never rests on the heuristic's accounting.
 
@@ -38,6 +38,9 @@ pub(crate) struct Cut {
 }
 
 const EPS: f64 = 1e-6;
+
+/// Candidate cuts gathered per cut returned.
+const CANDIDATES: usize = 3;
 
 /// Edges lighter than this can close a violated walk only with others.
 const LIGHT: f64 = 1.0 - EPS;
@@ -110,9 +113,15 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
     let mut touched: Vec<usize> = Vec::new();
     let mut heap = BinaryHeap::new();
     let mut count = vec![0u32; x.len()];
-    for start in 0..m {
-        if adj[start].is_empty() {
+    // Walks start at fractional elements only: a walk through integral
+    // values alone pays a whole unit somewhere. Enough candidates end the
+    // search early (the most violated are kept).
+    for start in 0..ground {
+        if adj[start].is_empty() || x[elems[start]] >= 1.0 - EPS {
             continue;
+        }
+        if cuts.len() >= CANDIDATES * limit {
+            break;
         }
         for &t in &touched {
             dist[t] = f64::INFINITY;
