@@ -8,21 +8,21 @@
 //! bound on the linear relaxation, grown by row generation and tightened at
 //! the root by {0,1/2}-cuts (dual simplex re-solves after each cut and
 //! fixing). On generated DAGs (`kildall_ir::generate::generate_noise`,
-//! seeds 1-5) 300 ops are proven optimal in 0.27-0.93 s and 500 ops (seed
-//! 1) in 1.0 s.
+//! seeds 1-5) 300 ops are proven optimal in 0.25-0.66 s; seed 1 is proven
+//! at 500 ops in 0.87 s and at 700 ops in 6.2 s.
 //!
 //! FIXME: generated DAGs of 1,000 ops still end with a gap after 10 s
-//! (found / proven, seeds 1-5: 368/366-367, 391/389, 393/391, 373/371,
-//! 362/360; 700 ops, seed 1: 271/270; given 60 s, seeds 3 and 4 end at
-//! 392/391 and 372/371). The cut rounds of the relaxation
-//! (about 0.4 s per 64 cuts in the pure-Rust simplex) do not converge
-//! within the limit, and where they do (seed 1 given 20 s: relaxation
-//! 267.01 on the large component, placement 269) odd-cycle cuts stall one
-//! or two units short and the branch and bound below the root does not
-//! close that gap. Cuts beyond odd cycles (clique-like structures of
-//! 3-witnesses around a shared `mul`), reduced-cost fixing against the
-//! incumbent (needs the duals, which `microlp` does not expose) or a faster
-//! LP are the next steps.
+//! (found / proven, seeds 1-5: 368/366, 391/389, 392/391, 372/371,
+//! 362/360). On seed 1 the large component (788 values, 5,107 witnesses)
+//! has a relaxation of 263.03; odd-cycle cuts raise it to between 266 and
+//! 267 before they stall, and the branch and bound below the root does
+//! not close the gap to the placement found (269 on that component): given
+//! 30 s it still ends at 368/366. A variant that kept adding cuts for
+//! 240 s reached 267.01 (bound 367) and found no better placement. Cuts
+//! beyond odd cycles (clique-like structures of 3-witnesses around a
+//! shared `mul`), reduced-cost fixing against the incumbent (needs the
+//! duals, which `microlp` does not expose) or a faster LP are the next
+//! steps.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a
