@@ -1251,13 +1251,8 @@ mod tests {
     }
 
     fn random_instances() -> Vec<(usize, Vec<Set>)> {
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut rng = kildall_ir::generate::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut next = move |bound: u64| rng.below(bound);
         (0..120)
             .map(|_| {
                 let n = 6 + next(9) as usize;
