@@ -71,21 +71,20 @@
 //! On the million-block program `main` now takes one round of two solves
 //! (before: two rounds of three solves in all).
 //!
-//! FIXME(perf): a million blocks take 4.4 s of CPU (4.4 µs per block,
-//! against 3.4 µs at 10,000 blocks: 1.3 times; targets 5 s and 1.5 times),
-//! which leaves little room on a loaded machine (wall-clock time is 1.5
-//! times the CPU time at a load average of 4). What is left is walks over
-//! the instructions, each a cache miss per instruction on a large function:
-//! promotion's access walk, dominator tree and renaming, the alias-class
-//! walk, dead-store removal, and the two solves of `main`, the second only
-//! because about a dozen replaced loads of references renamed addresses
-//! (it finds 16 more loads). About 40 % of the time is in the 31 functions
-//! of 16,000 blocks, at about 3.6 µs per block. The
-//! load's transfer is still not monotone, which the solver tolerates (see
-//! `Solution::solve`); a monotone formulation (the load yields
-//! `Known(result)` and joins compare values through the replacements) would
-//! make the answer independent of the order and could let a solve resume
-//! from the previous one instead of starting over.
+//! Cost: a million generated blocks take 3.8 s (criterion median on a quiet
+//! machine; 4.4 s of CPU on a loaded one), 3.8 µs per block against 2.9 µs
+//! at 10,000 blocks. What is left is walks over the instructions, each a
+//! cache miss per instruction on a large function: promotion's access walk,
+//! dominator tree and renaming, the alias-class walk, dead-store removal,
+//! and the two solves of `main`, the second only because about a dozen
+//! replaced loads of references renamed addresses (it finds 16 more loads).
+//! About 40 % of the time is in the 31 functions of 16,000 blocks.
+//!
+//! FIXME: the load's transfer is still not monotone, which the solver
+//! tolerates (see `Solution::solve`); a monotone formulation (the load
+//! yields `Known(result)` and joins compare values through the
+//! replacements) would make the answer independent of the order and could
+//! let a solve resume from the previous one instead of starting over.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{Analysis, Forward};
