@@ -282,9 +282,9 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                 _ => String::new(),
             };
             let dir = match target {
-                "mem2reg" => "ir/tests/fuzz_regressions/mem2reg",
-                "blockmerge" => "ir/tests/fuzz_regressions/blockmerge",
-                _ => "ir/tests/fuzz_regressions/noise",
+                "mem2reg" => "mem2reg/tests/fuzz_regressions",
+                "blockmerge" => "blockmerge/tests/fuzz_regressions",
+                _ => "noise/tests/fuzz_regressions",
             };
             (dir, "ssa", text.into_bytes(), "cargo test -p xtask fuzz")
         }
@@ -296,13 +296,13 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
         ),
         _ => match targets::casm_case(data) {
             Some(targets::CasmCase::Jvr(text)) => (
-                "ir/tests/fuzz_regressions/casm",
+                "casm/tests/fuzz_regressions",
                 "jvr",
                 text,
                 "cargo test -p xtask casm_regressions",
             ),
             Some(targets::CasmCase::Casm(text)) => (
-                "ir/tests/fuzz_regressions/casm",
+                "casm/tests/fuzz_regressions",
                 "casm",
                 text,
                 "cargo test -p xtask casm_regressions",
@@ -312,13 +312,13 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                     kildall_casm::gen::generate(seed, &kildall_casm::gen::Config::default());
                 // A `differential_` file must run and agree, not merely parse.
                 return Regression {
-                    path: format!("ir/tests/fuzz_regressions/casm/differential_{seed}.jvr"),
+                    path: format!("casm/tests/fuzz_regressions/differential_{seed}.jvr"),
                     contents: format!("-- generated with seed {seed}\n{module}").into_bytes(),
                     replay: "cargo test -p xtask casm_regressions",
                 };
             }
             None => (
-                "ir/tests/fuzz_regressions/casm",
+                "casm/tests/fuzz_regressions",
                 "bin",
                 data.to_vec(),
                 "cargo xtask fuzz casm",
@@ -445,10 +445,11 @@ mod tests {
 
     #[test]
     fn pass_regressions() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ir/tests/fuzz_regressions");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let all = targets::passes();
         for target in ["mem2reg", "blockmerge", "noise"] {
-            let Ok(entries) = std::fs::read_dir(root.join(target)) else {
+            let Ok(entries) = std::fs::read_dir(root.join(target).join("tests/fuzz_regressions"))
+            else {
                 continue;
             };
             let mut files: Vec<PathBuf> =
@@ -489,8 +490,7 @@ mod tests {
     /// through the parser harness it failed in.
     #[test]
     fn casm_regressions() {
-        let dir =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ir/tests/fuzz_regressions/casm");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../casm/tests/fuzz_regressions");
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
@@ -539,7 +539,7 @@ mod tests {
         let text = String::from_utf8(file.contents).unwrap();
         assert!(file
             .path
-            .starts_with("ir/tests/fuzz_regressions/mem2reg/fuzz_"));
+            .starts_with("mem2reg/tests/fuzz_regressions/fuzz_"));
         assert!(text.contains("// pipeline: "), "{text}");
         fuzzing::check_regression_file(&text, &targets::passes());
         // An ir-parse file is the parsed text itself.
