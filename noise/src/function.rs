@@ -328,6 +328,57 @@ pub fn insert_reductions(func: &mut Function, reduced: &[Value]) {
     }
 }
 
+/// The best placement over the choices of carried levels tried so far, and
+/// what is proven about all of them.
+struct Best {
+    extraction: Extraction,
+    solution: crate::Solution,
+    /// The smallest lower bound over the choices: a bound of every one.
+    lower_bound: usize,
+    optimal: bool,
+    timed_out: bool,
+    search_nodes: u64,
+}
+
+impl Best {
+    fn new(extraction: Extraction, solution: crate::Solution) -> Self {
+        Best {
+            lower_bound: solution.lower_bound,
+            optimal: solution.optimal,
+            timed_out: solution.timed_out,
+            search_nodes: solution.search_nodes,
+            extraction,
+            solution,
+        }
+    }
+
+    /// Takes one more choice of levels into account. An error means no
+    /// placement under those levels: nothing to bound.
+    fn consider(&mut self, attempt: Result<(Extraction, crate::Solution), NoiseError>) {
+        let Ok((extraction, solution)) = attempt else {
+            return;
+        };
+        self.lower_bound = self.lower_bound.min(solution.lower_bound);
+        self.optimal &= solution.optimal;
+        self.timed_out |= solution.timed_out;
+        self.search_nodes += solution.search_nodes;
+        if solution.count < self.solution.count {
+            self.extraction = extraction;
+            self.solution = solution;
+        }
+    }
+
+    /// Bounds every choice of levels by the relaxation that lets each
+    /// carried value take any level, when not all choices were tried.
+    fn bound_by_relaxation(&mut self, relaxed: Result<(Extraction, crate::Solution), NoiseError>) {
+        self.lower_bound = match relaxed {
+            Ok((_, relaxed)) => relaxed.lower_bound.min(self.solution.count),
+            Err(_) => 0,
+        };
+        self.optimal = self.lower_bound >= self.solution.count;
+    }
+}
+
 /// Removes existing `reduce_noise` ops, then inserts the fewest (or, with
 /// [`Strategy::Greedy`], the greedy) reductions so that no noisy op's
 /// result, before or after a reduction, exceeds the maximum.
@@ -340,35 +391,30 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
     let func_ref: &Function = func;
     let attempt = |levels: &CarriedLevels| {
         let extraction = extract_with_levels(func_ref, options, levels);
-        solve(&extraction.problem, options.strategy, left())
-            .map(|solution| (extraction.clone(), solution))
-            .map_err(|violation| {
+        match solve(&extraction.problem, options.strategy, left()) {
+            Ok(solution) => Ok((extraction, solution)),
+            Err(violation) => {
                 let value = (0..=violation.node)
                     .rev()
                     .find_map(|n| extraction.values[n])
                     .expect("a node with a value");
-                NoiseError::Unplaceable {
+                Err(NoiseError::Unplaceable {
                     value,
                     noise: violation.noise,
                     bound: violation.bound,
-                }
-            })
+                })
+            }
+        }
     };
     // Every carried value at the encoding noise: always placeable when
     // anything is, since a carried value can always be reduced.
-    let (mut extraction, mut solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
+    let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
     let loops = extraction.carried_params.len();
-    let (mut lower_bound, mut optimal, mut timed_out) =
-        (solution.lower_bound, solution.optimal, solution.timed_out);
-    let search_nodes = std::cell::Cell::new(solution.search_nodes);
+    let mut best = Best::new(extraction, solution);
     if loops > 0 && options.strategy == Strategy::Greedy {
         // The greedy keeps carried values at the encoding noise; only the
         // relaxation bounds the placements with other levels.
-        lower_bound = match attempt(&CarriedLevels::Relaxed) {
-            Ok((_, relaxed)) => relaxed.lower_bound.min(solution.count),
-            Err(_) => 0,
-        };
-        optimal = lower_bound >= solution.count;
+        best.bound_by_relaxation(attempt(&CarriedLevels::Relaxed));
     }
     if loops > 0 && options.strategy != Strategy::Greedy {
         let params = options.params;
@@ -376,24 +422,6 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
         let exhaustive = span
             .checked_pow(loops as u32)
             .is_some_and(|n| n <= EXHAUSTIVE_LEVELS);
-        let consider = |levels: Vec<u32>,
-                        extraction: &mut Extraction,
-                        solution: &mut crate::Solution,
-                        lower_bound: &mut usize,
-                        optimal: &mut bool,
-                        timed_out: &mut bool| {
-            // An error means no placement under these levels: nothing to bound.
-            if let Ok((x, s)) = attempt(&CarriedLevels::Fixed(levels)) {
-                *lower_bound = (*lower_bound).min(s.lower_bound);
-                *optimal &= s.optimal;
-                *timed_out |= s.timed_out;
-                search_nodes.set(search_nodes.get() + s.search_nodes);
-                if s.count < solution.count {
-                    *extraction = x;
-                    *solution = s;
-                }
-            }
-        };
         if exhaustive {
             // Every combination but the one solved above, as an odometer.
             let mut levels = vec![params.encode; loops];
@@ -401,21 +429,15 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
                 levels[i] += 1;
                 levels[..i].iter_mut().for_each(|l| *l = params.encode);
                 if left().is_zero() {
-                    timed_out = true;
-                    optimal = false;
+                    best.timed_out = true;
+                    best.optimal = false;
                     break;
                 }
-                consider(
-                    levels.clone(),
-                    &mut extraction,
-                    &mut solution,
-                    &mut lower_bound,
-                    &mut optimal,
-                    &mut timed_out,
-                );
+                best.consider(attempt(&CarriedLevels::Fixed(levels.clone())));
             }
-            optimal &= lower_bound >= solution.count;
+            best.optimal &= best.lower_bound >= best.solution.count;
         } else {
+            // One loop at a time, the others at their best level so far.
             let mut levels = vec![params.encode; loops];
             for i in 0..loops {
                 let mut best_level = params.encode;
@@ -424,29 +446,26 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
                         break;
                     }
                     levels[i] = level;
-                    let before = solution.count;
-                    consider(
-                        levels.clone(),
-                        &mut extraction,
-                        &mut solution,
-                        &mut lower_bound,
-                        &mut optimal,
-                        &mut timed_out,
-                    );
-                    if solution.count < before {
+                    let before = best.solution.count;
+                    best.consider(attempt(&CarriedLevels::Fixed(levels.clone())));
+                    if best.solution.count < before {
                         best_level = level;
                     }
                 }
                 levels[i] = best_level;
             }
             // Only the relaxation bounds every choice of levels.
-            lower_bound = match attempt(&CarriedLevels::Relaxed) {
-                Ok((_, relaxed)) => relaxed.lower_bound.min(solution.count),
-                Err(_) => 0,
-            };
-            optimal = lower_bound >= solution.count;
+            best.bound_by_relaxation(attempt(&CarriedLevels::Relaxed));
         }
     }
+    let Best {
+        extraction,
+        solution,
+        lower_bound,
+        optimal,
+        timed_out,
+        search_nodes,
+    } = best;
     let reduced: Vec<Value> = solution
         .reduced
         .iter()
@@ -461,7 +480,7 @@ pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, Noi
         lower_bound: lower_bound.min(reduced.len()),
         optimal,
         timed_out,
-        search_nodes: search_nodes.get(),
+        search_nodes,
         time: start.elapsed(),
         removed,
         reduced,
