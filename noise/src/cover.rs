@@ -828,6 +828,18 @@ struct Solver {
 }
 
 impl Solver {
+    /// Counts a search node; false once the deadline has passed.
+    fn enter_node(&mut self) -> bool {
+        if self.timed_out {
+            return false;
+        }
+        self.nodes += 1;
+        if Instant::now() >= self.deadline {
+            self.timed_out = true;
+        }
+        !self.timed_out
+    }
+
     /// Extends `picked` (values) to a hitting set of `inst`, replacing
     /// `best` when it finds one smaller than it.
     fn search(
@@ -837,12 +849,7 @@ impl Solver {
         best: &mut Vec<usize>,
         root: bool,
     ) {
-        if self.timed_out {
-            return;
-        }
-        self.nodes += 1;
-        if Instant::now() >= self.deadline {
-            self.timed_out = true;
+        if !self.enter_node() {
             return;
         }
         let mark = picked.len();
@@ -1101,12 +1108,7 @@ struct LpContext<'a> {
 
 impl LpContext<'_> {
     fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
-        if solver.timed_out {
-            return;
-        }
-        solver.nodes += 1;
-        if Instant::now() >= solver.deadline {
-            solver.timed_out = true;
+        if !solver.enter_node() {
             return;
         }
         let mut value: Vec<f64>;
