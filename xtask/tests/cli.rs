@@ -1,0 +1,174 @@
+//! The driver's command-line contracts, checked on the built binary: exit
+//! codes, the lines other tools parse, and where each goes (stdout or
+//! stderr).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .expect("the driver runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Writes `text` to a file of its own under the system's temporary folder.
+fn temp_file(name: &str, text: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kildall-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn run_prints_the_returned_values_and_exits_0() {
+    let out = xtask(&["run", "examples/mem2reg/foo_loop.ssa"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Field 3\n");
+    // What the program prints goes to stderr.
+    assert_eq!(stderr(&out), "Field 1\nField 2\nField 3\nField 3\n");
+}
+
+#[test]
+fn run_reports_a_trap_with_exit_3() {
+    let file = temp_file(
+        "trap.ssa",
+        b"fn main f0 {\n  b0(v0: u32):\n    constrain v0 == u32 1\n    return v0\n}\n",
+    );
+    let out = xtask(&["run", file.to_str().unwrap(), "--args", "u32 2"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stdout(&out).starts_with("trap: constraint failed"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn run_out_of_fuel_exits_4() {
+    let file = temp_file("spin.ssa", b"fn main f0 {\n  b0():\n    jmp b0()\n}\n");
+    let out = xtask(&["run", file.to_str().unwrap(), "--fuel", "100"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(stdout(&out), "out of fuel\n");
+}
+
+#[test]
+fn a_parse_error_names_file_line_and_column_and_exits_1() {
+    let file = temp_file("bad.ssa", b"fn main f0 {\n  b0():\n    v1 = frob\n}\n");
+    let path = file.to_str().unwrap();
+    for args in [vec!["run", path], vec!["opt", path, "--passes", "mem2reg"]] {
+        let out = xtask(&args);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            stderr(&out),
+            format!("{path}:3:10: unknown instruction `frob`\n")
+        );
+    }
+}
+
+#[test]
+fn opt_lists_the_known_passes_for_an_unknown_one() {
+    let out = xtask(&["opt", "examples/mem2reg/foo_loop.ssa", "--passes", "foo"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("known passes: mem2reg, blockmerge, noise"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn noise_places_reductions_and_check_verifies_them() {
+    let out = xtask(&["noise", "examples/noise/mul_chain.ssa"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("reduce_noise inserted: 3 (exact, lower bound 3, optimal, "),
+        "{}",
+        stderr(&out)
+    );
+    let placed = temp_file("placed.ssa", &out.stdout);
+    let check = xtask(&["noise", placed.to_str().unwrap(), "--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+
+    let check = xtask(&["noise", "examples/noise/mul_chain.ssa", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("noise after v5 = mul v4, v4 is"),
+        "{}",
+        stderr(&check)
+    );
+    assert!(stdout(&check).is_empty());
+}
+
+#[test]
+fn noise_needs_no_reduction_for_a_mul_and_one_add() {
+    let out = xtask(&["noise", "examples/noise/mul_one_add.ssa"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("reduce_noise inserted: 0 (exact, lower bound 0, optimal, "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn merge_reports_the_execution_cost_before_and_after() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--args",
+        "[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(report.contains("blocks 7 -> 1"), "{report}");
+    assert!(
+        report.contains("outcome:         u32 1 -> u32 1"),
+        "{report}"
+    );
+    assert!(report.contains("executed blocks: 31 -> 1"), "{report}");
+    assert!(report.contains("transitions:     30 -> 0"), "{report}");
+    assert!(report.contains("padded cost:     1417 -> 1024"), "{report}");
+    assert!(stdout(&out).starts_with("fn main"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_corrupt_mast_file_names_the_byte_and_exits_1() {
+    let file = temp_file("bad.mast", b"garbage");
+    let out = xtask(&["mast", "decode", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error at byte 0: bad magic"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn casm_run_prints_the_value_then_the_steps() {
+    let out = xtask(&[
+        "casm",
+        "run",
+        "examples/casm/sum.jvr",
+        "--vm",
+        "interp",
+        "--args",
+        "1000",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "500500\nsteps: 13013\n");
+}
