@@ -30,7 +30,8 @@
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
 //! join the relaxation only when violated), {0,1/2}-cuts at the root (the
-//! `cuts` module), rounding at every node. The reductions preserve at least
+//! `cuts` module), rounding and strong branching at every node. The
+//! reductions preserve at least
 //! one optimum, so the optimum of the instance is proven when every
 //! component's search closes; otherwise the sum of the components' bounds
 //! is reported.
@@ -1058,6 +1059,9 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
     Some(root_bound)
 }
 
+/// Elements whose two children strong branching solves at each node.
+const STRONG_CANDIDATES: usize = 8;
+
 /// Witnesses of at most this many values start in the relaxation.
 const INITIAL_ROWS: usize = 3;
 /// Cuts added per separation round at the root.
@@ -1147,24 +1151,59 @@ impl LpContext<'_> {
         if ceil(sol.objective()) >= best.len() {
             return;
         }
-        // Branch on the fractional element nearest to 1: taking it first
-        // finds good covers early.
-        let Some(x) = (0..value.len())
+        // Strong branching: both children of the most fractional elements
+        // are solved, and the search branches where the weaker child rises
+        // most (the product rule of Achterberg, Koch and Martin, "Branching
+        // rules revisited", 2005). A child the incumbent already prunes
+        // settles its element at once.
+        let mut candidates: Vec<usize> = (0..value.len())
             .filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS)
-            .max_by(|&a, &b| value[a].total_cmp(&value[b]))
-        else {
-            return;
-        };
-        for (fixed, val) in [(sol.clone(), 1.0), (sol, 0.0)] {
-            match fixed.fix_var(self.vars[x], val) {
-                Ok(outcome) => {
-                    if let Some(child) = self.child(outcome, solver) {
-                        self.dfs(child, best, solver);
+            .collect();
+        candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
+        candidates.truncate(STRONG_CANDIDATES);
+        let parent = sol.objective();
+        let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
+        for &x in &candidates {
+            let mut children = Vec::with_capacity(2);
+            for val in [1.0, 0.0] {
+                match sol.clone().fix_var(self.vars[x], val) {
+                    Ok(outcome) => match self.child(outcome, solver) {
+                        Some(child) if ceil(child.objective()) < best.len() => children.push(child),
+                        Some(_) => {}
+                        None => return,
+                    },
+                    Err(microlp::Error::Infeasible) => {}
+                    Err(_) => {
+                        solver.timed_out = true;
+                        return;
                     }
                 }
-                Err(microlp::Error::Infeasible) => {}
-                Err(_) => solver.timed_out = true,
             }
+            if children.len() < 2 {
+                // At most one side survives: this node is that side.
+                if let Some(only) = children.pop() {
+                    self.dfs(only, best, solver);
+                }
+                return;
+            }
+            let gain = |s: &microlp::Solution| (s.objective() - parent).max(1e-6);
+            let score = gain(&children[0]) * gain(&children[1]);
+            if chosen.as_ref().map_or(true, |c| score > c.0) {
+                chosen = Some((score, children));
+            }
+            if Instant::now() >= solver.deadline {
+                solver.timed_out = true;
+                return;
+            }
+        }
+        let Some((_, mut children)) = chosen else {
+            return;
+        };
+        // The weaker child first: it holds the better covers, which prune
+        // the rest of the tree.
+        children.sort_by(|a, b| a.objective().total_cmp(&b.objective()));
+        for child in children {
+            self.dfs(child, best, solver);
             if solver.timed_out {
                 return;
             }
