@@ -983,7 +983,7 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         .collect();
     // Row generation from scratch while the relaxation leaves witnesses
     // unhit: it stays small (most long witnesses are hit anyway).
-    let (mut root, vars) = loop {
+    let (mut root, mut vars) = loop {
         let (sol, vars) = solve_rows(n, &rows, solver.deadline)?;
         let value: Vec<f64> = vars.iter().map(|&v| sol.var_value_raw(v)).collect();
         let mut added = 0;
@@ -1054,6 +1054,21 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         root = next;
     }
     let root_bound = ceil(root.objective());
+    // The search re-solves after every fixing, and each re-solve pays for
+    // every row: the rows the root leaves slack (most cuts of the early
+    // rounds, long witnesses) go. The root's point stays optimal without
+    // them, and a witness violated below joins again there.
+    let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+    let before = rows.len();
+    rows.retain(|(terms, rhs)| {
+        let activity: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
+        activity < rhs + EPS
+    });
+    if rows.len() < before {
+        if let Some((tight, tight_vars)) = solve_rows(n, &rows, solver.deadline) {
+            (root, vars) = (tight, tight_vars);
+        }
+    }
     let ctx = LpContext { inst, live, vars };
     ctx.dfs(root, best, solver);
     Some(root_bound)
