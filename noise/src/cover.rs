@@ -36,6 +36,7 @@
 //! component's search closes; otherwise the sum of the components' bounds
 //! is reported.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::problem::{NodeKind, Problem};
@@ -280,6 +281,12 @@ const EPS: f64 = 1e-6;
 /// A minimum hitting set of `sets` over the elements `0..n` (every set
 /// non-empty), unless `deadline` passes first.
 pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Cover {
+    min_hitting_set_with(n, sets, deadline, COMBINATORIAL_FIRST)
+}
+
+/// [`min_hitting_set`], searching components of at most `small` elements
+/// combinatorially first (so that tests reach both searches).
+fn min_hitting_set_with(n: usize, sets: Vec<Set>, deadline: Instant, small: usize) -> Cover {
     let mut solver = Solver {
         deadline,
         nodes: 0,
@@ -295,34 +302,73 @@ pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Co
     let components = inst.components();
     let count = components.len();
     for mut comp in components {
-        let mut best = comp.greedy();
+        let greedy = comp.greedy();
         let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 8;
-        best = comp.local_search(&best, share, LOCAL_MOVES * comp.of.len() as u64);
-        let now = Instant::now();
-        // The Lagrangian ascent is worth its time only when a search follows.
-        let rounds = if now < deadline { ROOT_ROUNDS } else { 1 };
-        let mut root = comp.bound(best.len(), rounds).0;
+        let moves = LOCAL_MOVES * comp.of.len() as u64;
         solver.timed_out = false;
-        if root < best.len() {
-            // The combinatorial search first on small components, for a
-            // share of the time: it often closes them. Large ones go to the
-            // relaxation at once: the cuts need the time.
-            if comp.of.len() <= COMBINATORIAL_FIRST {
+        let mut best;
+        let mut root;
+        let mut combinatorial = true;
+        if comp.of.len() > small && Instant::now() < deadline {
+            // Large components go to the relaxation at once: the cuts need
+            // the time. Its root needs no incumbent, so the local search
+            // runs beside it on a second thread.
+            let upper = AtomicUsize::new(greedy.len());
+            let (found, lp) = std::thread::scope(|scope| {
+                let local = scope.spawn(|| {
+                    let found = comp.local_search(&greedy, share, moves);
+                    upper.fetch_min(found.len(), Ordering::Relaxed);
+                    found
+                });
+                let lp = lp_root(&comp, &upper, deadline);
+                let found = local
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (found, lp)
+            });
+            best = found;
+            root = 0;
+            if let Some(lp) = lp {
+                combinatorial = false;
+                root = lp.bound;
+                if root < best.len() {
+                    lp.search(&mut best, &mut solver);
+                }
+            }
+            if combinatorial {
+                root = comp.bound(best.len(), ROOT_ROUNDS).0;
+                if root < best.len() {
+                    let mut picked = Vec::new();
+                    solver.search(comp, &mut picked, &mut best, true);
+                }
+            }
+        } else {
+            best = comp.local_search(&greedy, share, moves);
+            let now = Instant::now();
+            // The Lagrangian ascent is worth its time only when a search follows.
+            let rounds = if now < deadline { ROOT_ROUNDS } else { 1 };
+            root = comp.bound(best.len(), rounds).0;
+            if root < best.len() {
+                // The combinatorial search first, for a share of the time:
+                // it often closes small components.
                 let share = deadline.saturating_duration_since(now) / 10;
                 solver.deadline = now + share;
                 let mut picked = Vec::new();
                 solver.search(comp.clone(), &mut picked, &mut best, true);
                 solver.deadline = deadline;
-            } else {
-                solver.timed_out = true;
-            }
-            if solver.timed_out {
-                solver.timed_out = false;
-                match lp_search(&comp, &mut best, &mut solver) {
-                    Some(bound) => root = root.max(bound),
-                    None => {
-                        let mut picked = Vec::new();
-                        solver.search(comp, &mut picked, &mut best, true);
+                if solver.timed_out {
+                    solver.timed_out = false;
+                    match lp_root(&comp, &AtomicUsize::new(best.len()), deadline) {
+                        Some(lp) => {
+                            root = root.max(lp.bound);
+                            if root < best.len() {
+                                lp.search(&mut best, &mut solver);
+                            }
+                        }
+                        None => {
+                            let mut picked = Vec::new();
+                            solver.search(comp, &mut picked, &mut best, true);
+                        }
                     }
                 }
             }
@@ -955,16 +1001,16 @@ impl Solver {
     }
 }
 
-/// Branch and bound on one component with the linear relaxation of the
-/// hitting set as bound (`microlp`). The relaxation starts from the small
-/// witnesses only and takes in the others as they are violated (row
-/// generation: a relaxation of fewer constraints still bounds the optimum),
-/// and is tightened at the root by {0,1/2}-cuts (see the `cuts` module)
-/// while they raise the bound. Below the root it is re-solved by the dual
-/// simplex after each fixing. Returns the root bound, or `None` when the
-/// relaxation could not be solved (then the caller keeps its combinatorial
-/// search).
-fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Option<usize> {
+/// The root of the branch and bound on one component with the linear
+/// relaxation of the hitting set as bound (`microlp`). The relaxation
+/// starts from the small witnesses only and takes in the others as they are
+/// violated (row generation: a relaxation of fewer constraints still bounds
+/// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
+/// while they raise the bound and it stays below `upper` (the size of the
+/// best cover known, which a concurrent local search may lower). `None` when the
+/// relaxation could not be solved before `deadline` (then the caller keeps
+/// its combinatorial search).
+fn lp_root<'a>(inst: &'a Instance, upper: &AtomicUsize, deadline: Instant) -> Option<LpRoot<'a>> {
     let n = inst.of.len();
     let live: Vec<&Set> = inst
         .sets
@@ -984,7 +1030,7 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
     // Row generation from scratch while the relaxation leaves witnesses
     // unhit: it stays small (most long witnesses are hit anyway).
     let (mut root, mut vars) = loop {
-        let (sol, vars) = solve_rows(n, &rows, solver.deadline)?;
+        let (sol, vars) = solve_rows(n, &rows, deadline)?;
         let value: Vec<f64> = vars.iter().map(|&v| sol.var_value_raw(v)).collect();
         let mut added = 0;
         for (i, set) in live.iter().enumerate() {
@@ -1003,7 +1049,7 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
     let mut last = f64::NEG_INFINITY;
     loop {
         let objective = root.objective();
-        if ceil(objective) >= best.len() || Instant::now() >= solver.deadline {
+        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= deadline {
             break;
         }
         if objective < last + STALL {
@@ -1032,7 +1078,7 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         }
         let mut next = Some(root.clone());
         for (terms, rhs) in &new_rows {
-            if Instant::now() >= solver.deadline {
+            if Instant::now() >= deadline {
                 // The cuts added so far already give a valid relaxation.
                 break;
             }
@@ -1065,13 +1111,32 @@ fn lp_search(inst: &Instance, best: &mut Vec<usize>, solver: &mut Solver) -> Opt
         activity < rhs + EPS
     });
     if rows.len() < before {
-        if let Some((tight, tight_vars)) = solve_rows(n, &rows, solver.deadline) {
+        if let Some((tight, tight_vars)) = solve_rows(n, &rows, deadline) {
             (root, vars) = (tight, tight_vars);
         }
     }
-    let ctx = LpContext { inst, live, vars };
-    ctx.dfs(root, best, solver);
-    Some(root_bound)
+    Some(LpRoot {
+        ctx: LpContext { inst, live, vars },
+        solution: root,
+        bound: root_bound,
+    })
+}
+
+/// The relaxation at the root of a component's search.
+struct LpRoot<'a> {
+    ctx: LpContext<'a>,
+    solution: microlp::Solution,
+    /// The root's lower bound on the component's optimum.
+    bound: usize,
+}
+
+impl LpRoot<'_> {
+    /// Branches from the root, replacing `best` by the smaller covers found.
+    /// Below the root the relaxation is re-solved by the dual simplex after
+    /// each fixing.
+    fn search(self, best: &mut Vec<usize>, solver: &mut Solver) {
+        self.ctx.dfs(self.solution, best, solver);
+    }
 }
 
 /// Elements whose two children strong branching solves at each node.
@@ -1340,7 +1405,10 @@ mod tests {
                 nodes: 0,
                 timed_out: false,
             };
-            let root = lp_search(&inst, &mut best, &mut solver).expect("relaxation solved");
+            let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
+                .expect("relaxation solved");
+            let root = lp.bound;
+            lp.search(&mut best, &mut solver);
             assert!(!solver.timed_out);
             assert!(
                 root <= optimum,
@@ -1351,16 +1419,20 @@ mod tests {
         }
     }
 
-    /// The whole solver (reductions, components, local search, searches).
+    /// The whole solver (reductions, components, local search, searches),
+    /// with small components searched as small and as large ones are.
     #[test]
     fn min_hitting_set_matches_enumeration() {
         for (n, sets) in random_instances() {
             let optimum = brute_force(n, &sets);
-            let cover = min_hitting_set(n, sets.clone(), Instant::now() + Duration::from_secs(60));
-            assert!(cover.optimal);
-            assert!(covers(&sets, &cover.chosen));
-            assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
-            assert_eq!(cover.lower_bound, optimum);
+            for small in [COMBINATORIAL_FIRST, 0] {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                let cover = min_hitting_set_with(n, sets.clone(), deadline, small);
+                assert!(cover.optimal);
+                assert!(covers(&sets, &cover.chosen));
+                assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
+                assert_eq!(cover.lower_bound, optimum);
+            }
         }
     }
 
@@ -1382,7 +1454,10 @@ mod tests {
             nodes: 0,
             timed_out: false,
         };
-        let root = lp_search(&inst, &mut best, &mut solver).expect("relaxation solved");
+        let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
+            .expect("relaxation solved");
+        let root = lp.bound;
+        lp.search(&mut best, &mut solver);
         assert_eq!((root, best.len()), (3, 3));
     }
 }
