@@ -30,8 +30,10 @@
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
 //! join the relaxation only when violated), {0,1/2}-cuts at the root (the
-//! `cuts` module), rounding and strong branching at every node. The
-//! reductions preserve at least
+//! `cuts` module), rounding and strong branching at every node. On large
+//! components the local search runs on a second thread while the root
+//! relaxation is solved, and the cover it finds ends the cut rounds early
+//! when the bound meets it. The reductions preserve at least
 //! one optimum, so the optimum of the instance is proven when every
 //! component's search closes; otherwise the sum of the components' bounds
 //! is reported.

@@ -5,24 +5,20 @@
 //! already break a bound; see the `cover` module) and solved there: the
 //! classical reduction rules of hitting set, connected components, a local
 //! search for a good first placement, and per large component a branch and
-//! bound on the linear relaxation, grown by row generation and tightened at
-//! the root by {0,1/2}-cuts (dual simplex re-solves after each cut and
-//! fixing). On generated DAGs (`kildall_ir::generate::generate_noise`,
-//! seeds 1-5) 300 ops are proven optimal in 0.25-0.66 s; seed 1 is proven
-//! at 500 ops in 0.87 s and at 700 ops in 6.2 s.
+//! bound on the linear relaxation, grown by row generation, tightened at
+//! the root by {0,1/2}-cuts and searched below it by strong branching (dual
+//! simplex re-solves after each cut and fixing); the local search runs on a
+//! second thread beside the root relaxation. On generated DAGs
+//! (`kildall_ir::generate::generate_noise`, seeds 1-5) 300 ops are proven
+//! optimal in 0.09-0.46 s, 700 ops in 1.4-4.3 s and 1,000 ops in 4.1-6.7 s.
 //!
-//! FIXME: generated DAGs of 1,000 ops still end with a gap after 10 s
-//! (found / proven, seeds 1-5: 368/366, 391/389, 392/391, 372/371,
-//! 362/360). On seed 1 the large component (788 values, 5,107 witnesses)
-//! has a relaxation of 263.03; odd-cycle cuts raise it to between 266 and
-//! 267 before they stall, and the branch and bound below the root does
-//! not close the gap to the placement found (269 on that component): given
-//! 30 s it still ends at 368/366. A variant that kept adding cuts for
-//! 240 s reached 267.01 (bound 367) and found no better placement. Cuts
-//! beyond odd cycles (clique-like structures of 3-witnesses around a
-//! shared `mul`), reduced-cost fixing against the incumbent (needs the
-//! duals, which `microlp` does not expose) or a faster LP are the next
-//! steps.
+//! FIXME: some generated DAGs of 1,000 ops still end with a gap at 10 s: of
+//! seeds 1-12, seeds 7, 10 and 11 (found / proven 387/381, 372/369,
+//! 385/377). Their large components are hard for a general MIP solver too:
+//! HiGHS 1.16 on the same hitting-set instances proves seed 10's (optimum
+//! 281) in 43 s and stops at 301/296 on seed 7's after 150 s and at 286/280
+//! on seed 11's after 120 s. Cuts separated below the root and a faster LP
+//! (each `microlp` re-solve takes 20-45 ms there) are the next steps.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a
