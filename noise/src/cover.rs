@@ -1393,6 +1393,24 @@ mod tests {
             .collect()
     }
 
+    /// The root bound and the cover of the LP branch and bound on `sets`,
+    /// started from the cover of every element.
+    fn lp_from_worst_cover(n: usize, sets: Vec<Set>) -> (usize, Vec<usize>) {
+        let inst = Instance::new((0..n).collect(), sets, None);
+        let mut best: Vec<usize> = (0..n).collect();
+        let mut solver = Solver {
+            deadline: Instant::now() + Duration::from_secs(60),
+            nodes: 0,
+            timed_out: false,
+        };
+        let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
+            .expect("relaxation solved");
+        let root = lp.bound;
+        lp.search(&mut best, &mut solver);
+        assert!(!solver.timed_out);
+        (root, best)
+    }
+
     /// The LP branch and bound (row generation, cuts, lazy witnesses)
     /// started from the worst cover ends at the optimum, and its root bound
     /// never exceeds it.
@@ -1400,18 +1418,7 @@ mod tests {
     fn lp_search_matches_enumeration() {
         for (n, sets) in random_instances() {
             let optimum = brute_force(n, &sets);
-            let inst = Instance::new((0..n).collect(), sets.clone(), None);
-            let mut best: Vec<usize> = (0..n).collect();
-            let mut solver = Solver {
-                deadline: Instant::now() + Duration::from_secs(60),
-                nodes: 0,
-                timed_out: false,
-            };
-            let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
-                .expect("relaxation solved");
-            let root = lp.bound;
-            lp.search(&mut best, &mut solver);
-            assert!(!solver.timed_out);
+            let (root, best) = lp_from_worst_cover(n, sets.clone());
             assert!(
                 root <= optimum,
                 "root bound {root} over the optimum {optimum}"
@@ -1449,17 +1456,7 @@ mod tests {
                 s
             })
             .collect();
-        let inst = Instance::new((0..5).collect(), sets, None);
-        let mut best: Vec<usize> = (0..5).collect();
-        let mut solver = Solver {
-            deadline: Instant::now() + Duration::from_secs(60),
-            nodes: 0,
-            timed_out: false,
-        };
-        let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
-            .expect("relaxation solved");
-        let root = lp.bound;
-        lp.search(&mut best, &mut solver);
+        let (root, best) = lp_from_worst_cover(5, sets);
         assert_eq!((root, best.len()), (3, 3));
     }
 }
