@@ -6,23 +6,12 @@
 //! plaintext results before (noise traps off) and after (noise traps on).
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::testing;
 use kildall_ir::{parse_module, verify_module, Module};
 use kildall_noise::{optimize, verify, NoiseParams, Options, Strategy};
-
-fn examples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/noise");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("examples/noise exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    files
-}
 
 fn run(module: &Module, args: &str, check_noise: bool) -> Outcome {
     let main = module.main().expect("a main function");
@@ -92,27 +81,11 @@ fn render(path: &Path) -> String {
 
 #[test]
 fn examples_match_expectations() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut failures = Vec::new();
-    for path in examples() {
-        let actual = render(&path);
-        let expected_path = data.join(path.file_stem().unwrap()).with_extension("out");
-        if update {
-            std::fs::write(&expected_path, &actual).expect("writable");
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!(
-                "{}:\n--- expected\n{expected}\n--- actual\n{actual}",
-                path.display()
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{}\n(rerun with UPDATE_EXPECT=1 to bless)",
-        failures.join("\n")
-    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let examples = testing::data_files(&root.join("../examples/noise"), "ssa");
+    testing::check_each(&examples, |path| {
+        let stem = path.file_stem().expect("a file name");
+        let expected = root.join("tests/data").join(stem).with_extension("out");
+        testing::check_file(&expected, &render(path))
+    });
 }
