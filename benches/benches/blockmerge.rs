@@ -7,9 +7,9 @@
 //! merges and rounds are printed once per size.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use kildall_benches::{sampling, total_blocks};
 use kildall_blockmerge::{run_module, Options};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
 
@@ -29,14 +29,10 @@ fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig)
     let options = Options::default();
     for blocks in [1_000usize, 10_000, 100_000] {
         let module = generate_cfg(1, &config(blocks));
-        let actual: usize = module
-            .functions
-            .values()
-            .map(|f| f.layout.num_blocks())
-            .sum();
+        let actual = total_blocks(&module);
         let mut once = module.clone();
         let reports = run_module(&mut once, &options);
-        let after: usize = once.functions.values().map(|f| f.layout.num_blocks()).sum();
+        let after = total_blocks(&once);
         let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
         let rounds = reports.iter().map(|r| r.rounds).max().unwrap_or(0);
         eprintln!(
@@ -44,15 +40,8 @@ fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig)
         );
         drop(once);
         group.throughput(Throughput::Elements(actual as u64));
-        if blocks >= 100_000 {
-            group
-                .sample_size(10)
-                .measurement_time(Duration::from_secs(20));
-        } else {
-            group
-                .sample_size(20)
-                .measurement_time(Duration::from_secs(5));
-        }
+        let (samples, time) = sampling(blocks);
+        group.sample_size(samples).measurement_time(time);
         group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
             b.iter_batched(
                 || module.clone(),

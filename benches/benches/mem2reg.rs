@@ -8,9 +8,9 @@
 //! alone on one copy).
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use kildall_benches::{peak_rss_mib, sampling, total_blocks};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
 use kildall_ir::Module;
 
@@ -24,25 +24,11 @@ fn program(blocks: usize) -> Module {
     generate_cfg(1, &config)
 }
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
-            line.split_whitespace().nth(1)?.parse::<f64>().ok()
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
-}
-
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mem2reg");
     for blocks in [10_000usize, 100_000, 1_000_000] {
         let module = program(blocks);
-        let actual: usize = module
-            .functions
-            .values()
-            .map(|f| f.layout.num_blocks())
-            .sum();
+        let actual = total_blocks(&module);
         let mut once = module.clone();
         let stats = kildall_mem2reg::run_module(&mut once);
         eprintln!(
@@ -51,19 +37,8 @@ fn bench(c: &mut Criterion) {
         );
         drop(once);
         group.throughput(Throughput::Elements(actual as u64));
-        if blocks >= 1_000_000 {
-            group
-                .sample_size(10)
-                .measurement_time(Duration::from_secs(60));
-        } else if blocks >= 100_000 {
-            group
-                .sample_size(10)
-                .measurement_time(Duration::from_secs(20));
-        } else {
-            group
-                .sample_size(20)
-                .measurement_time(Duration::from_secs(10));
-        }
+        let (samples, time) = sampling(blocks);
+        group.sample_size(samples).measurement_time(time);
         group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
             b.iter_batched(
                 || module.clone(),
