@@ -310,7 +310,6 @@ fn min_hitting_set_with(n: usize, sets: Vec<Set>, deadline: Instant, small: usiz
         solver.timed_out = false;
         let mut best;
         let mut root;
-        let mut combinatorial = true;
         if comp.of.len() > small && Instant::now() < deadline {
             // Large components go to the relaxation at once: the cuts need
             // the time. Its root needs no incumbent, so the local search
@@ -329,19 +328,21 @@ fn min_hitting_set_with(n: usize, sets: Vec<Set>, deadline: Instant, small: usiz
                 (found, lp)
             });
             best = found;
-            root = 0;
-            if let Some(lp) = lp {
-                combinatorial = false;
-                root = lp.bound;
-                if root < best.len() {
-                    lp.search(&mut best, &mut solver);
+            match lp {
+                Some(lp) => {
+                    root = lp.bound;
+                    if root < best.len() {
+                        lp.search(&mut best, &mut solver);
+                    }
                 }
-            }
-            if combinatorial {
-                root = comp.bound(best.len(), ROOT_ROUNDS).0;
-                if root < best.len() {
-                    let mut picked = Vec::new();
-                    solver.search(comp, &mut picked, &mut best, true);
+                None => {
+                    // No relaxation (out of time): the combinatorial search
+                    // on a copy, as `lp` still borrows the component.
+                    let mut fallback = comp.clone();
+                    root = fallback.bound(best.len(), ROOT_ROUNDS).0;
+                    if root < best.len() {
+                        solver.search(fallback, &mut Vec::new(), &mut best, true);
+                    }
                 }
             }
         } else {
@@ -1009,9 +1010,9 @@ impl Solver {
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
 /// while they raise the bound and it stays below `upper` (the size of the
-/// best cover known, which a concurrent local search may lower). `None` when the
-/// relaxation could not be solved before `deadline` (then the caller keeps
-/// its combinatorial search).
+/// best cover known, which a concurrent local search may lower). `None`
+/// when the relaxation could not be solved before `deadline` (then the
+/// caller keeps its combinatorial search).
 fn lp_root<'a>(inst: &'a Instance, upper: &AtomicUsize, deadline: Instant) -> Option<LpRoot<'a>> {
     let n = inst.of.len();
     let live: Vec<&Set> = inst
