@@ -328,23 +328,7 @@ fn min_hitting_set_with(n: usize, sets: Vec<Set>, deadline: Instant, small: usiz
                 (found, lp)
             });
             best = found;
-            match lp {
-                Some(lp) => {
-                    root = lp.bound;
-                    if root < best.len() {
-                        lp.search(&mut best, &mut solver);
-                    }
-                }
-                None => {
-                    // No relaxation (out of time): the combinatorial search
-                    // on a copy, as `lp` still borrows the component.
-                    let mut fallback = comp.clone();
-                    root = fallback.bound(best.len(), ROOT_ROUNDS).0;
-                    if root < best.len() {
-                        solver.search(fallback, &mut Vec::new(), &mut best, true);
-                    }
-                }
-            }
+            root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else {
             best = comp.local_search(&greedy, share, moves);
             let now = Instant::now();
@@ -361,18 +345,8 @@ fn min_hitting_set_with(n: usize, sets: Vec<Set>, deadline: Instant, small: usiz
                 solver.deadline = deadline;
                 if solver.timed_out {
                     solver.timed_out = false;
-                    match lp_root(&comp, &AtomicUsize::new(best.len()), deadline) {
-                        Some(lp) => {
-                            root = root.max(lp.bound);
-                            if root < best.len() {
-                                lp.search(&mut best, &mut solver);
-                            }
-                        }
-                        None => {
-                            let mut picked = Vec::new();
-                            solver.search(comp, &mut picked, &mut best, true);
-                        }
-                    }
+                    let lp = lp_root(&comp, &AtomicUsize::new(best.len()), deadline);
+                    root = solver.search_from_root(&comp, lp, root, &mut best);
                 }
             }
         }
@@ -888,6 +862,37 @@ impl Solver {
             self.timed_out = true;
         }
         !self.timed_out
+    }
+
+    /// Searches `comp` from the root of its relaxation, or combinatorially
+    /// when the relaxation could not be solved, replacing `best` by the
+    /// smaller covers found. Returns the larger of `bound` (a bound already
+    /// known) and the root's.
+    fn search_from_root(
+        &mut self,
+        comp: &Instance,
+        lp: Option<LpRoot<'_>>,
+        bound: usize,
+        best: &mut Vec<usize>,
+    ) -> usize {
+        match lp {
+            Some(lp) => {
+                let root = bound.max(lp.bound);
+                if root < best.len() {
+                    lp.search(best, self);
+                }
+                root
+            }
+            None => {
+                // A copy: the multipliers of `comp` stay as they are.
+                let mut fallback = comp.clone();
+                let root = bound.max(fallback.bound(best.len(), ROOT_ROUNDS).0);
+                if root < best.len() {
+                    self.search(fallback, &mut Vec::new(), best, true);
+                }
+                root
+            }
+        }
     }
 
     /// Extends `picked` (values) to a hitting set of `inst`, replacing
@@ -1430,7 +1435,10 @@ mod tests {
     }
 
     /// The whole solver (reductions, components, local search, searches),
-    /// with small components searched as small and as large ones are.
+    /// with small components searched as small and as large ones are (the
+    /// local search beside the root relaxation; on these instances the
+    /// root closes, and the branching below it is checked by
+    /// `lp_search_matches_enumeration`).
     #[test]
     fn min_hitting_set_matches_enumeration() {
         for (n, sets) in random_instances() {

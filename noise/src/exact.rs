@@ -10,7 +10,7 @@
 //! simplex re-solves after each cut and fixing); the local search runs on a
 //! second thread beside the root relaxation. On generated DAGs
 //! (`kildall_ir::generate::generate_noise`, seeds 1-5) 300 ops are proven
-//! optimal in 0.09-0.46 s, 700 ops in 1.4-4.3 s and 1,000 ops in 4.1-6.7 s.
+//! optimal in 0.09-0.46 s, 700 ops in 1.4-4.3 s and 1,000 ops in 4.2-6.7 s.
 //!
 //! FIXME: some generated DAGs of 1,000 ops still end with a gap at 10 s: of
 //! seeds 1-12, seeds 7, 10 and 11 (found / proven 387/381, 372/369,
