@@ -22,8 +22,8 @@
 //! emitted only when the callee's bound fits, so the whole function's bound
 //! stays under [`CfgConfig::fuel`].
 
-use crate::generate::rng::Rng;
 use crate::generate::CfgConfig;
+use crate::generate::Rng;
 use crate::{
     BinaryOp, Block, Builtin, ConstValue, FuncCursor, FuncId, Function, Module, Type, Value,
 };

@@ -41,9 +41,8 @@
 // are not generated yet.
 mod cfg;
 mod noise;
-mod rng;
 
-pub use rng::Rng;
+pub use kildall_testkit::Rng;
 
 use crate::Module;
 

@@ -2,7 +2,7 @@
 //! DAG of noisy `add`/`sub`/`mul` with shared operands, and returns decoded
 //! sinks, optionally across a diamond or around a counted loop.
 
-use crate::generate::rng::Rng;
+use crate::generate::Rng;
 use crate::generate::{NoiseConfig, NoiseControlFlow};
 use crate::{BinaryOp, Block, EntitySet, FuncCursor, Function, Module, Type, Value};
 

@@ -1,122 +1,5 @@
-//! The binary format of a MAST forest: specification, encoder and decoder.
-//!
-//! # Format specification (version 0)
-//!
-//! This is the format of the MAST design document (the "MAST binary format"
-//! proposal for Miden VM), byte for byte, with the details it leaves open
-//! decided as below. All fixed-width integers are little-endian. `VInt64` is
-//! the encoding of the `vint64` crate: a prefix varint whose first byte's
-//! trailing zeros give the number of bytes that follow (`xxxxxxx1` is one
-//! byte of 7 bits, `00000000` is a prefix followed by 8 value bytes);
-//! non-canonical encodings (superfluous high zero bytes) are rejected.
-//! Offsets below are from the first byte of the encoding.
-//!
-//! ```text
-//! magic        5 bytes  b"MAST\0"
-//! version      3 bytes  [0, 0, 0]; anything else is rejected
-//! entrypoint   VInt64   0 = none, i + 1 = node i (which must also be a root)
-//! node_count   VInt64   n, at most u32::MAX
-//! roots        ceil(n / 8) bytes: bit i of the set is bit (i % 8) of byte
-//!                       i / 8, i.e. the little-endian bytes of the u64 words of
-//!                       the in-memory bitset, truncated; bits >= n are zero
-//! padding      0-3 zero bytes, up to the next multiple of 4
-//! node_infos   n records of 48 bytes (below)
-//! strings_count VInt64  s
-//! padding      0-3 zero bytes, up to the next multiple of 4
-//! strings      s records of 8 bytes: offset u32, len u32 (into `data`)
-//! data_size    VInt64   d, below 2^32; exactly d bytes must follow
-//! data         d bytes
-//! ```
-//!
-//! "Zero" for an absent entrypoint is the `VInt64` value zero (the byte
-//! `0x01`): a `0x00` byte would open a 9-byte `VInt64`.
-//!
-//! ## Node records
-//!
-//! The seed's `MastNodeInfo` is `#[repr(C)] { ty: MastNodeType, offset: u32,
-//! digest: Digest }` with `MastNodeType` a `#[repr(u8)]` enum whose largest
-//! variants carry two `u32`s; laid out by C rules that is 12 + 4 + 32 = 48
-//! bytes:
-//!
-//! ```text
-//! 0       tag u8: 0 Join, 1 Split, 2 Loop, 3 Block, 4 Call, 5 SysCall,
-//!                 6 Dyn, 7 External (the seed's declaration order)
-//! 1..4    zero (alignment padding of the enum)
-//! 4..8    u32 a: Join/Split first child, Loop body, Call/SysCall callee,
-//!                Block number of operations; zero otherwise
-//! 8..12   u32 b: Join/Split second child, Block number of decorators;
-//!                zero otherwise
-//! 12..16  u32 offset into `data`: Block only; zero for every other kind
-//! 16..48  digest: the four Goldilocks elements in order, each as a
-//!         canonical (< p) little-endian u64
-//! ```
-//!
-//! Two decisions differ from the seed's sketch and are deliberate:
-//!
-//! * **Wide block counts.** The seed gives `Block` a `len: u8`, which cannot
-//!   count real blocks (Miden's standard library averages ~390 operations per
-//!   block). As the seed suggests, the `Block` variant uses the padding the
-//!   record already has: its operation count is a `u32` in bytes 4..8 and its
-//!   decorator count a `u32` in bytes 8..12; byte 1 (the seed's `len`) stays
-//!   zero. The record is no larger.
-//! * **Call targets.** The seed lists a `Digest` as the data of `Call` and
-//!   `SysCall`, but the in-memory `CallNode` holds the callee's node id, and
-//!   the callee's digest is already in the callee's own record. The callee is
-//!   therefore stored inline, as a node index, like `Loop`'s body; `Call` and
-//!   `SysCall` have no data.
-//!
-//! A child index must be smaller than its parent's index. The encoder
-//! satisfies this because in-memory forests are in topological order; the
-//! decoder rejects anything else, which is also what rules out cycles.
-//!
-//! ## Strings and data
-//!
-//! Following the encoding steps (each offset is `data.len()` at the time of
-//! writing), `data` holds every string of the forest's string table, in id
-//! order and back to back from offset 0, then the data of each `Block`, back
-//! to back in node order, and nothing else. The full decoder requires
-//! exactly this layout (no gaps, overlaps, repeated strings or unused bytes),
-//! so every forest has one encoding and decoding then re-encoding gives the
-//! input back. Strings must be UTF-8.
-//!
-//! A block's data is its operations and decorators in program order, a
-//! decorator coming right before the operation it is attached to
-//! (decorators attached to the end of the block come last). Each entry starts
-//! with the seed's `EncodedOperation` tag byte:
-//!
-//! ```text
-//! 0  opcode u8                       operation without immediate
-//! 1  opcode u8, imm VInt64           Push (canonical field element),
-//!                                    Assert / MpVerify / U32assert2 (u32 error code)
-//! 2  advice tag u8, payload          AdviceInjector; payload: MapValueToStack
-//!                                    include_len u8 (0/1), key_offset VInt64;
-//!                                    HdwordToMap domain VInt64 (field element);
-//!                                    SigToStack kind u8 (0 = RpoFalcon512)
-//! 3  num_cycles u8, should_break u8 (0/1), op VInt64, context_name VInt64
-//!                                    AsmOp; the VInt64s index the strings table
-//! 4                                  Debug::StackAll
-//! 5  n u8                            Debug::StackTop(n)
-//! ```
-//!
-//! Advice tags follow miden-core 0.10's declaration order of
-//! `AdviceInjector` (see [`AdviceInjector::tag`]). Exactly `a` operations and
-//! `b` decorators are read from the block's offset; a block has at least one
-//! operation. Because every operation takes at least two bytes and every
-//! decorator one, `2a + b`, summed over the decoded blocks, may not exceed
-//! `d`, and the lengths of the decoded strings together may not exceed `d`
-//! either. The partial decoder, which does not look at the layout of what it
-//! skips, relies on these bounds to keep its output a small multiple of the
-//! input.
-//!
-//! ## Decoding
-//!
-//! The decoder ([`decode`]) checks everything above and reports the first
-//! violation as a [`DecodeError`] naming the byte offset. Digests are
-//! recomputed and compared with the records unless
-//! [`DecodeOptions::trust_digests`] is set. [`decode_root`] decodes only the
-//! tree of one root, found by digest, walking node references from it; a
-//! reference to another root of the forest becomes an `External` node with
-//! that root's recorded digest, and nothing else of the file is decoded.
+//! The decoder: the header located and checked, then records, strings and
+//! block data decoded on demand, for a whole forest or the tree of one root.
 
 use std::collections::HashMap;
 
@@ -128,493 +11,12 @@ use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable};
 use crate::ops::Operation;
 
-/// The magic bytes.
-pub const MAGIC: &[u8; 5] = b"MAST\0";
-/// The format version this crate reads and writes.
-pub const VERSION: [u8; 3] = [0, 0, 0];
-/// Size of a node record.
-pub const NODE_INFO_SIZE: usize = 48;
-/// Size of a string record.
-pub const STRING_REF_SIZE: usize = 8;
-
-/// Operations without immediate by opcode, for the decoder's fast path.
-const SIMPLE_BY_OPCODE: [Option<Operation>; 256] = {
-    let mut table = [None; 256];
-    let mut code = 0;
-    while code < 256 {
-        table[code] = Operation::simple_from_opcode(code as u8);
-        code += 1;
-    }
-    table
+use super::error::{err, DecodeError, DecodeErrorKind, DecodeOptions, Result};
+use super::reader::{le_u32, Reader};
+use super::{
+    kind_tag, MAGIC, NODE_INFO_SIZE, SIMPLE_BY_OPCODE, STRING_REF_SIZE, TAG_ADVICE, TAG_ASMOP,
+    TAG_OP, TAG_OP_IMM, TAG_STACK_ALL, TAG_STACK_TOP, VERSION,
 };
-
-const TAG_OP: u8 = 0;
-const TAG_OP_IMM: u8 = 1;
-const TAG_ADVICE: u8 = 2;
-const TAG_ASMOP: u8 = 3;
-const TAG_STACK_ALL: u8 = 4;
-const TAG_STACK_TOP: u8 = 5;
-
-fn kind_tag(kind: NodeKind) -> u8 {
-    NodeKind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u8
-}
-
-// ------------------------------------------------------------------------------------------------
-// Encoding
-
-/// Why a forest cannot be encoded.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum EncodeError {
-    /// The data section would reach 2^32 bytes.
-    #[error("data section exceeds 2^32 bytes")]
-    DataTooLarge,
-}
-
-fn put_vint(out: &mut Vec<u8>, v: u64) {
-    out.extend_from_slice(vint64::encode(v).as_ref());
-}
-
-fn pad4(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
-        out.push(0);
-    }
-}
-
-fn encode_block(b: &BasicBlock, data: &mut Vec<u8>) {
-    let mut decs = b.decorators.iter().peekable();
-    let mut emit_decs = |i: usize, data: &mut Vec<u8>| {
-        while let Some((_, d)) = decs.next_if(|(j, _)| *j as usize == i) {
-            encode_decorator(d, data);
-        }
-    };
-    for (i, op) in b.ops.iter().enumerate() {
-        emit_decs(i, data);
-        match op.immediate() {
-            None => data.extend_from_slice(&[TAG_OP, op.opcode()]),
-            Some(imm) => {
-                data.extend_from_slice(&[TAG_OP_IMM, op.opcode()]);
-                put_vint(data, imm);
-            }
-        }
-    }
-    emit_decs(b.ops.len(), data);
-}
-
-fn encode_decorator(d: &Decorator, data: &mut Vec<u8>) {
-    match d {
-        Decorator::Advice(a) => {
-            data.extend_from_slice(&[TAG_ADVICE, a.tag()]);
-            match a {
-                AdviceInjector::MapValueToStack {
-                    include_len,
-                    key_offset,
-                } => {
-                    data.push(*include_len as u8);
-                    put_vint(data, *key_offset);
-                }
-                AdviceInjector::HdwordToMap { domain } => put_vint(data, domain.as_u64()),
-                AdviceInjector::SigToStack {
-                    kind: SignatureKind::RpoFalcon512,
-                } => data.push(0),
-                _ => {}
-            }
-        }
-        Decorator::AsmOp(a) => {
-            data.extend_from_slice(&[TAG_ASMOP, a.num_cycles, a.should_break as u8]);
-            put_vint(data, a.op.0 as u64);
-            put_vint(data, a.context_name.0 as u64);
-        }
-        Decorator::StackAll => data.push(TAG_STACK_ALL),
-        Decorator::StackTop(n) => data.extend_from_slice(&[TAG_STACK_TOP, *n]),
-    }
-}
-
-/// Encodes `forest` following the encoding steps of the specification.
-pub fn encode(forest: &MastForest) -> Result<Vec<u8>, EncodeError> {
-    let n = forest.len();
-    let mut out = Vec::with_capacity(64 + n * (NODE_INFO_SIZE + 1));
-    let data_hint: usize = forest.strings().iter().map(str::len).sum::<usize>()
-        + forest
-            .nodes()
-            .iter()
-            .map(|n| match n {
-                MastNode::Block(b) => 3 * b.ops.len() + 4 * b.decorators.len(),
-                _ => 0,
-            })
-            .sum::<usize>();
-    let mut data = Vec::with_capacity(data_hint);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION);
-    put_vint(
-        &mut out,
-        forest.entrypoint().map_or(0, |e| e.index() as u64 + 1),
-    );
-    put_vint(&mut out, n as u64);
-    let mut roots = vec![0u8; n.div_ceil(8)];
-    for r in forest.roots() {
-        roots[r.index() / 8] |= 1 << (r.index() % 8);
-    }
-    out.extend_from_slice(&roots);
-    pad4(&mut out);
-
-    let mut string_refs = Vec::with_capacity(forest.strings().len());
-    for s in forest.strings().iter() {
-        string_refs.push((data.len(), s.len()));
-        data.extend_from_slice(s.as_bytes());
-    }
-
-    let to_u32 = |v: usize| u32::try_from(v).map_err(|_| EncodeError::DataTooLarge);
-    for (i, node) in forest.nodes().iter().enumerate() {
-        let mut rec = [0u8; NODE_INFO_SIZE];
-        rec[0] = kind_tag(node.kind());
-        let (a, b, offset) = match node {
-            MastNode::Block(block) => {
-                let offset = to_u32(data.len())?;
-                encode_block(block, &mut data);
-                (
-                    block.ops.len() as u32,
-                    block.decorators.len() as u32,
-                    offset,
-                )
-            }
-            MastNode::Join { left, right } => (left.0, right.0, 0),
-            MastNode::Split { on_true, on_false } => (on_true.0, on_false.0, 0),
-            MastNode::Loop { body } => (body.0, 0, 0),
-            MastNode::Call { callee, .. } => (callee.0, 0, 0),
-            MastNode::Dyn | MastNode::External(_) => (0, 0, 0),
-        };
-        rec[4..8].copy_from_slice(&a.to_le_bytes());
-        rec[8..12].copy_from_slice(&b.to_le_bytes());
-        rec[12..16].copy_from_slice(&offset.to_le_bytes());
-        rec[16..48].copy_from_slice(&forest.digests[i].to_bytes());
-        out.extend_from_slice(&rec);
-    }
-
-    put_vint(&mut out, string_refs.len() as u64);
-    pad4(&mut out);
-    for (offset, len) in string_refs {
-        out.extend_from_slice(&to_u32(offset)?.to_le_bytes());
-        out.extend_from_slice(&to_u32(len)?.to_le_bytes());
-    }
-    put_vint(&mut out, to_u32(data.len())? as u64);
-    out.extend_from_slice(&data);
-    Ok(out)
-}
-
-// ------------------------------------------------------------------------------------------------
-// Errors
-
-/// What is wrong with an encoded forest.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeErrorKind {
-    /// The input ends inside a field.
-    #[error("unexpected end of input in {0}")]
-    Truncated(&'static str),
-    /// The input does not start with `MAST\0`.
-    #[error("bad magic, not a MAST forest")]
-    BadMagic,
-    /// A version other than 0.
-    #[error("unsupported format version {0:?}")]
-    UnsupportedVersion([u8; 3]),
-    /// A `VInt64` with superfluous zero bytes.
-    #[error("non-canonical VInt64 in {0}")]
-    NonCanonicalVInt(&'static str),
-    /// A value does not fit its field.
-    #[error("{field} value {value} is out of range")]
-    ValueOutOfRange {
-        /// The field.
-        field: &'static str,
-        /// The value read.
-        value: u64,
-    },
-    /// A count that the remaining input cannot hold.
-    #[error("{field} count {count} exceeds what the remaining {available} bytes can hold")]
-    CountTooLarge {
-        /// The field.
-        field: &'static str,
-        /// The count read.
-        count: u64,
-        /// Bytes left in the input (or data section).
-        available: usize,
-    },
-    /// Padding or reserved bytes that are not zero.
-    #[error("non-zero {0}")]
-    NonZeroPadding(&'static str),
-    /// A set bit in the roots bitset past the last node.
-    #[error("root bit {0} is past the last node")]
-    RootOutOfRange(usize),
-    /// The entrypoint is not a node.
-    #[error("entrypoint {index} is out of range ({count} nodes)")]
-    EntrypointOutOfRange {
-        /// The entrypoint index.
-        index: u64,
-        /// Number of nodes.
-        count: u32,
-    },
-    /// The entrypoint is not in the roots bitset.
-    #[error("entrypoint {0} is not a root")]
-    EntrypointNotRoot(u32),
-    /// A node record with an unknown tag.
-    #[error("node {node}: unknown node type tag {tag}")]
-    UnknownNodeTag {
-        /// Node index.
-        node: u32,
-        /// The tag.
-        tag: u8,
-    },
-    /// A node index past the last node.
-    #[error("node {index} is out of range ({count} nodes)")]
-    NodeOutOfRange {
-        /// The index.
-        index: u32,
-        /// Number of nodes.
-        count: u32,
-    },
-    /// A child index past the last node.
-    #[error("node {node}: child {child} is out of range ({count} nodes)")]
-    ChildOutOfRange {
-        /// Node index.
-        node: u32,
-        /// Child index.
-        child: u32,
-        /// Number of nodes.
-        count: u32,
-    },
-    /// A child that does not precede its parent (which any cycle needs).
-    #[error("node {node}: child {child} does not precede it (cycle or forward reference)")]
-    ForwardReference {
-        /// Node index.
-        node: u32,
-        /// Child index.
-        child: u32,
-    },
-    /// A non-block node with a data offset.
-    #[error("node {0}: only blocks have data, but its offset is non-zero")]
-    UnexpectedOffset(u32),
-    /// A data offset or string range outside the data section.
-    #[error("{what} range {offset}+{len} is outside the data section of {data_size} bytes")]
-    DataOutOfRange {
-        /// What the range belongs to.
-        what: &'static str,
-        /// Start.
-        offset: u64,
-        /// Length.
-        len: u64,
-        /// Size of the data section.
-        data_size: usize,
-    },
-    /// A block without operations.
-    #[error("node {0}: empty basic block")]
-    EmptyBlock(u32),
-    /// Blocks claim more operations and decorators than the data can hold.
-    #[error("node {node}: {ops} operations and {decorators} decorators cannot fit the data left")]
-    BlockTooLarge {
-        /// Node index.
-        node: u32,
-        /// Operation count.
-        ops: u32,
-        /// Decorator count.
-        decorators: u32,
-    },
-    /// A block holds more operations or decorators than its record says.
-    #[error("node {node}: block holds more {what} than its record's count")]
-    BlockCountMismatch {
-        /// Node index.
-        node: u32,
-        /// `"operations"` or `"decorators"`.
-        what: &'static str,
-    },
-    /// A field element that is not below the modulus.
-    #[error("{0} is not a canonical field element")]
-    NonCanonicalFelt(&'static str),
-    /// An unknown `EncodedOperation` tag.
-    #[error("unknown operation/decorator tag {0}")]
-    UnknownEntryTag(u8),
-    /// An unknown opcode.
-    #[error("unknown opcode {0}")]
-    UnknownOpcode(u8),
-    /// An opcode under the wrong tag (with/without immediate).
-    #[error("opcode {opcode} {}", if *.expects_immediate { "takes an immediate" } else { "takes no immediate" })]
-    ImmediateMismatch {
-        /// The opcode.
-        opcode: u8,
-        /// Whether it needs one.
-        expects_immediate: bool,
-    },
-    /// An unknown advice injector tag.
-    #[error("unknown advice injector tag {0}")]
-    UnknownAdviceTag(u8),
-    /// A boolean byte other than 0 or 1.
-    #[error("{field}: {value} is not a boolean")]
-    BadBool {
-        /// The field.
-        field: &'static str,
-        /// The byte.
-        value: u8,
-    },
-    /// An unknown signature kind.
-    #[error("unknown signature kind {0}")]
-    UnknownSignatureKind(u8),
-    /// A string index past the strings table.
-    #[error("string index {index} is out of range ({count} strings)")]
-    StringIndexOutOfRange {
-        /// The index.
-        index: u64,
-        /// Number of strings.
-        count: u32,
-    },
-    /// Strings that together exceed the data section.
-    #[error("strings total more bytes than the data section holds")]
-    StringsTooLarge,
-    /// A string that is not UTF-8.
-    #[error("string {0} is not valid UTF-8")]
-    InvalidUtf8(u32),
-    /// A recorded digest that differs from the node's contents.
-    #[error("node {node}: recorded digest {recorded} differs from computed {computed}")]
-    DigestMismatch {
-        /// Node index.
-        node: u32,
-        /// Digest in the record.
-        recorded: Digest,
-        /// Digest of the contents.
-        computed: Digest,
-    },
-    /// Data not laid out as the encoder lays it out.
-    #[error("{what} starts at data offset {found}, but {expected} was expected (strings, then blocks, back to back)")]
-    DataLayout {
-        /// What is misplaced.
-        what: &'static str,
-        /// Where it should start.
-        expected: u64,
-        /// Where it starts.
-        found: u64,
-    },
-    /// Data section bytes that no string or block uses.
-    #[error("{0} bytes of the data section are not used")]
-    UnusedData(usize),
-    /// The same string twice in the strings table.
-    #[error("string {0} repeats an earlier string")]
-    DuplicateString(u32),
-    /// Bytes after the data section.
-    #[error("{0} trailing bytes after the data section")]
-    TrailingBytes(usize),
-    /// No root has the requested digest.
-    #[error("no root has digest {0}")]
-    RootNotFound(Digest),
-}
-
-/// A decoding error at a byte offset of the input.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("error at byte {offset}: {kind}")]
-pub struct DecodeError {
-    /// Offset of the offending byte from the start of the input.
-    pub offset: usize,
-    /// What is wrong.
-    pub kind: DecodeErrorKind,
-}
-
-type Result<T, E = DecodeError> = core::result::Result<T, E>;
-
-#[cold]
-#[inline(never)]
-fn err<T>(offset: usize, kind: DecodeErrorKind) -> Result<T> {
-    Err(DecodeError { offset, kind })
-}
-
-/// Decoding options.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct DecodeOptions {
-    /// Take recorded digests as they are instead of recomputing them.
-    pub trust_digests: bool,
-}
-
-impl DecodeOptions {
-    /// Recompute and check every digest.
-    pub const VERIFY: DecodeOptions = DecodeOptions {
-        trust_digests: false,
-    };
-    /// Trust recorded digests.
-    pub const TRUST: DecodeOptions = DecodeOptions {
-        trust_digests: true,
-    };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Reading primitives
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    /// Offset of `bytes[0]` in the whole input, for error positions.
-    base: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn at(&self) -> usize {
-        self.base + self.pos
-    }
-
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.pos
-    }
-
-    fn u8(&mut self, field: &'static str) -> Result<u8> {
-        match self.bytes.get(self.pos) {
-            Some(&b) => {
-                self.pos += 1;
-                Ok(b)
-            }
-            None => err(self.at(), DecodeErrorKind::Truncated(field)),
-        }
-    }
-
-    fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return err(self.at(), DecodeErrorKind::Truncated(field));
-        }
-        let s = &self.bytes[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-
-    fn vint(&mut self, field: &'static str) -> Result<u64> {
-        let mut rest = &self.bytes[self.pos..];
-        match vint64::decode(&mut rest) {
-            Ok(v) => {
-                self.pos = self.bytes.len() - rest.len();
-                Ok(v)
-            }
-            Err(vint64::Error::Truncated) => err(self.at(), DecodeErrorKind::Truncated(field)),
-            Err(vint64::Error::LeadingZeroes) => {
-                err(self.at(), DecodeErrorKind::NonCanonicalVInt(field))
-            }
-        }
-    }
-
-    fn vint_u32(&mut self, field: &'static str) -> Result<u32> {
-        let at = self.at();
-        let v = self.vint(field)?;
-        u32::try_from(v).or_else(|_| err(at, DecodeErrorKind::ValueOutOfRange { field, value: v }))
-    }
-
-    fn pad4(&mut self, field: &'static str) -> Result<()> {
-        while self.at() % 4 != 0 {
-            let at = self.at();
-            if self.u8(field)? != 0 {
-                return err(at, DecodeErrorKind::NonZeroPadding(field));
-            }
-        }
-        Ok(())
-    }
-}
-
-fn le_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-// ------------------------------------------------------------------------------------------------
-// The encoded forest: header parsed, tables located
-
 /// A node record, checked.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct NodeRecord {
@@ -1070,22 +472,7 @@ impl<'a> EncodedForest<'a> {
                 &mut |idx, at| self.decode_string(idx, at, &mut st, &mut strings),
                 MastNodeId,
             )?;
-            let digest = if opts.trust_digests {
-                rec.digest
-            } else {
-                let computed = node.compute_digest(|c| digests[c.index()]);
-                if computed != rec.digest {
-                    return err(
-                        self.infos_offset + i as usize * NODE_INFO_SIZE + 16,
-                        DecodeErrorKind::DigestMismatch {
-                            node: i,
-                            recorded: rec.digest,
-                            computed,
-                        },
-                    );
-                }
-                computed
-            };
+            let digest = self.checked_digest(i, &rec, &node, opts, |c| digests[c.index()])?;
             nodes.push(node);
             digests.push(digest);
         }
@@ -1106,6 +493,34 @@ impl<'a> EncodedForest<'a> {
             entrypoint: self.entrypoint.map(MastNodeId),
             strings,
         })
+    }
+
+    /// The digest of node `i`: its record's when digests are trusted, else
+    /// the one computed from `node` and its children's digests, which must
+    /// equal the record's.
+    fn checked_digest(
+        &self,
+        i: u32,
+        rec: &NodeRecord,
+        node: &MastNode,
+        opts: DecodeOptions,
+        child_digest: impl Fn(MastNodeId) -> Digest,
+    ) -> Result<Digest> {
+        if opts.trust_digests {
+            return Ok(rec.digest);
+        }
+        let computed = node.compute_digest(child_digest);
+        if computed != rec.digest {
+            return err(
+                self.infos_offset + i as usize * NODE_INFO_SIZE + 16,
+                DecodeErrorKind::DigestMismatch {
+                    node: i,
+                    recorded: rec.digest,
+                    computed,
+                },
+            );
+        }
+        Ok(computed)
     }
 
     fn decode_node(
@@ -1350,22 +765,8 @@ impl<'a> EncodedForest<'a> {
                 &mut |idx, at| self.decode_string(idx, at, &mut st, &mut strings),
                 |c| map[&c],
             )?;
-            let digest = if opts.trust_digests {
-                rec.digest
-            } else {
-                let computed = node.compute_digest(|c| out.digest(c).unwrap_or_default());
-                if computed != rec.digest {
-                    return err(
-                        self.infos_offset + i as usize * NODE_INFO_SIZE + 16,
-                        DecodeErrorKind::DigestMismatch {
-                            node: i,
-                            recorded: rec.digest,
-                            computed,
-                        },
-                    );
-                }
-                computed
-            };
+            let digest =
+                self.checked_digest(i, &rec, &node, opts, |c| out.digest(c).unwrap_or_default())?;
             let id = out.push_unchecked(node, digest);
             map.insert(i, id);
         }
