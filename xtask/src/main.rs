@@ -13,7 +13,7 @@ mod casm;
 mod demo;
 mod dot;
 mod fuzz;
-mod gen;
+mod generate;
 mod input;
 mod mast;
 mod merge;
@@ -37,7 +37,7 @@ enum Command {
     /// Run every crate on the bundled examples.
     Demo(demo::Cmd),
     /// Print a seeded random program (structured CFG or noisy DAG).
-    Gen(gen::Cmd),
+    Gen(generate::Cmd),
     /// Miden MAST forests: encode, decode, inspect, extract.
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Run(cmd) => run::run(cmd),
         Command::Opt(cmd) => opt::run(cmd),
         Command::Demo(cmd) => demo::run(cmd),
-        Command::Gen(cmd) => gen::run(cmd),
+        Command::Gen(cmd) => generate::run(cmd),
         Command::Mast(cmd) => mast::run(cmd),
         Command::Casm(cmd) => casm::run(cmd),
         Command::Merge(cmd) => merge::run(cmd),
