@@ -44,6 +44,7 @@ mod cost;
 mod flatten;
 #[cfg(test)]
 mod oracle;
+mod pass;
 pub mod trace;
 
 use std::fmt;
@@ -55,6 +56,7 @@ use kildall_ir::{Block, EntitySet, Function, Module};
 
 pub use components::{Component, Rejection};
 pub use cost::{CostModel, R1cs};
+pub use pass::{BlockMerge, Reports};
 
 use components::{BlockFacts, Components};
 use flatten::Flattener;

@@ -17,7 +17,7 @@
 //!   its generator computed, and printing then parsing a verified module
 //!   does not change what it computes.
 //! - [`check_pipeline`]: the differential harness of the passes. A generated
-//!   program runs before and after a sequence of [`Pass`]es; the output must
+//!   program runs before and after a sequence of passes ([`ModulePass`]); the output must
 //!   verify and the outcome (returned values or trap, and printed lines)
 //!   must not change. The passes themselves are supplied by the caller, so
 //!   that this crate depends on none of them.
@@ -37,6 +37,7 @@ use crate::generate::{
 use crate::interpreter::{
     display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapKind,
 };
+use crate::pass::{find, ModulePass};
 use crate::{parse_module, verify_module, FuncId, Module, ParseError, Type};
 
 /// The largest fuel the interpreter harness grants a run of a parsed module.
@@ -656,16 +657,6 @@ pub fn check_interp_file(text: &str) {
 // ---------------------------------------------------------------------------
 // Passes.
 
-/// A transformation under test: a name and what it does to a module. It
-/// returns an error for input it declines (the harness treats that as a
-/// failure on generated programs).
-pub struct Pass<'a> {
-    /// The name used in pipelines and regression files.
-    pub name: &'static str,
-    /// Runs the pass; `options` is a fuzzer-chosen knob (e.g. a threshold).
-    pub run: &'a dyn Fn(&mut Module, u64) -> Result<(), String>,
-}
-
 /// The input of the pass targets: a generated program, its arguments, and
 /// the pipeline around the pass under test.
 #[derive(Clone, Debug, Arbitrary)]
@@ -684,14 +675,18 @@ pub struct PassInput {
 
 impl PassInput {
     /// The pipeline: `main` and up to three of `all`, in the chosen order.
-    pub fn pipeline<'p, 'a>(&self, main: &'p Pass<'a>, all: &'p [Pass<'a>]) -> Vec<&'p Pass<'a>> {
-        let mut passes: Vec<&Pass<'a>> = if all.is_empty() {
+    pub fn pipeline<'p>(
+        &self,
+        main: &'p dyn ModulePass,
+        all: &[&'p dyn ModulePass],
+    ) -> Vec<&'p dyn ModulePass> {
+        let mut passes: Vec<&dyn ModulePass> = if all.is_empty() {
             Vec::new()
         } else {
             self.others
                 .iter()
                 .take(3)
-                .map(|&b| &all[usize::from(b) % all.len()])
+                .map(|&b| all[usize::from(b) % all.len()])
                 .collect()
         };
         let at = usize::from(self.position) % (passes.len() + 1);
@@ -700,11 +695,11 @@ impl PassInput {
     }
 
     /// The regression file of this input run through `pipeline`.
-    pub fn regression_file(&self, pipeline: &[&Pass<'_>]) -> String {
+    pub fn regression_file(&self, pipeline: &[&dyn ModulePass]) -> String {
         let (module, bound) = self.program.build();
         let main = module.main().expect("generated programs have a main");
         let args = random_args(&module, main, self.args_seed).unwrap_or_default();
-        let names: Vec<&str> = pipeline.iter().map(|p| p.name).collect();
+        let names: Vec<&str> = pipeline.iter().map(|p| p.name()).collect();
         let mut out = String::new();
         let _ = writeln!(out, "// A failure found by fuzzing: {:?}", self);
         let _ = writeln!(out, "// pipeline: {}", names.join(", "));
@@ -742,7 +737,7 @@ pub fn outcome_text(outcome: &Outcome) -> String {
 /// The differential property of a pipeline on one verified module: after
 /// each pass the module verifies, and at the end `main` on `args`
 /// computes what it computed before (noise checking off); when the last
-/// pass is named `noise`, the result also runs with noise checking on
+/// pass establishes the noise bound, the result also runs with noise checking on
 /// without exceeding the noise bound. `fuel` must suffice for the original
 /// program; the transformed one gets eight times as much.
 pub fn check_pipeline(
@@ -750,9 +745,9 @@ pub fn check_pipeline(
     args: &[RuntimeValue],
     fuel: u64,
     options: u64,
-    pipeline: &[&Pass<'_>],
+    pipeline: &[&dyn ModulePass],
 ) {
-    let names: Vec<&str> = pipeline.iter().map(|p| p.name).collect();
+    let names: Vec<&str> = pipeline.iter().map(|p| p.name()).collect();
     let names = names.join(", ");
     let main = module.main().expect("a module with a main function");
     let off = InterpreterOptions {
@@ -766,13 +761,13 @@ pub fn check_pipeline(
     }
     let mut after = module.clone();
     for pass in pipeline {
-        if let Err(message) = (pass.run)(&mut after, options) {
-            panic!("[{names}] pass `{}` failed: {message}", pass.name);
+        if let Err(message) = pass.run(&mut after, Some(options)) {
+            panic!("[{names}] pass `{}` failed: {message}", pass.name());
         }
         if let Err(err) = verify_module(&after) {
             panic!(
                 "[{names}] the output of `{}` does not verify: {err}\n{after}",
-                pass.name
+                pass.name()
             );
         }
     }
@@ -789,7 +784,7 @@ pub fn check_pipeline(
         outcome_text(&got.outcome),
         got.output
     );
-    if pipeline.last().is_some_and(|p| p.name == "noise") {
+    if pipeline.last().is_some_and(|p| p.establishes_noise_bound()) {
         let on = InterpreterOptions {
             check_noise: true,
             ..more
@@ -811,7 +806,7 @@ pub fn check_pipeline(
 }
 
 /// A pass target: `main` in a pipeline drawn from `input` among `all`.
-pub fn check_pass_input(input: &PassInput, main: &Pass<'_>, all: &[Pass<'_>]) {
+pub fn check_pass_input(input: &PassInput, main: &dyn ModulePass, all: &[&dyn ModulePass]) {
     let (module, fuel) = input.program.build();
     verify_module(&module)
         .unwrap_or_else(|e| panic!("a generated program does not verify: {e}\n{module}"));
@@ -872,7 +867,7 @@ impl Header {
 /// Replays a pass regression file (see [`PassInput::regression_file`])
 /// with the passes of `all` named in its `// pipeline:` line. Panics when a
 /// property fails, or when the file is malformed or names an unknown pass.
-pub fn check_regression_file(text: &str, all: &[Pass<'_>]) {
+pub fn check_regression_file(text: &str, all: &[&dyn ModulePass]) {
     let header = Header::parse(text);
     let module =
         parse_module(text).unwrap_or_else(|e| panic!("the regression file does not parse: {e}"));
@@ -880,14 +875,10 @@ pub fn check_regression_file(text: &str, all: &[Pass<'_>]) {
         .unwrap_or_else(|e| panic!("the regression program does not verify: {e}"));
     let args = RuntimeValue::parse_list(header.args.as_deref().unwrap_or(""))
         .unwrap_or_else(|e| panic!("bad `// args:` line: {e}"));
-    let pipeline: Vec<&Pass<'_>> = header
+    let pipeline: Vec<&dyn ModulePass> = header
         .pipeline
         .iter()
-        .map(|name| {
-            all.iter()
-                .find(|p| p.name == name)
-                .unwrap_or_else(|| panic!("unknown pass `{name}`"))
-        })
+        .map(|name| find(all, name).unwrap_or_else(|| panic!("unknown pass `{name}`")))
         .collect();
     check_pipeline(
         &module,

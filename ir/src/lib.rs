@@ -23,6 +23,7 @@ pub mod interpreter;
 mod layout;
 pub mod loops;
 mod parser;
+pub mod pass;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod types;

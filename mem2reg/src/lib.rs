@@ -64,8 +64,11 @@ use kildall_ir::{
 pub mod alias;
 pub mod dse;
 pub mod forward;
+mod pass;
 pub mod pmap;
 pub mod promote;
+
+pub use pass::Mem2Reg;
 
 /// What a run of the pass did.
 #[derive(Copy, Clone, Default, PartialEq, Eq, Debug)]

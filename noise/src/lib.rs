@@ -20,6 +20,7 @@ pub mod greedy;
 pub mod ilp;
 mod order;
 mod params;
+mod pass;
 mod problem;
 mod solve;
 
@@ -34,6 +35,7 @@ pub use function::{
     Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
 };
 pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
+pub use pass::{NoisePlacement, Placements};
 pub use problem::{Node, NodeKind, Problem, Violation};
 pub use solve::{solve, Solution, Strategy};
 
