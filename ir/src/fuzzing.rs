@@ -36,6 +36,7 @@ use crate::generate::{
 };
 use crate::interpreter::{
     display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapKind,
+    TrapRule,
 };
 use crate::pass::{find, ModulePass};
 use crate::{parse_module, verify_module, FuncId, Module, ParseError, Type};
@@ -612,7 +613,7 @@ pub fn check_interp(
                 .unwrap_or_else(|e| panic!("the printed module does not parse: {e}\n{printed}"));
             let again = run_checked(&reparsed, func, args, &options);
             assert!(
-                same_execution(&run, &again),
+                TrapRule::SameKind.same_execution(&run, &again),
                 "printing and parsing changed a run of {func}: {} vs {}",
                 outcome_text(&run.outcome),
                 outcome_text(&again.outcome)
@@ -711,18 +712,6 @@ impl PassInput {
     }
 }
 
-/// Whether two runs agree: same outcome (trap sites aside) and output.
-pub fn same_execution(a: &Execution, b: &Execution) -> bool {
-    a.output == b.output && same_outcome(&a.outcome, &b.outcome)
-}
-
-fn same_outcome(a: &Outcome, b: &Outcome) -> bool {
-    match (a, b) {
-        (Outcome::Trap(x), Outcome::Trap(y)) => x.kind == y.kind,
-        _ => a == b,
-    }
-}
-
 /// An outcome as one line.
 pub fn outcome_text(outcome: &Outcome) -> String {
     match outcome {
@@ -777,7 +766,7 @@ pub fn check_pipeline(
     };
     let got = run_checked(&after, main, args.to_vec(), &more);
     assert!(
-        same_execution(&before, &got),
+        TrapRule::SameKind.same_execution(&before, &got),
         "[{names}] the outcome changed: before {} (output {:?}), after {} (output {:?})\n--- after\n{after}",
         outcome_text(&before.outcome),
         before.output,
@@ -797,7 +786,7 @@ pub fn check_pipeline(
             );
         }
         assert!(
-            same_execution(&before, &checked),
+            TrapRule::SameKind.same_execution(&before, &checked),
             "[{names}] with noise checking on: before {}, after {}",
             outcome_text(&before.outcome),
             outcome_text(&checked.outcome)

@@ -1,6 +1,14 @@
 //! Helpers for the workspace's tests (cargo feature `testing`): the
-//! blessable data-driven tests of [`kildall_testkit`], re-exported, and
-//! arbitrary random control-flow graphs.
+//! blessable data-driven tests of [`kildall_testkit`], re-exported, the one
+//! oracle of every pass test ([`check_same_behaviour`]), and arbitrary
+//! random control-flow graphs.
+//!
+//! # The oracle
+//!
+//! A pass is correct on a program when the program computes the same thing
+//! after it: [`check_same_behaviour`] verifies the output, runs `main`
+//! before and after on the same arguments, and compares the runs under one
+//! [`TrapRule`].
 //!
 //! # Random graphs
 //!
@@ -15,7 +23,73 @@
 pub use kildall_testkit::expect::*;
 
 use crate::generate::Rng;
-use crate::{Block, FuncCursor, Function, Terminator, Type};
+use crate::interpreter::{
+    display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
+};
+use crate::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type};
+
+/// The oracle of a pass: `after` verifies, and `main` of `after` on `args`
+/// behaves as `main` of `before` under `trap_rule` (noise checking off).
+/// `before` runs with `fuel`; `after` gets eight times the steps `before`
+/// took and then some, since a pass may add steps (a split edge, a jump).
+/// Returns the run of `before`; when that run is out of fuel there is
+/// nothing to compare, and `after` is not run.
+///
+/// # Errors
+///
+/// What differs, or why `after` does not verify.
+pub fn check_same_behaviour(
+    before: &Module,
+    after: &Module,
+    args: &[RuntimeValue],
+    trap_rule: TrapRule,
+    fuel: u64,
+) -> Result<Execution, String> {
+    verify_module(after).map_err(|e| format!("the output does not verify: {e}"))?;
+    let main = before.main().ok_or("no function to run")?;
+    let options = InterpreterOptions {
+        fuel,
+        check_noise: false,
+        ..InterpreterOptions::default()
+    };
+    let a = interpret(before, main, args.to_vec(), &options);
+    if a.outcome == Outcome::OutOfFuel {
+        return Ok(a);
+    }
+    let options = InterpreterOptions {
+        fuel: a.steps.saturating_mul(8).saturating_add(10_000),
+        ..options
+    };
+    let b = interpret(after, main, args.to_vec(), &options);
+    if !trap_rule.same_execution(&a, &b) {
+        return Err(format!(
+            "behaviour changed on ({}): before {:?} {:?}, after {:?} {:?}",
+            display_list(args).trim_end(),
+            a.outcome,
+            a.output,
+            b.outcome,
+            b.output
+        ));
+    }
+    Ok(a)
+}
+
+/// [`check_same_behaviour`], panicking on a difference.
+///
+/// # Panics
+///
+/// When the behaviour differs or `after` does not verify; the message
+/// shows `after`.
+pub fn assert_same_behaviour(
+    before: &Module,
+    after: &Module,
+    args: &[RuntimeValue],
+    trap_rule: TrapRule,
+    fuel: u64,
+) -> Execution {
+    check_same_behaviour(before, after, args, trap_rule, fuel)
+        .unwrap_or_else(|message| panic!("{message}\n--- after\n{after}"))
+}
 
 /// The relative frequencies of the terminators [`random_cfg`] draws.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -90,6 +164,33 @@ pub fn cfg_function(shape: &[Vec<usize>]) -> Function {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_oracle_sees_changed_returns_and_traps() {
+        let parse = |text: &str| crate::parse_module(text).unwrap();
+        let returns = |c: u32| {
+            parse(&format!(
+                "fn main f0 {{\n  b0(v0: u32):\n    v1 = add v0, u32 {c}\n    return v1\n}}\n"
+            ))
+        };
+        let args = [RuntimeValue::unsigned(32, 1)];
+        let rule = TrapRule::SameKind;
+        let run = check_same_behaviour(&returns(1), &returns(1), &args, rule, 100).unwrap();
+        assert_eq!(run.outcome, Outcome::Return(vec![RuntimeValue::unsigned(32, 2)]));
+        assert!(check_same_behaviour(&returns(1), &returns(2), &args, rule, 100).is_err());
+        // An overflow trap moved to another instruction is the same trap
+        // for a pass, not for a round trip.
+        let overflow = |extra: &str| {
+            parse(&format!(
+                "fn main f0 {{\n  b0(v0: u32):\n{extra}    v1 = add v0, u32 4294967295\n    return v1\n}}\n"
+            ))
+        };
+        let moved = overflow("    v2 = add v0, u32 0\n");
+        assert!(check_same_behaviour(&overflow(""), &moved, &args, rule, 100).is_ok());
+        assert!(
+            check_same_behaviour(&overflow(""), &moved, &args, TrapRule::SameSite, 100).is_err()
+        );
+    }
 
     #[test]
     fn random_graphs_follow_the_mix() {
