@@ -850,8 +850,6 @@ impl<'a> ComponentAnalysis<'a> {
 pub(crate) struct Components {
     table: Vec<Summary>,
     latest: Vec<Option<Id>>,
-    #[cfg_attr(not(test), allow(dead_code))]
-    stats: kildall_dataflow::Stats,
 }
 
 impl Components {
@@ -881,29 +879,18 @@ impl Components {
         };
         let graph = Blocks(cfg);
         let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
-        let stats = *results.stats();
         // The last summary handed out for a block is its start state at the
         // fixed point: the block's last visit saw its final end state.
         let analysis = results.analysis_mut();
         let table = std::mem::take(&mut analysis.table);
         let latest = std::mem::take(&mut analysis.latest);
-        Components {
-            table,
-            latest,
-            stats,
-        }
+        Components { table, latest }
     }
 
     /// The summary at the start of `block` (`None`: unreachable).
     pub fn summary(&self, block: Block) -> Option<&Summary> {
         let id = (*self.latest.get(block.index())?)?;
         Some(&self.table[id.0 as usize])
-    }
-
-    /// What the solver did.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn stats(&self) -> &kildall_dataflow::Stats {
-        &self.stats
     }
 
     /// The component `head` heads (`None`: it heads none).

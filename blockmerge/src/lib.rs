@@ -42,8 +42,6 @@
 pub mod components;
 mod cost;
 mod flatten;
-#[cfg(test)]
-mod oracle;
 mod pass;
 pub mod trace;
 
