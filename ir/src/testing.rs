@@ -176,7 +176,10 @@ mod tests {
         let args = [RuntimeValue::unsigned(32, 1)];
         let rule = TrapRule::SameKind;
         let run = check_same_behaviour(&returns(1), &returns(1), &args, rule, 100).unwrap();
-        assert_eq!(run.outcome, Outcome::Return(vec![RuntimeValue::unsigned(32, 2)]));
+        assert_eq!(
+            run.outcome,
+            Outcome::Return(vec![RuntimeValue::unsigned(32, 2)])
+        );
         assert!(check_same_behaviour(&returns(1), &returns(2), &args, rule, 100).is_err());
         // An overflow trap moved to another instruction is the same trap
         // for a pass, not for a round trip.
