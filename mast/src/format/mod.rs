@@ -99,9 +99,10 @@
 //! ```
 //!
 //! Advice tags follow miden-core 0.10's declaration order of
-//! `AdviceInjector` (see [`AdviceInjector::tag`]). Exactly `a` operations and
-//! `b` decorators are read from the block's offset; a block has at least one
-//! operation. Because every operation takes at least two bytes and every
+//! `AdviceInjector` (see
+//! [`AdviceInjector::tag`](crate::decorator::AdviceInjector::tag)). Exactly
+//! `a` operations and `b` decorators are read from the block's offset; a
+//! block has at least one operation. Because every operation takes at least two bytes and every
 //! decorator one, `2a + b`, summed over the decoded blocks, may not exceed
 //! `d`, and the lengths of the decoded strings together may not exceed `d`
 //! either. The partial decoder, which does not look at the layout of what it
