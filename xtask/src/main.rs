@@ -42,9 +42,9 @@ enum Command {
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
     Casm(casm::Cmd),
-    /// Merge basic blocks into merge components (seed 001).
+    /// Merge basic blocks into merge components for a per-block prover (CoBBl).
     Merge(merge::Cmd),
-    /// Noise analysis and fewest reduce_noise placement (seed 004).
+    /// Noise analysis of noisy (FHE) arithmetic and fewest reduce_noise placement.
     Noise(noise::Cmd),
     /// Run one fuzz target for a while (libFuzzer or the built-in engine).
     Fuzz(fuzz::Cmd),
