@@ -428,13 +428,15 @@ impl Graph for Blocks<'_> {
     }
 
     fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        // A `jmpif` to one block twice is one edge, as for liveness.
-        let mut previous = None;
-        self.0
-            .successors(block)
-            .iter()
-            .copied()
-            .filter(move |&s| previous.replace(s) != Some(s))
+        self.0.successors(block).iter().copied()
+    }
+
+    fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        self.0.predecessors(block).iter().copied()
+    }
+
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Block> + '_ {
+        self.0.postorder().iter().copied()
     }
 
     fn block_insts(&self, _: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {

@@ -8,8 +8,11 @@ use crate::engine::Engine;
 use crate::lattice::JoinSemiLattice;
 
 /// A control-flow graph of blocks holding instructions: what the solver
-/// needs of a program. `kildall_ir::Function` implements it (feature `ir`);
-/// any other IR can, with its own entity types.
+/// needs of a program. With the feature `ir`, a `kildall_ir::Function` seen
+/// with its `ControlFlowGraph` is one ([`FunctionGraph`](crate::FunctionGraph));
+/// any other IR can be, with its own entity types. The graph supplies its
+/// own edges in both directions and its depth-first order, so the solver
+/// builds no topology of its own.
 pub trait Graph {
     /// A block: a dense index (`EntityRef`) so states live in vectors.
     type Block: EntityRef + Debug;
@@ -25,6 +28,14 @@ pub trait Graph {
 
     /// The successors of `block`, in terminator order.
     fn successors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
+
+    /// The predecessors of `block`: every block that has `block` among its
+    /// [`successors`](Self::successors).
+    fn predecessors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
+
+    /// The blocks reachable from the entry, in the post-order of a
+    /// depth-first search from it (the entry last).
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Self::Block> + '_;
 
     /// The instructions of `block` in program order, terminator excluded.
     fn block_insts(&self, block: Self::Block) -> impl DoubleEndedIterator<Item = Self::Inst> + '_;

@@ -133,14 +133,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
         } = self;
         let forward = <A::Direction as Direction>::IS_FORWARD;
         let n = graph.num_block_indices();
-        let topo = Topology::compute(graph, n);
+        let postorder: Vec<u32> = graph.postorder().map(|b| b.index() as u32).collect();
 
         // Sweep order: a position per reachable block.
         let mut reachable: BitVec = BitVec::repeat(false, n);
-        for &b in &topo.postorder {
+        for &b in &postorder {
             reachable.set(b as usize, true);
         }
-        let mut blocks_in_order: Vec<u32> = Vec::with_capacity(topo.postorder.len());
+        let mut blocks_in_order: Vec<u32> = Vec::with_capacity(postorder.len());
         let mut position = vec![UNREACHED; n];
         let mut place = |b: u32, blocks_in_order: &mut Vec<u32>| {
             if reachable[b as usize] && position[b as usize] == UNREACHED {
@@ -157,11 +157,11 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             }
         }
         if forward {
-            for &b in topo.postorder.iter().rev() {
+            for &b in postorder.iter().rev() {
                 place(b, &mut blocks_in_order);
             }
         } else {
-            for &b in &topo.postorder {
+            for &b in &postorder {
                 place(b, &mut blocks_in_order);
             }
         }
@@ -173,9 +173,9 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 analysis.initialize_start_block(graph, entry, &mut entry_states[entry.index()]);
             }
         } else {
-            for &b in &topo.postorder {
-                if topo.succs(b).is_empty() {
-                    let block = G::Block::new(b as usize);
+            for &b in &postorder {
+                let block = G::Block::new(b as usize);
+                if graph.successors(block).next().is_none() {
                     analysis.initialize_start_block(graph, block, &mut entry_states[b as usize]);
                 }
             }
@@ -219,18 +219,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
                 analysis.apply_terminator_effect(graph, &mut state, block);
-                for &s in topo.succs(b) {
+                for succ in graph.successors(block) {
+                    let s = succ.index();
                     edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(
-                        graph,
-                        &mut edge_state,
-                        block,
-                        G::Block::new(s as usize),
-                    );
+                    analysis.apply_edge_effect(graph, &mut edge_state, block, succ);
                     stats.joins += 1;
-                    if entry_states[s as usize].join(&edge_state) {
+                    if entry_states[s].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[s as usize] as usize, true);
+                        pending.set(position[s] as usize, true);
                     }
                 }
             } else {
@@ -240,21 +236,17 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 for &inst in insts.iter().rev() {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
-                for &p in topo.preds(b) {
-                    if position[p as usize] == UNREACHED {
+                for pred in graph.predecessors(block) {
+                    let p = pred.index();
+                    if position[p] == UNREACHED {
                         continue;
                     }
                     edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(
-                        graph,
-                        &mut edge_state,
-                        G::Block::new(p as usize),
-                        block,
-                    );
+                    analysis.apply_edge_effect(graph, &mut edge_state, pred, block);
                     stats.joins += 1;
-                    if entry_states[p as usize].join(&edge_state) {
+                    if entry_states[p].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[p as usize] as usize, true);
+                        pending.set(position[p] as usize, true);
                     }
                 }
             }
@@ -265,81 +257,5 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             reachable,
             stats,
         }
-    }
-}
-
-/// Successors, predecessors and the post-order of a [`Graph`], in
-/// compressed rows of `u32` block indices.
-pub(crate) struct Topology {
-    succ_start: Vec<u32>,
-    succs: Vec<u32>,
-    pred_start: Vec<u32>,
-    preds: Vec<u32>,
-    pub(crate) postorder: Vec<u32>,
-}
-
-impl Topology {
-    pub(crate) fn compute<G: Graph + ?Sized>(graph: &G, n: usize) -> Topology {
-        let mut succ_start = Vec::with_capacity(n + 1);
-        let mut succs = Vec::new();
-        for b in 0..n {
-            succ_start.push(succs.len() as u32);
-            succs.extend(graph.successors(G::Block::new(b)).map(|s| s.index() as u32));
-        }
-        succ_start.push(succs.len() as u32);
-        let mut pred_start = vec![0u32; n + 1];
-        for &s in &succs {
-            pred_start[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            pred_start[i + 1] += pred_start[i];
-        }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; succs.len()];
-        for b in 0..n {
-            for k in succ_start[b]..succ_start[b + 1] {
-                let s = succs[k as usize] as usize;
-                preds[fill[s] as usize] = b as u32;
-                fill[s] += 1;
-            }
-        }
-        let mut topo = Topology {
-            succ_start,
-            succs,
-            pred_start,
-            preds,
-            postorder: Vec::new(),
-        };
-        if let Some(entry) = graph.entry_block() {
-            topo.dfs(entry.index() as u32, n);
-        }
-        topo
-    }
-
-    fn dfs(&mut self, entry: u32, n: usize) {
-        let mut seen: BitVec = BitVec::repeat(false, n);
-        let mut stack: Vec<(u32, u32)> = vec![(entry, self.succ_start[entry as usize])];
-        seen.set(entry as usize, true);
-        while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-            if *next < self.succ_start[b as usize + 1] {
-                let s = self.succs[*next as usize];
-                *next += 1;
-                if !seen[s as usize] {
-                    seen.set(s as usize, true);
-                    stack.push((s, self.succ_start[s as usize]));
-                }
-            } else {
-                self.postorder.push(b);
-                stack.pop();
-            }
-        }
-    }
-
-    pub(crate) fn succs(&self, b: u32) -> &[u32] {
-        &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
-    }
-
-    pub(crate) fn preds(&self, b: u32) -> &[u32] {
-        &self.preds[self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize]
     }
 }

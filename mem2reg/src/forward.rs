@@ -87,7 +87,7 @@
 //! let a solve resume from the previous one instead of starting over.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
-use kildall_dataflow::{Analysis, Forward};
+use kildall_dataflow::{Analysis, Forward, FunctionGraph};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
     Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
@@ -657,21 +657,26 @@ impl<'a> ReferenceValues<'a> {
     }
 }
 
-impl Analysis<Function> for ReferenceValues<'_> {
+impl Analysis<FunctionGraph<'_>> for ReferenceValues<'_> {
     type Domain = KnownValues;
     type Direction = Forward;
 
-    fn bottom_value(&self, _: &Function) -> KnownValues {
+    fn bottom_value(&self, _: &FunctionGraph<'_>) -> KnownValues {
         KnownValues::default()
     }
 
-    fn initialize_start_block(&self, _: &Function, _: Block, state: &mut KnownValues) {
+    fn initialize_start_block(&self, _: &FunctionGraph<'_>, _: Block, state: &mut KnownValues) {
         // No predecessors: every reference is Unknown.
         state.reached = true;
         state.predicate_one = true;
     }
 
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut KnownValues, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut KnownValues,
+        inst: Inst,
+    ) {
         let mut renamed = std::mem::take(&mut self.renamed);
         self.transfer(
             func,
@@ -682,14 +687,14 @@ impl Analysis<Function> for ReferenceValues<'_> {
         self.renamed = renamed;
     }
 
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut KnownValues, _: Block) {
+    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut KnownValues, _: Block) {
         // The block visit ends (forward: after its instructions).
         self.renamed.clear();
     }
 
     fn apply_edge_effect(
         &mut self,
-        func: &Function,
+        func: &FunctionGraph<'_>,
         state: &mut KnownValues,
         from: Block,
         to: Block,

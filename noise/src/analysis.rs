@@ -9,13 +9,13 @@
 
 use std::fmt;
 
-use kildall_dataflow::{Analysis, Forward, JoinSemiLattice, Max};
+use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
     BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc, Type,
     Value, ValueDef,
 };
 
-use crate::order::reverse_post_order;
 use crate::NoiseParams;
 
 /// The noise analysis: forward, one [`Max`] per value.
@@ -112,15 +112,15 @@ fn show(noise: Max, max: u32) -> String {
     }
 }
 
-impl Analysis<Function> for NoiseAnalysis {
+impl Analysis<FunctionGraph<'_>> for NoiseAnalysis {
     type Domain = Vec<Max>;
     type Direction = Forward;
 
-    fn bottom_value(&self, func: &Function) -> Vec<Max> {
+    fn bottom_value(&self, func: &FunctionGraph<'_>) -> Vec<Max> {
         vec![Max::Bottom; func.dfg.num_values()]
     }
 
-    fn initialize_start_block(&self, func: &Function, block: Block, state: &mut Vec<Max>) {
+    fn initialize_start_block(&self, func: &FunctionGraph<'_>, block: Block, state: &mut Vec<Max>) {
         for &param in func.dfg.block_params(block) {
             if *func.dfg.value_type(param) == Type::Noisy {
                 state[param.index()] = Max::At(u64::from(self.input_noise));
@@ -128,7 +128,12 @@ impl Analysis<Function> for NoiseAnalysis {
         }
     }
 
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Vec<Max>, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Vec<Max>,
+        inst: Inst,
+    ) {
         let Some(raw) = raw_noise(func, self.params, self.input_noise, state, inst) else {
             return;
         };
@@ -148,9 +153,15 @@ impl Analysis<Function> for NoiseAnalysis {
         }
     }
 
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Vec<Max>, _: Block) {}
+    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut Vec<Max>, _: Block) {}
 
-    fn apply_edge_effect(&mut self, func: &Function, state: &mut Vec<Max>, from: Block, to: Block) {
+    fn apply_edge_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Vec<Max>,
+        from: Block,
+        to: Block,
+    ) {
         let Some(terminator) = func.dfg.terminator(from) else {
             return;
         };
@@ -189,7 +200,9 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
         input_noise,
         trace: trace.then(Vec::new),
     };
-    let mut results = analysis.into_engine(func).iterate_to_fixpoint();
+    let cfg = ControlFlowGraph::with_function(func);
+    let graph = FunctionGraph::new(func, &cfg);
+    let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let block_visits = results.stats().block_visits;
     let trace = results.analysis_mut().trace.take().unwrap_or_default();
     let mut noise: SecondaryMap<Value, Max> = SecondaryMap::with_default(Max::Bottom);
@@ -198,13 +211,13 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
         input_noise,
         trace: None,
     };
-    for block in reverse_post_order(func) {
+    for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for &param in func.dfg.block_params(block) {
             noise[param].join(&state[param.index()]);
         }
         for inst in func.layout.block_insts(block) {
-            quiet.apply_instruction_effect(func, &mut state, inst);
+            quiet.apply_instruction_effect(&graph, &mut state, inst);
             for &result in func.dfg.inst_results(inst) {
                 noise[result] = state[result.index()];
             }
@@ -263,9 +276,11 @@ pub fn verify(
         input_noise,
         trace: None,
     };
-    let results = analysis.into_engine(func).iterate_to_fixpoint();
+    let cfg = ControlFlowGraph::with_function(func);
+    let graph = FunctionGraph::new(func, &cfg);
+    let results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let mut quiet = results.analysis().clone();
-    for block in reverse_post_order(func) {
+    for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for inst in func.layout.block_insts(block) {
             if let Some(raw) = raw_noise(func, params, input_noise, &state, inst) {
@@ -284,7 +299,7 @@ pub fn verify(
                     });
                 }
             }
-            quiet.apply_instruction_effect(func, &mut state, inst);
+            quiet.apply_instruction_effect(&graph, &mut state, inst);
         }
     }
     Ok(())

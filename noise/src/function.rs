@@ -25,12 +25,12 @@
 
 use std::time::Duration;
 
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
     BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap,
     Terminator, Type, Value, ValueDef,
 };
 
-use crate::order::reverse_post_order;
 use crate::problem::{NodeKind, Problem};
 use crate::{solve, NoiseError, NoiseParams, Strategy};
 
@@ -142,7 +142,9 @@ pub fn extract_with_levels(
     let mut problem = Problem::new(params);
     let mut values: Vec<Option<Value>> = Vec::new();
     let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
-    let order = reverse_post_order(func);
+    let order: Vec<Block> = ControlFlowGraph::with_function(func)
+        .reverse_postorder()
+        .collect();
 
     // Incoming edge arguments of every block.
     let mut incoming: SecondaryMap<Block, Vec<Vec<Value>>> = SecondaryMap::new();

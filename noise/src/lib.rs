@@ -18,7 +18,6 @@ pub mod exact;
 mod function;
 pub mod greedy;
 pub mod ilp;
-mod order;
 mod params;
 mod pass;
 mod problem;
