@@ -81,7 +81,7 @@ pub enum CasmCase {
 
 /// Decodes the `casm` target's input.
 pub fn casm_case(data: &[u8]) -> Option<CasmCase> {
-    use kildall_casm::{fuzzing::mutate, gen};
+    use kildall_casm::{fuzzing::mutate, generate};
     let (&mode, rest) = data.split_first()?;
     let seed = seed_of(rest);
     Some(match mode % 5 {
@@ -89,14 +89,14 @@ pub fn casm_case(data: &[u8]) -> Option<CasmCase> {
         1 => CasmCase::Casm(rest.to_vec()),
         2 => CasmCase::Differential(seed),
         3 => {
-            let text = gen::generate(seed, &gen::Config::default()).to_string();
+            let text = generate::generate(seed, &generate::Config::default()).to_string();
             CasmCase::Jvr(mutate(
                 text.as_bytes(),
                 seed_of(rest.get(8..).unwrap_or(&[])),
             ))
         }
         _ => {
-            let module = gen::generate(seed, &gen::Config::default());
+            let module = generate::generate(seed, &generate::Config::default());
             let listing = kildall_casm::compile_module(&module).ok()?.to_string();
             CasmCase::Casm(mutate(
                 listing.as_bytes(),

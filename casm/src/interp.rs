@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
-use crate::casm::Hint;
 use crate::felt::Felt;
+use crate::listing::Hint;
 
 /// A memory segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

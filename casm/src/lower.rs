@@ -33,9 +33,9 @@
 
 use std::collections::HashMap;
 
-use crate::casm::{ArithOp, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
 use crate::felt::Felt;
 use crate::jvr::BinOp;
+use crate::listing::{ArithOp, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
 use crate::ssa::{Arm, Inst, Operand, SCond, SsaFunction, SsaModule, Var};
 
 /// A lowering failure.

@@ -1,6 +1,6 @@
 //! The seed's function `f` compiles to exactly the seed's listing.
 
-use kildall_casm::casm::{self, Instr};
+use kildall_casm::listing::{self, Instr};
 use kildall_casm::{compile, Felt};
 
 const SRC: &str = include_str!("data/seed_f.jvr");
@@ -15,7 +15,7 @@ fn seed_function_f_matches_listing() {
         .position(|i| *i == Instr::Label("f".into()))
         .unwrap();
     let got = &listing.items[start..];
-    let expected = casm::parse(EXPECTED).unwrap();
+    let expected = listing::parse(EXPECTED).unwrap();
     assert_eq!(got, expected.items.as_slice(), "got:\n{listing}");
 }
 

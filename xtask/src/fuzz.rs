@@ -309,8 +309,10 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                 "cargo test -p xtask casm_regressions",
             ),
             Some(targets::CasmCase::Differential(seed)) => {
-                let module =
-                    kildall_casm::gen::generate(seed, &kildall_casm::gen::Config::default());
+                let module = kildall_casm::generate::generate(
+                    seed,
+                    &kildall_casm::generate::Config::default(),
+                );
                 // A `differential_` file must run and agree, not merely parse.
                 return Regression {
                     path: format!("casm/tests/fuzz_regressions/differential_{seed}.jvr"),

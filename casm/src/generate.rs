@@ -11,36 +11,7 @@
 use crate::felt::Felt;
 use crate::jvr::{BinOp, Cond, Function, Module, Param, Pos, Stmt, StmtKind, Value, VarName};
 
-/// SplitMix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom Number
-/// Generators", OOPSLA 2014): tiny, seedable, good enough for test inputs.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-
-    /// True with probability `p` percent.
-    pub fn chance(&mut self, p: u64) -> bool {
-        self.next_u64() % 100 < p
-    }
-}
+pub use kildall_testkit::Rng;
 
 /// Shape of generated programs.
 #[derive(Clone, Debug)]
@@ -120,14 +91,14 @@ impl Gen<'_> {
     }
 
     fn small(&mut self) -> Value {
-        Value::Const(Felt::from_i128(self.rng.below(11) as i128 - 3))
+        Value::Const(Felt::from_i128(self.rng.index(11) as i128 - 3))
     }
 
     fn operand(&mut self, scope: &[VarName]) -> Value {
-        if scope.is_empty() || self.rng.chance(20) {
+        if scope.is_empty() || self.rng.chance(0.2) {
             self.small()
         } else {
-            var(&scope[self.rng.below(scope.len())])
+            var(&scope[self.rng.index(scope.len())])
         }
     }
 
@@ -143,10 +114,10 @@ impl Gen<'_> {
             (i + 1 + self.cfg.reach).min(self.cfg.functions)
         });
         let rec = self.cfg.recursive;
-        if (first >= last || self.rng.chance(25)) && rec > 0 {
-            let r = self.rng.below(rec);
+        if (first >= last || self.rng.chance(0.25)) && rec > 0 {
+            let r = self.rng.index(rec);
             let depth = Value::Const(Felt::from_i128(
-                self.rng.below(self.cfg.max_recursion as usize + 1) as i128,
+                self.rng.index(self.cfg.max_recursion as usize + 1) as i128,
             ));
             let acc = self.operand(scope);
             return Some((format!("rec{r}"), vec![depth, acc]));
@@ -154,13 +125,13 @@ impl Gen<'_> {
         if first >= last {
             return None;
         }
-        let j = first + self.rng.below(last - first);
+        let j = first + self.rng.index(last - first);
         let args = self.args(scope, self.arity[j]);
         Some((format!("f{j}"), args))
     }
 
     fn rhs(&mut self, me: Option<usize>, scope: &[VarName], dst: VarName) -> Stmt {
-        match self.rng.below(10) {
+        match self.rng.index(10) {
             0 => st(StmtKind::Assign {
                 dst,
                 src: self.operand(scope),
@@ -186,10 +157,10 @@ impl Gen<'_> {
                     BinOp::Lt,
                     BinOp::Le,
                 ];
-                let op = ops[self.rng.below(ops.len())];
+                let op = ops[self.rng.index(ops.len())];
                 let a = self.operand(scope);
                 let b = if op == BinOp::FDiv {
-                    Value::Const(Felt::from_i128(1 + self.rng.below(7) as i128))
+                    Value::Const(Felt::from_i128(1 + self.rng.index(7) as i128))
                 } else {
                     self.operand(scope)
                 };
@@ -199,7 +170,7 @@ impl Gen<'_> {
     }
 
     fn cond(&mut self, scope: &[VarName]) -> Cond {
-        match self.rng.below(4) {
+        match self.rng.index(4) {
             0 => Cond::NonZero(self.operand(scope)),
             k => {
                 let op = [BinOp::Eq, BinOp::Lt, BinOp::Le][k - 1];
@@ -209,7 +180,7 @@ impl Gen<'_> {
     }
 
     fn ret(&mut self, me: Option<usize>, scope: &[VarName]) -> Stmt {
-        if self.rng.chance(15) {
+        if self.rng.chance(0.15) {
             if let Some((func, args)) = self.callee(me, scope) {
                 return st(StmtKind::TailCall { func, args });
             }
@@ -226,16 +197,16 @@ impl Gen<'_> {
         end: End<'_>,
     ) -> Vec<Stmt> {
         let mut body = Vec::new();
-        let n = self.rng.below(self.cfg.max_stmts + 1);
+        let n = self.rng.index(self.cfg.max_stmts + 1);
         for _ in 0..n {
-            if depth < self.cfg.max_depth && self.rng.chance(25) {
+            if depth < self.cfg.max_depth && self.rng.chance(0.25) {
                 let o = self.fresh();
                 let cond = self.cond(scope);
-                let with_out = self.rng.chance(80);
+                let with_out = self.rng.chance(0.8);
                 let mut arms = Vec::new();
                 for _ in 0..2 {
                     let mut inner = scope.clone();
-                    let arm_end = if self.rng.chance(15) {
+                    let arm_end = if self.rng.chance(0.15) {
                         End::Ret
                     } else if with_out {
                         End::Assign(&o)
@@ -311,9 +282,9 @@ impl Gen<'_> {
             VarName::Tmp(3),
         );
         let ops = [BinOp::Add, BinOp::Mul, BinOp::Sub, BinOp::FAdd];
-        let op = ops[self.rng.below(ops.len())];
-        let step = Value::Const(Felt::from_i128(self.rng.below(5) as i128 + 1));
-        let tail = self.rng.chance(40);
+        let op = ops[self.rng.index(ops.len())];
+        let step = Value::Const(Felt::from_i128(self.rng.index(5) as i128 + 1));
+        let tail = self.rng.chance(0.4);
         let name = format!("rec{k}");
         let mut on_false = vec![
             st(StmtKind::Binop {
@@ -326,7 +297,7 @@ impl Gen<'_> {
                 dst: t2.clone(),
                 op,
                 a: var(&acc),
-                b: if self.rng.chance(50) { var(&n) } else { step },
+                b: if self.rng.chance(0.5) { var(&n) } else { step },
             }),
         ];
         if tail {
@@ -373,7 +344,7 @@ impl Gen<'_> {
 /// Generates a program whose entry is `main()` (no parameters).
 pub fn generate(seed: u64, cfg: &Config) -> Module {
     let mut rng = Rng::new(seed);
-    let arity = (0..cfg.functions).map(|_| rng.below(3) + 1).collect();
+    let arity = (0..cfg.functions).map(|_| rng.index(3) + 1).collect();
     let mut g = Gen {
         rng,
         cfg,
