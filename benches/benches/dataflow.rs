@@ -149,12 +149,12 @@ fn analyses(c: &mut Criterion) {
         let max_depth = loops.loops().map(|l| loops.depth(l)).max().unwrap_or(0);
         let stats = *liveness(&FunctionGraph::new(&func, &cfg)).stats();
         eprintln!(
-            "dataflow/{n} insts, {} blocks, {} loops, max loop depth {max_depth}: liveness {} visits, {:.3} visits/block, {} sweeps",
+            "dataflow/{n} insts, {} blocks, {} loops, max loop depth {max_depth}: liveness {} visits, {:.3} visits/block, {} restarts",
             stats.blocks,
             loops.num_loops(),
             stats.block_visits,
             stats.visits_per_block(),
-            stats.sweeps
+            stats.restarts
         );
 
         let mut group = c.benchmark_group("dataflow");

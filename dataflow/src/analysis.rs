@@ -102,10 +102,8 @@ impl Direction for Backward {
 /// Then the solver terminates with the least fixed point above the start
 /// states, whatever its worklist order, after at most `h + 1` visits of
 /// each block (each re-visit follows a strict increase of the block's entry
-/// state). For distributive bit-vector problems such as liveness, the
-/// reverse post-order sweeps make it at most `d + 2` visits per block, `d`
-/// being the loop-nesting depth (Kam and Ullman, "Global data flow analysis
-/// and iterative algorithms", JACM 1976).
+/// state). How many visits it takes depends on the order: the worklist
+/// settles each loop before the blocks after it (see [`loop_order`](crate::loop_order)).
 pub trait Analysis<G: Graph + ?Sized> {
     /// The lattice of states.
     type Domain: JoinSemiLattice + Clone;

@@ -2,14 +2,18 @@
 //!
 //! Kildall's method ("A unified approach to global program optimization",
 //! POPL 1973) with the worklist discipline of rustc's dataflow engine: every
-//! reachable block starts on the worklist, in reverse post-order for a
-//! forward analysis and post-order for a backward one; a block is visited
-//! by applying its effects to its entry state and joining the result into
-//! the entry states of the next blocks, which are (re)queued when they
-//! change. The worklist is a set (a block is queued at most once at a time)
-//! and is drained in sweeps over that order: a block queued behind the
-//! current position waits for the next sweep, so each sweep follows the
-//! order like the round-robin algorithm of Kam and Ullman.
+//! reachable block starts on the worklist; a block is visited by applying
+//! its effects to its entry state and joining the result into the entry
+//! states of the next blocks, which are (re)queued when they change.
+//!
+//! The worklist is a set (a block is queued at most once at a time) over a
+//! loop-aware reverse post-order ([`loop_order`]: each loop's body right
+//! after its header; reversed for a backward analysis), and always yields
+//! its earliest block. A change carried along a back edge therefore
+//! settles the loop before any block after the loop is visited again, as
+//! in Bourdoncle's iteration over a weak topological order; the round-robin
+//! sweeps of Kam and Ullman instead carry each such change down the rest of
+//! the function, once per sweep.
 
 use bitvec::vec::BitVec;
 use cranelift_entity::EntityRef;
@@ -17,6 +21,7 @@ use cranelift_entity::EntityRef;
 use crate::analysis::{Analysis, Direction, Graph};
 use crate::cursor::ResultsCursor;
 use crate::lattice::JoinSemiLattice;
+use crate::order::{loop_order, Worklist};
 
 const UNREACHED: u32 = u32::MAX;
 
@@ -31,8 +36,9 @@ pub struct Stats {
     pub joins: u64,
     /// Joins that changed the entry state (and so queued the block).
     pub changed_joins: u64,
-    /// Sweeps over the block order.
-    pub sweeps: u64,
+    /// Times the worklist went back to an earlier block of its order (a
+    /// change carried along a back edge).
+    pub restarts: u64,
 }
 
 impl Stats {
@@ -156,13 +162,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 }
             }
         }
+        let loops_together = loop_order(graph);
         if forward {
-            for &b in postorder.iter().rev() {
-                place(b, &mut blocks_in_order);
+            for b in &loops_together {
+                place(b.index() as u32, &mut blocks_in_order);
             }
         } else {
-            for &b in &postorder {
-                place(b, &mut blocks_in_order);
+            for b in loops_together.iter().rev() {
+                place(b.index() as u32, &mut blocks_in_order);
             }
         }
 
@@ -182,7 +189,10 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
         }
 
         let count = blocks_in_order.len();
-        let mut pending: BitVec = BitVec::repeat(true, count);
+        let mut pending = Worklist::new(count);
+        for i in 0..count {
+            pending.insert(i);
+        }
         let mut stats = Stats {
             blocks: count,
             ..Stats::default()
@@ -193,23 +203,12 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             .unwrap_or_else(|| analysis.bottom_value(graph));
         let mut edge_state = state.clone();
         let mut insts: Vec<G::Inst> = Vec::new();
-        let mut pos = 0usize;
-        if count > 0 {
-            stats.sweeps = 1;
-        }
-        loop {
-            let next = match pending[pos..].first_one() {
-                Some(k) => pos + k,
-                None => match pending.first_one() {
-                    Some(k) => {
-                        stats.sweeps += 1;
-                        k
-                    }
-                    None => break,
-                },
-            };
-            pending.set(next, false);
-            pos = next;
+        let mut last = 0usize;
+        while let Some(next) = pending.pop_first() {
+            if next < last {
+                stats.restarts += 1;
+            }
+            last = next;
             let b = blocks_in_order[next];
             let block = G::Block::new(b as usize);
             stats.block_visits += 1;
@@ -226,7 +225,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                     stats.joins += 1;
                     if entry_states[s].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[s] as usize, true);
+                        pending.insert(position[s] as usize);
                     }
                 }
             } else {
@@ -246,7 +245,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                     stats.joins += 1;
                     if entry_states[p].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[p] as usize, true);
+                        pending.insert(position[p] as usize);
                     }
                 }
             }

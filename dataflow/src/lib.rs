@@ -42,6 +42,7 @@ mod engine;
 #[cfg(feature = "ir")]
 mod ir;
 pub mod lattice;
+mod order;
 
 pub use analysis::{Analysis, Backward, Direction, Forward, Graph};
 pub use cursor::{ProgramPoint, ResultsCursor};
@@ -51,6 +52,7 @@ pub use ir::{liveness, FunctionGraph, Liveness};
 pub use lattice::{
     BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, PowerSet,
 };
+pub use order::{loop_order, Worklist};
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

@@ -87,7 +87,7 @@
 //! let a solve resume from the previous one instead of starting over.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
-use kildall_dataflow::{Analysis, Forward, FunctionGraph};
+use kildall_dataflow::{loop_order, Analysis, Forward, FunctionGraph, Worklist};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
     Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
@@ -703,135 +703,6 @@ impl Analysis<FunctionGraph<'_>> for ReferenceValues<'_> {
     }
 }
 
-/// A set of positions in reverse post-order with "earliest member" queries.
-struct Pending {
-    words: Vec<u64>,
-    /// No member lies below it.
-    low: usize,
-}
-
-impl Pending {
-    fn new(len: usize) -> Self {
-        Pending {
-            words: vec![0; len.div_ceil(64)],
-            low: len,
-        }
-    }
-
-    fn insert(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
-        self.low = self.low.min(i);
-    }
-
-    /// Removes and returns the earliest member.
-    fn pop_first(&mut self) -> Option<usize> {
-        let mut w = self.low / 64;
-        while w < self.words.len() {
-            let word = self.words[w];
-            if word != 0 {
-                let i = w * 64 + word.trailing_zeros() as usize;
-                self.words[w] &= word - 1;
-                self.low = i + 1;
-                return Some(i);
-            }
-            w += 1;
-        }
-        self.low = self.words.len() * 64;
-        None
-    }
-}
-
-/// The reachable blocks in a reverse post-order where the body of every
-/// loop comes right after its header, before the blocks after the loop.
-///
-/// A reverse post-order puts a block after its predecessors except along back
-/// edges, but leaves open where a loop body goes: a depth-first search that
-/// follows the body of `jmpif c, then: body, else: exit` first finishes the
-/// exit, and everything after it, before the body, so the body comes *after*
-/// the rest of the function, and a solver working in that order goes down
-/// the whole function again each time the loop's back edge changes its
-/// header. Here the search follows the successors of a block in increasing
-/// loop depth (how many natural loops contain them: exits first), so that
-/// each loop ends up contiguous after its header, as in a weak topological
-/// order (F. Bourdoncle, "Efficient chaotic iteration strategies with
-/// widenings", 1993). The depths come from one backward walk per retreating
-/// edge over the blocks of its loop; the walks are bounded by a budget
-/// linear in the function (only irreducible graphs, whose cycles are not
-/// natural loops, could exceed it, and then the order is merely slower, not
-/// wrong).
-fn loop_order(cfg: &ControlFlowGraph, n: usize) -> Vec<Block> {
-    let rpo: Vec<Block> = cfg.reverse_postorder().collect();
-    let Some(&entry) = rpo.first() else {
-        return rpo;
-    };
-    let mut position = vec![u32::MAX; n];
-    for (i, &b) in rpo.iter().enumerate() {
-        position[b.index()] = i as u32;
-    }
-    let mut depth = vec![0u32; n];
-    let mut stamp = vec![u32::MAX; n];
-    let mut budget = 8 * rpo.len() + 64;
-    let mut work: Vec<Block> = Vec::new();
-    for (hi, &header) in rpo.iter().enumerate() {
-        let h = hi as u32;
-        for &latch in cfg.predecessors(header) {
-            let p = position[latch.index()];
-            if p == u32::MAX || p < h {
-                continue;
-            }
-            if stamp[header.index()] != h {
-                stamp[header.index()] = h;
-                depth[header.index()] += 1;
-            }
-            work.clear();
-            work.push(latch);
-            while let Some(b) = work.pop() {
-                if stamp[b.index()] == h || budget == 0 {
-                    continue;
-                }
-                budget -= 1;
-                stamp[b.index()] = h;
-                depth[b.index()] += 1;
-                for &pred in cfg.predecessors(b) {
-                    let pp = position[pred.index()];
-                    if pp != u32::MAX && pp > h && stamp[pred.index()] != h {
-                        work.push(pred);
-                    }
-                }
-            }
-        }
-    }
-    // Depth-first search, successors in increasing depth.
-    let mut postorder: Vec<Block> = Vec::with_capacity(rpo.len());
-    let mut seen = vec![false; n];
-    let mut order: Vec<Block> = Vec::new();
-    let mut stack: Vec<(Block, u32, u32)> = Vec::new();
-    let push = |b: Block, order: &mut Vec<Block>, stack: &mut Vec<(Block, u32, u32)>| {
-        let lo = order.len();
-        order.extend_from_slice(cfg.successors(b));
-        order[lo..].sort_by_key(|s| depth[s.index()]);
-        stack.push((b, lo as u32, order.len() as u32));
-    };
-    seen[entry.index()] = true;
-    push(entry, &mut order, &mut stack);
-    while let Some(&mut (b, ref mut next, end)) = stack.last_mut() {
-        if *next < end {
-            let s = order[*next as usize];
-            *next += 1;
-            if !seen[s.index()] {
-                seen[s.index()] = true;
-                push(s, &mut order, &mut stack);
-            }
-        } else {
-            postorder.push(b);
-            let (_, lo, _) = stack.pop().expect("frame");
-            order.truncate(lo as usize);
-        }
-    }
-    postorder.reverse();
-    postorder
-}
-
 /// What the last visit of a block found at one event (the final answer: a
 /// block's last visit is made with its final entry state).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -908,7 +779,7 @@ impl Solution {
                 classes: PMap::default(),
                 predicate_one: true,
             };
-            let mut pending = Pending::new(rpo.len());
+            let mut pending = Worklist::new(rpo.len());
             let mut renamed = Vec::new();
             pending.insert(0);
             while let Some(i) = pending.pop_first() {
@@ -984,7 +855,7 @@ impl BlockOrder {
     /// The order of `cfg`'s reachable blocks.
     pub(crate) fn new(func: &Function, cfg: &ControlFlowGraph) -> Self {
         let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-        let rpo = loop_order(cfg, n);
+        let rpo = loop_order(&FunctionGraph::new(func, cfg));
         let mut position = vec![u32::MAX; n];
         for (i, &b) in rpo.iter().enumerate() {
             position[b.index()] = i as u32;
@@ -1124,129 +995,4 @@ pub(crate) fn forward(
         }
     }
     unreachable!("the loop returns on its last solve")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use kildall_ir::dominators::DominatorTree;
-    use kildall_ir::generate::{generate_cfg, CfgConfig};
-
-    #[test]
-    fn pending_pops_the_earliest_member() {
-        let mut pending = Pending::new(200);
-        for i in [150, 3, 64, 199, 65] {
-            pending.insert(i);
-        }
-        assert_eq!(pending.pop_first(), Some(3));
-        assert_eq!(pending.pop_first(), Some(64));
-        // A member inserted behind the last one popped comes first again.
-        pending.insert(10);
-        assert_eq!(pending.pop_first(), Some(10));
-        assert_eq!(pending.pop_first(), Some(65));
-        assert_eq!(pending.pop_first(), Some(150));
-        assert_eq!(pending.pop_first(), Some(199));
-        assert_eq!(pending.pop_first(), None);
-    }
-
-    /// Blocks that sit between a loop header and its latch in `order`
-    /// without being in the loop, and all blocks in such ranges.
-    fn intruders(
-        cfg: &ControlFlowGraph,
-        domtree: &DominatorTree,
-        order: &[Block],
-    ) -> (usize, usize) {
-        let n = cfg.num_block_indices();
-        let mut position = vec![usize::MAX; n];
-        for (i, &b) in order.iter().enumerate() {
-            position[b.index()] = i;
-        }
-        let (mut outside, mut inside) = (0, 0);
-        for &u in order {
-            for &v in cfg.successors(u) {
-                let (pu, pv) = (position[u.index()], position[v.index()]);
-                if pv > pu || !domtree.dominates(v, u) {
-                    continue;
-                }
-                // The natural loop of `v`: the header and the blocks
-                // reaching one of its latches without passing through it.
-                let mut in_loop = vec![false; n];
-                in_loop[v.index()] = true;
-                let mut work: Vec<Block> = cfg
-                    .predecessors(v)
-                    .iter()
-                    .copied()
-                    .filter(|&p| domtree.dominates(v, p))
-                    .collect();
-                while let Some(b) = work.pop() {
-                    if !std::mem::replace(&mut in_loop[b.index()], true) {
-                        work.extend(cfg.predecessors(b).iter().copied());
-                    }
-                }
-                for &b in &order[pv..=pu] {
-                    inside += 1;
-                    outside += usize::from(!in_loop[b.index()]);
-                }
-            }
-        }
-        (outside, inside)
-    }
-
-    /// The solver and the replacement walk rely on the order: every edge
-    /// goes forward except the back edges (whose target dominates their
-    /// source), so a block with one predecessor comes after it. The speed
-    /// relies on each loop coming right after its header, before the blocks
-    /// after the loop: plain reverse post-order puts the blocks after a loop
-    /// between its header and latch when the body is the first successor;
-    /// the loop order leaves only exits that leave several loops at once,
-    /// such as early returns, visited before their siblings but after the
-    /// outer loop's other blocks.
-    #[test]
-    fn loop_order_is_topological_and_keeps_loops_together() {
-        let config = CfgConfig {
-            blocks: 120,
-            max_depth: 4,
-            ..CfgConfig::default()
-        };
-        let (mut ours, mut plain, mut checked) = (0, 0, 0);
-        for seed in 0..300 {
-            let module = generate_cfg(seed, &config);
-            for func in module.functions.values() {
-                let cfg = ControlFlowGraph::with_function(func);
-                let domtree = DominatorTree::with_cfg(&cfg);
-                let n = cfg.num_block_indices();
-                let order = loop_order(&cfg, n);
-                let rpo: Vec<Block> = cfg.reverse_postorder().collect();
-                let (mut got, mut expected) = (order.clone(), rpo.clone());
-                expected.sort();
-                got.sort();
-                assert_eq!(got, expected, "seed {seed}: not the reachable blocks");
-                let mut position = vec![usize::MAX; n];
-                for (i, &b) in order.iter().enumerate() {
-                    position[b.index()] = i;
-                }
-                for &u in &order {
-                    for &v in cfg.successors(u) {
-                        if position[v.index()] <= position[u.index()] {
-                            assert!(
-                                domtree.dominates(v, u),
-                                "seed {seed}: {u} -> {v} goes backwards but is no back edge"
-                            );
-                        }
-                    }
-                }
-                let (outside, inside) = intruders(&cfg, &domtree, &order);
-                ours += outside;
-                checked += inside;
-                plain += intruders(&cfg, &domtree, &rpo).0;
-            }
-        }
-        eprintln!("{ours} of {checked} blocks inside loop ranges are not in the loop (plain reverse post-order: {plain})");
-        assert!(checked > 1000, "too few loops to test: {checked}");
-        assert!(
-            ours * 20 < checked && ours * 4 < plain,
-            "{ours} of {checked} blocks inside loop ranges are not in the loop \
-             (plain reverse post-order: {plain})"
-        );
-    }
 }
