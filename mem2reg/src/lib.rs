@@ -1,14 +1,14 @@
 //! Memory-to-register promotion with alias tracking (Noir's mem2reg), run to
-//! a fixed point on the [`kildall_dataflow`] solver.
+//! a fixed point in the order of the [`kildall_dataflow`] solver.
 //!
 //! The specification is the design note "New mem2reg algorithm" of the Noir
-//! team (the seed of this crate): the value of each reference at the start of
+//! team: the value of each reference at the start of
 //! a block is the unification of its values at the end of the predecessors
 //! (`Known(v)` when all agree, else `Unknown`; no predecessor means
 //! `Unknown`), stores make a reference `Known`, loads of `Known` references
 //! are replaced, calls make the references they receive `Unknown`, and alias
 //! sets make a store through one reference forget the others. Three parts go
-//! beyond the seed:
+//! beyond the note:
 //!
 //! - the analysis runs to a fixed point ([`forward`] module docs), so a loop
 //!   whose body does not touch a reference keeps it `Known`;
@@ -25,17 +25,13 @@
 //! never-stored cell traps; such loads are never removed, and an allocation
 //! is promoted only if every load of it is definitely initialised).
 //!
-//! Cost: each phase is a few linear scans, states are persistent maps
-//! shared between blocks and kept only at join blocks, the forward solve
-//! settles each loop before going on (about 1.2 block visits per block at
-//! every size, [`forward`] module docs), names changed by replaced loads
-//! are handled inside the forwarding phase rather than by another round,
-//! and a later round reruns only the phases whose inputs the previous one
-//! changed. Promotion is linear in the function (pruning by use marking,
-//! see [`promote`]), and promotes the allocations it frees from its first
-//! walk's accesses. Time per block still grows somewhat with the size of
-//! one function (cache misses of the scans), see the README's
-//! measurements.
+//! Cost: each phase is a few linear scans; states are persistent maps
+//! shared between blocks and kept only at join blocks; the forward solve
+//! settles each loop before going on ([`forward`] module docs); names
+//! changed by replaced loads are handled inside the forwarding phase rather
+//! than by another round, and a later round reruns only the phases whose
+//! inputs the previous one changed. Promotion is linear in the function
+//! (pruning by use marking, see [`promote`]). The README has the figures.
 //!
 //! ```
 //! let text = "

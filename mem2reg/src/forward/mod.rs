@@ -43,23 +43,22 @@
 //! they share, so a state costs memory only where it differs from its
 //! predecessors'.
 //!
-//! The fixed point is computed by `Solution::solve`, a worklist solver
-//! for this analysis rather than the generic [`kildall_dataflow`] engine
-//! (the [`Analysis`] implementation below still expresses the analysis on
-//! it): its worklist takes the earliest pending block of a loop-aware
-//! reverse post-order (`loop_order`), so each loop settles before the
-//! blocks after it are visited, and it keeps states only at join blocks.
-//! Only the instructions with an effect are visited (`Events`, gathered
-//! in the walk that computes the alias classes, with the operands and the
-//! address class of each load and store copied out, so that a visit reads
-//! a dense array rather than the instructions). Each visit records what
-//! its events found, so the answer needs no walk after the solve: a
-//! block's last visit is made with its final entry state. On generated
-//! programs of 10,000 to 1,000,000 blocks a solve makes about 1.2 block
-//! visits per block whatever the size (the engine's round-robin sweeps made
-//! 2.2 at 100,000 blocks and 3.4 at 300,000, growing with the function:
-//! each sweep carried a change at a loop header down the rest of the
-//! function).
+//! The fixed point is computed by `Solution::solve`, a solver for this
+//! analysis on the engine's order and worklist ([`kildall_dataflow::loop_order`],
+//! [`kildall_dataflow::Worklist`]: the earliest pending block of a
+//! loop-aware reverse post-order, so each loop settles before the blocks
+//! after it). It keeps states only at join blocks, and visits only the
+//! instructions with an effect (`Events`, gathered in the walk that
+//! computes the alias classes, with the operands and the address class of
+//! each load and store copied out, so that a visit reads a dense array
+//! rather than the instructions). Each visit records what its events
+//! found, so the answer needs no walk after the solve: a block's last visit
+//! is made with its final entry state.
+//!
+//! FIXME: the generic engine neither keeps states only where an analysis
+//! needs them nor visits only its events, so this analysis runs on its own
+//! solve loop; the [`Analysis`] implementation below states it on the
+//! engine, which the tests do not run.
 //!
 //! Replacing loads changes names, which can let another solve find more;
 //! the function `forward` decides when, without a round of the whole
@@ -68,17 +67,6 @@
 //! solve notes the pairs it drops), and a replaced reference is renamed in
 //! place in the events (same alias classes) when it is an address or a
 //! jump argument.
-//! On the million-block program `main` now takes one round of two solves
-//! (before: two rounds of three solves in all).
-//!
-//! Cost: a million generated blocks take 3.8 s (criterion median on a quiet
-//! machine; 4.4 s of CPU on a loaded one), 3.8 µs per block against 2.9 µs
-//! at 10,000 blocks. What is left is walks over the instructions, each a
-//! cache miss per instruction on a large function: promotion's access walk,
-//! dominator tree and renaming, the alias-class walk, dead-store removal,
-//! and the two solves of `main`, the second only because about a dozen
-//! replaced loads of references renamed addresses (it finds 16 more loads).
-//! About 40 % of the time is in the 31 functions of 16,000 blocks.
 //!
 //! FIXME: the load's transfer is still not monotone, which the solver
 //! tolerates (see `Solution::solve`); a monotone formulation (the load
@@ -97,6 +85,12 @@ use kildall_ir::{
 use crate::alias::{AliasClasses, Visit};
 use crate::pmap::PMap;
 use crate::Stats;
+
+mod events;
+mod solve;
+
+pub(crate) use events::{classes_and_events, Event, Events, Op};
+use solve::{BlockOrder, Outcome, Solution};
 
 /// The `Known` references of one alias class, by reference index.
 type ClassValues = PMap<Value>;
@@ -172,161 +166,6 @@ impl JoinSemiLattice for KnownValues {
     fn join(&mut self, other: &Self) -> bool {
         self.join_noting(other, &|_, _| {})
     }
-}
-
-/// An instruction with an effect on the analysis, with the operands of a
-/// load or store copied out of the instruction (and the alias class of the
-/// address), so that the solves and the walks after them read a dense
-/// array rather than the instructions (a cache miss each on a large
-/// function).
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Event {
-    inst: Inst,
-    op: Op,
-}
-
-#[derive(Copy, Clone, Debug)]
-enum Op {
-    Load {
-        address: Value,
-        result: Option<Value>,
-        class: Option<u32>,
-    },
-    Store {
-        address: Value,
-        value: Value,
-        class: Option<u32>,
-    },
-    Other,
-}
-
-impl Event {
-    /// The event of `inst`, reading the instruction.
-    fn of(func: &Function, classes: &AliasClasses, inst: Inst) -> Self {
-        let op = match func.dfg[inst] {
-            InstructionData::Load { address } => Op::Load {
-                address,
-                result: func.dfg.first_result(inst),
-                class: classes.class(address),
-            },
-            InstructionData::Store { value, address } => Op::Store {
-                address,
-                value,
-                class: classes.class(address),
-            },
-            _ => Op::Other,
-        };
-        Event { inst, op }
-    }
-}
-
-/// The instructions with an effect on the analysis, gathered during the
-/// walk that computes the alias classes (one walk over the function for
-/// both). The others (numbers, arrays, constraints...) only define values,
-/// and only a defined reference that is read needs its (re)definition
-/// applied, which is decided once the reads are all counted.
-pub(crate) struct Events {
-    reads: SecondaryMap<Value, u8>,
-    events: Vec<Event>,
-    /// Instructions defining one value, kept only if it is read.
-    candidates: Vec<(Inst, Value)>,
-    /// `events` of each block, by block index.
-    ranges: Vec<(u32, u32)>,
-    /// Blocks ending in a `jmp`, whose reference arguments count as reads.
-    jumps: Vec<Block>,
-    start: u32,
-    loads: usize,
-}
-
-impl Events {
-    fn new(func: &Function) -> Self {
-        Events {
-            reads: SecondaryMap::new(),
-            events: Vec::new(),
-            candidates: Vec::new(),
-            ranges: vec![(0, 0); func.dfg.num_blocks()],
-            jumps: Vec::new(),
-            start: 0,
-            loads: 0,
-        }
-    }
-
-    /// Whether the function has a load (else forwarding has nothing to do).
-    pub(crate) fn has_loads(&self) -> bool {
-        self.loads > 0
-    }
-
-    fn visit(&mut self, func: &Function, visit: Visit<'_>) {
-        match visit {
-            Visit::Inst(inst, data) => match *data {
-                InstructionData::Load { address } => {
-                    self.reads[address] = self.reads[address].saturating_add(1);
-                    self.loads += 1;
-                    // The class is filled in once the classes are final.
-                    self.events.push(Event {
-                        inst,
-                        op: Op::Load {
-                            address,
-                            result: func.dfg.first_result(inst),
-                            class: None,
-                        },
-                    });
-                }
-                InstructionData::Store { value, address } => self.events.push(Event {
-                    inst,
-                    op: Op::Store {
-                        address,
-                        value,
-                        class: None,
-                    },
-                }),
-                InstructionData::EnableSideEffects { .. } | InstructionData::Call { .. } => {
-                    self.events.push(Event {
-                        inst,
-                        op: Op::Other,
-                    })
-                }
-                // The other instructions that can define a reference
-                // (arithmetic, casts, `make_array` and the rest define
-                // numbers or arrays, which no load reads through).
-                InstructionData::Allocate
-                | InstructionData::ArrayGet { .. }
-                | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
-                    [] => {}
-                    &[r] => {
-                        // Kept in place, possibly dropped later.
-                        self.candidates.push((inst, r));
-                        self.events.push(Event {
-                            inst,
-                            op: Op::Other,
-                        });
-                    }
-                    _ => self.events.push(Event {
-                        inst,
-                        op: Op::Other,
-                    }),
-                },
-                _ => {}
-            },
-            Visit::BlockEnd(block) => {
-                let end = self.events.len() as u32;
-                self.ranges[block.index()] = (self.start, end);
-                self.start = end;
-                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
-                    if !arguments.is_empty() {
-                        self.jumps.push(block);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The alias classes of `func` and the events of the analysis, in one walk.
-pub(crate) fn classes_and_events(func: &Function) -> (AliasClasses, Events) {
-    let mut events = Events::new(func);
-    let classes = AliasClasses::compute_visiting(func, &mut |v| events.visit(func, v));
-    (classes, events)
 }
 
 /// The analysis of reference values, over the alias classes of a function.
@@ -700,183 +539,6 @@ impl Analysis<FunctionGraph<'_>> for ReferenceValues<'_> {
         to: Block,
     ) {
         self.edge(func, state, from, to);
-    }
-}
-
-/// What the last visit of a block found at one event (the final answer: a
-/// block's last visit is made with its final entry state).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Outcome {
-    /// Nothing to record.
-    Nothing,
-    /// A load whose result the value replaces.
-    Replace(Value),
-    /// A store of a value not renamed within its block: if that value is the
-    /// result of a load replaced elsewhere, the solve compared it under the
-    /// load's name (see [`forward`]).
-    Stores(Value),
-}
-
-/// The fixed point of [`ReferenceValues`], computed by [`Solution::solve`]:
-/// the outcome of every event at its block's last visit.
-pub(crate) struct Solution {
-    /// By event index ([`ReferenceValues::events`] of all blocks, in order).
-    pub(crate) outcome: Vec<Outcome>,
-    /// The pairs of values of the entries some join dropped because its
-    /// predecessors held different values (at any visit; with repeats).
-    pub(crate) disagreed: Vec<(Value, Value)>,
-    /// Block visits.
-    pub(crate) visits: usize,
-}
-
-impl Solution {
-    /// Solves `analysis` over `func`.
-    ///
-    /// The worklist always takes the earliest pending block in reverse
-    /// post-order, so a loop is settled before the blocks after it are
-    /// visited (the round-robin order instead carries each change at a loop
-    /// header down the rest of the function, once per sweep). Only join
-    /// blocks keep a state: a block with one predecessor gets the
-    /// predecessor's exit state when the predecessor is visited, and gives it
-    /// up when it is visited itself, so the states alive at once are those of
-    /// the joins and of the blocks waiting in the worklist.
-    ///
-    /// Each visit overwrites the outcomes of the block's events, so no walk
-    /// after the solve is needed to read the answer: a block is visited again
-    /// whenever its entry state changes, so its last visit is made with its
-    /// final entry state (a join's slot holds it; a block with one
-    /// predecessor receives a state at each visit of the predecessor, and the
-    /// predecessor's last visit comes before its own).
-    ///
-    /// Termination does not rest on monotone transfer functions (the load's
-    /// is not: an `Unknown` reference becomes `Known(result)`, a `Known(v)`
-    /// one stays `Known(v)`): the entry state of a join block only ever
-    /// shrinks (it is the intersection of everything that reached it), a
-    /// chain of single-predecessor blocks is a function of the join state
-    /// heading it, and every loop goes through a join. The answer is sound
-    /// whatever the order: at the end every block has been visited with its
-    /// final entry state, and each join's state is contained in the
-    /// intersection of what its predecessors finally pass, so every fact
-    /// holds on every path. Which sound answer is found may depend on the
-    /// order; the order is fixed, so the answer is deterministic.
-    pub(crate) fn solve(
-        func: &Function,
-        cfg: &ControlFlowGraph,
-        order: &BlockOrder,
-        analysis: &ReferenceValues<'_>,
-    ) -> Self {
-        let n = order.position.len();
-        let rpo = &order.rpo;
-        let join = &order.join;
-        let mut outcome = vec![Outcome::Nothing; analysis.events.len()];
-        let disagreed = std::cell::RefCell::new(Vec::new());
-        let note = |a: Value, b: Value| disagreed.borrow_mut().push((a, b));
-        let mut states: Vec<KnownValues> = vec![KnownValues::default(); n];
-        let mut visits = 0;
-        if let Some(&entry) = rpo.first() {
-            states[entry.index()] = KnownValues {
-                reached: true,
-                classes: PMap::default(),
-                predicate_one: true,
-            };
-            let mut pending = Worklist::new(rpo.len());
-            let mut renamed = Vec::new();
-            pending.insert(0);
-            while let Some(i) = pending.pop_first() {
-                let block = rpo[i];
-                visits += 1;
-                let mut state = if join[block.index()] {
-                    states[block.index()].clone()
-                } else {
-                    std::mem::take(&mut states[block.index()])
-                };
-                state.predicate_one = true;
-                renamed.clear();
-                let (lo, hi) = analysis.ranges[block.index()];
-                let events = &analysis.events[lo as usize..hi as usize];
-                let slots = &mut outcome[lo as usize..hi as usize];
-                for (event, slot) in events.iter().zip(slots) {
-                    *slot = match analysis.transfer(func, &mut state, event, &mut renamed) {
-                        Some(v) => Outcome::Replace(v),
-                        None => match event.op {
-                            Op::Store { value, .. } => {
-                                if renamed.iter().any(|&(r, _)| r == value) {
-                                    Outcome::Nothing
-                                } else {
-                                    Outcome::Stores(value)
-                                }
-                            }
-                            _ => Outcome::Nothing,
-                        },
-                    };
-                }
-                let succs = cfg.successors(block);
-                for (k, &succ) in succs.iter().enumerate() {
-                    let mut edge = if k + 1 == succs.len() {
-                        std::mem::take(&mut state)
-                    } else {
-                        state.clone()
-                    };
-                    analysis.edge(func, &mut edge, block, succ);
-                    let slot = &mut states[succ.index()];
-                    let changed = if join[succ.index()] {
-                        slot.join_noting(&edge, &note)
-                    } else {
-                        *slot = edge;
-                        true
-                    };
-                    if changed {
-                        pending.insert(order.position[succ.index()] as usize);
-                    }
-                }
-            }
-        }
-        Solution {
-            outcome,
-            disagreed: disagreed.into_inner(),
-            visits,
-        }
-    }
-}
-
-/// The visiting order of the solver and which blocks keep a state, computed
-/// once per graph and shared by the solves on it.
-pub(crate) struct BlockOrder {
-    /// Reachable blocks in the loop-aware reverse post-order ([`loop_order`]).
-    rpo: Vec<Block>,
-    /// Position in `rpo` by block index (`u32::MAX`: unreachable).
-    position: Vec<u32>,
-    /// Whether a block is a join block (the entry block, or a block with
-    /// several reachable predecessors), by block index.
-    join: Vec<bool>,
-}
-
-impl BlockOrder {
-    /// The order of `cfg`'s reachable blocks.
-    pub(crate) fn new(func: &Function, cfg: &ControlFlowGraph) -> Self {
-        let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-        let rpo = loop_order(&FunctionGraph::new(func, cfg));
-        let mut position = vec![u32::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            position[b.index()] = i as u32;
-        }
-        let mut join = vec![false; n];
-        for &b in &rpo {
-            let preds = cfg
-                .predecessors(b)
-                .iter()
-                .filter(|&&p| position[p.index()] != u32::MAX)
-                .count();
-            join[b.index()] = preds > 1;
-        }
-        if let Some(&entry) = rpo.first() {
-            join[entry.index()] = true;
-        }
-        BlockOrder {
-            rpo,
-            position,
-            join,
-        }
     }
 }
 
