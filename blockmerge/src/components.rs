@@ -89,6 +89,7 @@ use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::{Loop, LoopAnalysis};
+use kildall_ir::pass::Analyses;
 use kildall_ir::{Block, Callee, Function, Inst, InstructionData, Terminator, Value};
 use kildall_ir::{EntityRef, SecondaryMap};
 
@@ -855,18 +856,20 @@ pub(crate) struct Components {
 }
 
 impl Components {
-    /// Solves the analysis over `func`, whose CFG, dominator and
-    /// post-dominator trees, loops and block facts are given.
-    #[allow(clippy::too_many_arguments)]
+    /// Solves the analysis over `func`, whose analyses and block facts are
+    /// given.
     pub fn compute(
         func: &Function,
-        cfg: &ControlFlowGraph,
-        domtree: &DominatorTree,
-        pdt: &PostDominatorTree,
-        loops: &LoopAnalysis,
+        analyses: Analyses<'_>,
         model: &dyn CostModel,
         facts: &BlockFacts,
     ) -> Self {
+        let Analyses {
+            cfg,
+            domtree,
+            post_domtree: pdt,
+            loops,
+        } = analyses;
         let analysis = ComponentAnalysis {
             func,
             cfg,

@@ -47,9 +47,7 @@ pub mod trace;
 
 use std::fmt;
 
-use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
-use kildall_ir::loops::LoopAnalysis;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, EntitySet, Function, Module};
 
 pub use components::{Component, Rejection};
@@ -196,6 +194,16 @@ pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
 /// chain of components. Nothing recurses per nesting level, so deeply
 /// nested input needs no deep stack.
 pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
+    run_with(func, &mut FunctionAnalyses::new(), options)
+}
+
+/// [`run`] given the analyses of `func` as it is; they describe the merged
+/// function on return.
+pub fn run_with(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    options: &Options<'_>,
+) -> Report {
     let model = options.cost_model;
     let mut facts = BlockFacts::new(func, model);
     let largest = |func: &Function, facts: &BlockFacts| {
@@ -217,21 +225,14 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         ),
         ..Report::default()
     };
-    let mut cfg = ControlFlowGraph::new();
-    let mut domtree = DominatorTree::new();
-    let mut pdt = PostDominatorTree::new();
-    let mut loops = LoopAnalysis::new();
     let mut env = kildall_ir::SecondaryMap::new();
     loop {
         report.rounds += 1;
-        cfg.compute(func);
-        domtree.compute(&cfg);
-        pdt.compute(&cfg);
-        loops.compute(func, &cfg, &domtree);
-        let components = Components::compute(func, &cfg, &domtree, &pdt, &loops, model, &facts);
+        let round = analyses.all(func);
+        let components = Components::compute(func, round, model, &facts);
         let mut candidates: Vec<Component> = Vec::new();
         let mut rejected = std::collections::BTreeMap::new();
-        for head in cfg.reverse_postorder() {
+        for head in round.cfg.reverse_postorder() {
             let Some(component) = components.component(head) else {
                 continue;
             };
@@ -270,6 +271,8 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
             report.rejected = rejected.into_iter().collect();
             break;
         }
+        // Merging changes the control flow.
+        analyses.invalidate();
         for (component, blocks) in chosen {
             debug_assert_eq!(blocks.first(), Some(&component.head));
             Flattener::new(&kinds, &mut env, component.head).run(func, component.tail, &blocks);
@@ -288,6 +291,7 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         func.dfg.resolve_aliases();
     }
     let heads: Vec<Block> = report.merges.iter().map(|m| m.head).collect();
+    // Removing instructions keeps the control flow: the analyses stay valid.
     remove_dead_code(func, &heads);
     // The last merge into each surviving head reports the final block.
     let mut updated = EntitySet::<Block>::new();

@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{run, summarize, Options, Report};
+use crate::{run_with, summarize, Options, Report};
 
 /// Block merging: [`run`] as a [`FunctionPass`].
 pub struct BlockMerge;
@@ -35,15 +35,13 @@ impl FunctionPass for BlockMerge {
     type Report = Reports;
     type Error = Infallible;
 
-    /// Merging changes the control flow: `analyses` are invalidated.
+    /// Merging changes the control flow; `analyses` follow it.
     fn run(
         func: &mut Function,
         analyses: &mut FunctionAnalyses,
         options: &Options<'static>,
     ) -> Result<Reports, Infallible> {
-        let report = run(func, options);
-        analyses.invalidate();
-        Ok(Reports(vec![report]))
+        Ok(Reports(vec![run_with(func, analyses, options)]))
     }
 
     /// Small thresholds, so that components merge in small programs too.

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::ops::AddAssign;
 
 use crate::cfg::ControlFlowGraph;
-use crate::dominators::DominatorTree;
+use crate::dominators::{DominatorTree, PostDominatorTree};
 use crate::loops::LoopAnalysis;
 use crate::{Function, Module};
 
@@ -95,8 +95,9 @@ pub fn run_module<P: FunctionPass>(
     Ok(report)
 }
 
-/// The control-flow graph, dominator tree and loop forest of one function,
-/// each computed on first use and kept until [`invalidate`](Self::invalidate).
+/// The control-flow graph, dominator and post-dominator trees and loop
+/// forest of one function, each computed on first use and kept until
+/// [`invalidate`](Self::invalidate).
 ///
 /// Passes and their phases ask for what they read instead of building it;
 /// one that changes the control flow (adds, removes or retargets a block)
@@ -105,7 +106,21 @@ pub fn run_module<P: FunctionPass>(
 pub struct FunctionAnalyses {
     cfg: ControlFlowGraph,
     domtree: DominatorTree,
+    post_domtree: PostDominatorTree,
     loops: LoopAnalysis,
+}
+
+/// Every analysis of [`FunctionAnalyses`], borrowed together.
+#[derive(Clone, Copy)]
+pub struct Analyses<'a> {
+    /// The control-flow graph.
+    pub cfg: &'a ControlFlowGraph,
+    /// The dominator tree.
+    pub domtree: &'a DominatorTree,
+    /// The post-dominator tree.
+    pub post_domtree: &'a PostDominatorTree,
+    /// The natural loops.
+    pub loops: &'a LoopAnalysis,
 }
 
 impl FunctionAnalyses {
@@ -119,6 +134,7 @@ impl FunctionAnalyses {
     pub fn invalidate(&mut self) {
         self.cfg.clear();
         self.domtree.clear();
+        self.post_domtree.clear();
         self.loops.clear();
     }
 
@@ -141,6 +157,20 @@ impl FunctionAnalyses {
             self.loops.compute(func, &self.cfg, &self.domtree);
         }
         (&self.cfg, &self.domtree, &self.loops)
+    }
+
+    /// Every analysis of `func`.
+    pub fn all(&mut self, func: &Function) -> Analyses<'_> {
+        self.loops(func);
+        if !self.post_domtree.is_valid() {
+            self.post_domtree.compute(&self.cfg);
+        }
+        Analyses {
+            cfg: &self.cfg,
+            domtree: &self.domtree,
+            post_domtree: &self.post_domtree,
+            loops: &self.loops,
+        }
     }
 
     fn ensure_cfg(&mut self, func: &Function) {
