@@ -9,7 +9,7 @@ use kildall_ir::Function;
 
 use crate::{run_with, summarize, Options, Report};
 
-/// Block merging: [`run`] as a [`FunctionPass`].
+/// Block merging: [`run_with`] as a [`FunctionPass`].
 pub struct BlockMerge;
 
 /// The reports of the functions a run went over, in order.
