@@ -1,15 +1,15 @@
-//! Merge components and their sizes (seed 001, "Find Merge Components &
+//! Merge components and their sizes (CoBBl's block-merging design, "Find Merge Components &
 //! Their Size"), as a backward dataflow analysis on the generic solver.
 //!
 //! # Components in an SSA CFG
 //!
-//! The seed's component is a head that dominates, and a tail that
+//! The design's component is a head that dominates, and a tail that
 //! post-dominates, every block of the component, head and tail in the same
 //! scope. In a CFG the scope of a block is its innermost natural loop, and
 //! the tail of a head `h` is its *same-scope immediate post-dominator*: the
 //! first block on `h`'s chain in the post-dominator tree that lies in `h`'s
 //! innermost loop (blocks of deeper loops are skipped: that is how the block
-//! before a loop, the seed's explicit loop head, gets the loop exit as its
+//! before a loop, the design's explicit loop head, gets the loop exit as its
 //! tail). The component is `h`, everything reachable from `h` without
 //! passing the tail, and the tail. The tail labels are read from the
 //! post-dominator tree of `kildall_ir::dominators` (Cooper, Harvey and
@@ -25,16 +25,16 @@
 //! - its *step*: what flattening does at `b` (a `Kind`: fall through a
 //!   jump, a branch flattened up to its join, or a counted loop unrolled up
 //!   to its exit), the block it continues at (the tail of the component
-//!   `b` heads) and its flattened constraints, the seed's `count[b] =
+//!   `b` heads) and its flattened constraints, the design's `count[b] =
 //!   cons[b] + Σ count[s] * iter[s]` without the tail;
-//! - its *region* (`Agg`), the seed's `agg_count[b]`: the constraints of
+//! - its *region* (`Agg`), the design's `agg_count[b]`: the constraints of
 //!   the chain of steps from `b` to the first block the chain does not
 //!   enter alone (a join also entered by the other arm, a loop header
 //!   entered again by its latch), which is where every region ends;
 //! - the component `b` heads, if any: its tail and its count, the step
 //!   plus the tail.
 //!
-//! The seed keeps, for every enclosing scope, the next block of that scope;
+//! The design keeps, for every enclosing scope, the next block of that scope;
 //! here a summary links to the summaries of its successors and to the
 //! summary of the end of its region, which is the same stack shared between
 //! blocks (summaries are interned in a table and named by index, so a state
@@ -78,7 +78,7 @@
 //! the tail leaves the function (`return`, `unreachable`), when it holds a
 //! call to a function of the module or a memory operation (`allocate`,
 //! `load`, `store`) or a noisy operation (noise limits trap whatever the
-//! predicate): the seed's KILL of a call, here a fact of the block that
+//! predicate): the design's KILL of a call, here a fact of the block that
 //! every region through it inherits; when it holds a loop without a
 //! constant trip count or with exits other than its header's, or when its
 //! shape is not the single-entry single-exit nesting flattening needs.
@@ -242,7 +242,7 @@ impl BlockFacts {
                 }
                 _ => None,
             };
-            // A call is reported before anything else, as the seed does.
+            // A call is reported before anything else, as the design does.
             if let Some(found) = found {
                 if hazard.is_none() || found == Rejection::Call {
                     hazard = Some(found);
@@ -271,7 +271,7 @@ fn sat_mul(a: u64, b: u64) -> u64 {
     a.saturating_mul(b)
 }
 
-/// The region from a block to the end of its chain of steps: the seed's
+/// The region from a block to the end of its chain of steps: the design's
 /// `agg_count`, with what flattening needs besides.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Agg {
@@ -294,7 +294,7 @@ pub(crate) struct Summary {
     pub block: Block,
     /// What flattening does at the block.
     pub step: Result<Step, Rejection>,
-    /// The region from the block (the seed's `agg_count`).
+    /// The region from the block (the design's `agg_count`).
     pub agg: Result<Agg, Rejection>,
     /// The component the block heads (`None`: it heads none), with its
     /// tail and count.
@@ -449,7 +449,7 @@ impl Graph for Blocks<'_> {
     }
 }
 
-/// The seed's backward analysis (see the module documentation).
+/// The design's backward analysis (see the module documentation).
 pub(crate) struct ComponentAnalysis<'a> {
     func: &'a Function,
     cfg: &'a ControlFlowGraph,
@@ -481,7 +481,7 @@ impl<'g> Analysis<Blocks<'g>> for ComponentAnalysis<'_> {
 
     fn apply_instruction_effect(&mut self, _: &Blocks<'g>, _: &mut State, _: Inst) {
         // The constraints and hazards of a block's instructions are its
-        // `BlockFacts`, gathered before (the seed's first stage) and kept
+        // `BlockFacts`, gathered before (the design's first stage) and kept
         // across rounds; the transfer function reads them whole.
     }
 

@@ -1,16 +1,16 @@
 //! Merging basic blocks into merge components for per-block proof backends
-//! (sumcheck-style block provers), after seed 001, "Merge Basic Blocks".
+//! (sumcheck-style block provers), after CoBBl's block-merging design, "Merge Basic Blocks".
 //!
 //! A per-block prover proves every executed block with an instance of a
 //! fixed size, the next power of two of the largest block's constraints,
 //! and pays for each transition between blocks. Merging small blocks into
 //! larger ones removes transitions without growing the instance. The pass
-//! works in three stages, as the seed does:
+//! works in three stages, as the design does:
 //!
 //! 1. estimate the constraints of every block with a [`CostModel`]
 //!    ([`R1cs`] by default) and fix the threshold
 //!    `max(min_block_size, max(constraints).next_power_of_two())`;
-//! 2. find the merge components and their flattened sizes by the seed's
+//! 2. find the merge components and their flattened sizes by the design's
 //!    backward analysis, on the `kildall-dataflow` solver ([`components`]);
 //! 3. merge every component under the threshold, outermost first, by
 //!    flattening it into its head (module `flatten`), and repeat
@@ -57,7 +57,7 @@ pub use pass::{BlockMerge, Reports};
 use components::{BlockFacts, Components};
 use flatten::Flattener;
 
-/// The seed's `MIN_BLOCK_SIZE`.
+/// The design's `MIN_BLOCK_SIZE`.
 pub const MIN_BLOCK_SIZE: u64 = 1024;
 
 /// The knobs of the pass.
@@ -176,7 +176,7 @@ pub fn largest_block(func: &Function, model: &dyn CostModel) -> u64 {
         .unwrap_or(0)
 }
 
-/// The seed's threshold: `max(min_block_size, max(constraints).next_power_of_two())`.
+/// The design's threshold: `max(min_block_size, max(constraints).next_power_of_two())`.
 pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
     let largest = largest_block(func, options.cost_model);
     let padded = largest.checked_next_power_of_two().unwrap_or(u64::MAX);

@@ -1,5 +1,5 @@
 //! The verifier: structural, SSA and type checks of a function or module
-//! (DESIGN section 2). It reports the first error found, naming the function,
+//! (the crate README lists them). It reports the first error found, naming the function,
 //! the block, instruction or value at fault, and its source position when
 //! the function came from text.
 //!

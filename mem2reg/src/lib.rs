@@ -106,7 +106,7 @@ impl fmt::Display for Stats {
 pub struct Options {
     /// Promote allocations whose address never escapes to SSA values.
     pub promote: bool,
-    /// Replace loads of `Known` references (the seed's algorithm).
+    /// Replace loads of `Known` references (the design note's algorithm).
     pub forward: bool,
     /// Remove unobservable stores and unused allocations.
     pub dead_stores: bool,
@@ -128,7 +128,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Only the seed's load forwarding, without promotion or dead-store removal
+    /// Only the design note's load forwarding, without promotion or dead-store removal
     /// (repeated while a round replaces a load: a replaced load of a reference
     /// can make a later store a store to a known reference).
     pub fn forward_only() -> Self {

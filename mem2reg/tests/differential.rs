@@ -5,7 +5,7 @@
 //! for `tests/data/`.
 //!
 //! It also measures the optimisation power (the fraction of loads removed)
-//! and checks that the pass leaves no load the seed's rule could still
+//! and checks that the pass leaves no load the design note's rule could still
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_ir::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
@@ -86,7 +86,7 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         if a.outcome == Outcome::OutOfFuel {
             continue;
         }
-        // Nothing left for the seed's forwarding to find.
+        // Nothing left for the design note's forwarding to find.
         let mut again = after.clone();
         let stats = run_module_with(&mut again, &Options::forward_only());
         assert_eq!(

@@ -1,6 +1,6 @@
 //! The noise analysis on the dataflow solver, and the verifier built on it.
 //!
-//! The seed reuses MLIR's integer range analysis with a transfer function per
+//! The design reuses MLIR's integer range analysis with a transfer function per
 //! noisy op; here the state is one [`Max`] per value: `Bottom` (not reached),
 //! `At(bits)`, or `Top` (over the maximum). Block parameters join their
 //! incoming arguments by `max`; a loop that grows a carried value without a

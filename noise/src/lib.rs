@@ -1,10 +1,10 @@
 //! Noise analysis for noisy integer arithmetic and placement of the fewest
-//! `reduce_noise` operations (seed 004).
+//! `reduce_noise` operations (the noisy-arithmetic design).
 //!
 //! * [`NoiseParams`]: the noise model (encoding noise, maximum).
 //! * [`Problem`]: the placement problem on an abstract DAG of noisy values,
 //!   solved by [`solve`] with a [`Strategy`]: an exact branch and bound of our
-//!   own ([`exact`]), the seed's ILP corrected ([`ilp`]), or the greedy
+//!   own ([`exact`]), the design's ILP corrected ([`ilp`]), or the greedy
 //!   baseline ([`greedy`]).
 //! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.
 //! * [`optimize`]: removes existing reductions from a function and places

@@ -1,4 +1,4 @@
-//! Noisy expression DAGs (seed 004): `main` encodes its `u5` inputs, runs a
+//! Noisy expression DAGs (the noisy-arithmetic model): `main` encodes its `u5` inputs, runs a
 //! DAG of noisy `add`/`sub`/`mul` with shared operands, and returns decoded
 //! sinks, optionally across a diamond or around a counted loop.
 

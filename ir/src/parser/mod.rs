@@ -1,5 +1,5 @@
 //! The parser of the text format, Noir SSA compatible (see the crate docs
-//! and DESIGN section 2 for the grammar):
+//! and the crate README for the grammar):
 //!
 //! ```text
 //! module    := function*

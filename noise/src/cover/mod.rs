@@ -9,7 +9,7 @@
 //! transfer functions by asking, backwards from each op, which unreduced
 //! values can account for a given noise: an `add` at `k` bits above the
 //! encoding noise needs one input at `k - 1`, a `mul` a split of `k - e`
-//! between its inputs, a join one input at `k`. Under the seed's model a
+//! between its inputs, a join one input at `k`. Under the design's model a
 //! `mul` is already at 24 bits, so the demand dies out within two or three
 //! steps and witnesses are small (a `mul` and the two `add`s after it, say).
 //! Where the demand travels along long chains of `add`s the witnesses can
