@@ -77,31 +77,7 @@ pub fn raw_noise(
 
 /// `v7 = mul v5, v6`: the text of a noisy instruction, for messages.
 pub fn describe(func: &Function, inst: Inst) -> String {
-    let data = &func.dfg[inst];
-    let args: Vec<String> = data
-        .arguments()
-        .as_slice()
-        .iter()
-        .map(|&v| {
-            let v = func.dfg.resolve(v);
-            match (func.dfg.value_def(v), func.dfg.value_type(v)) {
-                (ValueDef::Const(c), ty) => format!("{ty} {c}"),
-                _ => v.to_string(),
-            }
-        })
-        .collect();
-    let results: Vec<String> = func
-        .dfg
-        .inst_results(inst)
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
-    format!(
-        "{} = {} {}",
-        results.join(", "),
-        data.opcode_name(),
-        args.join(", ")
-    )
+    func.display_inst(inst).to_string()
 }
 
 fn show(noise: Max, max: u32) -> String {
