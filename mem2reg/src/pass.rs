@@ -5,7 +5,7 @@ use std::convert::Infallible;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{run_with, Options, Stats};
+use crate::{run_with_analyses, Options, Stats};
 
 /// Memory to registers: [`run_with`] as a [`FunctionPass`].
 pub struct Mem2Reg;
@@ -16,12 +16,12 @@ impl FunctionPass for Mem2Reg {
     type Report = Stats;
     type Error = Infallible;
 
-    /// The control flow is unchanged, so `analyses` stay valid.
+    /// Promotion may split edges; `analyses` follow the function.
     fn run(
         func: &mut Function,
-        _analyses: &mut FunctionAnalyses,
+        analyses: &mut FunctionAnalyses,
         options: &Options,
     ) -> Result<Stats, Infallible> {
-        Ok(run_with(func, options))
+        Ok(run_with_analyses(func, analyses, options))
     }
 }

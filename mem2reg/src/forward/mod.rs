@@ -77,6 +77,7 @@
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::{loop_order, Analysis, Forward, FunctionGraph, Worklist};
 use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
     Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
     Value, ValueDef,
@@ -565,6 +566,7 @@ impl Analysis<FunctionGraph<'_>> for ReferenceValues<'_> {
 /// receives the addresses of the loads left.
 pub(crate) fn forward(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
     classes: &AliasClasses,
     events: Events,
     stats: &mut Stats,
@@ -572,12 +574,12 @@ pub(crate) fn forward(
     loads_left: &mut Vec<Value>,
 ) -> bool {
     const SOLVES: usize = 3;
-    let cfg = ControlFlowGraph::with_function(func);
-    let order = BlockOrder::new(func, &cfg);
+    let cfg = analyses.cfg(func);
+    let order = BlockOrder::new(func, cfg);
     let mut analysis = ReferenceValues::with_events(func, classes, events);
     let mut removed = EntitySet::<Inst>::new();
     for solve in 1..=SOLVES {
-        let solution = Solution::solve(func, &cfg, &order, &analysis);
+        let solution = Solution::solve(func, cfg, &order, &analysis);
         stats.solver_visits += solution.visits;
         let mut replacements: Vec<(Inst, Option<Value>, Value)> = Vec::new();
         let mut stale = false;
