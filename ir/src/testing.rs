@@ -30,8 +30,9 @@ use crate::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type
 
 /// The oracle of a pass: `after` verifies, and `main` of `after` on `args`
 /// behaves as `main` of `before` under `trap_rule` (noise checking off).
-/// `before` runs with `fuel`; `after` gets eight times the steps `before`
-/// took and then some, since a pass may add steps (a split edge, a jump).
+/// `before` runs with `fuel`; `after` with as much, or eight times the
+/// steps `before` took and then some if that is more: a pass may add steps
+/// (a split edge, a jump, both arms of a flattened branch).
 /// Returns the run of `before`; when that run is out of fuel there is
 /// nothing to compare, and `after` is not run.
 ///
@@ -57,7 +58,7 @@ pub fn check_same_behaviour(
         return Ok(a);
     }
     let options = InterpreterOptions {
-        fuel: a.steps.saturating_mul(8).saturating_add(10_000),
+        fuel: fuel.max(a.steps.saturating_mul(8).saturating_add(10_000)),
         ..options
     };
     let b = interpret(after, main, args.to_vec(), &options);
