@@ -95,6 +95,12 @@ use kildall_ir::{EntityRef, SecondaryMap};
 
 use crate::cost::CostModel;
 
+mod facts;
+mod kinds;
+
+pub(crate) use facts::BlockFacts;
+pub(crate) use kinds::Kinds;
+
 /// Why a component cannot be merged.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Rejection {
@@ -185,86 +191,6 @@ pub struct Component {
     pub estimate: u64,
     /// An upper bound on the instructions of the merged block.
     pub insts: u64,
-}
-
-/// What the planner needs to know of each block's instructions: their
-/// constraints and what keeps the block out of components. Kept across
-/// rounds and refreshed only for the blocks a merge changed.
-#[derive(Clone, Default)]
-pub(crate) struct BlockFacts {
-    /// Instruction constraints (parameters apart).
-    pub(crate) insts_cost: SecondaryMap<Block, u64>,
-    /// The same plus one predicate per `enable_side_effects` (rewritten
-    /// into an `and` when the block is merged).
-    pub(crate) merged_cost: SecondaryMap<Block, u64>,
-    /// Constraints of the parameters.
-    pub(crate) params_cost: SecondaryMap<Block, u64>,
-    pub(crate) hazard: SecondaryMap<Block, Option<Rejection>>,
-}
-
-impl BlockFacts {
-    /// The facts of every block in the layout of `func`.
-    pub fn new(func: &Function, model: &dyn CostModel) -> Self {
-        let mut facts = BlockFacts::default();
-        for block in func.layout.blocks() {
-            facts.update(func, model, block);
-        }
-        facts
-    }
-
-    /// Recomputes the facts of `block`.
-    pub fn update(&mut self, func: &Function, model: &dyn CostModel, block: Block) {
-        let mut cost = 0u64;
-        let mut predicates = 0u64;
-        let mut hazard = None;
-        for inst in func.layout.block_insts(block) {
-            let data = &func.dfg[inst];
-            cost = cost.saturating_add(model.instruction(func, inst));
-            let found = match data {
-                InstructionData::EnableSideEffects { .. } => {
-                    predicates += 1;
-                    None
-                }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => Some(Rejection::Call),
-                InstructionData::Allocate
-                | InstructionData::Load { .. }
-                | InstructionData::Store { .. } => Some(Rejection::Memory),
-                InstructionData::Encode { .. }
-                | InstructionData::Decode { .. }
-                | InstructionData::ReduceNoise { .. } => Some(Rejection::Noise),
-                InstructionData::Binary { lhs, .. }
-                    if *func.dfg.value_type(*lhs) == kildall_ir::Type::Noisy =>
-                {
-                    Some(Rejection::Noise)
-                }
-                _ => None,
-            };
-            // A call is reported before anything else, as the design does.
-            if let Some(found) = found {
-                if hazard.is_none() || found == Rejection::Call {
-                    hazard = Some(found);
-                }
-            }
-        }
-        self.insts_cost[block] = cost;
-        self.merged_cost[block] = cost.saturating_add(predicates.saturating_mul(model.predicate()));
-        self.params_cost[block] = func
-            .dfg
-            .block_params(block)
-            .iter()
-            .map(|&p| model.block_param(func, p))
-            .fold(0, u64::saturating_add);
-        self.hazard[block] = hazard;
-    }
-
-    /// The constraints of `block`, instructions and parameters, as
-    /// [`CostModel::block`] counts them.
-    pub fn block_cost(&self, block: Block) -> u64 {
-        self.insts_cost[block].saturating_add(self.params_cost[block])
-    }
 }
 
 fn sat_mul(a: u64, b: u64) -> u64 {
@@ -917,116 +843,5 @@ impl Components {
     }
 }
 
-/// The kinds of the valid steps of a round, indexed by block.
-pub(crate) struct Kinds(Vec<Option<Kind>>);
-
-impl Kinds {
-    /// The step kind at `block`, if it is valid.
-    pub fn kind(&self, block: Block) -> Option<Kind> {
-        self.0.get(block.index()).copied().flatten()
-    }
-
-    /// Appends to `out` every block of the region from `start` up to `stop`
-    /// (exclusive), in pre-order: a branch, its then-side, its else-side,
-    /// then what follows the join. Iterative, whatever the nesting depth.
-    pub fn region_blocks(&self, start: Block, stop: Block, out: &mut Vec<Block>) {
-        // Regions still to walk, the innermost on top.
-        let mut todo = vec![(start, stop)];
-        while let Some((mut cur, stop)) = todo.pop() {
-            while cur != stop {
-                out.push(cur);
-                let Some(kind) = self.kind(cur) else { break };
-                match kind {
-                    Kind::Plain { dest } => cur = dest,
-                    Kind::Branch {
-                        then_dest,
-                        else_dest,
-                        join,
-                        ..
-                    } => {
-                        todo.push((join, stop));
-                        todo.push((else_dest, join));
-                        todo.push((then_dest, join));
-                        break;
-                    }
-                    Kind::Loop {
-                        header, body, exit, ..
-                    } => {
-                        out.push(header);
-                        todo.push((exit, stop));
-                        todo.push((body, header));
-                        break;
-                    }
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state(succs: &[(u32, &Flat<Id>)], here: &Flat<Id>) -> State {
-        let mut state = State {
-            here: here.clone(),
-            ..State::default()
-        };
-        for (slot, (b, v)) in state.succs.iter_mut().zip(succs) {
-            *slot = Some((Block::from_u32(*b), (*v).clone()));
-        }
-        state
-    }
-
-    /// The states as sets of (key, value) facts, for comparing joins
-    /// whatever the order of their slots.
-    fn facts(s: &State) -> (Vec<(Block, String)>, bool, String) {
-        let show = |v: &Flat<Id>| match v {
-            Flat::Bottom => "bottom".to_string(),
-            Flat::Top => "top".to_string(),
-            Flat::Known(id) => format!("{id:?}"),
-        };
-        let mut succs: Vec<_> = s
-            .succs
-            .iter()
-            .flatten()
-            .filter(|(_, v)| !s.more && !matches!(v, Flat::Bottom))
-            .map(|(b, v)| (*b, show(v)))
-            .collect();
-        succs.sort();
-        (succs, s.more, show(&s.here))
-    }
-
-    /// The join of the domain is a join: idempotent, commutative and
-    /// associative, and reports a change exactly when the facts change.
-    #[test]
-    fn the_state_join_is_a_lattice_join() {
-        let (a, b) = (Flat::Known(Id(0)), Flat::Known(Id(1)));
-        let values = [Flat::Bottom, a, b, Flat::Top];
-        let mut states = vec![State::default()];
-        for x in &values {
-            states.push(state(&[], x));
-            for y in &values {
-                states.push(state(&[(1, x), (2, y)], &Flat::Bottom));
-                states.push(state(&[(2, x)], y));
-                states.push(state(&[(3, x), (1, y)], &Flat::Bottom));
-            }
-        }
-        let join = |a: &State, b: &State| {
-            let mut j = a.clone();
-            let changed = j.join(b);
-            assert_eq!(changed, facts(&j) != facts(a));
-            j
-        };
-        for x in &states {
-            assert_eq!(facts(&join(x, x)), facts(x));
-            for y in &states {
-                let xy = join(x, y);
-                assert_eq!(facts(&xy), facts(&join(y, x)));
-                for z in states.iter().step_by(3) {
-                    assert_eq!(facts(&join(&xy, z)), facts(&join(x, &join(y, z))));
-                }
-            }
-        }
-    }
-}
+mod tests;
