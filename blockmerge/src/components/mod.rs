@@ -445,9 +445,9 @@ impl<'a> ComponentAnalysis<'a> {
         }
         let mut inputs: [Option<Id>; 2] = [None, None];
         let mut n = 0;
-        let mut previous = None;
+        // The graph has one edge for a `jmpif` to one block twice.
         for &s in self.cfg.successors(block) {
-            if previous.replace(s) == Some(s) || self.cfg.is_retreating_edge(block, s) {
+            if self.cfg.is_retreating_edge(block, s) {
                 continue;
             }
             let value = end.succs.iter().flatten().find(|(b, _)| *b == s);
