@@ -7,7 +7,7 @@ use kildall_ir::Function;
 
 use crate::{run_with_analyses, Options, Stats};
 
-/// Memory to registers: [`run_with`] as a [`FunctionPass`].
+/// Memory to registers: [`run_with_analyses`] as a [`FunctionPass`].
 pub struct Mem2Reg;
 
 impl FunctionPass for Mem2Reg {

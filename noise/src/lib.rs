@@ -30,8 +30,8 @@ pub struct ReadmeDoctests;
 
 pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
 pub use function::{
-    extract, extract_with_levels, insert_reductions, optimize, remove_reductions, CarriedLevels,
-    Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
+    extract, extract_with_levels, insert_reductions, optimize, optimize_with, remove_reductions,
+    CarriedLevels, Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
 };
 pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
 pub use pass::{NoisePlacement, Placements};

@@ -7,9 +7,9 @@ use std::time::Duration;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{optimize, NoiseError, Options, Placement, Strategy};
+use crate::{optimize_with, NoiseError, Options, Placement, Strategy};
 
-/// The placement of the fewest `reduce_noise`: [`optimize`] as a
+/// The placement of the fewest `reduce_noise`: [`optimize_with`] as a
 /// [`FunctionPass`].
 pub struct NoisePlacement;
 
@@ -40,10 +40,10 @@ impl FunctionPass for NoisePlacement {
     /// Reductions go inside blocks: `analyses` stay valid.
     fn run(
         func: &mut Function,
-        _analyses: &mut FunctionAnalyses,
+        analyses: &mut FunctionAnalyses,
         options: &Options,
     ) -> Result<Placements, NoiseError> {
-        Ok(Placements(vec![optimize(func, options)?]))
+        Ok(Placements(vec![optimize_with(func, analyses, options)?]))
     }
 
     /// Every strategy, the exact one twice as often, under a short limit.
