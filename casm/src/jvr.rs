@@ -106,6 +106,22 @@ pub enum JvrErrorKind {
     /// `run` of a program without the requested entry function.
     #[error("no function named {0}")]
     NoEntry(String),
+    /// A JuvixReg construct that has no meaning on Cairo (strings, for
+    /// instance), named as the source writes it.
+    #[error("`{0}` cannot run on Cairo")]
+    NotForCairo(String),
+    /// A construct that the CASM lowering does not handle yet.
+    #[error("`{0}` is not lowered to CASM yet")]
+    NotLowered(String),
+    /// A JuvixReg instruction this crate does not implement.
+    #[error("`{0}` is not supported")]
+    Unsupported(String),
+    /// A constructor not declared by any `type`.
+    #[error("unknown constructor {0}")]
+    UnknownConstructor(String),
+    /// A constructor or type declared twice.
+    #[error("{0} is declared twice")]
+    DuplicateType(String),
 }
 
 /// An error in a `.jvr` text, with its place.
@@ -144,8 +160,23 @@ impl fmt::Display for VarName {
 pub enum Value {
     /// A variable, with the place it is read.
     Var(VarName, Pos),
-    /// A literal.
+    /// A literal (integer, or field element written `5F`).
     Const(Felt),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `unit`.
+    Unit,
+    /// `x.C[i]`: field `i` of the constructor `C` that `x` holds.
+    Field {
+        /// The variable holding the constructor.
+        var: VarName,
+        /// Where it is read.
+        pos: Pos,
+        /// The constructor's name.
+        ctor: String,
+        /// The field index.
+        index: u32,
+    },
 }
 
 impl fmt::Display for Value {
@@ -153,6 +184,11 @@ impl fmt::Display for Value {
         match self {
             Value::Var(v, _) => v.fmt(f),
             Value::Const(c) => c.fmt(f),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Unit => f.write_str("unit"),
+            Value::Field {
+                var, ctor, index, ..
+            } => write!(f, "{var}.{ctor}[{index}]"),
         }
     }
 }
@@ -166,6 +202,10 @@ pub enum BinOp {
     Sub,
     /// Integer multiplication.
     Mul,
+    /// Integer division, rounding toward zero.
+    Div,
+    /// Integer remainder, with the sign of the dividend.
+    Mod,
     /// Field addition.
     FAdd,
     /// Field subtraction.
@@ -184,10 +224,12 @@ pub enum BinOp {
 
 impl BinOp {
     /// Every operation, in a fixed order.
-    pub const ALL: [BinOp; 10] = [
+    pub const ALL: [BinOp; 12] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
         BinOp::FAdd,
         BinOp::FSub,
         BinOp::FMul,
@@ -203,6 +245,8 @@ impl BinOp {
             BinOp::Add => "add",
             BinOp::Sub => "sub",
             BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Mod => "mod",
             BinOp::FAdd => "fadd",
             BinOp::FSub => "fsub",
             BinOp::FMul => "fmul",
@@ -223,24 +267,46 @@ impl BinOp {
     }
 
     /// The operation on constants; `None` for a division by zero.
+    /// Comparisons give booleans in Juvix's Cairo encoding ([`bool_felt`]).
     pub fn eval(self, a: Felt, b: Felt) -> Option<Felt> {
-        let bool_felt = |b: bool| if b { Felt::ONE } else { Felt::ZERO };
         Some(match self {
             BinOp::Add | BinOp::FAdd => a + b,
             BinOp::Sub | BinOp::FSub => a - b,
             BinOp::Mul | BinOp::FMul => a * b,
+            BinOp::Div => a.signed_quot_rem(&b)?.0,
+            BinOp::Mod => a.signed_quot_rem(&b)?.1,
             BinOp::FDiv => a * b.inverse()?,
-            BinOp::Eq => bool_felt(a == b),
-            BinOp::Lt => bool_felt(a.signed_cmp(&b).is_lt()),
-            BinOp::Le => bool_felt(a.signed_cmp(&b).is_le()),
+            BinOp::Eq | BinOp::Lt | BinOp::Le => bool_felt(self.holds(a, b)?),
         })
+    }
+
+    /// Whether the comparison holds; `None` for an operation that is not a
+    /// comparison.
+    pub fn holds(self, a: Felt, b: Felt) -> Option<bool> {
+        match self {
+            BinOp::Eq => Some(a == b),
+            BinOp::Lt => Some(a.signed_cmp(&b).is_lt()),
+            BinOp::Le => Some(a.signed_cmp(&b).is_le()),
+            _ => None,
+        }
+    }
+}
+
+/// A boolean as Juvix's Cairo backend stores it: `true` is 0 and `false`
+/// is 1, so that `br v` takes its `true` arm exactly when `v` is zero (and
+/// its `false` arm for any other value).
+pub fn bool_felt(b: bool) -> Felt {
+    if b {
+        Felt::ZERO
+    } else {
+        Felt::ONE
     }
 }
 
 /// The condition of a branch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
-    /// `br v`: true when `v` is non-zero.
+    /// `br v`: true when `v` is zero (see [`bool_felt`]).
     NonZero(Value),
     /// `if op a b` with a comparison `op`.
     Cmp(BinOp, Value, Value),
@@ -294,6 +360,90 @@ pub enum StmtKind {
     },
     /// `ret v`.
     Ret(Value),
+    /// `x = argsnum c`: the number of arguments closure `c` still takes.
+    ArgsNum {
+        /// Destination.
+        dst: VarName,
+        /// The closure.
+        closure: Value,
+    },
+    /// `x = poseidon s` / `x = ec_op p k q`: a Cairo builtin.
+    Builtin {
+        /// Destination.
+        dst: VarName,
+        /// Which builtin.
+        op: BuiltinOp,
+        /// Operands.
+        args: Vec<Value>,
+    },
+    /// `x = alloc C (args)`: a constructor.
+    Alloc {
+        /// Destination.
+        dst: VarName,
+        /// Constructor name.
+        ctor: String,
+        /// Fields.
+        args: Vec<Value>,
+    },
+    /// `x = calloc f (args)`: a closure of `f` with its first arguments.
+    CAlloc {
+        /// Destination.
+        dst: VarName,
+        /// The function.
+        func: String,
+        /// Arguments stored in the closure.
+        args: Vec<Value>,
+    },
+    /// `x = cextend c (args)`: a new closure with more arguments stored.
+    CExtend {
+        /// Destination.
+        dst: VarName,
+        /// The closure extended.
+        closure: Value,
+        /// Arguments added.
+        args: Vec<Value>,
+    },
+    /// `x = call c (args)` through a closure value, with exactly the
+    /// closure's remaining arity.
+    CallClosure {
+        /// Destination.
+        dst: VarName,
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `tcall c (args)` through a closure value.
+    TailCallClosure {
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `trace v`: prints `v` (one line per executed trace).
+    Trace(Value),
+    /// `fail v`: stops the program with the message `v`.
+    Fail(Value),
+    /// `dump`: prints the interpreter state in Juvix; here a no-op.
+    Dump,
+    /// `nop`, or `prealloc N`, whose meaning (reserving heap words) the
+    /// Cairo translation recomputes.
+    Nop,
+    /// A bare `{ ... }` block.
+    Block(Vec<Stmt>),
+    /// `case[T] x { C: {...}; default: {...}; }`.
+    Case {
+        /// The type named in brackets.
+        ty: String,
+        /// The scrutinee.
+        value: Value,
+        /// The variable every arm defines, visible after the case.
+        out: Option<VarName>,
+        /// One arm per constructor listed.
+        arms: Vec<CaseArm>,
+        /// The `default` arm, if any.
+        default: Option<Vec<Stmt>>,
+    },
     /// `br`/`if` with two arms.
     Branch {
         /// Condition.
@@ -305,6 +455,68 @@ pub enum StmtKind {
         /// Arm taken otherwise.
         on_false: Vec<Stmt>,
     },
+}
+
+/// One constructor arm of a `case`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseArm {
+    /// Where the constructor name is.
+    pub pos: Pos,
+    /// The constructor.
+    pub ctor: String,
+    /// The arm's body.
+    pub body: Vec<Stmt>,
+}
+
+/// The Cairo builtins JuvixReg calls by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinOp {
+    /// `poseidon s`: the Poseidon permutation of a 3-field state.
+    Poseidon,
+    /// `ec_op p m q`: `p + m * q` on the STARK curve.
+    EcOp,
+}
+
+impl BuiltinOp {
+    /// The mnemonic.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinOp::Poseidon => "poseidon",
+            BuiltinOp::EcOp => "ec_op",
+        }
+    }
+
+    /// The number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            BuiltinOp::Poseidon => 1,
+            BuiltinOp::EcOp => 3,
+        }
+    }
+}
+
+/// A constructor of a `type` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ctor {
+    /// Where its name is.
+    pub pos: Pos,
+    /// Its name.
+    pub name: String,
+    /// Its type as written (`(*, List) -> List`).
+    pub ty: String,
+    /// Its number of fields.
+    pub arity: usize,
+}
+
+/// A `type` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeDecl {
+    /// Where `type` is.
+    pub pos: Pos,
+    /// Its name.
+    pub name: String,
+    /// Its constructors, in declaration order.
+    pub ctors: Vec<Ctor>,
 }
 
 /// A parameter: an optional name and a type name.
@@ -336,11 +548,29 @@ pub struct Function {
 /// A `.jvr` file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
+    /// `type` declarations in source order.
+    pub types: Vec<TypeDecl>,
     /// Declarations and definitions in source order.
     pub functions: Vec<Function>,
 }
 
 impl Module {
+    /// The constructor `name`: its type, its tag (its index among all
+    /// constructors of the module, in declaration order) and its
+    /// declaration.
+    pub fn ctor(&self, name: &str) -> Option<(&TypeDecl, u32, &Ctor)> {
+        let mut tag = 0u32;
+        for t in &self.types {
+            for c in &t.ctors {
+                if c.name == name {
+                    return Some((t, tag, c));
+                }
+                tag += 1;
+            }
+        }
+        None
+    }
+
     /// The definition of `name`, if any.
     pub fn definition(&self, name: &str) -> Option<&Function> {
         self.functions
@@ -384,6 +614,72 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, indent: usize) -> fmt::Resul
             writeln!(f, ");")
         }
         StmtKind::Ret(v) => writeln!(f, "{pad}ret {v};"),
+        StmtKind::ArgsNum { dst, closure } => writeln!(f, "{pad}{dst} = argsnum {closure};"),
+        StmtKind::Builtin { dst, op, args } => {
+            write!(f, "{pad}{dst} = {}", op.name())?;
+            for a in args {
+                write!(f, " {a}")?;
+            }
+            writeln!(f, ";")
+        }
+        StmtKind::Alloc { dst, ctor, args } => {
+            write!(f, "{pad}{dst} = alloc {ctor} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CAlloc { dst, func, args } => {
+            write!(f, "{pad}{dst} = calloc {func} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CExtend { dst, closure, args } => {
+            write!(f, "{pad}{dst} = cextend {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CallClosure { dst, closure, args } => {
+            write!(f, "{pad}{dst} = call {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::TailCallClosure { closure, args } => {
+            write!(f, "{pad}tcall {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::Trace(v) => writeln!(f, "{pad}trace {v};"),
+        StmtKind::Fail(v) => writeln!(f, "{pad}fail {v};"),
+        StmtKind::Dump => writeln!(f, "{pad}dump;"),
+        StmtKind::Nop => writeln!(f, "{pad}nop;"),
+        StmtKind::Block(body) => {
+            writeln!(f, "{pad}{{")?;
+            write_stmts(f, body, indent + 1)?;
+            writeln!(f, "{pad}}};")
+        }
+        StmtKind::Case {
+            ty,
+            value,
+            out,
+            arms,
+            default,
+        } => {
+            write!(f, "{pad}case[{ty}] {value}")?;
+            if let Some(o) = out {
+                write!(f, ", out: {o}")?;
+            }
+            writeln!(f, " {{")?;
+            for arm in arms {
+                writeln!(f, "{pad}  {}: {{", arm.ctor)?;
+                write_stmts(f, &arm.body, indent + 2)?;
+                writeln!(f, "{pad}  }};")?;
+            }
+            if let Some(d) = default {
+                writeln!(f, "{pad}  default: {{")?;
+                write_stmts(f, d, indent + 2)?;
+                writeln!(f, "{pad}  }};")?;
+            }
+            writeln!(f, "{pad}}};")
+        }
         StmtKind::Branch {
             cond,
             out,
@@ -411,6 +707,13 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, indent: usize) -> fmt::Resul
 
 impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for t in &self.types {
+            writeln!(f, "type {} {{", t.name)?;
+            for c in &t.ctors {
+                writeln!(f, "  {} : {};", c.name, c.ty)?;
+            }
+            writeln!(f, "}}\n")?;
+        }
         for (i, func) in self.functions.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
@@ -445,7 +748,13 @@ impl fmt::Display for Module {
 enum Tok {
     Ident(String),
     Int(String),
+    /// A field literal, `5F`; the digits without the `F`.
+    FieldLit(String),
     Punct(char),
+    /// `->` or `→`.
+    Arrow,
+    /// A string literal: JuvixReg has them, Cairo does not.
+    Str,
     Eof,
 }
 
@@ -454,7 +763,10 @@ impl fmt::Display for Tok {
         match self {
             Tok::Ident(s) => write!(f, "`{s}`"),
             Tok::Int(s) => write!(f, "`{s}`"),
+            Tok::FieldLit(s) => write!(f, "`{s}F`"),
             Tok::Punct(c) => write!(f, "`{c}`"),
+            Tok::Arrow => f.write_str("`->`"),
+            Tok::Str => f.write_str("a string"),
             Tok::Eof => f.write_str("end of input"),
         }
     }
@@ -485,7 +797,21 @@ fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
             continue;
         }
         let start = i;
-        if c.is_ascii_alphabetic() || c == '_' {
+        if c == '"' {
+            // Skipped to its end so that the parser can name the construct.
+            i += 1;
+            while i < chars.len() && chars[i] != '"' && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
+            out.push((Tok::Str, pos));
+        } else if c == '→' {
+            i += 1;
+            out.push((Tok::Arrow, pos));
+        } else if c == '-' && chars.get(i + 1) == Some(&'>') {
+            i += 2;
+            out.push((Tok::Arrow, pos));
+        } else if c.is_ascii_alphabetic() || c == '_' {
             while i < chars.len()
                 && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '\'')
             {
@@ -499,8 +825,14 @@ fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
             while i < chars.len() && chars[i].is_ascii_digit() {
                 i += 1;
             }
-            out.push((Tok::Int(chars[start..i].iter().collect()), pos));
-        } else if "(){}[],;:=*".contains(c) {
+            let digits: String = chars[start..i].iter().collect();
+            if chars.get(i) == Some(&'F') {
+                i += 1;
+                out.push((Tok::FieldLit(digits), pos));
+            } else {
+                out.push((Tok::Int(digits), pos));
+            }
+        } else if "(){}[],;:=*.".contains(c) {
             i += 1;
             out.push((Tok::Punct(c), pos));
         } else {
@@ -522,8 +854,24 @@ fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
 pub const MAX_NESTING: usize = 64;
 
 const KEYWORDS: &[&str] = &[
-    "function", "ret", "tcall", "br", "if", "call", "true", "false", "out", "arg", "tmp", "add",
-    "sub", "mul", "fadd", "fsub", "fmul", "fdiv", "eq", "lt", "le",
+    "function", "type", "ret", "tcall", "br", "if", "case", "call", "true", "false", "unit", "out",
+    "arg", "tmp", "add", "sub", "mul", "div", "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt",
+    "le", "nop", "trace", "dump", "fail", "prealloc", "alloc", "calloc", "cextend", "argsnum",
+    "poseidon", "ec_op",
+];
+
+/// JuvixReg instructions on strings: Cairo has no strings.
+const STRING_OPS: &[&str] = &["strcat", "show", "atoi"];
+
+/// JuvixReg instructions this crate rejects by name.
+const UNSUPPORTED: &[&str] = &[
+    "ccall",
+    "tccall",
+    "assert",
+    "random_ec_point",
+    "range_check",
+    "itof",
+    "ftoi",
 ];
 
 struct Parser {
@@ -595,6 +943,57 @@ impl Parser {
         }
     }
 
+    /// Any identifier, keywords included (constructor and type names).
+    fn name(&mut self, what: &str) -> PResult<(String, Pos)> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                let p = self.bump().1;
+                Ok((s, p))
+            }
+            _ => self.err(what),
+        }
+    }
+
+    /// `, live: (vars)` after a call or `prealloc`: accepted and dropped,
+    /// since liveness is recomputed.
+    fn live_vars(&mut self) -> PResult<()> {
+        if !(self.is_punct(',') && matches!(&self.toks[self.at + 1].0, Tok::Ident(s) if s == "live"))
+        {
+            return Ok(());
+        }
+        self.bump();
+        self.bump();
+        self.expect_punct(':')?;
+        self.expect_punct('(')?;
+        if !self.is_punct(')') {
+            loop {
+                self.var()?;
+                if self.is_punct(',') {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(')')?;
+        Ok(())
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(JvrError {
+                pos: self.pos(),
+                kind: JvrErrorKind::TooDeep(MAX_NESTING),
+            });
+        }
+        Ok(())
+    }
+
+    fn closure_operand(&self) -> bool {
+        self.is_ident("tmp") || self.is_ident("arg")
+    }
+
     fn index(&mut self) -> PResult<u32> {
         self.expect_punct('[')?;
         let pos = self.pos();
@@ -645,18 +1044,44 @@ impl Parser {
                     }),
                 }
             }
-            Tok::Ident(s) if s == "true" => {
+            Tok::FieldLit(s) => {
+                let pos = self.pos();
                 self.bump();
-                Ok(Value::Const(Felt::ONE))
+                match Felt::parse_decimal(&s).filter(|_| s.len() <= 80) {
+                    Some(f) => Ok(Value::Const(f)),
+                    None => Err(JvrError {
+                        pos,
+                        kind: JvrErrorKind::NumberOutOfRange(format!("{s}F")),
+                    }),
+                }
             }
-            Tok::Ident(s) if s == "false" => {
+            Tok::Ident(s) if s == "true" || s == "false" => {
                 self.bump();
-                Ok(Value::Const(Felt::ZERO))
+                Ok(Value::Bool(s == "true"))
+            }
+            Tok::Ident(s) if s == "unit" => {
+                self.bump();
+                Ok(Value::Unit)
             }
             Tok::Ident(_) => {
                 let (v, p) = self.var()?;
+                if self.is_punct('.') {
+                    self.bump();
+                    let ctor = self.name("a constructor name")?.0;
+                    let index = self.index()?;
+                    return Ok(Value::Field {
+                        var: v,
+                        pos: p,
+                        ctor,
+                        index,
+                    });
+                }
                 Ok(Value::Var(v, p))
             }
+            Tok::Str => Err(JvrError {
+                pos: self.pos(),
+                kind: JvrErrorKind::NotForCairo("string literal".to_string()),
+            }),
             _ => self.err("an operand"),
         }
     }
@@ -680,13 +1105,7 @@ impl Parser {
 
     fn block(&mut self) -> PResult<(Vec<Stmt>, Pos)> {
         self.expect_punct('{')?;
-        self.depth += 1;
-        if self.depth > MAX_NESTING {
-            return Err(JvrError {
-                pos: self.pos(),
-                kind: JvrErrorKind::TooDeep(MAX_NESTING),
-            });
-        }
+        self.enter()?;
         let mut stmts = Vec::new();
         while !self.is_punct('}') {
             stmts.push(self.stmt()?);
@@ -734,17 +1153,119 @@ impl Parser {
 
     fn stmt(&mut self) -> PResult<Stmt> {
         let pos = self.pos();
-        let kind = if self.is_ident("ret") {
+        if let Tok::Ident(word) = self.peek() {
+            if UNSUPPORTED.contains(&word.as_str()) || STRING_OPS.contains(&word.as_str()) {
+                return Err(JvrError {
+                    pos,
+                    kind: JvrErrorKind::Unsupported(word.clone()),
+                });
+            }
+        }
+        let simple = |p: &mut Parser, kind: StmtKind| -> PResult<StmtKind> {
+            p.bump();
+            p.expect_punct(';')?;
+            Ok(kind)
+        };
+        let kind = if self.is_ident("nop") {
+            simple(self, StmtKind::Nop)?
+        } else if self.is_ident("dump") {
+            simple(self, StmtKind::Dump)?
+        } else if self.is_ident("prealloc") {
+            self.bump();
+            match self.peek() {
+                Tok::Int(n) if !n.starts_with('-') => {
+                    self.bump();
+                }
+                _ => return self.err("a number of words"),
+            }
+            self.live_vars()?;
+            self.expect_punct(';')?;
+            StmtKind::Nop
+        } else if self.is_ident("trace") || self.is_ident("fail") {
+            let is_trace = self.is_ident("trace");
+            self.bump();
+            let v = self.value()?;
+            self.expect_punct(';')?;
+            if is_trace {
+                StmtKind::Trace(v)
+            } else {
+                StmtKind::Fail(v)
+            }
+        } else if self.is_punct('{') {
+            let (body, _) = self.block()?;
+            if self.is_punct(';') {
+                self.bump();
+            }
+            StmtKind::Block(body)
+        } else if self.is_ident("case") {
+            self.bump();
+            self.expect_punct('[')?;
+            let ty = self.name("a type name")?.0;
+            self.expect_punct(']')?;
+            let value = self.value()?;
+            let mut out = None;
+            if self.is_punct(',') {
+                self.bump();
+                self.expect_keyword("out")?;
+                self.expect_punct(':')?;
+                out = Some(self.var()?.0);
+            }
+            self.expect_punct('{')?;
+            self.enter()?;
+            let (mut arms, mut default) = (Vec::new(), None);
+            while !self.is_punct('}') {
+                let (ctor, cpos) = self.name("a constructor name or `default`")?;
+                self.expect_punct(':')?;
+                let (body, _) = self.block()?;
+                if self.is_punct(';') {
+                    self.bump();
+                }
+                if ctor == "default" {
+                    if default.is_some() {
+                        return Err(JvrError {
+                            pos: cpos,
+                            kind: JvrErrorKind::DuplicateType("default".to_string()),
+                        });
+                    }
+                    default = Some(body);
+                } else {
+                    arms.push(CaseArm {
+                        pos: cpos,
+                        ctor,
+                        body,
+                    });
+                }
+            }
+            self.depth -= 1;
+            self.expect_punct('}')?;
+            if self.is_punct(';') {
+                self.bump();
+            }
+            StmtKind::Case {
+                ty,
+                value,
+                out,
+                arms,
+                default,
+            }
+        } else if self.is_ident("ret") {
             self.bump();
             let v = self.value()?;
             self.expect_punct(';')?;
             StmtKind::Ret(v)
         } else if self.is_ident("tcall") {
             self.bump();
-            let (func, _) = self.ident("a function name")?;
-            let args = self.args()?;
-            self.expect_punct(';')?;
-            StmtKind::TailCall { func, args }
+            if self.closure_operand() {
+                let closure = self.value()?;
+                let args = self.args()?;
+                self.expect_punct(';')?;
+                StmtKind::TailCallClosure { closure, args }
+            } else {
+                let (func, _) = self.ident("a function name")?;
+                let args = self.args()?;
+                self.expect_punct(';')?;
+                StmtKind::TailCall { func, args }
+            }
         } else if self.is_ident("br") {
             self.bump();
             let v = self.value()?;
@@ -780,11 +1301,67 @@ impl Parser {
             }
             let (dst, _) = self.var()?;
             self.expect_punct('=')?;
+            if let Tok::Ident(word) = self.peek() {
+                let bad = if STRING_OPS.contains(&word.as_str()) {
+                    Some(JvrErrorKind::NotForCairo(word.clone()))
+                } else if UNSUPPORTED.contains(&word.as_str()) {
+                    Some(JvrErrorKind::Unsupported(word.clone()))
+                } else {
+                    None
+                };
+                if let Some(kind) = bad {
+                    return Err(JvrError {
+                        pos: self.pos(),
+                        kind,
+                    });
+                }
+            }
             let kind = if self.is_ident("call") {
+                self.bump();
+                if self.closure_operand() {
+                    let closure = self.value()?;
+                    let args = self.args()?;
+                    self.live_vars()?;
+                    StmtKind::CallClosure {
+                        dst,
+                        closure,
+                        args,
+                    }
+                } else {
+                    let (func, _) = self.ident("a function name")?;
+                    let args = self.args()?;
+                    self.live_vars()?;
+                    StmtKind::Call { dst, func, args }
+                }
+            } else if self.is_ident("alloc") {
+                self.bump();
+                let ctor = self.name("a constructor name")?.0;
+                let args = self.args()?;
+                StmtKind::Alloc { dst, ctor, args }
+            } else if self.is_ident("calloc") {
                 self.bump();
                 let (func, _) = self.ident("a function name")?;
                 let args = self.args()?;
-                StmtKind::Call { dst, func, args }
+                StmtKind::CAlloc { dst, func, args }
+            } else if self.is_ident("cextend") {
+                self.bump();
+                let closure = self.value()?;
+                let args = self.args()?;
+                StmtKind::CExtend { dst, closure, args }
+            } else if self.is_ident("argsnum") {
+                self.bump();
+                let closure = self.value()?;
+                StmtKind::ArgsNum { dst, closure }
+            } else if let Some(op) = [BuiltinOp::Poseidon, BuiltinOp::EcOp]
+                .into_iter()
+                .find(|op| self.is_ident(op.name()))
+            {
+                self.bump();
+                let mut args = Vec::new();
+                for _ in 0..op.arity() {
+                    args.push(self.value()?);
+                }
+                StmtKind::Builtin { dst, op, args }
             } else if let Some(op) = match self.peek() {
                 Tok::Ident(s) => BinOp::from_name(s),
                 _ => None,
@@ -805,18 +1382,89 @@ impl Parser {
         Ok(Stmt { pos, kind })
     }
 
-    fn ty(&mut self) -> PResult<String> {
-        match self.peek().clone() {
+    /// A type, printed back as text: `*`, a name, a tuple `(a, b)` or an
+    /// arrow `a -> b` (written `->` or `→`). Returns the text and, for an
+    /// arrow, the number of arguments on its left.
+    fn ty_arity(&mut self) -> PResult<(String, usize)> {
+        self.enter()?;
+        let (left, n_left) = match self.peek().clone() {
             Tok::Ident(s) => {
                 self.bump();
-                Ok(s)
+                (s, 1)
             }
             Tok::Punct('*') => {
                 self.bump();
-                Ok("*".to_string())
+                ("*".to_string(), 1)
             }
-            _ => self.err("a type"),
+            Tok::Punct('(') => {
+                self.bump();
+                let mut parts = vec![self.ty_arity()?.0];
+                while self.is_punct(',') {
+                    self.bump();
+                    parts.push(self.ty_arity()?.0);
+                }
+                self.expect_punct(')')?;
+                let n = parts.len();
+                (format!("({})", parts.join(", ")), n)
+            }
+            _ => return self.err("a type"),
+        };
+        let result = if *self.peek() == Tok::Arrow {
+            self.bump();
+            let (right, _) = self.ty_arity()?;
+            (format!("{left} -> {right}"), n_left)
+        } else {
+            (left, 0)
+        };
+        self.depth -= 1;
+        Ok(result)
+    }
+
+    fn ty(&mut self) -> PResult<String> {
+        Ok(self.ty_arity()?.0)
+    }
+
+    fn type_decl(&mut self) -> PResult<TypeDecl> {
+        let pos = self.expect_keyword("type")?;
+        let name = self.name("a type name")?.0;
+        self.expect_punct('{')?;
+        let mut ctors = Vec::new();
+        while !self.is_punct('}') {
+            let (cname, cpos) = self.name("a constructor name")?;
+            self.expect_punct(':')?;
+            let (ty, arity) = self.ty_arity()?;
+            self.expect_punct(';')?;
+            ctors.push(Ctor {
+                pos: cpos,
+                name: cname,
+                ty,
+                arity,
+            });
         }
+        self.expect_punct('}')?;
+        if self.is_punct(';') {
+            self.bump();
+        }
+        Ok(TypeDecl { pos, name, ctors })
+    }
+
+    /// A parameter: `name : type` or a bare type.
+    fn param(&mut self) -> PResult<Param> {
+        let named = matches!(self.peek(), Tok::Ident(_))
+            && self.toks.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':'));
+        if named {
+            let (name, _) = self.name("a parameter name")?;
+            self.bump();
+            let ty = self.ty()?;
+            return Ok(Param {
+                name: Some(name),
+                ty,
+            });
+        }
+        Ok(Param {
+            name: None,
+            ty: self.ty()?,
+        })
     }
 
     fn function(&mut self) -> PResult<Function> {
@@ -826,20 +1474,7 @@ impl Parser {
         let mut params = Vec::new();
         if !self.is_punct(')') {
             loop {
-                let first = self.ty()?;
-                if self.is_punct(':') {
-                    self.bump();
-                    let ty = self.ty()?;
-                    params.push(Param {
-                        name: Some(first),
-                        ty,
-                    });
-                } else {
-                    params.push(Param {
-                        name: None,
-                        ty: first,
-                    });
-                }
+                params.push(self.param()?);
                 if self.is_punct(',') {
                     self.bump();
                 } else {
@@ -887,11 +1522,40 @@ pub fn parse(src: &str) -> Result<Module, JvrError> {
         at: 0,
         depth: 0,
     };
-    let mut functions = Vec::new();
+    let (mut types, mut functions) = (Vec::new(), Vec::new());
     while *p.peek() != Tok::Eof {
-        functions.push(p.function()?);
+        if p.is_ident("type") {
+            types.push(p.type_decl()?);
+        } else {
+            functions.push(p.function()?);
+        }
     }
-    Ok(Module { functions })
+    let module = Module { types, functions };
+    check_types(&module)?;
+    Ok(module)
+}
+
+/// Constructor names are unique across the module (a `case` arm and an
+/// `alloc` name a constructor without its type), and so are type names.
+fn check_types(module: &Module) -> Result<(), JvrError> {
+    let mut seen = std::collections::HashSet::new();
+    for t in &module.types {
+        if !seen.insert(format!("type {}", t.name)) {
+            return Err(JvrError {
+                pos: t.pos,
+                kind: JvrErrorKind::DuplicateType(t.name.clone()),
+            });
+        }
+        for c in &t.ctors {
+            if !seen.insert(c.name.clone()) {
+                return Err(JvrError {
+                    pos: c.pos,
+                    kind: JvrErrorKind::DuplicateType(c.name.clone()),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod gen;
+pub mod input;
 pub mod interp;
 pub mod jvr;
 pub mod jvr_interp;
