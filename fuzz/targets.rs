@@ -3,16 +3,13 @@
 //! (`cargo xtask fuzz`), which includes this file as a module.
 //!
 //! The properties live in the libraries' `fuzzing` modules; this file only
-//! decodes bytes into their inputs and supplies the passes, since a pass
-//! crate cannot depend on another one: the `mem2reg`, `blockmerge` and
-//! `noise` targets each run their pass alone or in a pipeline with the
-//! others (see [`kildall_ir::fuzzing::PassInput`]).
-
-use std::time::Duration;
+//! decodes bytes into their inputs. The passes come from the registry of
+//! `kildall-pipeline`: the `mem2reg`, `blockmerge` and `noise` targets each
+//! run their pass alone or in a pipeline with the others (see
+//! [`kildall_ir::fuzzing::PassInput`]).
 
 use kildall_ir::fuzzing::arbitrary::{Arbitrary, Unstructured};
-use kildall_ir::fuzzing::{self, InterpInput, ParseInput, Pass, PassInput};
-use kildall_ir::Module;
+use kildall_ir::fuzzing::{self, InterpInput, ParseInput, PassInput};
 
 /// The target names, in the order of the issue.
 pub const TARGETS: [&str; 7] = [
@@ -52,66 +49,14 @@ pub fn ir_interp(data: &[u8]) {
     }
 }
 
-fn mem2reg(module: &mut Module, _options: u64) -> Result<(), String> {
-    kildall_mem2reg::run_module(module);
-    Ok(())
-}
-
-fn blockmerge(module: &mut Module, options: u64) -> Result<(), String> {
-    // Small thresholds make components merge in small programs.
-    let min_block_size = [0, 1, 4, 16, 64, 1024][(options % 6) as usize];
-    let options = kildall_blockmerge::Options {
-        min_block_size,
-        ..kildall_blockmerge::Options::default()
-    };
-    kildall_blockmerge::run_module(module, &options);
-    Ok(())
-}
-
-fn noise(module: &mut Module, options: u64) -> Result<(), String> {
-    let strategy = match options % 4 {
-        0 | 1 => kildall_noise::Strategy::Exact,
-        2 => kildall_noise::Strategy::Greedy,
-        _ => kildall_noise::Strategy::Ilp,
-    };
-    let options = kildall_noise::Options {
-        strategy,
-        time_limit: Duration::from_secs(2),
-        ..kildall_noise::Options::default()
-    };
-    for func in module.functions.values_mut() {
-        kildall_noise::optimize(func, &options).map_err(|e| format!("{}: {e}", func.name))?;
-    }
-    Ok(())
-}
-
-/// The passes the pass targets combine.
-pub fn passes() -> Vec<Pass<'static>> {
-    vec![
-        Pass {
-            name: "mem2reg",
-            run: &mem2reg,
-        },
-        Pass {
-            name: "blockmerge",
-            run: &blockmerge,
-        },
-        Pass {
-            name: "noise",
-            run: &noise,
-        },
-    ]
-}
-
 /// `mem2reg`, `blockmerge`, `noise`: the named pass alone or in a pipeline,
 /// on a generated program; the outcome must not change.
 pub fn pass(name: &str, data: &[u8]) {
-    let all = passes();
-    let Some(main) = all.iter().find(|p| p.name == name) else {
+    let Some(main) = kildall_pipeline::find(name) else {
         return;
     };
     if let Ok(input) = PassInput::arbitrary_take_rest(Unstructured::new(data)) {
-        fuzzing::check_pass_input(&input, main, &all);
+        fuzzing::check_pass_input(&input, main, &kildall_pipeline::PASSES);
     }
 }
 
@@ -136,7 +81,7 @@ pub enum CasmCase {
 
 /// Decodes the `casm` target's input.
 pub fn casm_case(data: &[u8]) -> Option<CasmCase> {
-    use kildall_casm::{fuzzing::mutate, gen};
+    use kildall_casm::{fuzzing::mutate, generate};
     let (&mode, rest) = data.split_first()?;
     let seed = seed_of(rest);
     Some(match mode % 5 {
@@ -144,14 +89,14 @@ pub fn casm_case(data: &[u8]) -> Option<CasmCase> {
         1 => CasmCase::Casm(rest.to_vec()),
         2 => CasmCase::Differential(seed),
         3 => {
-            let text = gen::generate(seed, &gen::Config::default()).to_string();
+            let text = generate::generate(seed, &generate::Config::default()).to_string();
             CasmCase::Jvr(mutate(
                 text.as_bytes(),
                 seed_of(rest.get(8..).unwrap_or(&[])),
             ))
         }
         _ => {
-            let module = gen::generate(seed, &gen::Config::default());
+            let module = generate::generate(seed, &generate::Config::default());
             let listing = kildall_casm::compile_module(&module).ok()?.to_string();
             CasmCase::Casm(mutate(
                 listing.as_bytes(),

@@ -5,7 +5,7 @@
 //! are printed once.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use kildall_casm::gen::{generate, Config};
+use kildall_casm::generate::{generate, Config};
 use kildall_casm::{asm, compile_module, interp, ssa, Felt, Mode};
 
 const SUM: &str = include_str!("../../examples/casm/sum.jvr");

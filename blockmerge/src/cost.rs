@@ -1,8 +1,8 @@
 //! Constraint estimates: how many constraints a backend spends on each
 //! instruction and block, the input of the merge threshold and of the
-//! component sizes (seed 001, "Estimate Constraints & Merge Threshold").
+//! component sizes (CoBBl's block-merging design, "Estimate Constraints & Merge Threshold").
 //!
-//! The seed counts constraints by lowering blocks to R1CS. Backends differ,
+//! The design counts constraints by lowering blocks to R1CS. Backends differ,
 //! so the count is a [`CostModel`] the caller supplies; [`R1cs`] is the
 //! documented default.
 
@@ -53,7 +53,7 @@ pub trait CostModel {
     }
 }
 
-/// The default rank-1 constraint system model (DESIGN.md section 4).
+/// The default rank-1 constraint system model (the costs listed in the module documentation).
 ///
 /// | instruction | constraints |
 /// |---|---|

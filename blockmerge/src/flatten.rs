@@ -1,6 +1,6 @@
-//! Flattening one component into its head (seed 001, "Merge Blocks").
+//! Flattening one component into its head (CoBBl's block-merging design, "Merge Blocks").
 //!
-//! The seed builds the merged instruction list backward from the tail; in
+//! The design builds the merged instruction list backward from the tail; in
 //! SSA it is simpler to emit forward, in the order the steps of
 //! [`components`](crate::components) describe, at the end of the head:
 //!
@@ -9,7 +9,7 @@
 //!   parameters become `vR = if e1 then x1 else (if e2) x2` chains over the
 //!   predicates of the incoming edges. Exactly one edge predicate holds
 //!   when `P` does, so the chain selects the value of the path taken;
-//! - predication follows the interpreter's rules (DESIGN.md section 2): an
+//! - predication follows the interpreter's rules (`kildall_ir::interpreter`): an
 //!   `enable_side_effects` is emitted before the next instruction with side
 //!   effects whenever the predicate changes, and an arm's own
 //!   `enable_side_effects x` becomes the predicate `P and x` for the rest of

@@ -1,16 +1,16 @@
 //! Merging basic blocks into merge components for per-block proof backends
-//! (sumcheck-style block provers), after seed 001, "Merge Basic Blocks".
+//! (sumcheck-style block provers), after CoBBl's block-merging design, "Merge Basic Blocks".
 //!
 //! A per-block prover proves every executed block with an instance of a
 //! fixed size, the next power of two of the largest block's constraints,
 //! and pays for each transition between blocks. Merging small blocks into
 //! larger ones removes transitions without growing the instance. The pass
-//! works in three stages, as the seed does:
+//! works in three stages, as the design does:
 //!
 //! 1. estimate the constraints of every block with a [`CostModel`]
 //!    ([`R1cs`] by default) and fix the threshold
 //!    `max(min_block_size, max(constraints).next_power_of_two())`;
-//! 2. find the merge components and their flattened sizes by the seed's
+//! 2. find the merge components and their flattened sizes by the design's
 //!    backward analysis, on the `kildall-dataflow` solver ([`components`]);
 //! 3. merge every component under the threshold, outermost first, by
 //!    flattening it into its head (module `flatten`), and repeat
@@ -42,24 +42,22 @@
 pub mod components;
 mod cost;
 mod flatten;
-#[cfg(test)]
-mod oracle;
+mod pass;
 pub mod trace;
 
 use std::fmt;
 
-use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
-use kildall_ir::loops::LoopAnalysis;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, EntitySet, Function, Module};
 
 pub use components::{Component, Rejection};
 pub use cost::{CostModel, R1cs};
+pub use pass::{BlockMerge, Reports};
 
 use components::{BlockFacts, Components};
 use flatten::Flattener;
 
-/// The seed's `MIN_BLOCK_SIZE`.
+/// The design's `MIN_BLOCK_SIZE`.
 pub const MIN_BLOCK_SIZE: u64 = 1024;
 
 /// The knobs of the pass.
@@ -178,7 +176,7 @@ pub fn largest_block(func: &Function, model: &dyn CostModel) -> u64 {
         .unwrap_or(0)
 }
 
-/// The seed's threshold: `max(min_block_size, max(constraints).next_power_of_two())`.
+/// The design's threshold: `max(min_block_size, max(constraints).next_power_of_two())`.
 pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
     let largest = largest_block(func, options.cost_model);
     let padded = largest.checked_next_power_of_two().unwrap_or(u64::MAX);
@@ -196,6 +194,16 @@ pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
 /// chain of components. Nothing recurses per nesting level, so deeply
 /// nested input needs no deep stack.
 pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
+    run_with(func, &mut FunctionAnalyses::new(), options)
+}
+
+/// [`run`] given the analyses of `func` as it is; they describe the merged
+/// function on return.
+pub fn run_with(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    options: &Options<'_>,
+) -> Report {
     let model = options.cost_model;
     let mut facts = BlockFacts::new(func, model);
     let largest = |func: &Function, facts: &BlockFacts| {
@@ -217,21 +225,14 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         ),
         ..Report::default()
     };
-    let mut cfg = ControlFlowGraph::new();
-    let mut domtree = DominatorTree::new();
-    let mut pdt = PostDominatorTree::new();
-    let mut loops = LoopAnalysis::new();
     let mut env = kildall_ir::SecondaryMap::new();
     loop {
         report.rounds += 1;
-        cfg.compute(func);
-        domtree.compute(&cfg);
-        pdt.compute(&cfg);
-        loops.compute(func, &cfg, &domtree);
-        let components = Components::compute(func, &cfg, &domtree, &pdt, &loops, model, &facts);
+        let round = analyses.all(func);
+        let components = Components::compute(func, round, model, &facts);
         let mut candidates: Vec<Component> = Vec::new();
         let mut rejected = std::collections::BTreeMap::new();
-        for head in cfg.reverse_postorder() {
+        for head in round.cfg.reverse_postorder() {
             let Some(component) = components.component(head) else {
                 continue;
             };
@@ -270,6 +271,8 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
             report.rejected = rejected.into_iter().collect();
             break;
         }
+        // Merging changes the control flow.
+        analyses.invalidate();
         for (component, blocks) in chosen {
             debug_assert_eq!(blocks.first(), Some(&component.head));
             Flattener::new(&kinds, &mut env, component.head).run(func, component.tail, &blocks);
@@ -288,6 +291,7 @@ pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
         func.dfg.resolve_aliases();
     }
     let heads: Vec<Block> = report.merges.iter().map(|m| m.head).collect();
+    // Removing instructions keeps the control flow: the analyses stay valid.
     remove_dead_code(func, &heads);
     // The last merge into each surviving head reports the final block.
     let mut updated = EntitySet::<Block>::new();

@@ -11,13 +11,11 @@
 //! - `// blocks-after: N`: the number of blocks of `main` after the pass,
 //!   checked whatever the blessed text says.
 
-mod common;
-
 use std::path::Path;
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::interpreter::RuntimeValue;
-use kildall_ir::testing::check_data_dir;
+use kildall_ir::interpreter::{RuntimeValue, TrapRule};
+use kildall_ir::testing::{check_data_dir, check_same_behaviour};
 use kildall_ir::{parse_module, verify_module};
 
 /// Runs the pass on the input part of a data file; returns the actual
@@ -59,7 +57,7 @@ fn run(input: &str) -> Result<String, String> {
         runs.push(Vec::new());
     }
     for args in &runs {
-        common::same_behaviour(&before, &after, args)?;
+        check_same_behaviour(&before, &after, args, TrapRule::SameKind, 1_000_000)?;
     }
     if let Some(n) = directives("blocks-after").first() {
         let n: usize = n.parse().map_err(|_| "bad blocks-after")?;

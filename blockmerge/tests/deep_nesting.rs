@@ -6,7 +6,8 @@
 //! the input does.
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::testing::check_same_behaviour;
 use kildall_ir::{parse_module, verify_module, FuncId, Module};
 
 const DEPTH: u32 = 10_000;
@@ -98,6 +99,8 @@ fn ten_thousand_nested_branches() {
             let expected = Outcome::Return(vec![RuntimeValue::unsigned(32, expected)]);
             assert_eq!(result(&before, v0), expected, "input, v0 = {v0}");
             assert_eq!(result(&after, v0), expected, "merged, v0 = {v0}");
+            let args = [RuntimeValue::unsigned(32, v0)];
+            check_same_behaviour(&before, &after, &args, TrapRule::SameKind, 10_000_000).unwrap();
         }
     }
 }

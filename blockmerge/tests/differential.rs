@@ -3,12 +3,14 @@
 //! after merging, and the output verifies. A failing case prints as a
 //! ready-to-add `tests/data` file.
 
-mod common;
-
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{run_module, Options, R1cs};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
+use kildall_ir::testing::check_same_behaviour;
+
+/// Enough for every generated program.
+const FUEL: u64 = 1_000_000;
 
 fn args(seed: u64, k: u64) -> Vec<RuntimeValue> {
     let mix = |n: u64| {
@@ -46,7 +48,7 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
     }
     for k in 0..3 {
         let args = args(seed, k);
-        common::same_behaviour(&before, &after, &args).map_err(|e| {
+        check_same_behaviour(&before, &after, &args, TrapRule::SameKind, FUEL).map_err(|e| {
             format!(
                 "seed {seed}: {e}\n--- test file:\n// min-block-size: {min_block_size}\n// args: {}\n{before}",
                 kildall_ir::interpreter::display_list(&args)
@@ -117,7 +119,6 @@ fn generated_programs_behave_the_same() {
 #[test]
 fn noisy_programs_behave_the_same() {
     use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
-    use kildall_ir::interpreter::interpret;
     let mut failures = Vec::new();
     for seed in 0..300u64 {
         let control_flow = [
@@ -145,21 +146,8 @@ fn noisy_programs_behave_the_same() {
                 other => RuntimeValue::zero(other).unwrap(),
             })
             .collect();
-        let options = InterpreterOptions::default();
-        let a = interpret(&before, main, args.clone(), &options);
-        let b = interpret(&after, main, args, &options);
-        let key = |o: &kildall_ir::interpreter::Outcome| match o {
-            kildall_ir::interpreter::Outcome::Trap(t) => format!("trap {:?}", t.kind),
-            other => format!("{other:?}"),
-        };
-        if key(&a.outcome) != key(&b.outcome) {
-            failures.push(format!(
-                "seed {seed}: {:?} vs {:?}\n{before}",
-                a.outcome, b.outcome
-            ));
-        }
-        if let Err(e) = kildall_ir::verify_module(&after) {
-            failures.push(format!("seed {seed}: {e}"));
+        if let Err(e) = check_same_behaviour(&before, &after, &args, TrapRule::SameKind, FUEL) {
+            failures.push(format!("seed {seed}: {e}\n{before}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures[0]);

@@ -16,8 +16,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::casm::{ArithOp, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
 use crate::felt::Felt;
+use crate::listing::{ArithOp, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
 
 /// How the program is entered and left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -334,7 +334,7 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::casm::parse;
+    use crate::listing::parse;
 
     fn words(src: &str) -> Vec<String> {
         let l = parse(&format!("e:\n{src}")).unwrap();

@@ -5,9 +5,9 @@
 //! input that is merely invalid.
 
 use crate::asm::{self, Mode};
-use crate::gen::{self, Config};
+use crate::generate::{self, Config};
 use crate::jvr_interp::{self, Limits};
-use crate::{casm, interp, jvr};
+use crate::{interp, jvr, listing};
 
 /// Arbitrary bytes as `.jvr`: parsing and compiling never panic, and a
 /// parsed module prints to text that parses to the same printed text.
@@ -22,7 +22,7 @@ pub fn parse_jvr(data: &[u8]) {
     assert_eq!(reparsed.to_string(), printed, "print/parse is not stable");
     if let Ok(listing) = crate::compile_module(&module) {
         let text = listing.to_string();
-        let back = casm::parse(&text)
+        let back = listing::parse(&text)
             .unwrap_or_else(|e| panic!("printed CASM does not parse: {e}\n{text}"));
         assert_eq!(back, listing, "CASM print/parse round trip");
     }
@@ -32,14 +32,14 @@ pub fn parse_jvr(data: &[u8]) {
 /// a parsed listing round-trips through its printer.
 pub fn parse_casm(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let Ok(listing) = casm::parse(&text) else {
+    let Ok(listing) = listing::parse(&text) else {
         return;
     };
     assert_eq!(
-        casm::parse(&listing.to_string()).ok().as_ref(),
+        listing::parse(&listing.to_string()).ok().as_ref(),
         Some(&listing)
     );
-    if let Some(casm::Instr::Label(first)) = listing.items.first() {
+    if let Some(listing::Instr::Label(first)) = listing.items.first() {
         if let Ok(prog) = asm::assemble(&listing, first, &[], Mode::Execution) {
             let _ = interp::run(&prog, 10_000);
         }
@@ -50,7 +50,7 @@ pub fn parse_casm(data: &[u8]) {
 /// interpreter and the strict CASM interpreter agree (and the Cairo VM,
 /// with the `cairo-vm` feature), or the harness panics with the program.
 pub fn differential(seed: u64) {
-    let module = gen::generate(seed, &Config::default());
+    let module = generate::generate(seed, &Config::default());
     let text = module.to_string();
     let parsed = jvr::parse(&text)
         .unwrap_or_else(|e| panic!("seed {seed}: generated text does not parse: {e}\n{text}"));
@@ -72,13 +72,13 @@ pub fn differential(seed: u64) {
 /// Mutates `input` deterministically from `seed`: byte flips, insertions
 /// and deletions, for seeded smoke runs of the parsing harnesses.
 pub fn mutate(input: &[u8], seed: u64) -> Vec<u8> {
-    let mut rng = gen::Rng::new(seed);
+    let mut rng = generate::Rng::new(seed);
     let mut out = input.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(out.len() + 1);
-        match rng.below(3) {
+    for _ in 0..1 + rng.index(4) {
+        let at = rng.index(out.len() + 1);
+        match rng.index(3) {
             0 if at < out.len() => out[at] = rng.next_u64() as u8,
-            1 => out.insert(at, b"{}[]();:=-, \n0123456789abrtmpfcalq"[rng.below(33)]),
+            1 => out.insert(at, b"{}[]();:=-, \n0123456789abrtmpfcalq"[rng.index(33)]),
             _ if at < out.len() => {
                 out.remove(at);
             }

@@ -6,7 +6,7 @@
 //! instruction reads a cell that was never written (except the one cell an
 //! assert-equal deduces), and new cells of the execution segment are
 //! written strictly in order, with no gaps. These are the memory access
-//! rules the seed's translation is built to respect.
+//! rules the translation is built to respect.
 //!
 //! The initial state mirrors `cairo-vm`: in execution mode the stack holds a
 //! return `fp` and the end address and the run stops when `pc` reaches the
@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
-use crate::casm::Hint;
 use crate::felt::Felt;
+use crate::listing::Hint;
 
 /// A memory segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

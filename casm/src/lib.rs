@@ -13,20 +13,20 @@
 //! 5. [`interp::run`]: a strict interpreter of the bytecode; with the
 //!    `cairo-vm` feature, `vm::run` on the real Cairo VM.
 //!
-//! [`jvr_interp::run`] is the source-level oracle, and [`gen`] a seeded
+//! [`jvr_interp::run`] is the source-level oracle, and [`generate`] a seeded
 //! generator of programs for differential tests and benchmarks.
 #![deny(missing_docs)]
 
 pub mod asm;
-pub mod casm;
 pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-pub mod gen;
+pub mod generate;
 pub mod input;
 pub mod interp;
 pub mod jvr;
 pub mod jvr_interp;
+pub mod listing;
 pub mod lower;
 pub mod ssa;
 #[cfg(feature = "cairo-vm")]
@@ -38,8 +38,8 @@ pub mod vm;
 pub struct ReadmeDoctests;
 
 pub use asm::{Mode, Program};
-pub use casm::Listing;
 pub use felt::Felt;
+pub use listing::Listing;
 
 use jvr::{JvrError, JvrErrorKind, Module};
 

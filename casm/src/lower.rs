@@ -2,7 +2,7 @@
 //!
 //! The algorithm is the one of the Juvix compiler's JuvixReg-to-CASM
 //! translation after its fix of the memory access order (Juvix PR #2697,
-//! the seed of this crate):
+//! the change this crate follows):
 //!
 //! * Code is cut into basic blocks where the `ap` offset stops being known
 //!   statically: after a `call`, and after a branch one of whose arms calls.
@@ -17,7 +17,7 @@
 //!   ascending SSA order `v_0 < ... < v_{n-1}` with `v_k` at `[fp - 3 - k]`.
 //!   Every predecessor of a block uses that one order, fixed by the block.
 //!   After the `call` comes `ret` (the callee block's result is already at
-//!   `[ap - 1]`) and a word-less `nop`, as in the seed's listing.
+//!   `[ap - 1]`) and a word-less `nop`, as in the translation's listing.
 //! * Liveness is the standard backward analysis (Kildall's framework;
 //!   Aho, Lam, Sethi and Ullman, *Compilers*, 2nd ed., §9.2.5), run over the
 //!   structured body: an arm's live-out is its branch's live-out minus the
@@ -33,9 +33,9 @@
 
 use std::collections::HashMap;
 
-use crate::casm::{ArithOp, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
 use crate::felt::Felt;
 use crate::jvr::BinOp;
+use crate::listing::{ArithOp, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
 use crate::ssa::{Arm, Inst, Operand, SCond, SsaFunction, SsaModule, Var};
 
 /// A lowering failure.

@@ -2,7 +2,7 @@
 //! interpreter, the strict CASM interpreter and (with the `cairo-vm`
 //! feature) the Cairo VM, in execution mode and in proof mode.
 
-use kildall_casm::gen::{generate, Config};
+use kildall_casm::generate::{generate, Config};
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, compile_module, interp, jvr, Mode, MAX_STEPS};
 
@@ -14,7 +14,7 @@ fn check_seed(seed: u64, cfg: &Config, vm: bool) -> u64 {
     let (expected, _) = jvr_interp::run(&parsed, "main", &[], Limits::default()).unwrap();
     let listing = compile_module(&parsed).unwrap();
     assert_eq!(
-        kildall_casm::casm::parse(&listing.to_string()).unwrap(),
+        kildall_casm::listing::parse(&listing.to_string()).unwrap(),
         listing
     );
     let prog = build_module(&parsed, "main", &[], Mode::Execution).unwrap();

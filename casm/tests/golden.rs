@@ -1,13 +1,13 @@
-//! The seed's function `f` compiles to exactly the seed's listing.
+//! The function `f` of Juvix's JuvixReg-to-CASM change compiles to exactly its listing.
 
-use kildall_casm::casm::{self, Instr};
+use kildall_casm::listing::{self, Instr};
 use kildall_casm::{compile, Felt};
 
-const SRC: &str = include_str!("data/seed_f.jvr");
+const SRC: &str = include_str!("data/translation_f.jvr");
 const EXPECTED: &str = include_str!("data/seed_f.casm");
 
 #[test]
-fn seed_function_f_matches_listing() {
+fn function_f_matches_the_listing_of_the_translation() {
     let listing = compile(SRC).unwrap();
     let start = listing
         .items
@@ -15,12 +15,12 @@ fn seed_function_f_matches_listing() {
         .position(|i| *i == Instr::Label("f".into()))
         .unwrap();
     let got = &listing.items[start..];
-    let expected = casm::parse(EXPECTED).unwrap();
+    let expected = listing::parse(EXPECTED).unwrap();
     assert_eq!(got, expected.items.as_slice(), "got:\n{listing}");
 }
 
 #[test]
-fn seed_function_f_runs() {
+fn function_f_runs() {
     // g(x) = 3x; f(a) = 3 * (3(a+1) + a) + 2 * (3(a+1) + a).
     for a in [0i128, 1, 5, -7] {
         let r = kildall_casm::run_interp(SRC, "f", &[Felt::from_i128(a)]).unwrap();

@@ -1,8 +1,8 @@
 //! Block transfers: every predecessor of a join block pushes the live
 //! variables in the block's one order, whatever frame it comes from.
 
-use kildall_casm::casm::{Instr, Rhs, Target};
 use kildall_casm::jvr_interp::{self, Limits};
+use kildall_casm::listing::{Instr, Rhs, Target};
 use kildall_casm::{compile, jvr, run_interp, Felt};
 
 const SRC: &str = "

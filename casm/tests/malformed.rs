@@ -4,19 +4,17 @@
 
 use std::path::Path;
 
+use kildall_testkit::expect::{check_file, data_files};
+
 #[test]
 fn malformed_sources_report_line_and_column() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("malformed"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".jvr"))
-        .collect();
-    names.sort();
-    assert!(names.len() >= 20);
+    let files = data_files(&dir.join("malformed"), "jvr");
+    assert!(files.len() >= 20);
     let mut actual = String::new();
-    for name in &names {
-        let src = std::fs::read_to_string(dir.join("malformed").join(name)).unwrap();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let src = std::fs::read_to_string(path).unwrap();
         let err = match kildall_casm::compile(&src) {
             Ok(listing) => panic!("{name} compiled:\n{listing}"),
             Err(kildall_casm::Error::Jvr(e)) => e,
@@ -25,13 +23,6 @@ fn malformed_sources_report_line_and_column() {
         assert!(err.pos.line >= 1 && err.pos.col >= 1, "{name}: no position");
         actual.push_str(&format!("{name}: {err}\n"));
     }
-    let path = dir.join("malformed.expect");
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    if expected != actual {
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&path, &actual).unwrap();
-        } else {
-            panic!("malformed.expect differs (UPDATE_EXPECT=1 to bless):\n{actual}");
-        }
-    }
+    check_file(&dir.join("malformed.expect"), &actual)
+        .unwrap_or_else(|e| panic!("malformed.expect: {e}"));
 }

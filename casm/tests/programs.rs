@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, interp, jvr, Felt, Mode, MAX_STEPS};
+use kildall_testkit::expect::check_expectation;
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/casm")
@@ -55,23 +56,20 @@ fn check(name: &str) -> String {
     }
     let actual = format!("{} steps: {}", ours.value, ours.steps);
     let expected = header(&src, "expect").unwrap_or("");
-    if expected != actual {
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            let updated: Vec<String> = src
-                .lines()
-                .map(|l| {
-                    if l.starts_with("-- expect:") {
-                        format!("-- expect: {actual}")
-                    } else {
-                        l.to_string()
-                    }
-                })
-                .collect();
-            std::fs::write(&path, updated.join("\n") + "\n").unwrap();
-        } else {
-            panic!("{name}: expected `{expected}`, got `{actual}` (UPDATE_EXPECT=1 to bless)");
-        }
-    }
+    check_expectation(&path, expected, &actual, || {
+        let updated: Vec<String> = src
+            .lines()
+            .map(|l| {
+                if l.starts_with("-- expect:") {
+                    format!("-- expect: {actual}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        updated.join("\n") + "\n"
+    })
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     actual
 }
 

@@ -17,10 +17,9 @@
 use std::error::Error;
 
 use kildall_dataflow::lattice::{MapLattice, PowerSet};
-use kildall_dataflow::{Analysis, Forward};
-use kildall_ir::{
-    parse_module, verify_module, Block, Function, Inst, InstructionData, Type, Value,
-};
+use kildall_dataflow::{Analysis, Forward, FunctionGraph};
+use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::{parse_module, verify_module, Block, Inst, InstructionData, Type, Value};
 
 /// `v0` is written before a branch, on one arm, and in a loop; each load
 /// sees a different set of stores.
@@ -56,18 +55,23 @@ type Stores = MapLattice<Value, PowerSet<Inst>>;
 
 struct ReachingStores;
 
-impl Analysis<Function> for ReachingStores {
+impl Analysis<FunctionGraph<'_>> for ReachingStores {
     type Domain = Stores;
     type Direction = Forward;
 
-    fn bottom_value(&self, _: &Function) -> Stores {
+    fn bottom_value(&self, _: &FunctionGraph<'_>) -> Stores {
         Stores::new()
     }
 
     // Nothing is stored when the function starts.
-    fn initialize_start_block(&self, _: &Function, _: Block, _: &mut Stores) {}
+    fn initialize_start_block(&self, _: &FunctionGraph<'_>, _: Block, _: &mut Stores) {}
 
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Stores, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Stores,
+        inst: Inst,
+    ) {
         match &func.dfg[inst] {
             InstructionData::Store { address, .. } => {
                 let address = func.dfg.resolve(*address);
@@ -88,7 +92,7 @@ impl Analysis<Function> for ReachingStores {
     }
 
     // Terminators neither read nor write memory.
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Stores, _: Block) {}
+    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut Stores, _: Block) {}
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -103,7 +107,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     verify_module(&module).map_err(|e| format!("{name}: {e}"))?;
 
     for (_, func) in module.functions.iter() {
-        let mut results = ReachingStores.into_engine(func).iterate_to_fixpoint();
+        let cfg = ControlFlowGraph::with_function(func);
+        let graph = FunctionGraph::new(func, &cfg);
+        let mut results = ReachingStores.into_engine(&graph).iterate_to_fixpoint();
         println!(
             "== {}: fixed point after {} block visits ({:.2} per block)",
             func.name,
@@ -112,7 +118,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         );
         // The solver keeps block-entry states only; the cursor replays a
         // block's effects up to the point asked for.
-        let mut cursor = results.as_cursor(func);
+        let mut cursor = results.as_cursor(&graph);
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 let InstructionData::Load { address } = func.dfg[inst] else {

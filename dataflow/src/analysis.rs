@@ -8,8 +8,11 @@ use crate::engine::Engine;
 use crate::lattice::JoinSemiLattice;
 
 /// A control-flow graph of blocks holding instructions: what the solver
-/// needs of a program. `kildall_ir::Function` implements it (feature `ir`);
-/// any other IR can, with its own entity types.
+/// needs of a program. With the feature `ir`, a `kildall_ir::Function` seen
+/// with its `ControlFlowGraph` is one ([`FunctionGraph`](crate::FunctionGraph));
+/// any other IR can be, with its own entity types. The graph supplies its
+/// own edges in both directions and its depth-first order, so the solver
+/// builds no topology of its own.
 pub trait Graph {
     /// A block: a dense index (`EntityRef`) so states live in vectors.
     type Block: EntityRef + Debug;
@@ -25,6 +28,14 @@ pub trait Graph {
 
     /// The successors of `block`, in terminator order.
     fn successors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
+
+    /// The predecessors of `block`: every block that has `block` among its
+    /// [`successors`](Self::successors).
+    fn predecessors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
+
+    /// The blocks reachable from the entry, in the post-order of a
+    /// depth-first search from it (the entry last).
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Self::Block> + '_;
 
     /// The instructions of `block` in program order, terminator excluded.
     fn block_insts(&self, block: Self::Block) -> impl DoubleEndedIterator<Item = Self::Inst> + '_;
@@ -91,10 +102,8 @@ impl Direction for Backward {
 /// Then the solver terminates with the least fixed point above the start
 /// states, whatever its worklist order, after at most `h + 1` visits of
 /// each block (each re-visit follows a strict increase of the block's entry
-/// state). For distributive bit-vector problems such as liveness, the
-/// reverse post-order sweeps make it at most `d + 2` visits per block, `d`
-/// being the loop-nesting depth (Kam and Ullman, "Global data flow analysis
-/// and iterative algorithms", JACM 1976).
+/// state). How many visits it takes depends on the order: the worklist
+/// settles each loop before the blocks after it (see [`loop_order`](crate::loop_order)).
 pub trait Analysis<G: Graph + ?Sized> {
     /// The lattice of states.
     type Domain: JoinSemiLattice + Clone;

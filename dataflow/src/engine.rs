@@ -2,14 +2,18 @@
 //!
 //! Kildall's method ("A unified approach to global program optimization",
 //! POPL 1973) with the worklist discipline of rustc's dataflow engine: every
-//! reachable block starts on the worklist, in reverse post-order for a
-//! forward analysis and post-order for a backward one; a block is visited
-//! by applying its effects to its entry state and joining the result into
-//! the entry states of the next blocks, which are (re)queued when they
-//! change. The worklist is a set (a block is queued at most once at a time)
-//! and is drained in sweeps over that order: a block queued behind the
-//! current position waits for the next sweep, so each sweep follows the
-//! order like the round-robin algorithm of Kam and Ullman.
+//! reachable block starts on the worklist; a block is visited by applying
+//! its effects to its entry state and joining the result into the entry
+//! states of the next blocks, which are (re)queued when they change.
+//!
+//! The worklist is a set (a block is queued at most once at a time) over a
+//! loop-aware reverse post-order ([`loop_order`]: each loop's body right
+//! after its header; reversed for a backward analysis), and always yields
+//! its earliest block. A change carried along a back edge therefore
+//! settles the loop before any block after the loop is visited again, as
+//! in Bourdoncle's iteration over a weak topological order; the round-robin
+//! sweeps of Kam and Ullman instead carry each such change down the rest of
+//! the function, once per sweep.
 
 use bitvec::vec::BitVec;
 use cranelift_entity::EntityRef;
@@ -17,6 +21,7 @@ use cranelift_entity::EntityRef;
 use crate::analysis::{Analysis, Direction, Graph};
 use crate::cursor::ResultsCursor;
 use crate::lattice::JoinSemiLattice;
+use crate::order::{loop_order, Worklist};
 
 const UNREACHED: u32 = u32::MAX;
 
@@ -31,8 +36,9 @@ pub struct Stats {
     pub joins: u64,
     /// Joins that changed the entry state (and so queued the block).
     pub changed_joins: u64,
-    /// Sweeps over the block order.
-    pub sweeps: u64,
+    /// Times the worklist went back to an earlier block of its order (a
+    /// change carried along a back edge).
+    pub restarts: u64,
 }
 
 impl Stats {
@@ -133,14 +139,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
         } = self;
         let forward = <A::Direction as Direction>::IS_FORWARD;
         let n = graph.num_block_indices();
-        let topo = Topology::compute(graph, n);
+        let postorder: Vec<u32> = graph.postorder().map(|b| b.index() as u32).collect();
 
         // Sweep order: a position per reachable block.
         let mut reachable: BitVec = BitVec::repeat(false, n);
-        for &b in &topo.postorder {
+        for &b in &postorder {
             reachable.set(b as usize, true);
         }
-        let mut blocks_in_order: Vec<u32> = Vec::with_capacity(topo.postorder.len());
+        let mut blocks_in_order: Vec<u32> = Vec::with_capacity(postorder.len());
         let mut position = vec![UNREACHED; n];
         let mut place = |b: u32, blocks_in_order: &mut Vec<u32>| {
             if reachable[b as usize] && position[b as usize] == UNREACHED {
@@ -156,13 +162,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 }
             }
         }
+        let loops_together = loop_order(graph);
         if forward {
-            for &b in topo.postorder.iter().rev() {
-                place(b, &mut blocks_in_order);
+            for b in &loops_together {
+                place(b.index() as u32, &mut blocks_in_order);
             }
         } else {
-            for &b in &topo.postorder {
-                place(b, &mut blocks_in_order);
+            for b in loops_together.iter().rev() {
+                place(b.index() as u32, &mut blocks_in_order);
             }
         }
 
@@ -173,16 +180,19 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 analysis.initialize_start_block(graph, entry, &mut entry_states[entry.index()]);
             }
         } else {
-            for &b in &topo.postorder {
-                if topo.succs(b).is_empty() {
-                    let block = G::Block::new(b as usize);
+            for &b in &postorder {
+                let block = G::Block::new(b as usize);
+                if graph.successors(block).next().is_none() {
                     analysis.initialize_start_block(graph, block, &mut entry_states[b as usize]);
                 }
             }
         }
 
         let count = blocks_in_order.len();
-        let mut pending: BitVec = BitVec::repeat(true, count);
+        let mut pending = Worklist::new(count);
+        for i in 0..count {
+            pending.insert(i);
+        }
         let mut stats = Stats {
             blocks: count,
             ..Stats::default()
@@ -193,23 +203,12 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             .unwrap_or_else(|| analysis.bottom_value(graph));
         let mut edge_state = state.clone();
         let mut insts: Vec<G::Inst> = Vec::new();
-        let mut pos = 0usize;
-        if count > 0 {
-            stats.sweeps = 1;
-        }
-        loop {
-            let next = match pending[pos..].first_one() {
-                Some(k) => pos + k,
-                None => match pending.first_one() {
-                    Some(k) => {
-                        stats.sweeps += 1;
-                        k
-                    }
-                    None => break,
-                },
-            };
-            pending.set(next, false);
-            pos = next;
+        let mut last = 0usize;
+        while let Some(next) = pending.pop_first() {
+            if next < last {
+                stats.restarts += 1;
+            }
+            last = next;
             let b = blocks_in_order[next];
             let block = G::Block::new(b as usize);
             stats.block_visits += 1;
@@ -219,18 +218,14 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
                 analysis.apply_terminator_effect(graph, &mut state, block);
-                for &s in topo.succs(b) {
+                for succ in graph.successors(block) {
+                    let s = succ.index();
                     edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(
-                        graph,
-                        &mut edge_state,
-                        block,
-                        G::Block::new(s as usize),
-                    );
+                    analysis.apply_edge_effect(graph, &mut edge_state, block, succ);
                     stats.joins += 1;
-                    if entry_states[s as usize].join(&edge_state) {
+                    if entry_states[s].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[s as usize] as usize, true);
+                        pending.insert(position[s] as usize);
                     }
                 }
             } else {
@@ -240,21 +235,17 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 for &inst in insts.iter().rev() {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
-                for &p in topo.preds(b) {
-                    if position[p as usize] == UNREACHED {
+                for pred in graph.predecessors(block) {
+                    let p = pred.index();
+                    if position[p] == UNREACHED {
                         continue;
                     }
                     edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(
-                        graph,
-                        &mut edge_state,
-                        G::Block::new(p as usize),
-                        block,
-                    );
+                    analysis.apply_edge_effect(graph, &mut edge_state, pred, block);
                     stats.joins += 1;
-                    if entry_states[p as usize].join(&edge_state) {
+                    if entry_states[p].join(&edge_state) {
                         stats.changed_joins += 1;
-                        pending.set(position[p as usize] as usize, true);
+                        pending.insert(position[p] as usize);
                     }
                 }
             }
@@ -265,81 +256,5 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             reachable,
             stats,
         }
-    }
-}
-
-/// Successors, predecessors and the post-order of a [`Graph`], in
-/// compressed rows of `u32` block indices.
-pub(crate) struct Topology {
-    succ_start: Vec<u32>,
-    succs: Vec<u32>,
-    pred_start: Vec<u32>,
-    preds: Vec<u32>,
-    pub(crate) postorder: Vec<u32>,
-}
-
-impl Topology {
-    pub(crate) fn compute<G: Graph + ?Sized>(graph: &G, n: usize) -> Topology {
-        let mut succ_start = Vec::with_capacity(n + 1);
-        let mut succs = Vec::new();
-        for b in 0..n {
-            succ_start.push(succs.len() as u32);
-            succs.extend(graph.successors(G::Block::new(b)).map(|s| s.index() as u32));
-        }
-        succ_start.push(succs.len() as u32);
-        let mut pred_start = vec![0u32; n + 1];
-        for &s in &succs {
-            pred_start[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            pred_start[i + 1] += pred_start[i];
-        }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; succs.len()];
-        for b in 0..n {
-            for k in succ_start[b]..succ_start[b + 1] {
-                let s = succs[k as usize] as usize;
-                preds[fill[s] as usize] = b as u32;
-                fill[s] += 1;
-            }
-        }
-        let mut topo = Topology {
-            succ_start,
-            succs,
-            pred_start,
-            preds,
-            postorder: Vec::new(),
-        };
-        if let Some(entry) = graph.entry_block() {
-            topo.dfs(entry.index() as u32, n);
-        }
-        topo
-    }
-
-    fn dfs(&mut self, entry: u32, n: usize) {
-        let mut seen: BitVec = BitVec::repeat(false, n);
-        let mut stack: Vec<(u32, u32)> = vec![(entry, self.succ_start[entry as usize])];
-        seen.set(entry as usize, true);
-        while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-            if *next < self.succ_start[b as usize + 1] {
-                let s = self.succs[*next as usize];
-                *next += 1;
-                if !seen[s as usize] {
-                    seen.set(s as usize, true);
-                    stack.push((s, self.succ_start[s as usize]));
-                }
-            } else {
-                self.postorder.push(b);
-                stack.pop();
-            }
-        }
-    }
-
-    pub(crate) fn succs(&self, b: u32) -> &[u32] {
-        &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
-    }
-
-    pub(crate) fn preds(&self, b: u32) -> &[u32] {
-        &self.preds[self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize]
     }
 }

@@ -1,37 +1,83 @@
-//! The binding to `kildall-ir`: functions as [`Graph`]s, and liveness.
+//! The binding to `kildall-ir`: a function with its control-flow graph as
+//! a [`Graph`], and liveness.
 
+use std::ops::Deref;
+
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{Block, Function, Inst, Terminator, Value, ValueDef};
 
 use crate::analysis::{Analysis, Backward, Graph};
 use crate::engine::Results;
 use crate::lattice::BitSet;
 
-impl Graph for Function {
+/// A function seen with its [`ControlFlowGraph`]: the [`Graph`] analyses
+/// of `kildall-ir` functions run over. The edges and the depth-first order
+/// are the control-flow graph's (a `jmpif` to one block twice is one edge;
+/// blocks outside the layout have none), the instructions the function's.
+/// It dereferences to the function, so an analysis reads the function
+/// through it.
+#[derive(Copy, Clone)]
+pub struct FunctionGraph<'a> {
+    func: &'a Function,
+    cfg: &'a ControlFlowGraph,
+}
+
+impl<'a> FunctionGraph<'a> {
+    /// `func` with `cfg`, which must be computed for `func` as it is.
+    pub fn new(func: &'a Function, cfg: &'a ControlFlowGraph) -> Self {
+        debug_assert!(cfg.is_valid(), "the control-flow graph is not computed");
+        FunctionGraph { func, cfg }
+    }
+
+    /// The function.
+    pub fn function(&self) -> &'a Function {
+        self.func
+    }
+
+    /// The control-flow graph.
+    pub fn cfg(&self) -> &'a ControlFlowGraph {
+        self.cfg
+    }
+}
+
+impl Deref for FunctionGraph<'_> {
+    type Target = Function;
+
+    fn deref(&self) -> &Function {
+        self.func
+    }
+}
+
+impl Graph for FunctionGraph<'_> {
     type Block = Block;
     type Inst = Inst;
 
     fn num_block_indices(&self) -> usize {
-        self.dfg.num_blocks()
+        self.cfg.num_block_indices()
     }
 
     fn entry_block(&self) -> Option<Block> {
-        self.layout.entry_block()
+        self.cfg.entry_block()
     }
 
     fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        let inserted = self.layout.is_block_inserted(block);
-        let mut previous = None;
-        self.dfg
-            .successors(block)
-            .filter(move |&s| inserted && previous.replace(s) != Some(s))
+        self.cfg.successors(block).iter().copied()
+    }
+
+    fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        self.cfg.predecessors(block).iter().copied()
+    }
+
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Block> + '_ {
+        self.cfg.postorder().iter().copied()
     }
 
     fn block_insts(&self, block: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {
-        self.layout.block_insts(block)
+        self.func.layout.block_insts(block)
     }
 
     fn inst_block(&self, inst: Inst) -> Option<Block> {
-        self.layout.inst_block(inst)
+        self.func.layout.inst_block(inst)
     }
 }
 
@@ -62,20 +108,25 @@ impl Liveness {
     }
 }
 
-impl Analysis<Function> for Liveness {
+impl Analysis<FunctionGraph<'_>> for Liveness {
     type Domain = BitSet<Value>;
     type Direction = Backward;
 
-    fn bottom_value(&self, func: &Function) -> BitSet<Value> {
+    fn bottom_value(&self, func: &FunctionGraph<'_>) -> BitSet<Value> {
         BitSet::new_empty(func.dfg.num_values())
     }
 
-    fn initialize_start_block(&self, _: &Function, _: Block, _: &mut BitSet<Value>) {
+    fn initialize_start_block(&self, _: &FunctionGraph<'_>, _: Block, _: &mut BitSet<Value>) {
         // Nothing is live after a `return`: its operands are uses of the
         // terminator itself.
     }
 
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut BitSet<Value>, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut BitSet<Value>,
+        inst: Inst,
+    ) {
         for &result in func.dfg.inst_results(inst) {
             state.remove(result);
         }
@@ -86,7 +137,7 @@ impl Analysis<Function> for Liveness {
 
     fn apply_terminator_effect(
         &mut self,
-        func: &Function,
+        func: &FunctionGraph<'_>,
         state: &mut BitSet<Value>,
         block: Block,
     ) {
@@ -103,7 +154,7 @@ impl Analysis<Function> for Liveness {
 
     fn apply_edge_effect(
         &mut self,
-        func: &Function,
+        func: &FunctionGraph<'_>,
         state: &mut BitSet<Value>,
         from: Block,
         to: Block,
@@ -119,7 +170,7 @@ impl Analysis<Function> for Liveness {
     }
 }
 
-/// Solves liveness for `func`.
-pub fn liveness(func: &Function) -> Results<Function, Liveness> {
-    Liveness.into_engine(func).iterate_to_fixpoint()
+/// Solves liveness over `graph`.
+pub fn liveness<'a>(graph: &FunctionGraph<'a>) -> Results<FunctionGraph<'a>, Liveness> {
+    Liveness.into_engine(graph).iterate_to_fixpoint()
 }

@@ -9,12 +9,13 @@
 //! to the fixed point (Kildall, "A unified approach to global program
 //! optimization", POPL 1973) and keeps only the state at each block's
 //! entry. The solver core is generic over a small [`Graph`] trait; with the
-//! default feature `ir`, `kildall_ir::Function` implements it and the stock
-//! [`Liveness`] analysis is available.
+//! default feature `ir`, a function with its control-flow graph is one
+//! ([`FunctionGraph`]) and the stock [`Liveness`] analysis is available.
 //!
 //! ```
 //! # #[cfg(feature = "ir")] {
-//! use kildall_dataflow::{liveness, Graph};
+//! use kildall_dataflow::{liveness, FunctionGraph};
+//! use kildall_ir::cfg::ControlFlowGraph;
 //! use kildall_ir::{FuncCursor, Function, Type};
 //!
 //! let mut func = Function::new("f");
@@ -25,8 +26,10 @@
 //! let y = cur.binary(kildall_ir::BinaryOp::UncheckedAdd, x, x);
 //! cur.ret(vec![y]);
 //!
-//! let mut results = liveness(&func);
-//! let mut cursor = results.as_cursor(&func);
+//! let cfg = ControlFlowGraph::with_function(&func);
+//! let graph = FunctionGraph::new(&func, &cfg);
+//! let mut results = liveness(&graph);
+//! let mut cursor = results.as_cursor(&graph);
 //! assert!(cursor.seek_to_block_start(b0).contains(x));
 //! assert!(!cursor.seek_before_terminator(b0).contains(x));
 //! # }
@@ -39,15 +42,17 @@ mod engine;
 #[cfg(feature = "ir")]
 mod ir;
 pub mod lattice;
+mod order;
 
 pub use analysis::{Analysis, Backward, Direction, Forward, Graph};
 pub use cursor::{ProgramPoint, ResultsCursor};
 pub use engine::{Engine, Results, Stats};
 #[cfg(feature = "ir")]
-pub use ir::{liveness, Liveness};
+pub use ir::{liveness, FunctionGraph, Liveness};
 pub use lattice::{
     BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, PowerSet,
 };
+pub use order::{loop_order, Worklist};
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

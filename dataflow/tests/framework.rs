@@ -19,8 +19,46 @@ struct Node(u32);
 entity_impl!(Node, "n");
 
 /// A graph of blocks with `len` instructions each; instruction `(b, i)`.
+/// Predecessors and the post-order are computed from the definitions, by
+/// the simplest means, as the oracle for the solver's use of them.
 struct TestGraph {
     blocks: Vec<(usize, Vec<Node>)>,
+    preds: Vec<Vec<Node>>,
+    postorder: Vec<Node>,
+}
+
+impl TestGraph {
+    fn new(blocks: Vec<(usize, Vec<Node>)>) -> Self {
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for (b, (_, succs)) in blocks.iter().enumerate() {
+            for s in succs {
+                preds[s.index()].push(Node::new(b));
+            }
+        }
+        fn visit(b: Node, blocks: &[(usize, Vec<Node>)], seen: &mut [bool], out: &mut Vec<Node>) {
+            seen[b.index()] = true;
+            for &s in &blocks[b.index()].1 {
+                if !seen[s.index()] {
+                    visit(s, blocks, seen, out);
+                }
+            }
+            out.push(b);
+        }
+        let mut postorder = Vec::new();
+        if !blocks.is_empty() {
+            visit(
+                Node::new(0),
+                &blocks,
+                &mut vec![false; blocks.len()],
+                &mut postorder,
+            );
+        }
+        TestGraph {
+            blocks,
+            preds,
+            postorder,
+        }
+    }
 }
 
 impl Graph for TestGraph {
@@ -34,6 +72,12 @@ impl Graph for TestGraph {
     }
     fn successors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
         self.blocks[block.index()].1.iter().copied()
+    }
+    fn predecessors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
+        self.preds[block.index()].iter().copied()
+    }
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Node> + '_ {
+        self.postorder.iter().copied()
     }
     fn block_insts(&self, block: Node) -> impl DoubleEndedIterator<Item = (Node, usize)> + '_ {
         (0..self.blocks[block.index()].0).map(move |i| (block, i))
@@ -55,7 +99,7 @@ fn random_graph(rng: &mut Rng, n: usize) -> TestGraph {
         .into_iter()
         .map(|succs| (rng.index(4), succs.into_iter().map(Node::new).collect()))
         .collect();
-    TestGraph { blocks }
+    TestGraph::new(blocks)
 }
 
 /// Each program point has an id: instruction `i` of block `b` is

@@ -2,7 +2,10 @@
 //! and the solver's fixed point and order independence on `ir` functions
 //! for a backward bit-set analysis and a forward map lattice.
 
-use kildall_dataflow::{liveness, Analysis, Forward, JoinSemiLattice, Liveness, MapLattice, Max};
+use kildall_dataflow::{
+    liveness, Analysis, Forward, FunctionGraph, JoinSemiLattice, Liveness, MapLattice, Max,
+};
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::generate::Rng;
 use kildall_ir::testing::{random_cfg, TerminatorMix};
 use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Inst, Terminator, Type, Value};
@@ -133,7 +136,9 @@ fn liveness_agrees_with_paths() {
     for _ in 0..400 {
         let n = 1 + rng.index(8);
         let func = random_function(&mut rng, n);
-        let mut results = liveness(&func);
+        let cfg = ControlFlowGraph::with_function(&func);
+        let graph = FunctionGraph::new(&func, &cfg);
+        let mut results = liveness(&graph);
         let values: Vec<Value> = func
             .dfg
             .values()
@@ -145,7 +150,7 @@ fn liveness_agrees_with_paths() {
             .blocks()
             .filter(|&b| results.is_reachable(b))
             .collect();
-        let mut cursor = results.as_cursor(&func);
+        let mut cursor = results.as_cursor(&graph);
         for &b in &reachable {
             let insts: Vec<Inst> = func.layout.block_insts(b).collect();
             for k in 0..=insts.len() {
@@ -184,18 +189,28 @@ fn liveness_agrees_with_paths() {
 #[derive(Copy, Clone)]
 struct Depth;
 
-impl Analysis<Function> for Depth {
+impl Analysis<FunctionGraph<'_>> for Depth {
     type Domain = MapLattice<Value, Max>;
     type Direction = Forward;
-    fn bottom_value(&self, _: &Function) -> Self::Domain {
+    fn bottom_value(&self, _: &FunctionGraph<'_>) -> Self::Domain {
         MapLattice::new()
     }
-    fn initialize_start_block(&self, func: &Function, block: Block, state: &mut Self::Domain) {
+    fn initialize_start_block(
+        &self,
+        func: &FunctionGraph<'_>,
+        block: Block,
+        state: &mut Self::Domain,
+    ) {
         for &p in func.dfg.block_params(block) {
             state.set(p, Max::At(0));
         }
     }
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Self::Domain, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Self::Domain,
+        inst: Inst,
+    ) {
         let mut depth = Max::At(0);
         for v in func.dfg[inst].arguments().as_slice() {
             depth.join(&state.get_or_bottom(v));
@@ -208,10 +223,10 @@ impl Analysis<Function> for Depth {
             state.set(r, result);
         }
     }
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Self::Domain, _: Block) {}
+    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut Self::Domain, _: Block) {}
     fn apply_edge_effect(
         &mut self,
-        func: &Function,
+        func: &FunctionGraph<'_>,
         state: &mut Self::Domain,
         from: Block,
         to: Block,
@@ -229,9 +244,9 @@ impl Analysis<Function> for Depth {
     }
 }
 
-fn check_order_independence<A: Analysis<Function> + Copy>(
+fn check_order_independence<'g, A: Analysis<FunctionGraph<'g>> + Copy>(
     analysis: A,
-    func: &Function,
+    func: &FunctionGraph<'g>,
     rng: &mut Rng,
 ) where
     A::Domain: PartialEq + std::fmt::Debug,
@@ -288,7 +303,9 @@ fn fixed_point_and_order_independence_on_ir() {
     for _ in 0..500 {
         let n = 1 + rng.index(14);
         let func = random_function(&mut rng, n);
-        check_order_independence(Liveness, &func, &mut rng);
-        check_order_independence(Depth, &func, &mut rng);
+        let cfg = ControlFlowGraph::with_function(&func);
+        let graph = FunctionGraph::new(&func, &cfg);
+        check_order_independence(Liveness, &graph, &mut rng);
+        check_order_independence(Depth, &graph, &mut rng);
     }
 }

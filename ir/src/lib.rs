@@ -23,6 +23,7 @@ pub mod interpreter;
 mod layout;
 pub mod loops;
 mod parser;
+pub mod pass;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod types;
@@ -39,7 +40,7 @@ pub use layout::{Blocks, Insts, Layout};
 pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};
 pub use types::{Type, MAX_INT_BITS};
 pub use verifier::{verify_function, verify_module, Location, VerifierError, VerifierErrorKind};
-pub use write::DisplayFunction;
+pub use write::{DisplayFunction, DisplayInst, DisplayTerminator};
 
 /// Re-exported so that users of the entity maps need no direct dependency.
 pub use cranelift_entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};

@@ -30,7 +30,7 @@ pub enum Type {
     Slice(Arc<[Type]>),
     /// `function`: a reference to a function.
     Function,
-    /// `noisy`: a noisy ciphertext of a 5-bit plaintext (seed 004).
+    /// `noisy`: a noisy ciphertext of a 5-bit plaintext (the noisy-arithmetic model of FHE schemes).
     Noisy,
 }
 

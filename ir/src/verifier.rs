@@ -1,5 +1,5 @@
 //! The verifier: structural, SSA and type checks of a function or module
-//! (DESIGN section 2). It reports the first error found, naming the function,
+//! (the crate README lists them). It reports the first error found, naming the function,
 //! the block, instruction or value at fault, and its source position when
 //! the function came from text.
 //!
@@ -22,6 +22,8 @@ use std::fmt;
 
 use cranelift_entity::SecondaryMap;
 
+use crate::cfg::ControlFlowGraph;
+use crate::dominators::DominatorTree;
 use crate::{
     BinaryOp, Block, Callee, FuncId, Function, Inst, InstructionData, Module, SourceLoc,
     Terminator, Type, Value, ValueDef,
@@ -249,18 +251,10 @@ fn type_list(types: impl IntoIterator<Item = Type>) -> String {
 /// Buffers reused across the functions of a module.
 #[derive(Default)]
 struct Verifier {
-    /// Reverse post-order number of each reachable block (`u32::MAX` if unreachable).
-    rpo_number: SecondaryMap<Block, u32>,
-    rpo: Vec<Block>,
-    idom: SecondaryMap<Block, u32>,
-    preds: SecondaryMap<Block, Vec<Block>>,
-    /// Pre- and post-order numbers in the dominator tree.
-    pre: SecondaryMap<Block, u32>,
-    post: SecondaryMap<Block, u32>,
+    cfg: ControlFlowGraph,
+    domtree: DominatorTree,
     inst_pos: SecondaryMap<Inst, u32>,
 }
-
-const UNREACHABLE: u32 = u32::MAX;
 
 struct Ctx<'a> {
     func: &'a Function,
@@ -321,9 +315,9 @@ impl Verifier {
             returns: returns.unwrap_or_default(),
         };
         let dfg = &func.dfg;
-        let Some(entry) = func.entry_block() else {
+        if func.entry_block().is_none() {
             return Err(cx.error(Location::Function, VerifierErrorKind::NoEntryBlock));
-        };
+        }
         for block in func.layout.blocks() {
             let Some(terminator) = dfg.terminator(block) else {
                 return Err(cx.error(
@@ -340,7 +334,10 @@ impl Verifier {
                 }
             }
         }
-        self.compute_dominators(func, entry);
+        // Every target is a block of the layout (checked above), so the
+        // graph is well formed.
+        self.cfg.compute(func);
+        self.domtree.compute(&self.cfg);
         for block in func.layout.blocks() {
             for (pos, inst) in func.layout.block_insts(block).enumerate() {
                 self.inst_pos[inst] = pos as u32;
@@ -364,128 +361,6 @@ impl Verifier {
             check_terminator(&cx, block, terminator)?;
         }
         Ok(())
-    }
-
-    /// Cooper-Harvey-Kennedy over the blocks reachable from `entry`.
-    fn compute_dominators(&mut self, func: &Function, entry: Block) {
-        let dfg = &func.dfg;
-        self.rpo_number.clear();
-        self.idom.clear();
-        self.pre.clear();
-        self.post.clear();
-        self.rpo.clear();
-        for preds in self.preds.values_mut() {
-            preds.clear();
-        }
-        self.rpo_number.resize(dfg.num_blocks());
-        for block in func.layout.blocks() {
-            self.rpo_number[block] = UNREACHABLE;
-        }
-        // Iterative DFS for the post-order; a block is numbered once all its
-        // successors were visited.
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::with_capacity(dfg.num_blocks());
-        let mut stack: Vec<(Block, u32)> = vec![(entry, 0)];
-        visited[entry] = true;
-        let mut postorder = Vec::new();
-        while let Some((block, next)) = stack.last_mut() {
-            let block = *block;
-            let succ = dfg.successors(block).nth(*next as usize);
-            *next += 1;
-            match succ {
-                Some(succ) => {
-                    self.preds[succ].push(block);
-                    if !visited[succ] {
-                        visited[succ] = true;
-                        stack.push((succ, 0));
-                    }
-                }
-                None => {
-                    postorder.push(block);
-                    stack.pop();
-                }
-            }
-        }
-        self.rpo.extend(postorder.iter().rev());
-        for (i, &block) in self.rpo.iter().enumerate() {
-            self.rpo_number[block] = i as u32;
-        }
-        // idom as an RPO number; the entry is its own.
-        for &block in &self.rpo {
-            self.idom[block] = UNREACHABLE;
-        }
-        self.idom[entry] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &block in self.rpo.iter().skip(1) {
-                let mut new_idom = UNREACHABLE;
-                for &pred in &self.preds[block] {
-                    let p = self.rpo_number[pred];
-                    if self.idom[pred] == UNREACHABLE {
-                        continue;
-                    }
-                    new_idom = if new_idom == UNREACHABLE {
-                        p
-                    } else {
-                        self.intersect(p, new_idom)
-                    };
-                }
-                if self.idom[block] != new_idom {
-                    self.idom[block] = new_idom;
-                    changed = true;
-                }
-            }
-        }
-        // Pre/post numbering of the dominator tree: children lists by RPO
-        // number, then an iterative DFS.
-        let n = self.rpo.len();
-        let mut first_child = vec![u32::MAX; n];
-        let mut next_sibling = vec![u32::MAX; n];
-        for i in (1..n).rev() {
-            let parent = self.idom[self.rpo[i]] as usize;
-            next_sibling[i] = first_child[parent];
-            first_child[parent] = i as u32;
-        }
-        let mut counter = 0u32;
-        let mut stack: Vec<(u32, bool)> = vec![(0, false)];
-        while let Some((node, done)) = stack.pop() {
-            let block = self.rpo[node as usize];
-            if done {
-                self.post[block] = counter;
-                counter += 1;
-                continue;
-            }
-            self.pre[block] = counter;
-            counter += 1;
-            stack.push((node, true));
-            let mut child = first_child[node as usize];
-            while child != u32::MAX {
-                stack.push((child, false));
-                child = next_sibling[child as usize];
-            }
-        }
-    }
-
-    fn intersect(&self, mut a: u32, mut b: u32) -> u32 {
-        while a != b {
-            while a > b {
-                a = self.idom[self.rpo[a as usize]];
-            }
-            while b > a {
-                b = self.idom[self.rpo[b as usize]];
-            }
-        }
-        a
-    }
-
-    fn reachable(&self, block: Block) -> bool {
-        self.rpo_number
-            .get(block)
-            .is_some_and(|&n| n != UNREACHABLE)
-    }
-
-    fn dominates(&self, a: Block, b: Block) -> bool {
-        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 
     /// Checks that `value`, used in `block` at instruction position
@@ -528,13 +403,13 @@ impl Verifier {
                 }
             },
         };
-        if !self.reachable(block) {
+        if !self.domtree.is_reachable(block) {
             return Ok(());
         }
         let dominated = if def_block == block {
             def_pos.map_or(true, |p| p < position)
         } else {
-            self.reachable(def_block) && self.dominates(def_block, block)
+            self.domtree.dominates(def_block, block)
         };
         if dominated {
             Ok(())

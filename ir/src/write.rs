@@ -6,7 +6,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::{
-    Block, ConstValue, FuncId, Function, InstructionData, Module, Terminator, Type, Value, ValueDef,
+    Block, ConstValue, FuncId, Function, Inst, InstructionData, Module, Terminator, Type, Value,
+    ValueDef,
 };
 
 /// A [`Function`] displayed with the id its module gives it.
@@ -15,11 +16,49 @@ pub struct DisplayFunction<'a> {
     id: FuncId,
 }
 
+/// One instruction of a [`Function`], as its line of the text format
+/// without indentation (`v7 = mul v5, v6`).
+pub struct DisplayInst<'a> {
+    func: &'a Function,
+    inst: Inst,
+}
+
+/// The terminator of a block, as its line of the text format.
+pub struct DisplayTerminator<'a> {
+    func: &'a Function,
+    block: Block,
+}
+
 impl Function {
     /// Displays the function with the header id `id` (`fn main f3 {`).
     /// `Display` on the function alone writes `f0`.
     pub fn display(&self, id: FuncId) -> DisplayFunction<'_> {
         DisplayFunction { func: self, id }
+    }
+
+    /// Displays instruction `inst` as the printer writes it in its block.
+    pub fn display_inst(&self, inst: Inst) -> DisplayInst<'_> {
+        DisplayInst { func: self, inst }
+    }
+
+    /// Displays the terminator of `block` (nothing if it has none).
+    pub fn display_terminator(&self, block: Block) -> DisplayTerminator<'_> {
+        DisplayTerminator { func: self, block }
+    }
+}
+
+impl Display for DisplayInst<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_inst_line(f, self.func, self.inst)
+    }
+}
+
+impl Display for DisplayTerminator<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.func.dfg.terminator(self.block) {
+            Some(terminator) => write_terminator(f, self.func, terminator),
+            None => Ok(()),
+        }
     }
 }
 
@@ -128,17 +167,7 @@ fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Res
     f.write_str("):\n")?;
     for inst in func.layout.block_insts(block) {
         f.write_str("    ")?;
-        let results = dfg.inst_results(inst);
-        for (i, result) in results.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{result}")?;
-        }
-        if !results.is_empty() {
-            f.write_str(" = ")?;
-        }
-        write_inst(f, func, &dfg[inst], results)?;
+        write_inst_line(f, func, inst)?;
         f.write_char('\n')?;
     }
     if let Some(terminator) = dfg.terminator(block) {
@@ -147,6 +176,21 @@ fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Res
         f.write_char('\n')?;
     }
     Ok(())
+}
+
+/// `v1, v2 = op ...`: the results, then the instruction.
+fn write_inst_line(f: &mut Formatter<'_>, func: &Function, inst: Inst) -> fmt::Result {
+    let results = func.dfg.inst_results(inst);
+    for (i, result) in results.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{result}")?;
+    }
+    if !results.is_empty() {
+        f.write_str(" = ")?;
+    }
+    write_inst(f, func, &func.dfg[inst], results)
 }
 
 fn write_inst(

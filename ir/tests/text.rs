@@ -1,5 +1,5 @@
 //! Text format tests: round trips over a corpus covering every instruction
-//! and type (printed forms blessed in `data/roundtrip/*.out`), the seed
+//! and type (printed forms blessed in `data/roundtrip/*.out`), the
 //! programs of `examples/ir`, and one case per parse error kind.
 
 use std::path::{Path, PathBuf};

@@ -1,43 +1,20 @@
 //! Seeded generation of random, valid forests, for property tests,
 //! benchmarks and fuzzing.
 //!
-//! The random source is SplitMix64 (Steele, Lea, Flood: "Fast splittable
-//! pseudorandom number generators", OOPSLA 2014), so a seed gives the same
-//! forest on every platform.
+//! The random source is the workspace's SplitMix64 stream
+//! ([`kildall_testkit::Rng`]), so a seed gives the same forest on every
+//! platform.
 
 use crate::decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind};
 use crate::felt::{Digest, Felt, MODULUS};
 use crate::forest::{MastForest, MastForestBuilder, MastNodeId};
 use crate::ops::Operation;
 
-/// SplitMix64.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub use kildall_testkit::Rng;
 
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-
-    /// True with probability `per_mille / 1000`.
-    pub fn chance(&mut self, per_mille: u64) -> bool {
-        self.below(1000) < per_mille
-    }
+/// A probability given in thousandths, as [`GenConfig`] gives them.
+fn per_mille(p: u64) -> f64 {
+    p as f64 / 1000.0
 }
 
 /// Shape of generated forests.
@@ -94,7 +71,7 @@ const CONTEXTS: [&str; 6] = [
 ];
 
 fn random_op(rng: &mut Rng, cfg: &GenConfig) -> Operation {
-    if rng.chance(cfg.push_per_mille) {
+    if rng.chance(per_mille(cfg.push_per_mille)) {
         // Mostly small constants, as in real code, with some extremes.
         let v = match rng.below(10) {
             0..=4 => rng.below(16),
@@ -140,7 +117,7 @@ fn random_decorator(rng: &mut Rng, b: &mut MastForestBuilder) -> Decorator {
                 context_name: b.intern(ctx),
                 op: b.intern(&op),
                 num_cycles: rng.below(256) as u8,
-                should_break: rng.chance(100),
+                should_break: rng.chance(0.1),
             })
         }
         2 => Decorator::StackAll,
@@ -156,7 +133,7 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> MastForest {
     // Children are drawn mostly from recent nodes so that trees form.
     let pick = |rng: &mut Rng, len: usize| -> usize {
         let window = len.min(16) as u64;
-        if rng.chance(850) {
+        if rng.chance(0.85) {
             len - 1 - rng.below(window) as usize
         } else {
             rng.below(len as u64) as usize
@@ -169,7 +146,7 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> MastForest {
             let mut ops = Vec::with_capacity(n);
             let mut decorators = Vec::new();
             for k in 0..=n {
-                while rng.chance(cfg.decorator_per_mille) {
+                while rng.chance(per_mille(cfg.decorator_per_mille)) {
                     let d = random_decorator(&mut rng, &mut b);
                     decorators.push((k as u32, d));
                 }
@@ -209,7 +186,7 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> MastForest {
     }
     let mut last_root = None;
     for (i, &p) in has_parent.iter().enumerate() {
-        if !p || rng.chance(30) {
+        if !p || rng.chance(0.03) {
             let id = MastNodeId(i as u32);
             b.add_root(id).expect("node exists");
             last_root = Some(id);

@@ -27,17 +27,8 @@ fn check(name: &str) -> kildall_mast::MastForest {
         assert_eq!(back, forest, "{name}: encode/decode");
         assert_eq!(back.to_string(), printed);
     }
-    let golden = data(&format!("{name}.mast"));
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&golden, &bytes).unwrap();
-    } else {
-        let expected = std::fs::read(&golden)
-            .unwrap_or_else(|_| panic!("{name}.mast missing; run with UPDATE_EXPECT=1"));
-        assert!(
-            expected == bytes,
-            "{name}: encoding differs from the golden file"
-        );
-    }
+    kildall_testkit::expect::check_bytes(&data(&format!("{name}.mast")), &bytes)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     forest
 }
 

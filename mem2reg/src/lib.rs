@@ -1,14 +1,14 @@
 //! Memory-to-register promotion with alias tracking (Noir's mem2reg), run to
-//! a fixed point on the [`kildall_dataflow`] solver.
+//! a fixed point in the order of the [`kildall_dataflow`] solver.
 //!
 //! The specification is the design note "New mem2reg algorithm" of the Noir
-//! team (the seed of this crate): the value of each reference at the start of
+//! team: the value of each reference at the start of
 //! a block is the unification of its values at the end of the predecessors
 //! (`Known(v)` when all agree, else `Unknown`; no predecessor means
 //! `Unknown`), stores make a reference `Known`, loads of `Known` references
 //! are replaced, calls make the references they receive `Unknown`, and alias
 //! sets make a store through one reference forget the others. Three parts go
-//! beyond the seed:
+//! beyond the note:
 //!
 //! - the analysis runs to a fixed point ([`forward`] module docs), so a loop
 //!   whose body does not touch a reference keeps it `Known`;
@@ -25,17 +25,13 @@
 //! never-stored cell traps; such loads are never removed, and an allocation
 //! is promoted only if every load of it is definitely initialised).
 //!
-//! Cost: each phase is a few linear scans, states are persistent maps
-//! shared between blocks and kept only at join blocks, the forward solve
-//! settles each loop before going on (about 1.2 block visits per block at
-//! every size, [`forward`] module docs), names changed by replaced loads
-//! are handled inside the forwarding phase rather than by another round,
-//! and a later round reruns only the phases whose inputs the previous one
-//! changed. Promotion is linear in the function (pruning by use marking,
-//! see [`promote`]), and promotes the allocations it frees from its first
-//! walk's accesses. Time per block still grows somewhat with the size of
-//! one function (cache misses of the scans), see the README's
-//! measurements.
+//! Cost: each phase is a few linear scans; states are persistent maps
+//! shared between blocks and kept only at join blocks; the forward solve
+//! settles each loop before going on ([`forward`] module docs); names
+//! changed by replaced loads are handled inside the forwarding phase rather
+//! than by another round, and a later round reruns only the phases whose
+//! inputs the previous one changed. Promotion is linear in the function
+//! (pruning by use marking, see [`promote`]). The README has the figures.
 //!
 //! ```
 //! let text = "
@@ -56,6 +52,7 @@
 use std::fmt;
 use std::ops::AddAssign;
 
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
     Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, Module, SecondaryMap, Value,
     ValueDef,
@@ -64,8 +61,11 @@ use kildall_ir::{
 pub mod alias;
 pub mod dse;
 pub mod forward;
+mod pass;
 pub mod pmap;
 pub mod promote;
+
+pub use pass::Mem2Reg;
 
 /// What a run of the pass did.
 #[derive(Copy, Clone, Default, PartialEq, Eq, Debug)]
@@ -107,7 +107,7 @@ impl fmt::Display for Stats {
 pub struct Options {
     /// Promote allocations whose address never escapes to SSA values.
     pub promote: bool,
-    /// Replace loads of `Known` references (the seed's algorithm).
+    /// Replace loads of `Known` references (the design note's algorithm).
     pub forward: bool,
     /// Remove unobservable stores and unused allocations.
     pub dead_stores: bool,
@@ -129,7 +129,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Only the seed's load forwarding, without promotion or dead-store removal
+    /// Only the design note's load forwarding, without promotion or dead-store removal
     /// (repeated while a round replaces a load: a replaced load of a reference
     /// can make a later store a store to a known reference).
     pub fn forward_only() -> Self {
@@ -247,10 +247,18 @@ impl Renames {
 ///
 /// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
 /// on SSA dominance to know that every promoted load has a reaching store.
-// Linear in practice: 1,000,000 generated blocks in 3.8 s, time per block
-// 1.33 times that at 10,000 blocks; the `forward` module docs say where the
-// time goes.
 pub fn run_with(func: &mut Function, options: &Options) -> Stats {
+    run_with_analyses(func, &mut FunctionAnalyses::new(), options)
+}
+
+/// [`run_with`] given the analyses of `func` as it is; they describe the
+/// transformed function on return (promotion may split edges, and then
+/// rebuilds them).
+pub fn run_with_analyses(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    options: &Options,
+) -> Stats {
     let mut stats = Stats::default();
     if func.entry_block().is_none() {
         return stats;
@@ -285,7 +293,8 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
         if options.promote && promote_due {
             let before = changes(&stats);
             for _ in 0..options.max_rounds.max(1) {
-                promote_next = promote::promote(func, &mut stats, &mut replaced, pending.take());
+                promote_next =
+                    promote::promote(func, analyses, &mut stats, &mut replaced, pending.take());
                 pending = Renames::take(func, &mut replaced);
                 if !promote_next {
                     break;
@@ -311,6 +320,7 @@ pub fn run_with(func: &mut Function, options: &Options) -> Stats {
                 let mut loads_left = Vec::new();
                 forward_next |= forward::forward(
                     func,
+                    analyses,
                     &computed,
                     events,
                     &mut stats,

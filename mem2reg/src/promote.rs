@@ -40,6 +40,7 @@
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
     Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
     Value, ValueDef,
@@ -90,11 +91,12 @@ impl BlockAccesses {
 /// first walk over the instructions.
 pub(crate) fn promote(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
     stats: &mut Stats,
     replaced: &mut Vec<Value>,
     pending: Option<Renames>,
 ) -> bool {
-    let cfg = ControlFlowGraph::with_function(func);
+    let cfg = analyses.cfg(func);
     let Some(_) = cfg.entry_block() else {
         if let Some(renames) = pending {
             renames.apply(func);
@@ -171,9 +173,10 @@ pub(crate) fn promote(
     }
     let ok = |r: Value| !escaped.contains(r) && !stored_set.contains(r);
     let mut log = Log::default();
+    let promoted = stats.allocations_removed;
     let enabling = promote_cells(
         func,
-        &cfg,
+        cfg,
         allocations.clone(),
         &ok,
         &raw,
@@ -181,6 +184,10 @@ pub(crate) fn promote(
         replaced,
         Some(&mut log),
     );
+    if stats.allocations_removed != promoted {
+        // Promotion may split edges: the graph changed.
+        analyses.invalidate();
+    }
     if !enabling {
         return false;
     }
@@ -204,22 +211,26 @@ pub(crate) fn promote(
     if freed_allocations.is_empty() {
         return false;
     }
-    // Promotion split edges: the graph changed.
-    let cfg = ControlFlowGraph::with_function(func);
+    let cfg = analyses.cfg(func);
     let allocations = freed_allocations
         .into_iter()
         .filter_map(|(b, a)| Some((cfg.postorder_number(b)?, a)))
         .collect();
-    promote_cells(
+    let promoted = stats.allocations_removed;
+    let enabling = promote_cells(
         func,
-        &cfg,
+        cfg,
         allocations,
         &|_| true,
         &raw_freed,
         stats,
         replaced,
         None,
-    )
+    );
+    if stats.allocations_removed != promoted {
+        analyses.invalidate();
+    }
+    enabling
 }
 
 /// What promotion did that tells which other allocations it freed.

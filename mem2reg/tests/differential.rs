@@ -5,13 +5,12 @@
 //! for `tests/data/`.
 //!
 //! It also measures the optimisation power (the fraction of loads removed)
-//! and checks that the pass leaves no load the seed's rule could still
+//! and checks that the pass leaves no load the design note's rule could still
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_ir::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
-use kildall_ir::interpreter::{
-    display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue,
-};
+use kildall_ir::interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::testing::check_same_behaviour;
 use kildall_ir::{verify_module, InstructionData, Module};
 use kildall_mem2reg::{run_module, run_module_with, Options};
 
@@ -31,29 +30,6 @@ fn count(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> usize {
 
 fn is_load(data: &InstructionData) -> bool {
     matches!(data, InstructionData::Load { .. })
-}
-
-/// Reference numbers depend on how many cells were allocated before, which
-/// the pass changes: compare outcomes with them blanked.
-fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("&mut ") {
-        out.push_str(&rest[..at + 5]);
-        rest = rest[at + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
-        out.push('_');
-    }
-    out.push_str(rest);
-    out
-}
-
-fn describe(execution: &Execution) -> String {
-    let outcome = match &execution.outcome {
-        Outcome::Return(values) => format!("return {}", display_list(values)),
-        Outcome::Trap(trap) => format!("trap: {}", trap.kind),
-        Outcome::OutOfFuel => "out of fuel".to_string(),
-    };
-    normalise(&format!("{outcome}; output {:?}", execution.output))
 }
 
 fn arguments(seed: u64) -> Vec<RuntimeValue> {
@@ -100,35 +76,17 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         let mut after = before.clone();
         run_module(&mut after);
         let args = arguments(seed);
-        if let Err(e) = verify_module(&after) {
-            panic!(
-                "output does not verify: {e}\n{}\n--- output\n{after}",
-                ready_to_add(seed, &before, &args, "the output does not verify")
-            );
-        }
-        let main = before.main().expect("main");
-        let options = InterpreterOptions {
-            fuel,
-            ..InterpreterOptions::default()
-        };
-        let a = interpret(&before, main, args.clone(), &options);
+        let a = check_same_behaviour(&before, &after, &args, TrapRule::SameKind, fuel)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{e}\n{}\n--- output\n{after}",
+                    ready_to_add(seed, &before, &args, "the pass changes its behaviour")
+                )
+            });
         if a.outcome == Outcome::OutOfFuel {
             continue;
         }
-        // Split edges may add a jump per iteration: give the output room.
-        let options = InterpreterOptions {
-            fuel: a.steps * 2 + 1_000,
-            ..options
-        };
-        let b = interpret(&after, main, args.clone(), &options);
-        let (da, db) = (describe(&a), describe(&b));
-        if da != db {
-            panic!(
-                "behaviour changed: before `{da}`, after `{db}`\n{}\n--- output\n{after}",
-                ready_to_add(seed, &before, &args, "the pass changes its behaviour")
-            );
-        }
-        // Nothing left for the seed's forwarding to find.
+        // Nothing left for the design note's forwarding to find.
         let mut again = after.clone();
         let stats = run_module_with(&mut again, &Options::forward_only());
         assert_eq!(

@@ -1,6 +1,6 @@
 //! The noise analysis on the dataflow solver, and the verifier built on it.
 //!
-//! The seed reuses MLIR's integer range analysis with a transfer function per
+//! The design reuses MLIR's integer range analysis with a transfer function per
 //! noisy op; here the state is one [`Max`] per value: `Bottom` (not reached),
 //! `At(bits)`, or `Top` (over the maximum). Block parameters join their
 //! incoming arguments by `max`; a loop that grows a carried value without a
@@ -9,13 +9,13 @@
 
 use std::fmt;
 
-use kildall_dataflow::{Analysis, Forward, JoinSemiLattice, Max};
+use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::{
     BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc, Type,
     Value, ValueDef,
 };
 
-use crate::order::reverse_post_order;
 use crate::NoiseParams;
 
 /// The noise analysis: forward, one [`Max`] per value.
@@ -77,31 +77,7 @@ pub fn raw_noise(
 
 /// `v7 = mul v5, v6`: the text of a noisy instruction, for messages.
 pub fn describe(func: &Function, inst: Inst) -> String {
-    let data = &func.dfg[inst];
-    let args: Vec<String> = data
-        .arguments()
-        .as_slice()
-        .iter()
-        .map(|&v| {
-            let v = func.dfg.resolve(v);
-            match (func.dfg.value_def(v), func.dfg.value_type(v)) {
-                (ValueDef::Const(c), ty) => format!("{ty} {c}"),
-                _ => v.to_string(),
-            }
-        })
-        .collect();
-    let results: Vec<String> = func
-        .dfg
-        .inst_results(inst)
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
-    format!(
-        "{} = {} {}",
-        results.join(", "),
-        data.opcode_name(),
-        args.join(", ")
-    )
+    func.display_inst(inst).to_string()
 }
 
 fn show(noise: Max, max: u32) -> String {
@@ -112,15 +88,15 @@ fn show(noise: Max, max: u32) -> String {
     }
 }
 
-impl Analysis<Function> for NoiseAnalysis {
+impl Analysis<FunctionGraph<'_>> for NoiseAnalysis {
     type Domain = Vec<Max>;
     type Direction = Forward;
 
-    fn bottom_value(&self, func: &Function) -> Vec<Max> {
+    fn bottom_value(&self, func: &FunctionGraph<'_>) -> Vec<Max> {
         vec![Max::Bottom; func.dfg.num_values()]
     }
 
-    fn initialize_start_block(&self, func: &Function, block: Block, state: &mut Vec<Max>) {
+    fn initialize_start_block(&self, func: &FunctionGraph<'_>, block: Block, state: &mut Vec<Max>) {
         for &param in func.dfg.block_params(block) {
             if *func.dfg.value_type(param) == Type::Noisy {
                 state[param.index()] = Max::At(u64::from(self.input_noise));
@@ -128,7 +104,12 @@ impl Analysis<Function> for NoiseAnalysis {
         }
     }
 
-    fn apply_instruction_effect(&mut self, func: &Function, state: &mut Vec<Max>, inst: Inst) {
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Vec<Max>,
+        inst: Inst,
+    ) {
         let Some(raw) = raw_noise(func, self.params, self.input_noise, state, inst) else {
             return;
         };
@@ -148,9 +129,15 @@ impl Analysis<Function> for NoiseAnalysis {
         }
     }
 
-    fn apply_terminator_effect(&mut self, _: &Function, _: &mut Vec<Max>, _: Block) {}
+    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut Vec<Max>, _: Block) {}
 
-    fn apply_edge_effect(&mut self, func: &Function, state: &mut Vec<Max>, from: Block, to: Block) {
+    fn apply_edge_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Vec<Max>,
+        from: Block,
+        to: Block,
+    ) {
         let Some(terminator) = func.dfg.terminator(from) else {
             return;
         };
@@ -189,7 +176,9 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
         input_noise,
         trace: trace.then(Vec::new),
     };
-    let mut results = analysis.into_engine(func).iterate_to_fixpoint();
+    let cfg = ControlFlowGraph::with_function(func);
+    let graph = FunctionGraph::new(func, &cfg);
+    let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let block_visits = results.stats().block_visits;
     let trace = results.analysis_mut().trace.take().unwrap_or_default();
     let mut noise: SecondaryMap<Value, Max> = SecondaryMap::with_default(Max::Bottom);
@@ -198,13 +187,13 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
         input_noise,
         trace: None,
     };
-    for block in reverse_post_order(func) {
+    for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for &param in func.dfg.block_params(block) {
             noise[param].join(&state[param.index()]);
         }
         for inst in func.layout.block_insts(block) {
-            quiet.apply_instruction_effect(func, &mut state, inst);
+            quiet.apply_instruction_effect(&graph, &mut state, inst);
             for &result in func.dfg.inst_results(inst) {
                 noise[result] = state[result.index()];
             }
@@ -263,9 +252,11 @@ pub fn verify(
         input_noise,
         trace: None,
     };
-    let results = analysis.into_engine(func).iterate_to_fixpoint();
+    let cfg = ControlFlowGraph::with_function(func);
+    let graph = FunctionGraph::new(func, &cfg);
+    let results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let mut quiet = results.analysis().clone();
-    for block in reverse_post_order(func) {
+    for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for inst in func.layout.block_insts(block) {
             if let Some(raw) = raw_noise(func, params, input_noise, &state, inst) {
@@ -284,7 +275,7 @@ pub fn verify(
                     });
                 }
             }
-            quiet.apply_instruction_effect(func, &mut state, inst);
+            quiet.apply_instruction_effect(&graph, &mut state, inst);
         }
     }
     Ok(())

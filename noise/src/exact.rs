@@ -8,17 +8,14 @@
 //! bound on the linear relaxation, grown by row generation, tightened at
 //! the root by {0,1/2}-cuts and searched below it by strong branching (dual
 //! simplex re-solves after each cut and fixing); the local search runs on a
-//! second thread beside the root relaxation. On generated DAGs
-//! (`kildall_ir::generate::generate_noise`, seeds 1-5) 300 ops are proven
-//! optimal in 0.09-0.46 s, 700 ops in 1.4-4.3 s and 1,000 ops in 4.2-6.7 s.
+//! second thread beside the root relaxation. The README has the measured
+//! times.
 //!
-//! FIXME: some generated DAGs of 1,000 ops still end with a gap at 10 s: of
-//! seeds 1-12, seeds 7, 10 and 11 (found / proven 387/381, 372/369,
-//! 385/377). Their large components are hard for a general MIP solver too:
-//! HiGHS 1.16 on the same hitting-set instances proves seed 10's (optimum
-//! 281) in 43 s and stops at 301/296 on seed 7's after 150 s and at 286/280
-//! on seed 11's after 120 s. Cuts separated below the root and a faster LP
-//! (each `microlp` re-solve takes 20-45 ms there) are the next steps.
+//! FIXME: some generated DAGs of 1,000 ops still end with a gap at the
+//! default 10 s limit (`cargo xtask gen --kind noise --insts 1000` with
+//! seeds 7, 10 and 11; the README has the counts and bounds): their large
+//! components are hard for a general MIP solver too. Cuts separated below
+//! the root and a faster LP re-solve are the next steps.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a

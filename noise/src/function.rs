@@ -25,12 +25,13 @@
 
 use std::time::Duration;
 
+use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
     BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap,
     Terminator, Type, Value, ValueDef,
 };
 
-use crate::order::reverse_post_order;
 use crate::problem::{NodeKind, Problem};
 use crate::{solve, NoiseError, NoiseParams, Strategy};
 
@@ -137,16 +138,29 @@ pub fn extract_with_levels(
     options: &Options,
     levels: &CarriedLevels,
 ) -> Extraction {
+    let order: Vec<Block> = ControlFlowGraph::with_function(func)
+        .reverse_postorder()
+        .collect();
+    extract_in_order(func, &order, options, levels)
+}
+
+/// [`extract_with_levels`] given the reachable blocks of `func` in reverse
+/// post-order.
+fn extract_in_order(
+    func: &Function,
+    order: &[Block],
+    options: &Options,
+    levels: &CarriedLevels,
+) -> Extraction {
     let params = options.params;
     let input = options.input_level();
     let mut problem = Problem::new(params);
     let mut values: Vec<Option<Value>> = Vec::new();
     let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
-    let order = reverse_post_order(func);
 
     // Incoming edge arguments of every block.
     let mut incoming: SecondaryMap<Block, Vec<Vec<Value>>> = SecondaryMap::new();
-    for &block in &order {
+    for &block in order {
         if let Some(Terminator::Jmp {
             destination,
             arguments,
@@ -159,7 +173,7 @@ pub fn extract_with_levels(
     let mut carried: Vec<(Value, u32)> = Vec::new();
     let mut carried_params: Vec<Value> = Vec::new();
     let entry = func.layout.entry_block();
-    for &block in &order {
+    for &block in order {
         for (i, &param) in func.dfg.block_params(block).iter().enumerate() {
             if !is_noisy(func, param) {
                 continue;
@@ -383,14 +397,25 @@ impl Best {
 /// [`Strategy::Greedy`], the greedy) reductions so that no noisy op's
 /// result, before or after a reduction, exceeds the maximum.
 pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, NoiseError> {
+    optimize_with(func, &mut FunctionAnalyses::new(), options)
+}
+
+/// [`optimize`] given the analyses of `func`, which stay valid: reductions
+/// go inside blocks.
+pub fn optimize_with(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    options: &Options,
+) -> Result<Placement, NoiseError> {
     let start = std::time::Instant::now();
     options.params.validate()?;
+    let order: Vec<Block> = analyses.cfg(func).reverse_postorder().collect();
     let removed = remove_reductions(func);
     let deadline = start + options.time_limit;
     let left = || deadline.saturating_duration_since(std::time::Instant::now());
     let func_ref: &Function = func;
     let attempt = |levels: &CarriedLevels| {
-        let extraction = extract_with_levels(func_ref, options, levels);
+        let extraction = extract_in_order(func_ref, &order, options, levels);
         match solve(&extraction.problem, options.strategy, left()) {
             Ok(solution) => Ok((extraction, solution)),
             Err(violation) => {

@@ -1,10 +1,10 @@
 //! Noise analysis for noisy integer arithmetic and placement of the fewest
-//! `reduce_noise` operations (seed 004).
+//! `reduce_noise` operations (the noisy-arithmetic design).
 //!
 //! * [`NoiseParams`]: the noise model (encoding noise, maximum).
 //! * [`Problem`]: the placement problem on an abstract DAG of noisy values,
 //!   solved by [`solve`] with a [`Strategy`]: an exact branch and bound of our
-//!   own ([`exact`]), the seed's ILP corrected ([`ilp`]), or the greedy
+//!   own ([`exact`]), the design's ILP corrected ([`ilp`]), or the greedy
 //!   baseline ([`greedy`]).
 //! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.
 //! * [`optimize`]: removes existing reductions from a function and places
@@ -18,8 +18,8 @@ pub mod exact;
 mod function;
 pub mod greedy;
 pub mod ilp;
-mod order;
 mod params;
+mod pass;
 mod problem;
 mod solve;
 
@@ -30,10 +30,11 @@ pub struct ReadmeDoctests;
 
 pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
 pub use function::{
-    extract, extract_with_levels, insert_reductions, optimize, remove_reductions, CarriedLevels,
-    Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
+    extract, extract_with_levels, insert_reductions, optimize, optimize_with, remove_reductions,
+    CarriedLevels, Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
 };
 pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
+pub use pass::{NoisePlacement, Placements};
 pub use problem::{Node, NodeKind, Problem, Violation};
 pub use solve::{solve, Solution, Strategy};
 

@@ -1,4 +1,4 @@
-//! The noise model of seed 004 ("noisy integer arithmetic", after the HEIR
+//! The noise model of the noisy-arithmetic design ("noisy integer arithmetic", after the HEIR
 //! project): a ciphertext carries a bound, in bits, on its noise. `encode`
 //! and `reduce_noise` give the encoding noise, `add`/`sub` give the larger
 //! input bound plus one bit, `mul` the sum of the input bounds, and a value
@@ -9,9 +9,9 @@ use crate::NoiseError;
 /// The parameters of the noise model.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NoiseParams {
-    /// Bits of noise of a fresh encoding and after `reduce_noise` (12 in the seed).
+    /// Bits of noise of a fresh encoding and after `reduce_noise` (12 in the design).
     pub encode: u32,
-    /// The largest legal noise bound (26 in the seed).
+    /// The largest legal noise bound (26 in the design).
     pub max: u32,
 }
 

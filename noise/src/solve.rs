@@ -14,7 +14,7 @@ pub enum Strategy {
     /// Branch and bound with the level dynamic program as bound (the default).
     #[default]
     Exact,
-    /// The seed's integer linear program, corrected, on `good_lp`/`microlp`.
+    /// The design's integer linear program, corrected, on `good_lp`/`microlp`.
     Ilp,
     /// Reduce as late as possible.
     Greedy,
@@ -117,7 +117,7 @@ pub fn solve(
 /// Among placements of the same count, prefers reductions early: a reduction
 /// moves to an input of the value it reduces while the placement stays legal
 /// and the total noise drops (so `mul` then `add`s reduces right after the
-/// `mul`, as the seed's answers do). Each move lowers an integer sum, so the
+/// `mul`, as the design's answers do). Each move lowers an integer sum, so the
 /// loop ends.
 fn hoist(problem: &Problem, reduced: &mut [bool]) {
     let nodes = problem.nodes();

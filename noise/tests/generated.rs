@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
-use kildall_ir::verify_module;
+use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::testing::check_same_behaviour;
 use kildall_noise::{
     extract, extract_with_levels, optimize, verify, CarriedLevels, Options, Strategy,
 };
@@ -78,13 +78,16 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
                 ..Options::default()
             };
             let placement = optimize(&mut optimized.functions[main], &options).unwrap();
-            verify_module(&optimized).unwrap_or_else(|e| panic!("seed {seed} {strategy}: {e}"));
+            let fuel = config.fuel_bound();
+            check_same_behaviour(&module, &optimized, &inputs, TrapRule::SameKind, fuel)
+                .unwrap_or_else(|e| panic!("seed {seed} {strategy}: {e}"));
             verify(
                 &optimized.functions[main],
                 options.params,
                 options.input_level(),
             )
             .unwrap_or_else(|v| panic!("seed {seed} {strategy}: {v}"));
+            // Within the bound: the same run with noise checking on returns.
             let checked = InterpreterOptions {
                 check_noise: true,
                 ..run_options.clone()

@@ -21,7 +21,7 @@ fn count(problem: &Problem, strategy: Strategy) -> (usize, Vec<bool>) {
     (s.count, s.reduced)
 }
 
-/// `m1 = mul e0, e1; m2 = mul m1, m1; ...` (the seed's first test).
+/// `m1 = mul e0, e1; m2 = mul m1, m1; ...` (the design's first test).
 #[test]
 fn mul_chain_needs_three() {
     let mut p = Problem::new(NoiseParams::default());

@@ -8,10 +8,13 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::testing;
 use kildall_ir::{parse_module, verify_module, Module};
 use kildall_noise::{optimize, verify, NoiseParams, Options, Strategy};
+
+/// Enough for every example.
+const FUEL: u64 = 1_000_000;
 
 fn run(module: &Module, args: &str, check_noise: bool) -> Outcome {
     let main = module.main().expect("a main function");
@@ -51,6 +54,11 @@ fn render(path: &Path) -> String {
             assert!(placement.optimal, "{}: not proven optimal", path.display());
         }
         for args in ["u5 3, u5 4", "u5 0, u5 31", "u5 17, u5 9"] {
+            let values = RuntimeValue::parse_list(args).expect("arguments parse");
+            testing::check_same_behaviour(&module, &optimized, &values, TrapRule::SameKind, FUEL)
+                .unwrap_or_else(|e| panic!("{}: {strategy} on {args}: {e}", path.display()));
+            // Within the bound: with noise checking on, the placed program
+            // returns what the input returned with it off.
             let before = run(&module, args, false);
             let after = run(&optimized, args, true);
             assert!(

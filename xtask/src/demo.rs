@@ -85,14 +85,14 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     let file = |rel: &str| format!("examples/{rel}");
     let tmp = |name: &str| scratch.join(name).display().to_string();
 
-    section("ir: parse, verify and interpret (seed 000's loop)");
+    section("ir: parse, verify and interpret (the loop of Noir's mem2reg design)");
     tour.step(&["run", &file("ir/mem2reg_loop.ssa")], 0)?;
     tour.step(
         &["run", &file("ir/predication.ssa"), "--args", "u1 0, u32 3"],
         0,
     )?;
 
-    section("mem2reg: the seed's loop, before and after");
+    section("mem2reg: the loop of Noir's mem2reg design, before and after");
     let before = std::fs::read_to_string(cmd.examples.join("mem2reg/foo_loop.ssa"))?;
     let after = tour.step(
         &["opt", &file("mem2reg/foo_loop.ssa"), "--passes", "mem2reg"],
@@ -106,13 +106,13 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         count(&after, "store ")
     );
 
-    section("blockmerge: find_min over an array (seed 001)");
+    section("blockmerge: find_min over an array (CoBBl-style merge components)");
     let find_min = file("blockmerge/find_min.ssa");
     let args = example_args(&cmd.examples.join("blockmerge/find_min.ssa"))?;
     // The default threshold (1024 constraints) holds the whole unrolled loop.
     tour.step(&["merge", &find_min, "--args", &args], 0)?;
 
-    section("noise: fewest reduce_noise placements (seed 004)");
+    section("noise: fewest reduce_noise placements (noisy integer arithmetic)");
     tour.step(
         &["noise", &file("noise/double_branching.ssa"), "--check"],
         1,

@@ -30,11 +30,9 @@ pub fn draw_function(
     function: &Function,
     fill: impl Fn(Block) -> Option<String>,
 ) {
-    let text = function.to_string();
-    let mut bodies = block_bodies(&text);
     let back_edges = back_edges(function);
     for block in function.layout.blocks() {
-        let body = bodies.remove(&block.to_string()).unwrap_or_default();
+        let body = block_lines(function, block);
         let label: String = body
             .iter()
             .map(|line| format!("{}\\l", escape(line)))
@@ -67,11 +65,9 @@ pub fn draw_function_annotated(
     function: &Function,
     annotate: impl Fn(&str) -> Line,
 ) {
-    let text = function.to_string();
-    let mut bodies = block_bodies(&text);
     let back_edges = back_edges(function);
     for block in function.layout.blocks() {
-        let body = bodies.remove(&block.to_string()).unwrap_or_default();
+        let body = block_lines(function, block);
         let mut rows = String::new();
         for line in &body {
             let Line { note, colour, bold } = annotate(line);
@@ -113,34 +109,26 @@ fn draw_edges(
     }
 }
 
-/// The printed lines of each block, keyed by the block's name.
-fn block_bodies(text: &str) -> std::collections::HashMap<String, Vec<String>> {
-    let mut bodies = std::collections::HashMap::new();
-    let mut current: Option<(String, Vec<String>)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        let is_header =
-            trimmed.starts_with('b') && trimmed.ends_with(':') && !line.starts_with("    ");
-        if is_header {
-            if let Some((name, lines)) = current.take() {
-                bodies.insert(name, lines);
-            }
-            let name = trimmed
-                .split('(')
-                .next()
-                .unwrap_or(trimmed)
-                .trim_end_matches(':');
-            current = Some((name.to_string(), vec![trimmed.to_string()]));
-        } else if let Some((_, lines)) = &mut current {
-            if trimmed != "}" && !trimmed.is_empty() {
-                lines.push(format!("  {trimmed}"));
-            }
-        }
+/// The printed lines of `block`: its header, then its instructions and
+/// terminator, indented.
+fn block_lines(function: &Function, block: Block) -> Vec<String> {
+    let dfg = &function.dfg;
+    let params: Vec<String> = dfg
+        .block_params(block)
+        .iter()
+        .map(|&p| format!("{p}: {}", dfg.value_type(p)))
+        .collect();
+    let mut lines = vec![format!("{block}({}):", params.join(", "))];
+    lines.extend(
+        function
+            .layout
+            .block_insts(block)
+            .map(|inst| format!("  {}", function.display_inst(inst))),
+    );
+    if dfg.terminator(block).is_some() {
+        lines.push(format!("  {}", function.display_terminator(block)));
     }
-    if let Some((name, lines)) = current {
-        bodies.insert(name, lines);
-    }
-    bodies
+    lines
 }
 
 /// Edges whose target dominates their source: the back edges of natural loops.

@@ -273,12 +273,13 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
             )
         }
         "mem2reg" | "blockmerge" | "noise" => {
-            let all = targets::passes();
             let text = match (
                 PassInput::arbitrary_take_rest(Unstructured::new(data)),
-                all.iter().find(|p| p.name == target),
+                kildall_pipeline::find(target),
             ) {
-                (Ok(input), Some(main)) => input.regression_file(&input.pipeline(main, &all)),
+                (Ok(input), Some(main)) => {
+                    input.regression_file(&input.pipeline(main, &kildall_pipeline::PASSES))
+                }
                 _ => String::new(),
             };
             let dir = match target {
@@ -308,8 +309,10 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                 "cargo test -p xtask casm_regressions",
             ),
             Some(targets::CasmCase::Differential(seed)) => {
-                let module =
-                    kildall_casm::gen::generate(seed, &kildall_casm::gen::Config::default());
+                let module = kildall_casm::generate::generate(
+                    seed,
+                    &kildall_casm::generate::Config::default(),
+                );
                 // A `differential_` file must run and agree, not merely parse.
                 return Regression {
                     path: format!("casm/tests/fuzz_regressions/differential_{seed}.jvr"),
@@ -395,10 +398,9 @@ mod tests {
 
     /// Seeded smoke run of a pass target, about a second.
     fn smoke(name: &str, seed: u64, iterations: usize) {
-        let all = targets::passes();
-        let main = all.iter().find(|p| p.name == name).expect("a pass target");
+        let main = kildall_pipeline::find(name).expect("a pass target");
         fuzzing::smoke::<PassInput>(seed, iterations, 96, |input| {
-            fuzzing::check_pass_input(input, main, &all)
+            fuzzing::check_pass_input(input, main, &kildall_pipeline::PASSES)
         });
     }
 
@@ -421,8 +423,7 @@ mod tests {
     fn pass_targets_transform_programs() {
         // A differential harness whose pass never changes anything proves
         // nothing: each pass must rewrite some of the smoke inputs.
-        let all = targets::passes();
-        for pass in &all {
+        for pass in kildall_pipeline::PASSES {
             let mut rng = kildall_ir::generate::Rng::new(0xC4A6);
             let mut changed = 0;
             for _ in 0..60 {
@@ -432,13 +433,13 @@ mod tests {
                 };
                 let (mut module, _) = input.program.build();
                 let before = module.to_string();
-                (pass.run)(&mut module, input.options).unwrap();
+                pass.run(&mut module, Some(input.options)).unwrap();
                 changed += usize::from(module.to_string() != before);
             }
             assert!(
                 changed >= 3,
                 "{} changed only {changed} of 60 programs",
-                pass.name
+                pass.name()
             );
         }
     }
@@ -446,7 +447,6 @@ mod tests {
     #[test]
     fn pass_regressions() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let all = targets::passes();
         for target in ["mem2reg", "blockmerge", "noise"] {
             let Ok(entries) = std::fs::read_dir(root.join(target).join("tests/fuzz_regressions"))
             else {
@@ -459,7 +459,7 @@ mod tests {
             for path in files {
                 eprintln!("replaying {}", path.display());
                 let text = std::fs::read_to_string(&path).unwrap();
-                fuzzing::check_regression_file(&text, &all);
+                fuzzing::check_regression_file(&text, &kildall_pipeline::PASSES);
             }
         }
     }
@@ -541,7 +541,7 @@ mod tests {
             .path
             .starts_with("mem2reg/tests/fuzz_regressions/fuzz_"));
         assert!(text.contains("// pipeline: "), "{text}");
-        fuzzing::check_regression_file(&text, &targets::passes());
+        fuzzing::check_regression_file(&text, &kildall_pipeline::PASSES);
         // An ir-parse file is the parsed text itself.
         let file = super::regression("ir-parse", b"\x00fn main f0 {");
         assert!(file.path.ends_with(".ssa"));

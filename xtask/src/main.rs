@@ -13,7 +13,7 @@ mod casm;
 mod demo;
 mod dot;
 mod fuzz;
-mod gen;
+mod generate;
 mod input;
 mod mast;
 mod merge;
@@ -37,14 +37,14 @@ enum Command {
     /// Run every crate on the bundled examples.
     Demo(demo::Cmd),
     /// Print a seeded random program (structured CFG or noisy DAG).
-    Gen(gen::Cmd),
+    Gen(generate::Cmd),
     /// Miden MAST forests: encode, decode, inspect, extract.
     Mast(mast::Cmd),
     /// JuvixReg to Cairo assembly: compile and run.
     Casm(casm::Cmd),
-    /// Merge basic blocks into merge components (seed 001).
+    /// Merge basic blocks into merge components for a per-block prover (CoBBl).
     Merge(merge::Cmd),
-    /// Noise analysis and fewest reduce_noise placement (seed 004).
+    /// Noise analysis of noisy (FHE) arithmetic and fewest reduce_noise placement.
     Noise(noise::Cmd),
     /// Run one fuzz target for a while (libFuzzer or the built-in engine).
     Fuzz(fuzz::Cmd),
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Run(cmd) => run::run(cmd),
         Command::Opt(cmd) => opt::run(cmd),
         Command::Demo(cmd) => demo::run(cmd),
-        Command::Gen(cmd) => gen::run(cmd),
+        Command::Gen(cmd) => generate::run(cmd),
         Command::Mast(cmd) => mast::run(cmd),
         Command::Casm(cmd) => casm::run(cmd),
         Command::Merge(cmd) => merge::run(cmd),

@@ -1,5 +1,5 @@
 //! `cargo xtask merge FILE [--min-block-size N] [--args "u32 3, Field 5"] [--emit ir|dot]`:
-//! merges basic blocks (seed 001) and prints the merged IR on stdout, the
+//! merges basic blocks (CoBBl's block-merging design) and prints the merged IR on stdout, the
 //! report on stderr. With `--args` it also runs `main` before and after and
 //! reports executed blocks, transitions and padded constraint cost.
 //! `--emit dot` draws the input CFG with each merge component in one colour.

@@ -55,7 +55,7 @@ pub struct Cmd {
 pub enum StrategyArg {
     /// Branch and bound with a proven lower bound.
     Exact,
-    /// The seed's ILP (good_lp with the pure-Rust solver).
+    /// The design's ILP (good_lp with the pure-Rust solver).
     Ilp,
     /// Reduce as late as possible.
     Greedy,

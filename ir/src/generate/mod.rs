@@ -8,7 +8,7 @@
 //!   reference-typed block parameters and call arguments, dynamic array
 //!   indices kept in bounds, checked arithmetic, `constrain`, predication
 //!   with `enable_side_effects` and `if`). These exercise the analyses, the
-//!   `mem2reg` pass (seed 000) and block merging (seed 001).
+//!   `mem2reg` pass (Noir's mem2reg design) and block merging (CoBBl).
 //! - [`generate_noise`]: noisy expression DAGs with shared operands (seed
 //!   004), optionally across a diamond or around a loop.
 //!
@@ -41,9 +41,8 @@
 // are not generated yet.
 mod cfg;
 mod noise;
-mod rng;
 
-pub use rng::Rng;
+pub use kildall_testkit::Rng;
 
 use crate::Module;
 

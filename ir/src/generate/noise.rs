@@ -1,8 +1,8 @@
-//! Noisy expression DAGs (seed 004): `main` encodes its `u5` inputs, runs a
+//! Noisy expression DAGs (the noisy-arithmetic model): `main` encodes its `u5` inputs, runs a
 //! DAG of noisy `add`/`sub`/`mul` with shared operands, and returns decoded
 //! sinks, optionally across a diamond or around a counted loop.
 
-use crate::generate::rng::Rng;
+use crate::generate::Rng;
 use crate::generate::{NoiseConfig, NoiseControlFlow};
 use crate::{BinaryOp, Block, EntitySet, FuncCursor, Function, Module, Type, Value};
 

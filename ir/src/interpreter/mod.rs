@@ -39,6 +39,7 @@
 //! Calls use an explicit frame stack, never Rust recursion, so deep IR
 //! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
 
+mod compare;
 mod ops;
 mod trap;
 mod value;
@@ -53,10 +54,11 @@ use crate::{
     ValueDef,
 };
 
+pub use compare::TrapRule;
 pub use trap::{Trap, TrapKind, TrapSite};
 pub use value::{display_list, RefId, RuntimeValue, ValueParseError, MAX_ZERO_ARRAY_ELEMENTS};
 
-/// The noise model of noisy values (seed 004).
+/// The noise model of noisy values (the noisy-arithmetic model).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct NoiseParams {
     /// The noise, in bits, of a fresh encoding and after `reduce_noise`.

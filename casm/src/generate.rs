@@ -1,0 +1,367 @@
+//! A seeded generator of well-formed `.jvr` programs: random arithmetic,
+//! comparisons, nested branches with `out:` variables, calls inside arms,
+//! tail calls and recursion of bounded depth.
+//!
+//! Every generated program terminates: ordinary function `f{i}` only calls
+//! `f{j}` with `j > i`, and each recursive function counts a parameter down
+//! to zero from a constant its callers pass. A variable assigned in an arm
+//! is only read after the branch if it is the branch's output, so the
+//! source semantics and the SSA semantics agree.
+
+use crate::felt::Felt;
+use crate::jvr::{BinOp, Cond, Function, Module, Param, Pos, Stmt, StmtKind, Value, VarName};
+
+pub use kildall_testkit::Rng;
+
+/// Shape of generated programs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Ordinary functions `f0 .. f{n-1}`.
+    pub functions: usize,
+    /// Recursive functions `rec0 ..`.
+    pub recursive: usize,
+    /// Most instructions per sequence before its end.
+    pub max_stmts: usize,
+    /// Deepest branch nesting.
+    pub max_depth: usize,
+    /// Largest recursion depth passed to a recursive function.
+    pub max_recursion: i128,
+    /// How far ahead a call may reach (`f{i}` calls `f{j}`, `j <= i + reach`).
+    pub reach: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            functions: 6,
+            recursive: 2,
+            max_stmts: 5,
+            max_depth: 3,
+            max_recursion: 12,
+            reach: 4,
+        }
+    }
+}
+
+/// How a generated sequence ends.
+#[derive(Clone, Copy)]
+enum End<'a> {
+    /// With `ret` or `tcall`.
+    Ret,
+    /// By assigning the branch output.
+    Assign(&'a VarName),
+    /// By falling through (an arm of a branch without output).
+    Fall,
+}
+
+struct Gen<'c> {
+    rng: Rng,
+    cfg: &'c Config,
+    /// Number of parameters of each ordinary function.
+    arity: Vec<usize>,
+    next_tmp: u32,
+}
+
+/// Whether a generated sequence can reach its end.
+fn seq_falls(body: &[Stmt]) -> bool {
+    match body.last().map(|s| &s.kind) {
+        Some(StmtKind::Ret(_) | StmtKind::TailCall { .. }) => false,
+        Some(StmtKind::Branch {
+            on_true, on_false, ..
+        }) => seq_falls(on_true) || seq_falls(on_false),
+        _ => true,
+    }
+}
+
+fn st(kind: StmtKind) -> Stmt {
+    Stmt {
+        pos: Pos::default(),
+        kind,
+    }
+}
+
+fn var(v: &VarName) -> Value {
+    Value::Var(v.clone(), Pos::default())
+}
+
+impl Gen<'_> {
+    fn fresh(&mut self) -> VarName {
+        self.next_tmp += 1;
+        VarName::Tmp(self.next_tmp - 1)
+    }
+
+    fn small(&mut self) -> Value {
+        Value::Const(Felt::from_i128(self.rng.index(11) as i128 - 3))
+    }
+
+    fn operand(&mut self, scope: &[VarName]) -> Value {
+        if scope.is_empty() || self.rng.chance(0.2) {
+            self.small()
+        } else {
+            var(&scope[self.rng.index(scope.len())])
+        }
+    }
+
+    fn args(&mut self, scope: &[VarName], n: usize) -> Vec<Value> {
+        (0..n).map(|_| self.operand(scope)).collect()
+    }
+
+    /// A call expression from function `me` (or `None` for `main`), if any
+    /// callee is allowed.
+    fn callee(&mut self, me: Option<usize>, scope: &[VarName]) -> Option<(String, Vec<Value>)> {
+        let first = me.map_or(0, |i| i + 1);
+        let last = me.map_or(self.cfg.functions, |i| {
+            (i + 1 + self.cfg.reach).min(self.cfg.functions)
+        });
+        let rec = self.cfg.recursive;
+        if (first >= last || self.rng.chance(0.25)) && rec > 0 {
+            let r = self.rng.index(rec);
+            let depth = Value::Const(Felt::from_i128(
+                self.rng.index(self.cfg.max_recursion as usize + 1) as i128,
+            ));
+            let acc = self.operand(scope);
+            return Some((format!("rec{r}"), vec![depth, acc]));
+        }
+        if first >= last {
+            return None;
+        }
+        let j = first + self.rng.index(last - first);
+        let args = self.args(scope, self.arity[j]);
+        Some((format!("f{j}"), args))
+    }
+
+    fn rhs(&mut self, me: Option<usize>, scope: &[VarName], dst: VarName) -> Stmt {
+        match self.rng.index(10) {
+            0 => st(StmtKind::Assign {
+                dst,
+                src: self.operand(scope),
+            }),
+            1 | 2 => match self.callee(me, scope) {
+                Some((func, args)) => st(StmtKind::Call { dst, func, args }),
+                None => st(StmtKind::Assign {
+                    dst,
+                    src: self.operand(scope),
+                }),
+            },
+            _ => {
+                // Division only by a non-zero constant, so runs never trap.
+                let ops = [
+                    BinOp::Add,
+                    BinOp::Sub,
+                    BinOp::Mul,
+                    BinOp::FAdd,
+                    BinOp::FSub,
+                    BinOp::FMul,
+                    BinOp::FDiv,
+                    BinOp::Eq,
+                    BinOp::Lt,
+                    BinOp::Le,
+                ];
+                let op = ops[self.rng.index(ops.len())];
+                let a = self.operand(scope);
+                let b = if op == BinOp::FDiv {
+                    Value::Const(Felt::from_i128(1 + self.rng.index(7) as i128))
+                } else {
+                    self.operand(scope)
+                };
+                st(StmtKind::Binop { dst, op, a, b })
+            }
+        }
+    }
+
+    fn cond(&mut self, scope: &[VarName]) -> Cond {
+        match self.rng.index(4) {
+            0 => Cond::NonZero(self.operand(scope)),
+            k => {
+                let op = [BinOp::Eq, BinOp::Lt, BinOp::Le][k - 1];
+                Cond::Cmp(op, self.operand(scope), self.operand(scope))
+            }
+        }
+    }
+
+    fn ret(&mut self, me: Option<usize>, scope: &[VarName]) -> Stmt {
+        if self.rng.chance(0.15) {
+            if let Some((func, args)) = self.callee(me, scope) {
+                return st(StmtKind::TailCall { func, args });
+            }
+        }
+        st(StmtKind::Ret(self.operand(scope)))
+    }
+
+    /// A sequence; ends as `end` says.
+    fn seq(
+        &mut self,
+        me: Option<usize>,
+        scope: &mut Vec<VarName>,
+        depth: usize,
+        end: End<'_>,
+    ) -> Vec<Stmt> {
+        let mut body = Vec::new();
+        let n = self.rng.index(self.cfg.max_stmts + 1);
+        for _ in 0..n {
+            if depth < self.cfg.max_depth && self.rng.chance(0.25) {
+                let o = self.fresh();
+                let cond = self.cond(scope);
+                let with_out = self.rng.chance(0.8);
+                let mut arms = Vec::new();
+                for _ in 0..2 {
+                    let mut inner = scope.clone();
+                    let arm_end = if self.rng.chance(0.15) {
+                        End::Ret
+                    } else if with_out {
+                        End::Assign(&o)
+                    } else {
+                        End::Fall
+                    };
+                    arms.push(self.seq(me, &mut inner, depth + 1, arm_end));
+                }
+                let any_falls = arms.iter().any(|a| seq_falls(a));
+                let on_false = arms.pop().unwrap_or_default();
+                let on_true = arms.pop().unwrap_or_default();
+                body.push(st(StmtKind::Branch {
+                    cond,
+                    out: with_out.then(|| o.clone()),
+                    on_true,
+                    on_false,
+                }));
+                if !any_falls {
+                    return body;
+                }
+                if with_out {
+                    scope.push(o);
+                }
+            } else {
+                let dst = self.fresh();
+                let s = self.rhs(me, scope, dst.clone());
+                body.push(s);
+                scope.push(dst);
+            }
+        }
+        match end {
+            End::Assign(o) => {
+                let s = self.rhs(me, scope, o.clone());
+                body.push(s);
+            }
+            End::Ret => body.push(self.ret(me, scope)),
+            End::Fall => {}
+        }
+        body
+    }
+
+    fn params(n: usize) -> Vec<Param> {
+        (0..n)
+            .map(|_| Param {
+                name: None,
+                ty: "integer".to_string(),
+            })
+            .collect()
+    }
+
+    fn function(&mut self, name: String, me: Option<usize>, n_params: usize) -> Function {
+        self.next_tmp = 0;
+        let mut scope: Vec<VarName> = (0..n_params as u32).map(VarName::Arg).collect();
+        let body = self.seq(me, &mut scope, 0, End::Ret);
+        Function {
+            pos: Pos::default(),
+            name,
+            params: Self::params(n_params),
+            ret: "integer".to_string(),
+            body: Some(body),
+            end: Pos::default(),
+        }
+    }
+
+    /// `rec{k}(n, acc)`: recursion on `n` down to zero, through a call in a
+    /// branch arm with an `out:` variable, or a tail call.
+    fn recursive(&mut self, k: usize) -> Function {
+        let (n, acc) = (VarName::Arg(0), VarName::Arg(1));
+        let (t0, t1, t2, t3) = (
+            VarName::Tmp(0),
+            VarName::Tmp(1),
+            VarName::Tmp(2),
+            VarName::Tmp(3),
+        );
+        let ops = [BinOp::Add, BinOp::Mul, BinOp::Sub, BinOp::FAdd];
+        let op = ops[self.rng.index(ops.len())];
+        let step = Value::Const(Felt::from_i128(self.rng.index(5) as i128 + 1));
+        let tail = self.rng.chance(0.4);
+        let name = format!("rec{k}");
+        let mut on_false = vec![
+            st(StmtKind::Binop {
+                dst: t1.clone(),
+                op: BinOp::Sub,
+                a: var(&n),
+                b: Value::Const(Felt::ONE),
+            }),
+            st(StmtKind::Binop {
+                dst: t2.clone(),
+                op,
+                a: var(&acc),
+                b: if self.rng.chance(0.5) { var(&n) } else { step },
+            }),
+        ];
+        if tail {
+            on_false.push(st(StmtKind::TailCall {
+                func: name.clone(),
+                args: vec![var(&t1), var(&t2)],
+            }));
+        } else {
+            on_false.push(st(StmtKind::Call {
+                dst: t3.clone(),
+                func: name.clone(),
+                args: vec![var(&t1), var(&t2)],
+            }));
+            on_false.push(st(StmtKind::Binop {
+                dst: t0.clone(),
+                op: BinOp::Add,
+                a: var(&t3),
+                b: var(&n),
+            }));
+        }
+        let body = vec![
+            st(StmtKind::Branch {
+                cond: Cond::Cmp(BinOp::Le, var(&n), Value::Const(Felt::ZERO)),
+                out: Some(t0.clone()),
+                on_true: vec![st(StmtKind::Assign {
+                    dst: t0.clone(),
+                    src: var(&acc),
+                })],
+                on_false,
+            }),
+            st(StmtKind::Ret(var(&t0))),
+        ];
+        Function {
+            pos: Pos::default(),
+            name,
+            params: Self::params(2),
+            ret: "integer".to_string(),
+            body: Some(body),
+            end: Pos::default(),
+        }
+    }
+}
+
+/// Generates a program whose entry is `main()` (no parameters).
+pub fn generate(seed: u64, cfg: &Config) -> Module {
+    let mut rng = Rng::new(seed);
+    let arity = (0..cfg.functions).map(|_| rng.index(3) + 1).collect();
+    let mut g = Gen {
+        rng,
+        cfg,
+        arity,
+        next_tmp: 0,
+    };
+    let mut functions = Vec::new();
+    functions.push(g.function("main".to_string(), None, 0));
+    for i in 0..cfg.functions {
+        let n = g.arity[i];
+        functions.push(g.function(format!("f{i}"), Some(i), n));
+    }
+    for k in 0..cfg.recursive {
+        functions.push(g.recursive(k));
+    }
+    Module {
+        types: Vec::new(),
+        functions,
+    }
+}

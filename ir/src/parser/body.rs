@@ -1,0 +1,473 @@
+//! Types, blocks, terminators and instructions: the body of a function.
+
+use super::*;
+
+impl<'a> Parser<'a> {
+    // ----- types -----
+
+    pub(super) fn ty(&mut self, depth: u32) -> Result<Type, ParseError> {
+        if depth >= MAX_TYPE_DEPTH {
+            return Err(self.error(ParseErrorKind::TypeTooDeep));
+        }
+        match self.tok.tok {
+            Tok::Amp => {
+                self.bump()?;
+                self.expect_kw("mut", "`mut` after `&`")?;
+                Ok(Type::reference(self.ty(depth + 1)?))
+            }
+            Tok::LBracket => {
+                self.bump()?;
+                let elements = if self.eat(Tok::LParen)? {
+                    let mut elements = vec![self.ty(depth + 1)?];
+                    while self.eat(Tok::Comma)? {
+                        elements.push(self.ty(depth + 1)?);
+                    }
+                    self.expect(Tok::RParen, "`,` or `)` in a tuple type")?;
+                    elements
+                } else {
+                    vec![self.ty(depth + 1)?]
+                };
+                if self.eat(Tok::Semi)? {
+                    let len = self.number_u32("an array length after `;`")?;
+                    self.expect(Tok::RBracket, "`]` after the array length")?;
+                    Ok(Type::Array(elements.into(), len))
+                } else {
+                    self.expect(Tok::RBracket, "`;` or `]` after the element type")?;
+                    Ok(Type::Slice(elements.into()))
+                }
+            }
+            Tok::Ident => {
+                let text = self.tok.text;
+                let ty = match text {
+                    "Field" => Type::Field,
+                    "bool" => Type::BOOL,
+                    "function" => Type::Function,
+                    "noisy" => Type::Noisy,
+                    _ => {
+                        let (signed, digits) = if let Some(d) = entity_number(text, b'u') {
+                            (false, d)
+                        } else if let Some(d) = entity_number(text, b'i') {
+                            (true, d)
+                        } else {
+                            return Err(self.error(ParseErrorKind::UnknownType(text.into())));
+                        };
+                        let bits = digits.parse::<u64>().unwrap_or(u64::MAX);
+                        if bits == 0 || bits > u64::from(MAX_INT_BITS) {
+                            return Err(self.error(ParseErrorKind::BadBitWidth(bits)));
+                        }
+                        if signed {
+                            Type::Signed(bits as u32)
+                        } else {
+                            Type::Unsigned(bits as u32)
+                        }
+                    }
+                };
+                self.bump()?;
+                Ok(ty)
+            }
+            _ => Err(self.expected("a type")),
+        }
+    }
+
+    // ----- blocks -----
+
+    pub(super) fn block(
+        &mut self,
+        state: &mut FuncState,
+        id: FuncId,
+        fixups: &mut Vec<CallFixup>,
+    ) -> Result<(), ParseError> {
+        let loc = self.tok.loc;
+        let label_token = self.tok;
+        let block = self.block_ref(state)?;
+        if state.func.layout.is_block_inserted(block) {
+            return Err(ParseError {
+                loc: label_token.loc,
+                kind: ParseErrorKind::BlockRedefined(block),
+            });
+        }
+        state.func.layout.append_block(block);
+        state.func.block_locs[block] = loc;
+        self.expect(Tok::LParen, "`(` after the block label")?;
+        if self.tok.tok != Tok::RParen {
+            loop {
+                let value = self.value_def(state)?;
+                self.expect(Tok::Colon, "`:` after the parameter name")?;
+                let ty = self.ty(0)?;
+                state.func.dfg.attach_block_param(block, value, ty);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "`,` or `)` after a block parameter")?;
+        self.eat(Tok::Colon)?;
+        loop {
+            if self.tok.tok == Tok::RBrace || is_block_label(&self.tok) {
+                // A block without a terminator: the verifier reports it.
+                return Ok(());
+            }
+            if self.tok.tok == Tok::Ident {
+                match self.tok.text {
+                    "jmp" | "jmpif" | "return" | "unreachable" => {
+                        let terminator = self.terminator(state)?;
+                        state.func.dfg.set_terminator(block, terminator);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+            }
+            self.instruction(state, block, id, fixups)?;
+        }
+    }
+
+    pub(super) fn terminator(&mut self, state: &mut FuncState) -> Result<Terminator, ParseError> {
+        let opcode = self.bump()?.text;
+        Ok(match opcode {
+            "jmp" => {
+                let destination = self.block_ref(state)?;
+                let arguments = if self.eat(Tok::LParen)? {
+                    let args = self.operand_list(state, Tok::RParen, "a jump argument")?;
+                    self.expect(Tok::RParen, "`,` or `)` after a jump argument")?;
+                    args
+                } else {
+                    Vec::new()
+                };
+                Terminator::Jmp {
+                    destination,
+                    arguments,
+                }
+            }
+            "jmpif" => {
+                let condition = self.operand(state, "a condition after `jmpif`")?;
+                self.eat(Tok::Comma)?;
+                self.expect_kw("then", "`then` after the condition")?;
+                self.expect(Tok::Colon, "`:` after `then`")?;
+                let then_destination = self.block_ref(state)?;
+                self.expect(Tok::Comma, "`,` after the then destination")?;
+                self.expect_kw("else", "`else` after the then destination")?;
+                self.expect(Tok::Colon, "`:` after `else`")?;
+                let else_destination = self.block_ref(state)?;
+                Terminator::JmpIf {
+                    condition,
+                    then_destination,
+                    else_destination,
+                }
+            }
+            "return" => {
+                let mut values = Vec::new();
+                if is_value_name(&self.tok) || is_type_start(&self.tok) {
+                    loop {
+                        values.push(self.operand(state, "a returned value")?);
+                        if !self.eat(Tok::Comma)? {
+                            break;
+                        }
+                    }
+                }
+                Terminator::Return { values }
+            }
+            _ => Terminator::Unreachable,
+        })
+    }
+
+    pub(super) fn instruction(
+        &mut self,
+        state: &mut FuncState,
+        block: Block,
+        id: FuncId,
+        fixups: &mut Vec<CallFixup>,
+    ) -> Result<(), ParseError> {
+        let loc = self.tok.loc;
+        let mut results = std::mem::take(&mut state.results);
+        results.clear();
+        if is_value_name(&self.tok) {
+            loop {
+                results.push(self.value_def(state)?);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+            self.expect(Tok::Eq, "`,` or `=` after the result names")?;
+        }
+        if self.tok.tok != Tok::Ident {
+            return Err(self.expected("an instruction"));
+        }
+        let opcode_token = self.bump()?;
+        let opcode = opcode_token.text;
+        let mut call_target = None;
+        let (data, produces) = match opcode {
+            "not" => {
+                let arg = self.operand(state, "an operand after `not`")?;
+                (InstructionData::Not { arg }, Results::SameAs(arg))
+            }
+            "cast" => {
+                let arg = self.operand(state, "an operand after `cast`")?;
+                self.expect_kw("as", "`as` after the operand")?;
+                let ty = self.ty(0)?;
+                (
+                    InstructionData::Cast {
+                        arg,
+                        ty: ty.clone(),
+                    },
+                    Results::One(ty),
+                )
+            }
+            "truncate" => {
+                let arg = self.operand(state, "an operand after `truncate`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                self.expect(Tok::Comma, "`,` after `bits`")?;
+                self.expect_kw("max_bit_size", "`max_bit_size`")?;
+                self.expect(Tok::Colon, "`:` after `max_bit_size`")?;
+                let max_bit_size = self.number_u32("the maximum bit size")?;
+                let data = InstructionData::Truncate {
+                    arg,
+                    bits,
+                    max_bit_size,
+                };
+                (data, Results::SameAs(arg))
+            }
+            "allocate" => {
+                self.expect(Tok::Arrow, "`->` and the reference type after `allocate`")?;
+                (InstructionData::Allocate, Results::One(self.ty(0)?))
+            }
+            "load" => {
+                let address = self.operand(state, "an address after `load`")?;
+                self.expect(Tok::Arrow, "`->` and the loaded type after the address")?;
+                (InstructionData::Load { address }, Results::One(self.ty(0)?))
+            }
+            "store" => {
+                let value = self.operand(state, "a value after `store`")?;
+                if !(self.is_kw("at") || self.is_kw("in")) {
+                    return Err(self.expected("`at` after the stored value"));
+                }
+                self.bump()?;
+                let address = self.operand(state, "an address after `at`")?;
+                (InstructionData::Store { value, address }, Results::None)
+            }
+            "make_array" => {
+                self.expect(Tok::LBracket, "`[` after `make_array`")?;
+                let elements = self.operand_list(state, Tok::RBracket, "an array element")?;
+                self.expect(Tok::RBracket, "`,` or `]` after an array element")?;
+                self.expect(Tok::Colon, "`:` and the array type after the elements")?;
+                let ty = self.ty(0)?;
+                let data = InstructionData::MakeArray {
+                    elements,
+                    ty: ty.clone(),
+                };
+                (data, Results::One(ty))
+            }
+            "array_get" => {
+                let array = self.operand(state, "an array after `array_get`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.operand(state, "an index after `index`")?;
+                self.expect(Tok::Arrow, "`->` and the element type after the index")?;
+                let ty = self.ty(0)?;
+                (InstructionData::ArrayGet { array, index }, Results::One(ty))
+            }
+            "array_set" => {
+                let array = self.operand(state, "an array after `array_set`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.operand(state, "an index after `index`")?;
+                self.expect(Tok::Comma, "`,` after the index")?;
+                self.expect_kw("value", "`value`")?;
+                let value = self.operand(state, "a value after `value`")?;
+                let data = InstructionData::ArraySet {
+                    array,
+                    index,
+                    value,
+                };
+                (data, Results::SameAs(array))
+            }
+            "constrain" => {
+                let lhs = self.operand(state, "an operand after `constrain`")?;
+                let equal = match self.tok.tok {
+                    Tok::EqEq => true,
+                    Tok::NotEq => false,
+                    _ => return Err(self.expected("`==` or `!=` after the left operand")),
+                };
+                self.bump()?;
+                let rhs = self.operand(state, "an operand after the comparison")?;
+                let message = if self.eat(Tok::Comma)? {
+                    let text = self.expect(Tok::Str, "a message string after `,`")?.text;
+                    Some(unescape(text))
+                } else {
+                    None
+                };
+                let data = InstructionData::Constrain {
+                    lhs,
+                    rhs,
+                    equal,
+                    message,
+                };
+                (data, Results::None)
+            }
+            "range_check" => {
+                let arg = self.operand(state, "an operand after `range_check`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                (InstructionData::RangeCheck { arg, bits }, Results::None)
+            }
+            "enable_side_effects" => {
+                let condition = self.operand(state, "a condition after `enable_side_effects`")?;
+                (
+                    InstructionData::EnableSideEffects { condition },
+                    Results::None,
+                )
+            }
+            "if" => {
+                let then_condition = self.operand(state, "a condition after `if`")?;
+                self.expect_kw("then", "`then` after the condition")?;
+                let then_value = self.operand(state, "a value after `then`")?;
+                self.expect_kw("else", "`else` after the then value")?;
+                self.expect(Tok::LParen, "`(` after `else`")?;
+                self.expect_kw("if", "`if` after `else (`")?;
+                let else_condition = self.operand(state, "the else condition")?;
+                self.expect(Tok::RParen, "`)` after the else condition")?;
+                let else_value = self.operand(state, "a value after the else condition")?;
+                let data = InstructionData::IfElse {
+                    then_condition,
+                    then_value,
+                    else_condition,
+                    else_value,
+                };
+                (data, Results::SameAs(then_value))
+            }
+            "call" => {
+                if self.tok.tok != Tok::Ident {
+                    return Err(self.expected("a function after `call`"));
+                }
+                let callee_token = self.tok;
+                let callee = if entity_number(callee_token.text, b'f').is_some() {
+                    let number = self.entity(b'f')?;
+                    call_target = Some((number, callee_token.loc));
+                    Callee::Function(FuncId::from_u32(0))
+                } else if callee_token.text == "println" {
+                    Callee::Builtin(Builtin::Print)
+                } else if let Some(builtin) = Builtin::from_name(callee_token.text) {
+                    Callee::Builtin(builtin)
+                } else {
+                    return Err(
+                        self.error(ParseErrorKind::UnknownFunction(callee_token.text.into()))
+                    );
+                };
+                self.bump()?;
+                self.expect(Tok::LParen, "`(` after the function")?;
+                let args = self.operand_list(state, Tok::RParen, "a call argument")?;
+                self.expect(Tok::RParen, "`,` or `)` after a call argument")?;
+                let mut types = Vec::new();
+                if self.eat(Tok::Arrow)? {
+                    if self.eat(Tok::LParen)? {
+                        loop {
+                            types.push(self.ty(0)?);
+                            if !self.eat(Tok::Comma)? {
+                                break;
+                            }
+                        }
+                        self.expect(Tok::RParen, "`,` or `)` after a result type")?;
+                    } else {
+                        types.push(self.ty(0)?);
+                    }
+                }
+                (InstructionData::Call { callee, args }, Results::Many(types))
+            }
+            "encode" => {
+                let arg = self.operand(state, "an operand after `encode`")?;
+                self.expect(Tok::Arrow, "`->` and `noisy` after the operand")?;
+                (InstructionData::Encode { arg }, Results::One(self.ty(0)?))
+            }
+            "decode" => {
+                let arg = self.operand(state, "an operand after `decode`")?;
+                self.expect(Tok::Arrow, "`->` and `u5` after the operand")?;
+                (InstructionData::Decode { arg }, Results::One(self.ty(0)?))
+            }
+            "reduce_noise" => {
+                let arg = self.operand(state, "an operand after `reduce_noise`")?;
+                (
+                    InstructionData::ReduceNoise { arg },
+                    Results::One(Type::Noisy),
+                )
+            }
+            "inc_rc" => {
+                let arg = self.operand(state, "an operand after `inc_rc`")?;
+                (InstructionData::IncRc { arg }, Results::None)
+            }
+            "dec_rc" => {
+                let arg = self.operand(state, "an operand after `dec_rc`")?;
+                (InstructionData::DecRc { arg }, Results::None)
+            }
+            _ => match BinaryOp::from_name(opcode) {
+                Some(op) => {
+                    let lhs = self.operand(state, "a left operand")?;
+                    self.expect(Tok::Comma, "`,` after the left operand")?;
+                    let rhs = self.operand(state, "a right operand")?;
+                    let produces = if op.is_comparison() {
+                        Results::One(Type::BOOL)
+                    } else {
+                        Results::SameAs(lhs)
+                    };
+                    (InstructionData::Binary { op, lhs, rhs }, produces)
+                }
+                None => {
+                    return Err(ParseError {
+                        loc: opcode_token.loc,
+                        kind: ParseErrorKind::UnknownInstruction(opcode.into()),
+                    })
+                }
+            },
+        };
+        let expected = match &produces {
+            Results::None => 0,
+            Results::One(_) | Results::SameAs(_) => 1,
+            Results::Many(types) => types.len(),
+        };
+        if expected != results.len() {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::ResultCount {
+                    opcode: opcode.into(),
+                    expected,
+                    found: results.len(),
+                },
+            });
+        }
+        let inst = state.func.dfg.make_inst(data);
+        state.func.layout.append_inst(inst, block);
+        state.func.inst_locs[inst] = loc;
+        if let Some((number, loc)) = call_target {
+            fixups.push(CallFixup {
+                func: id,
+                inst,
+                number,
+                loc,
+            });
+        }
+        match produces {
+            Results::None => {}
+            Results::One(ty) => state.func.dfg.attach_result(inst, results[0], ty),
+            Results::SameAs(source) => {
+                let ty = state.known_type(source);
+                let known = ty.is_some();
+                state
+                    .func
+                    .dfg
+                    .attach_result(inst, results[0], ty.unwrap_or(Type::Field));
+                if !known {
+                    state.pending.push((results[0], source));
+                    state.pending_set.insert(results[0]);
+                }
+            }
+            Results::Many(types) => {
+                for (&value, ty) in results.iter().zip(types) {
+                    state.func.dfg.attach_result(inst, value, ty);
+                }
+            }
+        }
+        state.results = results;
+        Ok(())
+    }
+}

@@ -1,0 +1,297 @@
+//! The one shape of a pass: a [`FunctionPass`] transforms one function,
+//! [`run_module`] drives it over a module, and [`FunctionAnalyses`] holds
+//! the analyses a pass reads so that they are computed once and rebuilt only
+//! when a pass says it changed the control flow (Cranelift's `Context`).
+//!
+//! A driver that picks passes by name at run time (the command line, the
+//! fuzz targets) holds them as [`ModulePass`] objects: every
+//! [`FunctionPass`] is one through [`Registered`].
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::AddAssign;
+
+use crate::cfg::ControlFlowGraph;
+use crate::dominators::{DominatorTree, PostDominatorTree};
+use crate::loops::LoopAnalysis;
+use crate::{Function, Module};
+
+/// A transformation of one function.
+///
+/// The function given to [`run`](Self::run) verifies; the pass leaves it
+/// verifying and computing what it computed before.
+pub trait FunctionPass {
+    /// The name in pipelines, on the command line and in regression files.
+    const NAME: &'static str;
+
+    /// The knobs of the pass; the default is what a driver runs.
+    type Options: Default;
+
+    /// What a run did; the runs over a module add up.
+    type Report: Default + AddAssign + fmt::Display;
+
+    /// Why the pass declines a function.
+    type Error: std::error::Error;
+
+    /// Transforms `func`. The analyses in `analyses` describe `func` as it
+    /// is given; a pass that changes the control flow calls
+    /// [`FunctionAnalyses::invalidate`] before it returns.
+    ///
+    /// # Errors
+    ///
+    /// When the pass declines the function, which is then unchanged.
+    fn run(
+        func: &mut Function,
+        analyses: &mut FunctionAnalyses,
+        options: &Self::Options,
+    ) -> Result<Self::Report, Self::Error>;
+
+    /// Options spread over what the pass can do, for the differential tests
+    /// and fuzz targets: each `knob` picks one point of the option space.
+    fn options_for_knob(knob: u64) -> Self::Options {
+        let _ = knob;
+        Self::Options::default()
+    }
+
+    /// Whether the output runs within the noise bound with the
+    /// interpreter's noise checking on, whatever the input did (the contract
+    /// of a noise-placement pass, which the differential tests then check).
+    fn establishes_noise_bound() -> bool {
+        false
+    }
+}
+
+/// A pass that failed on one function of a module.
+#[derive(Debug, thiserror::Error)]
+#[error("in function `{function}`: {error}")]
+pub struct PassError<E: std::error::Error> {
+    /// The name of the function.
+    pub function: String,
+    /// What the pass said.
+    pub error: E,
+}
+
+/// Runs `P` on every function of `module`, in order, and adds up the
+/// reports. The analyses are computed once per function and their buffers
+/// reused across functions.
+///
+/// # Errors
+///
+/// The first function the pass declines; the functions before it are
+/// transformed, the others untouched.
+pub fn run_module<P: FunctionPass>(
+    module: &mut Module,
+    options: &P::Options,
+) -> Result<P::Report, PassError<P::Error>> {
+    let mut analyses = FunctionAnalyses::new();
+    let mut report = P::Report::default();
+    for func in module.functions.values_mut() {
+        analyses.invalidate();
+        report += P::run(func, &mut analyses, options).map_err(|error| PassError {
+            function: func.name.clone(),
+            error,
+        })?;
+    }
+    Ok(report)
+}
+
+/// The control-flow graph, dominator and post-dominator trees and loop
+/// forest of one function, each computed on first use and kept until
+/// [`invalidate`](Self::invalidate).
+///
+/// Passes and their phases ask for what they read instead of building it;
+/// one that changes the control flow (adds, removes or retargets a block)
+/// invalidates. Changes within blocks keep every analysis valid.
+#[derive(Default)]
+pub struct FunctionAnalyses {
+    cfg: ControlFlowGraph,
+    domtree: DominatorTree,
+    post_domtree: PostDominatorTree,
+    loops: LoopAnalysis,
+}
+
+/// Every analysis of [`FunctionAnalyses`], borrowed together.
+#[derive(Clone, Copy)]
+pub struct Analyses<'a> {
+    /// The control-flow graph.
+    pub cfg: &'a ControlFlowGraph,
+    /// The dominator tree.
+    pub domtree: &'a DominatorTree,
+    /// The post-dominator tree.
+    pub post_domtree: &'a PostDominatorTree,
+    /// The natural loops.
+    pub loops: &'a LoopAnalysis,
+}
+
+impl FunctionAnalyses {
+    /// No analysis computed yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets every analysis (keeping their buffers): the control flow of
+    /// the function changed, or another function comes.
+    pub fn invalidate(&mut self) {
+        self.cfg.clear();
+        self.domtree.clear();
+        self.post_domtree.clear();
+        self.loops.clear();
+    }
+
+    /// The control-flow graph of `func`.
+    pub fn cfg(&mut self, func: &Function) -> &ControlFlowGraph {
+        self.ensure_cfg(func);
+        &self.cfg
+    }
+
+    /// The control-flow graph and dominator tree of `func`.
+    pub fn domtree(&mut self, func: &Function) -> (&ControlFlowGraph, &DominatorTree) {
+        self.ensure_domtree(func);
+        (&self.cfg, &self.domtree)
+    }
+
+    /// The control-flow graph, dominator tree and loops of `func`.
+    pub fn loops(&mut self, func: &Function) -> (&ControlFlowGraph, &DominatorTree, &LoopAnalysis) {
+        self.ensure_domtree(func);
+        if !self.loops.is_valid() {
+            self.loops.compute(func, &self.cfg, &self.domtree);
+        }
+        (&self.cfg, &self.domtree, &self.loops)
+    }
+
+    /// Every analysis of `func`.
+    pub fn all(&mut self, func: &Function) -> Analyses<'_> {
+        self.loops(func);
+        if !self.post_domtree.is_valid() {
+            self.post_domtree.compute(&self.cfg);
+        }
+        Analyses {
+            cfg: &self.cfg,
+            domtree: &self.domtree,
+            post_domtree: &self.post_domtree,
+            loops: &self.loops,
+        }
+    }
+
+    fn ensure_cfg(&mut self, func: &Function) {
+        if !self.cfg.is_valid() {
+            self.cfg.compute(func);
+        }
+    }
+
+    fn ensure_domtree(&mut self, func: &Function) {
+        self.ensure_cfg(func);
+        if !self.domtree.is_valid() {
+            self.domtree.compute(&self.cfg);
+        }
+    }
+}
+
+/// A pass as a driver holds it when it picks passes by name at run time.
+pub trait ModulePass: Sync {
+    /// The pass's [`FunctionPass::NAME`].
+    fn name(&self) -> &'static str;
+
+    /// Runs the pass on every function of `module` with its default options
+    /// (`knob` `None`) or those of [`FunctionPass::options_for_knob`];
+    /// returns the report as one text.
+    ///
+    /// # Errors
+    ///
+    /// The first function the pass declines, as text.
+    fn run(&self, module: &mut Module, knob: Option<u64>) -> Result<String, String>;
+
+    /// The pass's [`FunctionPass::establishes_noise_bound`].
+    fn establishes_noise_bound(&self) -> bool;
+}
+
+/// A [`FunctionPass`] as a [`ModulePass`]: `&Registered::<P>::NEW`.
+pub struct Registered<P>(PhantomData<fn() -> P>);
+
+impl<P> Registered<P> {
+    /// The pass `P`.
+    pub const NEW: Registered<P> = Registered(PhantomData);
+}
+
+impl<P: FunctionPass> ModulePass for Registered<P> {
+    fn name(&self) -> &'static str {
+        P::NAME
+    }
+
+    fn run(&self, module: &mut Module, knob: Option<u64>) -> Result<String, String> {
+        let options = knob.map_or_else(P::Options::default, P::options_for_knob);
+        run_module::<P>(module, &options)
+            .map(|report| report.to_string())
+            .map_err(|err| err.to_string())
+    }
+
+    fn establishes_noise_bound(&self) -> bool {
+        P::establishes_noise_bound()
+    }
+}
+
+/// The pass named `name` among `passes`.
+pub fn find<'p>(passes: &[&'p dyn ModulePass], name: &str) -> Option<&'p dyn ModulePass> {
+    passes.iter().copied().find(|pass| pass.name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_module;
+
+    /// Counts blocks and checks the analyses it is handed describe the
+    /// function.
+    struct CountBlocks;
+
+    #[derive(Default, Debug, PartialEq)]
+    struct Blocks(usize);
+
+    impl AddAssign for Blocks {
+        fn add_assign(&mut self, other: Blocks) {
+            self.0 += other.0;
+        }
+    }
+
+    impl fmt::Display for Blocks {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{} blocks", self.0)
+        }
+    }
+
+    impl FunctionPass for CountBlocks {
+        const NAME: &'static str = "count-blocks";
+        type Options = ();
+        type Report = Blocks;
+        type Error = std::convert::Infallible;
+
+        fn run(
+            func: &mut Function,
+            analyses: &mut FunctionAnalyses,
+            _: &(),
+        ) -> Result<Blocks, Self::Error> {
+            let (cfg, domtree, loops) = analyses.loops(func);
+            assert_eq!(cfg.num_reachable(), func.layout.blocks().count());
+            assert_eq!(domtree.root(), func.entry_block());
+            let _ = loops;
+            Ok(Blocks(cfg.num_reachable()))
+        }
+    }
+
+    #[test]
+    fn reports_add_up_over_functions_and_analyses_follow_them() {
+        let mut module = parse_module(
+            "fn main f0 {\n  b0():\n    jmp b1()\n  b1():\n    return\n}\n\
+             fn g f1 {\n  b0():\n    return\n}\n",
+        )
+        .unwrap();
+        let report = run_module::<CountBlocks>(&mut module, &()).unwrap();
+        assert_eq!(report, Blocks(3));
+        let registered: &dyn ModulePass = &Registered::<CountBlocks>::NEW;
+        let passes = [registered];
+        let pass = find(&passes, "count-blocks").unwrap();
+        assert_eq!(pass.run(&mut module, None).unwrap(), "3 blocks");
+        assert!(!pass.establishes_noise_bound());
+        assert!(find(&passes, "other").is_none());
+    }
+}

@@ -1,0 +1,768 @@
+//! The minimum hitting set of the witnesses: reductions, components,
+//! local search and the combinatorial branch and bound.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use super::lp_branch::{lp_root, LpRoot};
+use super::witness::{is_subset, Set};
+
+/// The outcome of the hitting-set search.
+pub(crate) struct Cover {
+    /// The values to reduce.
+    pub chosen: Vec<usize>,
+    /// A proven lower bound on the size of any hitting set.
+    pub lower_bound: usize,
+    /// Whether every component's search closed.
+    pub optimal: bool,
+    /// Search nodes, over all components.
+    pub nodes: u64,
+    /// Components after the reductions at the root.
+    pub components: usize,
+}
+
+/// Components of at most this many elements try the combinatorial search
+/// before the relaxation.
+pub(super) const COMBINATORIAL_FIRST: usize = 200;
+
+/// Moves of the local search on each component's first cover, per element.
+const LOCAL_MOVES: u64 = 2_000;
+
+/// Subgradient rounds at the root of a component and at other search nodes.
+const ROOT_ROUNDS: usize = 600;
+const NODE_ROUNDS: usize = 25;
+pub(super) const EPS: f64 = 1e-6;
+
+/// A minimum hitting set of `sets` over the elements `0..n` (every set
+/// non-empty), unless `deadline` passes first.
+pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Cover {
+    min_hitting_set_with(n, sets, deadline, COMBINATORIAL_FIRST)
+}
+
+/// [`min_hitting_set`], searching components of at most `small` elements
+/// combinatorially first (so that tests reach both searches).
+pub(super) fn min_hitting_set_with(
+    n: usize,
+    sets: Vec<Set>,
+    deadline: Instant,
+    small: usize,
+) -> Cover {
+    let mut solver = Solver {
+        deadline,
+        nodes: 0,
+        timed_out: false,
+    };
+    let names: Vec<usize> = (0..n).collect();
+    let mut inst = Instance::new(names, sets, None);
+    let mut chosen = Vec::new();
+    let feasible = inst.reduce(&mut chosen);
+    debug_assert!(feasible, "witnesses are non-empty");
+    let mut lower_bound = chosen.len();
+    let mut optimal = true;
+    let components = inst.components();
+    let count = components.len();
+    for mut comp in components {
+        let greedy = comp.greedy();
+        let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 8;
+        let moves = LOCAL_MOVES * comp.of.len() as u64;
+        solver.timed_out = false;
+        let mut best;
+        let mut root;
+        if comp.of.len() > small && Instant::now() < deadline {
+            // Large components go to the relaxation at once: the cuts need
+            // the time. Its root needs no incumbent, so the local search
+            // runs beside it on a second thread.
+            let upper = AtomicUsize::new(greedy.len());
+            let (found, lp) = std::thread::scope(|scope| {
+                let local = scope.spawn(|| {
+                    let found = comp.local_search(&greedy, share, moves);
+                    upper.fetch_min(found.len(), Ordering::Relaxed);
+                    found
+                });
+                let lp = lp_root(&comp, &upper, deadline);
+                let found = local
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (found, lp)
+            });
+            best = found;
+            root = solver.search_from_root(&comp, lp, 0, &mut best);
+        } else {
+            best = comp.local_search(&greedy, share, moves);
+            let now = Instant::now();
+            // The Lagrangian ascent is worth its time only when a search follows.
+            let rounds = if now < deadline { ROOT_ROUNDS } else { 1 };
+            root = comp.bound(best.len(), rounds).0;
+            if root < best.len() {
+                // The combinatorial search first, for a share of the time:
+                // it often closes small components.
+                let share = deadline.saturating_duration_since(now) / 10;
+                solver.deadline = now + share;
+                let mut picked = Vec::new();
+                solver.search(comp.clone(), &mut picked, &mut best, true);
+                solver.deadline = deadline;
+                if solver.timed_out {
+                    solver.timed_out = false;
+                    let lp = lp_root(&comp, &AtomicUsize::new(best.len()), deadline);
+                    root = solver.search_from_root(&comp, lp, root, &mut best);
+                }
+            }
+        }
+        if solver.timed_out {
+            optimal = false;
+            lower_bound += root.min(best.len());
+        } else {
+            lower_bound += best.len();
+        }
+        chosen.extend(best);
+    }
+    chosen.sort_unstable();
+    chosen.dedup();
+    Cover {
+        lower_bound: lower_bound.min(chosen.len()),
+        optimal: optimal && lower_bound >= chosen.len(),
+        chosen,
+        nodes: solver.nodes,
+        components: count,
+    }
+}
+
+/// A hitting-set instance over local element ids, each naming a value.
+#[derive(Clone)]
+pub(super) struct Instance {
+    /// The value of each element.
+    pub(super) names: Vec<usize>,
+    pub(super) sets: Vec<Set>,
+    pub(super) alive: Vec<bool>,
+    /// The Lagrange multiplier of each set (warm start for the bound).
+    pub(super) lambda: Vec<f64>,
+    /// For each element, the sets containing it (possibly dead).
+    pub(super) of: Vec<Vec<u32>>,
+}
+
+impl Instance {
+    pub(super) fn new(names: Vec<usize>, sets: Vec<Set>, lambda: Option<Vec<f64>>) -> Self {
+        let mut of = vec![Vec::new(); names.len()];
+        for (i, s) in sets.iter().enumerate() {
+            for &x in s {
+                of[x as usize].push(i as u32);
+            }
+        }
+        let alive = vec![true; sets.len()];
+        let lambda = lambda.unwrap_or_else(|| vec![0.0; sets.len()]);
+        Instance {
+            names,
+            sets,
+            alive,
+            lambda,
+            of,
+        }
+    }
+
+    fn live_of(&self, x: usize) -> impl Iterator<Item = u32> + '_ {
+        self.of[x]
+            .iter()
+            .copied()
+            .filter(|&s| self.alive[s as usize])
+    }
+
+    /// Takes `x`: every set containing it is hit.
+    fn take(&mut self, x: usize) {
+        for i in 0..self.of[x].len() {
+            let s = self.of[x][i] as usize;
+            self.alive[s] = false;
+        }
+        self.of[x].clear();
+    }
+
+    /// Forbids `x`: it leaves every set. Returns false if a set empties.
+    fn forbid(&mut self, x: usize) -> bool {
+        let mut ok = true;
+        let list = std::mem::take(&mut self.of[x]);
+        for &s in &list {
+            let s = s as usize;
+            if !self.alive[s] {
+                continue;
+            }
+            if let Ok(i) = self.sets[s].binary_search(&(x as u32)) {
+                self.sets[s].remove(i);
+            }
+            if self.sets[s].is_empty() {
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// Applies the reduction rules to a fixed point; the values of forced
+    /// elements go to `chosen`. Returns false if some set cannot be hit.
+    fn reduce(&mut self, chosen: &mut Vec<usize>) -> bool {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            // Singletons force their element.
+            for s in 0..self.sets.len() {
+                if !self.alive[s] {
+                    continue;
+                }
+                match self.sets[s].len() {
+                    0 => return false,
+                    1 => {
+                        let x = self.sets[s][0] as usize;
+                        chosen.push(self.names[x]);
+                        self.take(x);
+                        changed = true;
+                    }
+                    _ => {}
+                }
+            }
+            // A set containing another live set is implied by it.
+            for x in 0..self.of.len() {
+                let alive = &self.alive;
+                self.of[x].retain(|&s| alive[s as usize]);
+            }
+            for s in 0..self.sets.len() {
+                if !self.alive[s] {
+                    continue;
+                }
+                let set = &self.sets[s];
+                let Some(&pivot) = set.iter().min_by_key(|&&x| self.of[x as usize].len()) else {
+                    continue;
+                };
+                let superset = self.of[pivot as usize].iter().any(|&t| {
+                    let t = t as usize;
+                    t != s
+                        && self.alive[t]
+                        && (self.sets[t].len() < set.len()
+                            || (self.sets[t].len() == set.len() && t < s))
+                        && is_subset(&self.sets[t], set)
+                });
+                if superset {
+                    self.alive[s] = false;
+                    changed = true;
+                }
+            }
+            for x in 0..self.of.len() {
+                let alive = &self.alive;
+                self.of[x].retain(|&s| alive[s as usize]);
+            }
+            // An element whose sets all contain another element is
+            // dominated by it: some optimum does without it.
+            for x in 0..self.of.len() {
+                if self.of[x].is_empty() {
+                    continue;
+                }
+                let first = self.of[x][0] as usize;
+                let dominated = self.sets[first].iter().any(|&y| {
+                    let y = y as usize;
+                    y != x
+                        && self.of[y].len() >= self.of[x].len()
+                        && (self.of[y].len() > self.of[x].len() || y < x)
+                        && self.of[x]
+                            .iter()
+                            .all(|&s| self.sets[s as usize].binary_search(&(y as u32)).is_ok())
+                });
+                if dominated {
+                    if !self.forbid(x) {
+                        return false;
+                    }
+                    changed = true;
+                }
+            }
+        }
+        true
+    }
+
+    /// The connected components of the live sets, each as a compact instance.
+    fn components(&self) -> Vec<Instance> {
+        let n = self.of.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for (s, set) in self.sets.iter().enumerate() {
+            if !self.alive[s] {
+                continue;
+            }
+            for w in set.windows(2) {
+                let (a, b) = (
+                    find(&mut parent, w[0] as usize),
+                    find(&mut parent, w[1] as usize),
+                );
+                parent[a] = b;
+            }
+        }
+        let mut group_of: Vec<usize> = vec![usize::MAX; n];
+        let mut groups: Vec<(Vec<usize>, Vec<Set>, Vec<f64>)> = Vec::new();
+        let mut local = vec![u32::MAX; n];
+        for (s, set) in self.sets.iter().enumerate() {
+            if !self.alive[s] {
+                continue;
+            }
+            let root = find(&mut parent, set[0] as usize);
+            if group_of[root] == usize::MAX {
+                group_of[root] = groups.len();
+                groups.push(Default::default());
+            }
+            let g = &mut groups[group_of[root]];
+            let renamed: Set = set
+                .iter()
+                .map(|&x| {
+                    let x = x as usize;
+                    if local[x] == u32::MAX {
+                        local[x] = g.0.len() as u32;
+                        g.0.push(self.names[x]);
+                    }
+                    local[x]
+                })
+                .collect();
+            let mut renamed = renamed;
+            renamed.sort_unstable();
+            g.1.push(renamed);
+            g.2.push(self.lambda[s]);
+        }
+        groups
+            .into_iter()
+            .map(|(names, sets, lambda)| Instance::new(names, sets, Some(lambda)))
+            .collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.alive.iter().any(|&a| a)
+    }
+
+    /// Improves the hitting set `cover` (values) by local search until
+    /// `deadline` or `moves` moves: add an element outside the cover, then
+    /// drop every element the addition made redundant. Dropping two is an
+    /// improvement; dropping one is a swap that keeps the size and moves the
+    /// search along the plateau (a random walk, as in the iterated local
+    /// searches for unicost set covering). Returns the smallest cover seen.
+    fn local_search(&self, cover: &[usize], deadline: Instant, moves: u64) -> Vec<usize> {
+        let n = self.of.len();
+        let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
+        let slot = {
+            let mut slot = vec![usize::MAX; self.sets.len()];
+            for (i, &s) in live.iter().enumerate() {
+                slot[s] = i;
+            }
+            slot
+        };
+        let sets_of: Vec<Vec<usize>> = (0..n)
+            .map(|x| {
+                self.of[x]
+                    .iter()
+                    .filter(|&&s| self.alive[s as usize])
+                    .map(|&s| slot[s as usize])
+                    .collect()
+            })
+            .collect();
+        let max_name = self.names.iter().copied().max().unwrap_or(0);
+        let mut local = vec![usize::MAX; max_name + 1];
+        for (x, &name) in self.names.iter().enumerate() {
+            local[name] = x;
+        }
+        let mut in_c = vec![false; n];
+        for &v in cover {
+            if let Some(&x) = local.get(v) {
+                if x != usize::MAX {
+                    in_c[x] = true;
+                }
+            }
+        }
+        let mut hits = vec![0u32; live.len()];
+        for (x, sets) in sets_of.iter().enumerate() {
+            if in_c[x] {
+                for &i in sets {
+                    hits[i] += 1;
+                }
+            }
+        }
+        if hits.contains(&0) {
+            return cover.to_vec();
+        }
+        let redundant =
+            |x: usize, hits: &[u32]| -> bool { sets_of[x].iter().all(|&i| hits[i] >= 2) };
+        let mut size = in_c.iter().filter(|&&c| c).count();
+        // Redundant members first.
+        for x in 0..n {
+            if in_c[x] && redundant(x, &hits) {
+                in_c[x] = false;
+                size -= 1;
+                for &i in &sets_of[x] {
+                    hits[i] -= 1;
+                }
+            }
+        }
+        let mut best_size = size;
+        let mut best_c = in_c.clone();
+        let candidates: Vec<usize> = (0..n).filter(|&x| !sets_of[x].is_empty()).collect();
+        if candidates.is_empty() {
+            return cover.to_vec();
+        }
+        let mut rng = 0x2545_f491_4f6c_dd1du64 ^ n as u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut dropped = Vec::new();
+        let mut last_added = vec![0u64; n];
+        for step in 1..=moves {
+            if step % 1024 == 0 && Instant::now() >= deadline {
+                break;
+            }
+            // A move helps only if `y` hits a witness that some member hits
+            // alone: draw a member, one such witness of it, and `y` in it.
+            let x = candidates[(next() % candidates.len() as u64) as usize];
+            if !in_c[x] {
+                continue;
+            }
+            let critical = sets_of[x].iter().filter(|&&i| hits[i] == 1).count();
+            if critical == 0 {
+                continue;
+            }
+            let pick = (next() % critical as u64) as usize;
+            let Some(&i) = sets_of[x].iter().filter(|&&i| hits[i] == 1).nth(pick) else {
+                continue;
+            };
+            let set = &self.sets[live[i]];
+            let y = set[(next() % set.len() as u64) as usize] as usize;
+            if in_c[y] {
+                continue;
+            }
+            in_c[y] = true;
+            last_added[y] = step;
+            for &i in &sets_of[y] {
+                hits[i] += 1;
+            }
+            // Members sharing a witness with `y` may have become redundant;
+            // the oldest additions go first so the walk does not undo itself.
+            dropped.clear();
+            for &i in &sets_of[y] {
+                for &x in &self.sets[live[i]] {
+                    let x = x as usize;
+                    if x != y && in_c[x] && !dropped.contains(&x) {
+                        dropped.push(x);
+                    }
+                }
+            }
+            for i in (1..dropped.len()).rev() {
+                let j = (next() % (i as u64 + 1)) as usize;
+                dropped.swap(i, j);
+            }
+            dropped.sort_by_key(|&x| last_added[x]);
+            let mut removed = 0;
+            for &x in &dropped {
+                if redundant(x, &hits) {
+                    in_c[x] = false;
+                    removed += 1;
+                    for &i in &sets_of[x] {
+                        hits[i] -= 1;
+                    }
+                }
+            }
+            if removed == 0 {
+                in_c[y] = false;
+                for &i in &sets_of[y] {
+                    hits[i] -= 1;
+                }
+                continue;
+            }
+            size = size + 1 - removed;
+            if size < best_size {
+                best_size = size;
+                best_c.copy_from_slice(&in_c);
+            }
+        }
+        (0..n)
+            .filter(|&x| best_c[x])
+            .map(|x| self.names[x])
+            .collect()
+    }
+
+    /// A hitting set (values) by repeatedly taking the element in most live sets.
+    fn greedy(&self) -> Vec<usize> {
+        let mut inst = self.clone();
+        let mut chosen = Vec::new();
+        while let Some(x) = (0..inst.of.len())
+            .filter(|&x| inst.live_of(x).next().is_some())
+            .max_by_key(|&x| inst.live_of(x).count())
+        {
+            chosen.push(inst.names[x]);
+            inst.take(x);
+        }
+        chosen
+    }
+
+    /// Pairwise disjoint live sets, smallest first: each needs its own element.
+    fn packing_bound(&self) -> usize {
+        let mut order: Vec<&Set> = self
+            .sets
+            .iter()
+            .zip(&self.alive)
+            .filter(|(_, &a)| a)
+            .map(|(s, _)| s)
+            .collect();
+        order.sort_by_key(|s| s.len());
+        let mut used = vec![false; self.of.len()];
+        let mut count = 0;
+        for s in order {
+            if s.iter().all(|&x| !used[x as usize]) {
+                for &x in s {
+                    used[x as usize] = true;
+                }
+                count += 1;
+            }
+        }
+        count
+    }
+
+    /// A lower bound on the size of a hitting set: the better of the
+    /// packing bound and the Lagrangian (LP) bound, which relaxes "every
+    /// live set is hit" with one multiplier per set, improved by subgradient
+    /// steps from the instance's multipliers (Held, Wolfe and Crowder,
+    /// "Validation of subgradient optimization", Math. Prog. 1974). Also
+    /// returns the Lagrangian value and the reduced cost of every element
+    /// under the multipliers that gave it (for fixing by reduced cost).
+    fn bound(&mut self, upper: usize, rounds: usize) -> (usize, f64, Vec<f64>) {
+        let n = self.of.len();
+        let packing = self.packing_bound();
+        if packing >= upper {
+            return (packing, packing as f64, vec![0.0; n]);
+        }
+        let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
+        let mut cost = vec![0.0f64; n];
+        let mut best = f64::NEG_INFINITY;
+        let mut best_cost = vec![0.0; n];
+        let mut best_lambda: Vec<f64> = self.lambda.clone();
+        let mut mu = 1.0;
+        let mut stall = 0;
+        let mut g = vec![0.0f64; self.sets.len()];
+        for _ in 0..rounds.max(1) {
+            cost.iter_mut().for_each(|c| *c = 1.0);
+            let mut value = 0.0;
+            for &s in &live {
+                value += self.lambda[s];
+                for &x in &self.sets[s] {
+                    cost[x as usize] -= self.lambda[s];
+                }
+            }
+            for &c in &cost {
+                if c < 0.0 {
+                    value += c;
+                }
+            }
+            if value > best + 1e-9 {
+                best = value;
+                best_cost.copy_from_slice(&cost);
+                best_lambda.copy_from_slice(&self.lambda);
+                stall = 0;
+            } else {
+                stall += 1;
+                if stall >= 5 {
+                    mu *= 0.5;
+                    stall = 0;
+                }
+            }
+            if (upper as f64) - best <= 1.0 + EPS || mu < 1e-3 {
+                break;
+            }
+            let mut norm = 0.0;
+            for &s in &live {
+                let hit = self.sets[s]
+                    .iter()
+                    .filter(|&&x| cost[x as usize] < 0.0)
+                    .count();
+                g[s] = 1.0 - hit as f64;
+                if g[s] < 0.0 && self.lambda[s] <= 0.0 {
+                    g[s] = 0.0;
+                }
+                norm += g[s] * g[s];
+            }
+            if norm == 0.0 {
+                break;
+            }
+            let target = (upper as f64 - 1.0).max(best + 1.0);
+            let step = mu * (target - value) / norm;
+            for &s in &live {
+                self.lambda[s] = (self.lambda[s] + step * g[s]).max(0.0);
+            }
+        }
+        self.lambda.copy_from_slice(&best_lambda);
+        let lagrange = ceil(best);
+        (packing.max(lagrange), best, best_cost)
+    }
+}
+
+pub(super) fn ceil(x: f64) -> usize {
+    (x - EPS).ceil().max(0.0) as usize
+}
+
+pub(super) struct Solver {
+    pub(super) deadline: Instant,
+    pub(super) nodes: u64,
+    pub(super) timed_out: bool,
+}
+
+impl Solver {
+    /// Counts a search node; false once the deadline has passed.
+    pub(super) fn enter_node(&mut self) -> bool {
+        if self.timed_out {
+            return false;
+        }
+        self.nodes += 1;
+        if Instant::now() >= self.deadline {
+            self.timed_out = true;
+        }
+        !self.timed_out
+    }
+
+    /// Searches `comp` from the root of its relaxation, or combinatorially
+    /// when the relaxation could not be solved, replacing `best` by the
+    /// smaller covers found. Returns the larger of `bound` (a bound already
+    /// known) and the root's.
+    fn search_from_root(
+        &mut self,
+        comp: &Instance,
+        lp: Option<LpRoot<'_>>,
+        bound: usize,
+        best: &mut Vec<usize>,
+    ) -> usize {
+        match lp {
+            Some(lp) => {
+                let root = bound.max(lp.bound);
+                if root < best.len() {
+                    lp.search(best, self);
+                }
+                root
+            }
+            None => {
+                // A copy: the multipliers of `comp` stay as they are.
+                let mut fallback = comp.clone();
+                let root = bound.max(fallback.bound(best.len(), ROOT_ROUNDS).0);
+                if root < best.len() {
+                    self.search(fallback, &mut Vec::new(), best, true);
+                }
+                root
+            }
+        }
+    }
+
+    /// Extends `picked` (values) to a hitting set of `inst`, replacing
+    /// `best` when it finds one smaller than it.
+    fn search(
+        &mut self,
+        mut inst: Instance,
+        picked: &mut Vec<usize>,
+        best: &mut Vec<usize>,
+        root: bool,
+    ) {
+        if !self.enter_node() {
+            return;
+        }
+        let mark = picked.len();
+        let done = |picked: &mut Vec<usize>| picked.truncate(mark);
+        if !inst.reduce(picked) || picked.len() >= best.len() {
+            return done(picked);
+        }
+        if inst.is_empty() {
+            *best = picked.clone();
+            return done(picked);
+        }
+        let budget = best.len() - picked.len();
+        // Independent parts are solved one after the other, each to its own
+        // optimum, while their sum can still beat `best`.
+        let parts = inst.components();
+        if parts.len() > 1 && !root {
+            let mut total = picked.clone();
+            let mut parts: Vec<(usize, Instance)> = parts
+                .into_iter()
+                .map(|mut part| (part.bound(budget, NODE_ROUNDS).0, part))
+                .collect();
+            let mut floor: usize = parts.iter().map(|p| p.0).sum();
+            if picked.len() + floor >= best.len() {
+                return done(picked);
+            }
+            parts.sort_by_key(|p| p.1.sets.len());
+            for (part_bound, part) in parts {
+                floor -= part_bound;
+                let mut part_best = part.greedy();
+                if part_bound < part_best.len() {
+                    let mut sub = Vec::new();
+                    self.search(part, &mut sub, &mut part_best, false);
+                    if self.timed_out {
+                        return done(picked);
+                    }
+                }
+                total.extend(part_best);
+                if total.len() + floor >= best.len() {
+                    return done(picked);
+                }
+            }
+            *best = total;
+            return done(picked);
+        }
+        let mut inst = parts.into_iter().next().unwrap_or(inst);
+        let rounds = if root { ROOT_ROUNDS } else { NODE_ROUNDS };
+        let (lb, value, cost) = inst.bound(budget, rounds);
+        if lb >= budget {
+            return done(picked);
+        }
+        // Fixing by reduced cost: taking an element of positive reduced
+        // cost, or leaving out one of negative reduced cost, raises the
+        // Lagrangian value by that cost.
+        let limit = budget as f64 - 1.0 + EPS;
+        let mut forced = Vec::new();
+        #[allow(clippy::needless_range_loop)] // `x` also indexes the instance.
+        for x in 0..inst.of.len() {
+            if inst.live_of(x).next().is_none() {
+                continue;
+            }
+            if cost[x] > 0.0 && value + cost[x] > limit {
+                if !inst.forbid(x) {
+                    return done(picked);
+                }
+            } else if cost[x] < 0.0 && value - cost[x] > limit {
+                forced.push(x);
+            }
+        }
+        for x in forced {
+            if inst.live_of(x).next().is_some() {
+                picked.push(inst.names[x]);
+                inst.take(x);
+            }
+        }
+        if picked.len() >= best.len() {
+            return done(picked);
+        }
+        if inst.is_empty() {
+            *best = picked.clone();
+            return done(picked);
+        }
+        // Branch on the element of least reduced cost (the one the bound
+        // most wants), ties by the number of sets.
+        let x = (0..inst.of.len())
+            .filter(|&x| inst.live_of(x).next().is_some())
+            .min_by(|&a, &b| {
+                cost[a]
+                    .partial_cmp(&cost[b])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| inst.live_of(b).count().cmp(&inst.live_of(a).count()))
+            })
+            .expect("a live set has elements");
+        let mut with = inst.clone();
+        with.take(x);
+        picked.push(inst.names[x]);
+        self.search(with, picked, best, false);
+        picked.pop();
+        if inst.forbid(x) {
+            self.search(inst, picked, best, false);
+        }
+        done(picked)
+    }
+}

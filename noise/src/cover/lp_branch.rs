@@ -1,0 +1,363 @@
+//! The branch and bound on the linear relaxation: row generation,
+//! {0,1/2}-cuts at the root, rounding and strong branching at every node.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use super::hitting_set::{ceil, Instance, Solver, EPS};
+use super::witness::Set;
+
+/// The root of the branch and bound on one component with the linear
+/// relaxation of the hitting set as bound (`microlp`). The relaxation
+/// starts from the small witnesses only and takes in the others as they are
+/// violated (row generation: a relaxation of fewer constraints still bounds
+/// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
+/// while they raise the bound and it stays below `upper` (the size of the
+/// best cover known, which a concurrent local search may lower). `None`
+/// when the relaxation could not be solved before `deadline` (then the
+/// caller keeps its combinatorial search).
+pub(super) fn lp_root<'a>(
+    inst: &'a Instance,
+    upper: &AtomicUsize,
+    deadline: Instant,
+) -> Option<LpRoot<'a>> {
+    let n = inst.of.len();
+    let live: Vec<&Set> = inst
+        .sets
+        .iter()
+        .zip(&inst.alive)
+        .filter(|(_, &a)| a)
+        .map(|(s, _)| s)
+        .collect();
+    let refs: Vec<&[u32]> = live.iter().map(|s| s.as_slice()).collect();
+    let mut in_lp: Vec<bool> = live.iter().map(|s| s.len() <= INITIAL_ROWS).collect();
+    let mut rows: Vec<(Vec<(u32, f64)>, f64)> = live
+        .iter()
+        .zip(&in_lp)
+        .filter(|(_, &i)| i)
+        .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
+        .collect();
+    // Row generation from scratch while the relaxation leaves witnesses
+    // unhit: it stays small (most long witnesses are hit anyway).
+    let (mut root, mut vars) = loop {
+        let (sol, vars) = solve_rows(n, &rows, deadline)?;
+        let value: Vec<f64> = vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+        let mut added = 0;
+        for (i, set) in live.iter().enumerate() {
+            if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
+                in_lp[i] = true;
+                rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+                added += 1;
+            }
+        }
+        if added == 0 {
+            break (sol, vars);
+        }
+    };
+    // Cut rounds, each re-solved by the dual simplex from the last basis.
+    let mut stall = 0;
+    let mut last = f64::NEG_INFINITY;
+    loop {
+        let objective = root.objective();
+        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= deadline {
+            break;
+        }
+        if objective < last + STALL {
+            stall += 1;
+            if stall >= STALL_ROUNDS {
+                break;
+            }
+        } else {
+            stall = 0;
+            last = objective;
+        }
+        let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+        let mut new_rows: Vec<(Vec<(u32, f64)>, f64)> = Vec::new();
+        for (i, set) in live.iter().enumerate() {
+            if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
+                in_lp[i] = true;
+                new_rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+            }
+        }
+        if new_rows.is_empty() {
+            let cuts = crate::cuts::odd_cycle_cuts(&refs, &value, CUTS_PER_ROUND);
+            new_rows.extend(cuts.into_iter().map(|c| (c.terms, c.rhs)));
+        }
+        if new_rows.is_empty() {
+            break;
+        }
+        let mut next = Some(root.clone());
+        for (terms, rhs) in &new_rows {
+            if Instant::now() >= deadline {
+                // The cuts added so far already give a valid relaxation.
+                break;
+            }
+            let Some(cur) = next.take() else { break };
+            let mut expr = microlp::LinearExpr::empty();
+            for &(e, c) in terms {
+                expr.add(vars[e as usize], c);
+            }
+            if let Ok(outcome) = cur.add_constraint(expr, microlp::ComparisonOp::Ge, *rhs) {
+                next = outcome.into_solution().ok().filter(|s| s.is_optimal_lp());
+            }
+        }
+        let Some(next) = next else {
+            // Out of time (or a failed re-solve): the last complete
+            // relaxation still bounds the optimum.
+            break;
+        };
+        rows.extend(new_rows);
+        root = next;
+    }
+    let root_bound = ceil(root.objective());
+    // The search re-solves after every fixing, and each re-solve pays for
+    // every row: the rows the root leaves slack (most cuts of the early
+    // rounds, long witnesses) go. The root's point stays optimal without
+    // them, and a witness violated below joins again there.
+    let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+    let before = rows.len();
+    rows.retain(|(terms, rhs)| {
+        let activity: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
+        activity < rhs + EPS
+    });
+    if rows.len() < before {
+        if let Some((tight, tight_vars)) = solve_rows(n, &rows, deadline) {
+            (root, vars) = (tight, tight_vars);
+        }
+    }
+    Some(LpRoot {
+        ctx: LpContext { inst, live, vars },
+        solution: root,
+        bound: root_bound,
+    })
+}
+
+/// The relaxation at the root of a component's search.
+pub(super) struct LpRoot<'a> {
+    ctx: LpContext<'a>,
+    solution: microlp::Solution,
+    /// The root's lower bound on the component's optimum.
+    pub(super) bound: usize,
+}
+
+impl LpRoot<'_> {
+    /// Branches from the root, replacing `best` by the smaller covers found.
+    /// Below the root the relaxation is re-solved by the dual simplex after
+    /// each fixing.
+    pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) {
+        self.ctx.dfs(self.solution, best, solver);
+    }
+}
+
+/// Elements whose two children strong branching solves at each node.
+const STRONG_CANDIDATES: usize = 8;
+
+/// Witnesses of at most this many values start in the relaxation.
+const INITIAL_ROWS: usize = 3;
+/// Cuts added per separation round at the root.
+const CUTS_PER_ROUND: usize = 64;
+/// Separation stops after this many rounds that raise the bound by less
+/// than [`STALL`].
+const STALL_ROUNDS: usize = 10;
+const STALL: f64 = 1e-3;
+
+/// The relaxation `min sum x` subject to `rows` and `0 <= x <= 1`, solved
+/// from scratch, with its variables; `None` if it could not be solved
+/// before `deadline`.
+fn solve_rows(
+    n: usize,
+    rows: &[(Vec<(u32, f64)>, f64)],
+    deadline: Instant,
+) -> Option<(microlp::Solution, Vec<microlp::Variable>)> {
+    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
+    let mut lp = Lp::new(OptimizationDirection::Minimize);
+    let vars: Vec<microlp::Variable> = (0..n).map(|_| lp.add_var(1.0, (0.0, 1.0))).collect();
+    for (terms, rhs) in rows {
+        let mut expr = LinearExpr::empty();
+        for &(x, c) in terms {
+            expr.add(vars[x as usize], c);
+        }
+        lp.add_constraint(expr, ComparisonOp::Ge, *rhs);
+    }
+    lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
+    let sol = lp.solve().ok()?.into_solution().ok()?;
+    sol.is_optimal_lp().then_some((sol, vars))
+}
+
+trait OptimalLp {
+    fn is_optimal_lp(&self) -> bool;
+}
+
+impl OptimalLp for microlp::Solution {
+    fn is_optimal_lp(&self) -> bool {
+        self.status() == microlp::SolutionStatus::Optimal
+    }
+}
+
+struct LpContext<'a> {
+    inst: &'a Instance,
+    live: Vec<&'a Set>,
+    vars: Vec<microlp::Variable>,
+}
+
+impl LpContext<'_> {
+    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
+        if !solver.enter_node() {
+            return;
+        }
+        let mut value: Vec<f64>;
+        loop {
+            if !sol.is_optimal_lp() {
+                solver.timed_out = true;
+                return;
+            }
+            if ceil(sol.objective()) >= best.len() {
+                return;
+            }
+            value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+            // A witness the relaxation left out and the point leaves unhit
+            // joins it, here and below (a sibling checks again for itself).
+            let violated = (0..self.live.len()).find(|&i| {
+                self.live[i].iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS
+            });
+            let Some(i) = violated else { break };
+            let mut expr = microlp::LinearExpr::empty();
+            for &x in self.live[i].iter() {
+                expr.add(self.vars[x as usize], 1.0);
+            }
+            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, 1.0) {
+                Ok(outcome) => match self.child(outcome, solver) {
+                    Some(s) => sol = s,
+                    None => return,
+                },
+                Err(microlp::Error::Infeasible) => return,
+                Err(_) => {
+                    solver.timed_out = true;
+                    return;
+                }
+            }
+        }
+        self.round(&value, best);
+        if ceil(sol.objective()) >= best.len() {
+            return;
+        }
+        // Strong branching: both children of the most fractional elements
+        // are solved, and the search branches where the weaker child rises
+        // most (the product rule of Achterberg, Koch and Martin, "Branching
+        // rules revisited", 2005). A child the incumbent already prunes
+        // settles its element at once.
+        let mut candidates: Vec<usize> = (0..value.len())
+            .filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS)
+            .collect();
+        candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
+        candidates.truncate(STRONG_CANDIDATES);
+        let parent = sol.objective();
+        let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
+        for &x in &candidates {
+            let mut children = Vec::with_capacity(2);
+            for val in [1.0, 0.0] {
+                match sol.clone().fix_var(self.vars[x], val) {
+                    Ok(outcome) => match self.child(outcome, solver) {
+                        Some(child) if ceil(child.objective()) < best.len() => children.push(child),
+                        Some(_) => {}
+                        None => return,
+                    },
+                    Err(microlp::Error::Infeasible) => {}
+                    Err(_) => {
+                        solver.timed_out = true;
+                        return;
+                    }
+                }
+            }
+            if children.len() < 2 {
+                // At most one side survives: this node is that side.
+                if let Some(only) = children.pop() {
+                    self.dfs(only, best, solver);
+                }
+                return;
+            }
+            let gain = |s: &microlp::Solution| (s.objective() - parent).max(1e-6);
+            let score = gain(&children[0]) * gain(&children[1]);
+            if chosen.as_ref().map_or(true, |c| score > c.0) {
+                chosen = Some((score, children));
+            }
+            if Instant::now() >= solver.deadline {
+                solver.timed_out = true;
+                return;
+            }
+        }
+        let Some((_, mut children)) = chosen else {
+            return;
+        };
+        // The weaker child first: it holds the better covers, which prune
+        // the rest of the tree.
+        children.sort_by(|a, b| a.objective().total_cmp(&b.objective()));
+        for child in children {
+            self.dfs(child, best, solver);
+            if solver.timed_out {
+                return;
+            }
+        }
+    }
+
+    /// The solution of a re-solve; an interrupted or failed one leaves the
+    /// search open (never counted as pruned).
+    fn child(
+        &self,
+        outcome: microlp::SolveOutcome,
+        solver: &mut Solver,
+    ) -> Option<microlp::Solution> {
+        match outcome.into_solution() {
+            Ok(s) if s.is_optimal_lp() => Some(s),
+            _ => {
+                solver.timed_out = true;
+                None
+            }
+        }
+    }
+
+    /// A cover read off the relaxation: elements at 1/2 or more, every set
+    /// left unhit completed by its largest element, then elements whose
+    /// sets are all hit by others dropped, smallest value first.
+    fn round(&self, value: &[f64], best: &mut Vec<usize>) {
+        let n = value.len();
+        let mut take: Vec<bool> = value.iter().map(|&v| v >= 0.5).collect();
+        for set in &self.live {
+            if !set.iter().any(|&x| take[x as usize]) {
+                let x = set
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| value[a as usize].total_cmp(&value[b as usize]))
+                    .expect("non-empty set");
+                take[x as usize] = true;
+            }
+        }
+        let mut hits = vec![0u32; self.live.len()];
+        for (i, set) in self.live.iter().enumerate() {
+            hits[i] = set.iter().filter(|&&x| take[x as usize]).count() as u32;
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&x| take[x]).collect();
+        order.sort_by(|&a, &b| value[a].total_cmp(&value[b]));
+        let mut sets_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, set) in self.live.iter().enumerate() {
+            for &x in set.iter() {
+                sets_of[x as usize].push(i);
+            }
+        }
+        for x in order {
+            if sets_of[x].iter().all(|&i| hits[i] >= 2) {
+                take[x] = false;
+                for &i in &sets_of[x] {
+                    hits[i] -= 1;
+                }
+            }
+        }
+        let count = take.iter().filter(|&&t| t).count();
+        if count < best.len() {
+            *best = (0..n)
+                .filter(|&x| take[x])
+                .map(|x| self.inst.names[x])
+                .collect();
+        }
+    }
+}

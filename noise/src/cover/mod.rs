@@ -1,0 +1,160 @@
+//! The placement problem as a hitting-set problem, solved exactly.
+//!
+//! **Witnesses.** Legality is monotone in the set of reduced values, so a
+//! placement is illegal exactly when the values it leaves unreduced contain
+//! a *witness*: a set of values that, left unreduced with everything else
+//! reduced, already drives some op over its bound. The placements that are
+//! legal are therefore the hitting sets of the minimal witnesses, and the
+//! fewest reductions is a minimum hitting set. Witnesses are read off the
+//! transfer functions by asking, backwards from each op, which unreduced
+//! values can account for a given noise: an `add` at `k` bits above the
+//! encoding noise needs one input at `k - 1`, a `mul` a split of `k - e`
+//! between its inputs, a join one input at `k`. Under the design's model a
+//! `mul` is already at 24 bits, so the demand dies out within two or three
+//! steps and witnesses are small (a `mul` and the two `add`s after it, say).
+//! Where the demand travels along long chains of `add`s the witnesses can
+//! multiply; their number is capped and the caller falls back to the branch
+//! and bound of [`crate::exact`] when the cap is hit.
+//!
+//! **Minimum hitting set.** The classical reduction rules of hitting set
+//! (Weihe, "Covering trains by stations or the power of data reduction",
+//! ALEX 1998): a witness of one value forces its reduction, a witness that
+//! contains another is dropped, and a value whose witnesses all contain
+//! some other value is dominated by it and never reduced. The reduced
+//! instance splits into connected components. Each starts from a greedy
+//! cover improved by local search (add a value, drop those it makes
+//! redundant). Small components then get a combinatorial branch and bound
+//! (branch on the value the Lagrangian bound most wants: reduce it, or
+//! never) with a lower bound from pairwise disjoint witnesses and a
+//! Lagrangian bound, reducing again at every search node. Large ones, and
+//! small ones that do not close in their share of the time, get a branch
+//! and bound on the linear relaxation: row generation (the long witnesses
+//! join the relaxation only when violated), {0,1/2}-cuts at the root (the
+//! `cuts` module), rounding and strong branching at every node. On large
+//! components the local search runs on a second thread while the root
+//! relaxation is solved, and the cover it finds ends the cut rounds early
+//! when the bound meets it. The reductions preserve at least
+//! one optimum, so the optimum of the instance is proven when every
+//! component's search closes; otherwise the sum of the components' bounds
+//! is reported.
+
+mod hitting_set;
+mod lp_branch;
+mod witness;
+
+pub(crate) use hitting_set::min_hitting_set;
+pub(crate) use witness::witnesses;
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
+
+    use super::hitting_set::{min_hitting_set_with, Instance, Solver, COMBINATORIAL_FIRST};
+    use super::lp_branch::lp_root;
+    use super::witness::Set;
+
+    fn covers(sets: &[Set], chosen: &[usize]) -> bool {
+        sets.iter()
+            .all(|s| s.iter().any(|&x| chosen.contains(&(x as usize))))
+    }
+
+    /// The fewest elements hitting every set, by enumeration.
+    fn brute_force(n: usize, sets: &[Set]) -> usize {
+        (0u32..1 << n)
+            .filter(|mask| sets.iter().all(|s| s.iter().any(|&x| mask >> x & 1 == 1)))
+            .map(|mask| mask.count_ones() as usize)
+            .min()
+            .expect("every element taken hits every set")
+    }
+
+    fn random_instances() -> Vec<(usize, Vec<Set>)> {
+        let mut rng = kildall_ir::generate::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut next = move |bound: u64| rng.below(bound);
+        (0..120)
+            .map(|_| {
+                let n = 6 + next(9) as usize;
+                let sets = (0..(4 + next(24)))
+                    .map(|_| {
+                        let mut s: Set =
+                            (0..(2 + next(3))).map(|_| next(n as u64) as u32).collect();
+                        s.sort_unstable();
+                        s.dedup();
+                        s
+                    })
+                    .collect();
+                (n, sets)
+            })
+            .collect()
+    }
+
+    /// The root bound and the cover of the LP branch and bound on `sets`,
+    /// started from the cover of every element.
+    fn lp_from_worst_cover(n: usize, sets: Vec<Set>) -> (usize, Vec<usize>) {
+        let inst = Instance::new((0..n).collect(), sets, None);
+        let mut best: Vec<usize> = (0..n).collect();
+        let mut solver = Solver {
+            deadline: Instant::now() + Duration::from_secs(60),
+            nodes: 0,
+            timed_out: false,
+        };
+        let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
+            .expect("relaxation solved");
+        let root = lp.bound;
+        lp.search(&mut best, &mut solver);
+        assert!(!solver.timed_out);
+        (root, best)
+    }
+
+    /// The LP branch and bound (row generation, cuts, lazy witnesses)
+    /// started from the worst cover ends at the optimum, and its root bound
+    /// never exceeds it.
+    #[test]
+    fn lp_search_matches_enumeration() {
+        for (n, sets) in random_instances() {
+            let optimum = brute_force(n, &sets);
+            let (root, best) = lp_from_worst_cover(n, sets.clone());
+            assert!(
+                root <= optimum,
+                "root bound {root} over the optimum {optimum}"
+            );
+            assert!(covers(&sets, &best));
+            assert_eq!(best.len(), optimum, "{sets:?}");
+        }
+    }
+
+    /// The whole solver (reductions, components, local search, searches),
+    /// with small components searched as small and as large ones are (the
+    /// local search beside the root relaxation; on these instances the
+    /// root closes, and the branching below it is checked by
+    /// `lp_search_matches_enumeration`).
+    #[test]
+    fn min_hitting_set_matches_enumeration() {
+        for (n, sets) in random_instances() {
+            let optimum = brute_force(n, &sets);
+            for small in [COMBINATORIAL_FIRST, 0] {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                let cover = min_hitting_set_with(n, sets.clone(), deadline, small);
+                assert!(cover.optimal);
+                assert!(covers(&sets, &cover.chosen));
+                assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
+                assert_eq!(cover.lower_bound, optimum);
+            }
+        }
+    }
+
+    /// A five-cycle of pairs: the relaxation alone gives 5/2, the odd-cycle
+    /// cut raises the root bound to the optimum, 3.
+    #[test]
+    fn odd_cycle_cut_closes_the_five_cycle() {
+        let sets: Vec<Set> = (0..5u32)
+            .map(|i| {
+                let mut s = vec![i, (i + 1) % 5];
+                s.sort_unstable();
+                s
+            })
+            .collect();
+        let (root, best) = lp_from_worst_cover(5, sets);
+        assert_eq!((root, best.len()), (3, 3));
+    }
+}

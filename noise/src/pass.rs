@@ -1,0 +1,66 @@
+//! The pass behind the workspace's one pass interface.
+
+use std::fmt;
+use std::ops::AddAssign;
+use std::time::Duration;
+
+use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
+use kildall_ir::Function;
+
+use crate::{optimize_with, NoiseError, Options, Placement, Strategy};
+
+/// The placement of the fewest `reduce_noise`: [`optimize_with`] as a
+/// [`FunctionPass`].
+pub struct NoisePlacement;
+
+/// The placements of the functions a run went over, in order.
+#[derive(Clone, Default, Debug)]
+pub struct Placements(pub Vec<Placement>);
+
+impl AddAssign for Placements {
+    fn add_assign(&mut self, other: Placements) {
+        self.0.extend(other.0);
+    }
+}
+
+/// `reduce_noise inserted: N`, over every function.
+impl fmt::Display for Placements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inserted: usize = self.0.iter().map(|p| p.count).sum();
+        write!(f, "reduce_noise inserted: {inserted}")
+    }
+}
+
+impl FunctionPass for NoisePlacement {
+    const NAME: &'static str = "noise";
+    type Options = Options;
+    type Report = Placements;
+    type Error = NoiseError;
+
+    /// Reductions go inside blocks: `analyses` stay valid.
+    fn run(
+        func: &mut Function,
+        analyses: &mut FunctionAnalyses,
+        options: &Options,
+    ) -> Result<Placements, NoiseError> {
+        Ok(Placements(vec![optimize_with(func, analyses, options)?]))
+    }
+
+    /// Every strategy, the exact one twice as often, under a short limit.
+    fn options_for_knob(knob: u64) -> Options {
+        let strategy = match knob % 4 {
+            0 | 1 => Strategy::Exact,
+            2 => Strategy::Greedy,
+            _ => Strategy::Ilp,
+        };
+        Options {
+            strategy,
+            time_limit: Duration::from_secs(2),
+            ..Options::default()
+        }
+    }
+
+    fn establishes_noise_bound() -> bool {
+        true
+    }
+}
