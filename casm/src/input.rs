@@ -236,7 +236,13 @@ fn ctor_val(module: &Module, t: &TypeDecl, index: usize, fields: Vec<Val>) -> Va
     }))
 }
 
-fn convert(module: &Module, ty: &str, v: &Json, key: &str, depth: usize) -> Result<Val, InputError> {
+fn convert(
+    module: &Module,
+    ty: &str,
+    v: &Json,
+    key: &str,
+    depth: usize,
+) -> Result<Val, InputError> {
     if depth > MAX_DEPTH {
         return bad(key, format!("nested deeper than {MAX_DEPTH}"));
     }
@@ -257,7 +263,10 @@ fn convert(module: &Module, ty: &str, v: &Json, key: &str, depth: usize) -> Resu
             };
             let c = &t.ctors[0];
             if c.arity != map.len() {
-                return bad(key, format!("{} has {} fields, not {}", c.name, c.arity, map.len()));
+                return bad(
+                    key,
+                    format!("{} has {} fields, not {}", c.name, c.arity, map.len()),
+                );
             }
             let fields = map
                 .iter()

@@ -220,11 +220,11 @@ fn read(env: &HashMap<VarName, Val>, v: &Value) -> Result<Val, JvrRunError> {
         Value::Field {
             var, ctor, index, ..
         } => match lookup_var(env, var)? {
-            Val::Ctor(c) if c.name == *ctor => {
-                c.fields.get(*index as usize).cloned().ok_or_else(|| {
-                    JvrRunError::Kind(format!("{ctor} has no field {index}"))
-                })
-            }
+            Val::Ctor(c) if c.name == *ctor => c
+                .fields
+                .get(*index as usize)
+                .cloned()
+                .ok_or_else(|| JvrRunError::Kind(format!("{ctor} has no field {index}"))),
             other => Err(JvrRunError::Kind(format!(
                 "{var}.{ctor}[{index}] read from {}",
                 describe(&other)
@@ -472,10 +472,7 @@ pub fn execute(
                 let c = match read(env, value)? {
                     Val::Ctor(c) => c,
                     other => {
-                        return Err(JvrRunError::Kind(format!(
-                            "case on {}",
-                            describe(&other)
-                        )))
+                        return Err(JvrRunError::Kind(format!("case on {}", describe(&other))))
                     }
                 };
                 let body: &[Stmt] = match arms.iter().find(|a| a.ctor == c.name) {

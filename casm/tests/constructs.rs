@@ -89,8 +89,8 @@ fn printing_round_trips_every_construct() {
         let path = entry.unwrap().path();
         let src = std::fs::read_to_string(&path).unwrap();
         let printed = jvr::parse(&src).unwrap().to_string();
-        let reparsed = jvr::parse(&printed)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{printed}", path.display()));
+        let reparsed =
+            jvr::parse(&printed).unwrap_or_else(|e| panic!("{}: {e}\n{printed}", path.display()));
         assert_eq!(reparsed.to_string(), printed, "{}", path.display());
     }
 }

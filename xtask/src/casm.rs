@@ -207,8 +207,10 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 Err(e) => return Err(e.into()),
             };
             let result = match vm {
-                Vm::Interp | Vm::Jvr => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
-                    .with_context(|| format!("{}: CASM interpreter", file.display()))?,
+                Vm::Interp | Vm::Jvr => {
+                    kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
+                        .with_context(|| format!("{}: CASM interpreter", file.display()))?
+                }
                 Vm::Cairo => kildall_casm::vm::run(&prog)
                     .with_context(|| format!("{}: Cairo VM", file.display()))?,
             };

@@ -209,7 +209,11 @@ fn casm_run_input_names_unnamed_parameters_in() {
             input.to_str().unwrap(),
         ]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
-        assert!(stdout(&out).starts_with("42\nsteps: "), "{vm}: {}", stdout(&out));
+        assert!(
+            stdout(&out).starts_with("42\nsteps: "),
+            "{vm}: {}",
+            stdout(&out)
+        );
     }
 }
 

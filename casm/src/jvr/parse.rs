@@ -117,7 +117,8 @@ impl Parser {
     /// `, live: (vars)` after a call or `prealloc`: accepted and dropped,
     /// since liveness is recomputed.
     fn live_vars(&mut self) -> PResult<()> {
-        if !(self.is_punct(',') && matches!(&self.toks[self.at + 1].0, Tok::Ident(s) if s == "live"))
+        if !(self.is_punct(',')
+            && matches!(&self.toks[self.at + 1].0, Tok::Ident(s) if s == "live"))
         {
             return Ok(());
         }
@@ -482,11 +483,7 @@ impl Parser {
                     let closure = self.value()?;
                     let args = self.args()?;
                     self.live_vars()?;
-                    StmtKind::CallClosure {
-                        dst,
-                        closure,
-                        args,
-                    }
+                    StmtKind::CallClosure { dst, closure, args }
                 } else {
                     let (func, _) = self.ident("a function name")?;
                     let args = self.args()?;
