@@ -367,24 +367,11 @@ impl AliasClasses {
         self.escaped[self.find(class) as usize]
     }
 
-    /// Recomputes which classes some `load` reads, after loads were removed
-    /// from `func`. The classes themselves stay valid: removing a load or
-    /// replacing its result by the value stored (which is in the same class)
-    /// only removes ways references move.
-    pub fn refresh_loads(&mut self, func: &Function) {
-        let mut addresses = Vec::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                if let InstructionData::Load { address } = func.dfg[inst] {
-                    addresses.push(address);
-                }
-            }
-        }
-        self.set_loads(&addresses);
-    }
-
-    /// Like [`refresh_loads`](Self::refresh_loads), given the addresses of
-    /// every `load` left in the function.
+    /// Recomputes which classes some `load` reads, given the addresses of
+    /// every `load` left in the function after loads were removed. The
+    /// classes themselves stay valid: removing a load or replacing its result
+    /// by the value stored (which is in the same class) only removes ways
+    /// references move.
     pub fn set_loads(&mut self, addresses: &[Value]) {
         self.loaded.iter_mut().for_each(|l| *l = false);
         for &address in addresses {
