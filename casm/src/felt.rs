@@ -176,6 +176,41 @@ impl Felt {
         Ordering::Equal
     }
 
+    /// Truncating division of the signed readings: the quotient rounds
+    /// toward zero and the remainder has the sign of the dividend (Haskell's
+    /// `quot`/`rem`, which Juvix's Cairo semantics use). `None` for a zero
+    /// divisor.
+    pub fn signed_quot_rem(&self, divisor: &Felt) -> Option<(Felt, Felt)> {
+        if divisor.is_zero() {
+            return None;
+        }
+        let magnitude = |x: &Felt| if x.is_negative() { -*x } else { *x };
+        let (n, d) = (magnitude(self).0, magnitude(divisor).0);
+        // Shift-subtract long division on the 256-bit magnitudes.
+        let mut q = [0u64; 4];
+        let mut r = [0u64; 4];
+        for i in (0..256).rev() {
+            let carry = r[3] >> 63;
+            debug_assert_eq!(carry, 0, "magnitudes stay below 2^251");
+            for k in (1..4).rev() {
+                r[k] = (r[k] << 1) | (r[k - 1] >> 63);
+            }
+            r[0] = (r[0] << 1) | ((n[i / 64] >> (i % 64)) & 1);
+            if geq(r, d) {
+                r = sub_raw(r, d);
+                q[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let (q, r) = (Felt(q), Felt(r));
+        let q = if self.is_negative() != divisor.is_negative() {
+            -q
+        } else {
+            q
+        };
+        let r = if self.is_negative() { -r } else { r };
+        Some((q, r))
+    }
+
     /// Whether the signed reading is negative.
     pub fn is_negative(&self) -> bool {
         self.canonical_cmp(&Felt::HALF) == Ordering::Greater

@@ -360,5 +360,8 @@ pub fn generate(seed: u64, cfg: &Config) -> Module {
     for k in 0..cfg.recursive {
         functions.push(g.recursive(k));
     }
-    Module { functions }
+    Module {
+        types: Vec::new(),
+        functions,
+    }
 }

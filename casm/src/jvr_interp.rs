@@ -6,11 +6,19 @@
 //! comparison. Variables are mutable registers per call frame; calls use an
 //! explicit stack, so deep recursion cannot overflow the host stack, and
 //! `tcall` replaces the caller's frame.
+//!
+//! Values are field elements or heap values: constructors (a tag and
+//! fields) and closures (a function and the arguments stored so far). The
+//! semantics are those of Juvix's Cairo backend: booleans are 0 (`true`)
+//! and 1 (`false`), `div`/`mod` truncate toward zero, a closure is called
+//! with exactly the number of arguments it still takes, and a record (the
+//! only constructor of its type) prints as its fields, one per line.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::felt::Felt;
-use crate::jvr::{Cond, Function, Module, Stmt, StmtKind, Value, VarName};
+use crate::jvr::{bool_felt, Cond, Function, Module, Stmt, StmtKind, Value, VarName};
 
 /// Why a run stopped without a result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,7 +42,7 @@ pub enum JvrRunError {
     /// A variable read before it was written.
     #[error("read of unassigned variable {0}")]
     Unassigned(String),
-    /// `fdiv` by zero.
+    /// `fdiv`, `div` or `mod` by zero.
     #[error("division by zero")]
     DivisionByZero,
     /// The end of a function body reached without `ret`.
@@ -46,6 +54,32 @@ pub enum JvrRunError {
     /// More nested calls than the configured limit.
     #[error("call depth exceeds {0}")]
     TooDeep(usize),
+    /// A value of the wrong kind (a closure where a number is expected,
+    /// a field read of another constructor, ...).
+    #[error("{0}")]
+    Kind(String),
+    /// A constructor no `type` declares.
+    #[error("unknown constructor {0}")]
+    UnknownConstructor(String),
+    /// `case` on a constructor without an arm and without `default`.
+    #[error("case has no arm for constructor {0}")]
+    NoArm(String),
+    /// A closure called with other than its remaining number of arguments.
+    #[error("closure of {func} takes {expected} more arguments, {found} given")]
+    ClosureArity {
+        /// The closure's function.
+        func: String,
+        /// Arguments it still takes.
+        expected: usize,
+        /// Arguments given.
+        found: usize,
+    },
+    /// `fail v` ran.
+    #[error("fail: {0}")]
+    Fail(String),
+    /// A builtin this interpreter does not evaluate.
+    #[error("builtin {0} is not evaluated by the reference interpreter")]
+    Builtin(String),
 }
 
 /// Limits of a run.
@@ -66,20 +100,101 @@ impl Default for Limits {
     }
 }
 
+/// A run-time value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Val {
+    /// An integer, field element, boolean or unit.
+    Felt(Felt),
+    /// A constructor.
+    Ctor(Rc<CtorVal>),
+    /// A closure.
+    Closure(Rc<ClosureVal>),
+}
+
+/// A constructor value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtorVal {
+    /// Its tag: the index of the constructor in the module.
+    pub tag: u32,
+    /// The constructor's name.
+    pub name: String,
+    /// Whether it is the only constructor of its type (a record).
+    pub is_record: bool,
+    /// Its fields.
+    pub fields: Vec<Val>,
+}
+
+/// A closure value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClosureVal {
+    /// The function.
+    pub func: String,
+    /// Its number of parameters.
+    pub arity: usize,
+    /// Arguments stored so far.
+    pub args: Vec<Val>,
+}
+
+impl Val {
+    /// The field element, or an error naming what the value is instead.
+    pub fn felt(&self) -> Result<Felt, JvrRunError> {
+        match self {
+            Val::Felt(f) => Ok(*f),
+            Val::Ctor(c) => Err(JvrRunError::Kind(format!(
+                "constructor {} used as a number",
+                c.name
+            ))),
+            Val::Closure(c) => Err(JvrRunError::Kind(format!(
+                "closure of {} used as a number",
+                c.func
+            ))),
+        }
+    }
+
+    /// The lines Juvix prints for a result: a number in signed decimal; a
+    /// record, each of its fields (records nested in it flattened); any
+    /// other constructor, its tag; a closure, its function's name.
+    pub fn output_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.push_lines(&mut out);
+        out
+    }
+
+    fn push_lines(&self, out: &mut Vec<String>) {
+        match self {
+            Val::Felt(f) => out.push(f.to_string()),
+            Val::Ctor(c) if c.is_record => c.fields.iter().for_each(|f| f.push_lines(out)),
+            Val::Ctor(c) => out.push(format!("<{}>", c.name)),
+            Val::Closure(c) => out.push(format!("<closure {}>", c.func)),
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The entry function's result.
+    pub value: Val,
+    /// The values of the `trace` instructions executed, in order.
+    pub traces: Vec<Val>,
+    /// Instructions executed.
+    pub steps: u64,
+}
+
 struct Frame<'a> {
     func: &'a Function,
-    env: HashMap<VarName, Felt>,
+    env: HashMap<VarName, Val>,
     conts: Vec<(&'a [Stmt], usize)>,
     ret_dst: Option<VarName>,
 }
 
-fn new_frame<'a>(func: &'a Function, args: Vec<Felt>, ret_dst: Option<VarName>) -> Frame<'a> {
+fn new_frame<'a>(func: &'a Function, args: Vec<Val>, ret_dst: Option<VarName>) -> Frame<'a> {
     let mut env = HashMap::new();
     for (i, (p, v)) in func.params.iter().zip(args).enumerate() {
-        env.insert(VarName::Arg(i as u32), v);
         if let Some(n) = &p.name {
-            env.insert(VarName::Named(n.clone()), v);
+            env.insert(VarName::Named(n.clone()), v.clone());
         }
+        env.insert(VarName::Arg(i as u32), v);
     }
     let body: &'a [Stmt] = func.body.as_deref().unwrap_or(&[]);
     Frame {
@@ -90,35 +205,94 @@ fn new_frame<'a>(func: &'a Function, args: Vec<Felt>, ret_dst: Option<VarName>) 
     }
 }
 
-fn read(env: &HashMap<VarName, Felt>, v: &Value) -> Result<Felt, JvrRunError> {
+fn lookup_var(env: &HashMap<VarName, Val>, name: &VarName) -> Result<Val, JvrRunError> {
+    env.get(name)
+        .cloned()
+        .ok_or_else(|| JvrRunError::Unassigned(name.to_string()))
+}
+
+fn read(env: &HashMap<VarName, Val>, v: &Value) -> Result<Val, JvrRunError> {
     match v {
-        Value::Const(c) => Ok(*c),
-        Value::Var(name, _) => env
-            .get(name)
-            .copied()
-            .ok_or_else(|| JvrRunError::Unassigned(name.to_string())),
+        Value::Const(c) => Ok(Val::Felt(*c)),
+        Value::Bool(b) => Ok(Val::Felt(bool_felt(*b))),
+        Value::Unit => Ok(Val::Felt(Felt::ZERO)),
+        Value::Var(name, _) => lookup_var(env, name),
+        Value::Field {
+            var, ctor, index, ..
+        } => match lookup_var(env, var)? {
+            Val::Ctor(c) if c.name == *ctor => c
+                .fields
+                .get(*index as usize)
+                .cloned()
+                .ok_or_else(|| JvrRunError::Kind(format!("{ctor} has no field {index}"))),
+            other => Err(JvrRunError::Kind(format!(
+                "{var}.{ctor}[{index}] read from {}",
+                describe(&other)
+            ))),
+        },
+    }
+}
+
+fn describe(v: &Val) -> String {
+    match v {
+        Val::Felt(f) => format!("the number {f}"),
+        Val::Ctor(c) => format!("constructor {}", c.name),
+        Val::Closure(c) => format!("a closure of {}", c.func),
+    }
+}
+
+fn read_all(env: &HashMap<VarName, Val>, vs: &[Value]) -> Result<Vec<Val>, JvrRunError> {
+    vs.iter().map(|v| read(env, v)).collect()
+}
+
+fn read_felt(env: &HashMap<VarName, Val>, v: &Value) -> Result<Felt, JvrRunError> {
+    read(env, v)?.felt()
+}
+
+fn closure(v: Val) -> Result<Rc<ClosureVal>, JvrRunError> {
+    match v {
+        Val::Closure(c) => Ok(c),
+        other => Err(JvrRunError::Kind(format!(
+            "{} used as a closure",
+            describe(&other)
+        ))),
     }
 }
 
 /// Runs `entry` with `args`; returns its result and the number of
-/// instructions executed.
+/// instructions executed. The result must be a number.
 pub fn run(
     module: &Module,
     entry: &str,
     args: &[Felt],
     limits: Limits,
 ) -> Result<(Felt, u64), JvrRunError> {
+    let args = args.iter().map(|a| Val::Felt(*a)).collect();
+    let outcome = execute(module, entry, args, limits)?;
+    Ok((outcome.value.felt()?, outcome.steps))
+}
+
+/// Runs `entry` with `args` (numbers or heap values).
+pub fn execute(
+    module: &Module,
+    entry: &str,
+    args: Vec<Val>,
+    limits: Limits,
+) -> Result<Outcome, JvrRunError> {
     let funcs: HashMap<&str, &Function> = module
         .functions
         .iter()
         .filter(|f| f.body.is_some())
         .map(|f| (f.name.as_str(), f))
         .collect();
-    let lookup = |name: &str, n: usize| -> Result<&Function, JvrRunError> {
-        let f = funcs
+    let find = |name: &str| -> Result<&Function, JvrRunError> {
+        funcs
             .get(name)
             .copied()
-            .ok_or_else(|| JvrRunError::UnknownFunction(name.to_string()))?;
+            .ok_or_else(|| JvrRunError::UnknownFunction(name.to_string()))
+    };
+    let lookup = |name: &str, n: usize| -> Result<&Function, JvrRunError> {
+        let f = find(name)?;
         if f.params.len() != n {
             return Err(JvrRunError::Arity {
                 name: name.to_string(),
@@ -128,13 +302,31 @@ pub fn run(
         }
         Ok(f)
     };
+    // A closure call: the stored arguments, then the new ones, exactly
+    // filling the function's parameters.
+    let enter_closure =
+        |c: &ClosureVal, more: Vec<Val>| -> Result<(&Function, Vec<Val>), JvrRunError> {
+            let expected = c.arity - c.args.len();
+            if more.len() != expected {
+                return Err(JvrRunError::ClosureArity {
+                    func: c.func.clone(),
+                    expected,
+                    found: more.len(),
+                });
+            }
+            let f = find(&c.func)?;
+            let mut all = c.args.clone();
+            all.extend(more);
+            Ok((f, all))
+        };
     let main = funcs
         .get(entry)
         .copied()
         .ok_or_else(|| JvrRunError::NoEntry(entry.to_string()))?;
     lookup(entry, args.len())?;
-    let mut stack = vec![new_frame(main, args.to_vec(), None)];
+    let mut stack = vec![new_frame(main, args, None)];
     let mut steps = 0u64;
+    let mut traces = Vec::new();
     loop {
         let Some(frame) = stack.last_mut() else {
             return Err(JvrRunError::NoReturn(entry.to_string()));
@@ -152,44 +344,159 @@ pub fn run(
         if steps > limits.fuel {
             return Err(JvrRunError::OutOfFuel);
         }
+        let env = &mut frame.env;
         match &stmt.kind {
             StmtKind::Assign { dst, src } => {
-                let v = read(&frame.env, src)?;
-                frame.env.insert(dst.clone(), v);
+                let v = read(env, src)?;
+                env.insert(dst.clone(), v);
             }
             StmtKind::Binop { dst, op, a, b } => {
-                let (a, b) = (read(&frame.env, a)?, read(&frame.env, b)?);
+                let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
                 let v = op.eval(a, b).ok_or(JvrRunError::DivisionByZero)?;
-                frame.env.insert(dst.clone(), v);
+                env.insert(dst.clone(), Val::Felt(v));
+            }
+            StmtKind::ArgsNum { dst, closure: c } => {
+                let c = closure(read(env, c)?)?;
+                let n = Felt::from_u128((c.arity - c.args.len()) as u128);
+                env.insert(dst.clone(), Val::Felt(n));
+            }
+            StmtKind::Builtin { op, .. } => {
+                // FIXME: poseidon and ec_op are not evaluated here yet.
+                return Err(JvrRunError::Builtin(op.name().to_string()));
+            }
+            StmtKind::Alloc { dst, ctor, args } => {
+                let (ty, tag, decl) = module
+                    .ctor(ctor)
+                    .ok_or_else(|| JvrRunError::UnknownConstructor(ctor.clone()))?;
+                let fields = read_all(env, args)?;
+                if fields.len() != decl.arity {
+                    return Err(JvrRunError::Kind(format!(
+                        "constructor {ctor} takes {} fields, {} given",
+                        decl.arity,
+                        fields.len()
+                    )));
+                }
+                let v = CtorVal {
+                    tag,
+                    name: ctor.clone(),
+                    is_record: ty.ctors.len() == 1,
+                    fields,
+                };
+                env.insert(dst.clone(), Val::Ctor(Rc::new(v)));
+            }
+            StmtKind::CAlloc { dst, func, args } => {
+                let f = find(func)?;
+                let args = read_all(env, args)?;
+                if args.len() > f.params.len() {
+                    return Err(JvrRunError::ClosureArity {
+                        func: func.clone(),
+                        expected: f.params.len(),
+                        found: args.len(),
+                    });
+                }
+                let c = ClosureVal {
+                    func: func.clone(),
+                    arity: f.params.len(),
+                    args,
+                };
+                env.insert(dst.clone(), Val::Closure(Rc::new(c)));
+            }
+            StmtKind::CExtend {
+                dst,
+                closure: c,
+                args,
+            } => {
+                let c = closure(read(env, c)?)?;
+                let more = read_all(env, args)?;
+                if c.args.len() + more.len() > c.arity {
+                    return Err(JvrRunError::ClosureArity {
+                        func: c.func.clone(),
+                        expected: c.arity - c.args.len(),
+                        found: more.len(),
+                    });
+                }
+                let mut all = c.args.clone();
+                all.extend(more);
+                let v = ClosureVal {
+                    func: c.func.clone(),
+                    arity: c.arity,
+                    args: all,
+                };
+                env.insert(dst.clone(), Val::Closure(Rc::new(v)));
             }
             StmtKind::Call { dst, func, args } => {
-                let vals = args
-                    .iter()
-                    .map(|a| read(&frame.env, a))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let vals = read_all(env, args)?;
                 let callee = lookup(func, vals.len())?;
                 if stack.len() >= limits.max_depth {
                     return Err(JvrRunError::TooDeep(limits.max_depth));
                 }
                 stack.push(new_frame(callee, vals, Some(dst.clone())));
             }
+            StmtKind::CallClosure {
+                dst,
+                closure: c,
+                args,
+            } => {
+                let c = closure(read(env, c)?)?;
+                let (callee, vals) = enter_closure(&c, read_all(env, args)?)?;
+                if stack.len() >= limits.max_depth {
+                    return Err(JvrRunError::TooDeep(limits.max_depth));
+                }
+                stack.push(new_frame(callee, vals, Some(dst.clone())));
+            }
             StmtKind::TailCall { func, args } => {
-                let vals = args
-                    .iter()
-                    .map(|a| read(&frame.env, a))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let vals = read_all(env, args)?;
                 let callee = lookup(func, vals.len())?;
                 let ret_dst = frame.ret_dst.take();
                 *frame = new_frame(callee, vals, ret_dst);
             }
+            StmtKind::TailCallClosure { closure: c, args } => {
+                let c = closure(read(env, c)?)?;
+                let (callee, vals) = enter_closure(&c, read_all(env, args)?)?;
+                let ret_dst = frame.ret_dst.take();
+                *frame = new_frame(callee, vals, ret_dst);
+            }
+            StmtKind::Trace(v) => traces.push(read(env, v)?),
+            StmtKind::Fail(v) => {
+                let msg = read(env, v)?.output_lines().join(" ");
+                return Err(JvrRunError::Fail(msg));
+            }
+            StmtKind::Dump | StmtKind::Nop => {}
+            StmtKind::Block(body) => frame.conts.push((body, 0)),
+            StmtKind::Case {
+                value,
+                arms,
+                default,
+                ..
+            } => {
+                let c = match read(env, value)? {
+                    Val::Ctor(c) => c,
+                    other => {
+                        return Err(JvrRunError::Kind(format!("case on {}", describe(&other))))
+                    }
+                };
+                let body: &[Stmt] = match arms.iter().find(|a| a.ctor == c.name) {
+                    Some(arm) => &arm.body,
+                    None => default
+                        .as_deref()
+                        .ok_or_else(|| JvrRunError::NoArm(c.name.clone()))?,
+                };
+                frame.conts.push((body, 0));
+            }
             StmtKind::Ret(v) => {
-                let v = read(&frame.env, v)?;
+                let v = read(env, v)?;
                 let done = stack.pop().and_then(|f| f.ret_dst);
                 match (stack.last_mut(), done) {
                     (Some(caller), Some(dst)) => {
                         caller.env.insert(dst, v);
                     }
-                    _ => return Ok((v, steps)),
+                    _ => {
+                        return Ok(Outcome {
+                            value: v,
+                            traces,
+                            steps,
+                        })
+                    }
                 }
             }
             StmtKind::Branch {
@@ -199,10 +506,10 @@ pub fn run(
                 ..
             } => {
                 let taken = match cond {
-                    Cond::NonZero(v) => !read(&frame.env, v)?.is_zero(),
+                    Cond::NonZero(v) => read_felt(env, v)?.is_zero(),
                     Cond::Cmp(op, a, b) => {
-                        let (a, b) = (read(&frame.env, a)?, read(&frame.env, b)?);
-                        op.eval(a, b) == Some(Felt::ONE)
+                        let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
+                        op.holds(a, b).unwrap_or(false)
                     }
                 };
                 let arm: &[Stmt] = if taken { on_true } else { on_false };

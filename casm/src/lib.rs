@@ -22,6 +22,7 @@ pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod generate;
+pub mod input;
 pub mod interp;
 pub mod jvr;
 pub mod jvr_interp;

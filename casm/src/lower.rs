@@ -318,12 +318,17 @@ impl Lowerer<'_> {
             BinOp::Sub | BinOp::FSub => self.arith(frame, ArithOp::Sub, a, b),
             BinOp::Mul | BinOp::FMul => self.arith(frame, ArithOp::Mul, a, b),
             BinOp::FDiv => self.arith(frame, ArithOp::Div, a, b),
-            BinOp::Lt => self.greater(frame, b, a),
-            BinOp::Le => {
-                let gt = self.greater(frame, a, b);
+            BinOp::Div | BinOp::Mod => {
+                unreachable!("the SSA conversion refuses integer div/mod")
+            }
+            // Booleans are Juvix's: true is 0, false is 1 (`jvr::bool_felt`).
+            // `a <= b` is `!(a > b)`, so the greater cell is its encoding.
+            BinOp::Le => self.greater(frame, a, b),
+            BinOp::Lt => {
+                let lt = self.greater(frame, b, a);
                 let m = self.push(
                     frame,
-                    Rhs::Op(ArithOp::Add, gt, Val::Imm(Felt::from_i128(-1))),
+                    Rhs::Op(ArithOp::Add, lt, Val::Imm(Felt::from_i128(-1))),
                 );
                 self.push(
                     frame,
@@ -332,7 +337,7 @@ impl Lowerer<'_> {
             }
             BinOp::Eq => {
                 if let (Operand::Const(x), Operand::Const(y)) = (a, b) {
-                    let v = if x == y { Felt::ONE } else { Felt::ZERO };
+                    let v = crate::jvr::bool_felt(x == y);
                     return self.push(frame, Rhs::Val(Val::Imm(v)));
                 }
                 let d = self.arith(frame, ArithOp::Sub, a, b);
@@ -343,14 +348,14 @@ impl Lowerer<'_> {
                     ap_incr: false,
                 });
                 let mut f2 = frame.clone();
-                self.push(&mut f2, Rhs::Val(Val::Imm(Felt::ONE)));
+                self.push(&mut f2, Rhs::Val(Val::Imm(Felt::ZERO)));
                 self.emit(Instr::Jump {
                     target: Target::Label(end.clone()),
                     cond: None,
                     ap_incr: false,
                 });
                 self.emit(Instr::Label(ne));
-                let r = self.push(frame, Rhs::Val(Val::Imm(Felt::ZERO)));
+                let r = self.push(frame, Rhs::Val(Val::Imm(Felt::ONE)));
                 self.emit(Instr::Label(end));
                 r
             }
@@ -361,7 +366,8 @@ impl Lowerer<'_> {
     /// non-zero (`true`) or iff it is zero (`false`).
     fn test(&mut self, frame: &mut Frame, cond: &SCond) -> (MemRef, bool) {
         match cond {
-            SCond::NonZero(v) => (self.in_cell(frame, v), true),
+            // `br v` holds (takes its true arm) when `v` is zero.
+            SCond::NonZero(v) => (self.in_cell(frame, v), false),
             // Comparing a variable with zero needs no difference cell.
             SCond::Cmp(BinOp::Eq, Operand::Var(v), Operand::Const(z))
             | SCond::Cmp(BinOp::Eq, Operand::Const(z), Operand::Var(v))
@@ -371,7 +377,8 @@ impl Lowerer<'_> {
             }
             SCond::Cmp(BinOp::Eq, a, b) => (self.arith(frame, ArithOp::Sub, a, b), false),
             SCond::Cmp(BinOp::Le, a, b) => (self.greater(frame, a, b), false),
-            SCond::Cmp(op, a, b) => (self.binop(frame, *op, a, b), true),
+            SCond::Cmp(BinOp::Lt, a, b) => (self.greater(frame, b, a), true),
+            SCond::Cmp(op, a, b) => (self.binop(frame, *op, a, b), false),
         }
     }
 

@@ -169,6 +169,24 @@ struct FnBuilder<'s> {
 /// branch arm without being the branch's output.
 type Env = HashMap<VarName, Option<Var>>;
 
+/// The source keyword of an instruction, for error messages.
+fn construct_name(kind: &StmtKind) -> String {
+    match kind {
+        StmtKind::ArgsNum { .. } => "argsnum",
+        StmtKind::Builtin { op, .. } => op.name(),
+        StmtKind::Alloc { .. } => "alloc",
+        StmtKind::CAlloc { .. } => "calloc",
+        StmtKind::CExtend { .. } => "cextend",
+        StmtKind::CallClosure { .. } => "call through a closure",
+        StmtKind::TailCallClosure { .. } => "tcall through a closure",
+        StmtKind::Trace(_) => "trace",
+        StmtKind::Fail(_) => "fail",
+        StmtKind::Case { .. } => "case",
+        _ => "instruction",
+    }
+    .to_string()
+}
+
 impl FnBuilder<'_> {
     fn fresh(&mut self) -> Var {
         let v = Var(self.next);
@@ -179,6 +197,12 @@ impl FnBuilder<'_> {
     fn operand(&self, env: &Env, v: &Value) -> Result<Operand, JvrError> {
         match v {
             Value::Const(c) => Ok(Operand::Const(*c)),
+            Value::Bool(b) => Ok(Operand::Const(crate::jvr::bool_felt(*b))),
+            Value::Unit => Ok(Operand::Const(Felt::ZERO)),
+            Value::Field { pos, .. } => err(
+                *pos,
+                JvrErrorKind::NotLowered("constructor field read".to_string()),
+            ),
             Value::Var(name, pos) => match env.get(name) {
                 Some(Some(x)) => Ok(Operand::Var(*x)),
                 Some(None) => err(*pos, JvrErrorKind::AssignedInArm(name.to_string())),
@@ -268,6 +292,11 @@ impl FnBuilder<'_> {
                     env.insert(dst.clone(), Some(d));
                     out.push(Inst::Copy { dst: d, src });
                 }
+                StmtKind::Binop { op, .. } if matches!(op, BinOp::Div | BinOp::Mod) => {
+                    // FIXME: integer `div`/`mod` need a hint checked by the
+                    // range_check builtin; until then they are refused.
+                    return err(s.pos, JvrErrorKind::NotLowered(op.name().to_string()));
+                }
                 StmtKind::Binop { dst, op, a, b } => {
                     let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
                     let d = self.fresh();
@@ -291,6 +320,27 @@ impl FnBuilder<'_> {
                     let func = self.callee(s.pos, func, args.len())?;
                     out.push(Inst::TailCall { func, args });
                     falls = false;
+                }
+                StmtKind::Nop | StmtKind::Dump => {}
+                StmtKind::Block(body) => {
+                    if !self.seq(env, body, out)? {
+                        falls = false;
+                    }
+                }
+                StmtKind::ArgsNum { .. }
+                | StmtKind::Builtin { .. }
+                | StmtKind::Alloc { .. }
+                | StmtKind::CAlloc { .. }
+                | StmtKind::CExtend { .. }
+                | StmtKind::CallClosure { .. }
+                | StmtKind::TailCallClosure { .. }
+                | StmtKind::Trace(_)
+                | StmtKind::Fail(_)
+                | StmtKind::Case { .. } => {
+                    // FIXME: heap values (constructors, closures), `case`,
+                    // builtins, `trace` and `fail` run on the source
+                    // interpreter only; the CASM lowering refuses them.
+                    return err(s.pos, JvrErrorKind::NotLowered(construct_name(&s.kind)));
                 }
                 StmtKind::Ret(v) => {
                     out.push(Inst::Ret(self.operand(env, v)?));

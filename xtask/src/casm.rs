@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use kildall_casm::jvr::{self, JvrError};
+use kildall_casm::jvr_interp::{self, Val};
 use kildall_casm::{Felt, Mode};
 
 /// Arguments of `cargo xtask casm`.
@@ -51,6 +52,10 @@ enum Action {
         /// Arguments of the entry, comma-separated (e.g. `3,5`).
         #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
         args: Vec<String>,
+        /// The entry's arguments in Juvix's JSON input format (parameter
+        /// names to values; `in`, `in1`..`inN` for unnamed parameters).
+        #[arg(long, conflicts_with = "args")]
+        input: Option<PathBuf>,
         /// Entry function.
         #[arg(long, default_value = "main")]
         entry: String,
@@ -66,7 +71,13 @@ enum Vm {
     Cairo,
     /// This crate's strict interpreter.
     Interp,
+    /// The source-level reference interpreter (no compilation; the step
+    /// count is the number of `.jvr` instructions executed).
+    Jvr,
 }
+
+/// Exit status of a program that ran `fail`.
+const FAIL_STATUS: u8 = 3;
 
 fn felts(args: &[String]) -> anyhow::Result<Vec<Felt>> {
     args.iter()
@@ -135,20 +146,71 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             file,
             vm,
             args,
+            input,
             entry,
             proof,
         } => {
             let src = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
-            let args = felts(&args)?;
-            let prog = match kildall_casm::build(&src, &entry, &args, mode(proof)) {
+            let module = match jvr::parse(&src) {
+                Ok(m) => m,
+                Err(e) => return Ok(report(&file, &e)),
+            };
+            let values = match &input {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("cannot read {}", path.display()))?;
+                    let f = module
+                        .definition(&entry)
+                        .with_context(|| format!("{}: no function {entry}", file.display()))?;
+                    kildall_casm::input::args_from_text(&module, f, &text)
+                        .with_context(|| format!("{}", path.display()))?
+                }
+                None => felts(&args)?.into_iter().map(Val::Felt).collect(),
+            };
+            if let Vm::Jvr = vm {
+                let outcome =
+                    jvr_interp::execute(&module, &entry, values, jvr_interp::Limits::default());
+                return match outcome {
+                    Ok(o) => {
+                        for t in &o.traces {
+                            for line in t.output_lines() {
+                                println!("{line}");
+                            }
+                        }
+                        for line in o.value.output_lines() {
+                            println!("{line}");
+                        }
+                        println!("steps: {}", o.steps);
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Err(jvr_interp::JvrRunError::Fail(msg)) => {
+                        eprintln!("fail: {msg}");
+                        Ok(ExitCode::from(FAIL_STATUS))
+                    }
+                    Err(e) => Err(anyhow::anyhow!("{}: {e}", file.display())),
+                };
+            }
+            let args = values
+                .iter()
+                .map(|v| v.felt())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: FIXME: constructor and closure arguments are not lowered to CASM yet ({e})",
+                        file.display()
+                    )
+                })?;
+            let prog = match kildall_casm::build_module(&module, &entry, &args, mode(proof)) {
                 Ok(p) => p,
                 Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
                 Err(e) => return Err(e.into()),
             };
             let result = match vm {
-                Vm::Interp => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
-                    .with_context(|| format!("{}: CASM interpreter", file.display()))?,
+                Vm::Interp | Vm::Jvr => {
+                    kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
+                        .with_context(|| format!("{}: CASM interpreter", file.display()))?
+                }
                 Vm::Cairo => kildall_casm::vm::run(&prog)
                     .with_context(|| format!("{}: Cairo VM", file.display()))?,
             };

@@ -173,6 +173,73 @@ fn casm_run_prints_the_value_then_the_steps() {
     assert_eq!(stdout(&out), "500500\nsteps: 13013\n");
 }
 
+#[test]
+fn casm_run_reference_prints_traces_then_record_fields_then_steps() {
+    let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\n\
+        function main(a : integer, b : integer) : pair {\n  trace b;\n  trace a;\n  \
+        tmp[0] = alloc mk (b, a);\n  ret tmp[0];\n}\n";
+    let file = temp_file("pair.jvr", src);
+    let input = temp_file("pair.json", b"{ \"a\": 3, \"b\": \"0x5\" }");
+    let out = xtask(&[
+        "casm",
+        "run",
+        file.to_str().unwrap(),
+        "--vm",
+        "jvr",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "5\n3\n5\n3\nsteps: 4\n");
+}
+
+#[test]
+fn casm_run_input_names_unnamed_parameters_in() {
+    let src = b"function main(integer) : integer {\n  tmp[0] = mul arg[0] 2;\n  ret tmp[0];\n}\n";
+    let file = temp_file("double.jvr", src);
+    let input = temp_file("double.json", b"{ \"in\": 21 }");
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = xtask(&[
+            "casm",
+            "run",
+            file.to_str().unwrap(),
+            "--vm",
+            vm,
+            "--input",
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with("42\nsteps: "),
+            "{vm}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn casm_run_fail_exits_3_with_the_message_on_stderr() {
+    let src = b"function main() : integer {\n  fail 7;\n}\n";
+    let file = temp_file("fail.jvr", src);
+    let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "jvr"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "fail: 7\n");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn casm_run_names_a_construct_the_lowering_refuses() {
+    let src = b"function main() : integer {\n  tmp[0] = div 7 2;\n  ret tmp[0];\n}\n";
+    let file = temp_file("div.jvr", src);
+    let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "interp"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).ends_with("div.jvr:2:3: `div` is not lowered to CASM yet\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Runs the driver with `input` on its standard input; with `read_bytes`,
 /// reads only that many bytes of its output and closes the pipe.
 fn xtask_piped(args: &[&str], input: &[u8], read_bytes: Option<usize>) -> (Option<i32>, Vec<u8>) {

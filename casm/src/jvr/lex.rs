@@ -8,7 +8,13 @@ use super::*;
 pub(super) enum Tok {
     Ident(String),
     Int(String),
+    /// A field literal, `5F`; the digits without the `F`.
+    FieldLit(String),
     Punct(char),
+    /// `->` or `→`.
+    Arrow,
+    /// A string literal: JuvixReg has them, Cairo does not.
+    Str,
     Eof,
 }
 
@@ -17,7 +23,10 @@ impl fmt::Display for Tok {
         match self {
             Tok::Ident(s) => write!(f, "`{s}`"),
             Tok::Int(s) => write!(f, "`{s}`"),
+            Tok::FieldLit(s) => write!(f, "`{s}F`"),
             Tok::Punct(c) => write!(f, "`{c}`"),
+            Tok::Arrow => f.write_str("`->`"),
+            Tok::Str => f.write_str("a string"),
             Tok::Eof => f.write_str("end of input"),
         }
     }
@@ -48,7 +57,21 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
             continue;
         }
         let start = i;
-        if c.is_ascii_alphabetic() || c == '_' {
+        if c == '"' {
+            // Skipped to its end so that the parser can name the construct.
+            i += 1;
+            while i < chars.len() && chars[i] != '"' && chars[i] != '\n' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
+            out.push((Tok::Str, pos));
+        } else if c == '→' {
+            i += 1;
+            out.push((Tok::Arrow, pos));
+        } else if c == '-' && chars.get(i + 1) == Some(&'>') {
+            i += 2;
+            out.push((Tok::Arrow, pos));
+        } else if c.is_ascii_alphabetic() || c == '_' {
             while i < chars.len()
                 && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '\'')
             {
@@ -62,8 +85,14 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
             while i < chars.len() && chars[i].is_ascii_digit() {
                 i += 1;
             }
-            out.push((Tok::Int(chars[start..i].iter().collect()), pos));
-        } else if "(){}[],;:=*".contains(c) {
+            let digits: String = chars[start..i].iter().collect();
+            if chars.get(i) == Some(&'F') {
+                i += 1;
+                out.push((Tok::FieldLit(digits), pos));
+            } else {
+                out.push((Tok::Int(digits), pos));
+            }
+        } else if "(){}[],;:=*.".contains(c) {
             i += 1;
             out.push((Tok::Punct(c), pos));
         } else {

@@ -112,6 +112,22 @@ pub enum JvrErrorKind {
     /// `run` of a program without the requested entry function.
     #[error("no function named {0}")]
     NoEntry(String),
+    /// A JuvixReg construct that has no meaning on Cairo (strings, for
+    /// instance), named as the source writes it.
+    #[error("`{0}` cannot run on Cairo")]
+    NotForCairo(String),
+    /// A construct that the CASM lowering does not handle yet.
+    #[error("`{0}` is not lowered to CASM yet")]
+    NotLowered(String),
+    /// A JuvixReg instruction this crate does not implement.
+    #[error("`{0}` is not supported")]
+    Unsupported(String),
+    /// A constructor not declared by any `type`.
+    #[error("unknown constructor {0}")]
+    UnknownConstructor(String),
+    /// A constructor or type declared twice.
+    #[error("{0} is declared twice")]
+    DuplicateType(String),
 }
 
 /// An error in a `.jvr` text, with its place.
@@ -150,8 +166,23 @@ impl fmt::Display for VarName {
 pub enum Value {
     /// A variable, with the place it is read.
     Var(VarName, Pos),
-    /// A literal.
+    /// A literal (integer, or field element written `5F`).
     Const(Felt),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `unit`.
+    Unit,
+    /// `x.C[i]`: field `i` of the constructor `C` that `x` holds.
+    Field {
+        /// The variable holding the constructor.
+        var: VarName,
+        /// Where it is read.
+        pos: Pos,
+        /// The constructor's name.
+        ctor: String,
+        /// The field index.
+        index: u32,
+    },
 }
 
 impl fmt::Display for Value {
@@ -159,6 +190,11 @@ impl fmt::Display for Value {
         match self {
             Value::Var(v, _) => v.fmt(f),
             Value::Const(c) => c.fmt(f),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Unit => f.write_str("unit"),
+            Value::Field {
+                var, ctor, index, ..
+            } => write!(f, "{var}.{ctor}[{index}]"),
         }
     }
 }
@@ -172,6 +208,10 @@ pub enum BinOp {
     Sub,
     /// Integer multiplication.
     Mul,
+    /// Integer division, rounding toward zero.
+    Div,
+    /// Integer remainder, with the sign of the dividend.
+    Mod,
     /// Field addition.
     FAdd,
     /// Field subtraction.
@@ -190,10 +230,12 @@ pub enum BinOp {
 
 impl BinOp {
     /// Every operation, in a fixed order.
-    pub const ALL: [BinOp; 10] = [
+    pub const ALL: [BinOp; 12] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
         BinOp::FAdd,
         BinOp::FSub,
         BinOp::FMul,
@@ -209,6 +251,8 @@ impl BinOp {
             BinOp::Add => "add",
             BinOp::Sub => "sub",
             BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Mod => "mod",
             BinOp::FAdd => "fadd",
             BinOp::FSub => "fsub",
             BinOp::FMul => "fmul",
@@ -229,24 +273,46 @@ impl BinOp {
     }
 
     /// The operation on constants; `None` for a division by zero.
+    /// Comparisons give booleans in Juvix's Cairo encoding ([`bool_felt`]).
     pub fn eval(self, a: Felt, b: Felt) -> Option<Felt> {
-        let bool_felt = |b: bool| if b { Felt::ONE } else { Felt::ZERO };
         Some(match self {
             BinOp::Add | BinOp::FAdd => a + b,
             BinOp::Sub | BinOp::FSub => a - b,
             BinOp::Mul | BinOp::FMul => a * b,
+            BinOp::Div => a.signed_quot_rem(&b)?.0,
+            BinOp::Mod => a.signed_quot_rem(&b)?.1,
             BinOp::FDiv => a * b.inverse()?,
-            BinOp::Eq => bool_felt(a == b),
-            BinOp::Lt => bool_felt(a.signed_cmp(&b).is_lt()),
-            BinOp::Le => bool_felt(a.signed_cmp(&b).is_le()),
+            BinOp::Eq | BinOp::Lt | BinOp::Le => bool_felt(self.holds(a, b)?),
         })
+    }
+
+    /// Whether the comparison holds; `None` for an operation that is not a
+    /// comparison.
+    pub fn holds(self, a: Felt, b: Felt) -> Option<bool> {
+        match self {
+            BinOp::Eq => Some(a == b),
+            BinOp::Lt => Some(a.signed_cmp(&b).is_lt()),
+            BinOp::Le => Some(a.signed_cmp(&b).is_le()),
+            _ => None,
+        }
+    }
+}
+
+/// A boolean as Juvix's Cairo backend stores it: `true` is 0 and `false`
+/// is 1, so that `br v` takes its `true` arm exactly when `v` is zero (and
+/// its `false` arm for any other value).
+pub fn bool_felt(b: bool) -> Felt {
+    if b {
+        Felt::ZERO
+    } else {
+        Felt::ONE
     }
 }
 
 /// The condition of a branch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
-    /// `br v`: true when `v` is non-zero.
+    /// `br v`: true when `v` is zero (see [`bool_felt`]).
     NonZero(Value),
     /// `if op a b` with a comparison `op`.
     Cmp(BinOp, Value, Value),
@@ -300,6 +366,90 @@ pub enum StmtKind {
     },
     /// `ret v`.
     Ret(Value),
+    /// `x = argsnum c`: the number of arguments closure `c` still takes.
+    ArgsNum {
+        /// Destination.
+        dst: VarName,
+        /// The closure.
+        closure: Value,
+    },
+    /// `x = poseidon s` / `x = ec_op p k q`: a Cairo builtin.
+    Builtin {
+        /// Destination.
+        dst: VarName,
+        /// Which builtin.
+        op: BuiltinOp,
+        /// Operands.
+        args: Vec<Value>,
+    },
+    /// `x = alloc C (args)`: a constructor.
+    Alloc {
+        /// Destination.
+        dst: VarName,
+        /// Constructor name.
+        ctor: String,
+        /// Fields.
+        args: Vec<Value>,
+    },
+    /// `x = calloc f (args)`: a closure of `f` with its first arguments.
+    CAlloc {
+        /// Destination.
+        dst: VarName,
+        /// The function.
+        func: String,
+        /// Arguments stored in the closure.
+        args: Vec<Value>,
+    },
+    /// `x = cextend c (args)`: a new closure with more arguments stored.
+    CExtend {
+        /// Destination.
+        dst: VarName,
+        /// The closure extended.
+        closure: Value,
+        /// Arguments added.
+        args: Vec<Value>,
+    },
+    /// `x = call c (args)` through a closure value, with exactly the
+    /// closure's remaining arity.
+    CallClosure {
+        /// Destination.
+        dst: VarName,
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `tcall c (args)` through a closure value.
+    TailCallClosure {
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `trace v`: prints `v` (one line per executed trace).
+    Trace(Value),
+    /// `fail v`: stops the program with the message `v`.
+    Fail(Value),
+    /// `dump`: prints the interpreter state in Juvix; here a no-op.
+    Dump,
+    /// `nop`, or `prealloc N`, whose meaning (reserving heap words) the
+    /// Cairo translation recomputes.
+    Nop,
+    /// A bare `{ ... }` block.
+    Block(Vec<Stmt>),
+    /// `case[T] x { C: {...}; default: {...}; }`.
+    Case {
+        /// The type named in brackets.
+        ty: String,
+        /// The scrutinee.
+        value: Value,
+        /// The variable every arm defines, visible after the case.
+        out: Option<VarName>,
+        /// One arm per constructor listed.
+        arms: Vec<CaseArm>,
+        /// The `default` arm, if any.
+        default: Option<Vec<Stmt>>,
+    },
     /// `br`/`if` with two arms.
     Branch {
         /// Condition.
@@ -311,6 +461,68 @@ pub enum StmtKind {
         /// Arm taken otherwise.
         on_false: Vec<Stmt>,
     },
+}
+
+/// One constructor arm of a `case`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseArm {
+    /// Where the constructor name is.
+    pub pos: Pos,
+    /// The constructor.
+    pub ctor: String,
+    /// The arm's body.
+    pub body: Vec<Stmt>,
+}
+
+/// The Cairo builtins JuvixReg calls by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinOp {
+    /// `poseidon s`: the Poseidon permutation of a 3-field state.
+    Poseidon,
+    /// `ec_op p m q`: `p + m * q` on the STARK curve.
+    EcOp,
+}
+
+impl BuiltinOp {
+    /// The mnemonic.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinOp::Poseidon => "poseidon",
+            BuiltinOp::EcOp => "ec_op",
+        }
+    }
+
+    /// The number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            BuiltinOp::Poseidon => 1,
+            BuiltinOp::EcOp => 3,
+        }
+    }
+}
+
+/// A constructor of a `type` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ctor {
+    /// Where its name is.
+    pub pos: Pos,
+    /// Its name.
+    pub name: String,
+    /// Its type as written (`(*, List) -> List`).
+    pub ty: String,
+    /// Its number of fields.
+    pub arity: usize,
+}
+
+/// A `type` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeDecl {
+    /// Where `type` is.
+    pub pos: Pos,
+    /// Its name.
+    pub name: String,
+    /// Its constructors, in declaration order.
+    pub ctors: Vec<Ctor>,
 }
 
 /// A parameter: an optional name and a type name.
@@ -342,11 +554,29 @@ pub struct Function {
 /// A `.jvr` file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
+    /// `type` declarations in source order.
+    pub types: Vec<TypeDecl>,
     /// Declarations and definitions in source order.
     pub functions: Vec<Function>,
 }
 
 impl Module {
+    /// The constructor `name`: its type, its tag (its index among all
+    /// constructors of the module, in declaration order) and its
+    /// declaration.
+    pub fn ctor(&self, name: &str) -> Option<(&TypeDecl, u32, &Ctor)> {
+        let mut tag = 0u32;
+        for t in &self.types {
+            for c in &t.ctors {
+                if c.name == name {
+                    return Some((t, tag, c));
+                }
+                tag += 1;
+            }
+        }
+        None
+    }
+
     /// The definition of `name`, if any.
     pub fn definition(&self, name: &str) -> Option<&Function> {
         self.functions

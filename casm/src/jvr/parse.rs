@@ -5,8 +5,8 @@ use crate::felt::Felt;
 
 use super::lex::{lex, Tok};
 use super::{
-    BinOp, Cond, Function, JvrError, JvrErrorKind, Module, Param, Pos, Stmt, StmtKind, Value,
-    VarName,
+    BinOp, BuiltinOp, CaseArm, Cond, Ctor, Function, JvrError, JvrErrorKind, Module, Param, Pos,
+    Stmt, StmtKind, TypeDecl, Value, VarName,
 };
 
 /// Deepest block nesting the parser accepts; deeper input is an error, not
@@ -14,8 +14,24 @@ use super::{
 pub const MAX_NESTING: usize = 64;
 
 const KEYWORDS: &[&str] = &[
-    "function", "ret", "tcall", "br", "if", "call", "true", "false", "out", "arg", "tmp", "add",
-    "sub", "mul", "fadd", "fsub", "fmul", "fdiv", "eq", "lt", "le",
+    "function", "type", "ret", "tcall", "br", "if", "case", "call", "true", "false", "unit", "out",
+    "arg", "tmp", "add", "sub", "mul", "div", "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt",
+    "le", "nop", "trace", "dump", "fail", "prealloc", "alloc", "calloc", "cextend", "argsnum",
+    "poseidon", "ec_op",
+];
+
+/// JuvixReg instructions on strings: Cairo has no strings.
+const STRING_OPS: &[&str] = &["strcat", "show", "atoi"];
+
+/// JuvixReg instructions this crate rejects by name.
+const UNSUPPORTED: &[&str] = &[
+    "ccall",
+    "tccall",
+    "assert",
+    "random_ec_point",
+    "range_check",
+    "itof",
+    "ftoi",
 ];
 
 struct Parser {
@@ -87,6 +103,58 @@ impl Parser {
         }
     }
 
+    /// Any identifier, keywords included (constructor and type names).
+    fn name(&mut self, what: &str) -> PResult<(String, Pos)> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                let p = self.bump().1;
+                Ok((s, p))
+            }
+            _ => self.err(what),
+        }
+    }
+
+    /// `, live: (vars)` after a call or `prealloc`: accepted and dropped,
+    /// since liveness is recomputed.
+    fn live_vars(&mut self) -> PResult<()> {
+        if !(self.is_punct(',')
+            && matches!(&self.toks[self.at + 1].0, Tok::Ident(s) if s == "live"))
+        {
+            return Ok(());
+        }
+        self.bump();
+        self.bump();
+        self.expect_punct(':')?;
+        self.expect_punct('(')?;
+        if !self.is_punct(')') {
+            loop {
+                self.var()?;
+                if self.is_punct(',') {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(')')?;
+        Ok(())
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(JvrError {
+                pos: self.pos(),
+                kind: JvrErrorKind::TooDeep(MAX_NESTING),
+            });
+        }
+        Ok(())
+    }
+
+    fn closure_operand(&self) -> bool {
+        self.is_ident("tmp") || self.is_ident("arg")
+    }
+
     fn index(&mut self) -> PResult<u32> {
         self.expect_punct('[')?;
         let pos = self.pos();
@@ -137,18 +205,44 @@ impl Parser {
                     }),
                 }
             }
-            Tok::Ident(s) if s == "true" => {
+            Tok::FieldLit(s) => {
+                let pos = self.pos();
                 self.bump();
-                Ok(Value::Const(Felt::ONE))
+                match Felt::parse_decimal(&s).filter(|_| s.len() <= 80) {
+                    Some(f) => Ok(Value::Const(f)),
+                    None => Err(JvrError {
+                        pos,
+                        kind: JvrErrorKind::NumberOutOfRange(format!("{s}F")),
+                    }),
+                }
             }
-            Tok::Ident(s) if s == "false" => {
+            Tok::Ident(s) if s == "true" || s == "false" => {
                 self.bump();
-                Ok(Value::Const(Felt::ZERO))
+                Ok(Value::Bool(s == "true"))
+            }
+            Tok::Ident(s) if s == "unit" => {
+                self.bump();
+                Ok(Value::Unit)
             }
             Tok::Ident(_) => {
                 let (v, p) = self.var()?;
+                if self.is_punct('.') {
+                    self.bump();
+                    let ctor = self.name("a constructor name")?.0;
+                    let index = self.index()?;
+                    return Ok(Value::Field {
+                        var: v,
+                        pos: p,
+                        ctor,
+                        index,
+                    });
+                }
                 Ok(Value::Var(v, p))
             }
+            Tok::Str => Err(JvrError {
+                pos: self.pos(),
+                kind: JvrErrorKind::NotForCairo("string literal".to_string()),
+            }),
             _ => self.err("an operand"),
         }
     }
@@ -172,13 +266,7 @@ impl Parser {
 
     fn block(&mut self) -> PResult<(Vec<Stmt>, Pos)> {
         self.expect_punct('{')?;
-        self.depth += 1;
-        if self.depth > MAX_NESTING {
-            return Err(JvrError {
-                pos: self.pos(),
-                kind: JvrErrorKind::TooDeep(MAX_NESTING),
-            });
-        }
+        self.enter()?;
         let mut stmts = Vec::new();
         while !self.is_punct('}') {
             stmts.push(self.stmt()?);
@@ -226,17 +314,119 @@ impl Parser {
 
     fn stmt(&mut self) -> PResult<Stmt> {
         let pos = self.pos();
-        let kind = if self.is_ident("ret") {
+        if let Tok::Ident(word) = self.peek() {
+            if UNSUPPORTED.contains(&word.as_str()) || STRING_OPS.contains(&word.as_str()) {
+                return Err(JvrError {
+                    pos,
+                    kind: JvrErrorKind::Unsupported(word.clone()),
+                });
+            }
+        }
+        let simple = |p: &mut Parser, kind: StmtKind| -> PResult<StmtKind> {
+            p.bump();
+            p.expect_punct(';')?;
+            Ok(kind)
+        };
+        let kind = if self.is_ident("nop") {
+            simple(self, StmtKind::Nop)?
+        } else if self.is_ident("dump") {
+            simple(self, StmtKind::Dump)?
+        } else if self.is_ident("prealloc") {
+            self.bump();
+            match self.peek() {
+                Tok::Int(n) if !n.starts_with('-') => {
+                    self.bump();
+                }
+                _ => return self.err("a number of words"),
+            }
+            self.live_vars()?;
+            self.expect_punct(';')?;
+            StmtKind::Nop
+        } else if self.is_ident("trace") || self.is_ident("fail") {
+            let is_trace = self.is_ident("trace");
+            self.bump();
+            let v = self.value()?;
+            self.expect_punct(';')?;
+            if is_trace {
+                StmtKind::Trace(v)
+            } else {
+                StmtKind::Fail(v)
+            }
+        } else if self.is_punct('{') {
+            let (body, _) = self.block()?;
+            if self.is_punct(';') {
+                self.bump();
+            }
+            StmtKind::Block(body)
+        } else if self.is_ident("case") {
+            self.bump();
+            self.expect_punct('[')?;
+            let ty = self.name("a type name")?.0;
+            self.expect_punct(']')?;
+            let value = self.value()?;
+            let mut out = None;
+            if self.is_punct(',') {
+                self.bump();
+                self.expect_keyword("out")?;
+                self.expect_punct(':')?;
+                out = Some(self.var()?.0);
+            }
+            self.expect_punct('{')?;
+            self.enter()?;
+            let (mut arms, mut default) = (Vec::new(), None);
+            while !self.is_punct('}') {
+                let (ctor, cpos) = self.name("a constructor name or `default`")?;
+                self.expect_punct(':')?;
+                let (body, _) = self.block()?;
+                if self.is_punct(';') {
+                    self.bump();
+                }
+                if ctor == "default" {
+                    if default.is_some() {
+                        return Err(JvrError {
+                            pos: cpos,
+                            kind: JvrErrorKind::DuplicateType("default".to_string()),
+                        });
+                    }
+                    default = Some(body);
+                } else {
+                    arms.push(CaseArm {
+                        pos: cpos,
+                        ctor,
+                        body,
+                    });
+                }
+            }
+            self.depth -= 1;
+            self.expect_punct('}')?;
+            if self.is_punct(';') {
+                self.bump();
+            }
+            StmtKind::Case {
+                ty,
+                value,
+                out,
+                arms,
+                default,
+            }
+        } else if self.is_ident("ret") {
             self.bump();
             let v = self.value()?;
             self.expect_punct(';')?;
             StmtKind::Ret(v)
         } else if self.is_ident("tcall") {
             self.bump();
-            let (func, _) = self.ident("a function name")?;
-            let args = self.args()?;
-            self.expect_punct(';')?;
-            StmtKind::TailCall { func, args }
+            if self.closure_operand() {
+                let closure = self.value()?;
+                let args = self.args()?;
+                self.expect_punct(';')?;
+                StmtKind::TailCallClosure { closure, args }
+            } else {
+                let (func, _) = self.ident("a function name")?;
+                let args = self.args()?;
+                self.expect_punct(';')?;
+                StmtKind::TailCall { func, args }
+            }
         } else if self.is_ident("br") {
             self.bump();
             let v = self.value()?;
@@ -272,11 +462,63 @@ impl Parser {
             }
             let (dst, _) = self.var()?;
             self.expect_punct('=')?;
+            if let Tok::Ident(word) = self.peek() {
+                let bad = if STRING_OPS.contains(&word.as_str()) {
+                    Some(JvrErrorKind::NotForCairo(word.clone()))
+                } else if UNSUPPORTED.contains(&word.as_str()) {
+                    Some(JvrErrorKind::Unsupported(word.clone()))
+                } else {
+                    None
+                };
+                if let Some(kind) = bad {
+                    return Err(JvrError {
+                        pos: self.pos(),
+                        kind,
+                    });
+                }
+            }
             let kind = if self.is_ident("call") {
+                self.bump();
+                if self.closure_operand() {
+                    let closure = self.value()?;
+                    let args = self.args()?;
+                    self.live_vars()?;
+                    StmtKind::CallClosure { dst, closure, args }
+                } else {
+                    let (func, _) = self.ident("a function name")?;
+                    let args = self.args()?;
+                    self.live_vars()?;
+                    StmtKind::Call { dst, func, args }
+                }
+            } else if self.is_ident("alloc") {
+                self.bump();
+                let ctor = self.name("a constructor name")?.0;
+                let args = self.args()?;
+                StmtKind::Alloc { dst, ctor, args }
+            } else if self.is_ident("calloc") {
                 self.bump();
                 let (func, _) = self.ident("a function name")?;
                 let args = self.args()?;
-                StmtKind::Call { dst, func, args }
+                StmtKind::CAlloc { dst, func, args }
+            } else if self.is_ident("cextend") {
+                self.bump();
+                let closure = self.value()?;
+                let args = self.args()?;
+                StmtKind::CExtend { dst, closure, args }
+            } else if self.is_ident("argsnum") {
+                self.bump();
+                let closure = self.value()?;
+                StmtKind::ArgsNum { dst, closure }
+            } else if let Some(op) = [BuiltinOp::Poseidon, BuiltinOp::EcOp]
+                .into_iter()
+                .find(|op| self.is_ident(op.name()))
+            {
+                self.bump();
+                let mut args = Vec::new();
+                for _ in 0..op.arity() {
+                    args.push(self.value()?);
+                }
+                StmtKind::Builtin { dst, op, args }
             } else if let Some(op) = match self.peek() {
                 Tok::Ident(s) => BinOp::from_name(s),
                 _ => None,
@@ -297,18 +539,89 @@ impl Parser {
         Ok(Stmt { pos, kind })
     }
 
-    fn ty(&mut self) -> PResult<String> {
-        match self.peek().clone() {
+    /// A type, printed back as text: `*`, a name, a tuple `(a, b)` or an
+    /// arrow `a -> b` (written `->` or `→`). Returns the text and, for an
+    /// arrow, the number of arguments on its left.
+    fn ty_arity(&mut self) -> PResult<(String, usize)> {
+        self.enter()?;
+        let (left, n_left) = match self.peek().clone() {
             Tok::Ident(s) => {
                 self.bump();
-                Ok(s)
+                (s, 1)
             }
             Tok::Punct('*') => {
                 self.bump();
-                Ok("*".to_string())
+                ("*".to_string(), 1)
             }
-            _ => self.err("a type"),
+            Tok::Punct('(') => {
+                self.bump();
+                let mut parts = vec![self.ty_arity()?.0];
+                while self.is_punct(',') {
+                    self.bump();
+                    parts.push(self.ty_arity()?.0);
+                }
+                self.expect_punct(')')?;
+                let n = parts.len();
+                (format!("({})", parts.join(", ")), n)
+            }
+            _ => return self.err("a type"),
+        };
+        let result = if *self.peek() == Tok::Arrow {
+            self.bump();
+            let (right, _) = self.ty_arity()?;
+            (format!("{left} -> {right}"), n_left)
+        } else {
+            (left, 0)
+        };
+        self.depth -= 1;
+        Ok(result)
+    }
+
+    fn ty(&mut self) -> PResult<String> {
+        Ok(self.ty_arity()?.0)
+    }
+
+    fn type_decl(&mut self) -> PResult<TypeDecl> {
+        let pos = self.expect_keyword("type")?;
+        let name = self.name("a type name")?.0;
+        self.expect_punct('{')?;
+        let mut ctors = Vec::new();
+        while !self.is_punct('}') {
+            let (cname, cpos) = self.name("a constructor name")?;
+            self.expect_punct(':')?;
+            let (ty, arity) = self.ty_arity()?;
+            self.expect_punct(';')?;
+            ctors.push(Ctor {
+                pos: cpos,
+                name: cname,
+                ty,
+                arity,
+            });
         }
+        self.expect_punct('}')?;
+        if self.is_punct(';') {
+            self.bump();
+        }
+        Ok(TypeDecl { pos, name, ctors })
+    }
+
+    /// A parameter: `name : type` or a bare type.
+    fn param(&mut self) -> PResult<Param> {
+        let named = matches!(self.peek(), Tok::Ident(_))
+            && self.toks.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':'));
+        if named {
+            let (name, _) = self.name("a parameter name")?;
+            self.bump();
+            let ty = self.ty()?;
+            return Ok(Param {
+                name: Some(name),
+                ty,
+            });
+        }
+        Ok(Param {
+            name: None,
+            ty: self.ty()?,
+        })
     }
 
     fn function(&mut self) -> PResult<Function> {
@@ -318,20 +631,7 @@ impl Parser {
         let mut params = Vec::new();
         if !self.is_punct(')') {
             loop {
-                let first = self.ty()?;
-                if self.is_punct(':') {
-                    self.bump();
-                    let ty = self.ty()?;
-                    params.push(Param {
-                        name: Some(first),
-                        ty,
-                    });
-                } else {
-                    params.push(Param {
-                        name: None,
-                        ty: first,
-                    });
-                }
+                params.push(self.param()?);
                 if self.is_punct(',') {
                     self.bump();
                 } else {
@@ -379,9 +679,38 @@ pub fn parse(src: &str) -> Result<Module, JvrError> {
         at: 0,
         depth: 0,
     };
-    let mut functions = Vec::new();
+    let (mut types, mut functions) = (Vec::new(), Vec::new());
     while *p.peek() != Tok::Eof {
-        functions.push(p.function()?);
+        if p.is_ident("type") {
+            types.push(p.type_decl()?);
+        } else {
+            functions.push(p.function()?);
+        }
     }
-    Ok(Module { functions })
+    let module = Module { types, functions };
+    check_types(&module)?;
+    Ok(module)
+}
+
+/// Constructor names are unique across the module (a `case` arm and an
+/// `alloc` name a constructor without its type), and so are type names.
+fn check_types(module: &Module) -> Result<(), JvrError> {
+    let mut seen = std::collections::HashSet::new();
+    for t in &module.types {
+        if !seen.insert(format!("type {}", t.name)) {
+            return Err(JvrError {
+                pos: t.pos,
+                kind: JvrErrorKind::DuplicateType(t.name.clone()),
+            });
+        }
+        for c in &t.ctors {
+            if !seen.insert(c.name.clone()) {
+                return Err(JvrError {
+                    pos: c.pos,
+                    kind: JvrErrorKind::DuplicateType(c.name.clone()),
+                });
+            }
+        }
+    }
+    Ok(())
 }

@@ -37,6 +37,72 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, indent: usize) -> fmt::Resul
             writeln!(f, ");")
         }
         StmtKind::Ret(v) => writeln!(f, "{pad}ret {v};"),
+        StmtKind::ArgsNum { dst, closure } => writeln!(f, "{pad}{dst} = argsnum {closure};"),
+        StmtKind::Builtin { dst, op, args } => {
+            write!(f, "{pad}{dst} = {}", op.name())?;
+            for a in args {
+                write!(f, " {a}")?;
+            }
+            writeln!(f, ";")
+        }
+        StmtKind::Alloc { dst, ctor, args } => {
+            write!(f, "{pad}{dst} = alloc {ctor} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CAlloc { dst, func, args } => {
+            write!(f, "{pad}{dst} = calloc {func} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CExtend { dst, closure, args } => {
+            write!(f, "{pad}{dst} = cextend {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::CallClosure { dst, closure, args } => {
+            write!(f, "{pad}{dst} = call {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::TailCallClosure { closure, args } => {
+            write!(f, "{pad}tcall {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::Trace(v) => writeln!(f, "{pad}trace {v};"),
+        StmtKind::Fail(v) => writeln!(f, "{pad}fail {v};"),
+        StmtKind::Dump => writeln!(f, "{pad}dump;"),
+        StmtKind::Nop => writeln!(f, "{pad}nop;"),
+        StmtKind::Block(body) => {
+            writeln!(f, "{pad}{{")?;
+            write_stmts(f, body, indent + 1)?;
+            writeln!(f, "{pad}}};")
+        }
+        StmtKind::Case {
+            ty,
+            value,
+            out,
+            arms,
+            default,
+        } => {
+            write!(f, "{pad}case[{ty}] {value}")?;
+            if let Some(o) = out {
+                write!(f, ", out: {o}")?;
+            }
+            writeln!(f, " {{")?;
+            for arm in arms {
+                writeln!(f, "{pad}  {}: {{", arm.ctor)?;
+                write_stmts(f, &arm.body, indent + 2)?;
+                writeln!(f, "{pad}  }};")?;
+            }
+            if let Some(d) = default {
+                writeln!(f, "{pad}  default: {{")?;
+                write_stmts(f, d, indent + 2)?;
+                writeln!(f, "{pad}  }};")?;
+            }
+            writeln!(f, "{pad}}};")
+        }
         StmtKind::Branch {
             cond,
             out,
@@ -64,6 +130,13 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, indent: usize) -> fmt::Resul
 
 impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for t in &self.types {
+            writeln!(f, "type {} {{", t.name)?;
+            for c in &t.ctors {
+                writeln!(f, "  {} : {};", c.name, c.ty)?;
+            }
+            writeln!(f, "}}\n")?;
+        }
         for (i, func) in self.functions.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
