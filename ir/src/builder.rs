@@ -231,6 +231,7 @@ impl<'f> FuncCursor<'f> {
                 array,
                 index,
                 value,
+                mutable: false,
             },
             ty,
         )

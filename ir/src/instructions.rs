@@ -209,7 +209,9 @@ pub enum InstructionData {
         /// The flattened index, `u32`.
         index: Value,
     },
-    /// `vR = array_set a, index i, value v`: a copy of `a` with one element replaced.
+    /// `vR = array_set a, index i, value v`: a copy of `a` with one element
+    /// replaced. `array_set mut` marks an update Noir may do in place (the
+    /// array has no other use); the value is the same.
     ArraySet {
         /// The array.
         array: Value,
@@ -217,6 +219,8 @@ pub enum InstructionData {
         index: Value,
         /// The new element.
         value: Value,
+        /// Written `array_set mut`.
+        mutable: bool,
     },
     /// `constrain a == b` or `constrain a != b`, with an optional message.
     Constrain {
@@ -311,6 +315,7 @@ impl InstructionData {
                 array,
                 index,
                 value,
+                ..
             } => Operands::Few([*array, *index, *value, *value], 3),
             Constrain { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
             EnableSideEffects { condition } => Operands::Few([*condition; 4], 1),
@@ -359,6 +364,7 @@ impl InstructionData {
                 array,
                 index,
                 value,
+                ..
             } => {
                 *array = f(*array);
                 *index = f(*index);

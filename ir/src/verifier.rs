@@ -638,6 +638,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
             array,
             index,
             value,
+            ..
         } => {
             let t = cx.ty(*array);
             let Some(elements) = t.element_types() else {

@@ -238,9 +238,11 @@ fn write_inst(
             array,
             index,
             value,
+            mutable,
         } => write!(
             f,
-            "array_set {}, index {}, value {}",
+            "array_set {}{}, index {}, value {}",
+            if *mutable { "mut " } else { "" },
             op(*array),
             op(*index),
             op(*value)

@@ -655,6 +655,7 @@ fn exec_inst(
             array,
             index,
             value,
+            ..
         } => {
             let (mut array, index) = (get(frame, *array)?, get(frame, *index)?);
             let value = get(frame, *value)?;

@@ -268,6 +268,10 @@ impl<'a> Parser<'a> {
                 (InstructionData::ArrayGet { array, index }, Results::One(ty))
             }
             "array_set" => {
+                let mutable = self.is_kw("mut");
+                if mutable {
+                    self.bump()?;
+                }
                 let array = self.operand(state, "an array after `array_set`")?;
                 self.expect(Tok::Comma, "`,` after the array")?;
                 self.expect_kw("index", "`index`")?;
@@ -279,6 +283,7 @@ impl<'a> Parser<'a> {
                     array,
                     index,
                     value,
+                    mutable,
                 };
                 (data, Results::SameAs(array))
             }

@@ -30,9 +30,10 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir forms not yet read: `array_set mut`, `make_array b"..."`
-// byte strings, `constrain .. , data v`, a message on `range_check`, and
-// immutable references `&T`.
+// FIXME: Noir forms not yet read: `make_array b"..."` byte strings,
+// `constrain .. , data v`, a message on `range_check`, immutable
+// references `&T`, globals, value names other than `vN`, and slice and
+// black-box intrinsics.
 
 mod body;
 mod lexer;
