@@ -7,8 +7,9 @@ use cranelift_entity::{PrimaryMap, SecondaryMap};
 use crate::{Block, DataFlowGraph, FuncId, Inst, Layout, Terminator, Type};
 
 /// The runtime a function is compiled for, printed before `fn`:
-/// `acir(inline)` or `brillig(inline)`. Optional in the text; kept as
-/// written so programs from Noir round-trip.
+/// `acir(inline)` or `brillig(inline)`, followed by the purity Noir's
+/// purity analysis found, if any (`acir(inline) pure fn`). Optional in the
+/// text; kept as written so programs from Noir round-trip.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Runtime {
@@ -16,6 +17,44 @@ pub struct Runtime {
     pub kind: RuntimeKind,
     /// The inline annotation inside the parentheses (`inline`, `fold`, ...).
     pub inline: String,
+    /// The purity written after the runtime.
+    pub purity: Option<Purity>,
+}
+
+/// What Noir's purity analysis says of a function: it has no side effects
+/// (`pure`), none but depending on the side-effects predicate
+/// (`predicate_pure`), or may have some (`impure`). Kept and printed back;
+/// the passes here do not rely on it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Purity {
+    /// `pure`.
+    Pure,
+    /// `predicate_pure`.
+    PredicatePure,
+    /// `impure`.
+    Impure,
+}
+
+impl Purity {
+    /// The keyword of the text format.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Purity::Pure => "pure",
+            Purity::PredicatePure => "predicate_pure",
+            Purity::Impure => "impure",
+        }
+    }
+
+    /// The purity written `keyword`.
+    pub fn from_keyword(keyword: &str) -> Option<Purity> {
+        match keyword {
+            "pure" => Some(Purity::Pure),
+            "predicate_pure" => Some(Purity::PredicatePure),
+            "impure" => Some(Purity::Impure),
+            _ => None,
+        }
+    }
 }
 
 /// The two runtimes of Noir.
@@ -34,7 +73,11 @@ impl fmt::Display for Runtime {
             RuntimeKind::Acir => "acir",
             RuntimeKind::Brillig => "brillig",
         };
-        write!(f, "{kind}({})", self.inline)
+        write!(f, "{kind}({})", self.inline)?;
+        match self.purity {
+            Some(purity) => write!(f, " {}", purity.keyword()),
+            None => Ok(()),
+        }
     }
 }
 

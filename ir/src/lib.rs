@@ -34,7 +34,7 @@ pub use builder::{CursorPosition, FuncCursor};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{Block, FuncId, Inst, Value};
-pub use function::{Function, Module, Runtime, RuntimeKind, SourceLoc};
+pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use instructions::{BinaryOp, Builtin, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
 pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};

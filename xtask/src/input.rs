@@ -37,10 +37,17 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Reads and parses `path`.
+/// Reads and parses `path`; `-` is standard input (named `<stdin>` in
+/// diagnostics).
 pub fn parse_file(path: &Path) -> Result<Module, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))?;
+    let (path, text) = if path == Path::new("-") {
+        let mut text = String::new();
+        let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text);
+        (Path::new("<stdin>"), read.map(|_| text))
+    } else {
+        (path, std::fs::read_to_string(path))
+    };
+    let text = text.map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))?;
     kildall_ir::parse_module(&text)
         .map_err(|err| Diagnostic::new(path, Some(err.loc), err.kind.to_string()))
 }
@@ -56,9 +63,14 @@ pub fn verify(path: &Path, module: &Module) -> Result<(), Diagnostic> {
     })
 }
 
-/// Reads, parses and verifies `path`.
+/// Reads, parses and verifies `path` (`-`: standard input).
 pub fn load(path: &Path) -> Result<Module, Diagnostic> {
     let module = parse_file(path)?;
-    verify(path, &module)?;
+    let name = if path == Path::new("-") {
+        Path::new("<stdin>")
+    } else {
+        path
+    };
+    verify(name, &module)?;
     Ok(module)
 }

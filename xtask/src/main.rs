@@ -19,6 +19,7 @@ mod mast;
 mod merge;
 mod noise;
 mod opt;
+mod output;
 mod run;
 
 #[derive(Parser)]
@@ -65,6 +66,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE

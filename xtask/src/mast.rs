@@ -95,7 +95,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             trust_digests,
         } => match kildall_mast::decode(&read(&file)?, options(trust_digests)) {
             Ok(forest) => {
-                print!("{forest}");
+                crate::output::emit(&forest.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => malformed(e),
@@ -104,7 +104,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let bytes = read(&file)?;
             match inspect(&bytes) {
                 Ok(report) => {
-                    print!("{report}");
+                    crate::output::emit(&report.to_string())?;
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => malformed(e),

@@ -67,7 +67,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         return Ok(report(Diagnostic::new(&cmd.file, None, message)));
     }
     match cmd.emit {
-        Emit::Ir => print!("{after}"),
+        Emit::Ir => crate::output::emit(&after.to_string())?,
         Emit::Dot => {
             let mut out = String::from(
                 "digraph cfg {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n",
@@ -93,7 +93,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 out.push_str("  }\n");
             }
             out.push_str("}\n");
-            print!("{out}");
+            crate::output::emit(&out)?;
         }
     }
     if let Some(args) = &cmd.args {

@@ -98,7 +98,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
     if cmd.check {
         if cmd.emit == Emit::Dot {
-            print!("{}", noise_dot(&module, params, options.input_level()));
+            crate::output::emit(&noise_dot(&module, params, options.input_level()))?;
         }
         let mut legal = true;
         for (_, func) in module.functions.iter() {
@@ -143,8 +143,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         anyhow::bail!("internal error: the rewritten module does not verify: {err}");
     }
     match cmd.emit {
-        Emit::Ir => print!("{module}"),
-        Emit::Dot => print!("{}", noise_dot(&module, params, options.input_level())),
+        Emit::Ir => crate::output::emit(&module.to_string())?,
+        Emit::Dot => crate::output::emit(&noise_dot(&module, params, options.input_level()))?,
     }
     let proof = if optimal {
         "optimal"

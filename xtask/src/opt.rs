@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::input::{self, Diagnostic};
+use crate::output;
 use crate::run::report;
 
 /// Arguments of `cargo xtask opt`.
 #[derive(clap::Args)]
 pub struct Cmd {
-    /// The IR file.
+    /// The IR file; `-` reads standard input.
     file: PathBuf,
     /// Passes to run, comma-separated, in order (empty: none).
     #[arg(long, default_value = "")]
@@ -58,8 +59,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
     }
     match cmd.emit {
-        Emit::Ir => print!("{module}"),
-        Emit::Dot => print!("{}", crate::dot::cfg(&module)),
+        Emit::Ir => output::emit(&module.to_string())?,
+        Emit::Dot => output::emit(&crate::dot::cfg(&module))?,
     }
     Ok(ExitCode::SUCCESS)
 }

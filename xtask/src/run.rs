@@ -77,15 +77,15 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
     Ok(match execution.outcome {
         Outcome::Return(values) => {
-            println!("{}", join(&values));
+            crate::output::emit_line(&join(&values))?;
             ExitCode::SUCCESS
         }
         Outcome::Trap(trap) => {
-            println!("trap: {trap}");
+            crate::output::emit_line(&format!("trap: {trap}"))?;
             ExitCode::from(EXIT_TRAP)
         }
         Outcome::OutOfFuel => {
-            println!("out of fuel");
+            crate::output::emit_line("out of fuel")?;
             ExitCode::from(EXIT_OUT_OF_FUEL)
         }
     })

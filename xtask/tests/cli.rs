@@ -239,3 +239,72 @@ fn casm_run_names_a_construct_the_lowering_refuses() {
         stderr(&out)
     );
 }
+
+/// Runs the driver with `input` on its standard input; with `read_bytes`,
+/// reads only that many bytes of its output and closes the pipe.
+fn xtask_piped(args: &[&str], input: &[u8], read_bytes: Option<usize>) -> (Option<i32>, Vec<u8>) {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(workspace())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the driver runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut out = Vec::new();
+    match read_bytes {
+        Some(n) => {
+            out.resize(n, 0);
+            stdout.read_exact(&mut out).unwrap();
+            drop(stdout);
+        }
+        None => {
+            stdout.read_to_end(&mut out).unwrap();
+        }
+    }
+    (child.wait().unwrap().code(), out)
+}
+
+#[test]
+fn opt_reads_standard_input_for_a_dash() {
+    let text = std::fs::read(workspace().join("examples/mem2reg/foo_loop.ssa")).unwrap();
+    let (code, out) = xtask_piped(&["opt", "-", "--passes", "mem2reg"], &text, None);
+    assert_eq!(code, Some(0));
+    let printed = String::from_utf8(out).unwrap();
+    assert!(
+        printed.starts_with("acir(inline) fn main f0 {") || printed.starts_with("fn main f0 {")
+    );
+    // Errors name standard input.
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["opt", "-"])
+        .stdin(
+            std::fs::File::open(temp_file(
+                "bad.ssa",
+                b"fn main f0 {\n  b0():\n    retur\n}\n",
+            ))
+            .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("<stdin>:3:5: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn output_closed_early_ends_quietly_with_exit_0() {
+    // A module large enough that the reader stops long before its end.
+    let big = xtask(&["gen", "--seed", "1", "--blocks", "3000"]);
+    assert_eq!(big.status.code(), Some(0));
+    assert!(big.stdout.len() > 100_000);
+    let (code, out) = xtask_piped(&["opt", "-"], &big.stdout, Some(16));
+    assert_eq!(out.len(), 16);
+    assert_eq!(code, Some(0));
+}

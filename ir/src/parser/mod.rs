@@ -44,7 +44,7 @@ use lexer::{Lexer, Tok, Token};
 
 use crate::{
     BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst, InstructionData, Module,
-    Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    Purity, Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.
@@ -444,7 +444,15 @@ impl<'a> Parser<'a> {
                 .text
                 .to_string();
             self.expect(Tok::RParen, "`)` after the inline annotation")?;
-            Some(Runtime { kind, inline })
+            let purity = Purity::from_keyword(self.tok.text).filter(|_| self.tok.tok == Tok::Ident);
+            if purity.is_some() {
+                self.bump()?;
+            }
+            Some(Runtime {
+                kind,
+                inline,
+                purity,
+            })
         } else {
             None
         };
