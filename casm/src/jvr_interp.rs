@@ -267,7 +267,11 @@ fn numbers(op: BuiltinOp, v: &Val, n: usize) -> Result<(Rc<CtorVal>, Vec<Felt>),
     if c.fields.len() != n {
         return Err(bad());
     }
-    let fields = c.fields.iter().map(Val::felt).collect::<Result<Vec<_>, _>>()?;
+    let fields = c
+        .fields
+        .iter()
+        .map(Val::felt)
+        .collect::<Result<Vec<_>, _>>()?;
     Ok((c.clone(), fields))
 }
 
@@ -289,12 +293,19 @@ fn builtin(op: BuiltinOp, args: &[Val]) -> Result<Val, JvrRunError> {
         (BuiltinOp::EcOp, [p, m, q]) => {
             let (c, p) = numbers(op, p, 2)?;
             let (_, q) = numbers(op, q, 2)?;
-            let r = crate::builtins::ec_op((p[0], p[1]), m.felt()?, (q[0], q[1])).ok_or_else(
-                || JvrRunError::Builtin("ec_op: a point off the curve, or the point at infinity".into()),
-            )?;
+            let r =
+                crate::builtins::ec_op((p[0], p[1]), m.felt()?, (q[0], q[1])).ok_or_else(|| {
+                    JvrRunError::Builtin(
+                        "ec_op: a point off the curve, or the point at infinity".into(),
+                    )
+                })?;
             Ok(with_fields(&c, vec![r.0, r.1]))
         }
-        _ => Err(JvrRunError::Builtin(format!("{} takes {} operands", op.name(), op.arity()))),
+        _ => Err(JvrRunError::Builtin(format!(
+            "{} takes {} operands",
+            op.name(),
+            op.arity()
+        ))),
     }
 }
 
