@@ -137,6 +137,12 @@ impl Felt {
         self.0
     }
 
+    /// The element with these little-endian limbs, `None` unless they are
+    /// below `P`.
+    pub fn from_canonical_limbs(limbs: [u64; 4]) -> Option<Felt> {
+        (!geq(limbs, P)).then_some(Felt(limbs))
+    }
+
     /// Whether this is zero.
     pub fn is_zero(&self) -> bool {
         self.0 == [0; 4]

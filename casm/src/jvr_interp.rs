@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::felt::Felt;
-use crate::jvr::{bool_felt, Cond, Function, Module, Stmt, StmtKind, Value, VarName};
+use crate::jvr::{bool_felt, BuiltinOp, Cond, Function, Module, Stmt, StmtKind, Value, VarName};
 
 /// Why a run stopped without a result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,8 +77,9 @@ pub enum JvrRunError {
     /// `fail v` ran.
     #[error("fail: {0}")]
     Fail(String),
-    /// A builtin this interpreter does not evaluate.
-    #[error("builtin {0} is not evaluated by the reference interpreter")]
+    /// A builtin's operands are not what it takes, or `ec_op` reached the
+    /// point at infinity.
+    #[error("{0}")]
     Builtin(String),
 }
 
@@ -259,6 +260,55 @@ fn closure(v: Val) -> Result<Rc<ClosureVal>, JvrRunError> {
     }
 }
 
+/// The fields of a constructor of `n` numbers, for a builtin's operand.
+fn numbers(op: BuiltinOp, v: &Val, n: usize) -> Result<(Rc<CtorVal>, Vec<Felt>), JvrRunError> {
+    let bad = || JvrRunError::Builtin(format!("{} takes a constructor of {n} numbers", op.name()));
+    let Val::Ctor(c) = v else { return Err(bad()) };
+    if c.fields.len() != n {
+        return Err(bad());
+    }
+    let fields = c
+        .fields
+        .iter()
+        .map(Val::felt)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((c.clone(), fields))
+}
+
+/// `poseidon s`: the permuted state, in a constructor like `s`'s;
+/// `ec_op p m q`: `p + m * q`, in a constructor like `p`'s.
+fn builtin(op: BuiltinOp, args: &[Val]) -> Result<Val, JvrRunError> {
+    let with_fields = |c: &CtorVal, fields: Vec<Felt>| {
+        Val::Ctor(Rc::new(CtorVal {
+            fields: fields.into_iter().map(Val::Felt).collect(),
+            ..c.clone()
+        }))
+    };
+    match (op, args) {
+        (BuiltinOp::Poseidon, [s]) => {
+            let (c, f) = numbers(op, s, 3)?;
+            let out = crate::builtins::poseidon([f[0], f[1], f[2]]);
+            Ok(with_fields(&c, out.to_vec()))
+        }
+        (BuiltinOp::EcOp, [p, m, q]) => {
+            let (c, p) = numbers(op, p, 2)?;
+            let (_, q) = numbers(op, q, 2)?;
+            let r =
+                crate::builtins::ec_op((p[0], p[1]), m.felt()?, (q[0], q[1])).ok_or_else(|| {
+                    JvrRunError::Builtin(
+                        "ec_op: a point off the curve, or the point at infinity".into(),
+                    )
+                })?;
+            Ok(with_fields(&c, vec![r.0, r.1]))
+        }
+        _ => Err(JvrRunError::Builtin(format!(
+            "{} takes {} operands",
+            op.name(),
+            op.arity()
+        ))),
+    }
+}
+
 /// Runs `entry` with `args`; returns its result and the number of
 /// instructions executed. The result must be a number.
 pub fn run(
@@ -360,9 +410,10 @@ pub fn execute(
                 let n = Felt::from_u128((c.arity - c.args.len()) as u128);
                 env.insert(dst.clone(), Val::Felt(n));
             }
-            StmtKind::Builtin { op, .. } => {
-                // FIXME: poseidon and ec_op are not evaluated here yet.
-                return Err(JvrRunError::Builtin(op.name().to_string()));
+            StmtKind::Builtin { dst, op, args } => {
+                let args = read_all(env, args)?;
+                let v = builtin(*op, &args)?;
+                env.insert(dst.clone(), v);
             }
             StmtKind::Alloc { dst, ctor, args } => {
                 let (ty, tag, decl) = module

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod asm;
+pub mod builtins;
 pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

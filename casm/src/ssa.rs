@@ -393,14 +393,24 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
         map: HashMap::new(),
     };
     let mut n_defs = 0u32;
+    // A declaration may split its type differently from the definition
+    // (`f(unit) : stream` declares `f() : unit -> stream`, as Juvix
+    // writes them): they agree when their whole types take as many
+    // arguments. Calls take the definition's parameters.
+    let mut type_arity: HashMap<&str, usize> = HashMap::new();
     for f in &module.functions {
-        let arity = f.params.len();
-        let entry = sigs.map.entry(f.name.clone()).or_insert((arity, None));
-        if entry.0 != arity || (f.body.is_some() && entry.1.is_some()) {
+        let whole = *type_arity
+            .entry(f.name.as_str())
+            .or_insert_with(|| f.type_arity());
+        let entry = sigs
+            .map
+            .entry(f.name.clone())
+            .or_insert((f.params.len(), None));
+        if whole != f.type_arity() || (f.body.is_some() && entry.1.is_some()) {
             return err(f.pos, JvrErrorKind::Duplicate(f.name.clone()));
         }
         if f.body.is_some() {
-            entry.1 = Some(n_defs);
+            *entry = (f.params.len(), Some(n_defs));
             n_defs += 1;
         }
     }

@@ -73,8 +73,11 @@ fn every_construct_runs_as_written() {
         [
             "case_list.jvr",
             "closures.jvr",
+            "decl_split.jvr",
             "divmod.jvr",
+            "ec_op.jvr",
             "fail.jvr",
+            "poseidon.jvr",
             "record.jvr",
             "syntax.jvr",
             "trace.jvr"

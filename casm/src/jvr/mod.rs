@@ -551,6 +551,25 @@ pub struct Function {
     pub end: Pos,
 }
 
+impl Function {
+    /// The number of arguments of the function's whole type: its
+    /// parameters, then those of the arrows of its result type.
+    pub fn type_arity(&self) -> usize {
+        let mut depth = 0usize;
+        let mut arrows = 0usize;
+        let bytes = self.ret.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            match b {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                b'-' if depth == 0 && bytes.get(i + 1) == Some(&b'>') => arrows += 1,
+                _ => {}
+            }
+        }
+        self.params.len() + arrows
+    }
+}
+
 /// A `.jvr` file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
