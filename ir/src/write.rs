@@ -178,6 +178,29 @@ fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Res
     Ok(())
 }
 
+/// The text of a `u8` array or slice whose elements are all constant
+/// printable bytes, which Noir's printer writes `b"..."` (ASCII letters,
+/// digits, punctuation and white space but the form feed).
+fn byte_string(func: &Function, elements: &[Value], ty: &Type) -> Option<String> {
+    let (Type::Array(types, _) | Type::Slice(types)) = ty else {
+        return None;
+    };
+    if types[..] != [Type::Unsigned(8)] {
+        return None;
+    }
+    elements
+        .iter()
+        .map(|&v| {
+            let byte = u8::try_from(func.dfg.const_value(v)?.to_u64()?).ok()?;
+            let printable = byte != 0x0c
+                && (byte.is_ascii_alphanumeric()
+                    || byte.is_ascii_punctuation()
+                    || byte.is_ascii_whitespace());
+            printable.then_some(char::from(byte))
+        })
+        .collect()
+}
+
 /// `v1, v2 = op ...`: the results, then the instruction.
 fn write_inst_line(f: &mut Formatter<'_>, func: &Function, inst: Inst) -> fmt::Result {
     let results = func.dfg.inst_results(inst);
@@ -227,9 +250,17 @@ fn write_inst(
             write_arrow(f, result_ty(0))
         }
         Store { value, address } => write!(f, "store {} at {}", op(*value), op(*address)),
-        MakeArray { elements, ty } => {
-            write!(f, "make_array [{}] : {ty}", List(func, elements))
-        }
+        MakeArray { elements, ty } => match byte_string(func, elements, ty) {
+            Some(text) => {
+                let slice = if matches!(ty, Type::Slice(_)) {
+                    "&"
+                } else {
+                    ""
+                };
+                write!(f, "make_array {slice}b{text:?}")
+            }
+            None => write!(f, "make_array [{}] : {ty}", List(func, elements)),
+        },
         ArrayGet { array, index } => {
             write!(f, "array_get {}, index {}", op(*array), op(*index))?;
             write_arrow(f, result_ty(0))

@@ -246,6 +246,30 @@ impl<'a> Parser<'a> {
                 let address = self.operand(state, "an address after `at`")?;
                 (InstructionData::Store { value, address }, Results::None)
             }
+            "make_array" if self.tok.tok == Tok::Amp || self.is_kw("b") => {
+                // Noir's form of a byte array: `b"ABC"` is `[u8; 3]`,
+                // `&b"ABC"` the slice `[u8]`.
+                let slice = self.eat(Tok::Amp)?;
+                self.expect_kw("b", "`b` and a byte string after `&`")?;
+                let text = self.expect(Tok::Str, "a byte string after `b`")?.text;
+                let bytes = unescape(text);
+                let elements: Vec<Value> = bytes
+                    .bytes()
+                    .map(|b| {
+                        state.constant(Type::Unsigned(8), ConstValue::from_u128(u128::from(b)))
+                    })
+                    .collect();
+                let ty = if slice {
+                    Type::Slice(vec![Type::Unsigned(8)].into())
+                } else {
+                    Type::array(Type::Unsigned(8), elements.len() as u32)
+                };
+                let data = InstructionData::MakeArray {
+                    elements,
+                    ty: ty.clone(),
+                };
+                (data, Results::One(ty))
+            }
             "make_array" => {
                 self.expect(Tok::LBracket, "`[` after `make_array`")?;
                 let elements = self.operand_list(state, Tok::RBracket, "an array element")?;

@@ -30,8 +30,7 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir forms not yet read: `make_array b"..."` byte strings,
-// `constrain .. , data v`, a message on `range_check`, immutable
+// FIXME: Noir forms not yet read: `constrain .. , data v`, a message on `range_check`, immutable
 // references `&T`, globals, value names other than `vN`, and slice and
 // black-box intrinsics.
 
@@ -566,17 +565,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(ParseErrorKind::ConstantOutOfRange { value, ty }));
         };
         self.bump()?;
-        let next = state.consts.len() as u32;
-        let key = (ty, constant);
-        let index = match state.const_ids.get(&key) {
-            Some(&index) => index,
-            None => {
-                state.consts.push(key.clone());
-                state.const_ids.insert(key, next);
-                next
-            }
-        };
-        Ok(Value::from_u32(CONST_TAG | index))
+        Ok(state.constant(ty, constant))
     }
 
     /// Comma-separated operands up to (not including) `close`.
@@ -611,6 +600,7 @@ fn unescape(raw: &str) -> String {
         match chars.next() {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
             Some(other) => out.push(other),
             None => out.push('\\'),
         }
@@ -619,6 +609,22 @@ fn unescape(raw: &str) -> String {
 }
 
 impl FuncState {
+    /// The operand naming constant `value` of type `ty` (one per distinct
+    /// constant, materialised when the function is finished).
+    fn constant(&mut self, ty: Type, value: ConstValue) -> Value {
+        let next = self.consts.len() as u32;
+        let key = (ty, value);
+        let index = match self.const_ids.get(&key) {
+            Some(&index) => index,
+            None => {
+                self.consts.push(key.clone());
+                self.const_ids.insert(key, next);
+                next
+            }
+        };
+        Value::from_u32(CONST_TAG | index)
+    }
+
     /// The type of `value` if it is already known: a constant, or a defined
     /// value whose own type is not pending.
     fn known_type(&self, value: Value) -> Option<Type> {
