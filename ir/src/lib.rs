@@ -18,6 +18,7 @@ mod function;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod generate;
+mod global;
 mod instructions;
 pub mod interpreter;
 mod layout;
@@ -33,8 +34,9 @@ mod write;
 pub use builder::{CursorPosition, FuncCursor};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
-pub use entities::{Block, FuncId, Inst, Value};
+pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
+pub use global::{GlobalData, GlobalInit, GlobalOperand};
 pub use instructions::{BinaryOp, Builtin, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
 pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};

@@ -50,8 +50,8 @@ use std::sync::Arc;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 use crate::{
-    Block, Callee, FuncId, Function, Inst, InstructionData, Module, Terminator, Type, Value,
-    ValueDef,
+    Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst, InstructionData, Module,
+    Terminator, Type, Value, ValueDef,
 };
 
 pub use compare::TrapRule;
@@ -137,6 +137,7 @@ pub fn interpret(
         module,
         options,
         funcs: Vec::new(),
+        globals: global_values(module),
         memory: Vec::new(),
         stack: Vec::new(),
         output: Vec::new(),
@@ -157,15 +158,44 @@ struct FuncInfo {
 }
 
 impl FuncInfo {
-    fn new(func: &Function) -> FuncInfo {
+    fn new(func: &Function, globals: &[RuntimeValue]) -> FuncInfo {
         let mut consts = SecondaryMap::new();
         for (value, data) in func.dfg.values() {
-            if let ValueDef::Const(c) = data.def {
-                consts[value] = RuntimeValue::from_const(c, &data.ty);
+            match data.def {
+                ValueDef::Const(c) => consts[value] = RuntimeValue::from_const(c, &data.ty),
+                ValueDef::Global(g) => consts[value] = globals.get(g.index()).cloned(),
+                _ => {}
             }
         }
         FuncInfo { consts }
     }
+}
+
+/// The values of the module's globals, in order (a global array's elements
+/// are constants or earlier globals). A global that cannot be built, which
+/// the verifier rejects, is left out, and its uses trap as undefined.
+fn global_values(module: &Module) -> Vec<RuntimeValue> {
+    let mut values: Vec<RuntimeValue> = Vec::with_capacity(module.globals.len());
+    for global in module.globals.values() {
+        let value = match &global.init {
+            GlobalInit::Const(c) => RuntimeValue::from_const(*c, &global.ty),
+            GlobalInit::Array(elements) => global.ty.element_types().and_then(|types| {
+                let elements = elements
+                    .iter()
+                    .map(|element| match element {
+                        GlobalOperand::Const(c, ty) => RuntimeValue::from_const(*c, ty),
+                        GlobalOperand::Global(g) => values.get(g.index()).cloned(),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(RuntimeValue::array(elements, types.to_vec()))
+            }),
+        };
+        match value {
+            Some(value) => values.push(value),
+            None => break,
+        }
+    }
+    values
 }
 
 /// One activation of a function.
@@ -190,6 +220,7 @@ struct Machine<'m> {
     module: &'m Module,
     options: &'m InterpreterOptions,
     funcs: Vec<Option<FuncInfo>>,
+    globals: Vec<RuntimeValue>,
     memory: Vec<Option<RuntimeValue>>,
     stack: Vec<Frame>,
     output: Vec<String>,
@@ -325,7 +356,7 @@ impl<'m> Machine<'m> {
             self.funcs.resize_with(function.index() + 1, || None);
         }
         if self.funcs[function.index()].is_none() {
-            self.funcs[function.index()] = Some(FuncInfo::new(func));
+            self.funcs[function.index()] = Some(FuncInfo::new(func, &self.globals));
         }
         let mut values = SecondaryMap::new();
         for (index, (&param, arg)) in params.iter().zip(args).enumerate() {

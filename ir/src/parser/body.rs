@@ -156,7 +156,11 @@ impl<'a> Parser<'a> {
             }
             "return" => {
                 let mut values = Vec::new();
-                if is_value_name(&self.tok) || is_type_start(&self.tok) {
+                if is_value_name(&self.tok)
+                    || is_other_value_name(&self.tok)
+                    || is_global_name(&self.tok)
+                    || is_type_start(&self.tok)
+                {
                     loop {
                         values.push(self.operand(state, "a returned value")?);
                         if !self.eat(Tok::Comma)? {
@@ -180,7 +184,10 @@ impl<'a> Parser<'a> {
         let loc = self.tok.loc;
         let mut results = std::mem::take(&mut state.results);
         results.clear();
-        if is_value_name(&self.tok) {
+        let names_result = is_value_name(&self.tok)
+            || (is_other_value_name(&self.tok)
+                && (self.next_is(Tok::Eq) || self.next_is(Tok::Comma)));
+        if names_result {
             loop {
                 results.push(self.value_def(state)?);
                 if !self.eat(Tok::Comma)? {
