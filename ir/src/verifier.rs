@@ -103,6 +103,14 @@ pub enum VerifierErrorKind {
     /// element naming a global defined after it.
     #[error("use of undefined global {0}")]
     UndefinedGlobal(GlobalId),
+    /// A call of a builtin whose arguments or results do not fit its signature.
+    #[error("call to {builtin}: {reason}")]
+    BuiltinSignature {
+        /// The builtin's name.
+        builtin: &'static str,
+        /// What does not fit.
+        reason: String,
+    },
     /// An operand that no instruction, parameter or constant defines.
     #[error("use of undefined value {0}")]
     UndefinedValue(Value),
@@ -602,7 +610,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
                 | BinaryOp::Shl
                 | BinaryOp::Shr => lt.is_integer(),
                 BinaryOp::Eq => {
-                    lt.is_numeric() || matches!(lt, Type::Reference(_) | Type::Function)
+                    lt.is_numeric() || lt.is_reference() || matches!(lt, Type::Function)
                 }
             };
             if !ok {
@@ -661,7 +669,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
         }
         Allocate => {
             if let Some(&r) = results.first() {
-                if !matches!(dfg.value_type(r), Type::Reference(_)) {
+                if !dfg.value_type(r).is_reference() {
                     return Err(invalid(format!(
                         "the result type `{}` is not a reference",
                         dfg.value_type(r)
@@ -844,18 +852,20 @@ fn check_call(
     let at = Location::Inst(inst);
     let dfg = &cx.func.dfg;
     let id = match callee {
-        Callee::Builtin(_) => {
-            if !results.is_empty() {
-                return Err(cx.error(
-                    at,
-                    VerifierErrorKind::ResultCount {
-                        opcode: "call",
-                        expected: 0,
-                        found: results.len(),
-                    },
-                ));
-            }
-            return Ok(());
+        Callee::Builtin(builtin) => {
+            let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
+            let result_types: Vec<Type> = results.iter().map(|&r| cx.ty(r).clone()).collect();
+            return builtin
+                .check_signature(&arg_types, &result_types)
+                .map_err(|reason| {
+                    cx.error(
+                        at,
+                        VerifierErrorKind::BuiltinSignature {
+                            builtin: builtin.name(),
+                            reason,
+                        },
+                    )
+                });
         }
         Callee::Function(id) => id,
     };

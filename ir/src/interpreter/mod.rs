@@ -39,6 +39,7 @@
 //! Calls use an explicit frame stack, never Rust recursion, so deep IR
 //! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
 
+mod builtins;
 mod compare;
 mod ops;
 mod trap;
@@ -756,25 +757,36 @@ fn exec_inst(
         }
         I::Call { callee, args } => {
             let results = dfg.inst_results(inst);
-            let executed = enabled;
-            match callee {
-                Callee::Function(callee) if executed => {
-                    let args = args
-                        .iter()
-                        .map(|&v| get(frame, v))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    return Ok(Flow::Call(*callee, args));
+            if enabled {
+                let args = args
+                    .iter()
+                    .map(|&v| get(frame, v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match callee {
+                    Callee::Function(callee) => return Ok(Flow::Call(*callee, args)),
+                    Callee::Builtin(builtin) => {
+                        let types: Vec<Type> =
+                            results.iter().map(|&r| dfg.value_type(r).clone()).collect();
+                        let brillig = func
+                            .runtime
+                            .as_ref()
+                            .is_some_and(|r| r.kind == crate::RuntimeKind::Brillig);
+                        let values = builtins::call(*builtin, args, &types, brillig, output)?;
+                        if values.len() != results.len() {
+                            return Err(TrapKind::TypeError(format!(
+                                "`{builtin}` gives {} value(s), the call names {}",
+                                values.len(),
+                                results.len()
+                            )));
+                        }
+                        for (&result, value) in results.iter().zip(values) {
+                            frame.values[result] = Some(value);
+                        }
+                        return Ok(Flow::Next);
+                    }
                 }
-                Callee::Builtin(crate::Builtin::Print) if executed => {
-                    let args = args
-                        .iter()
-                        .map(|&v| get(frame, v))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    output.push(display_list(&args));
-                }
-                _ => {}
             }
-            // A skipped call, or a builtin: zero results.
+            // A call under a false predicate: zero results.
             for &result in results {
                 let zero = zero(dfg.value_type(result), memory)?;
                 frame.values[result] = Some(zero);

@@ -1,5 +1,7 @@
 //! Types, blocks, terminators and instructions: the body of a function.
 
+use std::sync::Arc;
+
 use super::*;
 
 impl<'a> Parser<'a> {
@@ -12,8 +14,12 @@ impl<'a> Parser<'a> {
         match self.tok.tok {
             Tok::Amp => {
                 self.bump()?;
-                self.expect_kw("mut", "`mut` after `&`")?;
-                Ok(Type::reference(self.ty(depth + 1)?))
+                if self.is_kw("mut") {
+                    self.bump()?;
+                    Ok(Type::reference(self.ty(depth + 1)?))
+                } else {
+                    Ok(Type::ImmutableReference(Arc::new(self.ty(depth + 1)?)))
+                }
             }
             Tok::LBracket => {
                 self.bump()?;
@@ -382,8 +388,6 @@ impl<'a> Parser<'a> {
                     let number = self.entity(b'f')?;
                     call_target = Some((number, callee_token.loc));
                     Callee::Function(FuncId::from_u32(0))
-                } else if callee_token.text == "println" {
-                    Callee::Builtin(Builtin::Print)
                 } else if let Some(builtin) = Builtin::from_name(callee_token.text) {
                     Callee::Builtin(builtin)
                 } else {

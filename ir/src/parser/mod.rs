@@ -38,9 +38,8 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir forms not yet read: `constrain .. , data v`, a message on
-// `range_check`, immutable references `&T`, and slice and black-box
-// intrinsics.
+// FIXME: Noir forms not yet read: `constrain .. , data v` and a message on
+// `range_check`.
 
 mod body;
 mod lexer;
