@@ -26,6 +26,7 @@ mod layout;
 pub mod loops;
 mod parser;
 pub mod pass;
+pub mod plaintext;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod types;

@@ -33,6 +33,8 @@
 //!   004): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a
 //!   result above [`NoiseParams::max_bits`] traps unless noise checking is off.
+//!   With a plaintext integer operand (`mul v2, u5 4`) `mul` adds
+//!   `ceil(log2(|c|))` bits and `add`/`sub` none ([`crate::plaintext`]).
 //! - Fuel: every executed instruction and terminator costs one step; with
 //!   no fuel left the run stops with [`Outcome::OutOfFuel`].
 //!
@@ -41,6 +43,7 @@
 
 mod builtins;
 mod compare;
+mod observe;
 mod ops;
 mod trap;
 mod value;
@@ -56,6 +59,7 @@ use crate::{
 };
 
 pub use compare::TrapRule;
+pub use observe::{BlockObserver, BlockValues};
 pub use trap::{Trap, TrapKind, TrapSite};
 pub use value::{display_list, RefId, RuntimeValue, ValueParseError, MAX_ZERO_ARRAY_ELEMENTS};
 
@@ -134,9 +138,32 @@ pub fn interpret(
     args: Vec<RuntimeValue>,
     options: &InterpreterOptions,
 ) -> Execution {
+    run_machine(module, function, args, options, None)
+}
+
+/// [`interpret`], calling `observer` every time a block reaches its
+/// terminator (a trapping block never does).
+pub fn interpret_observed(
+    module: &Module,
+    function: FuncId,
+    args: Vec<RuntimeValue>,
+    options: &InterpreterOptions,
+    observer: &mut dyn BlockObserver,
+) -> Execution {
+    run_machine(module, function, args, options, Some(observer))
+}
+
+fn run_machine<'m>(
+    module: &'m Module,
+    function: FuncId,
+    args: Vec<RuntimeValue>,
+    options: &'m InterpreterOptions,
+    observer: Option<&'m mut dyn BlockObserver>,
+) -> Execution {
     let mut machine = Machine {
         module,
         options,
+        observer,
         funcs: Vec::new(),
         globals: global_values(module),
         memory: Vec::new(),
@@ -220,6 +247,7 @@ enum Flow {
 struct Machine<'m> {
     module: &'m Module,
     options: &'m InterpreterOptions,
+    observer: Option<&'m mut dyn BlockObserver>,
     funcs: Vec<Option<FuncInfo>>,
     globals: Vec<RuntimeValue>,
     memory: Vec<Option<RuntimeValue>>,
@@ -427,16 +455,22 @@ impl<'m> Machine<'m> {
                             }
                         }
                     }
-                    None => match exec_terminator(func, info, frame, &mut self.scratch) {
-                        Ok(None) => {}
-                        Ok(Some(returned)) => break Exit::Return(returned),
-                        Err(kind) => {
-                            return Outcome::Trap(Trap {
-                                kind,
-                                site: Some(site(module, frame, None)),
-                            })
+                    None => {
+                        if let Some(observer) = self.observer.as_deref_mut() {
+                            let values = BlockValues { func, info, frame };
+                            observer.block_executed(frame.func, frame.block, &values);
                         }
-                    },
+                        match exec_terminator(func, info, frame, &mut self.scratch) {
+                            Ok(None) => {}
+                            Ok(Some(returned)) => break Exit::Return(returned),
+                            Err(kind) => {
+                                return Outcome::Trap(Trap {
+                                    kind,
+                                    site: Some(site(module, frame, None)),
+                                })
+                            }
+                        }
+                    }
                 }
             };
             match exit {

@@ -1,0 +1,39 @@
+//! Watching a run block by block: [`interpret_observed`](super::interpret_observed)
+//! calls a [`BlockObserver`] every time a block reaches its terminator, with
+//! the values the block computed. A witness generator for a per-block
+//! prover reads each executed block's values from it.
+
+use crate::{Block, FuncId, Function, Value};
+
+use super::{read, Frame, FuncInfo, RuntimeValue};
+
+/// Receives every executed block, in the order their terminators run (a
+/// block that calls a function ends after the callee's blocks).
+pub trait BlockObserver {
+    /// `block` of `function` reached its terminator; `values` reads the
+    /// values of this execution of it.
+    fn block_executed(&mut self, function: FuncId, block: Block, values: &BlockValues<'_>);
+}
+
+/// The values of one execution of a block, read at its terminator: its
+/// parameters, its instructions' results, and the values of the blocks
+/// that dominate it.
+pub struct BlockValues<'a> {
+    pub(super) func: &'a Function,
+    pub(super) info: &'a FuncInfo,
+    pub(super) frame: &'a Frame,
+}
+
+impl BlockValues<'_> {
+    /// The value of `value` (a constant, a parameter or a result), or
+    /// `None` when it has none in this execution.
+    pub fn get(&self, value: Value) -> Option<RuntimeValue> {
+        read(self.func, self.info, self.frame, value).ok()
+    }
+
+    /// Whether the block's instructions ran under predicate 1 at the end
+    /// (after its last `enable_side_effects`).
+    pub fn predicate(&self) -> bool {
+        self.frame.predicate
+    }
+}

@@ -1,0 +1,15 @@
+//! Exact rank-1 constraint systems of IR blocks over BN254, their witnesses
+//! from the interpreter, and per-block proofs.
+#![deny(missing_docs)]
+
+pub mod lower;
+pub mod system;
+pub mod trace;
+
+pub use lower::{assign_block, lower_block, LowerError, LowerOptions};
+pub use system::{Assignment, Constraint, ConstraintSystem, Lc, MemoryAccess, Origin, Space, Var};
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

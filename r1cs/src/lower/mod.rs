@@ -1,0 +1,520 @@
+//! Lowering one block of the IR to a rank-1 constraint system, and filling
+//! its witness from the values an execution of the block computed.
+//!
+//! One pass over the block does both: [`lower_block`] builds the system
+//! only; [`assign_block`] builds the same system and, with the values the
+//! interpreter recorded, the value of every variable. A value the lowering
+//! computes (the bits of a sum, the result of a comparison) is compared
+//! with the interpreter's, so a lowering that disagrees with the IR's
+//! semantics fails on the instruction, not later.
+//!
+//! # The interface of a block
+//!
+//! A block's public inputs are its *inputs* (its parameters, the values of
+//! dominating blocks it reads, the results of the functions it calls) and
+//! its *outputs* (the arguments of its jump, the condition of its branch,
+//! the returned values, the arguments of its calls): the transition state
+//! a per-block prover checks between instances, as in CoBBl. An integer
+//! input is not range-checked again: the block that produced it did, and
+//! the entry block of the program checks the program's arguments.
+//!
+//! # Values
+//!
+//! A `Field` value is a linear combination; `uN` and `iN` values are their
+//! `N`-bit two's complement patterns, so an integer result is the sum of
+//! the bits it was decomposed into; references and functions are their
+//! numbers. Arrays are the vectors of their flattened elements. The bits
+//! of an integer are kept once known, so a value decomposed once (by the
+//! operation that made it) is never decomposed again in the block.
+
+mod insts;
+mod ints;
+
+use std::collections::HashMap;
+
+use ark_bn254::Fr;
+use ark_ff::{Field, One, PrimeField, Zero};
+use kildall_ir::interpreter::RuntimeValue;
+use kildall_ir::{Block, Function, Inst, Terminator, Type, Value, ValueDef};
+
+use crate::system::{Assignment, ConstraintSystem, Lc, Origin, Var};
+
+/// Why a block cannot be lowered, or why an execution of it does not
+/// agree with its lowering.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum LowerError {
+    /// An instruction this lowering has no constraints for.
+    #[error("{inst}: {what} has no R1CS lowering")]
+    Unsupported {
+        /// The instruction.
+        inst: Inst,
+        /// What it is.
+        what: String,
+    },
+    /// The run recorded no value for an input of the block.
+    #[error("{block}: the run recorded no value for {value}")]
+    MissingValue {
+        /// The block.
+        block: Block,
+        /// The input.
+        value: Value,
+    },
+    /// The lowering computes another value than the interpreter did.
+    #[error("{inst}: the constraints give {value} = {r1cs}, the interpreter {interpreter}")]
+    Mismatch {
+        /// The instruction.
+        inst: Inst,
+        /// Its result.
+        value: Value,
+        /// The value the constraints compute, as field elements.
+        r1cs: String,
+        /// The interpreter's.
+        interpreter: String,
+    },
+}
+
+/// How a block is lowered.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct LowerOptions {
+    /// The block is the program's entry: its parameters are the program's
+    /// arguments, range-checked here.
+    pub program_entry: bool,
+}
+
+/// The constraint system of `block` of `func`.
+pub fn lower_block(
+    func: &Function,
+    block: Block,
+    options: LowerOptions,
+) -> Result<ConstraintSystem, LowerError> {
+    let mut lowerer = Lowerer::new(func, block, None);
+    lowerer.run(options)?;
+    Ok(lowerer.cs)
+}
+
+/// The constraint system of `block` and its assignment for the execution
+/// whose values `values` gives (`None` for a value the run did not have).
+pub fn assign_block(
+    func: &Function,
+    block: Block,
+    options: LowerOptions,
+    values: &dyn Fn(Value) -> Option<RuntimeValue>,
+) -> Result<(ConstraintSystem, Assignment), LowerError> {
+    let mut lowerer = Lowerer::new(func, block, Some(values));
+    lowerer.run(options)?;
+    Ok((lowerer.cs, lowerer.assignment))
+}
+
+/// The field elements of a run-time value: its flattened scalars.
+pub fn field_elements(value: &RuntimeValue, out: &mut Vec<Fr>) -> Option<()> {
+    match value {
+        RuntimeValue::Field(f) => out.push(*f),
+        RuntimeValue::Int { value, .. } => out.push(Fr::from(*value)),
+        RuntimeValue::Ref(r) => out.push(Fr::from(r.0)),
+        RuntimeValue::Function(f) => out.push(Fr::from(kildall_ir::EntityRef::index(*f) as u64)),
+        RuntimeValue::Array { elements, .. } => {
+            for e in elements.iter() {
+                field_elements(e, out)?;
+            }
+        }
+        RuntimeValue::Noisy { .. } => return None,
+    }
+    Some(())
+}
+
+/// How a value is represented in the system.
+#[derive(Clone, Debug)]
+pub(crate) enum Repr {
+    Scalar(Lc),
+    Array(Vec<Lc>),
+}
+
+impl Repr {
+    fn elements(&self) -> &[Lc] {
+        match self {
+            Repr::Scalar(lc) => std::slice::from_ref(lc),
+            Repr::Array(elements) => elements,
+        }
+    }
+}
+
+pub(crate) struct Lowerer<'a> {
+    func: &'a Function,
+    block: Block,
+    values: Option<&'a dyn Fn(Value) -> Option<RuntimeValue>>,
+    cs: ConstraintSystem,
+    assignment: Assignment,
+    repr: HashMap<Value, Repr>,
+    bits: HashMap<Value, Vec<Lc>>,
+    predicate: Lc,
+    origin: Origin,
+    /// Outputs, allocated as public inputs after the block's inputs.
+    outputs: Vec<(String, Lc)>,
+}
+
+/// `2^i` in the field.
+pub(crate) fn pow2(i: u32) -> Fr {
+    Fr::from(2u64).pow([u64::from(i)])
+}
+
+/// `Σ 2^i bits[i]`.
+pub(crate) fn recompose(bits: &[Lc]) -> Lc {
+    bits.iter()
+        .enumerate()
+        .fold(Lc::zero(), |acc, (i, b)| acc.add_scaled(pow2(i as u32), b))
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(
+        func: &'a Function,
+        block: Block,
+        values: Option<&'a dyn Fn(Value) -> Option<RuntimeValue>>,
+    ) -> Self {
+        Lowerer {
+            func,
+            block,
+            values,
+            cs: ConstraintSystem::default(),
+            assignment: Assignment::default(),
+            repr: HashMap::new(),
+            bits: HashMap::new(),
+            predicate: Lc::constant(Fr::one()),
+            origin: Origin::Terminator,
+            outputs: Vec::new(),
+        }
+    }
+
+    fn witnessing(&self) -> bool {
+        self.values.is_some()
+    }
+
+    fn run(&mut self, options: LowerOptions) -> Result<(), LowerError> {
+        let func = self.func;
+        for &param in func.dfg.block_params(self.block) {
+            self.input(param)?;
+            if options.program_entry {
+                self.origin = Origin::Input(param);
+                if let Some(n) = func.dfg.value_type(param).bit_size() {
+                    let Repr::Scalar(lc) = self.repr[&param].clone() else {
+                        unreachable!("integers are scalars")
+                    };
+                    let name = format!("{param}");
+                    let bits = self.decompose(&lc, n, &name);
+                    self.bits.insert(param, bits);
+                }
+            }
+        }
+        for inst in func.layout.block_insts(self.block) {
+            self.origin = Origin::Inst(inst);
+            self.lower_inst(inst)?;
+            if self.witnessing() {
+                self.compare(inst)?;
+            }
+        }
+        self.origin = Origin::Terminator;
+        match func.dfg.terminator(self.block) {
+            Some(Terminator::Jmp {
+                destination,
+                arguments,
+            }) => {
+                for (k, &arg) in arguments.iter().enumerate() {
+                    self.output(&format!("{destination}.{k}"), arg)?;
+                }
+            }
+            Some(Terminator::JmpIf { condition, .. }) => self.output("branch", *condition)?,
+            Some(Terminator::Return { values }) => {
+                for (k, &v) in values.iter().enumerate() {
+                    self.output(&format!("return.{k}"), v)?;
+                }
+            }
+            Some(Terminator::Unreachable) | None => {
+                // Reaching it traps: no assignment satisfies `1 * 1 = 0`.
+                self.enforce(Lc::from_u64(1), Lc::from_u64(1), Lc::zero());
+            }
+        }
+        self.cs.num_inputs = self.cs.public_names.len();
+        for (name, lc) in std::mem::take(&mut self.outputs) {
+            let value = self.eval(&lc);
+            let out = self.new_public(name, value);
+            self.enforce(lc, Lc::from_u64(1), Lc::var(out));
+        }
+        Ok(())
+    }
+
+    /// Checks the values the constraints give the results of `inst`
+    /// against the interpreter's.
+    fn compare(&mut self, inst: Inst) -> Result<(), LowerError> {
+        for &result in self.func.dfg.inst_results(inst) {
+            let Some(repr) = self.repr.get(&result) else {
+                continue;
+            };
+            let ours: Vec<Fr> = repr
+                .elements()
+                .iter()
+                .map(|lc| self.eval_known(lc))
+                .collect();
+            let theirs = self.recorded(result)?;
+            if ours != theirs {
+                let show = |v: &[Fr]| {
+                    v.iter()
+                        .map(|f| f.into_bigint().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return Err(LowerError::Mismatch {
+                    inst,
+                    value: result,
+                    r1cs: show(&ours),
+                    interpreter: show(&theirs),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The interpreter's value of `value`, as field elements.
+    fn recorded(&self, value: Value) -> Result<Vec<Fr>, LowerError> {
+        let missing = LowerError::MissingValue {
+            block: self.block,
+            value,
+        };
+        let values = self.values.ok_or(missing.clone())?;
+        let v = values(value).ok_or(missing.clone())?;
+        let mut out = Vec::new();
+        field_elements(&v, &mut out).ok_or(missing)?;
+        Ok(out)
+    }
+
+    fn new_public(&mut self, name: String, value: Option<Fr>) -> Var {
+        self.cs.public_names.push(name);
+        if let Some(v) = value {
+            self.assignment.public.push(v);
+        }
+        Var::Public(self.cs.public_names.len() as u32 - 1)
+    }
+
+    pub(crate) fn new_witness(&mut self, name: String, value: Option<Fr>) -> Var {
+        self.cs.witness_names.push(name);
+        if self.witnessing() {
+            self.assignment.witness.push(value.unwrap_or_default());
+        }
+        Var::Witness(self.cs.witness_names.len() as u32 - 1)
+    }
+
+    pub(crate) fn enforce(&mut self, a: Lc, b: Lc, c: Lc) {
+        self.cs.constraints.push(crate::system::Constraint {
+            a,
+            b,
+            c,
+            origin: self.origin,
+        });
+    }
+
+    /// The value of `lc` when witnessing, else `None`.
+    pub(crate) fn eval(&self, lc: &Lc) -> Option<Fr> {
+        self.witnessing().then(|| self.eval_known(lc))
+    }
+
+    fn eval_known(&self, lc: &Lc) -> Fr {
+        lc.0.iter()
+            .map(|&(v, c)| {
+                c * match v {
+                    Var::One => Fr::one(),
+                    Var::Public(n) => self.assignment.public[n as usize],
+                    Var::Witness(n) => self.assignment.witness[n as usize],
+                }
+            })
+            .sum()
+    }
+
+    /// Allocates `value` (from outside the block) as public inputs.
+    fn input(&mut self, value: Value) -> Result<Repr, LowerError> {
+        let ty = self.func.dfg.value_type(value).clone();
+        let recorded = if self.witnessing() {
+            Some(self.recorded(value)?)
+        } else {
+            None
+        };
+        let len = flat_len(&ty).ok_or_else(|| LowerError::Unsupported {
+            inst: self.current_inst(),
+            what: format!("a value of type {ty}"),
+        })?;
+        if recorded.as_ref().is_some_and(|r| r.len() != len) {
+            return Err(LowerError::MissingValue {
+                block: self.block,
+                value,
+            });
+        }
+        let mut elements = Vec::with_capacity(len);
+        for k in 0..len {
+            let name = if matches!(ty, Type::Array(..)) {
+                format!("{value}[{k}]")
+            } else {
+                format!("{value}")
+            };
+            let var = self.new_public(name, recorded.as_ref().map(|r| r[k]));
+            elements.push(Lc::var(var));
+        }
+        let repr = match ty {
+            Type::Array(..) => Repr::Array(elements),
+            _ => Repr::Scalar(elements.pop().expect("a scalar")),
+        };
+        self.repr.insert(value, repr.clone());
+        Ok(repr)
+    }
+
+    fn current_inst(&self) -> Inst {
+        match self.origin {
+            Origin::Inst(inst) => inst,
+            _ => Inst::from_u32(0),
+        }
+    }
+
+    /// The representation of an operand: a constant, a value of the block,
+    /// or an input.
+    pub(crate) fn value(&mut self, value: Value) -> Result<Repr, LowerError> {
+        let value = self.func.dfg.resolve(value);
+        if let Some(repr) = self.repr.get(&value) {
+            return Ok(repr.clone());
+        }
+        if let ValueDef::Const(c) = self.func.dfg.value_def(value) {
+            let ty = self.func.dfg.value_type(value);
+            let mut out = Vec::new();
+            RuntimeValue::from_const(c, ty)
+                .and_then(|v| field_elements(&v, &mut out))
+                .ok_or_else(|| LowerError::Unsupported {
+                    inst: self.current_inst(),
+                    what: format!("a constant of type {ty}"),
+                })?;
+            return Ok(Repr::Scalar(Lc::constant(out[0])));
+        }
+        self.input(value)
+    }
+
+    pub(crate) fn scalar(&mut self, value: Value) -> Result<Lc, LowerError> {
+        match self.value(value)? {
+            Repr::Scalar(lc) => Ok(lc),
+            Repr::Array(_) => Err(self.unsupported("an array where a scalar is expected")),
+        }
+    }
+
+    pub(crate) fn unsupported(&self, what: &str) -> LowerError {
+        LowerError::Unsupported {
+            inst: self.current_inst(),
+            what: what.to_string(),
+        }
+    }
+
+    fn output(&mut self, name: &str, value: Value) -> Result<(), LowerError> {
+        let repr = self.value(value)?;
+        let elements = repr.elements().to_vec();
+        let array = matches!(repr, Repr::Array(_));
+        for (k, lc) in elements.into_iter().enumerate() {
+            let name = if array {
+                format!("{name}[{k}]")
+            } else {
+                name.to_string()
+            };
+            self.outputs.push((name, lc));
+        }
+        Ok(())
+    }
+
+    /// Decomposes `t` into `k` bits (`k` at most 253, so that the
+    /// decomposition is unique): `k` booleans and one linear constraint.
+    /// No assignment satisfies them when `t` does not fit.
+    pub(crate) fn decompose(&mut self, t: &Lc, k: u32, name: &str) -> Vec<Lc> {
+        debug_assert!(k <= 253);
+        if let Some(c) = t.as_constant() {
+            let big = c.into_bigint();
+            let bits: Vec<Lc> = (0..k)
+                .map(|i| {
+                    Lc::constant(Fr::from(u64::from(ark_ff::BigInteger::get_bit(
+                        &big, i as usize,
+                    ))))
+                })
+                .collect();
+            if ark_ff::BigInteger::num_bits(&big) > k {
+                // A constant that does not fit: unsatisfiable, as the
+                // decomposition of a variable would be.
+                self.enforce(Lc::from_u64(1), Lc::from_u64(1), Lc::zero());
+            }
+            return bits;
+        }
+        let value = self.eval(t).map(|v| v.into_bigint());
+        let mut bits = Vec::with_capacity(k as usize);
+        for i in 0..k {
+            let bit = value
+                .as_ref()
+                .map(|v| Fr::from(u64::from(ark_ff::BigInteger::get_bit(v, i as usize))));
+            let b = Lc::var(self.new_witness(format!("{name}.b{i}"), bit));
+            self.enforce(b.clone(), b.clone(), b.clone());
+            bits.push(b);
+        }
+        self.enforce(recompose(&bits), Lc::from_u64(1), t.clone());
+        bits
+    }
+
+    /// A fresh witness for `a * b`, constrained: one constraint.
+    pub(crate) fn product(&mut self, a: &Lc, b: &Lc, name: &str) -> Lc {
+        if let Some(k) = a.as_constant() {
+            return b.scale(k);
+        }
+        if let Some(k) = b.as_constant() {
+            return a.scale(k);
+        }
+        let value = match (self.eval(a), self.eval(b)) {
+            (Some(x), Some(y)) => Some(x * y),
+            _ => None,
+        };
+        let m = Lc::var(self.new_witness(name.to_string(), value));
+        self.enforce(a.clone(), b.clone(), m.clone());
+        m
+    }
+
+    /// A base name for the witnesses of the current instruction.
+    pub(crate) fn name(&self) -> String {
+        match self.origin {
+            Origin::Inst(inst) => match self.func.dfg.first_result(inst) {
+                Some(v) => format!("{v}"),
+                None => format!("{inst}"),
+            },
+            Origin::Input(v) => format!("{v}"),
+            Origin::Terminator => "out".to_string(),
+        }
+    }
+
+    /// Whether the predicate is the constant 1.
+    pub(crate) fn unpredicated(&self) -> bool {
+        self.predicate.as_constant() == Some(Fr::one())
+    }
+
+    /// Enforces `predicate * lc = 0`: `lc` must be zero where the block
+    /// runs the instruction.
+    pub(crate) fn enforce_when_enabled(&mut self, lc: Lc) {
+        if lc.0.is_empty() {
+            return;
+        }
+        self.enforce(self.predicate.clone(), lc, Lc::zero());
+    }
+}
+
+/// The number of field elements of a value of `ty`.
+pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
+    match ty {
+        Type::Field | Type::Unsigned(_) | Type::Signed(_) | Type::Reference(_) | Type::Function => {
+            Some(1)
+        }
+        Type::Array(elements, len) => {
+            if elements.iter().all(|e| flat_len(e) == Some(1)) {
+                Some(elements.len() * *len as usize)
+            } else {
+                None
+            }
+        }
+        Type::Slice(_) | Type::Noisy => None,
+    }
+}
+
+#[allow(unused_imports)]
+use Zero as _;

@@ -1,0 +1,78 @@
+//! On generated programs, every executed block instance satisfies its
+//! constraints, before and after block merging.
+
+use kildall_blockmerge::{run_module, Options};
+use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_r1cs::trace::{record, TraceError};
+use kildall_r1cs::LowerError;
+
+fn args(seed: u64) -> Vec<RuntimeValue> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut next = || {
+        x ^= x >> 29;
+        x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9).wrapping_add(1);
+        x ^ (x >> 31)
+    };
+    vec![
+        RuntimeValue::unsigned(32, u128::from(next() % 100)),
+        RuntimeValue::unsigned(32, u128::from(next() as u32)),
+        RuntimeValue::unsigned(64, u128::from(next() % 1000)),
+        RuntimeValue::field(u128::from(next())),
+        RuntimeValue::bool(next() % 2 == 1),
+    ]
+}
+
+#[test]
+fn generated_instances_are_satisfied_before_and_after_merging() {
+    let configs = [
+        CfgConfig {
+            blocks: 16,
+            calls: 0,
+            ..CfgConfig::default()
+        },
+        CfgConfig {
+            blocks: 12,
+            ..CfgConfig::default()
+        },
+        CfgConfig {
+            blocks: 12,
+            trap: 0.05,
+            early_return: 0.0,
+            ..CfgConfig::default()
+        }
+        .no_references(),
+    ];
+    let interp = InterpreterOptions {
+        fuel: 200_000,
+        ..InterpreterOptions::default()
+    };
+    let (mut checked, mut unsupported) = (0, 0);
+    let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+    for seed in 0..500u64 {
+        let before = generate_cfg(seed, &configs[(seed % 3) as usize]);
+        let mut after = before.clone();
+        run_module(&mut after, &Options::default());
+        let main = before.main().unwrap();
+        for (which, module) in [("before", &before), ("after", &after)] {
+            match record(module, main, args(seed), &interp) {
+                Ok(_) => checked += 1,
+                Err(TraceError::Lower {
+                    error: LowerError::Unsupported { what, .. },
+                    ..
+                }) => {
+                    unsupported += 1;
+                    *reasons.entry(what).or_default() += 1;
+                }
+                Err(e) => panic!("seed {seed}, {which} merging: {e}\n{module}"),
+            }
+        }
+    }
+    eprintln!(
+        "{checked} runs checked, {unsupported} with an instruction without lowering: {reasons:?}"
+    );
+    assert!(
+        checked >= 990,
+        "only {checked} of 1000 runs checked: {reasons:?}"
+    );
+}
