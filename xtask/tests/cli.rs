@@ -308,3 +308,66 @@ fn output_closed_early_ends_quietly_with_exit_0() {
     assert_eq!(out.len(), 16);
     assert_eq!(code, Some(0));
 }
+
+#[test]
+fn merge_emit_r1cs_prints_one_constraint_a_line() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--min-block-size",
+        "0",
+        "--emit",
+        "r1cs",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("fn main b0: 266 constraints, 10 public inputs"),
+        "{text}"
+    );
+    // `v4 = lt v2, u32 8`: 33 booleans and the linear recomposition.
+    assert!(
+        text.contains("  ; v4 = lt v2, u32 8\n  (v4.b0) * (v4.b0) = (v4.b0)\n"),
+        "{text}"
+    );
+    assert!(text.contains("(v4.b0 + 2*v4.b1 + 4*v4.b2"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.contains(") * (")).count() > 100,
+        "{text}"
+    );
+}
+
+#[test]
+fn merge_prove_reports_proofs_before_and_after() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--args",
+        "[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]",
+        "--prove",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(
+        report.contains(
+            "constraints per block before: b0 266, b1 35, b2 68, b3 1, b4 1, b5 35, b6 1\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("constraints per block after:  b0 510\n"),
+        "{report}"
+    );
+    assert!(report.contains("instances proven: 31 -> 1\n"), "{report}");
+    assert!(
+        report.contains("verified:         31/31 -> 1/1\n"),
+        "{report}"
+    );
+    assert!(report.contains("prover time:      "), "{report}");
+}
+
+#[test]
+fn merge_prove_needs_args() {
+    let out = xtask(&["merge", "examples/blockmerge/find_min.ssa", "--prove"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
