@@ -4,7 +4,7 @@
 
 use crate::{
     BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst, InstructionData,
-    Terminator, Type, Value,
+    Terminator, Type, Value, ValueDef,
 };
 
 /// Where a [`FuncCursor`] inserts.
@@ -157,6 +157,9 @@ impl<'f> FuncCursor<'f> {
     pub fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value) -> Value {
         let ty = if op.is_comparison() {
             Type::BOOL
+        } else if matches!(self.func.dfg.value_def(lhs), ValueDef::Const(_)) {
+            // `mul u5 4, v2`: a plaintext constant scales a `noisy` value.
+            self.ty(rhs)
         } else {
             self.ty(lhs)
         };

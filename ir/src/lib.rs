@@ -24,6 +24,7 @@ mod layout;
 pub mod loops;
 mod parser;
 pub mod pass;
+pub mod plaintext;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod types;

@@ -437,6 +437,14 @@ fn operand_error(
 }
 
 /// Checks `found` against a required type.
+/// `add`/`sub`/`mul` of a `noisy` value and an integer-typed one (which must
+/// be a constant).
+fn noisy_with_plaintext(cx: &Ctx<'_>, op: BinaryOp, lhs: Value, rhs: Value) -> bool {
+    let (lt, rt) = (cx.ty(lhs), cx.ty(rhs));
+    matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+        && ((*lt == Type::Noisy && rt.is_integer()) || (lt.is_integer() && *rt == Type::Noisy))
+}
+
 fn expect_type(
     cx: &Ctx<'_>,
     inst: Inst,
@@ -486,6 +494,25 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
         |reason: String| cx.error(at, VerifierErrorKind::InvalidImmediate { opcode, reason });
     // The result type each single-result instruction gives, checked below.
     let result: Option<Type> = match data {
+        Binary { op, lhs, rhs } if noisy_with_plaintext(cx, *op, *lhs, *rhs) => {
+            // `mul v2, u5 4`: see the `plaintext` module for the noise rule.
+            let constant = if *cx.ty(*lhs) == Type::Noisy {
+                *rhs
+            } else {
+                *lhs
+            };
+            if crate::plaintext::plaintext_constant(cx.func, constant).is_none() {
+                let found = cx.ty(constant);
+                return Err(operand_error(
+                    cx,
+                    inst,
+                    "the plaintext operand",
+                    "`noisy` or an integer constant",
+                    found,
+                ));
+            }
+            Some(Type::Noisy)
+        }
         Binary { op, lhs, rhs } => {
             let lt = cx.ty(*lhs);
             let ok = match op {

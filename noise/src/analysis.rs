@@ -11,6 +11,7 @@ use std::fmt;
 
 use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
 use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::plaintext::{plaintext_constant, scale_bits};
 use kildall_ir::{
     BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc, Type,
     Value, ValueDef,
@@ -38,6 +39,15 @@ fn operand(func: &Function, params: NoiseParams, state: &[Max], value: Value) ->
     }
 }
 
+/// The noisy operand and the plaintext constant's magnitude of a binary op
+/// with a plaintext constant operand (see `kildall_ir::plaintext`).
+pub fn plaintext_operand(func: &Function, lhs: Value, rhs: Value) -> Option<(Value, u128)> {
+    if let Some(c) = plaintext_constant(func, rhs) {
+        return Some((lhs, c));
+    }
+    plaintext_constant(func, lhs).map(|c| (rhs, c))
+}
+
 /// The noise of `inst`'s result before saturation: `Ok(bits)`, or `Err` with
 /// the lattice value when an operand is `Bottom` or `Top`. `None` if the
 /// instruction defines no noisy value.
@@ -62,9 +72,21 @@ pub fn raw_noise(
         InstructionData::Encode { .. } | InstructionData::ReduceNoise { .. } => {
             Ok(u64::from(params.encode))
         }
-        InstructionData::Binary { op, lhs, rhs } => match op {
-            BinaryOp::Mul | BinaryOp::UncheckedMul => combine(get(lhs), get(rhs), |a, b| a + b),
-            _ => combine(get(lhs), get(rhs), |a, b| a.max(b) + 1),
+        InstructionData::Binary { op, lhs, rhs } => match plaintext_operand(func, lhs, rhs) {
+            Some((noisy, c)) => {
+                let bits = match op {
+                    BinaryOp::Mul | BinaryOp::UncheckedMul => u64::from(scale_bits(c)),
+                    _ => 0,
+                };
+                match get(noisy) {
+                    Max::At(a) => Ok(a + bits),
+                    other => Err(other),
+                }
+            }
+            None => match op {
+                BinaryOp::Mul | BinaryOp::UncheckedMul => combine(get(lhs), get(rhs), |a, b| a + b),
+                _ => combine(get(lhs), get(rhs), |a, b| a.max(b) + 1),
+            },
         },
         InstructionData::IfElse {
             then_value,

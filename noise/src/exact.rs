@@ -530,6 +530,10 @@ impl<'p> Search<'p> {
                         .map(|(i, &a)| charge(self.weight[v][i], self.h[a * l + x]))
                         .sum(),
                     NodeKind::Mul => self.mul_best(v, x).0,
+                    NodeKind::Scale(bits) => match x.checked_sub(bits as usize) {
+                        Some(y) => charge(self.weight[v][0], self.h[nodes[v].inputs[0] * l + y]),
+                        None => INF,
+                    },
                 };
                 self.u[base + x] = value;
             }
@@ -633,6 +637,12 @@ impl<'p> Search<'p> {
                         for (i, &a) in nodes[v].inputs.iter().enumerate() {
                             demand[a] |= 1 << y;
                             self.asked[v][i] = self.asked[v][i].min(y);
+                        }
+                    }
+                    NodeKind::Scale(bits) => {
+                        if let Some(y) = t.checked_sub(bits as usize) {
+                            demand[nodes[v].inputs[0]] |= 1 << y;
+                            self.asked[v][0] = self.asked[v][0].min(y);
                         }
                     }
                     NodeKind::Mul => {

@@ -2,7 +2,9 @@
 //! function, the optimization entry point, and insertion of the reductions.
 //!
 //! Every `noisy` value is a node: `encode` and constants are fresh
-//! encodings; `add`/`sub` (checked or not) and `mul` follow the model; `if`
+//! encodings; `add`/`sub` (checked or not) and `mul` follow the model, with
+//! a plaintext constant operand `mul` adds `ceil(log2(|c|))` bits to its
+//! noisy operand and `add`/`sub` nothing ([`NodeKind::Scale`]); `if`
 //! selects and block parameters join their inputs; parameters of the entry
 //! block and other noisy definitions (call results, loads, array reads) are
 //! sources at [`Options::input_noise`]. Blocks are visited in reverse
@@ -27,11 +29,13 @@ use std::time::Duration;
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::pass::FunctionAnalyses;
+use kildall_ir::plaintext::scale_bits;
 use kildall_ir::{
     BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap,
     Terminator, Type, Value, ValueDef,
 };
 
+use crate::analysis::plaintext_operand;
 use crate::problem::{NodeKind, Problem};
 use crate::{solve, NoiseError, NoiseParams, Strategy};
 
@@ -241,6 +245,17 @@ fn extract_in_order(
                 InstructionData::Encode { .. } => (NodeKind::Source(params.encode), vec![], true),
                 InstructionData::ReduceNoise { .. } => {
                     (NodeKind::Source(params.encode), vec![], false)
+                }
+                InstructionData::Binary { op, lhs, rhs }
+                    if plaintext_operand(func, lhs, rhs).is_some() =>
+                {
+                    let (noisy, c) = plaintext_operand(func, lhs, rhs).expect("checked");
+                    let bits = match op {
+                        BinaryOp::Mul | BinaryOp::UncheckedMul => scale_bits(c),
+                        _ => 0,
+                    };
+                    let a = operand(&mut problem, &mut values, noisy);
+                    (NodeKind::Scale(bits), vec![a], true)
                 }
                 InstructionData::Binary { op, lhs, rhs } => {
                     let kind = match op {

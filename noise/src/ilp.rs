@@ -6,7 +6,8 @@
 //! Variables: `r_v` in {0, 1} (reduce `v`), `x_v` in `[encode, max]` (noise of
 //! `v` before its reduction), `e_v` in `[encode, cap_v]` (noise its users
 //! see). Constraints: `x_v >= c` for a source of noise `c`; `x_v >= e_a + 1`
-//! for every input of an `add`; `x_v >= e_a + e_b` for a `mul`; `x_v >= e_a`
+//! for every input of an `add`; `x_v >= e_a + e_b` for a `mul`;
+//! `x_v >= e_a + b` for a `mul` by a plaintext constant of `b` bits; `x_v >= e_a`
 //! for a join; `e_v >= x_v - M_v r_v`. The noise variables are only bounded
 //! from below by the transfer functions, so they may exceed the true noise,
 //! never undercut it; their upper bounds make the placement legal. No
@@ -104,6 +105,10 @@ pub fn solve_ilp(problem: &Problem, start: &[bool], time_limit: Duration) -> Ilp
                 for &a in &node.inputs {
                     model.add_constraint(constraint!(x[v] >= eff[a]));
                 }
+            }
+            NodeKind::Scale(bits) => {
+                let a = node.inputs[0];
+                model.add_constraint(constraint!(x[v] >= eff[a] + f64::from(bits)));
             }
             NodeKind::Mul => {
                 let (a, b) = (node.inputs[0], node.inputs[1]);

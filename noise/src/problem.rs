@@ -23,6 +23,10 @@ pub enum NodeKind {
     Mul,
     /// A join (block parameter, `if` select): the largest input noise.
     Join,
+    /// One input and a plaintext constant: the input's noise plus the given
+    /// bits (`ceil(log2(|c|))` for a `mul` by `c`, 0 for `add`/`sub`; see
+    /// `kildall_ir::plaintext`).
+    Scale(u32),
 }
 
 /// One value of the problem.
@@ -104,6 +108,10 @@ impl Problem {
                 assert_eq!(inputs.len(), 2, "mul takes two inputs");
                 NodeKind::Mul
             }
+            NodeKind::Scale(bits) => {
+                assert_eq!(inputs.len(), 1, "a plaintext constant's op takes one input");
+                NodeKind::Scale(bits)
+            }
             other => {
                 assert!(!inputs.is_empty(), "add and join take inputs");
                 other
@@ -131,6 +139,13 @@ impl Problem {
     /// `mul a, b`.
     pub fn mul(&mut self, a: usize, b: usize) -> usize {
         self.push(NodeKind::Mul, vec![a, b])
+    }
+
+    /// `mul a, c` by a plaintext constant of magnitude `c` (or, with `c` of
+    /// 0 or 1, the noise of `add a, c`).
+    pub fn scale(&mut self, a: usize, c: u128) -> usize {
+        let bits = kildall_ir::plaintext::scale_bits(c);
+        self.push(NodeKind::Scale(bits), vec![a])
     }
 
     /// Lowers the cap of `node` (the noise it may have after its optional reduction).
@@ -161,6 +176,7 @@ impl Problem {
                 .inputs
                 .iter()
                 .fold(0u32, |acc, &i| acc.saturating_add(eff[i])),
+            NodeKind::Scale(bits) => eff[n.inputs[0]].saturating_add(bits),
         }
     }
 

@@ -206,6 +206,66 @@ fn exact_matches_enumeration_on_random_dags() {
     }
 }
 
+/// A `mul` by a plaintext 4 adds 2 bits, by 1 none, and an `add` of a
+/// plaintext constant none: `mul` (24) then `* 1`, `+ c`, `* 4` is 26, legal;
+/// one more `* 4` needs one reduction.
+#[test]
+fn plaintext_constants_scale_the_noise() {
+    let mut p = Problem::new(NoiseParams::default());
+    let (a, b) = (p.encode(), p.encode());
+    let m = p.mul(a, b);
+    let one = p.scale(m, 1);
+    let plus = p.scale(one, 0);
+    let four = p.scale(plus, 4);
+    let (noise, violation) = p.evaluate(&vec![false; p.len()]);
+    assert_eq!(
+        (noise[m], noise[one], noise[plus], noise[four]),
+        (24, 24, 24, 26)
+    );
+    assert_eq!(violation, None);
+    p.scale(four, 4);
+    for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+        assert_eq!(count(&p, strategy).0, 1, "{strategy}");
+    }
+}
+
+/// Random DAGs with plaintext constants (scales of 0 to 5 bits) against
+/// enumeration.
+#[test]
+fn exact_matches_enumeration_with_plaintext_constants() {
+    for seed in 0..200u64 {
+        let mut rng = Rng(seed ^ 0x5ca1e);
+        let mut p = Problem::new(NoiseParams::default());
+        for _ in 0..2 + rng.below(3) {
+            p.encode();
+        }
+        for _ in 0..3 + (seed % 16) as usize {
+            let len = p.len();
+            let a = len - 1 - rng.below(len.min(5));
+            let b = rng.below(len);
+            match rng.below(10) {
+                0 | 1 => p.mul(a, b),
+                2..=4 => p.scale(a, 1 + rng.below(31) as u128),
+                _ => p.add(a, b),
+            };
+        }
+        let Some(brute) = p.brute_force() else {
+            assert!(solve(&p, Strategy::Exact, LIMIT).is_err(), "seed {seed}");
+            continue;
+        };
+        let optimum = brute.iter().filter(|&&r| r).count();
+        assert_eq!(count(&p, Strategy::Exact).0, optimum, "seed {seed}");
+        assert!(count(&p, Strategy::Greedy).0 >= optimum, "seed {seed}");
+        if seed % 5 == 0 {
+            let ilp = solve(&p, Strategy::Ilp, Duration::from_secs(5)).unwrap();
+            assert!(p.is_legal(&ilp.reduced));
+            if ilp.optimal {
+                assert_eq!(ilp.count, optimum, "seed {seed}: ILP vs enumeration");
+            }
+        }
+    }
+}
+
 /// A DAG in the style of the IR generator: operands are mostly recent values
 /// not used yet (chains), with probability `sharing` any value (fan-out).
 fn chain_dag(seed: u64, ops: usize, sharing: f64) -> Problem {

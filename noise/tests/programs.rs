@@ -97,3 +97,48 @@ fn examples_match_expectations() {
         testing::check_file(&expected, &render(path))
     });
 }
+
+/// The plaintext-constant rule, by the analysis and by the interpreter's
+/// noise tracking alike: `mul` by 1 is 0 bits, `add` of a constant 0, `mul`
+/// by 4 (and by -4) 2 bits.
+#[test]
+fn plaintext_constants_scale_by_their_log2() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("../examples/noise/scale.ssa")).unwrap();
+    let module = parse_module(&text).expect("parses");
+    verify_module(&module).expect("verifies");
+    let main = module.main().unwrap();
+    let func = &module.functions[main];
+    let params = NoiseParams::default();
+    let map = kildall_noise::analyze(func, params, params.encode, false);
+    let bits = |name: &str| {
+        let value = func
+            .dfg
+            .values()
+            .map(|(v, _)| v)
+            .find(|v| v.to_string() == name)
+            .expect("the value exists");
+        map.noise[value]
+    };
+    use kildall_dataflow::Max;
+    let expected = [
+        ("v4", 24),
+        ("v5", 24),
+        ("v6", 24),
+        ("v7", 26),
+        ("v9", 26 + 1),
+    ];
+    for (name, noise) in expected {
+        let want = if noise > params.max {
+            Max::Top
+        } else {
+            Max::At(noise as u64)
+        };
+        assert_eq!(bits(name), want, "{name}");
+    }
+    // v8 = mul i5 -4, v7 is 28 bits: the interpreter traps with that figure.
+    match run(&module, "u5 3, u5 4", true) {
+        Outcome::Trap(trap) => assert!(trap.to_string().contains("noise 28 bits"), "{trap}"),
+        other => panic!("expected a noise trap, got {other:?}"),
+    }
+}

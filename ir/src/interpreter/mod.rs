@@ -33,6 +33,8 @@
 //!   004): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a
 //!   result above [`NoiseParams::max_bits`] traps unless noise checking is off.
+//!   With a plaintext integer operand (`mul v2, u5 4`) `mul` adds
+//!   `ceil(log2(|c|))` bits and `add`/`sub` none ([`crate::plaintext`]).
 //! - Fuel: every executed instruction and terminator costs one step; with
 //!   no fuel left the run stops with [`Outcome::OutOfFuel`].
 //!

@@ -97,8 +97,74 @@ pub(super) fn binary(
             };
             check_noise(plaintext, result_noise, noise, check_noise_limit)
         }
+        (
+            &R::Noisy {
+                plaintext,
+                noise: n,
+            },
+            &R::Int {
+                bits,
+                signed,
+                value,
+            },
+        )
+        | (
+            &R::Int {
+                bits,
+                signed,
+                value,
+            },
+            &R::Noisy {
+                plaintext,
+                noise: n,
+            },
+        ) => noisy_with_plaintext(
+            op,
+            lhs,
+            rhs,
+            plaintext,
+            n,
+            (bits, signed, value),
+            noise,
+            check_noise_limit,
+        ),
         _ => Err(mismatch(op, lhs, rhs)),
     }
+}
+
+/// `op` of a noisy value and a plaintext integer (the rule is in
+/// [`crate::plaintext`]): `mul` grows the noise by `ceil(log2(|c|))` bits,
+/// `add`/`sub` leave it.
+#[allow(clippy::too_many_arguments)]
+fn noisy_with_plaintext(
+    op: BinaryOp,
+    lhs: &RuntimeValue,
+    rhs: &RuntimeValue,
+    plaintext: u8,
+    noise: u32,
+    (bits, signed, value): (u32, bool, u128),
+    params: &NoiseParams,
+    check_noise_limit: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let c = if signed {
+        sign_extend(value, bits)
+    } else {
+        value as i128
+    };
+    // The plaintext is kept mod 32.
+    let c_mod = c.rem_euclid(32) as u8;
+    let noisy_first = matches!(lhs, RuntimeValue::Noisy { .. });
+    let (plaintext, result_noise) = match op {
+        BinaryOp::Add => (plaintext.wrapping_add(c_mod), noise),
+        BinaryOp::Sub if noisy_first => (plaintext.wrapping_sub(c_mod), noise),
+        BinaryOp::Sub => (c_mod.wrapping_sub(plaintext), noise),
+        BinaryOp::Mul => (
+            plaintext.wrapping_mul(c_mod),
+            noise.saturating_add(crate::plaintext::scale_bits(c.unsigned_abs())),
+        ),
+        _ => return Err(mismatch(op, lhs, rhs)),
+    };
+    check_noise(plaintext, result_noise, params, check_noise_limit)
 }
 
 fn mismatch(op: BinaryOp, lhs: &RuntimeValue, rhs: &RuntimeValue) -> TrapKind {

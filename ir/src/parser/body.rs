@@ -436,6 +436,9 @@ impl<'a> Parser<'a> {
                     let rhs = self.operand(state, "a right operand")?;
                     let produces = if op.is_comparison() {
                         Results::One(Type::BOOL)
+                    } else if lhs.as_u32() & CONST_TAG != 0 {
+                        // `mul u5 4, v2`: a plaintext constant scales a `noisy` value.
+                        Results::SameAs(rhs)
                     } else {
                         Results::SameAs(lhs)
                     };

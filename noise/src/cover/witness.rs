@@ -58,6 +58,14 @@ impl Enumerator<'_> {
                     out.extend(sets.iter().cloned());
                 }
             }
+            NodeKind::Scale(bits) => {
+                if k <= bits {
+                    out.push(Vec::new());
+                } else {
+                    let sets = self.eff(node.inputs[0], k - bits);
+                    out.extend(sets.iter().cloned());
+                }
+            }
             NodeKind::Mul => {
                 // Height of a product: e + ha + hb.
                 if k <= e {
