@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::felt::Felt;
-use crate::listing::{ArithOp, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
+use crate::listing::{ArithOp, Builtin, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
 
 /// How the program is entered and left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,6 +81,16 @@ pub struct Program {
     pub mode: Mode,
     /// In proof mode, the pcs of `__start__` and `__end__`.
     pub start_end: Option<(usize, usize)>,
+    /// Builtins the entry takes and returns, in Cairo's order.
+    pub builtins: Vec<Builtin>,
+}
+
+impl Program {
+    /// How far below `ap` the entry's result is at the end of a run: the
+    /// builtins' final pointers are on top of it, as the runner reads them.
+    pub fn result_depth(&self) -> usize {
+        1 + self.builtins.len()
+    }
 }
 
 fn size(i: &Instr) -> usize {
@@ -88,7 +98,7 @@ fn size(i: &Instr) -> usize {
         Instr::Label(_) | Instr::Nop | Instr::Hint(_) => 0,
         Instr::Assign { rhs, .. } => match rhs {
             Rhs::Val(Val::Imm(_)) | Rhs::Op(_, _, Val::Imm(_)) => 2,
-            _ => 1,
+            Rhs::Val(Val::Mem(_)) | Rhs::Op(_, _, Val::Mem(_)) | Rhs::Deref(..) => 1,
         },
         Instr::Jump { .. } | Instr::Call(_) | Instr::ApAdd(_) => 2,
         Instr::Ret => 1,
@@ -138,6 +148,25 @@ pub fn assemble(
         Mode::Proof => ("__start__", Some("__end__")),
     };
     items.push(Instr::Label(first.to_string()));
+    // The runner puts the builtins' base pointers on the stack: below `fp`
+    // for `main` (execution mode), at `[fp]` onwards for `__start__`. The
+    // entry takes them below its arguments.
+    let n_builtins = listing.builtins.len();
+    match mode {
+        Mode::Execution => {
+            for k in 0..n_builtins {
+                items.push(Instr::Assign {
+                    dst: MemRef::ap(0),
+                    rhs: Rhs::Val(Val::Mem(MemRef::fp(-2 - n_builtins as i16 + k as i16))),
+                    ap_incr: true,
+                });
+            }
+        }
+        Mode::Proof if n_builtins > 0 => {
+            items.push(Instr::ApAdd(Felt::from_u128(n_builtins as u128)))
+        }
+        Mode::Proof => {}
+    }
     for a in args.iter().rev() {
         items.push(Instr::Assign {
             dst: MemRef::ap(0),
@@ -146,6 +175,15 @@ pub fn assemble(
         });
     }
     items.push(Instr::Call(Target::Label(entry.to_string())));
+    // The entry returns its builtin pointers below its result; the runner
+    // reads them from the top of the stack, so they are copied above it.
+    for _ in 0..n_builtins {
+        items.push(Instr::Assign {
+            dst: MemRef::ap(0),
+            rhs: Rhs::Val(Val::Mem(MemRef::ap(-1 - n_builtins as i16))),
+            ap_incr: true,
+        });
+    }
     match after {
         None => items.push(Instr::Ret),
         Some(end) => {
@@ -187,10 +225,11 @@ pub fn assemble(
         match i {
             Instr::Label(_) | Instr::Nop => {}
             Instr::Hint(h) => {
-                let Hint::IsGt { a, b } = h;
-                for m in [a, b] {
-                    if m.reg != Reg::Fp {
-                        return Err(AsmError::HintNotFp(*m));
+                for v in h.operands() {
+                    if let Val::Mem(m) = v {
+                        if m.reg != Reg::Fp {
+                            return Err(AsmError::HintNotFp(m));
+                        }
                     }
                 }
                 hints.entry(pc).or_default().push(*h);
@@ -202,6 +241,12 @@ pub fn assemble(
                     Rhs::Op(ArithOp::Mul, a, v) => (*dst, *a, v, flag::RES_MUL),
                     Rhs::Op(ArithOp::Sub, a, v) => (*a, *dst, v, flag::RES_ADD),
                     Rhs::Op(ArithOp::Div, a, v) => (*a, *dst, v, flag::RES_MUL),
+                    Rhs::Deref(cell, off) => {
+                        // op1 = [op0 + off]: no op1 source flag.
+                        let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
+                        data.push(word(*dst, *cell, *off, ap | flag::OP_ASSERT));
+                        continue;
+                    }
                 };
                 let (off1, src, imm) = op1_bits(op1);
                 let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
@@ -263,17 +308,7 @@ pub fn assemble(
         main_pc,
         mode,
         start_end,
-    })
-}
-
-/// The code `cairo-vm` runs for a hint; its builtin hint processor knows it.
-pub const IS_LE_FELT_CODE: &str = "memory[ap] = 0 if (ids.a % PRIME) <= (ids.b % PRIME) else 1";
-
-fn reference(m: &MemRef, pc: usize) -> serde_json::Value {
-    serde_json::json!({
-        "ap_tracking_data": {"group": 0, "offset": 0},
-        "pc": pc,
-        "value": format!("[cast(fp + ({}), felt*)]", m.off),
+        builtins: listing.builtins.clone(),
     })
 }
 
@@ -281,24 +316,23 @@ impl Program {
     /// The program JSON of the Cairo toolchain (`cairo-compile` output),
     /// as `cairo-vm` loads it.
     pub fn to_json(&self) -> serde_json::Value {
-        let mut references = Vec::new();
+        // A hint's code is its listing text; `vm::HintRunner` parses it back
+        // (cairo-lang's Python hints do not apply to these operands).
         let mut hints = serde_json::Map::new();
         for (pc, hs) in &self.hints {
-            let mut list = Vec::new();
-            for h in hs {
-                let Hint::IsGt { a, b } = h;
-                let ia = references.len();
-                references.push(reference(a, *pc));
-                references.push(reference(b, *pc));
-                list.push(serde_json::json!({
-                    "accessible_scopes": ["__main__"],
-                    "code": IS_LE_FELT_CODE,
-                    "flow_tracking_data": {
-                        "ap_tracking": {"group": 0, "offset": 0},
-                        "reference_ids": {"__main__.a": ia, "__main__.b": ia + 1},
-                    },
-                }));
-            }
+            let list = hs
+                .iter()
+                .map(|h| {
+                    serde_json::json!({
+                        "accessible_scopes": ["__main__"],
+                        "code": h.to_string(),
+                        "flow_tracking_data": {
+                            "ap_tracking": {"group": 0, "offset": 0},
+                            "reference_ids": {},
+                        },
+                    })
+                })
+                .collect();
             hints.insert(pc.to_string(), serde_json::Value::Array(list));
         }
         let mut identifiers = serde_json::Map::new();
@@ -318,7 +352,7 @@ impl Program {
         }
         serde_json::json!({
             "attributes": [],
-            "builtins": [],
+            "builtins": self.builtins.iter().map(|b| b.name()).collect::<Vec<_>>(),
             "compiler_version": "0.13.1",
             "data": self.data.iter().map(|w| w.to_hex()).collect::<Vec<_>>(),
             "debug_info": null,
@@ -326,7 +360,7 @@ impl Program {
             "identifiers": identifiers,
             "main_scope": "__main__",
             "prime": "0x800000000000011000000000000000000000000000000000000000000000001",
-            "reference_manager": {"references": references},
+            "reference_manager": {"references": []},
         })
     }
 }

@@ -144,8 +144,12 @@ impl Gen<'_> {
                 }),
             },
             _ => {
-                // Division only by a non-zero constant, so runs never trap.
+                // `fdiv` only by a non-zero constant, so runs never trap;
+                // `div`/`mod` mostly by one (a variable divisor may be 0,
+                // which every machine must refuse alike).
                 let ops = [
+                    BinOp::Div,
+                    BinOp::Mod,
                     BinOp::Add,
                     BinOp::Sub,
                     BinOp::Mul,
@@ -161,6 +165,9 @@ impl Gen<'_> {
                 let a = self.operand(scope);
                 let b = if op == BinOp::FDiv {
                     Value::Const(Felt::from_i128(1 + self.rng.index(7) as i128))
+                } else if matches!(op, BinOp::Div | BinOp::Mod) && self.rng.index(4) != 0 {
+                    let d = 1 + self.rng.index(5) as i128;
+                    Value::Const(Felt::from_i128(if self.rng.index(2) == 0 { d } else { -d }))
                 } else {
                     self.operand(scope)
                 };

@@ -8,16 +8,19 @@
 //! written strictly in order, with no gaps. These are the memory access
 //! rules the translation is built to respect.
 //!
-//! The initial state mirrors `cairo-vm`: in execution mode the stack holds a
-//! return `fp` and the end address and the run stops when `pc` reaches the
-//! end of the code; in proof mode it holds `fp` and 0 and the run stops at
-//! `__end__`.
+//! The initial state mirrors `cairo-vm`: in execution mode the stack holds
+//! the builtins' base pointers, a return `fp` and the end address, and the
+//! run stops when `pc` reaches the end of the code; in proof mode it holds
+//! `fp`, 0 and the base pointers, and the run stops at `__end__`. The
+//! `range_check` segment accepts only values below `2^128`, written in
+//! order, and its final pointer must be the number of cells written, as
+//! the runner checks.
 
 use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
 use crate::felt::Felt;
-use crate::listing::Hint;
+use crate::listing::{Builtin, Val};
 
 /// A memory segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +31,12 @@ pub enum Segment {
     Exec,
     /// The caller's frame of the entry (never dereferenced).
     Outer,
+    /// The `range_check` builtin's cells.
+    RangeCheck,
 }
+
+/// An address: a segment and an offset in it.
+type Addr = (Segment, i64);
 
 /// A memory value: a field element or an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +86,12 @@ pub enum InterpError {
     /// No return value at the end.
     #[error("no return value")]
     NoResult,
+    /// A `range_check` cell written with a value of `2^128` or more.
+    #[error("pc {0}: range check failed")]
+    RangeCheck(usize),
+    /// The final `range_check` pointer is not one past its last cell.
+    #[error("range_check: final pointer does not match the {0} cells used")]
+    BuiltinStop(usize),
 }
 
 /// The outcome of a run.
@@ -92,6 +106,7 @@ pub struct RunResult {
 struct Machine<'p> {
     prog: &'p Program,
     mem: Vec<Option<Word>>,
+    range_check: Vec<Felt>,
     pc: usize,
     ap: usize,
     fp: usize,
@@ -99,20 +114,45 @@ struct Machine<'p> {
 
 type R<T> = Result<T, InterpError>;
 
+/// `2^128`, the bound of `range_check` cells.
+fn below_2_128(f: Felt) -> bool {
+    let l = f.limbs();
+    l[2] == 0 && l[3] == 0
+}
+
+/// A small non-negative or negative integer, for pointer offsets.
+fn small(f: Felt) -> Option<i64> {
+    let (m, neg) = if f.is_negative() {
+        ((-f).limbs(), true)
+    } else {
+        (f.limbs(), false)
+    };
+    if m[1] != 0 || m[2] != 0 || m[3] != 0 || m[0] > i64::MAX as u64 {
+        return None;
+    }
+    Some(if neg { -(m[0] as i64) } else { m[0] as i64 })
+}
+
 impl Machine<'_> {
-    fn get(&self, addr: i64) -> Option<Word> {
+    fn get(&self, (seg, addr): Addr) -> Option<Word> {
         if addr < 0 {
             return None;
         }
-        self.mem.get(addr as usize).copied().flatten()
+        match seg {
+            Segment::Exec => self.mem.get(addr as usize).copied().flatten(),
+            Segment::RangeCheck => self.range_check.get(addr as usize).map(|f| Word::Felt(*f)),
+            Segment::Code | Segment::Outer => None,
+        }
     }
 
-    fn read(&self, addr: i64) -> R<Word> {
-        self.get(addr)
-            .ok_or(InterpError::Unwritten { pc: self.pc, addr })
+    fn read(&self, addr: Addr) -> R<Word> {
+        self.get(addr).ok_or(InterpError::Unwritten {
+            pc: self.pc,
+            addr: addr.1,
+        })
     }
 
-    fn write(&mut self, addr: i64, w: Word) -> R<()> {
+    fn write(&mut self, addr: Addr, w: Word) -> R<()> {
         if let Some(old) = self.get(addr) {
             return if old == w {
                 Ok(())
@@ -120,14 +160,25 @@ impl Machine<'_> {
                 Err(InterpError::AssertFailed(self.pc))
             };
         }
-        if addr != self.mem.len() as i64 {
+        let len = match addr.0 {
+            Segment::Exec => self.mem.len(),
+            Segment::RangeCheck => self.range_check.len(),
+            Segment::Code | Segment::Outer => return Err(InterpError::PointerArith(self.pc)),
+        };
+        if addr.1 != len as i64 {
             return Err(InterpError::Gap {
                 pc: self.pc,
-                addr,
-                next: self.mem.len(),
+                addr: addr.1,
+                next: len,
             });
         }
-        self.mem.push(Some(w));
+        match addr.0 {
+            Segment::RangeCheck => match w {
+                Word::Felt(f) if below_2_128(f) => self.range_check.push(f),
+                _ => return Err(InterpError::RangeCheck(self.pc)),
+            },
+            _ => self.mem.push(Some(w)),
+        }
         Ok(())
     }
 
@@ -138,21 +189,58 @@ impl Machine<'_> {
         }
     }
 
+    /// `a + b`: field addition, or an address moved by a number.
+    fn add(&self, a: Word, b: Word) -> R<Word> {
+        let moved = |s, o: usize, by: Felt| {
+            small(by)
+                .and_then(|d| (o as i64).checked_add(d))
+                .filter(|x| *x >= 0)
+                .map(|x| Word::Ptr(s, x as usize))
+                .ok_or(InterpError::PointerArith(self.pc))
+        };
+        match (a, b) {
+            (Word::Felt(x), Word::Felt(y)) => Ok(Word::Felt(x + y)),
+            (Word::Ptr(s, o), Word::Felt(y)) | (Word::Felt(y), Word::Ptr(s, o)) => moved(s, o, y),
+            _ => Err(InterpError::PointerArith(self.pc)),
+        }
+    }
+
+    /// `a - b`: field subtraction, an address moved back, or the distance
+    /// between two addresses of one segment.
+    fn sub(&self, a: Word, b: Word) -> R<Word> {
+        match (a, b) {
+            (Word::Ptr(s, x), Word::Ptr(t, y)) if s == t => {
+                Ok(Word::Felt(Felt::from_i128(x as i128 - y as i128)))
+            }
+            (_, Word::Felt(y)) => self.add(a, Word::Felt(-y)),
+            _ => Err(InterpError::PointerArith(self.pc)),
+        }
+    }
+
+    fn mul(&self, a: Word, b: Word) -> R<Word> {
+        Ok(Word::Felt(self.felt(a)? * self.felt(b)?))
+    }
+
+    fn operand(&self, v: Val) -> R<Felt> {
+        match v {
+            Val::Imm(c) => Ok(c),
+            Val::Mem(m) => {
+                let w = self.read((Segment::Exec, self.fp as i64 + m.off as i64))?;
+                self.felt(w)
+            }
+        }
+    }
+
     fn run_hints(&mut self) -> R<()> {
         let Some(hs) = self.prog.hints.get(&self.pc) else {
             return Ok(());
         };
         for h in hs.clone() {
-            let Hint::IsGt { a, b } = h;
-            let a = self.read(self.fp as i64 + a.off as i64)?;
-            let b = self.read(self.fp as i64 + b.off as i64)?;
-            let (a, b) = (self.felt(a)?, self.felt(b)?);
-            let v = if a.canonical_cmp(&b).is_gt() {
-                Felt::ONE
-            } else {
-                Felt::ZERO
-            };
-            self.write(self.ap as i64, Word::Felt(v))?;
+            let [a, b] = h.operands();
+            let (a, b) = (self.operand(a)?, self.operand(b)?);
+            for (k, v) in h.answer(a, b).into_iter().enumerate() {
+                self.write((Segment::Exec, (self.ap + k) as i64), Word::Felt(v))?;
+            }
         }
         Ok(())
     }
@@ -177,22 +265,16 @@ impl Machine<'_> {
                 self.ap as i64
             }
         };
-        let dst_addr = base(bit(0)) + off_dst;
-        let op0_addr = base(bit(1)) + off_op0;
+        let dst_addr: Addr = (Segment::Exec, base(bit(0)) + off_dst);
+        let op0_addr: Addr = (Segment::Exec, base(bit(1)) + off_op0);
         let op1_src = (flags >> 2) & 7;
         let res_logic = (flags >> 5) & 3;
         let pc_update = (flags >> 7) & 7;
         let ap_update = (flags >> 10) & 3;
         let opcode = (flags >> 12) & 7;
         let size = if op1_src == 1 { 2 } else { 1 };
-        let op1_addr: Option<i64> = match op1_src {
-            1 => None,
-            2 => Some(self.fp as i64 + off_op1),
-            4 => Some(self.ap as i64 + off_op1),
-            // Double dereference is never emitted by this crate's assembler.
-            _ => return Err(bad),
-        };
-        if res_logic == 3
+        if !matches!(op1_src, 0 | 1 | 2 | 4)
+            || res_logic == 3
             || !matches!(pc_update, 0 | 1 | 2 | 4)
             || ap_update == 3
             || !matches!(opcode, 0 | 1 | 2 | 4)
@@ -212,6 +294,22 @@ impl Machine<'_> {
             self.write(op0_addr, Word::Ptr(Segment::Code, next_pc))?;
         }
         let mut op0 = self.get(op0_addr);
+        let op1_addr: Option<Addr> = match op1_src {
+            1 => None,
+            2 => Some((Segment::Exec, self.fp as i64 + off_op1)),
+            4 => Some((Segment::Exec, self.ap as i64 + off_op1)),
+            // op1 = [op0 + off]: op0 must hold an address.
+            _ => match op0 {
+                Some(Word::Ptr(seg, o)) => Some((seg, o as i64 + off_op1)),
+                Some(Word::Felt(_)) => return Err(InterpError::PointerArith(self.pc)),
+                None => {
+                    return Err(InterpError::Unwritten {
+                        pc: self.pc,
+                        addr: op0_addr.1,
+                    })
+                }
+            },
+        };
         let mut op1 = match (imm, op1_addr) {
             (Some(i), _) => Some(Word::Felt(i)),
             (None, Some(a)) => self.get(a),
@@ -220,38 +318,46 @@ impl Machine<'_> {
         let mut dst = self.get(dst_addr);
         if opcode == 4 {
             // Assert-equal: deduce the one unknown cell.
-            let d = |w: Option<Word>| -> R<Option<Felt>> { w.map(|w| self.felt(w)).transpose() };
-            match (op0.is_none(), op1.is_none(), dst.is_none()) {
-                (false, false, false) => {}
-                (true, false, false) if res_logic != 0 => {
-                    let (dv, o1) = (d(dst)?.unwrap_or_default(), d(op1)?.unwrap_or_default());
+            match (op0, op1, dst) {
+                (Some(_), Some(_), Some(_)) => {}
+                (None, Some(o1), Some(d)) if res_logic != 0 && op1_src != 0 => {
                     let v = if res_logic == 1 {
-                        dv - o1
+                        self.sub(d, o1)?
                     } else {
-                        dv * o1.inverse().ok_or(InterpError::CannotDeduce(self.pc))?
+                        let inv = self
+                            .felt(o1)?
+                            .inverse()
+                            .ok_or(InterpError::CannotDeduce(self.pc))?;
+                        Word::Felt(self.felt(d)? * inv)
                     };
-                    self.write(op0_addr, Word::Felt(v))?;
-                    op0 = Some(Word::Felt(v));
+                    self.write(op0_addr, v)?;
+                    op0 = Some(v);
                 }
-                (false, true, false) => {
+                (Some(o0), None, Some(d)) => {
                     let a = op1_addr.ok_or(InterpError::CannotDeduce(self.pc))?;
                     let v = match res_logic {
-                        0 => dst.unwrap_or(Word::Felt(Felt::ZERO)),
-                        1 => Word::Felt(d(dst)?.unwrap_or_default() - d(op0)?.unwrap_or_default()),
+                        0 => d,
+                        1 => self.sub(d, o0)?,
                         _ => {
-                            let o0 = d(op0)?.unwrap_or_default();
-                            let inv = o0.inverse().ok_or(InterpError::CannotDeduce(self.pc))?;
-                            Word::Felt(d(dst)?.unwrap_or_default() * inv)
+                            let inv = self
+                                .felt(o0)?
+                                .inverse()
+                                .ok_or(InterpError::CannotDeduce(self.pc))?;
+                            Word::Felt(self.felt(d)? * inv)
                         }
                     };
                     self.write(a, v)?;
                     op1 = Some(v);
                 }
-                (op0_missing, false, true) if !op0_missing || res_logic == 0 => {
+                (None, Some(o1), None) if res_logic == 0 && op1_src != 0 => {
+                    self.write(dst_addr, o1)?;
+                    dst = Some(o1);
+                }
+                (Some(o0), Some(o1), None) => {
                     let v = match res_logic {
-                        0 => op1.unwrap_or(Word::Felt(Felt::ZERO)),
-                        1 => Word::Felt(d(op0)?.unwrap_or_default() + d(op1)?.unwrap_or_default()),
-                        _ => Word::Felt(d(op0)?.unwrap_or_default() * d(op1)?.unwrap_or_default()),
+                        0 => o1,
+                        1 => self.add(o0, o1)?,
+                        _ => self.mul(o0, o1)?,
                     };
                     self.write(dst_addr, v)?;
                     dst = Some(v);
@@ -263,20 +369,20 @@ impl Machine<'_> {
         // unused operands at [fp - 1].
         let dst = dst.ok_or(InterpError::Unwritten {
             pc: self.pc,
-            addr: dst_addr,
+            addr: dst_addr.1,
         })?;
         let op0 = op0.ok_or(InterpError::Unwritten {
             pc: self.pc,
-            addr: op0_addr,
+            addr: op0_addr.1,
         })?;
         let op1 = op1.ok_or(InterpError::Unwritten {
             pc: self.pc,
-            addr: op1_addr.unwrap_or(-1),
+            addr: op1_addr.map_or(-1, |a| a.1),
         })?;
         let res = match res_logic {
             0 => op1,
-            1 => Word::Felt(self.felt(op0)? + self.felt(op1)?),
-            _ => Word::Felt(self.felt(op0)? * self.felt(op1)?),
+            1 => self.add(op0, op1)?,
+            _ => self.mul(op0, op1)?,
         };
         if opcode == 4 && res != dst {
             return Err(InterpError::AssertFailed(self.pc));
@@ -346,27 +452,35 @@ fn offset(pc: usize, by: Felt) -> Option<usize> {
 
 /// Runs `prog` for at most `max_steps` instructions.
 pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
-    let (stack, pc, end) = match (prog.mode, prog.start_end) {
-        (Mode::Proof, Some((start, end))) => (
-            vec![Word::Ptr(Segment::Exec, 2), Word::Felt(Felt::ZERO)],
-            start,
-            end,
-        ),
-        _ => (
-            vec![
-                Word::Ptr(Segment::Outer, 0),
-                Word::Ptr(Segment::Code, prog.data.len()),
-            ],
-            prog.main_pc,
-            prog.data.len(),
-        ),
+    let bases: Vec<Word> = prog
+        .builtins
+        .iter()
+        .map(|b| match b {
+            Builtin::RangeCheck => Word::Ptr(Segment::RangeCheck, 0),
+        })
+        .collect();
+    let (stack, start, end) = match (prog.mode, prog.start_end) {
+        (Mode::Proof, Some((start, end))) => {
+            let mut s = vec![Word::Ptr(Segment::Exec, 2), Word::Felt(Felt::ZERO)];
+            s.extend(bases);
+            (s, 2, (start, end))
+        }
+        _ => {
+            let mut s = bases;
+            s.push(Word::Ptr(Segment::Outer, 0));
+            s.push(Word::Ptr(Segment::Code, prog.data.len()));
+            let n = s.len();
+            (s, n, (prog.main_pc, prog.data.len()))
+        }
     };
+    let (pc, end) = end;
     let mut m = Machine {
         prog,
         mem: stack.into_iter().map(Some).collect(),
+        range_check: Vec::new(),
         pc,
-        ap: 2,
-        fp: 2,
+        ap: start,
+        fp: start,
     };
     let mut steps = 0u64;
     while m.pc != end {
@@ -376,7 +490,17 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         m.step()?;
         steps += 1;
     }
-    let v = m.get(m.ap as i64 - 1).ok_or(InterpError::NoResult)?;
+    // The builtins' final pointers are on top, as the runner reads them.
+    for (k, b) in prog.builtins.iter().rev().enumerate() {
+        let Builtin::RangeCheck = b;
+        let used = m.range_check.len();
+        match m.get((Segment::Exec, m.ap as i64 - 1 - k as i64)) {
+            Some(Word::Ptr(Segment::RangeCheck, stop)) if stop == used => {}
+            _ => return Err(InterpError::BuiltinStop(used)),
+        }
+    }
+    let at = m.ap as i64 - prog.result_depth() as i64;
+    let v = m.get((Segment::Exec, at)).ok_or(InterpError::NoResult)?;
     match v {
         Word::Felt(value) => Ok(RunResult { value, steps }),
         Word::Ptr(..) => Err(InterpError::NoResult),

@@ -42,9 +42,10 @@ pub enum JvrRunError {
     /// A variable read before it was written.
     #[error("read of unassigned variable {0}")]
     Unassigned(String),
-    /// `fdiv`, `div` or `mod` by zero.
-    #[error("division by zero")]
-    DivisionByZero,
+    /// A division by zero, or an integer operand out of the range the
+    /// compiled code proves ([`crate::jvr::BinOp::check_range`]).
+    #[error(transparent)]
+    Arith(#[from] crate::jvr::ArithError),
     /// The end of a function body reached without `ret`.
     #[error("function {0} ended without ret")]
     NoReturn(String),
@@ -402,7 +403,7 @@ pub fn execute(
             }
             StmtKind::Binop { dst, op, a, b } => {
                 let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
-                let v = op.eval(a, b).ok_or(JvrRunError::DivisionByZero)?;
+                let v = op.eval(a, b)?;
                 env.insert(dst.clone(), Val::Felt(v));
             }
             StmtKind::ArgsNum { dst, closure: c } => {
@@ -560,7 +561,7 @@ pub fn execute(
                     Cond::NonZero(v) => read_felt(env, v)?.is_zero(),
                     Cond::Cmp(op, a, b) => {
                         let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
-                        op.holds(a, b).unwrap_or(false)
+                        op.holds(a, b)?
                     }
                 };
                 let arm: &[Stmt] = if taken { on_true } else { on_false };

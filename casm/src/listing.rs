@@ -13,7 +13,8 @@
 //!   jmp L1 if [fp + 2] != 0        -- conditional relative jump
 //!   jmp rel 4
 //!   ap += 2
-//!   %{ [ap] = [fp + 1] > [fp] %}   -- hint: write the comparison into [ap]
+//!   %{ [ap] = [fp + 1] < [fp] %}   -- hint: propose the comparison in [ap]
+//!   [fp + 2] = [[fp - 4] + 1]      -- a cell read through a pointer
 //!   ret
 //!   nop
 //! ```
@@ -122,6 +123,9 @@ pub enum Rhs {
     Val(Val),
     /// `op0 OP op1`.
     Op(ArithOp, MemRef, Val),
+    /// `[[cell] + off]`: the cell at the address that `cell` holds, plus
+    /// `off` (`op1` addressed through `op0`).
+    Deref(MemRef, i16),
 }
 
 impl fmt::Display for Rhs {
@@ -129,6 +133,9 @@ impl fmt::Display for Rhs {
         match self {
             Rhs::Val(v) => v.fmt(f),
             Rhs::Op(op, a, b) => write!(f, "{a} {} {b}", op.symbol()),
+            Rhs::Deref(m, 0) => write!(f, "[{m}]"),
+            Rhs::Deref(m, o) if *o < 0 => write!(f, "[{m} - {}]", -(*o as i32)),
+            Rhs::Deref(m, o) => write!(f, "[{m} + {o}]"),
         }
     }
 }
@@ -152,23 +159,91 @@ impl fmt::Display for Target {
 }
 
 /// A hint: host code the VM runs before the instruction that follows it.
+///
+/// A hint only proposes values; the code after it checks every answer
+/// with the `range_check` builtin, so a prover that lies makes the run fail
+/// (see the lowering of comparisons and of `div`/`mod`). Operands are
+/// immediates or `fp`-based cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hint {
-    /// `memory[ap] = 1 if a > b else 0`, comparing canonical
-    /// representatives: cairo-lang's `is_le_felt` hint with `ids.a` and
-    /// `ids.b` bound to the two cells (which must be `fp`-based).
-    IsGt {
-        /// Left cell.
-        a: MemRef,
-        /// Right cell.
-        b: MemRef,
+    /// `memory[ap] = 0 if a < b else 1` (`a <= b` when not strict) on the
+    /// signed readings: the comparison as a Juvix boolean.
+    Compare {
+        /// Left operand.
+        a: Val,
+        /// Right operand.
+        b: Val,
+        /// `<` rather than `<=`.
+        strict: bool,
     },
+    /// `memory[ap + i]` for `i = 0..4`: `1 if a < 0 else 0`,
+    /// `1 if b < 0 else 0`, `|a| / |b|` and `|a| % |b|` (signed readings).
+    DivMod {
+        /// Dividend.
+        a: Val,
+        /// Divisor.
+        b: Val,
+    },
+}
+
+impl Hint {
+    /// The operands the hint reads.
+    pub fn operands(&self) -> [Val; 2] {
+        match *self {
+            Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => [a, b],
+        }
+    }
+
+    /// The honest answer on operand values `a` and `b`: the cells to write
+    /// from `[ap]` on. A zero divisor gets zeros (the checks that follow
+    /// reject any answer).
+    pub fn answer(&self, a: Felt, b: Felt) -> Vec<Felt> {
+        let bit = |x: bool| if x { Felt::ONE } else { Felt::ZERO };
+        match self {
+            Hint::Compare { strict, .. } => {
+                let ord = a.signed_cmp(&b);
+                let holds = if *strict { ord.is_lt() } else { ord.is_le() };
+                vec![bit(!holds)]
+            }
+            Hint::DivMod { .. } => {
+                let magnitude = |x: Felt| if x.is_negative() { -x } else { x };
+                let (q, r) = a.signed_quot_rem(&b).unwrap_or_default();
+                vec![
+                    bit(a.is_negative()),
+                    bit(b.is_negative()),
+                    magnitude(q),
+                    magnitude(r),
+                ]
+            }
+        }
+    }
 }
 
 impl fmt::Display for Hint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Hint::IsGt { a, b } => write!(f, "%{{ [ap] = {a} > {b} %}}"),
+            Hint::Compare { a, b, strict } => {
+                let op = if *strict { "<" } else { "<=" };
+                write!(f, "%{{ [ap] = {a} {op} {b} %}}")
+            }
+            Hint::DivMod { a, b } => write!(f, "%{{ [ap] = divmod({a}, {b}) %}}"),
+        }
+    }
+}
+
+/// A builtin the program uses, named as Cairo's `%builtins` directive
+/// names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Builtin {
+    /// `range_check`: every cell written to its segment is below `2^128`.
+    RangeCheck,
+}
+
+impl Builtin {
+    /// The name in `%builtins` and in the program JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::RangeCheck => "range_check",
         }
     }
 }
@@ -241,12 +316,22 @@ impl fmt::Display for Instr {
 /// A CASM listing: labels and instructions in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Listing {
+    /// Builtins whose pointers every function takes and returns, in
+    /// Cairo's order; printed as a first line `%builtins NAME ...`.
+    pub builtins: Vec<Builtin>,
     /// Items in order.
     pub items: Vec<Instr>,
 }
 
 impl fmt::Display for Listing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.builtins.is_empty() {
+            f.write_str("%builtins")?;
+            for b in &self.builtins {
+                write!(f, " {}", b.name())?;
+            }
+            writeln!(f)?;
+        }
         for i in &self.items {
             match i {
                 Instr::Label(_) => writeln!(f, "{i}")?,
@@ -421,15 +506,52 @@ impl LineParser<'_> {
         if self.eat("%{") {
             self.expect("[ap]")?;
             self.expect("=")?;
-            let a = self.mem()?;
-            self.expect(">")?;
-            let b = self.mem()?;
+            let hint = if self.eat("divmod") {
+                self.expect("(")?;
+                let a = self.val()?;
+                self.expect(",")?;
+                let b = self.val()?;
+                self.expect(")")?;
+                Hint::DivMod { a, b }
+            } else {
+                let a = self.val()?;
+                let strict = if self.eat("<=") {
+                    false
+                } else {
+                    self.expect("<")?;
+                    true
+                };
+                let b = self.val()?;
+                Hint::Compare { a, b, strict }
+            };
             self.expect("%}")?;
-            return Ok(Instr::Hint(Hint::IsGt { a, b }));
+            return Ok(Instr::Hint(hint));
         }
         if self.s.get(self.at) == Some(&b'[') {
             let dst = self.mem()?;
             self.expect("=")?;
+            self.ws();
+            if self.s.get(self.at..self.at + 2) == Some(b"[[") {
+                self.at += 1;
+                let cell = self.mem()?;
+                let off = if self.eat("+") {
+                    self.small()?
+                } else if self.eat("-") {
+                    -self.small()?
+                } else {
+                    0
+                };
+                let Ok(off) = i16::try_from(off) else {
+                    return self.err("an offset in [-32768, 32767]");
+                };
+                self.expect("]")?;
+                let ap_incr = self.ap_incr()?;
+                return Ok(Instr::Assign {
+                    dst,
+                    rhs: Rhs::Deref(cell, off),
+                    ap_incr,
+                });
+            }
             let first = self.val()?;
             self.ws();
             let op = match self.s.get(self.at) {
@@ -495,6 +617,7 @@ impl LineParser<'_> {
 /// Parses a CASM listing, one instruction or label per line.
 pub fn parse(src: &str) -> Result<Listing, CasmParseError> {
     let mut items = Vec::new();
+    let mut builtins = Vec::new();
     for (n, raw) in src.lines().enumerate() {
         let code = match raw.find("--") {
             Some(i) => &raw[..i],
@@ -508,13 +631,22 @@ pub fn parse(src: &str) -> Result<Listing, CasmParseError> {
         if p.at_end() {
             continue;
         }
+        if items.is_empty() && builtins.is_empty() && p.eat("%builtins") {
+            while !p.at_end() {
+                match p.ident().as_deref() {
+                    Some("range_check") => builtins.push(Builtin::RangeCheck),
+                    _ => return p.err("a builtin name"),
+                }
+            }
+            continue;
+        }
         let i = p.instr()?;
         if !p.at_end() {
             return p.err("end of line");
         }
         items.push(i);
     }
-    Ok(Listing { items })
+    Ok(Listing { builtins, items })
 }
 
 #[cfg(test)]
@@ -523,9 +655,11 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let src = "f:\n  [ap] = [fp - 3] + 1; ap++\n  [ap] = [fp]; ap++\n  call g\n  call rel 3\n  ret\n  nop\n  \
+        let src = "%builtins range_check\nf:\n  [ap] = [fp - 3] + 1; ap++\n  [ap] = [fp]; ap++\n  call g\n  call rel 3\n  ret\n  nop\n  \
                    [fp - 3] = [ap] * -7\n  [ap] = [fp - 4] - [fp - 3]; ap++\n  [ap] = [fp + 2] / 5; ap++\n  \
-                   jmp L$1 if [fp + 2] != 0\n  jmp rel -4; ap++\n  ap += 3\n  %{ [ap] = [fp + 1] > [fp] %}\nL$1:\n";
+                   jmp L$1 if [fp + 2] != 0\n  jmp rel -4; ap++\n  ap += 3\n  %{ [ap] = [fp + 1] < [fp] %}\n  \
+                   %{ [ap] = [fp - 3] <= -5 %}\n  %{ [ap] = divmod([fp + 1], 7) %}\n  [fp + 2] = [[fp - 4] + 3]\n  \
+                   [ap] = [[fp]]; ap++\nL$1:\n";
         let l = parse(src).unwrap();
         assert_eq!(l.to_string(), src);
         assert_eq!(parse(&l.to_string()).unwrap(), l);

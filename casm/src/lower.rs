@@ -27,15 +27,19 @@
 //!   cell, so the offset after the join is still static.
 //!
 //! Integers and field elements are both Cairo field elements, so `add` and
-//! `fadd` lower alike. Comparisons use cairo-lang's `is_le_felt` hint on
-//! operands shifted by `(P-1)/2`, which makes the canonical order the signed
-//! one. Equality is a `jmp ... if [d] != 0` on the difference.
+//! `fadd` lower alike. Equality is a `jmp ... if [d] != 0` on the
+//! difference. `lt`, `le`, `div` and `mod` take their answer from a hint and
+//! prove it with the `range_check` builtin, whose pointer is then threaded
+//! like an implicit argument of Cairo 0: every function takes it below its
+//! arguments and returns it below its result, every block transfer passes
+//! it below the block's output, and inside a block it is a cell plus a
+//! static count of the checks made since (see `compare` and `div_mod`).
 
 use std::collections::HashMap;
 
 use crate::felt::Felt;
 use crate::jvr::BinOp;
-use crate::listing::{ArithOp, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
+use crate::listing::{ArithOp, Builtin, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
 use crate::ssa::{Arm, Inst, Operand, SCond, SsaFunction, SsaModule, Var};
 
 /// A lowering failure.
@@ -194,12 +198,22 @@ enum Kont {
     },
 }
 
+/// The `range_check` pointer: the value of a cell plus a static offset
+/// (the checks made since that cell was written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RcPtr {
+    cell: i16,
+    off: i32,
+}
+
 /// Placement of variables in the current block.
 #[derive(Clone)]
 struct Frame {
     loc: HashMap<Var, i16>,
     /// `ap - fp`; meaningful while the block has made no call.
     ap: i32,
+    /// Where the `range_check` pointer is, when the module threads it.
+    rc: Option<RcPtr>,
 }
 
 struct Lowerer<'m> {
@@ -208,9 +222,14 @@ struct Lowerer<'m> {
     out: Vec<Instr>,
     labels: u32,
     too_large: bool,
+    /// Every function takes and returns the `range_check` pointer.
+    threads_rc: bool,
 }
 
-fn block_frame(out: Option<Var>, params: &[Var]) -> Frame {
+/// The frame of a block entered with `params` (ascending, `v_k` at
+/// `[fp - 3 - k]`), below them its output, and below everything the
+/// `range_check` pointer when the module threads it.
+fn block_frame(out: Option<Var>, params: &[Var], rc: bool) -> Frame {
     let n = params.len() as i32;
     let mut loc = HashMap::new();
     for (k, p) in params.iter().enumerate() {
@@ -219,7 +238,12 @@ fn block_frame(out: Option<Var>, params: &[Var]) -> Frame {
     if let Some(o) = out {
         loc.insert(o, (-3 - n) as i16);
     }
-    Frame { loc, ap: 0 }
+    let below = -3 - n - i32::from(out.is_some());
+    let rc = rc.then_some(RcPtr {
+        cell: below.max(i16::MIN as i32) as i16,
+        off: 0,
+    });
+    Frame { loc, ap: 0, rc }
 }
 
 impl Lowerer<'_> {
@@ -298,18 +322,169 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `[ap] = 1 if a > b else 0` on the signed readings of `a` and `b`.
-    fn greater(&mut self, frame: &mut Frame, a: &Operand, b: &Operand) -> MemRef {
-        let shift = Operand::Const(Felt::HALF);
-        let sa = self.arith(frame, ArithOp::Add, a, &shift);
-        let sb = self.arith(frame, ArithOp::Add, b, &shift);
-        self.emit(Instr::Hint(Hint::IsGt { a: sa, b: sb }));
-        // FIXME: the hint's answer is not constrained. cairo-lang's
-        // `is_le_felt` follows it with `assert_le_felt`, range checks on the
-        // `range_check` builtin, which this compiler does not thread through
-        // functions yet; the code computes the right answer with an honest
-        // prover but a malicious one could flip any comparison.
-        self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(0))))
+    /// The `range_check` pointer's current value, as a right-hand side.
+    fn rc_value(frame: &Frame) -> Option<Rhs> {
+        frame.rc.map(|rc| {
+            let cell = MemRef::fp(rc.cell);
+            if rc.off == 0 {
+                Rhs::Val(Val::Mem(cell))
+            } else {
+                Rhs::Op(
+                    ArithOp::Add,
+                    cell,
+                    Val::Imm(Felt::from_i128(rc.off as i128)),
+                )
+            }
+        })
+    }
+
+    /// Proves `0 <= cell < 2^128`: writes the cell into the next
+    /// `range_check` cell, `cell = [[rc] + off]`, which the builtin checks.
+    fn range_check(&mut self, frame: &mut Frame, cell: MemRef) {
+        let Some(mut rc) = frame.rc else {
+            unreachable!("range checks only in modules that thread the pointer")
+        };
+        if rc.off >= i16::MAX as i32 {
+            let moved = Self::rc_value(frame).unwrap_or(Rhs::Val(Val::Imm(Felt::ZERO)));
+            let c = self.push(frame, moved);
+            rc = RcPtr {
+                cell: c.off,
+                off: 0,
+            };
+        }
+        self.emit(Instr::Assign {
+            dst: cell,
+            rhs: Rhs::Deref(MemRef::fp(rc.cell), rc.off as i16),
+            ap_incr: false,
+        });
+        rc.off += 1;
+        frame.rc = Some(rc);
+    }
+
+    /// Proves an operand of `lt`/`le` lies in `[-2^127, 2^127)`
+    /// (`BinOp::check_range`): `x + 2^127` is range-checked. A constant in
+    /// range needs no code.
+    fn check_signed_128(&mut self, frame: &mut Frame, x: &Operand) {
+        let shift = Felt::from_u128(1 << 127);
+        if let Operand::Const(c) = x {
+            if BinOp::Lt.check_range(*c, Felt::ZERO).is_ok() {
+                return;
+            }
+        }
+        let shifted = self.arith(frame, ArithOp::Add, x, &Operand::Const(shift));
+        self.range_check(frame, shifted);
+    }
+
+    /// A cell holding Juvix's boolean of `a < b` (`a <= b` when not
+    /// `strict`) on signed readings: 0 when it holds, 1 otherwise.
+    ///
+    /// The hint proposes the bit `B`; the code proves `B * B = B` and
+    /// range-checks the one difference that must be small when `B` is
+    /// right: `b - a - k` when the comparison holds, `a - b - 1 + k`
+    /// otherwise (`k = 1` for `<`), computed without a branch as
+    /// `t1 + B * (t0 - t1)`. With both operands in `[-2^127, 2^127)` the
+    /// differences lie in `(-2^128, 2^128)`, so a wrong `B` makes the
+    /// checked difference negative, a field element above `2^128`.
+    fn compare(&mut self, frame: &mut Frame, a: &Operand, b: &Operand, strict: bool) -> MemRef {
+        self.check_signed_128(frame, a);
+        self.check_signed_128(frame, b);
+        let (va, vb) = (self.val(frame, a), self.val(frame, b));
+        self.emit(Instr::Hint(Hint::Compare {
+            a: va,
+            b: vb,
+            strict,
+        }));
+        let bit = self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(0))));
+        self.emit(Instr::Assign {
+            dst: bit,
+            rhs: Rhs::Op(ArithOp::Mul, bit, Val::Mem(bit)),
+            ap_incr: false,
+        });
+        let k = i128::from(strict);
+        let u = self.arith(frame, ArithOp::Sub, b, a);
+        let w = self.push(
+            frame,
+            Rhs::Op(ArithOp::Mul, u, Val::Imm(Felt::from_i128(-2))),
+        );
+        let w = self.push(
+            frame,
+            Rhs::Op(ArithOp::Add, w, Val::Imm(Felt::from_i128(2 * k - 1))),
+        );
+        let bw = self.push(frame, Rhs::Op(ArithOp::Mul, bit, Val::Mem(w)));
+        let mut t = self.push(frame, Rhs::Op(ArithOp::Add, bw, Val::Mem(u)));
+        if k != 0 {
+            t = self.push(
+                frame,
+                Rhs::Op(ArithOp::Add, t, Val::Imm(Felt::from_i128(-k))),
+            );
+        }
+        self.range_check(frame, t);
+        bit
+    }
+
+    /// Integer `div` (`quotient`) or `mod` of the signed readings,
+    /// truncating toward zero (`BinOp::eval`).
+    ///
+    /// The hint proposes the signs `sa`, `sb` and `q`, `r` with
+    /// `|a| = q * |b| + r`. The code proves the signs are bits, forms
+    /// `|a| = (1 - 2 sa) a` and `|b| = (1 - 2 sb) b`, and range-checks
+    /// `|a|`, `|b| - 1`, `2^123 - |b|`, `q`, `r` and `|b| - 1 - r`: the
+    /// signs are then the true ones (a wrong sign makes a magnitude
+    /// negative), `q * |b| + r < 2^251 + 2^123 < P` cannot wrap, so
+    /// `q` and `r` are the true quotient and remainder (cairo-lang's
+    /// `unsigned_div_rem` argument).
+    fn div_mod(&mut self, frame: &mut Frame, a: &Operand, b: &Operand, quotient: bool) -> MemRef {
+        let (va, vb) = (self.val(frame, a), self.val(frame, b));
+        self.emit(Instr::Hint(Hint::DivMod { a: va, b: vb }));
+        let base = frame.ap;
+        self.emit(Instr::ApAdd(Felt::from_u128(4)));
+        frame.ap += 4;
+        if frame.ap > i16::MAX as i32 - 1 {
+            self.too_large = true;
+        }
+        let cell = |k: i32| MemRef::fp((base + k) as i16);
+        let (sa, sb, q, r) = (cell(0), cell(1), cell(2), cell(3));
+        let mut factors = Vec::new();
+        for (s, v) in [(sa, va), (sb, vb)] {
+            self.emit(Instr::Assign {
+                dst: s,
+                rhs: Rhs::Op(ArithOp::Mul, s, Val::Mem(s)),
+                ap_incr: false,
+            });
+            let m = self.push(
+                frame,
+                Rhs::Op(ArithOp::Mul, s, Val::Imm(Felt::from_i128(-2))),
+            );
+            let m = self.push(frame, Rhs::Op(ArithOp::Add, m, Val::Imm(Felt::ONE)));
+            let abs = self.push(frame, Rhs::Op(ArithOp::Mul, m, v));
+            factors.push((m, abs));
+        }
+        let [(ma, abs_a), (mb, abs_b)] = [factors[0], factors[1]];
+        self.range_check(frame, abs_a);
+        let b_less_1 = self.push(frame, Rhs::Op(ArithOp::Add, abs_b, Val::Imm(-Felt::ONE)));
+        self.range_check(frame, b_less_1);
+        let neg_b = self.push(frame, Rhs::Op(ArithOp::Mul, abs_b, Val::Imm(-Felt::ONE)));
+        let headroom = self.push(
+            frame,
+            Rhs::Op(ArithOp::Add, neg_b, Val::Imm(Felt::from_u128(1 << 123))),
+        );
+        self.range_check(frame, headroom);
+        self.range_check(frame, q);
+        self.range_check(frame, r);
+        let slack = self.push(frame, Rhs::Op(ArithOp::Sub, b_less_1, Val::Mem(r)));
+        self.range_check(frame, slack);
+        let qb = self.push(frame, Rhs::Op(ArithOp::Mul, q, Val::Mem(abs_b)));
+        self.emit(Instr::Assign {
+            dst: abs_a,
+            rhs: Rhs::Op(ArithOp::Add, qb, Val::Mem(r)),
+            ap_incr: false,
+        });
+        if quotient {
+            let sign = self.push(frame, Rhs::Op(ArithOp::Mul, ma, Val::Mem(mb)));
+            self.push(frame, Rhs::Op(ArithOp::Mul, q, Val::Mem(sign)))
+        } else {
+            self.push(frame, Rhs::Op(ArithOp::Mul, r, Val::Mem(ma)))
+        }
     }
 
     fn binop(&mut self, frame: &mut Frame, op: BinOp, a: &Operand, b: &Operand) -> MemRef {
@@ -318,23 +493,10 @@ impl Lowerer<'_> {
             BinOp::Sub | BinOp::FSub => self.arith(frame, ArithOp::Sub, a, b),
             BinOp::Mul | BinOp::FMul => self.arith(frame, ArithOp::Mul, a, b),
             BinOp::FDiv => self.arith(frame, ArithOp::Div, a, b),
-            BinOp::Div | BinOp::Mod => {
-                unreachable!("the SSA conversion refuses integer div/mod")
-            }
-            // Booleans are Juvix's: true is 0, false is 1 (`jvr::bool_felt`).
-            // `a <= b` is `!(a > b)`, so the greater cell is its encoding.
-            BinOp::Le => self.greater(frame, a, b),
-            BinOp::Lt => {
-                let lt = self.greater(frame, b, a);
-                let m = self.push(
-                    frame,
-                    Rhs::Op(ArithOp::Add, lt, Val::Imm(Felt::from_i128(-1))),
-                );
-                self.push(
-                    frame,
-                    Rhs::Op(ArithOp::Mul, m, Val::Imm(Felt::from_i128(-1))),
-                )
-            }
+            BinOp::Div => self.div_mod(frame, a, b, true),
+            BinOp::Mod => self.div_mod(frame, a, b, false),
+            BinOp::Lt => self.compare(frame, a, b, true),
+            BinOp::Le => self.compare(frame, a, b, false),
             BinOp::Eq => {
                 if let (Operand::Const(x), Operand::Const(y)) = (a, b) {
                     let v = crate::jvr::bool_felt(x == y);
@@ -376,18 +538,21 @@ impl Lowerer<'_> {
                 (self.cell(frame, *v), false)
             }
             SCond::Cmp(BinOp::Eq, a, b) => (self.arith(frame, ArithOp::Sub, a, b), false),
-            SCond::Cmp(BinOp::Le, a, b) => (self.greater(frame, a, b), false),
-            SCond::Cmp(BinOp::Lt, a, b) => (self.greater(frame, b, a), true),
             SCond::Cmp(op, a, b) => (self.binop(frame, *op, a, b), false),
         }
     }
 
+    /// Pushes the `range_check` pointer (when threaded), then the
+    /// arguments in reverse order, and calls `func`.
     fn push_args_and_call(
         &mut self,
         frame: &mut Frame,
         func: crate::ssa::FuncId,
         args: &[Operand],
     ) {
+        if let Some(rc) = Self::rc_value(frame) {
+            self.push(frame, rc);
+        }
         for a in args.iter().rev() {
             self.push_operand(frame, a);
         }
@@ -400,8 +565,11 @@ impl Lowerer<'_> {
         self.emit(Instr::Call(Target::Label(name)));
     }
 
-    /// Pushes the output (unless it is the call result on top of the stack)
-    /// and the parameters in reverse order, then `call target; ret`.
+    /// Pushes a block's arguments: the `range_check` pointer (when
+    /// threaded), the output, and the parameters in reverse order. Right
+    /// after a call, `on_stack` is its result, on top of the callee's
+    /// `range_check` pointer: when it is the output, both are already in
+    /// place; otherwise the pointer is copied from `[ap - 2]`.
     fn transfer_pushes(
         &mut self,
         frame: &mut Frame,
@@ -409,8 +577,19 @@ impl Lowerer<'_> {
         on_stack: Option<Var>,
         params: &[Var],
     ) {
-        if let Some(o) = out {
-            if o.var().is_none() || o.var() != on_stack {
+        let in_place = match (out, on_stack) {
+            (Some(o), Some(v)) => o.var() == Some(v),
+            _ => false,
+        };
+        if !in_place {
+            if on_stack.is_some() {
+                if self.threads_rc {
+                    self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(-2))));
+                }
+            } else if let Some(rc) = Self::rc_value(frame) {
+                self.push(frame, rc);
+            }
+            if let Some(o) = out {
                 self.push_operand(frame, o);
             }
         }
@@ -454,6 +633,9 @@ impl Lowerer<'_> {
                     return None;
                 }
                 Inst::Ret(v) => {
+                    if let Some(rc) = Self::rc_value(&frame) {
+                        self.push(&mut frame, rc);
+                    }
                     self.push_operand(&mut frame, v);
                     self.emit(Instr::Ret);
                     return None;
@@ -477,11 +659,16 @@ impl Lowerer<'_> {
                     if params.len() > 30_000 {
                         self.too_large = true;
                     }
-                    self.transfer_pushes(&mut frame, None, None, &params);
+                    // The call's result, and below it the callee's
+                    // `range_check` pointer, are in place: only the
+                    // parameters are pushed.
+                    for p in params.iter().rev() {
+                        self.push_operand(&mut frame, &Operand::Var(*p));
+                    }
                     self.emit(Instr::Call(Target::Rel(3)));
                     self.emit(Instr::Ret);
                     self.emit(Instr::Nop);
-                    frame = block_frame(Some(*dst), &params);
+                    frame = block_frame(Some(*dst), &params, self.threads_rc);
                 }
                 Inst::Branch { cond, out, arms } => {
                     let rest = &insts[i + 1..];
@@ -535,7 +722,7 @@ impl Lowerer<'_> {
                             return None;
                         }
                         self.emit(Instr::Label(join));
-                        frame = block_frame(*out, &params);
+                        frame = block_frame(*out, &params, self.threads_rc);
                         if rest.is_empty() {
                             self.finish(&mut frame, kont, None);
                             return None;
@@ -593,6 +780,13 @@ impl Lowerer<'_> {
             .iter()
             .filter_map(|(_, e, _)| e.as_ref().map(|f| f.ap))
             .max();
+        // Arms that made different numbers of range checks join their
+        // `range_check` pointers in one cell, as a second output.
+        let mut ends = bodies
+            .iter()
+            .filter_map(|(_, e, _)| e.as_ref().map(|f| f.rc));
+        let first_rc = ends.next().flatten();
+        let join_rc = ends.any(|rc| rc != first_rc);
         let end_label = self.label();
         let mut need_end = false;
         for (k, (code, end, value)) in bodies.into_iter().enumerate() {
@@ -605,6 +799,11 @@ impl Lowerer<'_> {
             };
             while f.ap < target {
                 self.push(&mut f, Rhs::Val(Val::Imm(Felt::ZERO)));
+            }
+            if join_rc {
+                if let Some(rc) = Self::rc_value(&f) {
+                    self.push(&mut f, rc);
+                }
             }
             if let Some(v) = value {
                 self.push_operand(&mut f, &v);
@@ -624,8 +823,17 @@ impl Lowerer<'_> {
         let join_ap = join_ap?;
         let mut result = frame;
         result.ap = join_ap;
+        if join_rc {
+            result.rc = Some(RcPtr {
+                cell: join_ap as i16,
+                off: 0,
+            });
+            result.ap += 1;
+        } else {
+            result.rc = first_rc;
+        }
         if let Some(o) = out {
-            result.loc.insert(o, join_ap as i16);
+            result.loc.insert(o, result.ap as i16);
             result.ap += 1;
         }
         Some(result)
@@ -635,6 +843,7 @@ impl Lowerer<'_> {
 /// Lowers every function of `module` to one listing, each function under
 /// its name as a label, in module order.
 pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
+    let threads_rc = module.functions.iter().any(|f| needs_range_check(&f.body));
     let mut items = Vec::new();
     for func in &module.functions {
         let mut l = Lowerer {
@@ -643,6 +852,7 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
             out: Vec::new(),
             labels: 0,
             too_large: false,
+            threads_rc,
         };
         l.emit(Instr::Label(func.name.clone()));
         let loc = (0..func.n_params)
@@ -651,12 +861,37 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
         if func.n_params > 32000 {
             return Err(LowerError::FrameTooLarge(func.name.clone()));
         }
-        let frame = Frame { loc, ap: 0 };
+        let rc = threads_rc.then_some(RcPtr {
+            cell: (-3 - func.n_params as i32) as i16,
+            off: 0,
+        });
+        let frame = Frame { loc, ap: 0, rc };
         l.seq(frame, &func.body, &Kont::Ret, &VarSet::new(func.n_vars));
         if l.too_large {
             return Err(LowerError::FrameTooLarge(func.name.clone()));
         }
         items.extend(l.out);
     }
-    Ok(Listing { items })
+    let builtins = if threads_rc {
+        vec![Builtin::RangeCheck]
+    } else {
+        Vec::new()
+    };
+    Ok(Listing { builtins, items })
+}
+
+/// Whether code proves integer facts with the `range_check` builtin
+/// (`lt`, `le`, `div`, `mod`). One such function anywhere makes every
+/// function take and return the pointer, so that any function can call
+/// any other.
+fn needs_range_check(insts: &[Inst]) -> bool {
+    let checked = |op: &BinOp| matches!(op, BinOp::Lt | BinOp::Le | BinOp::Div | BinOp::Mod);
+    insts.iter().any(|i| match i {
+        Inst::Binop { op, .. } => checked(op),
+        Inst::Branch { cond, arms, .. } => {
+            matches!(cond, SCond::Cmp(op, _, _) if checked(op))
+                || arms.iter().any(|a| needs_range_check(&a.body))
+        }
+        _ => false,
+    })
 }

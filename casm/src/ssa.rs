@@ -292,11 +292,6 @@ impl FnBuilder<'_> {
                     env.insert(dst.clone(), Some(d));
                     out.push(Inst::Copy { dst: d, src });
                 }
-                StmtKind::Binop { op, .. } if matches!(op, BinOp::Div | BinOp::Mod) => {
-                    // FIXME: integer `div`/`mod` need a hint checked by the
-                    // range_check builtin; until then they are refused.
-                    return err(s.pos, JvrErrorKind::NotLowered(op.name().to_string()));
-                }
                 StmtKind::Binop { dst, op, a, b } => {
                     let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
                     let d = self.fresh();

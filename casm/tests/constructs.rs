@@ -65,8 +65,8 @@ fn every_construct_runs_as_written() {
             not_lowered.push(name.as_str());
         }
     }
-    // FIXME: heap values, `case`, closures, `trace`, `fail` and integer
-    // `div`/`mod` are not lowered to CASM yet; these run on the reference
+    // FIXME: heap values, `case`, closures, `trace` and `fail` are not
+    // lowered to CASM yet; these run on the reference
     // interpreter only. The list shrinks as the lowering grows.
     assert_eq!(
         not_lowered,
@@ -74,7 +74,6 @@ fn every_construct_runs_as_written() {
             "case_list.jvr",
             "closures.jvr",
             "decl_split.jvr",
-            "divmod.jvr",
             "ec_op.jvr",
             "fail.jvr",
             "poseidon.jvr",

@@ -303,15 +303,34 @@ fn casm_run_fail_exits_3_with_the_message_on_stderr() {
 
 #[test]
 fn casm_run_names_a_construct_the_lowering_refuses() {
-    let src = b"function main() : integer {\n  tmp[0] = div 7 2;\n  ret tmp[0];\n}\n";
-    let file = temp_file("div.jvr", src);
+    let src = b"function main() : integer {\n  trace 7;\n  ret 0;\n}\n";
+    let file = temp_file("trace.jvr", src);
     let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "interp"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).ends_with("div.jvr:2:3: `div` is not lowered to CASM yet\n"),
+        stderr(&out).ends_with("trace.jvr:2:3: `trace` is not lowered to CASM yet\n"),
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn casm_run_divides_on_both_machines_and_refuses_a_zero_divisor() {
+    let src = b"function main(integer, integer) : integer {\n  tmp[0] = div arg[0] arg[1];\n  tmp[1] = mod arg[0] arg[1];\n  tmp[2] = mul tmp[0] 10;\n  tmp[3] = add tmp[2] tmp[1];\n  ret tmp[3];\n}\n";
+    let file = temp_file("divmod.jvr", src);
+    let path = file.to_str().unwrap();
+    let mut lines = Vec::new();
+    for vm in ["interp", "cairo"] {
+        let out = xtask(&["casm", "run", path, "--vm", vm, "--args=-17,5"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        // -17 quot 5 = -3, -17 rem 5 = -2.
+        assert!(stdout.starts_with("-32\nsteps: "), "{stdout}");
+        lines.push(stdout);
+        let out = xtask(&["casm", "run", path, "--vm", vm, "--args", "1,0"]);
+        assert_ne!(out.status.code(), Some(0));
+    }
+    assert_eq!(lines[0], lines[1], "both machines print the same lines");
 }
 
 /// Runs the driver with `input` on its standard input; with `read_bytes`,

@@ -272,30 +272,87 @@ impl BinOp {
         matches!(self, BinOp::Eq | BinOp::Lt | BinOp::Le)
     }
 
-    /// The operation on constants; `None` for a division by zero.
-    /// Comparisons give booleans in Juvix's Cairo encoding ([`bool_felt`]).
-    pub fn eval(self, a: Felt, b: Felt) -> Option<Felt> {
-        Some(match self {
+    /// The operation on constants. Comparisons give booleans in Juvix's
+    /// Cairo encoding ([`bool_felt`]).
+    pub fn eval(self, a: Felt, b: Felt) -> Result<Felt, ArithError> {
+        self.check_range(a, b)?;
+        Ok(match self {
             BinOp::Add | BinOp::FAdd => a + b,
             BinOp::Sub | BinOp::FSub => a - b,
             BinOp::Mul | BinOp::FMul => a * b,
-            BinOp::Div => a.signed_quot_rem(&b)?.0,
-            BinOp::Mod => a.signed_quot_rem(&b)?.1,
-            BinOp::FDiv => a * b.inverse()?,
+            BinOp::Div => a.signed_quot_rem(&b).ok_or(ArithError::DivisionByZero)?.0,
+            BinOp::Mod => a.signed_quot_rem(&b).ok_or(ArithError::DivisionByZero)?.1,
+            BinOp::FDiv => a * b.inverse().ok_or(ArithError::DivisionByZero)?,
             BinOp::Eq | BinOp::Lt | BinOp::Le => bool_felt(self.holds(a, b)?),
         })
     }
 
-    /// Whether the comparison holds; `None` for an operation that is not a
-    /// comparison.
-    pub fn holds(self, a: Felt, b: Felt) -> Option<bool> {
+    /// Whether the comparison holds.
+    pub fn holds(self, a: Felt, b: Felt) -> Result<bool, ArithError> {
+        self.check_range(a, b)?;
         match self {
-            BinOp::Eq => Some(a == b),
-            BinOp::Lt => Some(a.signed_cmp(&b).is_lt()),
-            BinOp::Le => Some(a.signed_cmp(&b).is_le()),
-            _ => None,
+            BinOp::Eq => Ok(a == b),
+            BinOp::Lt => Ok(a.signed_cmp(&b).is_lt()),
+            BinOp::Le => Ok(a.signed_cmp(&b).is_le()),
+            _ => Err(ArithError::NotComparison(self)),
         }
     }
+
+    /// The integer range the compiled code proves with the `range_check`
+    /// builtin: `lt` and `le` read integers in `[-2^127, 2^127)`; `div`
+    /// and `mod` a dividend of magnitude below `2^128` and a divisor of
+    /// magnitude in `[1, 2^123]` (so that `quotient * divisor` cannot wrap
+    /// around the field, as in cairo-lang's `unsigned_div_rem`).
+    pub fn check_range(self, a: Felt, b: Felt) -> Result<(), ArithError> {
+        let magnitude = |x: Felt| if x.is_negative() { -x } else { x };
+        let below = |x: Felt, bits: u32| {
+            let l = x.limbs();
+            let high = [l[1], l[2], l[3]];
+            match bits {
+                128 => high[1] == 0 && high[2] == 0,
+                _ => high[1] == 0 && high[2] == 0 && (l[1] >> (bits - 64)) == 0,
+            }
+        };
+        match self {
+            BinOp::Lt | BinOp::Le => {
+                let shift = Felt::from_u128(1 << 127);
+                for x in [a, b] {
+                    if !below(x + shift, 128) {
+                        return Err(ArithError::OutOfRange(self, x));
+                    }
+                }
+            }
+            BinOp::Div | BinOp::Mod => {
+                if b.is_zero() {
+                    return Err(ArithError::DivisionByZero);
+                }
+                if !below(magnitude(a), 128) {
+                    return Err(ArithError::OutOfRange(self, a));
+                }
+                let mb = magnitude(b);
+                if !(below(mb, 123) || mb == Felt::from_u128(1 << 123)) {
+                    return Err(ArithError::OutOfRange(self, b));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Why an operation has no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArithError {
+    /// `fdiv`, `div` or `mod` by zero.
+    #[error("division by zero")]
+    DivisionByZero,
+    /// An operand outside the range the operation is proved on
+    /// ([`BinOp::check_range`]).
+    #[error("`{op}` operand {value} is out of range", op = .0.name(), value = .1)]
+    OutOfRange(BinOp, Felt),
+    /// `holds` of an operation that is not a comparison.
+    #[error("`{op}` is not a comparison", op = .0.name())]
+    NotComparison(BinOp),
 }
 
 /// A boolean as Juvix's Cairo backend stores it: `true` is 0 and `false`

@@ -1,0 +1,111 @@
+//! Every hint's answer is checked by the code it feeds: a prover that
+//! proposes a wrong answer (injected through the hint processor) makes
+//! the Cairo VM reject the run, for each of `lt`, `le`, `div` and `mod`.
+#![cfg(feature = "cairo-vm")]
+
+use kildall_casm::listing::Hint;
+use kildall_casm::{build, vm, Felt, Mode};
+
+fn program(op: &str) -> String {
+    format!("function main(integer, integer) : integer {{\n  tmp[0] = {op} arg[0] arg[1];\n  ret tmp[0];\n}}\n")
+}
+
+fn f(x: i128) -> Felt {
+    Felt::from_i128(x)
+}
+
+/// Runs `op a b` honestly (expecting `want`), then with `lie` answering
+/// every hint; the lie must be refused by a range check or an assertion.
+fn refused(op: &str, a: i128, b: i128, want: i128, lie: &dyn Fn(Vec<Felt>) -> Vec<Felt>) {
+    for mode in [Mode::Execution, Mode::Proof] {
+        let prog = build(&program(op), "main", &[f(a), f(b)], mode).unwrap();
+        let honest = vm::run(&prog).unwrap();
+        assert_eq!(honest.value, f(want), "{op} {a} {b}");
+        let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
+        match vm::run_with_answers(&prog, &lying) {
+            Err(e) => assert!(
+                e.0.contains("Range-check validation failed") || e.0.contains("An ASSERT_EQ"),
+                "{op} {a} {b}: unexpected failure {e}"
+            ),
+            Ok(r) => panic!(
+                "{op} {a} {b}: a lying hint was accepted, result {}",
+                r.value
+            ),
+        }
+    }
+}
+
+fn flip(mut cells: Vec<Felt>) -> Vec<Felt> {
+    cells[0] = Felt::ONE - cells[0];
+    cells
+}
+
+#[test]
+fn comparisons_refuse_a_flipped_answer() {
+    for (a, b) in [(3, 7), (7, 3), (5, 5), (-4, 2), (2, -4), (-9, -9)] {
+        let lt = if a < b { 0 } else { 1 };
+        let le = if a <= b { 0 } else { 1 };
+        refused("lt", a, b, lt, &flip);
+        refused("le", a, b, le, &flip);
+    }
+}
+
+#[test]
+fn comparisons_refuse_a_non_bit() {
+    // 2 is neither boolean; `B * B = B` rejects it.
+    refused("lt", 3, 7, 0, &|mut c| {
+        c[0] = f(2);
+        c
+    });
+}
+
+/// `[sa, sb, q, r]` with `q` one too big and `r` one `|b|` too small:
+/// still `|a| = q |b| + r`, but `r` is negative.
+fn quotient_up(b: i128) -> impl Fn(Vec<Felt>) -> Vec<Felt> {
+    move |mut c| {
+        c[2] = c[2] + Felt::ONE;
+        c[3] = c[3] - f(b.abs());
+        c
+    }
+}
+
+/// `q` one too small and `r` one `|b|` too big: `r >= |b|`.
+fn quotient_down(b: i128) -> impl Fn(Vec<Felt>) -> Vec<Felt> {
+    move |mut c| {
+        c[2] = c[2] - Felt::ONE;
+        c[3] = c[3] + f(b.abs());
+        c
+    }
+}
+
+/// The dividend's sign flipped (and the divisor's, which keeps the
+/// quotient's sign): the magnitude `-|a|` is out of range.
+fn signs_flipped(mut c: Vec<Felt>) -> Vec<Felt> {
+    c[0] = Felt::ONE - c[0];
+    c[1] = Felt::ONE - c[1];
+    c
+}
+
+#[test]
+fn division_refuses_wrong_quotients_and_signs() {
+    for (a, b) in [(17, 5), (-17, 5), (17, -5), (-17, -5), (20, 4)] {
+        let (q, r) = (a / b, a % b);
+        for (op, want) in [("div", q), ("mod", r)] {
+            refused(op, a, b, want, &quotient_up(b));
+            refused(op, a, b, want, &quotient_down(b));
+            refused(op, a, b, want, &signs_flipped);
+        }
+    }
+}
+
+#[test]
+fn out_of_range_operands_fail_honestly_too() {
+    // No answer can pass the checks on operands outside the proved range.
+    let big = Felt::from_u128(1 << 127);
+    let prog = build(&program("lt"), "main", &[big, f(0)], Mode::Execution).unwrap();
+    assert!(vm::run(&prog).is_err());
+    let prog = build(&program("le"), "main", &[-big, f(0)], Mode::Execution).unwrap();
+    assert_eq!(vm::run(&prog).unwrap().value, f(0), "-2^127 is in range");
+    let prog = build(&program("div"), "main", &[f(7), f(0)], Mode::Execution).unwrap();
+    assert!(vm::run(&prog).is_err());
+}
