@@ -77,9 +77,9 @@ const ASCENT_ROUNDS: usize = 30;
 pub struct ExactSolution {
     /// The placement found (legal).
     pub reduced: Vec<bool>,
-    /// A proven lower bound on the fewest reductions.
-    pub lower_bound: usize,
-    /// Whether the search completed (then `lower_bound` equals the count).
+    /// A proven lower bound on the cheapest placement's cost.
+    pub lower_bound: u64,
+    /// Whether the search completed (then `lower_bound` equals the cost).
     pub optimal: bool,
     /// Branch-and-bound nodes explored, over all components.
     pub search_nodes: u64,
@@ -138,6 +138,10 @@ fn solve_exact_with(
             });
         }
     }
+    // The hitting-set path counts reductions: it serves problems whose
+    // reductions all cost the same.
+    let uniform = problem.uniform_cost();
+    let cover = cover && uniform.is_some();
     if let Some(w) = cover.then(|| crate::cover::witnesses(problem)).flatten() {
         if w.sets.iter().all(|s| !s.is_empty()) {
             let c = crate::cover::min_hitting_set(n, w.sets, deadline);
@@ -148,7 +152,8 @@ fn solve_exact_with(
             if problem.is_legal(&reduced) {
                 return Ok(ExactSolution {
                     reduced,
-                    lower_bound: c.lower_bound,
+                    lower_bound: (c.lower_bound as u64)
+                        .saturating_mul(uniform.expect("a uniform cost")),
                     optimal: c.optimal,
                     search_nodes: c.nodes,
                     components: c.components,
@@ -215,7 +220,8 @@ fn solve_exact_with(
     }
 
     let mut reduced: Vec<bool> = fix.iter().map(|&f| f == Fix::Reduce).collect();
-    let mut lower_bound = fix.iter().filter(|&&f| f == Fix::Reduce).count();
+    let cost_of = |vs: &mut dyn Iterator<Item = usize>| vs.map(|v| nodes[v].cost).sum::<u64>();
+    let mut lower_bound = cost_of(&mut (0..n).filter(|&v| fix[v] == Fix::Reduce));
     let mut optimal = true;
     let mut search_nodes = 0;
     let mut components = 0;
@@ -249,6 +255,7 @@ fn solve_exact_with(
                 .collect();
             let id = sub.push(nodes[v].kind, inputs);
             sub.set_cap(id, nodes[v].cap);
+            sub.set_cost(id, nodes[v].cost);
             if fix[v] == Fix::Reduce {
                 // Its users, in other components, need it reduced.
                 sub.set_cap(id, e);
@@ -268,12 +275,12 @@ fn solve_exact_with(
             });
         };
         search_nodes += search.nodes;
-        let fixed_here = comp.iter().filter(|&&v| fix[v] == Fix::Reduce).count();
+        let fixed_here = cost_of(&mut comp.iter().copied().filter(|&v| fix[v] == Fix::Reduce));
         if search.timed_out {
             optimal = false;
             lower_bound += root_bound.saturating_sub(fixed_here);
         } else {
-            lower_bound += search.best_count - fixed_here;
+            lower_bound += search.best_cost - fixed_here;
         }
         for (l, &g) in global.iter().enumerate() {
             if g != usize::MAX {
@@ -308,7 +315,9 @@ struct Search<'p> {
     /// `h[v * levels + x]`: least charge so that `v` leaves with at most `encode + x`.
     h: Vec<f64>,
     best: Vec<bool>,
-    best_count: usize,
+    best_cost: u64,
+    /// What reducing each value costs.
+    cost: Vec<f64>,
     nodes: u64,
     deadline: Instant,
     timed_out: bool,
@@ -346,7 +355,8 @@ impl<'p> Search<'p> {
             u: vec![0.0; n * levels],
             h: vec![0.0; n * levels],
             best: Vec::new(),
-            best_count: usize::MAX,
+            best_cost: u64::MAX,
+            cost: p.nodes().iter().map(|node| node.cost as f64).collect(),
             nodes: 0,
             deadline,
             timed_out: false,
@@ -354,7 +364,7 @@ impl<'p> Search<'p> {
     }
 
     /// Runs the search; returns the root bound, `None` if infeasible.
-    fn run(&mut self) -> Option<usize> {
+    fn run(&mut self) -> Option<u64> {
         let forced: Vec<bool> = vec![false; self.p.len()];
         if let Some(mut greedy) = solve_greedy(self.p) {
             drop_redundant(self.p, &mut greedy, &forced);
@@ -368,18 +378,17 @@ impl<'p> Search<'p> {
         let mut fix = self.fix.clone();
         self.dfs(&mut fix);
         self.fix = fix;
-        if self.best_count == usize::MAX {
+        if self.best_cost == u64::MAX {
             return None;
         }
-        Some(root.min(self.best_count))
+        Some(root.min(self.best_cost))
     }
 
     fn offer(&mut self, mut candidate: Vec<bool>) {
-        let count = candidate.iter().filter(|&&r| r).count();
-        if count < self.best_count {
+        if self.p.cost_of(&candidate) < self.best_cost {
             let forced = vec![false; candidate.len()];
             drop_redundant(self.p, &mut candidate, &forced);
-            self.best_count = candidate.iter().filter(|&&r| r).count();
+            self.best_cost = self.p.cost_of(&candidate);
             self.best = candidate;
         }
     }
@@ -395,7 +404,7 @@ impl<'p> Search<'p> {
         }
         std::mem::swap(&mut self.fix, fix);
         let lb = self.bound();
-        if !lb.is_finite() || ceil(lb) >= self.best_count {
+        if !lb.is_finite() || ceil(lb) >= self.best_cost {
             std::mem::swap(&mut self.fix, fix);
             return;
         }
@@ -404,9 +413,9 @@ impl<'p> Search<'p> {
         let (_, violation) = self.p.evaluate(&decision);
         match violation {
             None => {
-                let count = decision.iter().filter(|&&r| r).count();
+                let cost = self.p.cost_of(&decision);
                 self.offer(decision);
-                if count <= ceil(lb) || ceil(lb) >= self.best_count {
+                if cost <= ceil(lb) || ceil(lb) >= self.best_cost {
                     return;
                 }
                 let Some(v) = mixed.or_else(|| (0..fix.len()).find(|&v| fix[v] == Fix::Free))
@@ -539,7 +548,7 @@ impl<'p> Search<'p> {
             }
             let cap = (nodes[v].cap as usize - e).min(l - 1);
             let reduce = if self.fix[v] != Fix::Keep {
-                1.0 + self.u[base + l - 1]
+                self.cost[v] + self.u[base + l - 1]
             } else {
                 INF
             };
@@ -607,7 +616,7 @@ impl<'p> Search<'p> {
                     INF
                 };
                 let reduce = if self.fix[v] != Fix::Keep {
-                    1.0 + self.u[base + l - 1]
+                    self.cost[v] + self.u[base + l - 1]
                 } else {
                     INF
                 };
@@ -727,11 +736,11 @@ fn charge(weight: f64, h: f64) -> f64 {
     }
 }
 
-fn ceil(x: f64) -> usize {
+fn ceil(x: f64) -> u64 {
     if x.is_finite() {
-        (x - EPS).ceil().max(0.0) as usize
+        (x - EPS).ceil().max(0.0) as u64
     } else {
-        usize::MAX
+        u64::MAX
     }
 }
 
@@ -776,7 +785,7 @@ mod tests {
                 assert!(s.optimal, "seed {seed} cover {cover}");
                 let count = s.reduced.iter().filter(|&&r| r).count();
                 assert_eq!(Some(count), optimum, "seed {seed} cover {cover}");
-                assert_eq!(s.lower_bound, count);
+                assert_eq!(s.lower_bound, count as u64);
             }
         }
     }

@@ -19,16 +19,22 @@
 //! entry to every iteration, so it is a fixed point and every iteration is
 //! legal; the noise analysis checks the result independently. Conversely,
 //! any legal placement has a fixed point, whose carried noise is such an
-//! `L`, so trying every level finds the optimum: [`optimize`] tries all
-//! combinations of levels when there are few carried parameters (at most
-//! [`EXHAUSTIVE_LEVELS`] problems), and otherwise improves one parameter's
-//! level at a time starting from the encoding noise (then the count is not
-//! claimed optimal).
+//! `L`, so searching the levels finds the optimum ([`optimize`](crate::optimize) does, see
+//! the `levels` module).
+//!
+//! **Costs.** Under [`Cost::Executions`] a reduction costs the times it
+//! runs: the product of the trip counts of the loops around its block
+//! (from the loop analysis; [`Options::trip_fallback`] for a loop whose
+//! trip count is not known). Reducing a value from before a loop is then
+//! cheaper than reducing what a loop computes from it, and a value a loop
+//! computes can be reduced *after* the loop: for each block that uses it
+//! outside the loop, an exit node (the same noise, reduced at the top of
+//! that block for the uses there) joins the problem.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::pass::FunctionAnalyses;
+use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::plaintext::scale_bits;
 use kildall_ir::{
     BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap,
@@ -37,9 +43,39 @@ use kildall_ir::{
 
 use crate::analysis::plaintext_operand;
 use crate::problem::{NodeKind, Problem};
-use crate::{solve, NoiseError, NoiseParams, Strategy};
+use crate::{NoiseParams, Strategy};
 
-/// Options of [`optimize`].
+/// What a placement minimizes.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Cost {
+    /// The `reduce_noise` operations in the text.
+    Static,
+    /// The times `reduce_noise` operations run: each costs the product of
+    /// the trip counts of the loops around it (the default).
+    #[default]
+    Executions,
+}
+
+impl Cost {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cost::Static => "static",
+            Cost::Executions => "executions",
+        }
+    }
+}
+
+impl std::fmt::Display for Cost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The trip count assumed for a loop whose trip count is not known.
+pub const DEFAULT_TRIP_FALLBACK: u64 = 1_000;
+
+/// Options of [`optimize`](crate::optimize).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// How to place reductions.
@@ -51,6 +87,11 @@ pub struct Options {
     /// Noise of noisy function parameters and opaque definitions; `None`
     /// means a fresh encoding.
     pub input_noise: Option<u32>,
+    /// What the placement minimizes.
+    pub cost: Cost,
+    /// The trip count of a loop whose trip count the loop analysis does not
+    /// know ([`DEFAULT_TRIP_FALLBACK`] by default).
+    pub trip_fallback: u64,
 }
 
 impl Default for Options {
@@ -60,6 +101,8 @@ impl Default for Options {
             params: NoiseParams::default(),
             time_limit: Duration::from_secs(10),
             input_noise: None,
+            cost: Cost::default(),
+            trip_fallback: DEFAULT_TRIP_FALLBACK,
         }
     }
 }
@@ -71,16 +114,20 @@ impl Options {
     }
 }
 
-/// What [`optimize`] did.
+/// What [`optimize`](crate::optimize) did.
 #[derive(Clone, Debug)]
 pub struct Placement {
     /// The strategy used.
     pub strategy: Strategy,
-    /// `reduce_noise` operations inserted.
+    /// The cost minimized.
+    pub cost_model: Cost,
+    /// `reduce_noise` operations inserted (the static cost).
     pub count: usize,
-    /// A proven lower bound on the fewest reductions.
-    pub lower_bound: usize,
-    /// Whether `count` is proven optimal.
+    /// The times they run (the executions cost).
+    pub executions: u64,
+    /// A proven lower bound on the cost minimized.
+    pub lower_bound: u64,
+    /// Whether the placement is proven optimal for the cost minimized.
     pub optimal: bool,
     /// Whether the strategy's time limit expired.
     pub timed_out: bool,
@@ -93,6 +140,29 @@ pub struct Placement {
     pub removed: usize,
     /// The values now followed by a `reduce_noise`.
     pub reduced: Vec<Value>,
+    /// The values reduced after a loop, at the top of a block that uses them.
+    pub reduced_after_loops: Vec<(Value, Block)>,
+}
+
+impl Placement {
+    /// The figure of the cost minimized.
+    pub fn cost(&self) -> u64 {
+        match self.cost_model {
+            Cost::Static => self.count as u64,
+            Cost::Executions => self.executions,
+        }
+    }
+}
+
+/// A value a loop computes, as its uses in one block after the loop see it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ExitNode {
+    /// The node.
+    pub node: usize,
+    /// The value.
+    pub value: Value,
+    /// The block, outside the loop, whose uses read the node.
+    pub block: Block,
 }
 
 /// A function's placement problem and the value of each node.
@@ -100,13 +170,18 @@ pub struct Placement {
 pub struct Extraction {
     /// The problem.
     pub problem: Problem,
-    /// The value of each node (`None` for the synthetic nodes of loops).
+    /// The value of each node (`None` for the synthetic nodes of loops and
+    /// for exit nodes).
     pub values: Vec<Option<Value>>,
     /// The node of each noisy value.
     pub node_of: SecondaryMap<Value, Option<usize>>,
     /// The noisy block parameters fed by a back edge, in the order their
     /// carried levels are given to [`extract_with_levels`].
     pub carried_params: Vec<Value>,
+    /// The times a reduction of each node would run.
+    pub executions: Vec<u64>,
+    /// The exit nodes (only under [`Cost::Executions`]).
+    pub exits: Vec<ExitNode>,
 }
 
 /// The carried levels [`extract_with_levels`] models.
@@ -115,18 +190,50 @@ pub enum CarriedLevels {
     /// One level (in bits) per carried parameter, in the order of
     /// [`Extraction::carried_params`]; missing entries are the encoding noise.
     Fixed(Vec<u32>),
+    /// A level per carried parameter, or `None` for a parameter relaxed as
+    /// in [`CarriedLevels::Relaxed`]; missing entries are relaxed. Its lower
+    /// bound bounds every choice of the relaxed levels.
+    Partial(Vec<Option<u32>>),
     /// A relaxation of every choice of levels: carried values are not
     /// constrained, and parameters assume the least noise. Its lower bound
     /// bounds every placement that keeps the loops legal.
     Relaxed,
 }
 
-/// The most problems [`optimize`] solves to try every combination of
-/// carried levels; with more combinations it improves one level at a time.
-pub const EXHAUSTIVE_LEVELS: usize = 256;
+impl CarriedLevels {
+    /// The level of carried parameter `i`, `None` when relaxed.
+    fn level(&self, i: usize, params: NoiseParams) -> Option<u32> {
+        let level = match self {
+            CarriedLevels::Fixed(levels) => Some(levels.get(i).copied().unwrap_or(params.encode)),
+            CarriedLevels::Partial(levels) => levels.get(i).copied().flatten(),
+            CarriedLevels::Relaxed => None,
+        };
+        level.map(|l| l.clamp(params.encode, params.max))
+    }
+}
 
 fn is_noisy(func: &Function, value: Value) -> bool {
     *func.dfg.value_type(value) == Type::Noisy
+}
+
+/// The times each block runs per call: the product of the trip counts of
+/// the loops around it, `fallback` for a loop of unknown trip count.
+pub fn block_executions(
+    func: &Function,
+    loops: &LoopAnalysis,
+    fallback: u64,
+) -> SecondaryMap<Block, u64> {
+    let mut times: SecondaryMap<Block, u64> = SecondaryMap::with_default(1);
+    for block in func.layout.blocks() {
+        let mut product = 1u64;
+        let mut around = loops.innermost_loop(block);
+        while let Some(lp) = around {
+            product = product.saturating_mul(loops.trip_count(lp).unwrap_or(fallback));
+            around = loops.parent(lp);
+        }
+        times[block] = product;
+    }
+    times
 }
 
 /// Builds the placement problem of `func` (existing `reduce_noise` ops are
@@ -142,24 +249,32 @@ pub fn extract_with_levels(
     options: &Options,
     levels: &CarriedLevels,
 ) -> Extraction {
-    let order: Vec<Block> = ControlFlowGraph::with_function(func)
-        .reverse_postorder()
-        .collect();
-    extract_in_order(func, &order, options, levels)
+    let mut analyses = kildall_ir::pass::FunctionAnalyses::new();
+    let (cfg, _, loops) = analyses.loops(func);
+    let order: Vec<Block> = cfg.reverse_postorder().collect();
+    let times = block_executions(func, loops, options.trip_fallback);
+    extract_in_order(func, &order, &times, options, levels)
 }
 
 /// [`extract_with_levels`] given the reachable blocks of `func` in reverse
-/// post-order.
-fn extract_in_order(
+/// post-order and the times each block runs.
+pub(crate) fn extract_in_order(
     func: &Function,
     order: &[Block],
+    times: &SecondaryMap<Block, u64>,
     options: &Options,
     levels: &CarriedLevels,
 ) -> Extraction {
     let params = options.params;
     let input = options.input_level();
-    let mut problem = Problem::new(params);
-    let mut values: Vec<Option<Value>> = Vec::new();
+    let mut b = Builder {
+        problem: Problem::new(params),
+        values: Vec::new(),
+        executions: Vec::new(),
+        weighted: options.cost == Cost::Executions,
+    };
+    let mut exits: Vec<ExitNode> = Vec::new();
+    let mut exit_of: HashMap<(Value, Block), usize> = HashMap::new();
     let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
 
     // Incoming edge arguments of every block.
@@ -174,24 +289,18 @@ fn extract_in_order(
         }
     }
 
-    let mut carried: Vec<(Value, u32)> = Vec::new();
+    let mut carried: Vec<(Value, Option<u32>)> = Vec::new();
     let mut carried_params: Vec<Value> = Vec::new();
     let entry = func.layout.entry_block();
     for &block in order {
+        let runs = times[block];
         for (i, &param) in func.dfg.block_params(block).iter().enumerate() {
             if !is_noisy(func, param) {
                 continue;
             }
             let mut inputs = Vec::new();
             let mut back_edge = false;
-            let level = match levels {
-                CarriedLevels::Fixed(levels) => levels
-                    .get(carried_params.len())
-                    .copied()
-                    .unwrap_or(params.encode)
-                    .clamp(params.encode, params.max),
-                CarriedLevels::Relaxed => params.max,
-            };
+            let level = levels.level(carried_params.len(), params);
             if Some(block) != entry {
                 for args in &incoming[block] {
                     let Some(&arg) = args.get(i) else { continue };
@@ -207,22 +316,17 @@ fn extract_in_order(
                 }
             }
             let node = if inputs.is_empty() && !back_edge {
-                problem.push(NodeKind::Source(input), Vec::new())
+                b.add(NodeKind::Source(input), vec![], Some(param), runs)
             } else {
                 if back_edge {
                     carried_params.push(param);
-                    let assumed = match levels {
-                        CarriedLevels::Fixed(_) => level,
-                        CarriedLevels::Relaxed => params.encode,
-                    };
-                    let assumed = problem.push(NodeKind::Source(assumed), Vec::new());
-                    problem.set_reducible(assumed, false);
-                    values.push(None);
+                    let assumed = level.unwrap_or(params.encode);
+                    let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
+                    b.problem.set_reducible(assumed, false);
                     inputs.push(assumed);
                 }
-                problem.push(NodeKind::Join, inputs)
+                b.add(NodeKind::Join, inputs, Some(param), runs)
             };
-            values.push(Some(param));
             node_of[param] = Some(node);
         }
         for inst in func.layout.block_insts(block) {
@@ -232,13 +336,27 @@ fn extract_in_order(
             if !is_noisy(func, result) {
                 continue;
             }
-            let operand = |problem: &mut Problem, values: &mut Vec<Option<Value>>, v: Value| {
+            // The node an operand reads here: its own, an exit node when it
+            // comes from a loop this block is outside of (under the
+            // executions cost), or a fresh source for a constant.
+            let mut operand = |b: &mut Builder, v: Value| {
                 let v = func.dfg.resolve(v);
-                node_of[v].unwrap_or_else(|| {
-                    let source = problem.push(NodeKind::Source(params.encode), Vec::new());
-                    problem.set_reducible(source, false);
-                    values.push(None);
-                    source
+                let Some(node) = node_of[v] else {
+                    let source = b.add(NodeKind::Source(params.encode), vec![], None, runs);
+                    b.problem.set_reducible(source, false);
+                    return source;
+                };
+                if !b.weighted || b.executions[node] <= runs {
+                    return node;
+                }
+                *exit_of.entry((v, block)).or_insert_with(|| {
+                    let exit = b.add(NodeKind::Join, vec![node], None, runs);
+                    exits.push(ExitNode {
+                        node: exit,
+                        value: v,
+                        block,
+                    });
+                    exit
                 })
             };
             let (kind, inputs, reducible) = match func.dfg[inst] {
@@ -254,7 +372,7 @@ fn extract_in_order(
                         BinaryOp::Mul | BinaryOp::UncheckedMul => scale_bits(c),
                         _ => 0,
                     };
-                    let a = operand(&mut problem, &mut values, noisy);
+                    let a = operand(&mut b, noisy);
                     (NodeKind::Scale(bits), vec![a], true)
                 }
                 InstructionData::Binary { op, lhs, rhs } => {
@@ -262,8 +380,8 @@ fn extract_in_order(
                         BinaryOp::Mul | BinaryOp::UncheckedMul => NodeKind::Mul,
                         _ => NodeKind::Add,
                     };
-                    let a = operand(&mut problem, &mut values, lhs);
-                    let b = operand(&mut problem, &mut values, rhs);
+                    let a = operand(&mut b, lhs);
+                    let b = operand(&mut b, rhs);
                     (kind, vec![a, b], true)
                 }
                 InstructionData::IfElse {
@@ -271,28 +389,57 @@ fn extract_in_order(
                     else_value,
                     ..
                 } => {
-                    let a = operand(&mut problem, &mut values, then_value);
-                    let b = operand(&mut problem, &mut values, else_value);
+                    let a = operand(&mut b, then_value);
+                    let b = operand(&mut b, else_value);
                     (NodeKind::Join, vec![a, b], true)
                 }
                 _ => (NodeKind::Source(input), vec![], true),
             };
-            let node = problem.push(kind, inputs);
-            problem.set_reducible(node, reducible);
-            values.push(Some(result));
+            let node = b.add(kind, inputs, Some(result), runs);
+            b.problem.set_reducible(node, reducible);
             node_of[result] = Some(node);
         }
     }
     for (arg, level) in carried {
-        if let Some(node) = node_of[arg] {
-            problem.set_cap(node, level);
+        if let (Some(node), Some(level)) = (node_of[arg], level) {
+            b.problem.set_cap(node, level);
         }
     }
     Extraction {
-        problem,
-        values,
+        problem: b.problem,
+        values: b.values,
         node_of,
         carried_params,
+        executions: b.executions,
+        exits,
+    }
+}
+
+/// The problem under construction, with the value and the executions of
+/// each node.
+struct Builder {
+    problem: Problem,
+    values: Vec<Option<Value>>,
+    executions: Vec<u64>,
+    weighted: bool,
+}
+
+impl Builder {
+    /// Appends a node that runs `runs` times; its reduction costs that
+    /// under the executions cost.
+    fn add(
+        &mut self,
+        kind: NodeKind,
+        inputs: Vec<usize>,
+        value: Option<Value>,
+        runs: u64,
+    ) -> usize {
+        let node = self.problem.push(kind, inputs);
+        self.problem
+            .set_cost(node, if self.weighted { runs } else { 1 });
+        self.values.push(value);
+        self.executions.push(runs);
+        node
     }
 }
 
@@ -322,6 +469,17 @@ pub fn remove_reductions(func: &mut Function) -> usize {
 /// Inserts `reduce_noise` right after the definition of each value of
 /// `reduced` and makes every other use read the reduced value.
 pub fn insert_reductions(func: &mut Function, reduced: &[Value]) {
+    insert_reductions_with_exits(func, reduced, &[]);
+}
+
+/// [`insert_reductions`], then for each `(value, block)` of `after_loops` a
+/// `reduce_noise` at the top of `block` that the instructions of `block`
+/// read instead of the value (or of its reduction).
+pub fn insert_reductions_with_exits(
+    func: &mut Function,
+    reduced: &[Value],
+    after_loops: &[(Value, Block)],
+) {
     let mut replacement: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
     let mut inserted: EntitySet<Inst> = EntitySet::new();
     for &value in reduced {
@@ -355,174 +513,17 @@ pub fn insert_reductions(func: &mut Function, reduced: &[Value]) {
             terminator.map_values(map);
         }
     }
-}
-
-/// The best placement over the choices of carried levels tried so far, and
-/// what is proven about all of them.
-struct Best {
-    extraction: Extraction,
-    solution: crate::Solution,
-    /// The smallest lower bound over the choices: a bound of every one.
-    lower_bound: usize,
-    optimal: bool,
-    timed_out: bool,
-    search_nodes: u64,
-}
-
-impl Best {
-    fn new(extraction: Extraction, solution: crate::Solution) -> Self {
-        Best {
-            lower_bound: solution.lower_bound,
-            optimal: solution.optimal,
-            timed_out: solution.timed_out,
-            search_nodes: solution.search_nodes,
-            extraction,
-            solution,
-        }
-    }
-
-    /// Takes one more choice of levels into account. An error means no
-    /// placement under those levels: nothing to bound.
-    fn consider(&mut self, attempt: Result<(Extraction, crate::Solution), NoiseError>) {
-        let Ok((extraction, solution)) = attempt else {
-            return;
+    for &(value, block) in after_loops {
+        let value = replacement[value].unwrap_or(value);
+        let new = FuncCursor::new(func).goto_top(block).reduce_noise(value);
+        let ValueDef::Result(first, _) = func.dfg.value_def(new) else {
+            unreachable!("reduce_noise defines its result")
         };
-        self.lower_bound = self.lower_bound.min(solution.lower_bound);
-        self.optimal &= solution.optimal;
-        self.timed_out |= solution.timed_out;
-        self.search_nodes += solution.search_nodes;
-        if solution.count < self.solution.count {
-            self.extraction = extraction;
-            self.solution = solution;
-        }
-    }
-
-    /// Bounds every choice of levels by the relaxation that lets each
-    /// carried value take any level, when not all choices were tried.
-    fn bound_by_relaxation(&mut self, relaxed: Result<(Extraction, crate::Solution), NoiseError>) {
-        self.lower_bound = match relaxed {
-            Ok((_, relaxed)) => relaxed.lower_bound.min(self.solution.count),
-            Err(_) => 0,
-        };
-        self.optimal = self.lower_bound >= self.solution.count;
-    }
-}
-
-/// Removes existing `reduce_noise` ops, then inserts the fewest (or, with
-/// [`Strategy::Greedy`], the greedy) reductions so that no noisy op's
-/// result, before or after a reduction, exceeds the maximum.
-pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, NoiseError> {
-    optimize_with(func, &mut FunctionAnalyses::new(), options)
-}
-
-/// [`optimize`] given the analyses of `func`, which stay valid: reductions
-/// go inside blocks.
-pub fn optimize_with(
-    func: &mut Function,
-    analyses: &mut FunctionAnalyses,
-    options: &Options,
-) -> Result<Placement, NoiseError> {
-    let start = std::time::Instant::now();
-    options.params.validate()?;
-    let order: Vec<Block> = analyses.cfg(func).reverse_postorder().collect();
-    let removed = remove_reductions(func);
-    let deadline = start + options.time_limit;
-    let left = || deadline.saturating_duration_since(std::time::Instant::now());
-    let func_ref: &Function = func;
-    let attempt = |levels: &CarriedLevels| {
-        let extraction = extract_in_order(func_ref, &order, options, levels);
-        match solve(&extraction.problem, options.strategy, left()) {
-            Ok(solution) => Ok((extraction, solution)),
-            Err(violation) => {
-                let value = (0..=violation.node)
-                    .rev()
-                    .find_map(|n| extraction.values[n])
-                    .expect("a node with a value");
-                Err(NoiseError::Unplaceable {
-                    value,
-                    noise: violation.noise,
-                    bound: violation.bound,
-                })
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        for inst in insts {
+            if inst != first {
+                func.dfg[inst].map_values(|v| if v == value { new } else { v });
             }
         }
-    };
-    // Every carried value at the encoding noise: always placeable when
-    // anything is, since a carried value can always be reduced.
-    let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
-    let loops = extraction.carried_params.len();
-    let mut best = Best::new(extraction, solution);
-    if loops > 0 && options.strategy == Strategy::Greedy {
-        // The greedy keeps carried values at the encoding noise; only the
-        // relaxation bounds the placements with other levels.
-        best.bound_by_relaxation(attempt(&CarriedLevels::Relaxed));
     }
-    if loops > 0 && options.strategy != Strategy::Greedy {
-        let params = options.params;
-        let span = (params.max - params.encode + 1) as usize;
-        let exhaustive = span
-            .checked_pow(loops as u32)
-            .is_some_and(|n| n <= EXHAUSTIVE_LEVELS);
-        if exhaustive {
-            // Every combination but the one solved above, as an odometer.
-            let mut levels = vec![params.encode; loops];
-            while let Some(i) = (0..loops).find(|&i| levels[i] < params.max) {
-                levels[i] += 1;
-                levels[..i].iter_mut().for_each(|l| *l = params.encode);
-                if left().is_zero() {
-                    best.timed_out = true;
-                    best.optimal = false;
-                    break;
-                }
-                best.consider(attempt(&CarriedLevels::Fixed(levels.clone())));
-            }
-            best.optimal &= best.lower_bound >= best.solution.count;
-        } else {
-            // One loop at a time, the others at their best level so far.
-            let mut levels = vec![params.encode; loops];
-            for i in 0..loops {
-                let mut best_level = params.encode;
-                for level in params.encode + 1..=params.max {
-                    if left().is_zero() {
-                        break;
-                    }
-                    levels[i] = level;
-                    let before = best.solution.count;
-                    best.consider(attempt(&CarriedLevels::Fixed(levels.clone())));
-                    if best.solution.count < before {
-                        best_level = level;
-                    }
-                }
-                levels[i] = best_level;
-            }
-            // Only the relaxation bounds every choice of levels.
-            best.bound_by_relaxation(attempt(&CarriedLevels::Relaxed));
-        }
-    }
-    let Best {
-        extraction,
-        solution,
-        lower_bound,
-        optimal,
-        timed_out,
-        search_nodes,
-    } = best;
-    let reduced: Vec<Value> = solution
-        .reduced
-        .iter()
-        .enumerate()
-        .filter(|&(_, &r)| r)
-        .filter_map(|(node, _)| extraction.values[node])
-        .collect();
-    insert_reductions(func, &reduced);
-    Ok(Placement {
-        strategy: options.strategy,
-        count: reduced.len(),
-        lower_bound: lower_bound.min(reduced.len()),
-        optimal,
-        timed_out,
-        search_nodes,
-        time: start.elapsed(),
-        removed,
-        reduced,
-    })
 }

@@ -42,10 +42,13 @@ pub fn solve_greedy(problem: &Problem) -> Option<Vec<bool>> {
     Some(reduced)
 }
 
-/// Drops reductions that a legal placement does not need, latest first
-/// (a cheap local improvement used on every incumbent).
+/// Drops reductions that a legal placement does not need, the dearest
+/// first and then the latest (a cheap local improvement used on every
+/// incumbent).
 pub(crate) fn drop_redundant(problem: &Problem, reduced: &mut [bool], forced: &[bool]) {
-    for v in (0..reduced.len()).rev() {
+    let mut order: Vec<usize> = (0..reduced.len()).rev().collect();
+    order.sort_by_key(|&v| std::cmp::Reverse(problem.nodes()[v].cost));
+    for v in order {
         if reduced[v] && !forced[v] {
             reduced[v] = false;
             if !problem.is_legal(reduced) {

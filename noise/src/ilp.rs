@@ -14,7 +14,8 @@
 //! auxiliary "max" variable needs an objective weight: the design's model
 //! minimised `sum r + 0.1 sum z`, and that weight let the solver buy a
 //! reduction to lower the `z` terms (a `mul` followed by one `add` needs no
-//! reduction, yet that model inserts one). Here the objective is `sum r`.
+//! reduction, yet that model inserts one). Here the objective is `sum r`, each
+//! `r_v` weighed by what the reduction costs (1, or the times it runs).
 //!
 //! The big-M is the smallest that keeps `e_v = encode` reachable when
 //! `r_v = 1`: `M_v = min(max, hi_v) - encode`, with `hi_v` the noise of `v`
@@ -78,7 +79,7 @@ pub fn solve_ilp(problem: &Problem, start: &[bool], time_limit: Duration) -> Ilp
         initial.push((ev, f64::from(start_eff)));
         let rv = (node.reducible && hi[v] > params.encode).then(|| {
             let rv = vars.add(variable().binary());
-            objective += rv;
+            objective += node.cost as f64 * rv;
             initial.push((rv, if start[v] { 1.0 } else { 0.0 }));
             rv
         });

@@ -8,7 +8,8 @@
 //!   baseline ([`greedy`]).
 //! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.
 //! * [`optimize`]: removes existing reductions from a function and places
-//!   new ones with the chosen strategy.
+//!   new ones with the chosen strategy, minimizing the chosen [`Cost`]
+//!   (reductions in the text, or the times they run).
 #![deny(missing_docs)]
 
 pub mod analysis;
@@ -18,6 +19,7 @@ pub mod exact;
 mod function;
 pub mod greedy;
 pub mod ilp;
+mod levels;
 mod params;
 mod pass;
 mod problem;
@@ -30,9 +32,11 @@ pub struct ReadmeDoctests;
 
 pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
 pub use function::{
-    extract, extract_with_levels, insert_reductions, optimize, optimize_with, remove_reductions,
-    CarriedLevels, Extraction, Options, Placement, EXHAUSTIVE_LEVELS,
+    block_executions, extract, extract_with_levels, insert_reductions,
+    insert_reductions_with_exits, remove_reductions, CarriedLevels, Cost, ExitNode, Extraction,
+    Options, Placement, DEFAULT_TRIP_FALLBACK,
 };
+pub use levels::{optimize, optimize_with};
 pub use params::{NoiseParams, MAX_SUPPORTED_NOISE};
 pub use pass::{NoisePlacement, Placements};
 pub use problem::{Node, NodeKind, Problem, Violation};

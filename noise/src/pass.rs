@@ -23,11 +23,18 @@ impl AddAssign for Placements {
     }
 }
 
-/// `reduce_noise inserted: N`, over every function.
+/// `reduce_noise inserted: N, executions M`, over every function.
 impl fmt::Display for Placements {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inserted: usize = self.0.iter().map(|p| p.count).sum();
-        write!(f, "reduce_noise inserted: {inserted}")
+        let executions = self
+            .0
+            .iter()
+            .fold(0u64, |sum, p| sum.saturating_add(p.executions));
+        write!(
+            f,
+            "reduce_noise inserted: {inserted}, executions {executions}"
+        )
     }
 }
 

@@ -41,6 +41,9 @@ pub struct Node {
     pub cap: u32,
     /// Whether a reduction may be placed on this value.
     pub reducible: bool,
+    /// What a reduction of this value costs (1 under the static cost; the
+    /// times it runs under the executions cost).
+    pub cost: u64,
 }
 
 /// Why a placement is illegal.
@@ -122,6 +125,7 @@ impl Problem {
             inputs,
             cap: self.params.max,
             reducible: true,
+            cost: 1,
         });
         index
     }
@@ -156,6 +160,28 @@ impl Problem {
     /// Marks whether a reduction may be placed on `node`.
     pub fn set_reducible(&mut self, node: usize, reducible: bool) {
         self.nodes[node].reducible = reducible;
+    }
+
+    /// Sets what a reduction of `node` costs.
+    pub fn set_cost(&mut self, node: usize, cost: u64) {
+        self.nodes[node].cost = cost;
+    }
+
+    /// The cost of the placement `reduced`.
+    pub fn cost_of(&self, reduced: &[bool]) -> u64 {
+        self.nodes
+            .iter()
+            .zip(reduced)
+            .filter(|&(_, &r)| r)
+            .fold(0u64, |sum, (node, _)| sum.saturating_add(node.cost))
+    }
+
+    /// The cost every reducible node shares, if they all share one (then the
+    /// cheapest placement is the one of fewest reductions).
+    pub fn uniform_cost(&self) -> Option<u64> {
+        let mut costs = self.nodes.iter().filter(|n| n.reducible).map(|n| n.cost);
+        let first = costs.next().unwrap_or(1);
+        costs.all(|c| c == first).then_some(first)
     }
 
     /// The noise of `node` before reduction given the effective noise of
@@ -231,6 +257,31 @@ impl Problem {
     /// `None` if no placement is legal.
     pub fn brute_force(&self) -> Option<Vec<bool>> {
         self.brute_force_within(self.len())
+    }
+
+    /// The cheapest legal placement by enumerating every subset of the
+    /// reducible nodes: exponential, for testing weighted costs on small
+    /// problems. `None` if no placement is legal.
+    pub fn brute_force_cost(&self) -> Option<Vec<bool>> {
+        let candidates: Vec<usize> = (0..self.len())
+            .filter(|&v| self.nodes[v].reducible)
+            .collect();
+        assert!(candidates.len() < 30, "too many candidates to enumerate");
+        let mut best: Option<(u64, Vec<bool>)> = None;
+        let mut reduced = vec![false; self.len()];
+        for mask in 0u32..1 << candidates.len() {
+            for (i, &c) in candidates.iter().enumerate() {
+                reduced[c] = mask >> i & 1 == 1;
+            }
+            let cost = self.cost_of(&reduced);
+            if best.as_ref().is_some_and(|b| b.0 <= cost) {
+                continue;
+            }
+            if self.is_legal(&reduced) {
+                best = Some((cost, reduced.clone()));
+            }
+        }
+        best.map(|b| b.1)
     }
 
     /// [`Problem::brute_force`] among placements of at most `most`

@@ -44,9 +44,11 @@ pub struct Solution {
     pub reduced: Vec<bool>,
     /// The number of reductions.
     pub count: usize,
-    /// A proven lower bound on the fewest reductions.
-    pub lower_bound: usize,
-    /// Whether the count is proven optimal (`lower_bound == count`).
+    /// Their cost (the count when every reduction costs 1).
+    pub cost: u64,
+    /// A proven lower bound on the cheapest placement's cost.
+    pub lower_bound: u64,
+    /// Whether the cost is proven optimal (`lower_bound == cost`).
     pub optimal: bool,
     /// Whether the strategy's time limit expired.
     pub timed_out: bool,
@@ -81,20 +83,22 @@ pub fn solve(
             (s.reduced, s.lower_bound, timed_out)
         }
         Strategy::Greedy => {
-            let reduced = solve_greedy(problem).ok_or_else(infeasible)?;
+            let mut reduced = solve_greedy(problem).ok_or_else(infeasible)?;
+            relocate(problem, &mut reduced);
             // The greedy makes no optimality claim; the cheap root bound of
             // the exact strategy is reported alongside.
             let bound = solve_exact(problem, start)?.lower_bound;
             (reduced, bound, false)
         }
         Strategy::Ilp => {
-            let warm = solve_greedy(problem).ok_or_else(infeasible)?;
+            let mut warm = solve_greedy(problem).ok_or_else(infeasible)?;
+            relocate(problem, &mut warm);
             let bound = solve_exact(problem, start)?.lower_bound;
             let s = solve_ilp(problem, &warm, time_limit);
-            let count = s.reduced.iter().filter(|&&r| r).count();
+            let cost = problem.cost_of(&s.reduced);
             match s.status {
-                IlpStatus::Optimal => (s.reduced, count, false),
-                _ => (s.reduced, bound.min(count), true),
+                IlpStatus::Optimal => (s.reduced, cost, false),
+                _ => (s.reduced, bound.min(cost), true),
             }
         }
     };
@@ -103,10 +107,12 @@ pub fn solve(
         hoist(problem, &mut reduced);
     }
     let count = reduced.iter().filter(|&&r| r).count();
+    let cost = problem.cost_of(&reduced);
     Ok(Solution {
         count,
-        lower_bound: lower_bound.min(count),
-        optimal: lower_bound >= count,
+        cost,
+        lower_bound: lower_bound.min(cost),
+        optimal: lower_bound >= cost,
         reduced,
         timed_out,
         search_nodes,
@@ -114,11 +120,11 @@ pub fn solve(
     })
 }
 
-/// Among placements of the same count, prefers reductions early: a reduction
-/// moves to an input of the value it reduces while the placement stays legal
-/// and the total noise drops (so `mul` then `add`s reduces right after the
-/// `mul`, as the design's answers do). Each move lowers an integer sum, so the
-/// loop ends.
+/// Among placements of the same cost, prefers reductions early: a reduction
+/// moves to an input of the value it reduces, when that costs no more,
+/// while the placement stays legal and the total noise drops (so `mul` then
+/// `add`s reduces right after the `mul`, as the design's answers do). Each
+/// move lowers an integer sum, so the loop ends.
 fn hoist(problem: &Problem, reduced: &mut [bool]) {
     let nodes = problem.nodes();
     let encode = problem.params().encode;
@@ -133,7 +139,7 @@ fn hoist(problem: &Problem, reduced: &mut [bool]) {
                 continue;
             }
             for &a in &nodes[v].inputs {
-                if reduced[a] || !nodes[a].reducible {
+                if reduced[a] || !nodes[a].reducible || nodes[a].cost > nodes[v].cost {
                     continue;
                 }
                 reduced[v] = false;
@@ -148,6 +154,47 @@ fn hoist(problem: &Problem, reduced: &mut [bool]) {
                 reduced[v] = true;
                 reduced[a] = false;
             }
+        }
+    }
+}
+
+/// Where reductions cost differently, moves a reduction onto the inputs of
+/// the value it reduces when they cost no more together and the placement
+/// stays legal (step by step out of a loop onto the values from before it,
+/// say): the greedy's way to the chosen cost, and the ILP's warm start.
+/// Each move replaces a reduced value by earlier ones, so the loop ends.
+fn relocate(problem: &Problem, reduced: &mut [bool]) {
+    if problem.uniform_cost().is_some() {
+        return;
+    }
+    let nodes = problem.nodes();
+    let encode = problem.params().encode;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let (noise, _) = problem.evaluate(reduced);
+        for v in (0..nodes.len()).rev() {
+            if !reduced[v] {
+                continue;
+            }
+            let inputs: Vec<usize> = nodes[v]
+                .inputs
+                .iter()
+                .copied()
+                .filter(|&a| !reduced[a] && nodes[a].reducible && noise[a] > encode)
+                .collect();
+            let moved: u64 = inputs.iter().map(|&a| nodes[a].cost).sum();
+            if inputs.is_empty() || moved > nodes[v].cost {
+                continue;
+            }
+            reduced[v] = false;
+            inputs.iter().for_each(|&a| reduced[a] = true);
+            if problem.is_legal(reduced) {
+                changed = true;
+                break;
+            }
+            reduced[v] = true;
+            inputs.iter().for_each(|&a| reduced[a] = false);
         }
     }
 }

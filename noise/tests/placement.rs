@@ -14,7 +14,7 @@ fn count(problem: &Problem, strategy: Strategy) -> (usize, Vec<bool>) {
         "{strategy} placement is illegal"
     );
     assert_eq!(s.count, s.reduced.iter().filter(|&&r| r).count());
-    assert!(s.lower_bound <= s.count);
+    assert!(s.lower_bound <= s.cost);
     if strategy == Strategy::Exact {
         assert!(s.optimal, "exact search did not finish");
     }
@@ -312,7 +312,37 @@ fn exact_reports_an_honest_bound_on_a_large_dag() {
     assert!(p.is_legal(&s.reduced));
     let greedy = solve(&p, Strategy::Greedy, LIMIT).unwrap();
     assert!(s.count <= greedy.count);
-    assert!(s.lower_bound <= s.count);
-    assert_eq!(s.optimal, s.lower_bound == s.count);
+    assert!(s.lower_bound <= s.cost);
+    assert_eq!(s.optimal, s.lower_bound == s.cost);
     assert_eq!(s.timed_out, !s.optimal);
+}
+
+/// Reductions of different costs (as inside and outside loops): the exact
+/// strategy and the ILP find the cheapest placement that enumeration finds,
+/// the greedy a legal one no cheaper.
+#[test]
+fn weighted_costs_match_enumeration() {
+    for seed in 0..150u64 {
+        let mut p = random_dag(seed ^ 0xc057, 3 + (seed % 12) as usize, 25);
+        let mut rng = Rng(seed);
+        for v in 0..p.len() {
+            let cost = [1, 1, 3, 10, 100][rng.below(5)];
+            p.set_cost(v, cost);
+        }
+        let brute = p.brute_force_cost().expect("feasible");
+        let optimum = p.cost_of(&brute);
+        for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+            let s = solve(&p, strategy, LIMIT).expect("feasible");
+            assert!(p.is_legal(&s.reduced), "seed {seed}: {strategy}");
+            assert_eq!(s.cost, p.cost_of(&s.reduced));
+            assert!(s.lower_bound <= optimum, "seed {seed}: {strategy} bound");
+            match strategy {
+                Strategy::Greedy => assert!(s.cost >= optimum),
+                _ => {
+                    assert!(s.optimal, "seed {seed}: {strategy}");
+                    assert_eq!(s.cost, optimum, "seed {seed}: {strategy}");
+                }
+            }
+        }
+    }
 }

@@ -8,25 +8,31 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::interpreter::{
+    interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
+};
 use kildall_ir::testing;
 use kildall_ir::{parse_module, verify_module, Module};
-use kildall_noise::{optimize, verify, NoiseParams, Options, Strategy};
+use kildall_noise::{optimize, verify, Cost, NoiseParams, Options, Strategy};
 
 /// Enough for every example.
 const FUEL: u64 = 1_000_000;
 
-fn run(module: &Module, args: &str, check_noise: bool) -> Outcome {
+fn run(module: &Module, args: &str, check_noise: bool) -> Execution {
     let main = module.main().expect("a main function");
     let args = RuntimeValue::parse_list(args).expect("arguments parse");
     let options = InterpreterOptions {
         check_noise,
         ..InterpreterOptions::default()
     };
-    interpret(module, main, args, &options).outcome
+    interpret(module, main, args, &options)
 }
 
-/// Runs every strategy on one program and renders what the expectation holds.
+/// Runs every strategy under both costs on one program and renders what the
+/// expectation holds: per strategy the count, the times the reductions run
+/// (by the model, and as the interpreter counts them on the first
+/// arguments), the bound; the exact placement's IR (once when both costs
+/// place alike).
 fn render(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("readable");
     let module = parse_module(&text).expect("example parses");
@@ -38,50 +44,75 @@ fn render(path: &Path) -> String {
         Ok(()) => writeln!(out, "check: legal").unwrap(),
         Err(violation) => writeln!(out, "check: {}: {violation}", violation.loc).unwrap(),
     }
-    for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
-        let mut optimized = module.clone();
-        let options = Options {
-            strategy,
-            ..Options::default()
-        };
-        let placement =
-            optimize(&mut optimized.functions[main], &options).expect("placement exists");
-        verify_module(&optimized).expect("output verifies");
-        verify(&optimized.functions[main], params, params.encode).unwrap_or_else(|v| {
-            panic!("{}: {strategy} output over the bound: {v}", path.display())
-        });
-        if strategy == Strategy::Exact {
-            assert!(placement.optimal, "{}: not proven optimal", path.display());
-        }
-        for args in ["u5 3, u5 4", "u5 0, u5 31", "u5 17, u5 9"] {
-            let values = RuntimeValue::parse_list(args).expect("arguments parse");
-            testing::check_same_behaviour(&module, &optimized, &values, TrapRule::SameKind, FUEL)
-                .unwrap_or_else(|e| panic!("{}: {strategy} on {args}: {e}", path.display()));
-            // Within the bound: with noise checking on, the placed program
-            // returns what the input returned with it off.
-            let before = run(&module, args, false);
-            let after = run(&optimized, args, true);
-            assert!(
-                matches!(after, Outcome::Return(_)),
-                "{}: {after:?}",
-                path.display()
-            );
-            assert_eq!(before, after, "{}: {strategy} on {args}", path.display());
-        }
-        writeln!(
-            out,
-            "{strategy}: {} inserted, lower bound {}, {}",
-            placement.count,
-            placement.lower_bound,
-            if placement.optimal {
-                "optimal"
-            } else {
-                "not proven optimal"
+    let mut exact_ir: Option<String> = None;
+    for cost in [Cost::Static, Cost::Executions] {
+        for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+            let mut optimized = module.clone();
+            let options = Options {
+                strategy,
+                cost,
+                ..Options::default()
+            };
+            let placement =
+                optimize(&mut optimized.functions[main], &options).expect("placement exists");
+            verify_module(&optimized).expect("output verifies");
+            verify(&optimized.functions[main], params, params.encode).unwrap_or_else(|v| {
+                panic!("{}: {strategy} output over the bound: {v}", path.display())
+            });
+            if strategy == Strategy::Exact {
+                assert!(placement.optimal, "{}: not proven optimal", path.display());
             }
-        )
-        .unwrap();
-        if strategy == Strategy::Exact {
-            write!(out, "{optimized}").unwrap();
+            let mut runs = Vec::new();
+            for args in ["u5 3, u5 4", "u5 0, u5 31", "u5 17, u5 9"] {
+                let values = RuntimeValue::parse_list(args).expect("arguments parse");
+                testing::check_same_behaviour(
+                    &module,
+                    &optimized,
+                    &values,
+                    TrapRule::SameKind,
+                    FUEL,
+                )
+                .unwrap_or_else(|e| panic!("{}: {strategy} on {args}: {e}", path.display()));
+                // Within the bound: with noise checking on, the placed program
+                // returns what the input returned with it off.
+                let before = run(&module, args, false);
+                let after = run(&optimized, args, true);
+                assert!(
+                    matches!(after.outcome, Outcome::Return(_)),
+                    "{}: {:?}",
+                    path.display(),
+                    after.outcome
+                );
+                assert_eq!(
+                    before.outcome,
+                    after.outcome,
+                    "{}: {strategy} on {args}",
+                    path.display()
+                );
+                // Each executed reduce_noise is one more step.
+                runs.push(after.steps - before.steps);
+            }
+            writeln!(
+                out,
+                "{strategy} ({cost} cost): {} inserted, {} executions (run {}), lower bound {}, {}",
+                placement.count,
+                placement.executions,
+                runs[0],
+                placement.lower_bound,
+                if placement.optimal {
+                    "optimal"
+                } else {
+                    "not proven optimal"
+                }
+            )
+            .unwrap();
+            if strategy == Strategy::Exact {
+                let ir = optimized.to_string();
+                if exact_ir.as_ref() != Some(&ir) {
+                    write!(out, "{ir}").unwrap();
+                }
+                exact_ir = Some(ir);
+            }
         }
     }
     out
@@ -137,7 +168,7 @@ fn plaintext_constants_scale_by_their_log2() {
         assert_eq!(bits(name), want, "{name}");
     }
     // v8 = mul i5 -4, v7 is 28 bits: the interpreter traps with that figure.
-    match run(&module, "u5 3, u5 4", true) {
+    match run(&module, "u5 3, u5 4", true).outcome {
         Outcome::Trap(trap) => assert!(trap.to_string().contains("noise 28 bits"), "{trap}"),
         other => panic!("expected a noise trap, got {other:?}"),
     }

@@ -1,8 +1,11 @@
-//! `cargo xtask noise FILE [--strategy exact|ilp|greedy] [--check] [--trace]
-//! [--emit ir|dot]`: verify the noise bound of an IR program, or remove its
-//! `reduce_noise` ops and place the fewest again; the rewritten IR goes to
-//! stdout, the summary `reduce_noise inserted: N (strategy, lower bound,
-//! time)` to stderr. `--emit dot` prints the (rewritten, or with `--check`
+//! `cargo xtask noise FILE [--strategy exact|ilp|greedy] [--cost
+//! static|executions] [--trip N] [--check] [--trace] [--emit ir|dot]`:
+//! verify the noise bound of an IR program, or remove its `reduce_noise` ops
+//! and place the cheapest again (the fewest in the text with `--cost
+//! static`, the fewest runs by default, a loop of unknown trip count taken
+//! to run `--trip` times, 1,000 by default); the rewritten IR goes to
+//! stdout, the summary `reduce_noise inserted: N, executions E (strategy,
+//! cost C, lower bound B, optimal, time)` to stderr. `--emit dot` prints the (rewritten, or with `--check`
 //! the input) program as a Graphviz drawing instead: its CFG, each value's
 //! noise beside it, the reductions highlighted, values over the maximum in
 //! red.
@@ -15,7 +18,7 @@ use std::fmt::Write;
 
 use kildall_dataflow::Max;
 use kildall_ir::{EntityRef, Function, Module, Value};
-use kildall_noise::{NoiseMap, NoiseParams, Options, Strategy};
+use kildall_noise::{Cost, NoiseMap, NoiseParams, Options, Strategy};
 
 use crate::dot::Line;
 use crate::input::{self, Diagnostic};
@@ -32,6 +35,14 @@ pub struct Cmd {
     /// Only check the noise bound: exit 0 when legal, 1 naming the first op over it.
     #[arg(long)]
     check: bool,
+    /// What the placement minimizes: reductions in the text, or the times
+    /// they run (each costs the product of the trip counts of the loops
+    /// around it).
+    #[arg(long, value_enum, default_value_t = CostArg::Executions)]
+    cost: CostArg,
+    /// The trip count assumed for a loop whose trip count is not known.
+    #[arg(long, default_value_t = kildall_noise::DEFAULT_TRIP_FALLBACK)]
+    trip: u64,
     /// Print the noise inferred for every value as the analysis propagates (stderr).
     #[arg(long)]
     trace: bool,
@@ -61,6 +72,15 @@ pub enum StrategyArg {
     Greedy,
 }
 
+/// The costs on the command line.
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum CostArg {
+    /// `reduce_noise` operations in the text.
+    Static,
+    /// The times `reduce_noise` operations run.
+    Executions,
+}
+
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     let mut module = match input::load(&cmd.file) {
         Ok(module) => module,
@@ -86,6 +106,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         params,
         time_limit: Duration::from_secs_f64(cmd.time_limit.max(0.0)),
         input_noise: None,
+        cost: match cmd.cost {
+            CostArg::Static => Cost::Static,
+            CostArg::Executions => Cost::Executions,
+        },
+        trip_fallback: cmd.trip,
     };
     if cmd.trace {
         for (_, func) in module.functions.iter() {
@@ -117,7 +142,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         });
     }
     let mut total = 0;
-    let mut lower = 0;
+    let mut executions = 0u64;
+    let mut cost = 0u64;
+    let mut lower = 0u64;
     let mut optimal = true;
     let mut time = Duration::ZERO;
     let ids: Vec<_> = module.functions.keys().collect();
@@ -126,7 +153,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         match kildall_noise::optimize(func, &options) {
             Ok(placement) => {
                 total += placement.count;
-                lower += placement.lower_bound;
+                executions = executions.saturating_add(placement.executions);
+                cost = cost.saturating_add(placement.cost());
+                lower = lower.saturating_add(placement.lower_bound);
                 optimal &= placement.optimal;
                 time += placement.time;
             }
@@ -152,8 +181,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         "not proven optimal"
     };
     eprintln!(
-        "reduce_noise inserted: {total} ({}, lower bound {lower}, {proof}, {:.3} ms)",
+        "reduce_noise inserted: {total}, executions {executions} ({}, {} cost {cost}, lower bound {lower}, {proof}, {:.3} ms)",
         options.strategy,
+        options.cost,
         time.as_secs_f64() * 1e3
     );
     Ok(ExitCode::SUCCESS)

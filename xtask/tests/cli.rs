@@ -96,7 +96,9 @@ fn noise_places_reductions_and_check_verifies_them() {
     let out = xtask(&["noise", "examples/noise/mul_chain.ssa"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).starts_with("reduce_noise inserted: 3 (exact, lower bound 3, optimal, "),
+        stderr(&out).starts_with(
+            "reduce_noise inserted: 3, executions 3 (exact, executions cost 3, lower bound 3, optimal, "
+        ),
         "{}",
         stderr(&out)
     );
@@ -119,9 +121,81 @@ fn noise_needs_no_reduction_for_a_mul_and_one_add() {
     let out = xtask(&["noise", "examples/noise/mul_one_add.ssa"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).starts_with("reduce_noise inserted: 0 (exact, lower bound 0, optimal, "),
+        stderr(&out).starts_with(
+            "reduce_noise inserted: 0, executions 0 (exact, executions cost 0, lower bound 0, optimal, "
+        ),
         "{}",
         stderr(&out)
+    );
+}
+
+/// A loop of 10 trips: the static cost keeps one reduction inside it (run
+/// 10 times), the executions cost (the default) moves two before it.
+#[test]
+fn noise_cost_counts_executions_or_the_text() {
+    let file = "examples/noise/loop_invariant.ssa";
+    let out = xtask(&["noise", file]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "reduce_noise inserted: 2, executions 2 (exact, executions cost 2, lower bound 2, optimal, "
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = xtask(&["noise", file, "--cost", "static"]);
+    assert!(
+        stderr(&out).starts_with(
+            "reduce_noise inserted: 1, executions 10 (exact, static cost 1, lower bound 1, optimal, "
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // A loop of unknown trip count (its step is not a constant) runs
+    // `--trip` times.
+    let text = std::fs::read_to_string(workspace().join(file)).unwrap();
+    let unknown = temp_file(
+        "unknown_trips.ssa",
+        text.replace("add v6, u32 1", "add v6, v6").as_bytes(),
+    );
+    let unknown = unknown.to_str().unwrap();
+    for (trip, executions) in [("7", 7), ("1", 1)] {
+        let out = xtask(&["noise", unknown, "--cost", "static", "--trip", trip]);
+        assert!(
+            stderr(&out).starts_with(&format!(
+                "reduce_noise inserted: 1, executions {executions} "
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = xtask(&["noise", unknown]);
+    assert!(
+        stderr(&out).starts_with("reduce_noise inserted: 2, executions 2 "),
+        "{}",
+        stderr(&out)
+    );
+    let bad = xtask(&["noise", file, "--cost", "dollars"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `--check` and `--trace` follow the plaintext-constant rule.
+#[test]
+fn noise_check_and_trace_scale_by_plaintext_constants() {
+    let check = xtask(&["noise", "examples/noise/scale.ssa", "--check", "--trace"]);
+    assert_eq!(check.status.code(), Some(1));
+    let err = stderr(&check);
+    assert!(
+        err.contains("v7 = mul v6, u5 4\n  inferred: 26 bits"),
+        "{err}"
+    );
+    assert!(
+        err.contains("v5 = mul v4, u5 1\n  inferred: 24 bits"),
+        "{err}"
+    );
+    assert!(
+        err.contains("noise after v8 = mul i5 -4, v7 is 28 bits"),
+        "{err}"
     );
 }
 
@@ -351,4 +425,67 @@ fn output_closed_early_ends_quietly_with_exit_0() {
     let (code, out) = xtask_piped(&["opt", "-"], &big.stdout, Some(16));
     assert_eq!(out.len(), 16);
     assert_eq!(code, Some(0));
+}
+
+#[test]
+fn merge_emit_r1cs_prints_one_constraint_a_line() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--min-block-size",
+        "0",
+        "--emit",
+        "r1cs",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("fn main b0: 266 constraints, 10 public inputs"),
+        "{text}"
+    );
+    // `v4 = lt v2, u32 8`: 33 booleans and the linear recomposition.
+    assert!(
+        text.contains("  ; v4 = lt v2, u32 8\n  (v4.b0) * (v4.b0) = (v4.b0)\n"),
+        "{text}"
+    );
+    assert!(text.contains("(v4.b0 + 2*v4.b1 + 4*v4.b2"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.contains(") * (")).count() > 100,
+        "{text}"
+    );
+}
+
+#[test]
+fn merge_prove_reports_proofs_before_and_after() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--args",
+        "[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]",
+        "--prove",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(
+        report.contains(
+            "constraints per block before: b0 266, b1 35, b2 68, b3 1, b4 1, b5 35, b6 1\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("constraints per block after:  b0 510\n"),
+        "{report}"
+    );
+    assert!(report.contains("instances proven: 31 -> 1\n"), "{report}");
+    assert!(
+        report.contains("verified:         31/31 -> 1/1\n"),
+        "{report}"
+    );
+    assert!(report.contains("prover time:      "), "{report}");
+}
+
+#[test]
+fn merge_prove_needs_args() {
+    let out = xtask(&["merge", "examples/blockmerge/find_min.ssa", "--prove"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

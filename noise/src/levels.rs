@@ -1,0 +1,231 @@
+//! The optimization entry point and the search over carried levels.
+//!
+//! A function with loops has one carried level per noisy parameter fed by a
+//! back edge (see the `function` module), and the cheapest placement is the
+//! cheapest over every choice of levels. The levels are searched by branch
+//! and bound, one parameter at a time: a search node fixes the levels of
+//! the first parameters and relaxes the others (their carried values are
+//! not constrained and the parameters assume the encoding noise). The
+//! relaxed problem admits every placement legal under any completion of
+//! the fixed levels, so its proven lower bound bounds the whole subtree, and
+//! a subtree whose bound reaches the best placement found is pruned. A leaf
+//! fixes every level and its placement is a candidate. The bound reported
+//! is the least of the best cost and the bounds of the subtrees left open
+//! (by the time limit, or by a leaf whose own search did not close), so it
+//! stays honest whatever the search finishes.
+
+use std::time::{Duration, Instant};
+
+use kildall_ir::pass::FunctionAnalyses;
+use kildall_ir::{Block, Function, Value};
+
+use crate::function::{
+    block_executions, extract_in_order, insert_reductions_with_exits, remove_reductions,
+    CarriedLevels, Extraction, Options, Placement,
+};
+use crate::{solve, NoiseError, Solution, Strategy};
+
+/// The best placement over the choices of carried levels tried so far, and
+/// the least bound of the choices left open.
+struct Best {
+    extraction: Extraction,
+    solution: Solution,
+    /// The least lower bound of the subtrees not closed.
+    open_bound: u64,
+    timed_out: bool,
+    search_nodes: u64,
+}
+
+impl Best {
+    fn new(extraction: Extraction, solution: Solution) -> Self {
+        Best {
+            open_bound: if solution.optimal {
+                u64::MAX
+            } else {
+                solution.lower_bound
+            },
+            timed_out: solution.timed_out,
+            search_nodes: solution.search_nodes,
+            extraction,
+            solution,
+        }
+    }
+
+    /// Takes one more complete choice of levels into account.
+    fn offer(&mut self, extraction: Extraction, solution: Solution) {
+        self.timed_out |= solution.timed_out;
+        self.search_nodes += solution.search_nodes;
+        if !solution.optimal {
+            self.open_bound = self.open_bound.min(solution.lower_bound);
+        }
+        if solution.cost < self.solution.cost {
+            self.extraction = extraction;
+            self.solution = solution;
+        }
+    }
+
+    /// A subtree left unexplored, bounded by `bound`.
+    fn leave_open(&mut self, bound: u64) {
+        self.open_bound = self.open_bound.min(bound);
+    }
+
+    fn lower_bound(&self) -> u64 {
+        self.open_bound.min(self.solution.cost)
+    }
+}
+
+/// Removes existing `reduce_noise` ops, then inserts the cheapest (or, with
+/// [`Strategy::Greedy`], the greedy) reductions so that no noisy op's
+/// result, before or after a reduction, exceeds the maximum.
+pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, NoiseError> {
+    optimize_with(func, &mut FunctionAnalyses::new(), options)
+}
+
+/// [`optimize`] given the analyses of `func`, which stay valid: reductions
+/// go inside blocks.
+pub fn optimize_with(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    options: &Options,
+) -> Result<Placement, NoiseError> {
+    let start = Instant::now();
+    options.params.validate()?;
+    let (cfg, _, loops) = analyses.loops(func);
+    let order: Vec<Block> = cfg.reverse_postorder().collect();
+    let times = block_executions(func, loops, options.trip_fallback);
+    let removed = remove_reductions(func);
+    let deadline = start + options.time_limit;
+    let left = || deadline.saturating_duration_since(Instant::now());
+    let func_ref: &Function = func;
+    let attempt = |levels: &CarriedLevels| {
+        let extraction = extract_in_order(func_ref, &order, &times, options, levels);
+        match solve(&extraction.problem, options.strategy, left()) {
+            Ok(solution) => Ok((extraction, solution)),
+            Err(violation) => {
+                let value = (0..=violation.node)
+                    .rev()
+                    .find_map(|n| extraction.values[n])
+                    .expect("a node with a value");
+                Err(NoiseError::Unplaceable {
+                    value,
+                    noise: violation.noise,
+                    bound: violation.bound,
+                })
+            }
+        }
+    };
+    // Every carried value at the encoding noise: always placeable when
+    // anything is, since a carried value can always be reduced.
+    let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
+    let carried = extraction.carried_params.len();
+    let mut best = Best::new(extraction, solution);
+    if carried > 0 {
+        if options.strategy == Strategy::Greedy {
+            // The greedy keeps carried values at the encoding noise; only
+            // the relaxation bounds the placements with other levels.
+            match attempt(&CarriedLevels::Relaxed) {
+                Ok((_, relaxed)) => best.leave_open(relaxed.lower_bound),
+                Err(_) => best.leave_open(0),
+            }
+        } else {
+            best.open_bound = u64::MAX;
+            let mut search = LevelSearch {
+                attempt: &attempt,
+                left: &left,
+                best: &mut best,
+                encode: options.params.encode,
+                max: options.params.max,
+                carried,
+            };
+            search.node(&mut Vec::new(), 0);
+        }
+    }
+    let Best {
+        extraction,
+        solution,
+        timed_out,
+        search_nodes,
+        ..
+    } = &best;
+    let lower_bound = best.lower_bound();
+    let chosen = |node: usize| solution.reduced[node];
+    let reduced: Vec<Value> = (0..extraction.values.len())
+        .filter(|&node| chosen(node))
+        .filter_map(|node| extraction.values[node])
+        .collect();
+    let after_loops: Vec<(Value, Block)> = extraction
+        .exits
+        .iter()
+        .filter(|exit| chosen(exit.node))
+        .map(|exit| (exit.value, exit.block))
+        .collect();
+    let executions = (0..extraction.values.len())
+        .filter(|&node| chosen(node))
+        .fold(0u64, |sum, node| {
+            sum.saturating_add(extraction.executions[node])
+        });
+    insert_reductions_with_exits(func, &reduced, &after_loops);
+    let cost = solution.cost;
+    Ok(Placement {
+        strategy: options.strategy,
+        cost_model: options.cost,
+        count: reduced.len() + after_loops.len(),
+        executions,
+        lower_bound: lower_bound.min(cost),
+        optimal: lower_bound >= cost,
+        timed_out: *timed_out,
+        search_nodes: *search_nodes,
+        time: start.elapsed(),
+        removed,
+        reduced,
+        reduced_after_loops: after_loops,
+    })
+}
+
+type Attempt<'a> = dyn Fn(&CarriedLevels) -> Result<(Extraction, Solution), NoiseError> + 'a;
+
+/// The branch and bound over carried levels (see the module docs).
+struct LevelSearch<'a, 'b> {
+    attempt: &'a Attempt<'a>,
+    left: &'a dyn Fn() -> Duration,
+    best: &'b mut Best,
+    encode: u32,
+    max: u32,
+    carried: usize,
+}
+
+impl LevelSearch<'_, '_> {
+    /// The subtree whose first `levels.len()` levels are fixed; `parent` is
+    /// its parent's bound, which holds for it too.
+    fn node(&mut self, levels: &mut Vec<u32>, parent: u64) {
+        if (self.left)().is_zero() {
+            self.best.timed_out = true;
+            self.best.leave_open(parent);
+            return;
+        }
+        let depth = levels.len();
+        let choice = if depth == self.carried {
+            CarriedLevels::Fixed(levels.clone())
+        } else {
+            CarriedLevels::Partial(levels.iter().map(|&l| Some(l)).collect())
+        };
+        let Ok((extraction, solution)) = (self.attempt)(&choice) else {
+            // No placement under these levels: nothing to bound.
+            return;
+        };
+        if depth == self.carried {
+            self.best.offer(extraction, solution);
+            return;
+        }
+        self.best.search_nodes += solution.search_nodes;
+        let bound = solution.lower_bound.max(parent);
+        if bound >= self.best.solution.cost {
+            return;
+        }
+        for level in self.encode..=self.max {
+            levels.push(level);
+            self.node(levels, bound);
+            levels.pop();
+        }
+    }
+}
