@@ -330,7 +330,7 @@ fn casm_run_prints_traces_then_a_record_field_by_field_on_every_machine() {
 #[test]
 fn casm_run_fail_exits_3_with_the_message_on_every_machine() {
     let src = b"function main() : integer {\n  fail 42;\n}\n";
-    let file = temp_file("fail.jvr", src);
+    let file = temp_file("fail_compiled.jvr", src);
     for vm in ["jvr", "interp", "cairo"] {
         let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
         assert_eq!(out.status.code(), Some(3), "{vm}");
