@@ -83,6 +83,8 @@ pub struct Program {
     pub start_end: Option<(usize, usize)>,
     /// Builtins the entry takes and returns, in Cairo's order.
     pub builtins: Vec<Builtin>,
+    /// Names of constructors and closure functions, to print heap values.
+    pub names: crate::heap::HeapNames,
 }
 
 impl Program {
@@ -100,6 +102,11 @@ fn size(i: &Instr) -> usize {
             Rhs::Val(Val::Imm(_)) | Rhs::Op(_, _, Val::Imm(_)) => 2,
             Rhs::Val(Val::Mem(_)) | Rhs::Op(_, _, Val::Mem(_)) | Rhs::Deref(..) => 1,
         },
+        Instr::Jump {
+            target: Target::Cell(_),
+            ..
+        }
+        | Instr::Call(Target::Cell(_)) => 1,
         Instr::Jump { .. } | Instr::Call(_) | Instr::ApAdd(_) => 2,
         Instr::Ret => 1,
     }
@@ -207,14 +214,16 @@ pub fn assemble(
         }
         pc += size(i);
     }
-    let rel = |t: &Target, pc: usize| -> Result<Felt, AsmError> {
+    // A target's op1: an immediate offset, or the cell holding it.
+    let rel = |t: &Target, pc: usize| -> Result<Val, AsmError> {
         match t {
-            Target::Rel(r) => Ok(Felt::from_i128(*r as i128)),
+            Target::Cell(m) => Ok(Val::Mem(*m)),
+            Target::Rel(r) => Ok(Val::Imm(Felt::from_i128(*r as i128))),
             Target::Label(l) => {
                 let to = *labels
                     .get(l)
                     .ok_or_else(|| AsmError::UndefinedLabel(l.clone()))?;
-                Ok(Felt::from_i128(to as i128 - pc as i128))
+                Ok(Val::Imm(Felt::from_i128(to as i128 - pc as i128)))
             }
         }
     };
@@ -258,24 +267,24 @@ pub fn assemble(
                 cond,
                 ap_incr,
             } => {
-                let off = rel(target, pc)?;
+                let (off1, src, imm) = op1_bits(&rel(target, pc)?);
                 let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
                 let (dst, pcu) = match cond {
                     Some(c) => (*c, flag::PC_JNZ),
                     None => (UNUSED, flag::PC_REL),
                 };
-                data.push(word(dst, UNUSED, 1, flag::OP1_IMM | pcu | ap));
-                data.push(off);
+                data.push(word(dst, UNUSED, off1, src | pcu | ap));
+                data.extend(imm);
             }
             Instr::Call(target) => {
-                let off = rel(target, pc)?;
+                let (off1, src, imm) = op1_bits(&rel(target, pc)?);
                 data.push(word(
                     MemRef::ap(0),
                     MemRef::ap(1),
-                    1,
-                    flag::OP1_IMM | flag::PC_REL | flag::OP_CALL,
+                    off1,
+                    src | flag::PC_REL | flag::OP_CALL,
                 ));
-                data.push(off);
+                data.extend(imm);
             }
             Instr::Ret => {
                 data.push(word(
@@ -309,6 +318,7 @@ pub fn assemble(
         mode,
         start_end,
         builtins: listing.builtins.clone(),
+        names: crate::heap::HeapNames::default(),
     })
 }
 

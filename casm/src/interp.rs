@@ -20,7 +20,8 @@ use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
 use crate::felt::Felt;
-use crate::listing::{Builtin, Val};
+use crate::heap::{self, Cell};
+use crate::listing::{Builtin, Hint, Val};
 
 /// A memory segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,24 +90,39 @@ pub enum InterpError {
     /// A `range_check` cell written with a value of `2^128` or more.
     #[error("pc {0}: range check failed")]
     RangeCheck(usize),
+    /// `fail` ran, with this message.
+    #[error("fail: {0}")]
+    Fail(String),
+    /// A result or a traced value that does not print.
+    #[error("cannot print the result: {0}")]
+    Print(String),
     /// The final `range_check` pointer is not one past its last cell.
     #[error("range_check: final pointer does not match the {0} cells used")]
     BuiltinStop(usize),
 }
 
 /// The outcome of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunResult {
-    /// `[ap - 1]` at the end: the entry function's result.
+    /// The entry function's result cell read as a number: the number
+    /// itself, or for a heap value its address's offset in the execution
+    /// segment.
     pub value: Felt,
     /// Instructions executed.
     pub steps: u64,
+    /// What the run prints: a line per `trace` executed, then the result
+    /// (a record field by field; see [`crate::heap::value_lines`]).
+    pub output: Vec<String>,
+    /// Cells of the execution segment written (stack and heap).
+    pub cells: usize,
 }
 
 struct Machine<'p> {
     prog: &'p Program,
     mem: Vec<Option<Word>>,
     range_check: Vec<Felt>,
+    traces: Vec<Word>,
+    fail: Option<Word>,
     pc: usize,
     ap: usize,
     fp: usize,
@@ -221,14 +237,26 @@ impl Machine<'_> {
         Ok(Word::Felt(self.felt(a)? * self.felt(b)?))
     }
 
-    fn operand(&self, v: Val) -> R<Felt> {
+    fn word(&self, v: Val) -> R<Word> {
         match v {
-            Val::Imm(c) => Ok(c),
-            Val::Mem(m) => {
-                let w = self.read((Segment::Exec, self.fp as i64 + m.off as i64))?;
-                self.felt(w)
-            }
+            Val::Imm(c) => Ok(Word::Felt(c)),
+            Val::Mem(m) => self.read((Segment::Exec, self.fp as i64 + m.off as i64)),
         }
+    }
+
+    fn operand(&self, v: Val) -> R<Felt> {
+        let w = self.word(v)?;
+        self.felt(w)
+    }
+
+    /// The lines a value prints as.
+    fn lines(&self, w: Word) -> R<Vec<String>> {
+        let cell = |w: Word| match w {
+            Word::Felt(f) => Cell::Num(f),
+            Word::Ptr(s, o) => Cell::Ptr((s, o)),
+        };
+        let load = |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(cell);
+        heap::value_lines(&cell(w), &load, &self.prog.names).map_err(InterpError::Print)
     }
 
     fn run_hints(&mut self) -> R<()> {
@@ -236,10 +264,18 @@ impl Machine<'_> {
             return Ok(());
         };
         for h in hs.clone() {
-            let [a, b] = h.operands();
-            let (a, b) = (self.operand(a)?, self.operand(b)?);
-            for (k, v) in h.answer(a, b).into_iter().enumerate() {
-                self.write((Segment::Exec, (self.ap + k) as i64), Word::Felt(v))?;
+            match h {
+                Hint::Trace { v } => {
+                    let w = self.word(v)?;
+                    self.traces.push(w);
+                }
+                Hint::Fail { v } => self.fail = Some(self.word(v)?),
+                Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => {
+                    let (a, b) = (self.operand(a)?, self.operand(b)?);
+                    for (k, v) in h.answer(a, b).into_iter().enumerate() {
+                        self.write((Segment::Exec, (self.ap + k) as i64), Word::Felt(v))?;
+                    }
+                }
             }
         }
         Ok(())
@@ -478,6 +514,8 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         prog,
         mem: stack.into_iter().map(Some).collect(),
         range_check: Vec::new(),
+        traces: Vec::new(),
+        fail: None,
         pc,
         ap: start,
         fp: start,
@@ -487,7 +525,12 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         if steps >= max_steps {
             return Err(InterpError::OutOfSteps(steps));
         }
-        m.step()?;
+        if let Err(e) = m.step() {
+            return Err(match m.fail {
+                Some(msg) => InterpError::Fail(m.lines(msg)?.join(" ")),
+                None => e,
+            });
+        }
         steps += 1;
     }
     // The builtins' final pointers are on top, as the runner reads them.
@@ -501,10 +544,22 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     }
     let at = m.ap as i64 - prog.result_depth() as i64;
     let v = m.get((Segment::Exec, at)).ok_or(InterpError::NoResult)?;
-    match v {
-        Word::Felt(value) => Ok(RunResult { value, steps }),
-        Word::Ptr(..) => Err(InterpError::NoResult),
+    let value = match v {
+        Word::Felt(f) => f,
+        Word::Ptr(Segment::Exec, o) => Felt::from_u128(o as u128),
+        Word::Ptr(..) => return Err(InterpError::NoResult),
+    };
+    let mut output = Vec::new();
+    for t in &m.traces {
+        output.extend(m.lines(*t)?);
     }
+    output.extend(m.lines(v)?);
+    Ok(RunResult {
+        value,
+        steps,
+        output,
+        cells: m.mem.len(),
+    })
 }
 
 /// Labels by pc, for error messages that name a place in the listing.

@@ -23,6 +23,7 @@ pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod generate;
+pub mod heap;
 pub mod input;
 pub mod interp;
 pub mod jvr;
@@ -83,7 +84,8 @@ pub fn build_module(
     args: &[Felt],
     mode: Mode,
 ) -> Result<Program, Error> {
-    let listing = compile_module(module)?;
+    let ssa = ssa::convert(module)?;
+    let listing = lower::lower(&ssa)?;
     let f = module.definition(entry).ok_or(JvrError {
         pos: jvr::Pos { line: 1, col: 1 },
         kind: JvrErrorKind::NoEntry(entry.to_string()),
@@ -99,7 +101,9 @@ pub fn build_module(
         }
         .into());
     }
-    Ok(asm::assemble(&listing, entry, args, mode)?)
+    let mut prog = asm::assemble(&listing, entry, args, mode)?;
+    prog.names = heap::HeapNames::of(module, &ssa);
+    Ok(prog)
 }
 
 /// Compiles and assembles `.jvr` text to run `entry` on `args`.

@@ -147,6 +147,8 @@ pub enum Target {
     Label(String),
     /// A relative offset in words.
     Rel(i64),
+    /// A relative offset held in a cell (`jmp rel [fp + 2]`; jumps only).
+    Cell(MemRef),
 }
 
 impl fmt::Display for Target {
@@ -154,6 +156,7 @@ impl fmt::Display for Target {
         match self {
             Target::Label(l) => f.write_str(l),
             Target::Rel(r) => write!(f, "rel {r}"),
+            Target::Cell(m) => write!(f, "rel {m}"),
         }
     }
 }
@@ -184,19 +187,31 @@ pub enum Hint {
         /// Divisor.
         b: Val,
     },
+    /// `trace v`: the runner records `v` as an output line.
+    Trace {
+        /// The value.
+        v: Val,
+    },
+    /// `fail v`: the runner records `v` as the failure's message (the
+    /// instruction after it fails).
+    Fail {
+        /// The message.
+        v: Val,
+    },
 }
 
 impl Hint {
     /// The operands the hint reads.
-    pub fn operands(&self) -> [Val; 2] {
+    pub fn operands(&self) -> Vec<Val> {
         match *self {
-            Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => [a, b],
+            Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => vec![a, b],
+            Hint::Trace { v } | Hint::Fail { v } => vec![v],
         }
     }
 
     /// The honest answer on operand values `a` and `b`: the cells to write
     /// from `[ap]` on. A zero divisor gets zeros (the checks that follow
-    /// reject any answer).
+    /// reject any answer). `trace` and `fail` write nothing.
     pub fn answer(&self, a: Felt, b: Felt) -> Vec<Felt> {
         let bit = |x: bool| if x { Felt::ONE } else { Felt::ZERO };
         match self {
@@ -215,6 +230,7 @@ impl Hint {
                     magnitude(r),
                 ]
             }
+            Hint::Trace { .. } | Hint::Fail { .. } => Vec::new(),
         }
     }
 }
@@ -227,6 +243,8 @@ impl fmt::Display for Hint {
                 write!(f, "%{{ [ap] = {a} {op} {b} %}}")
             }
             Hint::DivMod { a, b } => write!(f, "%{{ [ap] = divmod({a}, {b}) %}}"),
+            Hint::Trace { v } => write!(f, "%{{ trace {v} %}}"),
+            Hint::Fail { v } => write!(f, "%{{ fail {v} %}}"),
         }
     }
 }
@@ -482,7 +500,14 @@ impl LineParser<'_> {
     fn target(&mut self) -> LResult<Target> {
         let save = self.at;
         match self.ident() {
-            Some(w) if w == "rel" => Ok(Target::Rel(self.small()?)),
+            Some(w) if w == "rel" => {
+                self.ws();
+                if self.s.get(self.at) == Some(&b'[') {
+                    Ok(Target::Cell(self.mem()?))
+                } else {
+                    Ok(Target::Rel(self.small()?))
+                }
+            }
             Some(w) if w == "if" => {
                 self.at = save;
                 self.err("a target")
@@ -504,6 +529,16 @@ impl LineParser<'_> {
     fn instr(&mut self) -> LResult<Instr> {
         self.ws();
         if self.eat("%{") {
+            if self.eat("trace") || self.eat("fail") {
+                let trace = self.s[..self.at].ends_with(b"trace");
+                let v = self.val()?;
+                self.expect("%}")?;
+                return Ok(Instr::Hint(if trace {
+                    Hint::Trace { v }
+                } else {
+                    Hint::Fail { v }
+                }));
+            }
             self.expect("[ap]")?;
             self.expect("=")?;
             let hint = if self.eat("divmod") {
@@ -658,7 +693,7 @@ mod tests {
         let src = "%builtins range_check\nf:\n  [ap] = [fp - 3] + 1; ap++\n  [ap] = [fp]; ap++\n  call g\n  call rel 3\n  ret\n  nop\n  \
                    [fp - 3] = [ap] * -7\n  [ap] = [fp - 4] - [fp - 3]; ap++\n  [ap] = [fp + 2] / 5; ap++\n  \
                    jmp L$1 if [fp + 2] != 0\n  jmp rel -4; ap++\n  ap += 3\n  %{ [ap] = [fp + 1] < [fp] %}\n  \
-                   %{ [ap] = [fp - 3] <= -5 %}\n  %{ [ap] = divmod([fp + 1], 7) %}\n  [fp + 2] = [[fp - 4] + 3]\n  \
+                   %{ [ap] = [fp - 3] <= -5 %}\n  %{ [ap] = divmod([fp + 1], 7) %}\n  %{ trace [fp - 3] %}\n  %{ fail 42 %}\n  jmp rel [ap - 1]\n  [fp + 2] = [[fp - 4] + 3]\n  \
                    [ap] = [[fp]]; ap++\nL$1:\n";
         let l = parse(src).unwrap();
         assert_eq!(l.to_string(), src);

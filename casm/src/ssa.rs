@@ -109,6 +109,76 @@ pub enum Inst {
     },
     /// `ret v`.
     Ret(Operand),
+    /// `dst = alloc`: a constructor `[2 tag + 1, fields...]` in memory.
+    Alloc {
+        /// Destination (the address).
+        dst: Var,
+        /// The constructor's index in the module.
+        tag: u32,
+        /// Fields.
+        args: Vec<Operand>,
+    },
+    /// `dst = [[src] + 1 + index]`: a constructor's field.
+    Load {
+        /// Destination.
+        dst: Var,
+        /// The constructor's address.
+        src: Var,
+        /// Field index.
+        index: u32,
+    },
+    /// `dst = calloc`: a closure `[2 id, left, stored, args...]`.
+    CAlloc {
+        /// Destination (the address).
+        dst: Var,
+        /// The function.
+        func: FuncId,
+        /// Stored arguments.
+        args: Vec<Operand>,
+    },
+    /// `dst = argsnum closure`: the arguments it still takes.
+    ArgsNum {
+        /// Destination.
+        dst: Var,
+        /// The closure.
+        closure: Operand,
+    },
+    /// A call of a closure or of a runtime routine, that returns like a
+    /// function call (and so ends a block).
+    Apply {
+        /// Destination.
+        dst: Var,
+        /// What is called.
+        kind: ApplyKind,
+        /// The closure.
+        closure: Operand,
+        /// Arguments.
+        args: Vec<Operand>,
+    },
+    /// A tail call through a closure.
+    TailApply {
+        /// The closure.
+        closure: Operand,
+        /// Arguments.
+        args: Vec<Operand>,
+    },
+    /// `trace v`: one output line.
+    Trace(Operand),
+    /// `fail v`: stops the run with `v` as the message.
+    Fail(Operand),
+    /// Dispatch on a constructor's tag.
+    Case {
+        /// The constructor's address.
+        scrut: Operand,
+        /// The module index of the type's first constructor.
+        first_tag: u32,
+        /// For each constructor of the type, in order, its arm.
+        table: Vec<usize>,
+        /// Join variable defined by the case.
+        out: Option<Var>,
+        /// Arms (the `default` one last, when present).
+        arms: Vec<Arm>,
+    },
     /// Two-way branch.
     Branch {
         /// Condition.
@@ -118,6 +188,15 @@ pub enum Inst {
         /// `[true arm, false arm]`.
         arms: Box<[Arm; 2]>,
     },
+}
+
+/// A call through a closure value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApplyKind {
+    /// Call the closure with exactly its remaining arguments.
+    Call,
+    /// `cextend`: a new closure with more stored arguments.
+    Extend,
 }
 
 /// A function in SSA form.
@@ -138,6 +217,19 @@ pub struct SsaFunction {
 pub struct SsaModule {
     /// Functions; [`FuncId`] indexes this.
     pub functions: Vec<SsaFunction>,
+    /// The functions `calloc` names, in order of first use: a closure
+    /// stores its function's index in this list.
+    pub closure_funcs: Vec<FuncId>,
+}
+
+impl SsaModule {
+    /// A function's closure id, if some closure can hold it.
+    pub fn closure_id(&self, f: FuncId) -> Option<u32> {
+        self.closure_funcs
+            .iter()
+            .position(|g| *g == f)
+            .map(|i| i as u32)
+    }
 }
 
 impl SsaModule {
@@ -161,31 +253,46 @@ struct Signatures {
 
 struct FnBuilder<'s> {
     sigs: &'s Signatures,
+    module: &'s Module,
+    closure_funcs: &'s mut Vec<FuncId>,
     n_params: u32,
     next: u32,
+    /// The variables holding the field reads `x.C[i]` of the statement
+    /// being converted, loaded before it.
+    fields: HashMap<(VarName, String, u32), Var>,
+}
+
+/// The operands a statement reads (not those of nested bodies).
+fn read_values(kind: &StmtKind) -> Vec<&Value> {
+    match kind {
+        StmtKind::Assign { src, .. } => vec![src],
+        StmtKind::Binop { a, b, .. } => vec![a, b],
+        StmtKind::Call { args, .. }
+        | StmtKind::TailCall { args, .. }
+        | StmtKind::Builtin { args, .. }
+        | StmtKind::Alloc { args, .. }
+        | StmtKind::CAlloc { args, .. } => args.iter().collect(),
+        StmtKind::CExtend { closure, args, .. }
+        | StmtKind::CallClosure { closure, args, .. }
+        | StmtKind::TailCallClosure { closure, args } => {
+            std::iter::once(closure).chain(args).collect()
+        }
+        StmtKind::Ret(v)
+        | StmtKind::Trace(v)
+        | StmtKind::Fail(v)
+        | StmtKind::ArgsNum { closure: v, .. }
+        | StmtKind::Case { value: v, .. } => vec![v],
+        StmtKind::Branch { cond, .. } => match cond {
+            Cond::NonZero(v) => vec![v],
+            Cond::Cmp(_, a, b) => vec![a, b],
+        },
+        StmtKind::Dump | StmtKind::Nop | StmtKind::Block(_) => Vec::new(),
+    }
 }
 
 /// Current binding of each source name; `None` marks a name reassigned in a
 /// branch arm without being the branch's output.
 type Env = HashMap<VarName, Option<Var>>;
-
-/// The source keyword of an instruction, for error messages.
-fn construct_name(kind: &StmtKind) -> String {
-    match kind {
-        StmtKind::ArgsNum { .. } => "argsnum",
-        StmtKind::Builtin { op, .. } => op.name(),
-        StmtKind::Alloc { .. } => "alloc",
-        StmtKind::CAlloc { .. } => "calloc",
-        StmtKind::CExtend { .. } => "cextend",
-        StmtKind::CallClosure { .. } => "call through a closure",
-        StmtKind::TailCallClosure { .. } => "tcall through a closure",
-        StmtKind::Trace(_) => "trace",
-        StmtKind::Fail(_) => "fail",
-        StmtKind::Case { .. } => "case",
-        _ => "instruction",
-    }
-    .to_string()
-}
 
 impl FnBuilder<'_> {
     fn fresh(&mut self) -> Var {
@@ -199,10 +306,11 @@ impl FnBuilder<'_> {
             Value::Const(c) => Ok(Operand::Const(*c)),
             Value::Bool(b) => Ok(Operand::Const(crate::jvr::bool_felt(*b))),
             Value::Unit => Ok(Operand::Const(Felt::ZERO)),
-            Value::Field { pos, .. } => err(
-                *pos,
-                JvrErrorKind::NotLowered("constructor field read".to_string()),
-            ),
+            Value::Field {
+                var, ctor, index, ..
+            } => Ok(Operand::Var(
+                self.fields[&(var.clone(), ctor.clone(), *index)],
+            )),
             Value::Var(name, pos) => match env.get(name) {
                 Some(Some(x)) => Ok(Operand::Var(*x)),
                 Some(None) => err(*pos, JvrErrorKind::AssignedInArm(name.to_string())),
@@ -214,6 +322,50 @@ impl FnBuilder<'_> {
                 },
             },
         }
+    }
+
+    /// Loads the field reads of `kind` into fresh variables.
+    fn load_fields(
+        &mut self,
+        env: &Env,
+        kind: &StmtKind,
+        out: &mut Vec<Inst>,
+    ) -> Result<(), JvrError> {
+        self.fields.clear();
+        for v in read_values(kind) {
+            if let Value::Field {
+                var,
+                pos,
+                ctor,
+                index,
+            } = v
+            {
+                let Operand::Var(src) = self.operand(env, &Value::Var(var.clone(), *pos))? else {
+                    unreachable!("a variable reads as a variable")
+                };
+                match self.module.ctor(ctor) {
+                    Some((_, _, c)) if (*index as usize) < c.arity => {}
+                    Some(_) => {
+                        return err(
+                            *pos,
+                            JvrErrorKind::NoField {
+                                ctor: ctor.clone(),
+                                index: *index,
+                            },
+                        )
+                    }
+                    None => return err(*pos, JvrErrorKind::UnknownConstructor(ctor.clone())),
+                }
+                let dst = self.fresh();
+                out.push(Inst::Load {
+                    dst,
+                    src,
+                    index: *index,
+                });
+                self.fields.insert((var.clone(), ctor.clone(), *index), dst);
+            }
+        }
+        Ok(())
     }
 
     fn operands(&self, env: &Env, vs: &[Value]) -> Result<Vec<Operand>, JvrError> {
@@ -237,6 +389,24 @@ impl FnBuilder<'_> {
                 }
                 Ok(FuncId(*id))
             }
+        }
+    }
+
+    /// The function a `calloc` names, which must take at least `stored`
+    /// arguments.
+    fn closure_target(&self, pos: Pos, name: &str, stored: usize) -> Result<FuncId, JvrError> {
+        match self.sigs.map.get(name) {
+            None => err(pos, JvrErrorKind::UnknownFunction(name.to_string())),
+            Some((_, None)) => err(pos, JvrErrorKind::NotDefined(name.to_string())),
+            Some((arity, Some(id))) if stored <= *arity => Ok(FuncId(*id)),
+            Some((arity, _)) => err(
+                pos,
+                JvrErrorKind::Arity {
+                    name: name.to_string(),
+                    expected: *arity,
+                    found: stored,
+                },
+            ),
         }
     }
 
@@ -285,6 +455,7 @@ impl FnBuilder<'_> {
             if !falls {
                 return err(s.pos, JvrErrorKind::Unreachable);
             }
+            self.load_fields(env, &s.kind, out)?;
             match &s.kind {
                 StmtKind::Assign { dst, src } => {
                     let src = self.operand(env, src)?;
@@ -322,20 +493,168 @@ impl FnBuilder<'_> {
                         falls = false;
                     }
                 }
-                StmtKind::ArgsNum { .. }
-                | StmtKind::Builtin { .. }
-                | StmtKind::Alloc { .. }
-                | StmtKind::CAlloc { .. }
-                | StmtKind::CExtend { .. }
-                | StmtKind::CallClosure { .. }
-                | StmtKind::TailCallClosure { .. }
-                | StmtKind::Trace(_)
-                | StmtKind::Fail(_)
-                | StmtKind::Case { .. } => {
-                    // FIXME: heap values (constructors, closures), `case`,
-                    // builtins, `trace` and `fail` run on the source
+                StmtKind::Alloc { dst, ctor, args } => {
+                    let args = self.operands(env, args)?;
+                    let (tag, arity) = match self.module.ctor(ctor) {
+                        Some((_, tag, c)) => (tag, c.arity),
+                        None => return err(s.pos, JvrErrorKind::UnknownConstructor(ctor.clone())),
+                    };
+                    if arity != args.len() {
+                        return err(
+                            s.pos,
+                            JvrErrorKind::CtorArity {
+                                name: ctor.clone(),
+                                expected: arity,
+                                found: args.len(),
+                            },
+                        );
+                    }
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Alloc { dst: d, tag, args });
+                }
+                StmtKind::CAlloc { dst, func, args } => {
+                    let args = self.operands(env, args)?;
+                    let id = self.closure_target(s.pos, func, args.len())?;
+                    if !self.closure_funcs.contains(&id) {
+                        self.closure_funcs.push(id);
+                    }
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::CAlloc {
+                        dst: d,
+                        func: id,
+                        args,
+                    });
+                }
+                StmtKind::ArgsNum { dst, closure } => {
+                    let closure = self.operand(env, closure)?;
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::ArgsNum { dst: d, closure });
+                }
+                StmtKind::CExtend { dst, closure, args }
+                | StmtKind::CallClosure { dst, closure, args } => {
+                    let kind = match &s.kind {
+                        StmtKind::CExtend { .. } => ApplyKind::Extend,
+                        _ => ApplyKind::Call,
+                    };
+                    let closure = self.operand(env, closure)?;
+                    let args = self.operands(env, args)?;
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Apply {
+                        dst: d,
+                        kind,
+                        closure,
+                        args,
+                    });
+                }
+                StmtKind::TailCallClosure { closure, args } => {
+                    let closure = self.operand(env, closure)?;
+                    let args = self.operands(env, args)?;
+                    out.push(Inst::TailApply { closure, args });
+                    falls = false;
+                }
+                StmtKind::Trace(v) => out.push(Inst::Trace(self.operand(env, v)?)),
+                StmtKind::Fail(v) => {
+                    out.push(Inst::Fail(self.operand(env, v)?));
+                    falls = false;
+                }
+                StmtKind::Case {
+                    ty,
+                    value,
+                    out: out_name,
+                    arms,
+                    default,
+                } => {
+                    let scrut = self.operand(env, value)?;
+                    let Some(decl) = self.module.types.iter().find(|t| t.name == *ty) else {
+                        let ctor = arms.first().map(|a| a.ctor.clone()).unwrap_or_default();
+                        return err(
+                            s.pos,
+                            JvrErrorKind::CaseArm {
+                                ty: ty.clone(),
+                                ctor,
+                            },
+                        );
+                    };
+                    let first_tag = decl
+                        .ctors
+                        .first()
+                        .and_then(|c| self.module.ctor(&c.name))
+                        .map_or(0, |(_, tag, _)| tag);
+                    let mut table = vec![usize::MAX; decl.ctors.len()];
+                    for (k, arm) in arms.iter().enumerate() {
+                        match decl.ctors.iter().position(|c| c.name == arm.ctor) {
+                            Some(i) if table[i] == usize::MAX => table[i] = k,
+                            _ => {
+                                return err(
+                                    arm.pos,
+                                    JvrErrorKind::CaseArm {
+                                        ty: ty.clone(),
+                                        ctor: arm.ctor.clone(),
+                                    },
+                                )
+                            }
+                        }
+                    }
+                    let mut bodies: Vec<&[Stmt]> = arms.iter().map(|a| &a.body[..]).collect();
+                    if let Some(d) = default {
+                        for t in table.iter_mut().filter(|t| **t == usize::MAX) {
+                            *t = bodies.len();
+                        }
+                        bodies.push(d);
+                    }
+                    // A constructor without an arm and without a default
+                    // gets an arm that fails, as the reference interpreter.
+                    let missing = table.contains(&usize::MAX);
+                    let mut changed = Vec::new();
+                    let mut converted = Vec::new();
+                    for body in bodies {
+                        converted.push(self.arm(
+                            env,
+                            body,
+                            out_name.as_ref(),
+                            s.pos,
+                            &mut changed,
+                        )?);
+                    }
+                    if missing {
+                        for t in table.iter_mut().filter(|t| **t == usize::MAX) {
+                            *t = converted.len();
+                        }
+                        converted.push(Arm {
+                            body: vec![Inst::Fail(Operand::Const(Felt::ZERO))],
+                            falls: false,
+                            result: None,
+                        });
+                    }
+                    for k in changed {
+                        env.insert(k, None);
+                    }
+                    let any_falls = converted.iter().any(|a| a.falls);
+                    let join = match out_name {
+                        Some(name) if any_falls => {
+                            let j = self.fresh();
+                            env.insert(name.clone(), Some(j));
+                            Some(j)
+                        }
+                        _ => None,
+                    };
+                    out.push(Inst::Case {
+                        scrut,
+                        first_tag,
+                        table,
+                        out: join,
+                        arms: converted,
+                    });
+                    falls = any_falls;
+                }
+                StmtKind::Builtin { op, .. } => {
+                    // FIXME: `poseidon` and `ec_op` run on the reference
                     // interpreter only; the CASM lowering refuses them.
-                    return err(s.pos, JvrErrorKind::NotLowered(construct_name(&s.kind)));
+                    return err(s.pos, JvrErrorKind::NotLowered(op.name().to_string()));
                 }
                 StmtKind::Ret(v) => {
                     out.push(Inst::Ret(self.operand(env, v)?));
@@ -410,13 +729,17 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
         }
     }
     let mut functions = Vec::new();
+    let mut closure_funcs = Vec::new();
     for f in &module.functions {
         let Some(body) = &f.body else { continue };
         let n_params = f.params.len() as u32;
         let mut b = FnBuilder {
             sigs: &sigs,
+            module,
+            closure_funcs: &mut closure_funcs,
             n_params,
             next: n_params,
+            fields: HashMap::new(),
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {
@@ -436,5 +759,8 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
             body: insts,
         });
     }
-    Ok(SsaModule { functions })
+    Ok(SsaModule {
+        functions,
+        closure_funcs,
+    })
 }

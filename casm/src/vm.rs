@@ -19,7 +19,7 @@ use cairo_vm::hint_processor::hint_processor_definition::HintProcessorLogic;
 use cairo_vm::types::exec_scope::ExecutionScopes;
 use cairo_vm::types::layout_name::LayoutName;
 use cairo_vm::types::program::Program as VmProgram;
-use cairo_vm::types::relocatable::MaybeRelocatable;
+use cairo_vm::types::relocatable::{MaybeRelocatable, Relocatable};
 use cairo_vm::vm::errors::hint_errors::HintError;
 use cairo_vm::vm::runners::cairo_runner::ResourceTracker;
 use cairo_vm::vm::vm_core::VirtualMachine;
@@ -27,21 +27,54 @@ use cairo_vm::Felt252;
 
 use crate::asm::{Mode, Program};
 use crate::felt::Felt;
+use crate::heap::{self, Cell, HeapNames};
 use crate::interp::RunResult;
 use crate::listing::{self, Hint, Instr, Val};
 
-/// A failure reported by the Cairo VM, as its message.
+/// A failed run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cairo-vm: {0}")]
-pub struct VmError(pub String);
+pub enum VmError {
+    /// The Cairo VM stopped on an error, with its message.
+    #[error("cairo-vm: {0}")]
+    Vm(String),
+    /// The program ran `fail` with this message.
+    #[error("fail: {0}")]
+    Fail(String),
+}
+
+fn vm_error(e: impl ToString) -> VmError {
+    VmError::Vm(e.to_string())
+}
 
 /// The prover's answer to a hint, given the values of its two operands.
 pub type Answer<'a> = &'a dyn Fn(&Hint, Felt, Felt) -> Vec<Felt>;
 
 /// The hint processor: parses a hint's code (its listing text) and writes
-/// `answer`'s cells from `[ap]` on.
+/// `answer`'s cells from `[ap]` on; prints what `trace` and `fail` name.
 pub struct HintRunner<'a> {
     answer: Answer<'a>,
+    names: &'a HeapNames,
+    /// The lines of the `trace`s executed.
+    output: Vec<String>,
+    /// The message of the `fail` executed.
+    fail: Option<String>,
+}
+
+fn cell(v: MaybeRelocatable) -> Cell<Relocatable> {
+    match v {
+        MaybeRelocatable::Int(f) => Cell::Num(from_vm(&f)),
+        MaybeRelocatable::RelocatableValue(r) => Cell::Ptr(r),
+    }
+}
+
+/// The lines a value prints as, read from the VM's memory.
+fn lines(
+    vm: &VirtualMachine,
+    v: MaybeRelocatable,
+    names: &HeapNames,
+) -> Result<Vec<String>, String> {
+    let load = |p: &Relocatable, k: usize| (*p + k).ok().and_then(|a| vm.get_maybe(&a)).map(cell);
+    heap::value_lines(&cell(v), &load, names)
 }
 
 impl ResourceTracker for HintRunner<'_> {}
@@ -79,18 +112,34 @@ impl HintProcessorLogic for HintRunner<'_> {
             Err(e) => return Err(custom(format!("hint `{}`: {e}", data.code))),
         };
         let fp = vm.get_fp();
-        let read = |v: Val| -> Result<Felt, HintError> {
+        let word = |v: Val| -> Result<MaybeRelocatable, HintError> {
             match v {
-                Val::Imm(c) => Ok(c),
+                Val::Imm(c) => Ok(MaybeRelocatable::Int(to_vm(c))),
                 Val::Mem(m) => {
                     let addr = (fp + m.off as i32).map_err(|e| custom(e.to_string()))?;
-                    let f = vm.get_integer(addr).map_err(|e| custom(e.to_string()))?;
-                    Ok(from_vm(&f))
+                    vm.get_maybe(&addr)
+                        .ok_or_else(|| custom(format!("hint reads unwritten {m}")))
                 }
             }
         };
-        let [a, b] = hint.operands();
-        let (a, b) = (read(a)?, read(b)?);
+        let (a, b) = match hint {
+            Hint::Trace { v } => {
+                let v = word(v)?;
+                self.output
+                    .extend(lines(vm, v, self.names).map_err(custom)?);
+                return Ok(());
+            }
+            Hint::Fail { v } => {
+                let v = word(v)?;
+                self.fail = Some(lines(vm, v, self.names).map_err(custom)?.join(" "));
+                return Ok(());
+            }
+            Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => (word(a)?, word(b)?),
+        };
+        let (a, b) = match (a, b) {
+            (MaybeRelocatable::Int(a), MaybeRelocatable::Int(b)) => (from_vm(&a), from_vm(&b)),
+            _ => return Err(custom("hint operand is an address".to_string())),
+        };
         let ap = vm.get_ap();
         for (k, v) in (self.answer)(&hint, a, b).into_iter().enumerate() {
             vm.insert_value((ap + k).map_err(|e| custom(e.to_string()))?, to_vm(v))
@@ -109,8 +158,7 @@ pub fn run(prog: &Program) -> Result<RunResult, VmError> {
 /// [`run`] with hints answered by `answer` instead of honestly.
 pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult, VmError> {
     let json = prog.to_json().to_string();
-    let program =
-        VmProgram::from_bytes(json.as_bytes(), Some("main")).map_err(|e| VmError(e.to_string()))?;
+    let program = VmProgram::from_bytes(json.as_bytes(), Some("main")).map_err(vm_error)?;
     let proof = prog.mode == Mode::Proof;
     let layout = if prog.builtins.is_empty() {
         LayoutName::plain
@@ -125,17 +173,37 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         relocate_mem: proof,
         ..CairoRunConfig::default()
     };
-    let mut hints = HintRunner { answer };
-    let runner =
-        cairo_run_program(&program, &config, &mut hints).map_err(|e| VmError(e.to_string()))?;
-    let ap = runner.vm.get_ap();
-    let ret = (ap - prog.result_depth()).map_err(|e| VmError(e.to_string()))?;
-    let value = match runner.vm.get_maybe(&ret) {
-        Some(MaybeRelocatable::Int(f)) => from_vm(&f),
-        other => return Err(VmError(format!("no integer result: {other:?}"))),
+    let mut hints = HintRunner {
+        answer,
+        names: &prog.names,
+        output: Vec::new(),
+        fail: None,
     };
+    let runner = match cairo_run_program(&program, &config, &mut hints) {
+        Ok(r) => r,
+        Err(e) => {
+            return Err(match hints.fail {
+                Some(msg) => VmError::Fail(msg),
+                None => vm_error(e),
+            })
+        }
+    };
+    let ap = runner.vm.get_ap();
+    let ret = (ap - prog.result_depth()).map_err(vm_error)?;
+    let result = runner
+        .vm
+        .get_maybe(&ret)
+        .ok_or_else(|| vm_error("no result"))?;
+    let value = match &result {
+        MaybeRelocatable::Int(f) => from_vm(f),
+        MaybeRelocatable::RelocatableValue(r) => Felt::from_u128(r.offset as u128),
+    };
+    let mut output = hints.output;
+    output.extend(lines(&runner.vm, result, &prog.names).map_err(vm_error)?);
     Ok(RunResult {
         value,
         steps: runner.vm.get_current_step() as u64,
+        output,
+        cells: runner.vm.get_segment_used_size(1).unwrap_or(0),
     })
 }

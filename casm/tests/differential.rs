@@ -34,7 +34,7 @@ fn check_seed(seed: u64, cfg: &Config, vm: bool) -> Option<u64> {
             if vm {
                 let e = kildall_casm::vm::run(&prog).expect_err("out of range on the Cairo VM");
                 assert!(
-                    e.0.contains("Range-check validation failed"),
+                    e.to_string().contains("Range-check validation failed"),
                     "seed {seed}: {e}"
                 );
             }

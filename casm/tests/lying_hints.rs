@@ -24,7 +24,8 @@ fn refused(op: &str, a: i128, b: i128, want: i128, lie: &dyn Fn(Vec<Felt>) -> Ve
         let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
         match vm::run_with_answers(&prog, &lying) {
             Err(e) => assert!(
-                e.0.contains("Range-check validation failed") || e.0.contains("An ASSERT_EQ"),
+                e.to_string().contains("Range-check validation failed")
+                    || e.to_string().contains("An ASSERT_EQ"),
                 "{op} {a} {b}: unexpected failure {e}"
             ),
             Ok(r) => panic!(

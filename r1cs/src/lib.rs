@@ -2,7 +2,10 @@
 //! from the interpreter, and per-block proofs.
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod lower;
+#[cfg(feature = "prove")]
+pub mod prove;
 pub mod system;
 pub mod trace;
 

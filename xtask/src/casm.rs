@@ -207,18 +207,45 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 Err(e) => return Err(e.into()),
             };
             let result = match vm {
-                Vm::Interp | Vm::Jvr => {
-                    kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
-                        .with_context(|| format!("{}: CASM interpreter", file.display()))?
-                }
-                Vm::Cairo => kildall_casm::vm::run(&prog)
-                    .with_context(|| format!("{}: Cairo VM", file.display()))?,
+                Vm::Interp | Vm::Jvr => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
+                    .map_err(|e| match e {
+                        kildall_casm::interp::InterpError::Fail(msg) => Failure::Fail(msg),
+                        e => Failure::Other(
+                            anyhow::Error::new(e)
+                                .context(format!("{}: CASM interpreter", file.display())),
+                        ),
+                    }),
+                Vm::Cairo => kildall_casm::vm::run(&prog).map_err(|e| match e {
+                    kildall_casm::vm::VmError::Fail(msg) => Failure::Fail(msg),
+                    e => Failure::Other(
+                        anyhow::Error::new(e).context(format!("{}: Cairo VM", file.display())),
+                    ),
+                }),
             };
-            println!("{}", result.value);
-            println!("steps: {}", result.steps);
-            Ok(ExitCode::SUCCESS)
+            match result {
+                Ok(result) => {
+                    for line in &result.output {
+                        println!("{line}");
+                    }
+                    println!("steps: {}", result.steps);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(Failure::Fail(msg)) => {
+                    eprintln!("fail: {msg}");
+                    Ok(ExitCode::from(FAIL_STATUS))
+                }
+                Err(Failure::Other(e)) => Err(e),
+            }
         }
     }
+}
+
+/// Why a compiled program did not return.
+enum Failure {
+    /// It ran `fail`.
+    Fail(String),
+    /// The machine stopped on an error.
+    Other(anyhow::Error),
 }
 
 fn serde_json_pretty(prog: &kildall_casm::Program) -> String {

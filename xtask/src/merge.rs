@@ -1,8 +1,15 @@
-//! `cargo xtask merge FILE [--min-block-size N] [--args "u32 3, Field 5"] [--emit ir|dot]`:
+//! `cargo xtask merge FILE [--min-block-size N] [--args "u32 3, Field 5"] [--emit ir|dot|r1cs]
+//! [--prove] [--cost threshold|calibrated]`:
 //! merges basic blocks (CoBBl's block-merging design) and prints the merged IR on stdout, the
 //! report on stderr. With `--args` it also runs `main` before and after and
 //! reports executed blocks, transitions and padded constraint cost.
-//! `--emit dot` draws the input CFG with each merge component in one colour.
+//! `--emit dot` draws the input CFG with each merge component in one colour;
+//! `--emit r1cs` prints every merged block's exact constraint system.
+//! `--prove` proves the run before and after, one Groth16 proof per executed
+//! block, and reports exact constraints, instances, prover time and whether
+//! every proof verified. `--cost calibrated` picks the merge threshold (or no
+//! merging) whose run a prover-time model fit to measured proofs predicts
+//! fastest.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,6 +18,10 @@ use std::process::ExitCode;
 use kildall_blockmerge::trace::{trace, TraceCost};
 use kildall_blockmerge::{final_heads, run_module, Options, R1cs};
 use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::{FuncId, Module};
+use kildall_r1cs::calibrate::Calibration;
+use kildall_r1cs::prove::{prove_trace, ProofReport};
+use kildall_r1cs::trace::{lower_module, record, Trace};
 
 use crate::input::{self, Diagnostic};
 use crate::run::report;
@@ -22,6 +33,18 @@ pub enum Emit {
     Ir,
     /// The input CFG as Graphviz DOT, merge components filled in one colour.
     Dot,
+    /// Each block's exact constraint system, one constraint a line.
+    R1cs,
+}
+
+/// How merges are chosen.
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum Cost {
+    /// The design's rule: merge every component under the threshold.
+    Threshold,
+    /// The threshold (or none) whose run the calibrated prover-time model
+    /// predicts fastest; needs `--args`.
+    Calibrated,
 }
 
 /// Arguments of `cargo xtask merge`.
@@ -42,7 +65,16 @@ pub struct Cmd {
     /// What to print.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     emit: Emit,
+    /// Prove the run before and after merging (needs `--args`).
+    #[arg(long, requires = "args")]
+    prove: bool,
+    /// How merges are chosen.
+    #[arg(long, value_enum, default_value_t = Cost::Threshold)]
+    cost: Cost,
 }
+
+/// The smallest thresholds `--cost calibrated` tries, besides not merging.
+const CALIBRATED_CANDIDATES: [u64; 5] = [0, 256, 1024, 4096, 16384];
 
 const PALETTE: [&str; 8] = [
     "#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec",
@@ -53,12 +85,43 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Ok(module) => module,
         Err(diagnostic) => return Ok(report(diagnostic)),
     };
-    let mut after = before.clone();
-    let options = Options {
-        min_block_size: cmd.min_block_size,
-        ..Options::default()
+    let parsed_args = match &cmd.args {
+        Some(args) => {
+            Some(RuntimeValue::parse_list(args).map_err(|err| anyhow::anyhow!("--args: {err}"))?)
+        }
+        None => None,
     };
-    let reports = run_module(&mut after, &options);
+    let mut interp = InterpreterOptions::default();
+    if let Some(fuel) = cmd.fuel {
+        interp.fuel = fuel;
+    }
+    let min_block_size = match cmd.cost {
+        Cost::Threshold => Some(cmd.min_block_size),
+        Cost::Calibrated => {
+            let (Some(args), Some(main)) = (&parsed_args, before.main()) else {
+                return Ok(report(Diagnostic::new(
+                    &cmd.file,
+                    None,
+                    "--cost calibrated needs --args and a main function",
+                )));
+            };
+            match choose_calibrated(&before, main, args, &interp) {
+                Ok(choice) => choice,
+                Err(message) => return Ok(report(Diagnostic::new(&cmd.file, None, message))),
+            }
+        }
+    };
+    let mut after = before.clone();
+    let reports = match min_block_size {
+        Some(min_block_size) => {
+            let options = Options {
+                min_block_size,
+                ..Options::default()
+            };
+            run_module(&mut after, &options)
+        }
+        None => Vec::new(),
+    };
     for r in &reports {
         eprint!("{r}");
     }
@@ -95,10 +158,29 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             out.push_str("}\n");
             crate::output::emit(&out)?;
         }
+        Emit::R1cs => {
+            let kinds = match lower_module(&after) {
+                Ok(kinds) => kinds,
+                Err(err) => return Ok(report(Diagnostic::new(&cmd.file, None, err.to_string()))),
+            };
+            let mut out = String::new();
+            for ((id, block), cs) in &kinds {
+                let func = &after.functions[*id];
+                let _ = writeln!(
+                    out,
+                    "fn {} {block}: {} constraints, {} public inputs, {} witnesses, {} memory accesses",
+                    func.name,
+                    cs.num_constraints(),
+                    cs.public_names.len(),
+                    cs.witness_names.len(),
+                    cs.memory.len()
+                );
+                let _ = write!(out, "{}", cs.display(func));
+            }
+            crate::output::emit(&out)?;
+        }
     }
-    if let Some(args) = &cmd.args {
-        let args =
-            RuntimeValue::parse_list(args).map_err(|err| anyhow::anyhow!("--args: {err}"))?;
+    if let Some(args) = parsed_args {
         let Some(main) = before.main() else {
             return Ok(report(Diagnostic::new(
                 &cmd.file,
@@ -106,12 +188,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 "no function to run",
             )));
         };
-        let mut interp = InterpreterOptions::default();
-        if let Some(fuel) = cmd.fuel {
-            interp.fuel = fuel;
-        }
         let a = trace(&before, main, args.clone(), &interp, &R1cs);
-        let b = trace(&after, main, args, &interp, &R1cs);
+        let b = trace(&after, main, args.clone(), &interp, &R1cs);
         eprintln!("run of main:      before -> after");
         eprintln!("  outcome:         {} -> {}", outcome(&a), outcome(&b));
         eprintln!(
@@ -124,8 +202,123 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             eprintln!("error: the merged program behaves differently");
             return Ok(ExitCode::FAILURE);
         }
+        if cmd.prove {
+            return prove(&cmd.file, &before, &after, main, args, &interp);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Proves the run before and after and reports it; exits 1 when a block
+/// has no lowering or an instance is not satisfied, 2 when a proof fails to verify.
+fn prove(
+    file: &std::path::Path,
+    before: &Module,
+    after: &Module,
+    main: FuncId,
+    args: Vec<RuntimeValue>,
+    interp: &InterpreterOptions,
+) -> anyhow::Result<ExitCode> {
+    let mut traces = Vec::new();
+    for module in [before, after] {
+        match record(module, main, args.clone(), interp) {
+            Ok(t) => traces.push(t),
+            Err(err) => return Ok(report(Diagnostic::new(file, None, err.to_string()))),
+        }
+    }
+    let proofs = [prove_trace(&traces[0])?, prove_trace(&traces[1])?];
+    let per_block = |t: &Trace| {
+        t.kinds
+            .iter()
+            .map(|((_, b), cs)| format!("{b} {}", cs.num_constraints()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let ms = |d: std::time::Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+    eprintln!("proof (Groth16 over BN254, one per executed block): before -> after");
+    eprintln!("  constraints per block before: {}", per_block(&traces[0]));
+    eprintln!("  constraints per block after:  {}", per_block(&traces[1]));
+    eprintln!(
+        "  largest block:    {} -> {}",
+        traces[0].largest(),
+        traces[1].largest()
+    );
+    eprintln!(
+        "  total constraints: {} -> {}",
+        traces[0].total_constraints(),
+        traces[1].total_constraints()
+    );
+    eprintln!(
+        "  memory accesses:  {} -> {}",
+        traces[0].memory_accesses, traces[1].memory_accesses
+    );
+    eprintln!(
+        "  instances proven: {} -> {}",
+        proofs[0].instances, proofs[1].instances
+    );
+    eprintln!(
+        "  setup:            {} -> {} ({} -> {} block kinds, not in prover time)",
+        ms(proofs[0].setup),
+        ms(proofs[1].setup),
+        proofs[0].kinds,
+        proofs[1].kinds
+    );
+    eprintln!(
+        "  prover time:      {} -> {}",
+        ms(proofs[0].prove),
+        ms(proofs[1].prove)
+    );
+    let verified = |p: &ProofReport| format!("{}/{}", p.verified, p.instances);
+    eprintln!(
+        "  verified:         {} -> {}",
+        verified(&proofs[0]),
+        verified(&proofs[1])
+    );
+    if !(proofs[0].all_verified() && proofs[1].all_verified()) {
+        eprintln!("error: a proof did not verify");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The smallest threshold among [`CALIBRATED_CANDIDATES`] (or `None`, no
+/// merging) whose run the calibrated model predicts fastest; not merging
+/// wins ties, so the choice never predicts slower than not merging.
+fn choose_calibrated(
+    before: &Module,
+    main: FuncId,
+    args: &[RuntimeValue],
+    interp: &InterpreterOptions,
+) -> Result<Option<u64>, String> {
+    let model = Calibration::default();
+    let unmerged = record(before, main, args.to_vec(), interp).map_err(|e| e.to_string())?;
+    let mut best = (model.predict(&unmerged), None);
+    eprintln!(
+        "cost calibrated: no merging predicts {:.1} ms",
+        best.0 / 1e3
+    );
+    for min_block_size in CALIBRATED_CANDIDATES {
+        let mut merged = before.clone();
+        let options = Options {
+            min_block_size,
+            ..Options::default()
+        };
+        run_module(&mut merged, &options);
+        let t = record(&merged, main, args.to_vec(), interp).map_err(|e| e.to_string())?;
+        let predicted = model.predict(&t);
+        eprintln!(
+            "cost calibrated: min-block-size {min_block_size} predicts {:.1} ms",
+            predicted / 1e3
+        );
+        if predicted < best.0 {
+            best = (predicted, Some(min_block_size));
+        }
+    }
+    match best.1 {
+        Some(m) => eprintln!("cost calibrated: chose min-block-size {m}"),
+        None => eprintln!("cost calibrated: chose no merging"),
+    }
+    Ok(best.1)
 }
 
 fn outcome(t: &TraceCost) -> String {

@@ -303,15 +303,40 @@ fn casm_run_fail_exits_3_with_the_message_on_stderr() {
 
 #[test]
 fn casm_run_names_a_construct_the_lowering_refuses() {
-    let src = b"function main() : integer {\n  trace 7;\n  ret 0;\n}\n";
-    let file = temp_file("trace.jvr", src);
+    let src = b"type st {\n  s : (field, field, field) -> st;\n}\nfunction main() : st {\n  tmp[0] = alloc s (1F, 2F, 3F);\n  tmp[1] = poseidon tmp[0];\n  ret tmp[1];\n}\n";
+    let file = temp_file("poseidon.jvr", src);
     let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "interp"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).ends_with("trace.jvr:2:3: `trace` is not lowered to CASM yet\n"),
+        stderr(&out).ends_with("poseidon.jvr:6:3: `poseidon` is not lowered to CASM yet\n"),
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn casm_run_prints_traces_then_a_record_field_by_field_on_every_machine() {
+    let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\nfunction main() : pair {\n  trace 7;\n  tmp[0] = alloc mk (1, 2);\n  trace tmp[0].mk[1];\n  ret tmp[0];\n}\n";
+    let file = temp_file("record.jvr", src);
+    let path = file.to_str().unwrap();
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = xtask(&["casm", "run", path, "--vm", vm]);
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.starts_with("7\n2\n1\n2\nsteps: "), "{vm}: {stdout}");
+    }
+}
+
+#[test]
+fn casm_run_fail_exits_3_with_the_message_on_every_machine() {
+    let src = b"function main() : integer {\n  fail 42;\n}\n";
+    let file = temp_file("fail_compiled.jvr", src);
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
+        assert_eq!(out.status.code(), Some(3), "{vm}");
+        assert_eq!(stderr(&out), "fail: 42\n", "{vm}");
+        assert!(out.stdout.is_empty(), "{vm}");
+    }
 }
 
 #[test]
@@ -400,4 +425,67 @@ fn output_closed_early_ends_quietly_with_exit_0() {
     let (code, out) = xtask_piped(&["opt", "-"], &big.stdout, Some(16));
     assert_eq!(out.len(), 16);
     assert_eq!(code, Some(0));
+}
+
+#[test]
+fn merge_emit_r1cs_prints_one_constraint_a_line() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--min-block-size",
+        "0",
+        "--emit",
+        "r1cs",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("fn main b0: 266 constraints, 10 public inputs"),
+        "{text}"
+    );
+    // `v4 = lt v2, u32 8`: 33 booleans and the linear recomposition.
+    assert!(
+        text.contains("  ; v4 = lt v2, u32 8\n  (v4.b0) * (v4.b0) = (v4.b0)\n"),
+        "{text}"
+    );
+    assert!(text.contains("(v4.b0 + 2*v4.b1 + 4*v4.b2"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.contains(") * (")).count() > 100,
+        "{text}"
+    );
+}
+
+#[test]
+fn merge_prove_reports_proofs_before_and_after() {
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/find_min.ssa",
+        "--args",
+        "[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]",
+        "--prove",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(
+        report.contains(
+            "constraints per block before: b0 266, b1 35, b2 68, b3 1, b4 1, b5 35, b6 1\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("constraints per block after:  b0 510\n"),
+        "{report}"
+    );
+    assert!(report.contains("instances proven: 31 -> 1\n"), "{report}");
+    assert!(
+        report.contains("verified:         31/31 -> 1/1\n"),
+        "{report}"
+    );
+    assert!(report.contains("prover time:      "), "{report}");
+}
+
+#[test]
+fn merge_prove_needs_args() {
+    let out = xtask(&["merge", "examples/blockmerge/find_min.ssa", "--prove"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

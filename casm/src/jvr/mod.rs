@@ -125,6 +125,33 @@ pub enum JvrErrorKind {
     /// A constructor not declared by any `type`.
     #[error("unknown constructor {0}")]
     UnknownConstructor(String),
+    /// `alloc` with other than the constructor's number of fields.
+    #[error("constructor {name} takes {expected} fields, {found} given")]
+    CtorArity {
+        /// The constructor.
+        name: String,
+        /// Its fields.
+        expected: usize,
+        /// Values given.
+        found: usize,
+    },
+    /// A field read past a constructor's fields.
+    #[error("constructor {ctor} has no field {index}")]
+    NoField {
+        /// The constructor.
+        ctor: String,
+        /// The index read.
+        index: u32,
+    },
+    /// A `case` on a type no `type` declares, or an arm naming a
+    /// constructor of another type.
+    #[error("`case[{ty}]` cannot have an arm {ctor}")]
+    CaseArm {
+        /// The type of the case.
+        ty: String,
+        /// The arm's constructor.
+        ctor: String,
+    },
     /// A constructor or type declared twice.
     #[error("{0} is declared twice")]
     DuplicateType(String),

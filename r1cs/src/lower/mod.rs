@@ -194,13 +194,24 @@ impl<'a> Lowerer<'a> {
             self.input(param)?;
             if options.program_entry {
                 self.origin = Origin::Input(param);
-                if let Some(n) = func.dfg.value_type(param).bit_size() {
-                    let Repr::Scalar(lc) = self.repr[&param].clone() else {
-                        unreachable!("integers are scalars")
+                let ty = func.dfg.value_type(param).clone();
+                let repr = self.repr[&param].clone();
+                let element_types: Vec<Type> = match &ty {
+                    Type::Array(types, _) => types.to_vec(),
+                    other => vec![other.clone()],
+                };
+                for (k, lc) in repr.elements().iter().enumerate() {
+                    let Some(n) = element_types[k % element_types.len()].bit_size() else {
+                        continue;
                     };
-                    let name = format!("{param}");
-                    let bits = self.decompose(&lc, n, &name);
-                    self.bits.insert(param, bits);
+                    let name = match ty {
+                        Type::Array(..) => format!("{param}[{k}]"),
+                        _ => format!("{param}"),
+                    };
+                    let bits = self.decompose(lc, n, &name);
+                    if !matches!(ty, Type::Array(..)) {
+                        self.bits.insert(param, bits);
+                    }
                 }
             }
         }
@@ -502,9 +513,12 @@ impl<'a> Lowerer<'a> {
 /// The number of field elements of a value of `ty`.
 pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
     match ty {
-        Type::Field | Type::Unsigned(_) | Type::Signed(_) | Type::Reference(_) | Type::Function => {
-            Some(1)
-        }
+        Type::Field
+        | Type::Unsigned(_)
+        | Type::Signed(_)
+        | Type::Reference(_)
+        | Type::ImmutableReference(_)
+        | Type::Function => Some(1),
         Type::Array(elements, len) => {
             if elements.iter().all(|e| flat_len(e) == Some(1)) {
                 Some(elements.len() * *len as usize)

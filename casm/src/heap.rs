@@ -1,0 +1,292 @@
+//! Heap values in Cairo memory: their layout, the runtime routines that
+//! need a dynamic number of cells, and the printing of a result.
+//!
+//! Objects are written on the execution stack like any other cell, in
+//! order and once, by the function that allocates them; a value is the
+//! address of its first cell. Every object starts with a header that says
+//! what it is, so that a result can be printed from memory alone:
+//!
+//! * a constructor: `[2 tag + 1, fields...]`, `tag` its index in the module
+//!   (records too, unlike Juvix, which drops the header of records);
+//! * a closure: `[2 id, left, stored, args...]`, `id` the index of its
+//!   function among those `calloc` names, `left` the arguments it still
+//!   takes and `stored` the ones it holds.
+//!
+//! An odd header is a constructor, an even one a closure. `case` jumps by
+//! the header (less twice the type's first tag) into a table of two-word
+//! `jmp`s, which is why headers step by two (as Juvix's `2 tag + 1`).
+//!
+//! Copying a closure's stored arguments takes a number of cells known only
+//! at run time, which a block (whose `ap` offset is static) cannot do, so
+//! calls through closures and `cextend` go through routines that return
+//! like functions: `__kildall_apply_N` jumps by the closure's id to a stub
+//! that pushes the stored and the `N` new arguments and calls the
+//! function; `__kildall_cextend_N` copies the stored arguments by jumping
+//! into an unrolled copy at the entry that copies exactly that many.
+
+use crate::felt::Felt;
+use crate::listing::{ArithOp, Instr, MemRef, Rhs, Target, Val};
+
+/// The routine that returns at once: `call` leaves the caller's `fp` in
+/// the cell it wrote at `[ap]`.
+pub const GET_FP: &str = "__kildall_get_fp";
+
+/// Offset of a closure's `left` count.
+pub const CLOSURE_LEFT: i16 = 1;
+/// Offset of a closure's `stored` count.
+pub const CLOSURE_STORED: i16 = 2;
+/// Offset of a closure's first stored argument.
+pub const CLOSURE_ARGS: i16 = 3;
+
+/// The header of constructor `tag`.
+pub fn ctor_header(tag: u32) -> u128 {
+    2 * u128::from(tag) + 1
+}
+
+/// The header of a closure of function `id` (among closure functions).
+pub fn closure_header(id: u32) -> u128 {
+    2 * u128::from(id)
+}
+
+/// Offset of field `index` of a constructor.
+pub fn field_offset(index: u32) -> i16 {
+    (1 + index).min(i16::MAX as u32) as i16
+}
+
+/// The routine calling a closure with `n` arguments.
+pub fn apply_label(n: usize) -> String {
+    format!("__kildall_apply_{n}")
+}
+
+/// The routine extending a closure with `n` arguments.
+pub fn extend_label(n: usize) -> String {
+    format!("__kildall_cextend_{n}")
+}
+
+fn assign(dst: MemRef, rhs: Rhs) -> Instr {
+    Instr::Assign {
+        dst,
+        rhs,
+        ap_incr: true,
+    }
+}
+
+fn push(rhs: Rhs) -> Instr {
+    assign(MemRef::ap(0), rhs)
+}
+
+fn imm(x: i128) -> Val {
+    Val::Imm(Felt::from_i128(x))
+}
+
+fn jmp(label: String) -> Instr {
+    Instr::Jump {
+        target: Target::Label(label),
+        cond: None,
+        ap_incr: false,
+    }
+}
+
+/// A function a closure can hold: its label and number of parameters.
+pub struct ClosureFunc<'a> {
+    /// Label.
+    pub name: &'a str,
+    /// Parameters.
+    pub arity: usize,
+}
+
+/// `__kildall_apply_N`: called with the closure at `[fp - 3]`, the new
+/// argument `j` at `[fp - 4 - j]` and (when threaded) the `range_check`
+/// pointer below them. Returns what the function returns.
+pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], threads_rc: bool) -> Vec<Instr> {
+    let name = apply_label(n);
+    let n16 = n as i16;
+    let mut out = vec![
+        Instr::Label(name.clone()),
+        push(Rhs::Deref(MemRef::fp(-3), 0)),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
+        Instr::Jump {
+            target: Target::Cell(MemRef::fp(1)),
+            cond: None,
+            ap_incr: false,
+        },
+    ];
+    for id in 0..funcs.len() {
+        out.push(jmp(format!("{name}${id}")));
+    }
+    for (id, f) in funcs.iter().enumerate() {
+        out.push(Instr::Label(format!("{name}${id}")));
+        // The closure must take exactly `n` more arguments (a function
+        // with fewer parameters fails here too: its `left` is below `n`).
+        out.push(push(Rhs::Val(imm(n as i128))));
+        out.push(Instr::Assign {
+            dst: MemRef::ap(-1),
+            rhs: Rhs::Deref(MemRef::fp(-3), CLOSURE_LEFT),
+            ap_incr: false,
+        });
+        if f.arity < n {
+            out.push(Instr::Ret);
+            continue;
+        }
+        if threads_rc {
+            out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - n16)))));
+        }
+        for j in (0..n16).rev() {
+            out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+        }
+        for i in (0..(f.arity - n) as i16).rev() {
+            out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
+        }
+        out.push(Instr::Call(Target::Label(f.name.to_string())));
+        out.push(Instr::Ret);
+    }
+    out
+}
+
+/// `__kildall_cextend_N`: called like `__kildall_apply_N`; returns a new
+/// closure with the `N` arguments stored after the old ones. `max_stored`
+/// bounds the stored arguments of any closure (the largest arity).
+pub fn extend_routine(n: usize, max_stored: usize, threads_rc: bool) -> Vec<Instr> {
+    let n16 = n as i16;
+    let max = max_stored.max(1) as i16;
+    let mut out = vec![
+        Instr::Label(extend_label(n)),
+        // [fp] left, [fp + 1] stored, [fp + 2] closure + stored,
+        // [fp + 3] -stored, [fp + 4] the jump into the copy.
+        push(Rhs::Deref(MemRef::fp(-3), CLOSURE_LEFT)),
+        push(Rhs::Deref(MemRef::fp(-3), CLOSURE_STORED)),
+        push(Rhs::Op(
+            ArithOp::Add,
+            MemRef::fp(-3),
+            Val::Mem(MemRef::fp(1)),
+        )),
+        push(Rhs::Op(ArithOp::Mul, MemRef::fp(1), imm(-1))),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(3), imm(max as i128 + 1))),
+        // [fp + 5] fp, [fp + 6] return pc; the new closure from [fp + 7].
+        Instr::Call(Target::Label(GET_FP.to_string())),
+        push(Rhs::Deref(MemRef::fp(-3), 0)),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(-(n as i128)))),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(1), imm(n as i128))),
+        // Entry `max - stored` copies the last `stored` of `max` slots,
+        // which read the stored arguments in order.
+        Instr::Jump {
+            target: Target::Cell(MemRef::fp(4)),
+            cond: None,
+            ap_incr: false,
+        },
+    ];
+    for i in 0..max {
+        out.push(push(Rhs::Deref(MemRef::fp(2), CLOSURE_ARGS - max + i)));
+    }
+    for j in 0..n16 {
+        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+    }
+    if threads_rc {
+        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - n16)))));
+    }
+    out.push(push(Rhs::Op(ArithOp::Add, MemRef::fp(5), imm(7))));
+    out.push(Instr::Ret);
+    out
+}
+
+/// What the printer needs to know of a module's heap values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeapNames {
+    /// Every constructor by tag: name, number of fields, whether it is a
+    /// record (the only constructor of its type).
+    pub ctors: Vec<(String, usize, bool)>,
+    /// Every closure function by id.
+    pub closures: Vec<String>,
+}
+
+impl HeapNames {
+    /// The names of `module`'s constructors and of the functions its
+    /// closures can hold.
+    pub fn of(module: &crate::jvr::Module, ssa: &crate::ssa::SsaModule) -> HeapNames {
+        let ctors = module
+            .types
+            .iter()
+            .flat_map(|t| {
+                let record = t.ctors.len() == 1;
+                t.ctors
+                    .iter()
+                    .map(move |c| (c.name.clone(), c.arity, record))
+            })
+            .collect();
+        let closures = ssa
+            .closure_funcs
+            .iter()
+            .map(|f| ssa.functions[f.0 as usize].name.clone())
+            .collect();
+        HeapNames { ctors, closures }
+    }
+}
+
+/// A memory value as the printer sees it: a number or an address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cell<P> {
+    /// A field element.
+    Num(Felt),
+    /// An address.
+    Ptr(P),
+}
+
+/// Deepest nesting of records the printer follows.
+const MAX_PRINT_DEPTH: usize = 1000;
+
+/// The lines of a value, as `jvr_interp::Val::output_lines` prints the
+/// same value: a number in signed decimal, a record field by field
+/// (flattened), another constructor as `<Name>`, a closure as
+/// `<closure f>`. `load(p, k)` reads the cell `k` after address `p`.
+pub fn value_lines<P>(
+    v: &Cell<P>,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+    names: &HeapNames,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    push_lines(v, load, names, 0, &mut out)?;
+    Ok(out)
+}
+
+fn push_lines<P>(
+    v: &Cell<P>,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+    names: &HeapNames,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Result<(), String> {
+    let p = match v {
+        Cell::Num(f) => {
+            out.push(f.to_string());
+            return Ok(());
+        }
+        Cell::Ptr(p) => p,
+    };
+    if depth > MAX_PRINT_DEPTH {
+        return Err("records nested too deep to print".to_string());
+    }
+    let header = match load(p, 0) {
+        Some(Cell::Num(h)) => h.limbs(),
+        _ => return Err("an address that holds no object".to_string()),
+    };
+    if header[1] != 0 || header[2] != 0 || header[3] != 0 {
+        return Err("an object with an unknown header".to_string());
+    }
+    let h = header[0] as usize;
+    let unknown = || "an object with an unknown header".to_string();
+    if h % 2 == 0 {
+        let f = names.closures.get(h / 2).ok_or_else(unknown)?;
+        out.push(format!("<closure {f}>"));
+        return Ok(());
+    }
+    let (name, arity, record) = names.ctors.get(h / 2).ok_or_else(unknown)?;
+    if !record {
+        out.push(format!("<{name}>"));
+        return Ok(());
+    }
+    for k in 0..*arity {
+        let field = load(p, 1 + k).ok_or("a record with an unwritten field")?;
+        push_lines(&field, load, names, depth + 1, out)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! Heap objects in the frame (constructors and closures, laid out as
+//! [`crate::heap`] says), calls through closures, and the runtime routines
+//! the module needs.
+
+use super::{Frame, Lowerer};
+use crate::felt::Felt;
+use crate::heap;
+use crate::listing::{ArithOp, Instr, MemRef, Rhs, Target, Val};
+use crate::ssa::{ApplyKind, FuncId, Inst, Operand, SsaModule};
+
+impl Lowerer<'_> {
+    /// A cell holding the value of `fp`, for addresses of cells of this
+    /// frame: `call` writes the caller's `fp` into `[ap]`, so a call of a
+    /// function that only returns leaves it there (two steps, once per
+    /// block).
+    pub(super) fn fp_value(&mut self, frame: &mut Frame) -> MemRef {
+        if let Some(c) = frame.fp_cell {
+            return MemRef::fp(c);
+        }
+        let c = frame.ap as i16;
+        self.emit(Instr::Call(Target::Label(heap::GET_FP.to_string())));
+        frame.ap += 2;
+        frame.fp_cell = Some(c);
+        MemRef::fp(c)
+    }
+
+    /// Writes an object (`header`, then `fields`) into the next cells and
+    /// returns a cell holding its address.
+    pub(super) fn alloc(&mut self, frame: &mut Frame, header: Felt, fields: &[Operand]) -> MemRef {
+        let fp = self.fp_value(frame);
+        let at = frame.ap;
+        self.push(frame, Rhs::Val(Val::Imm(header)));
+        for f in fields {
+            self.push_operand(frame, f);
+        }
+        let at = Felt::from_i128(at as i128);
+        self.push(frame, Rhs::Op(ArithOp::Add, fp, Val::Imm(at)))
+    }
+
+    /// A closure of `func` storing `args` (the layout of [`heap`]).
+    pub(super) fn calloc(&mut self, frame: &mut Frame, func: FuncId, args: &[Operand]) -> MemRef {
+        let id = self.module.closure_id(func).unwrap_or(0);
+        let arity = self
+            .module
+            .functions
+            .get(func.0 as usize)
+            .map_or(0, |f| f.n_params as usize);
+        let counts = [
+            Operand::Const(Felt::from_u128((arity - args.len().min(arity)) as u128)),
+            Operand::Const(Felt::from_u128(args.len() as u128)),
+        ];
+        let fields: Vec<Operand> = counts.iter().chain(args).copied().collect();
+        self.alloc(frame, Felt::from_u128(heap::closure_header(id)), &fields)
+    }
+
+    /// Calls a runtime routine on a closure: pushes the `range_check`
+    /// pointer (when threaded), the arguments in reverse order and the
+    /// closure, and calls `__apply_N` or `__cextend_N`.
+    pub(super) fn push_apply(
+        &mut self,
+        frame: &mut Frame,
+        kind: ApplyKind,
+        closure: &Operand,
+        args: &[Operand],
+    ) {
+        if let Some(rc) = Self::rc_value(frame) {
+            self.push(frame, rc);
+        }
+        for a in args.iter().rev() {
+            self.push_operand(frame, a);
+        }
+        self.push_operand(frame, closure);
+        let name = match kind {
+            ApplyKind::Call => heap::apply_label(args.len()),
+            ApplyKind::Extend => heap::extend_label(args.len()),
+        };
+        self.emit(Instr::Call(Target::Label(name)));
+    }
+}
+
+/// The runtime routines the module's code calls (see [`heap`]).
+pub(super) fn runtime(module: &SsaModule, threads_rc: bool) -> Vec<Instr> {
+    let mut get_fp = false;
+    let mut applies = std::collections::BTreeSet::new();
+    let mut extends = std::collections::BTreeSet::new();
+    pub(super) fn scan(
+        insts: &[Inst],
+        get_fp: &mut bool,
+        applies: &mut std::collections::BTreeSet<usize>,
+        extends: &mut std::collections::BTreeSet<usize>,
+    ) {
+        for i in insts {
+            match i {
+                Inst::Alloc { .. } | Inst::CAlloc { .. } => *get_fp = true,
+                Inst::Apply {
+                    kind: ApplyKind::Call,
+                    args,
+                    ..
+                }
+                | Inst::TailApply { args, .. } => {
+                    applies.insert(args.len());
+                }
+                Inst::Apply {
+                    kind: ApplyKind::Extend,
+                    args,
+                    ..
+                } => {
+                    *get_fp = true;
+                    extends.insert(args.len());
+                }
+                Inst::Branch { arms, .. } => arms
+                    .iter()
+                    .for_each(|a| scan(&a.body, get_fp, applies, extends)),
+                Inst::Case { arms, .. } => arms
+                    .iter()
+                    .for_each(|a| scan(&a.body, get_fp, applies, extends)),
+                _ => {}
+            }
+        }
+    }
+    for f in &module.functions {
+        scan(&f.body, &mut get_fp, &mut applies, &mut extends);
+    }
+    let funcs: Vec<heap::ClosureFunc<'_>> = module
+        .closure_funcs
+        .iter()
+        .map(|id| {
+            let f = &module.functions[id.0 as usize];
+            heap::ClosureFunc {
+                name: &f.name,
+                arity: f.n_params as usize,
+            }
+        })
+        .collect();
+    let max_stored = funcs.iter().map(|f| f.arity).max().unwrap_or(0);
+    let mut out = Vec::new();
+    if get_fp {
+        out.push(Instr::Label(heap::GET_FP.to_string()));
+        out.push(Instr::Ret);
+    }
+    for n in applies {
+        out.extend(heap::apply_routine(n, &funcs, threads_rc));
+    }
+    for n in extends {
+        out.extend(heap::extend_routine(n, max_stored, threads_rc));
+    }
+    out
+}
