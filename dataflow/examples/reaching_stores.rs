@@ -19,7 +19,7 @@ use std::error::Error;
 use kildall_dataflow::lattice::{MapLattice, PowerSet};
 use kildall_dataflow::{Analysis, Forward, FunctionGraph};
 use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::{parse_module, verify_module, Block, Inst, InstructionData, Type, Value};
+use kildall_ir::{parse_module, verify_module, Block, Inst, InstructionData, Value};
 
 /// `v0` is written before a branch, on one arm, and in a loop; each load
 /// sees a different set of stores.
@@ -80,7 +80,7 @@ impl Analysis<FunctionGraph<'_>> for ReachingStores {
             InstructionData::Call { args, .. } => {
                 for &arg in args.iter() {
                     let arg = func.dfg.resolve(arg);
-                    if matches!(func.dfg.value_type(arg), Type::Reference(_)) {
+                    if func.dfg.value_type(arg).is_reference() {
                         let mut stores = state.get_or_bottom(&arg).into_owned();
                         stores.insert(inst);
                         state.set(arg, stores);

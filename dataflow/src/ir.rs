@@ -102,7 +102,10 @@ pub struct Liveness;
 impl Liveness {
     fn gen(func: &Function, state: &mut BitSet<Value>, value: Value) {
         let value = func.dfg.resolve(value);
-        if !matches!(func.dfg.value_def(value), ValueDef::Const(_)) {
+        if !matches!(
+            func.dfg.value_def(value),
+            ValueDef::Const(_) | ValueDef::Global(_)
+        ) {
             state.insert(value);
         }
     }

@@ -6,7 +6,7 @@ use std::ops::{Index, IndexMut};
 
 use cranelift_entity::{EntityList, ListPool, PrimaryMap, SecondaryMap};
 
-use crate::{Block, ConstValue, Inst, InstructionData, Terminator, Type, Value};
+use crate::{Block, ConstValue, GlobalId, Inst, InstructionData, Terminator, Type, Value};
 
 /// Where a value comes from.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -18,6 +18,8 @@ pub enum ValueDef {
     Param(Block, u32),
     /// A numeric constant of the value's type.
     Const(ConstValue),
+    /// A global of the module, written `gN`.
+    Global(GlobalId),
     /// Another value this one was replaced by; see [`DataFlowGraph::resolve`].
     Alias(Value),
     /// No definition: an index skipped by the text's numbering, or a value
@@ -54,6 +56,7 @@ pub struct DataFlowGraph {
     values: PrimaryMap<Value, ValueData>,
     blocks: PrimaryMap<Block, BlockData>,
     constants: HashMap<(Type, ConstValue), Value>,
+    globals: HashMap<GlobalId, Value>,
 }
 
 impl DataFlowGraph {
@@ -259,6 +262,20 @@ impl DataFlowGraph {
             def: ValueDef::Const(value),
         });
         self.constants.insert((ty, value), v);
+        v
+    }
+
+    /// The value naming global `global` of type `ty` (the global's type),
+    /// interned: one value per global.
+    pub fn global(&mut self, global: GlobalId, ty: Type) -> Value {
+        if let Some(&existing) = self.globals.get(&global) {
+            return existing;
+        }
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Global(global),
+        });
+        self.globals.insert(global, v);
         v
     }
 

@@ -28,3 +28,10 @@ entity_impl!(Inst, "inst");
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FuncId(u32);
 entity_impl!(FuncId, "f");
+
+/// A global of a [`Module`](crate::Module), written `gN`: a constant or a
+/// constant array every function may use as an operand.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GlobalId(u32);
+entity_impl!(GlobalId, "g");

@@ -4,7 +4,7 @@ use std::fmt;
 
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
-use crate::{Block, DataFlowGraph, FuncId, Inst, Layout, Terminator, Type};
+use crate::{Block, DataFlowGraph, FuncId, GlobalData, GlobalId, Inst, Layout, Terminator, Type};
 
 /// The runtime a function is compiled for, printed before `fn`:
 /// `acir(inline)` or `brillig(inline)`, followed by the purity Noir's
@@ -184,6 +184,8 @@ impl Function {
 /// A program: functions `f0`, `f1`, ...
 #[derive(Clone, Default)]
 pub struct Module {
+    /// The globals, indexed by id, each defined before its uses.
+    pub globals: PrimaryMap<GlobalId, GlobalData>,
     /// The functions, indexed by id.
     pub functions: PrimaryMap<FuncId, Function>,
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Block, FuncId, Type, Value};
+use crate::{Block, Builtin, FuncId, Type, Value};
 
 /// A binary operator. Operands have the same type; `eq` and `lt` give `u1`,
 /// the others the operands' type.
@@ -97,33 +97,6 @@ impl BinaryOp {
 impl fmt::Display for BinaryOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// A function the interpreter provides, called by name: `call print(v0)`.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Builtin {
-    /// `assert_constant`: a compile-time check; no effect at run time.
-    AssertConstant,
-    /// `print`: writes its arguments to the interpreter's output.
-    Print,
-}
-
-impl Builtin {
-    /// The name in the text format.
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::AssertConstant => "assert_constant",
-            Builtin::Print => "print",
-        }
-    }
-
-    /// The builtin with this name.
-    pub fn from_name(name: &str) -> Option<Builtin> {
-        [Builtin::AssertConstant, Builtin::Print]
-            .into_iter()
-            .find(|b| b.name() == name)
     }
 }
 

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod builtin;
 pub mod cfg;
 mod constant;
 mod dfg;
@@ -18,6 +19,7 @@ mod function;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod generate;
+mod global;
 mod instructions;
 pub mod interpreter;
 mod layout;
@@ -32,11 +34,13 @@ mod verifier;
 mod write;
 
 pub use builder::{CursorPosition, FuncCursor};
+pub use builtin::{BlackBox, Builtin};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
-pub use entities::{Block, FuncId, Inst, Value};
+pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
-pub use instructions::{BinaryOp, Builtin, Callee, InstructionData, Operands, Terminator};
+pub use global::{GlobalData, GlobalInit, GlobalOperand};
+pub use instructions::{BinaryOp, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
 pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};
 pub use types::{Type, MAX_INT_BITS};

@@ -1,4 +1,4 @@
-//! Value types, written as in Noir's SSA: `Field`, `u32`, `i8`, `&mut T`,
+//! Value types, written as in Noir's SSA: `Field`, `u32`, `i8`, `&mut T`, `&T`,
 //! `[T; N]`, `[(T1, T2); N]`, `[T]`, `function`, and `noisy`.
 
 use std::fmt;
@@ -22,6 +22,10 @@ pub enum Type {
     Signed(u32),
     /// `&mut T`: a reference to a memory cell holding a `T`.
     Reference(Arc<Type>),
+    /// `&T`: Noir's immutable reference. The IR gives it the operations and
+    /// semantics of `&mut T` (the frontend enforces immutability) but keeps
+    /// it a distinct type, so that it prints back as written.
+    ImmutableReference(Arc<Type>),
     /// `[T; N]` or `[(T1, T2, ...); N]`: `N` entries of the element types,
     /// stored flattened (entry `i` of a tuple array of width `k` occupies
     /// flat indices `i * k .. i * k + k`).
@@ -60,10 +64,15 @@ impl Type {
         matches!(self, Type::Field | Type::Unsigned(_) | Type::Signed(_))
     }
 
+    /// Whether this is `&mut T` or `&T`.
+    pub fn is_reference(&self) -> bool {
+        matches!(self, Type::Reference(_) | Type::ImmutableReference(_))
+    }
+
     /// Whether this type is a reference or contains one (in array elements).
     pub fn contains_reference(&self) -> bool {
         match self {
-            Type::Reference(_) => true,
+            Type::Reference(_) | Type::ImmutableReference(_) => true,
             Type::Array(elements, _) | Type::Slice(elements) => {
                 elements.iter().any(Type::contains_reference)
             }
@@ -79,10 +88,10 @@ impl Type {
         }
     }
 
-    /// The pointee of a reference type.
+    /// The pointee of a reference type, `&mut T` or `&T`.
     pub fn pointee(&self) -> Option<&Type> {
         match self {
-            Type::Reference(pointee) => Some(pointee),
+            Type::Reference(pointee) | Type::ImmutableReference(pointee) => Some(pointee),
             _ => None,
         }
     }
@@ -125,6 +134,7 @@ impl fmt::Display for Type {
             Type::Unsigned(bits) => write!(f, "u{bits}"),
             Type::Signed(bits) => write!(f, "i{bits}"),
             Type::Reference(pointee) => write!(f, "&mut {pointee}"),
+            Type::ImmutableReference(pointee) => write!(f, "&{pointee}"),
             Type::Array(elems, len) => {
                 f.write_str("[")?;
                 elements(f, elems)?;

@@ -25,8 +25,8 @@ use cranelift_entity::SecondaryMap;
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
 use crate::{
-    BinaryOp, Block, Callee, FuncId, Function, Inst, InstructionData, Module, SourceLoc,
-    Terminator, Type, Value, ValueDef,
+    BinaryOp, Block, Callee, FuncId, Function, GlobalId, GlobalInit, GlobalOperand, Inst,
+    InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
 };
 
 /// Where in a function an error is.
@@ -38,6 +38,8 @@ pub enum Location {
     Block(Block),
     /// An instruction.
     Inst(Inst),
+    /// A global of the module (the error's function is then empty).
+    Global(GlobalId),
 }
 
 impl fmt::Display for Location {
@@ -46,6 +48,7 @@ impl fmt::Display for Location {
             Location::Function => Ok(()),
             Location::Block(block) => write!(f, "{block}: "),
             Location::Inst(inst) => write!(f, "{inst}: "),
+            Location::Global(global) => write!(f, "{global}: "),
         }
     }
 }
@@ -71,6 +74,9 @@ impl fmt::Display for VerifierError {
         if self.loc.is_known() {
             write!(f, "{}: ", self.loc)?;
         }
+        if let Location::Global(_) = self.location {
+            return write!(f, "in the globals: {}{}", self.location, self.kind);
+        }
         write!(
             f,
             "in function `{}` ({}): {}{}",
@@ -93,6 +99,18 @@ pub enum VerifierErrorKind {
     /// A branch to a block that is not in the layout.
     #[error("branch to {0}, which is not in the layout")]
     TargetNotInLayout(Block),
+    /// A use of a global the module does not define, or a global array
+    /// element naming a global defined after it.
+    #[error("use of undefined global {0}")]
+    UndefinedGlobal(GlobalId),
+    /// A call of a builtin whose arguments or results do not fit its signature.
+    #[error("call to {builtin}: {reason}")]
+    BuiltinSignature {
+        /// The builtin's name.
+        builtin: &'static str,
+        /// What does not fit.
+        reason: String,
+    },
     /// An operand that no instruction, parameter or constant defines.
     #[error("use of undefined value {0}")]
     UndefinedValue(Value),
@@ -215,6 +233,7 @@ pub enum VerifierErrorKind {
 
 /// Verifies every function of a module, calls included.
 pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
+    verify_globals(module)?;
     let mut verifier = Verifier::default();
     // Signatures once, so that checking a call or a return costs its size only.
     let signatures: Vec<Signature> = module
@@ -223,7 +242,94 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
         .map(|f| (f.param_types(), f.return_types()))
         .collect();
     for (id, func) in module.functions.iter() {
+        verify_global_uses(module, id, func)?;
         verifier.verify(func, id, Some(&signatures))?;
+    }
+    Ok(())
+}
+
+/// Each global: a numeric constant of its type, or an array whose elements
+/// fit its type and name only earlier globals (so globals have no cycles).
+fn verify_globals(module: &Module) -> Result<(), VerifierError> {
+    for (id, global) in &module.globals {
+        let error = |kind| VerifierError {
+            func: FuncId::from_u32(0),
+            function: String::new(),
+            location: Location::Global(id),
+            loc: SourceLoc::default(),
+            kind,
+        };
+        match &global.init {
+            GlobalInit::Const(_) if global.ty.is_numeric() => {}
+            GlobalInit::Const(_) => {
+                return Err(error(VerifierErrorKind::OperandType {
+                    what: "the constant".into(),
+                    expected: "a numeric type".into(),
+                    found: global.ty.clone(),
+                }))
+            }
+            GlobalInit::Array(elements) => {
+                let (Some(types), Some(len)) =
+                    (global.ty.element_types(), global.ty.flattened_len())
+                else {
+                    return Err(error(VerifierErrorKind::OperandType {
+                        what: "a `make_array` global".into(),
+                        expected: "an array type".into(),
+                        found: global.ty.clone(),
+                    }));
+                };
+                if elements.len() as u64 != len {
+                    return Err(error(VerifierErrorKind::ArrayLength {
+                        ty: global.ty.clone(),
+                        expected: len.to_string(),
+                        found: elements.len(),
+                    }));
+                }
+                for (i, element) in elements.iter().enumerate() {
+                    let found = match element {
+                        GlobalOperand::Const(_, ty) => ty,
+                        GlobalOperand::Global(g) if *g < id => &module.globals[*g].ty,
+                        GlobalOperand::Global(g) => {
+                            return Err(error(VerifierErrorKind::UndefinedGlobal(*g)))
+                        }
+                    };
+                    let expected = &types[i % types.len()];
+                    if found != expected {
+                        return Err(error(VerifierErrorKind::OperandType {
+                            what: format!("element {i}"),
+                            expected: format!("`{expected}`"),
+                            found: found.clone(),
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every value of `func` naming a global names one of the module, with its type.
+fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<(), VerifierError> {
+    for (value, data) in func.dfg.values() {
+        let ValueDef::Global(global) = data.def else {
+            continue;
+        };
+        let kind = match module.globals.get(global) {
+            None => VerifierErrorKind::UndefinedGlobal(global),
+            Some(g) if g.ty != data.ty => VerifierErrorKind::ResultType {
+                value,
+                expected: g.ty.clone(),
+                found: data.ty.clone(),
+            },
+            Some(_) => continue,
+        };
+        return Err(VerifierError {
+            func: id,
+            function: func.name.clone(),
+            location: Location::Function,
+            loc: SourceLoc::default(),
+            kind,
+        });
     }
     Ok(())
 }
@@ -267,6 +373,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn error(&self, location: Location, kind: VerifierErrorKind) -> VerifierError {
         let loc = match location {
+            Location::Global(_) => SourceLoc::default(),
             Location::Function => self
                 .func
                 .entry_block()
@@ -382,7 +489,7 @@ impl Verifier {
         }
         let resolved = dfg.resolve(value);
         let (def_block, def_pos) = match dfg.value_def(resolved) {
-            ValueDef::Const(_) => return Ok(()),
+            ValueDef::Const(_) | ValueDef::Global(_) => return Ok(()),
             ValueDef::Unused | ValueDef::Alias(_) => return Err(undefined()),
             ValueDef::Param(def_block, _) => {
                 if !func.layout.is_block_inserted(def_block) {
@@ -530,7 +637,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
                 | BinaryOp::Shl
                 | BinaryOp::Shr => lt.is_integer(),
                 BinaryOp::Eq => {
-                    lt.is_numeric() || matches!(lt, Type::Reference(_) | Type::Function)
+                    lt.is_numeric() || lt.is_reference() || matches!(lt, Type::Function)
                 }
             };
             if !ok {
@@ -589,7 +696,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
         }
         Allocate => {
             if let Some(&r) = results.first() {
-                if !matches!(dfg.value_type(r), Type::Reference(_)) {
+                if !dfg.value_type(r).is_reference() {
                     return Err(invalid(format!(
                         "the result type `{}` is not a reference",
                         dfg.value_type(r)
@@ -772,18 +879,20 @@ fn check_call(
     let at = Location::Inst(inst);
     let dfg = &cx.func.dfg;
     let id = match callee {
-        Callee::Builtin(_) => {
-            if !results.is_empty() {
-                return Err(cx.error(
-                    at,
-                    VerifierErrorKind::ResultCount {
-                        opcode: "call",
-                        expected: 0,
-                        found: results.len(),
-                    },
-                ));
-            }
-            return Ok(());
+        Callee::Builtin(builtin) => {
+            let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
+            let result_types: Vec<Type> = results.iter().map(|&r| cx.ty(r).clone()).collect();
+            return builtin
+                .check_signature(&arg_types, &result_types)
+                .map_err(|reason| {
+                    cx.error(
+                        at,
+                        VerifierErrorKind::BuiltinSignature {
+                            builtin: builtin.name(),
+                            reason,
+                        },
+                    )
+                });
         }
         Callee::Function(id) => id,
     };

@@ -6,8 +6,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::{
-    Block, ConstValue, FuncId, Function, Inst, InstructionData, Module, Terminator, Type, Value,
-    ValueDef,
+    Block, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst,
+    InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
 
 /// A [`Function`] displayed with the id its module gives it.
@@ -76,14 +76,46 @@ impl Display for Function {
 
 impl Display for Module {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (id, global) in &self.globals {
+            write_global(f, id, global)?;
+        }
         for (i, (id, func)) in self.functions.iter().enumerate() {
-            if i > 0 {
+            if i > 0 || !self.globals.is_empty() {
                 f.write_char('\n')?;
             }
             write_function(f, func, id)?;
         }
         Ok(())
     }
+}
+
+/// `g0 = Field 1` or `g1 = make_array [g0, Field 2] : [Field; 2]`, as Noir
+/// prints its globals.
+fn write_global(f: &mut Formatter<'_>, id: GlobalId, global: &GlobalData) -> fmt::Result {
+    write!(f, "{id} = ")?;
+    match &global.init {
+        GlobalInit::Const(value) => {
+            write!(f, "{} ", global.ty)?;
+            write_constant_digits(f, &global.ty, *value)?;
+        }
+        GlobalInit::Array(elements) => {
+            f.write_str("make_array [")?;
+            for (i, element) in elements.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                match element {
+                    GlobalOperand::Const(value, ty) => {
+                        write!(f, "{ty} ")?;
+                        write_constant_digits(f, ty, *value)?;
+                    }
+                    GlobalOperand::Global(g) => write!(f, "{g}")?,
+                }
+            }
+            write!(f, "] : {}", global.ty)?;
+        }
+    }
+    f.write_char('\n')
 }
 
 /// Writes the constant `value` of type `ty` as its digits, negative for
@@ -120,10 +152,14 @@ impl Display for Operand<'_> {
             self.1
         };
         if dfg.value_is_valid(value) {
-            if let ValueDef::Const(c) = dfg.value_def(value) {
-                let ty = dfg.value_type(value);
-                write!(f, "{ty} ")?;
-                return write_constant_digits(f, ty, c);
+            match dfg.value_def(value) {
+                ValueDef::Const(c) => {
+                    let ty = dfg.value_type(value);
+                    write!(f, "{ty} ")?;
+                    return write_constant_digits(f, ty, c);
+                }
+                ValueDef::Global(global) => return write!(f, "{global}"),
+                _ => {}
             }
         }
         write!(f, "{value}")

@@ -92,6 +92,8 @@ fn every_parse_error_kind_is_covered() {
         "fn main f0 { b0(): return } fn main f0 { b0(): return }",
         "fn main f0 { b0(): v0 = store u1 1 at v1 return }",
         "fn main f0 { b0(): return v99999999 }",
+        "fn main f0 { b0(): return g0 }",
+        "fn main f0 { b0(): return named }",
     ];
     let mut kinds: Vec<String> = witnesses
         .iter()
@@ -112,7 +114,7 @@ fn every_parse_error_kind_is_covered() {
     kinds.push("TypeTooDeep".into());
     kinds.sort();
     kinds.dedup();
-    assert_eq!(kinds.len(), 16, "{kinds:?}");
+    assert_eq!(kinds.len(), 18, "{kinds:?}");
 }
 
 #[test]

@@ -93,7 +93,7 @@ impl AliasClasses {
         self.kind = dfg
             .values()
             .map(|(_, data)| match &data.ty {
-                Type::Reference(_) => 2,
+                ty if ty.is_reference() => 2,
                 ty => u8::from(ty.contains_reference()),
             })
             .collect();
@@ -169,10 +169,17 @@ impl AliasClasses {
                     InstructionData::MakeArray { .. }
                     | InstructionData::ArrayGet { .. }
                     | InstructionData::ArraySet { .. }
-                    | InstructionData::IfElse { .. } => {
+                    | InstructionData::IfElse { .. }
+                    | InstructionData::Call {
+                        callee: Callee::Builtin(_),
+                        ..
+                    } => {
                         // The instructions that move references between
                         // values: one class for all of them (arrays are
                         // summarised, so any index, constant or dynamic).
+                        // Builtins never store through a reference, but the
+                        // slice operations, `as_vector` and `black_box`
+                        // pass references from arguments to results.
                         let data = &dfg[inst];
                         let mut class = None;
                         for &v in data.arguments().as_slice().iter().chain(results()) {
@@ -187,7 +194,7 @@ impl AliasClasses {
                     }
                     // The rest take and give numbers, ciphertexts or nothing
                     // (`eq` and `constrain` compare references without
-                    // aliasing them; builtins and rc counts do not keep them).
+                    // aliasing them; rc counts do not keep them).
                     _ => {}
                 }
             }
@@ -391,5 +398,5 @@ impl AliasClasses {
 
 /// Whether `ty` is a reference.
 pub fn is_reference(ty: &Type) -> bool {
-    matches!(ty, Type::Reference(_))
+    ty.is_reference()
 }

@@ -41,6 +41,7 @@
 //! Calls use an explicit frame stack, never Rust recursion, so deep IR
 //! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
 
+mod builtins;
 mod compare;
 mod observe;
 mod ops;
@@ -53,8 +54,8 @@ use std::sync::Arc;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 use crate::{
-    Block, Callee, FuncId, Function, Inst, InstructionData, Module, Terminator, Type, Value,
-    ValueDef,
+    Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst, InstructionData, Module,
+    Terminator, Type, Value, ValueDef,
 };
 
 pub use compare::TrapRule;
@@ -164,6 +165,7 @@ fn run_machine<'m>(
         options,
         observer,
         funcs: Vec::new(),
+        globals: global_values(module),
         memory: Vec::new(),
         stack: Vec::new(),
         output: Vec::new(),
@@ -184,15 +186,44 @@ struct FuncInfo {
 }
 
 impl FuncInfo {
-    fn new(func: &Function) -> FuncInfo {
+    fn new(func: &Function, globals: &[RuntimeValue]) -> FuncInfo {
         let mut consts = SecondaryMap::new();
         for (value, data) in func.dfg.values() {
-            if let ValueDef::Const(c) = data.def {
-                consts[value] = RuntimeValue::from_const(c, &data.ty);
+            match data.def {
+                ValueDef::Const(c) => consts[value] = RuntimeValue::from_const(c, &data.ty),
+                ValueDef::Global(g) => consts[value] = globals.get(g.index()).cloned(),
+                _ => {}
             }
         }
         FuncInfo { consts }
     }
+}
+
+/// The values of the module's globals, in order (a global array's elements
+/// are constants or earlier globals). A global that cannot be built, which
+/// the verifier rejects, is left out, and its uses trap as undefined.
+fn global_values(module: &Module) -> Vec<RuntimeValue> {
+    let mut values: Vec<RuntimeValue> = Vec::with_capacity(module.globals.len());
+    for global in module.globals.values() {
+        let value = match &global.init {
+            GlobalInit::Const(c) => RuntimeValue::from_const(*c, &global.ty),
+            GlobalInit::Array(elements) => global.ty.element_types().and_then(|types| {
+                let elements = elements
+                    .iter()
+                    .map(|element| match element {
+                        GlobalOperand::Const(c, ty) => RuntimeValue::from_const(*c, ty),
+                        GlobalOperand::Global(g) => values.get(g.index()).cloned(),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(RuntimeValue::array(elements, types.to_vec()))
+            }),
+        };
+        match value {
+            Some(value) => values.push(value),
+            None => break,
+        }
+    }
+    values
 }
 
 /// One activation of a function.
@@ -218,6 +249,7 @@ struct Machine<'m> {
     options: &'m InterpreterOptions,
     observer: Option<&'m mut dyn BlockObserver>,
     funcs: Vec<Option<FuncInfo>>,
+    globals: Vec<RuntimeValue>,
     memory: Vec<Option<RuntimeValue>>,
     stack: Vec<Frame>,
     output: Vec<String>,
@@ -353,7 +385,7 @@ impl<'m> Machine<'m> {
             self.funcs.resize_with(function.index() + 1, || None);
         }
         if self.funcs[function.index()].is_none() {
-            self.funcs[function.index()] = Some(FuncInfo::new(func));
+            self.funcs[function.index()] = Some(FuncInfo::new(func, &self.globals));
         }
         let mut values = SecondaryMap::new();
         for (index, (&param, arg)) in params.iter().zip(args).enumerate() {
@@ -759,25 +791,36 @@ fn exec_inst(
         }
         I::Call { callee, args } => {
             let results = dfg.inst_results(inst);
-            let executed = enabled;
-            match callee {
-                Callee::Function(callee) if executed => {
-                    let args = args
-                        .iter()
-                        .map(|&v| get(frame, v))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    return Ok(Flow::Call(*callee, args));
+            if enabled {
+                let args = args
+                    .iter()
+                    .map(|&v| get(frame, v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match callee {
+                    Callee::Function(callee) => return Ok(Flow::Call(*callee, args)),
+                    Callee::Builtin(builtin) => {
+                        let types: Vec<Type> =
+                            results.iter().map(|&r| dfg.value_type(r).clone()).collect();
+                        let brillig = func
+                            .runtime
+                            .as_ref()
+                            .is_some_and(|r| r.kind == crate::RuntimeKind::Brillig);
+                        let values = builtins::call(*builtin, args, &types, brillig, output)?;
+                        if values.len() != results.len() {
+                            return Err(TrapKind::TypeError(format!(
+                                "`{builtin}` gives {} value(s), the call names {}",
+                                values.len(),
+                                results.len()
+                            )));
+                        }
+                        for (&result, value) in results.iter().zip(values) {
+                            frame.values[result] = Some(value);
+                        }
+                        return Ok(Flow::Next);
+                    }
                 }
-                Callee::Builtin(crate::Builtin::Print) if executed => {
-                    let args = args
-                        .iter()
-                        .map(|&v| get(frame, v))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    output.push(display_list(&args));
-                }
-                _ => {}
             }
-            // A skipped call, or a builtin: zero results.
+            // A call under a false predicate: zero results.
             for &result in results {
                 let zero = zero(dfg.value_type(result), memory)?;
                 frame.values[result] = Some(zero);

@@ -154,6 +154,21 @@ pub enum TrapKind {
         /// The value read.
         value: Value,
     },
+    /// A builtin called outside its domain (popping an empty slice, a
+    /// number with more digits than asked for, a false `static_assert`).
+    #[error("`{builtin}`: {reason}")]
+    Builtin {
+        /// The builtin's name.
+        builtin: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A builtin the interpreter cannot compute (most black boxes).
+    #[error("`{builtin}` cannot be computed by the interpreter")]
+    Unsupported {
+        /// The builtin's name.
+        builtin: &'static str,
+    },
     /// An operand of the wrong type (a program that does not verify).
     #[error("type error: {0}")]
     TypeError(String),

@@ -198,7 +198,7 @@ impl RuntimeValue {
             (RuntimeValue::Field(_), Type::Field) => true,
             (RuntimeValue::Int { bits, signed, .. }, Type::Unsigned(b)) => !signed && bits == b,
             (RuntimeValue::Int { bits, signed, .. }, Type::Signed(b)) => *signed && bits == b,
-            (RuntimeValue::Ref(_), Type::Reference(_)) => true,
+            (RuntimeValue::Ref(_), Type::Reference(_) | Type::ImmutableReference(_)) => true,
             (RuntimeValue::Noisy { .. }, Type::Noisy) => true,
             (RuntimeValue::Function(_), Type::Function) => true,
             (RuntimeValue::Array { elements, .. }, Type::Array(types, _) | Type::Slice(types)) => {
@@ -275,7 +275,7 @@ pub(crate) fn zero_with(
         }
         Type::Unsigned(bits) => RuntimeValue::unsigned(*bits, 0),
         Type::Signed(bits) => RuntimeValue::signed(*bits, 0),
-        Type::Reference(_) => RuntimeValue::Ref(fresh_ref()),
+        Type::Reference(_) | Type::ImmutableReference(_) => RuntimeValue::Ref(fresh_ref()),
         Type::Array(types, len) => {
             let total = types.len() as u64 * u64::from(*len);
             *budget += total;

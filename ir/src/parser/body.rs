@@ -1,5 +1,7 @@
 //! Types, blocks, terminators and instructions: the body of a function.
 
+use std::sync::Arc;
+
 use super::*;
 
 impl<'a> Parser<'a> {
@@ -12,8 +14,12 @@ impl<'a> Parser<'a> {
         match self.tok.tok {
             Tok::Amp => {
                 self.bump()?;
-                self.expect_kw("mut", "`mut` after `&`")?;
-                Ok(Type::reference(self.ty(depth + 1)?))
+                if self.is_kw("mut") {
+                    self.bump()?;
+                    Ok(Type::reference(self.ty(depth + 1)?))
+                } else {
+                    Ok(Type::ImmutableReference(Arc::new(self.ty(depth + 1)?)))
+                }
             }
             Tok::LBracket => {
                 self.bump()?;
@@ -156,7 +162,11 @@ impl<'a> Parser<'a> {
             }
             "return" => {
                 let mut values = Vec::new();
-                if is_value_name(&self.tok) || is_type_start(&self.tok) {
+                if is_value_name(&self.tok)
+                    || is_other_value_name(&self.tok)
+                    || is_global_name(&self.tok)
+                    || is_type_start(&self.tok)
+                {
                     loop {
                         values.push(self.operand(state, "a returned value")?);
                         if !self.eat(Tok::Comma)? {
@@ -180,7 +190,10 @@ impl<'a> Parser<'a> {
         let loc = self.tok.loc;
         let mut results = std::mem::take(&mut state.results);
         results.clear();
-        if is_value_name(&self.tok) {
+        let names_result = is_value_name(&self.tok)
+            || (is_other_value_name(&self.tok)
+                && (self.next_is(Tok::Eq) || self.next_is(Tok::Comma)));
+        if names_result {
             loop {
                 results.push(self.value_def(state)?);
                 if !self.eat(Tok::Comma)? {
@@ -375,8 +388,6 @@ impl<'a> Parser<'a> {
                     let number = self.entity(b'f')?;
                     call_target = Some((number, callee_token.loc));
                     Callee::Function(FuncId::from_u32(0))
-                } else if callee_token.text == "println" {
-                    Callee::Builtin(Builtin::Print)
                 } else if let Some(builtin) = Builtin::from_name(callee_token.text) {
                     Callee::Builtin(builtin)
                 } else {

@@ -40,6 +40,7 @@ pub(crate) struct Token<'a> {
     pub loc: SourceLoc,
 }
 
+#[derive(Clone)]
 pub(crate) struct Lexer<'a> {
     src: &'a str,
     pos: usize,

@@ -2,12 +2,20 @@
 //! and the crate README for the grammar):
 //!
 //! ```text
-//! module    := function*
-//! function  := [("acir" | "brillig") "(" NAME ")"] "fn" NAME fN "{" block* "}"
-//! block     := bN "(" [vN ":" type ("," vN ":" type)*] ")" [":"] inst* [terminator]
-//! inst      := [vN ("," vN)* "="] OPCODE operands...
-//! operand   := vN | type ["-"] INT
+//! module    := global* function*
+//! global    := gN "=" (type ["-"] INT | "make_array" "[" [gop ("," gop)*] "]" ":" type)
+//! gop       := gN | type ["-"] INT
+//! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" block* "}"
+//! block     := bN "(" [value ":" type ("," value ":" type)*] ")" [":"] inst* [terminator]
+//! inst      := [value ("," value)* "="] OPCODE operands...
+//! operand   := value | gN | type ["-"] INT
+//! value     := vN | NAME
 //! ```
+//!
+//! A value `NAME` other than `vN` (Noir's parser accepts `v1_arr`) is
+//! numbered after the largest `vN` of its function, in order of first
+//! appearance; a name used but never defined is an error at its first use.
+//! Globals must be defined before they are used.
 //!
 //! Numbering: value `vK` of the text is `Value::from_u32(K)` and block `bK`
 //! is `Block::from_u32(K)` (gaps are allowed and become unused entities);
@@ -30,9 +38,8 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir forms not yet read: `constrain .. , data v`, a message on `range_check`, immutable
-// references `&T`, globals, value names other than `vN`, and slice and
-// black-box intrinsics.
+// FIXME: Noir forms not yet read: `constrain .. , data v` and a message on
+// `range_check`.
 
 mod body;
 mod lexer;
@@ -43,8 +50,9 @@ use std::fmt;
 use lexer::{Lexer, Tok, Token};
 
 use crate::{
-    BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst, InstructionData, Module,
-    Purity, Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, GlobalData, GlobalId,
+    GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity, Runtime, RuntimeKind,
+    SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.
@@ -129,6 +137,12 @@ pub enum ParseErrorKind {
         /// How many names the text gave.
         found: usize,
     },
+    /// A global used or defined out of order, or not defined at all.
+    #[error("unknown global `{0}`")]
+    UnknownGlobal(String),
+    /// A value name used in a function that defines no value of that name.
+    #[error("value `{0}` is used but never defined")]
+    UndefinedName(String),
     /// An entity number beyond the budget the input size allows.
     #[error("`{0}`: entity number too large for an input of this size")]
     EntityNumberTooLarge(String),
@@ -183,17 +197,32 @@ struct Parser<'a> {
     tok: Token<'a>,
     /// Entities (values and blocks) the text may still create.
     budget: usize,
+    /// The globals defined so far: the number the text gives, to the id and type.
+    globals: HashMap<u32, (GlobalId, Type)>,
+}
+
+/// A value the parser creates once per function, whatever the text's numbering.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Materialised {
+    Const(ConstValue),
+    Global(GlobalId),
 }
 
 /// Per-function state.
 struct FuncState {
     func: Function,
-    consts: Vec<(Type, ConstValue)>,
-    const_ids: HashMap<(Type, ConstValue), u32>,
+    /// Constants and globals named by operands, materialised (after every
+    /// numbered value) when the function is finished.
+    consts: Vec<(Type, Materialised)>,
+    const_ids: HashMap<(Type, Materialised), u32>,
     /// Results whose type is that of an operand not yet known: (result, operand).
     pending: Vec<(Value, Value)>,
     pending_set: HashSet<Value>,
     results: Vec<Value>,
+    /// Values named other than `vN` (`v1_arr`), numbered after the largest
+    /// `vN` of the function: the name, to the value and where it first appears.
+    names: HashMap<String, (Value, SourceLoc)>,
+    next_named: u32,
 }
 
 fn describe(token: &Token<'_>) -> String {
@@ -227,6 +256,20 @@ fn is_type_start(token: &Token<'_>) -> bool {
 
 fn is_value_name(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident && entity_number(token.text, b'v').is_some()
+}
+
+fn is_global_name(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident && entity_number(token.text, b'g').is_some()
+}
+
+/// A name other than `vN` that can only be a value where an operand is
+/// expected: not a type, a block label or a global.
+fn is_other_value_name(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident
+        && !is_value_name(token)
+        && !is_type_start(token)
+        && !is_block_label(token)
+        && !is_global_name(token)
 }
 
 fn is_block_label(token: &Token<'_>) -> bool {
@@ -307,6 +350,7 @@ impl<'a> Parser<'a> {
             lexer,
             tok,
             budget: 1024 + 4 * text.len(),
+            globals: HashMap::new(),
         })
     }
 
@@ -400,6 +444,9 @@ impl<'a> Parser<'a> {
         let mut module = Module::new();
         let mut ids: HashMap<u32, FuncId> = HashMap::new();
         let mut fixups = Vec::new();
+        while is_global_name(&self.tok) {
+            self.global(&mut module)?;
+        }
         while self.tok.tok != Tok::Eof {
             let id = module.functions.next_key();
             let (func, number, number_loc) = self.function(id, &mut fixups)?;
@@ -472,13 +519,15 @@ impl<'a> Parser<'a> {
             pending: Vec::new(),
             pending_set: HashSet::new(),
             results: Vec::new(),
+            names: HashMap::new(),
+            next_named: self.largest_value_number().map_or(0, |n| n + 1),
         };
         state.func.runtime = runtime;
         while is_block_label(&self.tok) {
             self.block(&mut state, id, fixups)?;
         }
         self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
-        Ok((state.finish(), number, number_loc))
+        Ok((state.finish()?, number, number_loc))
     }
 
     // ----- entities -----
@@ -514,11 +563,10 @@ impl<'a> Parser<'a> {
 
     /// A value name being defined.
     fn value_def(&mut self, state: &mut FuncState) -> Result<Value, ParseError> {
-        if !is_value_name(&self.tok) {
+        if !is_value_name(&self.tok) && !is_other_value_name(&self.tok) {
             return Err(self.expected("a value name such as `v0`"));
         }
-        let number = self.entity(b'v')?;
-        let value = self.ensure_values(state, number)?;
+        let value = self.value_name(state)?;
         if state.func.dfg.value_def(value) != ValueDef::Unused {
             return Err(self.error(ParseErrorKind::ValueRedefined(value)));
         }
@@ -526,13 +574,154 @@ impl<'a> Parser<'a> {
         Ok(value)
     }
 
-    fn operand(&mut self, state: &mut FuncState, what: &str) -> Result<Value, ParseError> {
+    /// The value the current token names: `vN` is value `N`; any other name
+    /// gets the next number after the function's largest `vN`, as Noir's
+    /// parser renumbers them.
+    fn value_name(&mut self, state: &mut FuncState) -> Result<Value, ParseError> {
         if is_value_name(&self.tok) {
             let number = self.entity(b'v')?;
-            let value = self.ensure_values(state, number)?;
+            return self.ensure_values(state, number);
+        }
+        if let Some(&(value, _)) = state.names.get(self.tok.text) {
+            return Ok(value);
+        }
+        let number = state.next_named;
+        if number >= CONST_TAG {
+            return Err(self.error(ParseErrorKind::EntityNumberTooLarge(self.tok.text.into())));
+        }
+        let value = self.ensure_values(state, number)?;
+        state.next_named += 1;
+        state
+            .names
+            .insert(self.tok.text.to_string(), (value, self.tok.loc));
+        Ok(value)
+    }
+
+    /// The largest `vN` between the current token and the end of the
+    /// function, read ahead on a copy of the lexer (linear, once per function).
+    fn largest_value_number(&self) -> Option<u32> {
+        let mut lexer = self.lexer.clone();
+        let mut token = self.tok;
+        let mut depth = 1u32;
+        let mut largest = None;
+        loop {
+            match token.tok {
+                Tok::Eof => break,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Tok::Ident => {
+                    let number =
+                        entity_number(token.text, b'v').and_then(|d| d.parse::<u32>().ok());
+                    if let Some(n) = number.filter(|&n| n < CONST_TAG) {
+                        largest = largest.max(Some(n));
+                    }
+                }
+                _ => {}
+            }
+            match lexer.next_token() {
+                Ok(next) => token = next,
+                Err(_) => break,
+            }
+        }
+        largest
+    }
+
+    /// Whether the token after the current one is `tok`.
+    fn next_is(&self, tok: Tok) -> bool {
+        self.lexer
+            .clone()
+            .next_token()
+            .is_ok_and(|next| next.tok == tok)
+    }
+
+    /// `gN = TYPE CONST` or `gN = make_array [operands] : TYPE`.
+    fn global(&mut self, module: &mut Module) -> Result<(), ParseError> {
+        let loc = self.tok.loc;
+        let number = self.entity(b'g')?;
+        if self.globals.contains_key(&number) {
+            return Err(self.error(ParseErrorKind::Expected {
+                expected: "a global defined once".into(),
+                found: format!("a second `g{number}`"),
+            }));
+        }
+        self.bump()?;
+        self.expect(Tok::Eq, "`=` after the global's name")?;
+        let (ty, init) = if self.is_kw("make_array") {
+            self.bump()?;
+            self.expect(Tok::LBracket, "`[` after `make_array`")?;
+            let mut elements = Vec::new();
+            while self.tok.tok != Tok::RBracket {
+                elements.push(self.global_operand()?);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+            self.expect(Tok::RBracket, "`,` or `]` after an array element")?;
+            self.expect(Tok::Colon, "`:` and the array type")?;
+            (self.ty(0)?, GlobalInit::Array(elements))
+        } else {
+            match self.global_operand()? {
+                GlobalOperand::Const(value, ty) => (ty, GlobalInit::Const(value)),
+                GlobalOperand::Global(_) => {
+                    return Err(ParseError {
+                        loc,
+                        kind: ParseErrorKind::Expected {
+                            expected: "a constant or `make_array` defining the global".into(),
+                            found: "another global".into(),
+                        },
+                    })
+                }
+            }
+        };
+        let id = module.globals.push(GlobalData {
+            ty: ty.clone(),
+            init,
+        });
+        self.globals.insert(number, (id, ty));
+        Ok(())
+    }
+
+    /// An element of a global array: a typed constant or an earlier global.
+    fn global_operand(&mut self) -> Result<GlobalOperand, ParseError> {
+        if is_global_name(&self.tok) {
+            let (id, _) = self.global_ref()?;
+            return Ok(GlobalOperand::Global(id));
+        }
+        let (ty, value) = self.typed_constant("a constant or a global")?;
+        Ok(GlobalOperand::Const(value, ty))
+    }
+
+    /// A use of global `gN`: its id and type.
+    fn global_ref(&mut self) -> Result<(GlobalId, Type), ParseError> {
+        let number = self.entity(b'g')?;
+        let Some((id, ty)) = self.globals.get(&number).cloned() else {
+            return Err(self.error(ParseErrorKind::UnknownGlobal(self.tok.text.into())));
+        };
+        self.bump()?;
+        Ok((id, ty))
+    }
+
+    fn operand(&mut self, state: &mut FuncState, what: &str) -> Result<Value, ParseError> {
+        if is_value_name(&self.tok) || is_other_value_name(&self.tok) {
+            let value = self.value_name(state)?;
             self.bump()?;
             return Ok(value);
         }
+        if is_global_name(&self.tok) {
+            let (id, ty) = self.global_ref()?;
+            return Ok(state.materialised(ty, Materialised::Global(id)));
+        }
+        let (ty, constant) = self.typed_constant(what)?;
+        Ok(state.materialised(ty, Materialised::Const(constant)))
+    }
+
+    /// `TYPE [-]DIGITS`: a numeric constant and its type.
+    fn typed_constant(&mut self, what: &str) -> Result<(Type, ConstValue), ParseError> {
         if self.tok.tok == Tok::Int {
             return Err(self.expected(format_args!(
                 "{what} (constants need their type, as in `u32 0`)"
@@ -565,7 +754,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(ParseErrorKind::ConstantOutOfRange { value, ty }));
         };
         self.bump()?;
-        Ok(state.constant(ty, constant))
+        Ok((ty, constant))
     }
 
     /// Comma-separated operands up to (not including) `close`.
@@ -609,9 +798,14 @@ fn unescape(raw: &str) -> String {
 }
 
 impl FuncState {
-    /// The operand naming constant `value` of type `ty` (one per distinct
-    /// constant, materialised when the function is finished).
+    /// The operand naming constant `value` of type `ty`.
     fn constant(&mut self, ty: Type, value: ConstValue) -> Value {
+        self.materialised(ty, Materialised::Const(value))
+    }
+
+    /// The operand naming a constant or a global of type `ty` (one value per
+    /// distinct one, materialised when the function is finished).
+    fn materialised(&mut self, ty: Type, value: Materialised) -> Value {
         let next = self.consts.len() as u32;
         let key = (ty, value);
         let index = match self.const_ids.get(&key) {
@@ -637,15 +831,29 @@ impl FuncState {
         (defined && !self.pending_set.contains(&value)).then(|| dfg.value_type(value).clone())
     }
 
-    /// Creates the constants, rewrites the operands that named them, and
+    /// Creates the constants and globals, rewrites the operands that named them, and
     /// resolves the pending result types.
-    fn finish(mut self) -> Function {
+    fn finish(mut self) -> Result<Function, ParseError> {
+        if let Some((name, &(_, loc))) = self
+            .names
+            .iter()
+            .filter(|(_, &(value, _))| self.func.dfg.value_def(value) == ValueDef::Unused)
+            .min_by_key(|(_, &(_, loc))| (loc.line, loc.col))
+        {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::UndefinedName(name.clone()),
+            });
+        }
         let func = &mut self.func;
         if !self.consts.is_empty() {
             let values: Vec<Value> = self
                 .consts
                 .iter()
-                .map(|(ty, c)| func.dfg.constant(*c, ty.clone()))
+                .map(|(ty, m)| match *m {
+                    Materialised::Const(c) => func.dfg.constant(c, ty.clone()),
+                    Materialised::Global(g) => func.dfg.global(g, ty.clone()),
+                })
                 .collect();
             let map = |v: Value| {
                 let n = v.as_u32();
@@ -668,7 +876,7 @@ impl FuncState {
             }
         }
         self.resolve_pending();
-        self.func
+        Ok(self.func)
     }
 
     /// Gives each pending result the type of its source operand, following

@@ -513,9 +513,12 @@ impl<'a> Lowerer<'a> {
 /// The number of field elements of a value of `ty`.
 pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
     match ty {
-        Type::Field | Type::Unsigned(_) | Type::Signed(_) | Type::Reference(_) | Type::Function => {
-            Some(1)
-        }
+        Type::Field
+        | Type::Unsigned(_)
+        | Type::Signed(_)
+        | Type::Reference(_)
+        | Type::ImmutableReference(_)
+        | Type::Function => Some(1),
         Type::Array(elements, len) => {
             if elements.iter().all(|e| flat_len(e) == Some(1)) {
                 Some(elements.len() * *len as usize)

@@ -1,0 +1,485 @@
+//! Builtins: the functions a `call` names instead of a function of the
+//! module. They are Noir's intrinsics (`array_len`, `as_slice`, the slice
+//! operations, `to_le_bits`, `to_le_radix`, `apply_range_constraint`, ...)
+//! and its black-box functions (`poseidon2_permutation`,
+//! `sha256_compression`, `keccakf1600`, ...), with their signatures.
+//!
+//! Slices follow Noir's convention: a slice travels with its length, so the
+//! slice operations take `(length: u32, slice: [T], ...)` and return the new
+//! length and slice (`slice_pop_back` also returns the popped entry after
+//! them, `slice_pop_front` before them). An entry of a slice of tuples is
+//! one operand per tuple element.
+//!
+//! Names: each builtin prints under Noir's newest name (`vector_push_back`,
+//! `as_vector`) and parses under every name Noir has used for it
+//! (`slice_push_back`, `as_slice`).
+
+use std::fmt;
+
+use crate::Type;
+
+/// A function provided by the toolchain, called by name: `call print(v0)`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Builtin {
+    /// `assert_constant(..)`: a compile-time check; no effect at run time.
+    AssertConstant,
+    /// `static_assert(condition, message..)`: a compile-time check; traps at
+    /// run time when the condition is false.
+    StaticAssert,
+    /// `print(..)`: writes its arguments to the interpreter's output
+    /// (`println` is read as `print`).
+    Print,
+    /// `array_len(array) -> u32`: the number of entries.
+    ArrayLen,
+    /// `as_vector(array) -> (u32, [T])`: an array as a slice and its length.
+    AsSlice,
+    /// `vector_push_back(len, slice, entry..) -> (u32, [T])`.
+    SlicePushBack,
+    /// `vector_push_front(len, slice, entry..) -> (u32, [T])`.
+    SlicePushFront,
+    /// `vector_pop_back(len, slice) -> (u32, [T], entry..)`.
+    SlicePopBack,
+    /// `vector_pop_front(len, slice) -> (entry.., u32, [T])`.
+    SlicePopFront,
+    /// `vector_insert(len, slice, index, entry..) -> (u32, [T])`.
+    SliceInsert,
+    /// `vector_remove(len, slice, index) -> (u32, [T], entry..)`.
+    SliceRemove,
+    /// `to_le_bits(x) -> [u1; N]` or `to_be_bits`: the `N` bits of `x`;
+    /// traps when `x` needs more.
+    ToBits {
+        /// Most significant bit first.
+        big_endian: bool,
+    },
+    /// `to_le_radix(x, radix: u32) -> [u8; N]` or `to_be_radix`: the `N`
+    /// digits of `x` in `radix` (a power of two, 2 to 256); traps when `x`
+    /// needs more.
+    ToRadix {
+        /// Most significant digit first.
+        big_endian: bool,
+    },
+    /// `apply_range_constraint(x, bits: u32)`: traps unless `x < 2^bits`.
+    ApplyRangeConstraint,
+    /// `field_less_than(a: Field, b: Field) -> u1`, on the canonical
+    /// representatives.
+    FieldLessThan,
+    /// `is_unconstrained() -> u1`: whether the caller is a `brillig` function.
+    IsUnconstrained,
+    /// `as_witness(x)`: a hint to the ACIR generator; no effect at run time.
+    AsWitness,
+    /// `array_refcount(array) -> u32`: Brillig's reference count of an array.
+    ArrayRefCount,
+    /// `vector_refcount(len, slice) -> u32`: likewise for a slice.
+    SliceRefCount,
+    /// `derive_pedersen_generators(domain, start) -> [..]`.
+    DerivePedersenGenerators,
+    /// `black_box(x) -> x`: an optimization barrier; the identity at run time.
+    Hint,
+    /// A black-box function of the ACIR standard library.
+    BlackBox(BlackBox),
+}
+
+/// Noir's black-box functions.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum BlackBox {
+    /// `aes128_encrypt(input: [u8; N], iv: [u8; 16], key: [u8; 16]) -> [u8; M]`.
+    Aes128Encrypt,
+    /// `and(a, b) -> a & b` on integers of one type.
+    And,
+    /// `xor(a, b) -> a ^ b` on integers of one type.
+    Xor,
+    /// `range(x, ..)`: a range constraint.
+    Range,
+    /// `blake2s(input: [u8; N]) -> [u8; 32]`.
+    Blake2s,
+    /// `blake3(input: [u8; N]) -> [u8; 32]`.
+    Blake3,
+    /// `ecdsa_secp256k1(..) -> u1`.
+    EcdsaSecp256k1,
+    /// `ecdsa_secp256r1(..) -> u1`.
+    EcdsaSecp256r1,
+    /// `multi_scalar_mul(points, scalars, ..) -> [Field; 3]`.
+    MultiScalarMul,
+    /// `embedded_curve_add(p1, p2, ..) -> [Field; 3]`.
+    EmbeddedCurveAdd,
+    /// `keccakf1600(state: [u64; 25]) -> [u64; 25]`.
+    Keccakf1600,
+    /// `recursive_aggregation(..)`: verification of a proof, checked by the backend.
+    RecursiveAggregation,
+    /// `poseidon2_permutation(state: [Field; N], N: u32) -> [Field; N]`.
+    Poseidon2Permutation,
+    /// `sha256_compression(input: [u32; 16], state: [u32; 8]) -> [u32; 8]`.
+    Sha256Compression,
+}
+
+impl BlackBox {
+    const ALL: [BlackBox; 14] = [
+        BlackBox::Aes128Encrypt,
+        BlackBox::And,
+        BlackBox::Xor,
+        BlackBox::Range,
+        BlackBox::Blake2s,
+        BlackBox::Blake3,
+        BlackBox::EcdsaSecp256k1,
+        BlackBox::EcdsaSecp256r1,
+        BlackBox::MultiScalarMul,
+        BlackBox::EmbeddedCurveAdd,
+        BlackBox::Keccakf1600,
+        BlackBox::RecursiveAggregation,
+        BlackBox::Poseidon2Permutation,
+        BlackBox::Sha256Compression,
+    ];
+
+    /// The name in the text format.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlackBox::Aes128Encrypt => "aes128_encrypt",
+            BlackBox::And => "and",
+            BlackBox::Xor => "xor",
+            BlackBox::Range => "range",
+            BlackBox::Blake2s => "blake2s",
+            BlackBox::Blake3 => "blake3",
+            BlackBox::EcdsaSecp256k1 => "ecdsa_secp256k1",
+            BlackBox::EcdsaSecp256r1 => "ecdsa_secp256r1",
+            BlackBox::MultiScalarMul => "multi_scalar_mul",
+            BlackBox::EmbeddedCurveAdd => "embedded_curve_add",
+            BlackBox::Keccakf1600 => "keccakf1600",
+            BlackBox::RecursiveAggregation => "recursive_aggregation",
+            BlackBox::Poseidon2Permutation => "poseidon2_permutation",
+            BlackBox::Sha256Compression => "sha256_compression",
+        }
+    }
+}
+
+/// Builtins without a black box, for name lookup.
+const PLAIN: [Builtin; 22] = [
+    Builtin::AssertConstant,
+    Builtin::StaticAssert,
+    Builtin::Print,
+    Builtin::ArrayLen,
+    Builtin::AsSlice,
+    Builtin::SlicePushBack,
+    Builtin::SlicePushFront,
+    Builtin::SlicePopBack,
+    Builtin::SlicePopFront,
+    Builtin::SliceInsert,
+    Builtin::SliceRemove,
+    Builtin::ToBits { big_endian: false },
+    Builtin::ToBits { big_endian: true },
+    Builtin::ToRadix { big_endian: false },
+    Builtin::ToRadix { big_endian: true },
+    Builtin::ApplyRangeConstraint,
+    Builtin::FieldLessThan,
+    Builtin::IsUnconstrained,
+    Builtin::AsWitness,
+    Builtin::ArrayRefCount,
+    Builtin::SliceRefCount,
+    Builtin::DerivePedersenGenerators,
+];
+
+impl Builtin {
+    /// The name in the text format: Noir's newest.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::AssertConstant => "assert_constant",
+            Builtin::StaticAssert => "static_assert",
+            Builtin::Print => "print",
+            Builtin::ArrayLen => "array_len",
+            Builtin::AsSlice => "as_vector",
+            Builtin::SlicePushBack => "vector_push_back",
+            Builtin::SlicePushFront => "vector_push_front",
+            Builtin::SlicePopBack => "vector_pop_back",
+            Builtin::SlicePopFront => "vector_pop_front",
+            Builtin::SliceInsert => "vector_insert",
+            Builtin::SliceRemove => "vector_remove",
+            Builtin::ToBits { big_endian: false } => "to_le_bits",
+            Builtin::ToBits { big_endian: true } => "to_be_bits",
+            Builtin::ToRadix { big_endian: false } => "to_le_radix",
+            Builtin::ToRadix { big_endian: true } => "to_be_radix",
+            Builtin::ApplyRangeConstraint => "apply_range_constraint",
+            Builtin::FieldLessThan => "field_less_than",
+            Builtin::IsUnconstrained => "is_unconstrained",
+            Builtin::AsWitness => "as_witness",
+            Builtin::ArrayRefCount => "array_refcount",
+            Builtin::SliceRefCount => "vector_refcount",
+            Builtin::DerivePedersenGenerators => "derive_pedersen_generators",
+            Builtin::Hint => "black_box",
+            Builtin::BlackBox(b) => b.name(),
+        }
+    }
+
+    /// The builtin with this name, under any of Noir's spellings.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        let name = match name {
+            "println" => "print",
+            "as_slice" => "as_vector",
+            "slice_refcount" => "vector_refcount",
+            _ => name.strip_prefix("slice_").map_or(name, |rest| match rest {
+                "push_back" => "vector_push_back",
+                "push_front" => "vector_push_front",
+                "pop_back" => "vector_pop_back",
+                "pop_front" => "vector_pop_front",
+                "insert" => "vector_insert",
+                "remove" => "vector_remove",
+                _ => name,
+            }),
+        };
+        PLAIN
+            .into_iter()
+            .chain([Builtin::Hint])
+            .chain(BlackBox::ALL.into_iter().map(Builtin::BlackBox))
+            .find(|b| b.name() == name)
+    }
+
+    /// Whether arguments and results fit the builtin's signature; the
+    /// error says what does not. Black boxes whose signature changed across
+    /// Noir versions (signatures, curves, AES, recursion) check their
+    /// results only.
+    pub fn check_signature(self, args: &[Type], results: &[Type]) -> Result<(), String> {
+        use Builtin as B;
+        let u32 = Type::U32;
+        let none: &[Type] = &[];
+        match self {
+            B::AssertConstant | B::Print | B::AsWitness => expect_results(results, none),
+            B::StaticAssert => {
+                expect_first(args, &Type::BOOL, "the condition")?;
+                expect_results(results, none)
+            }
+            B::IsUnconstrained => {
+                expect_args(args, none)?;
+                expect_results(results, &[Type::BOOL])
+            }
+            B::ArrayLen | B::ArrayRefCount => {
+                expect_count(args, 1)?;
+                array_entries(&args[0])?;
+                expect_results(results, &[u32])
+            }
+            B::SliceRefCount => {
+                slice_with_length(args)?;
+                expect_results(results, &[u32])
+            }
+            B::AsSlice => {
+                expect_count(args, 1)?;
+                let Type::Array(elements, _) = &args[0] else {
+                    return Err(format!(
+                        "the argument has type `{}`, expected an array",
+                        args[0]
+                    ));
+                };
+                expect_results(results, &[u32, Type::Slice(elements.clone())])
+            }
+            B::SlicePushBack | B::SlicePushFront | B::SliceInsert => {
+                let (slice, entry) = slice_with_length(args)?;
+                let index = usize::from(self == B::SliceInsert);
+                let rest = &args[2..];
+                if index == 1 {
+                    expect_first(rest, &u32, "the index")?;
+                }
+                if rest[index.min(rest.len())..] != entry[..] {
+                    return Err(format!(
+                        "the entry pushed has types ({}), the slice holds ({})",
+                        list(&rest[index.min(rest.len())..]),
+                        list(entry)
+                    ));
+                }
+                expect_results(results, &[u32, slice.clone()])
+            }
+            B::SlicePopBack | B::SlicePopFront | B::SliceRemove => {
+                let (slice, entry) = slice_with_length(args)?;
+                if self == B::SliceRemove {
+                    expect_args(&args[2..], std::slice::from_ref(&u32))?;
+                } else {
+                    expect_args(&args[2..], none)?;
+                }
+                let mut expected = vec![u32, slice.clone()];
+                if self == B::SlicePopFront {
+                    expected.splice(0..0, entry.iter().cloned());
+                } else {
+                    expected.extend(entry.iter().cloned());
+                }
+                expect_results(results, &expected)
+            }
+            B::ToBits { .. } => {
+                expect_count(args, 1)?;
+                expect_numeric(&args[0])?;
+                expect_array_of(results, &Type::BOOL)
+            }
+            B::ToRadix { .. } => {
+                expect_count(args, 2)?;
+                expect_numeric(&args[0])?;
+                expect_args(&args[1..], &[u32])?;
+                expect_array_of(results, &Type::Unsigned(8))
+            }
+            B::ApplyRangeConstraint => {
+                expect_count(args, 2)?;
+                expect_numeric(&args[0])?;
+                expect_args(&args[1..], &[u32])?;
+                expect_results(results, none)
+            }
+            B::FieldLessThan => {
+                expect_args(args, &[Type::Field, Type::Field])?;
+                expect_results(results, &[Type::BOOL])
+            }
+            B::Hint => {
+                if args != results {
+                    return Err(format!(
+                        "results ({}) must be the arguments' types ({})",
+                        list(results),
+                        list(args)
+                    ));
+                }
+                Ok(())
+            }
+            B::DerivePedersenGenerators => expect_array_results(results),
+            B::BlackBox(black_box) => black_box.check_signature(args, results),
+        }
+    }
+}
+
+impl BlackBox {
+    fn check_signature(self, args: &[Type], results: &[Type]) -> Result<(), String> {
+        let byte = Type::Unsigned(8);
+        match self {
+            BlackBox::And | BlackBox::Xor => {
+                expect_count(args, 2)?;
+                if !args[0].is_integer() || args[0] != args[1] {
+                    return Err(format!(
+                        "the operands have types ({}), expected two integers of one type",
+                        list(args)
+                    ));
+                }
+                expect_results(results, &args[..1])
+            }
+            BlackBox::Range => expect_results(results, &[]),
+            BlackBox::Blake2s | BlackBox::Blake3 => {
+                expect_count(args, 1)?;
+                expect_array_of(std::slice::from_ref(&args[0]), &byte)?;
+                expect_results(results, &[Type::array(byte, 32)])
+            }
+            BlackBox::Keccakf1600 => {
+                let state = Type::array(Type::Unsigned(64), 25);
+                expect_args(args, std::slice::from_ref(&state))?;
+                expect_results(results, &[state])
+            }
+            BlackBox::Sha256Compression => {
+                let word = Type::U32;
+                expect_args(
+                    args,
+                    &[Type::array(word.clone(), 16), Type::array(word.clone(), 8)],
+                )?;
+                expect_results(results, &[Type::array(word, 8)])
+            }
+            BlackBox::Poseidon2Permutation => {
+                expect_count(args, 2)?;
+                expect_array_of(&args[..1], &Type::Field)?;
+                expect_args(&args[1..], &[Type::U32])?;
+                expect_results(results, &args[..1])
+            }
+            BlackBox::EcdsaSecp256k1 | BlackBox::EcdsaSecp256r1 => {
+                expect_results(results, &[Type::BOOL])
+            }
+            BlackBox::MultiScalarMul | BlackBox::EmbeddedCurveAdd => {
+                expect_results(results, &[Type::array(Type::Field, 3)])
+            }
+            BlackBox::Aes128Encrypt => expect_array_of(results, &byte),
+            BlackBox::RecursiveAggregation => expect_results(results, &[]),
+        }
+    }
+}
+
+impl fmt::Display for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn list(types: &[Type]) -> String {
+    types
+        .iter()
+        .map(Type::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn expect_count(args: &[Type], count: usize) -> Result<(), String> {
+    if args.len() == count {
+        Ok(())
+    } else {
+        Err(format!("{} argument(s), expected {count}", args.len()))
+    }
+}
+
+fn expect_args(args: &[Type], expected: &[Type]) -> Result<(), String> {
+    if args == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "arguments ({}), expected ({})",
+            list(args),
+            list(expected)
+        ))
+    }
+}
+
+fn expect_first(args: &[Type], expected: &Type, what: &str) -> Result<(), String> {
+    match args.first() {
+        Some(ty) if ty == expected => Ok(()),
+        Some(ty) => Err(format!("{what} has type `{ty}`, expected `{expected}`")),
+        None => Err(format!("{what} is missing")),
+    }
+}
+
+fn expect_results(results: &[Type], expected: &[Type]) -> Result<(), String> {
+    if results == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "results ({}), expected ({})",
+            list(results),
+            list(expected)
+        ))
+    }
+}
+
+fn expect_numeric(ty: &Type) -> Result<(), String> {
+    if ty.is_numeric() {
+        Ok(())
+    } else {
+        Err(format!("the operand has type `{ty}`, expected a number"))
+    }
+}
+
+/// One result (or argument), an array of `element`.
+fn expect_array_of(types: &[Type], element: &Type) -> Result<(), String> {
+    match types {
+        [Type::Array(elements, _)] if elements[..] == [element.clone()] => Ok(()),
+        _ => Err(format!("({}), expected one `[{element}; N]`", list(types))),
+    }
+}
+
+fn expect_array_results(results: &[Type]) -> Result<(), String> {
+    match results {
+        [Type::Array(..)] => Ok(()),
+        _ => Err(format!("results ({}), expected one array", list(results))),
+    }
+}
+
+fn array_entries(ty: &Type) -> Result<(), String> {
+    match ty {
+        Type::Array(..) | Type::Slice(_) => Ok(()),
+        _ => Err(format!("the argument has type `{ty}`, expected an array")),
+    }
+}
+
+/// `(u32, [T], ..)`: the slice type and its entry types.
+fn slice_with_length(args: &[Type]) -> Result<(&Type, &[Type]), String> {
+    match args {
+        [Type::Unsigned(32), slice @ Type::Slice(entry), ..] => Ok((slice, entry)),
+        _ => Err(format!(
+            "arguments ({}), expected a length `u32` and a slice first",
+            list(args)
+        )),
+    }
+}

@@ -1,0 +1,293 @@
+//! What the builtins compute. Slices are arrays whose first `length`
+//! entries are the slice; an operation reads those entries and returns a
+//! slice of exactly the new length. Black boxes the interpreter cannot
+//! compute trap with [`TrapKind::Unsupported`].
+
+use std::sync::Arc;
+
+use ark_ff::{BigInteger, PrimeField};
+
+use super::ops::{fits_bits, index_of};
+use super::trap::TrapKind;
+use super::value::{display_list, RuntimeValue};
+use crate::{BlackBox, Builtin, Type};
+
+/// The results of `builtin` on `args`; `result_types` are the call's
+/// result types, `brillig` whether the caller is unconstrained. `print`
+/// appends its line to `output`.
+pub(super) fn call(
+    builtin: Builtin,
+    args: Vec<RuntimeValue>,
+    result_types: &[Type],
+    brillig: bool,
+    output: &mut Vec<String>,
+) -> Result<Vec<RuntimeValue>, TrapKind> {
+    use Builtin as B;
+    let fail = |reason: String| TrapKind::Builtin {
+        builtin: builtin.name(),
+        reason,
+    };
+    Ok(match builtin {
+        B::Print => {
+            output.push(display_list(&args));
+            vec![]
+        }
+        B::AssertConstant | B::AsWitness | B::BlackBox(BlackBox::Range) => vec![],
+        B::StaticAssert => {
+            if !args.first().is_some_and(RuntimeValue::is_true) {
+                return Err(fail("the assertion is false".into()));
+            }
+            vec![]
+        }
+        B::IsUnconstrained => vec![RuntimeValue::bool(brillig)],
+        B::Hint => args,
+        B::ArrayLen => {
+            let (elements, types) = array(&args[0])?;
+            vec![length(elements.len() / types.len().max(1))]
+        }
+        B::AsSlice => {
+            let (elements, types) = array(&args[0])?;
+            let len = elements.len() / types.len().max(1);
+            vec![length(len), args[0].clone()]
+        }
+        B::SlicePushBack | B::SlicePushFront | B::SliceInsert => {
+            let mut slice = Slice::read(&args, builtin)?;
+            let (at, entry) = match builtin {
+                B::SlicePushBack => (slice.len, &args[2..]),
+                B::SlicePushFront => (0, &args[2..]),
+                _ => {
+                    let index = index_of(&args[2])?.filter(|&i| i <= slice.len);
+                    let index = index.ok_or_else(|| {
+                        fail(format!(
+                            "index {} is past the end of a slice of {} entries",
+                            args[2], slice.len
+                        ))
+                    })?;
+                    (index, &args[3..])
+                }
+            };
+            let width = slice.width();
+            slice
+                .elements
+                .splice(at * width..at * width, entry.iter().cloned());
+            slice.len += 1;
+            slice.into_results(Vec::new(), Vec::new())
+        }
+        B::SlicePopBack | B::SlicePopFront | B::SliceRemove => {
+            let mut slice = Slice::read(&args, builtin)?;
+            let at = match builtin {
+                B::SlicePopBack => slice.len.checked_sub(1),
+                B::SlicePopFront => (slice.len > 0).then_some(0),
+                _ => index_of(&args[2])?.filter(|&i| i < slice.len),
+            };
+            let at = at.ok_or_else(|| {
+                fail(match builtin {
+                    B::SliceRemove => format!(
+                        "index {} is out of bounds for a slice of {} entries",
+                        args[2], slice.len
+                    ),
+                    _ => "the slice is empty".into(),
+                })
+            })?;
+            let width = slice.width();
+            let entry: Vec<RuntimeValue> =
+                slice.elements.drain(at * width..(at + 1) * width).collect();
+            slice.len -= 1;
+            if builtin == B::SlicePopFront {
+                slice.into_results(entry, Vec::new())
+            } else {
+                slice.into_results(Vec::new(), entry)
+            }
+        }
+        B::ToBits { big_endian } => {
+            let count = array_len(result_types)?;
+            let digits = digits(&args[0], 1, count)
+                .ok_or_else(|| fail(format!("{} does not fit in {count} bits", args[0])))?;
+            vec![digit_array(digits, big_endian, Type::BOOL, 1)]
+        }
+        B::ToRadix { big_endian } => {
+            let radix = index_of(&args[1])?.unwrap_or(0);
+            if !(2..=256).contains(&radix) || !radix.is_power_of_two() {
+                return Err(fail(format!(
+                    "radix {} is not a power of two from 2 to 256",
+                    args[1]
+                )));
+            }
+            let bits = radix.trailing_zeros();
+            let count = array_len(result_types)?;
+            let digits = digits(&args[0], bits, count).ok_or_else(|| {
+                fail(format!(
+                    "{} does not fit in {count} digits of radix {radix}",
+                    args[0]
+                ))
+            })?;
+            vec![digit_array(digits, big_endian, Type::Unsigned(8), 8)]
+        }
+        B::ApplyRangeConstraint => {
+            let bits = index_of(&args[1])?.and_then(|b| u32::try_from(b).ok());
+            let bits = bits.ok_or_else(|| fail(format!("bit count {} is too large", args[1])))?;
+            if !fits_bits(&args[0], bits)? {
+                return Err(TrapKind::RangeCheckFailed {
+                    value: args[0].clone(),
+                    bits,
+                });
+            }
+            vec![]
+        }
+        B::FieldLessThan => match (&args[0], &args[1]) {
+            (RuntimeValue::Field(a), RuntimeValue::Field(b)) => {
+                vec![RuntimeValue::bool(a.into_bigint() < b.into_bigint())]
+            }
+            _ => return Err(fail("the operands are not field elements".into())),
+        },
+        B::BlackBox(BlackBox::And | BlackBox::Xor) => match (&args[0], &args[1]) {
+            (
+                RuntimeValue::Int {
+                    bits,
+                    signed,
+                    value: a,
+                },
+                RuntimeValue::Int { value: b, .. },
+            ) => {
+                let value = if builtin == B::BlackBox(BlackBox::And) {
+                    a & b
+                } else {
+                    a ^ b
+                };
+                vec![RuntimeValue::Int {
+                    bits: *bits,
+                    signed: *signed,
+                    value,
+                }]
+            }
+            _ => return Err(fail("the operands are not integers".into())),
+        },
+        // FIXME: these need the black-box solvers (hashes, curves, AES,
+        // recursion) and reference counts, which the interpreter does not
+        // carry; a run that reaches one stops with a clear trap.
+        B::ArrayRefCount | B::SliceRefCount | B::DerivePedersenGenerators | B::BlackBox(_) => {
+            return Err(TrapKind::Unsupported {
+                builtin: builtin.name(),
+            })
+        }
+    })
+}
+
+/// A slice argument pair `(length, slice)`, its first `length` entries.
+struct Slice {
+    len: usize,
+    elements: Vec<RuntimeValue>,
+    types: Arc<[Type]>,
+}
+
+impl Slice {
+    fn read(args: &[RuntimeValue], builtin: Builtin) -> Result<Slice, TrapKind> {
+        let len = index_of(&args[0])?.unwrap_or(usize::MAX);
+        let (elements, types) = array(&args[1])?;
+        let width = types.len().max(1);
+        let Some(elements) = len.checked_mul(width).and_then(|end| elements.get(..end)) else {
+            return Err(TrapKind::Builtin {
+                builtin: builtin.name(),
+                reason: format!(
+                    "length {} exceeds the {} entries of the slice",
+                    args[0],
+                    elements.len() / width
+                ),
+            });
+        };
+        Ok(Slice {
+            len,
+            elements: elements.to_vec(),
+            types: types.clone(),
+        })
+    }
+
+    fn width(&self) -> usize {
+        self.types.len().max(1)
+    }
+
+    /// `(before.., length, slice, after..)`.
+    fn into_results(
+        self,
+        before: Vec<RuntimeValue>,
+        after: Vec<RuntimeValue>,
+    ) -> Vec<RuntimeValue> {
+        let mut results = before;
+        results.push(length(self.len));
+        results.push(RuntimeValue::Array {
+            elements: Arc::new(self.elements),
+            types: self.types,
+        });
+        results.extend(after);
+        results
+    }
+}
+
+fn length(len: usize) -> RuntimeValue {
+    RuntimeValue::unsigned(32, len as u128)
+}
+
+fn array(value: &RuntimeValue) -> Result<(&Vec<RuntimeValue>, &Arc<[Type]>), TrapKind> {
+    match value {
+        RuntimeValue::Array { elements, types } => Ok((elements, types)),
+        other => Err(TrapKind::TypeError(format!("{other} is not an array"))),
+    }
+}
+
+/// The length of the one array result.
+fn array_len(result_types: &[Type]) -> Result<usize, TrapKind> {
+    match result_types {
+        [Type::Array(_, len)] => Ok(*len as usize),
+        _ => Err(TrapKind::TypeError(
+            "the call does not return one array".into(),
+        )),
+    }
+}
+
+/// The `count` little-endian digits of `bits` bits each of a number, if it
+/// has no more.
+fn digits(value: &RuntimeValue, bits: u32, count: usize) -> Option<Vec<u8>> {
+    let le_bits: Vec<bool> = match value {
+        RuntimeValue::Field(f) => f.into_bigint().to_bits_le(),
+        RuntimeValue::Int { value, .. } => (0..128).map(|i| value >> i & 1 == 1).collect(),
+        _ => return None,
+    };
+    let bits = bits as usize;
+    let needed = le_bits.iter().rposition(|&b| b).map_or(0, |top| top + 1);
+    if needed > count.saturating_mul(bits) {
+        return None;
+    }
+    Some(
+        (0..count)
+            .map(|d| {
+                (0..bits)
+                    .filter(|&i| le_bits.get(d * bits + i).copied().unwrap_or(false))
+                    .fold(0u8, |acc, i| acc | (1 << i))
+            })
+            .collect(),
+    )
+}
+
+fn digit_array(mut digits: Vec<u8>, big_endian: bool, ty: Type, bits: u32) -> RuntimeValue {
+    if big_endian {
+        digits.reverse();
+    }
+    let elements = digits
+        .into_iter()
+        .map(|d| RuntimeValue::unsigned(bits, u128::from(d)))
+        .collect();
+    RuntimeValue::array(elements, vec![ty])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_are_little_endian_and_bounded() {
+        let v = RuntimeValue::field(0b1101);
+        assert_eq!(digits(&v, 1, 4), Some(vec![1, 0, 1, 1]));
+        assert_eq!(digits(&v, 1, 3), None);
+        assert_eq!(digits(&RuntimeValue::field(258), 8, 2), Some(vec![2, 1]));
+    }
+}
