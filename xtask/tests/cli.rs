@@ -320,7 +320,10 @@ fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
 fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
     let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\ntype list {\n  nil : list;\n  cons : (integer, list) -> list;\n}\nfunction sum(list) : integer {\n  case[list] arg[0] {\n    nil: { ret 0; };\n    cons: {\n      tmp[0] = call sum (arg[0].cons[1]);\n      tmp[1] = add tmp[0] arg[0].cons[0];\n      ret tmp[1];\n    };\n  };\n}\nfunction main(p : pair, xs : list) : integer {\n  tmp[0] = call sum (xs);\n  tmp[1] = mul p.mk[0] p.mk[1];\n  tmp[2] = add tmp[0] tmp[1];\n  ret tmp[2];\n}\n";
     let file = temp_file("input.jvr", src);
-    let input = temp_file("input.json", b"{\"p\": {\"a\": 6, \"b\": 7}, \"xs\": [1, 2, 3]}");
+    let input = temp_file(
+        "input.json",
+        b"{\"p\": {\"a\": 6, \"b\": 7}, \"xs\": [1, 2, 3]}",
+    );
     let mut printed = Vec::new();
     for vm in ["jvr", "interp", "cairo"] {
         let out = xtask(&[
@@ -337,7 +340,10 @@ fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
         assert!(stdout.starts_with("48\nsteps: "), "{vm}: {stdout}");
         printed.push(stdout);
     }
-    assert_eq!(printed[1], printed[2], "both compiled machines print the same lines");
+    assert_eq!(
+        printed[1], printed[2],
+        "both compiled machines print the same lines"
+    );
 }
 
 #[test]
