@@ -1,7 +1,7 @@
 //! The minimum hitting set of the witnesses: reductions, components,
 //! local search and the combinatorial branch and bound.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::lp_branch::{lp_root, LpRoot};
@@ -73,13 +73,22 @@ pub(super) fn min_hitting_set_with(
             // the time. Its root needs no incumbent, so the local search
             // runs beside it on a second thread.
             let upper = AtomicUsize::new(greedy.len());
+            let root_done = AtomicBool::new(false);
             let (found, lp) = std::thread::scope(|scope| {
+                // The local search goes on as long as the root takes (at
+                // least its share), publishing each smaller cover at once:
+                // the cut rounds stop when the bound meets it.
                 let local = scope.spawn(|| {
-                    let found = comp.local_search(&greedy, share, moves);
-                    upper.fetch_min(found.len(), Ordering::Relaxed);
-                    found
+                    let walk = Walk {
+                        deadline: share,
+                        moves,
+                        until: Some((&root_done, deadline)),
+                        upper: Some(&upper),
+                    };
+                    comp.local_search(&greedy, &walk)
                 });
                 let lp = lp_root(&comp, &upper, deadline);
+                root_done.store(true, Ordering::Relaxed);
                 let found = local
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -88,7 +97,13 @@ pub(super) fn min_hitting_set_with(
             best = found;
             root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else {
-            best = comp.local_search(&greedy, share, moves);
+            let walk = Walk {
+                deadline: share,
+                moves,
+                until: None,
+                upper: None,
+            };
+            best = comp.local_search(&greedy, &walk);
             let now = Instant::now();
             // The Lagrangian ascent is worth its time only when a search follows.
             let rounds = if now < deadline { ROOT_ROUNDS } else { 1 };
@@ -124,6 +139,29 @@ pub(super) fn min_hitting_set_with(
         chosen,
         nodes: solver.nodes,
         components: count,
+    }
+}
+
+/// How long the local search walks.
+struct Walk<'a> {
+    /// It stops here, or after `moves` moves, whichever comes first...
+    deadline: Instant,
+    moves: u64,
+    /// ...unless it runs beside a root relaxation: then it goes on until
+    /// the flag is set or the second deadline passes.
+    until: Option<(&'a AtomicBool, Instant)>,
+    /// Where each smaller cover's size is published.
+    upper: Option<&'a AtomicUsize>,
+}
+
+impl Walk<'_> {
+    fn stops(&self, step: u64) -> bool {
+        let now = Instant::now();
+        let spent = step >= self.moves || now >= self.deadline;
+        match self.until {
+            Some((done, end)) => spent && (done.load(Ordering::Relaxed) || now >= end),
+            None => spent,
+        }
     }
 }
 
@@ -341,7 +379,7 @@ impl Instance {
     /// improvement; dropping one is a swap that keeps the size and moves the
     /// search along the plateau (a random walk, as in the iterated local
     /// searches for unicost set covering). Returns the smallest cover seen.
-    fn local_search(&self, cover: &[usize], deadline: Instant, moves: u64) -> Vec<usize> {
+    fn local_search(&self, cover: &[usize], walk: &Walk<'_>) -> Vec<usize> {
         let n = self.of.len();
         let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
         let slot = {
@@ -412,8 +450,8 @@ impl Instance {
         };
         let mut dropped = Vec::new();
         let mut last_added = vec![0u64; n];
-        for step in 1..=moves {
-            if step % 1024 == 0 && Instant::now() >= deadline {
+        for step in 1.. {
+            if step % 1024 == 0 && walk.stops(step) {
                 break;
             }
             // A move helps only if `y` hits a witness that some member hits
@@ -477,6 +515,9 @@ impl Instance {
             if size < best_size {
                 best_size = size;
                 best_c.copy_from_slice(&in_c);
+                if let Some(upper) = walk.upper {
+                    upper.fetch_min(best_size, Ordering::Relaxed);
+                }
             }
         }
         (0..n)

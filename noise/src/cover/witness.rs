@@ -12,9 +12,12 @@ pub(crate) struct Witnesses {
     pub sets: Vec<Set>,
 }
 
-/// Most witnesses kept for one demand, and in all.
+/// Most witnesses kept for one demand, and in all (at least; the total
+/// grows with the problem, since every node holds a few demands).
 const CAP_PER_DEMAND: usize = 4_096;
 const CAP_TOTAL: usize = 400_000;
+/// The total cap per node of the problem, beyond [`CAP_TOTAL`].
+const CAP_PER_NODE: usize = 400;
 
 struct Enumerator<'p> {
     p: &'p Problem,
@@ -25,6 +28,7 @@ struct Enumerator<'p> {
     /// Memo of `pre(v, k)`, indexed `v * (h + 2) + k`.
     memo: Vec<Option<std::rc::Rc<Vec<Set>>>>,
     total: usize,
+    cap_total: usize,
     overflow: bool,
 }
 
@@ -98,7 +102,7 @@ impl Enumerator<'_> {
             out.truncate(CAP_PER_DEMAND);
         }
         self.total += out.len();
-        if self.total > CAP_TOTAL {
+        if self.total > self.cap_total {
             self.overflow = true;
         }
         let out = std::rc::Rc::new(out);
@@ -199,6 +203,7 @@ pub(crate) fn witnesses(problem: &Problem) -> Option<Witnesses> {
         hi,
         memo: vec![None; n * (h as usize + 2)],
         total: 0,
+        cap_total: CAP_TOTAL.max(CAP_PER_NODE * n),
         overflow: false,
     };
     let mut sets = Vec::new();
