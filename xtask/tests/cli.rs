@@ -521,3 +521,46 @@ fn merge_prove_needs_args() {
     let out = xtask(&["merge", "examples/blockmerge/find_min.ssa", "--prove"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn merge_cost_calibrated_chooses_by_predicted_prover_time() {
+    let text = std::fs::read_to_string(workspace().join("examples/blockmerge/rle.ssa")).unwrap();
+    let args = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// args: "))
+        .unwrap();
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/rle.ssa",
+        "--args",
+        args,
+        "--cost",
+        "calibrated",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    // The threshold rule's merge (1024) keeps 17 instances; unrolling the
+    // whole loop (4096) predicts fastest.
+    assert!(
+        report.contains("cost calibrated: min-block-size 1024 predicts "),
+        "{report}"
+    );
+    assert!(
+        report.contains("cost calibrated: chose min-block-size 4096\n"),
+        "{report}"
+    );
+    assert!(report.contains("executed blocks: 31 -> 1\n"), "{report}");
+
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/rle.ssa",
+        "--cost",
+        "calibrated",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--cost calibrated needs --args"),
+        "{}",
+        stderr(&out)
+    );
+}
