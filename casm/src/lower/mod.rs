@@ -284,6 +284,10 @@ impl Lowerer<'_> {
                     frame.loc.insert(*dst, c.off);
                 }
                 Inst::Load { dst, src, index } => {
+                    // FIXME: the header is not checked against the
+                    // constructor the read names (`x.C[i]` of another
+                    // constructor reads its cell `i`; the reference
+                    // interpreter refuses it). Well-typed code never does.
                     let p = self.cell(&frame, *src);
                     let c = self.push(&mut frame, Rhs::Deref(p, heap::field_offset(*index)));
                     frame.loc.insert(*dst, c.off);
