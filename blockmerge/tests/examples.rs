@@ -26,8 +26,22 @@ fn examples_merge_and_cost_less() {
         let args = RuntimeValue::parse_list(args.trim()).unwrap();
         let before = kildall_ir::parse_module(&text).unwrap();
         kildall_ir::verify_module(&before).unwrap();
+        // A program whose blocks are all large declares the smallest
+        // threshold it merges under.
+        let min_block_size = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// min-block-size:"))
+            .map_or(Options::default().min_block_size, |n| {
+                n.trim().parse().unwrap()
+            });
         let mut after = before.clone();
-        run_module(&mut after, &Options::default());
+        run_module(
+            &mut after,
+            &Options {
+                min_block_size,
+                ..Options::default()
+            },
+        );
         kildall_ir::verify_module(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();

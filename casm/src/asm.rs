@@ -112,6 +112,18 @@ fn size(i: &Instr) -> usize {
     }
 }
 
+/// An entry cell: an immediate, or `fp` plus an object's offset.
+fn entry_cell(a: &EntryArg, fp_cell: i16, at: &[i16]) -> Rhs {
+    match a {
+        EntryArg::Imm(f) => Rhs::Val(Val::Imm(*f)),
+        EntryArg::Object(k) => Rhs::Op(
+            ArithOp::Add,
+            MemRef::fp(fp_cell),
+            Val::Imm(Felt::from_i128(at.get(*k).copied().unwrap_or(0) as i128)),
+        ),
+    }
+}
+
 fn bias(o: i16) -> u64 {
     (o as i32 + 0x8000) as u64
 }
@@ -149,6 +161,31 @@ pub fn assemble(
     args: &[Felt],
     mode: Mode,
 ) -> Result<Program, AsmError> {
+    let args: Vec<EntryArg> = args.iter().map(|a| EntryArg::Imm(*a)).collect();
+    assemble_with_objects(listing, entry, &[], &args, mode)
+}
+
+/// An argument of the entry: a number, or the address of one of the
+/// objects the entry sequence writes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryArg {
+    /// A number.
+    Imm(Felt),
+    /// The address of `objects[k]`.
+    Object(usize),
+}
+
+/// [`assemble`] with heap arguments: the entry sequence first writes
+/// `objects` (each a list of cells; an [`EntryArg::Object`] cell may only
+/// name an earlier object) into its own frame, then calls the entry with
+/// `args`.
+pub fn assemble_with_objects(
+    listing: &Listing,
+    entry: &str,
+    objects: &[Vec<EntryArg>],
+    args: &[EntryArg],
+    mode: Mode,
+) -> Result<Program, AsmError> {
     let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
     let (first, after) = match mode {
         Mode::Execution => ("__main__", None),
@@ -159,27 +196,46 @@ pub fn assemble(
     // for `main` (execution mode), at `[fp]` onwards for `__start__`. The
     // entry takes them below its arguments.
     let n_builtins = listing.builtins.len();
-    match mode {
-        Mode::Execution => {
-            for k in 0..n_builtins {
-                items.push(Instr::Assign {
-                    dst: MemRef::ap(0),
-                    rhs: Rhs::Val(Val::Mem(MemRef::fp(-2 - n_builtins as i16 + k as i16))),
-                    ap_incr: true,
-                });
+    let nb = n_builtins as i16;
+    let push = |rhs| Instr::Assign {
+        dst: MemRef::ap(0),
+        rhs,
+        ap_incr: true,
+    };
+    // Where the objects start, and the cell that holds `fp`.
+    let mut frame = 0i16;
+    if mode == Mode::Proof && n_builtins > 0 {
+        items.push(Instr::ApAdd(Felt::from_u128(n_builtins as u128)));
+        frame = nb;
+    }
+    let fp_cell = frame;
+    let mut at = Vec::with_capacity(objects.len());
+    if !objects.is_empty() {
+        items.push(Instr::Call(Target::Label(crate::heap::GET_FP.to_string())));
+        frame += 2;
+        for o in objects {
+            at.push(frame);
+            for cell in o {
+                items.push(push(entry_cell(cell, fp_cell, &at)));
+                frame += 1;
             }
         }
-        Mode::Proof if n_builtins > 0 => {
-            items.push(Instr::ApAdd(Felt::from_u128(n_builtins as u128)))
+    }
+    match mode {
+        Mode::Execution => {
+            for k in 0..nb {
+                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(-2 - nb + k)))));
+            }
+        }
+        Mode::Proof if !objects.is_empty() => {
+            for k in 0..nb {
+                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(k)))));
+            }
         }
         Mode::Proof => {}
     }
     for a in args.iter().rev() {
-        items.push(Instr::Assign {
-            dst: MemRef::ap(0),
-            rhs: Rhs::Val(Val::Imm(*a)),
-            ap_incr: true,
-        });
+        items.push(push(entry_cell(a, fp_cell, &at)));
     }
     items.push(Instr::Call(Target::Label(entry.to_string())));
     // The entry returns its builtin pointers below its result; the runner
@@ -203,6 +259,15 @@ pub fn assemble(
         }
     }
     items.extend(listing.items.iter().cloned());
+    let has_get_fp = |items: &[Instr]| {
+        items
+            .iter()
+            .any(|i| matches!(i, Instr::Label(l) if l == crate::heap::GET_FP))
+    };
+    if !objects.is_empty() && !has_get_fp(&listing.items) {
+        items.push(Instr::Label(crate::heap::GET_FP.to_string()));
+        items.push(Instr::Ret);
+    }
 
     let mut labels = HashMap::new();
     let mut pc = 0usize;

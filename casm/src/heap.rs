@@ -87,6 +87,15 @@ fn jmp(label: String) -> Instr {
     }
 }
 
+/// Pushes the builtin pointers a routine was called with, below its
+/// closure and `n` arguments, in order.
+fn push_builtins(out: &mut Vec<Instr>, n: i16, n_builtins: usize) {
+    let deepest = -4 - n - (n_builtins as i16 - 1);
+    for k in 0..n_builtins as i16 {
+        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(deepest + k)))));
+    }
+}
+
 /// A function a closure can hold: its label and number of parameters.
 pub struct ClosureFunc<'a> {
     /// Label.
@@ -96,9 +105,9 @@ pub struct ClosureFunc<'a> {
 }
 
 /// `__kildall_apply_N`: called with the closure at `[fp - 3]`, the new
-/// argument `j` at `[fp - 4 - j]` and (when threaded) the `range_check`
-/// pointer below them. Returns what the function returns.
-pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], threads_rc: bool) -> Vec<Instr> {
+/// argument `j` at `[fp - 4 - j]` and the `n_builtins` threaded builtin
+/// pointers below them. Returns what the function returns.
+pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> Vec<Instr> {
     let name = apply_label(n);
     let n16 = n as i16;
     let mut out = vec![
@@ -128,9 +137,7 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], threads_rc: bool) -> V
             out.push(Instr::Ret);
             continue;
         }
-        if threads_rc {
-            out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - n16)))));
-        }
+        push_builtins(&mut out, n16, n_builtins);
         for j in (0..n16).rev() {
             out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
         }
@@ -146,7 +153,7 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], threads_rc: bool) -> V
 /// `__kildall_cextend_N`: called like `__kildall_apply_N`; returns a new
 /// closure with the `N` arguments stored after the old ones. `max_stored`
 /// bounds the stored arguments of any closure (the largest arity).
-pub fn extend_routine(n: usize, max_stored: usize, threads_rc: bool) -> Vec<Instr> {
+pub fn extend_routine(n: usize, max_stored: usize, n_builtins: usize) -> Vec<Instr> {
     let n16 = n as i16;
     let max = max_stored.max(1) as i16;
     let mut out = vec![
@@ -181,9 +188,7 @@ pub fn extend_routine(n: usize, max_stored: usize, threads_rc: bool) -> Vec<Inst
     for j in 0..n16 {
         out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
     }
-    if threads_rc {
-        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - n16)))));
-    }
+    push_builtins(&mut out, n16, n_builtins);
     out.push(push(Rhs::Op(ArithOp::Add, MemRef::fp(5), imm(7))));
     out.push(Instr::Ret);
     out

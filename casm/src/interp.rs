@@ -12,9 +12,11 @@
 //! the builtins' base pointers, a return `fp` and the end address, and the
 //! run stops when `pc` reaches the end of the code; in proof mode it holds
 //! `fp`, 0 and the base pointers, and the run stops at `__end__`. The
-//! `range_check` segment accepts only values below `2^128`, written in
-//! order, and its final pointer must be the number of cells written, as
-//! the runner checks.
+//! `range_check` segment accepts only values below `2^128`; the `ec_op` and
+//! `poseidon` segments deduce an instance's outputs from its inputs when
+//! they are read, as the VM's builtin runners do. Builtin cells are written
+//! in order too, and each final pointer must be the number of cells used,
+//! as the runner checks.
 
 use std::collections::HashMap;
 
@@ -32,8 +34,8 @@ pub enum Segment {
     Exec,
     /// The caller's frame of the entry (never dereferenced).
     Outer,
-    /// The `range_check` builtin's cells.
-    RangeCheck,
+    /// A builtin's cells.
+    Builtin(Builtin),
 }
 
 /// An address: a segment and an offset in it.
@@ -96,9 +98,12 @@ pub enum InterpError {
     /// A result or a traced value that does not print.
     #[error("cannot print the result: {0}")]
     Print(String),
-    /// The final `range_check` pointer is not one past its last cell.
-    #[error("range_check: final pointer does not match the {0} cells used")]
-    BuiltinStop(usize),
+    /// A builtin's final pointer is not one past its last cell.
+    #[error("{name}: final pointer does not match the {used} cells used", name = .0.name(), used = .1)]
+    BuiltinStop(Builtin, usize),
+    /// A builtin instance's inputs have no output (`ec_op` off the curve).
+    #[error("pc {0}: the builtin cannot deduce its output")]
+    BuiltinDeduction(usize),
 }
 
 /// The outcome of a run.
@@ -120,7 +125,8 @@ pub struct RunResult {
 struct Machine<'p> {
     prog: &'p Program,
     mem: Vec<Option<Word>>,
-    range_check: Vec<Felt>,
+    /// Cells of each builtin segment, by `Builtin::ALL` index.
+    builtin_mem: [Vec<Felt>; 3],
     traces: Vec<Word>,
     fail: Option<Word>,
     pc: usize,
@@ -129,6 +135,10 @@ struct Machine<'p> {
 }
 
 type R<T> = Result<T, InterpError>;
+
+fn slot(b: Builtin) -> usize {
+    Builtin::ALL.iter().position(|x| *x == b).unwrap_or(0)
+}
 
 /// `2^128`, the bound of `range_check` cells.
 fn below_2_128(f: Felt) -> bool {
@@ -156,7 +166,9 @@ impl Machine<'_> {
         }
         match seg {
             Segment::Exec => self.mem.get(addr as usize).copied().flatten(),
-            Segment::RangeCheck => self.range_check.get(addr as usize).map(|f| Word::Felt(*f)),
+            Segment::Builtin(b) => self.builtin_mem[slot(b)]
+                .get(addr as usize)
+                .map(|f| Word::Felt(*f)),
             Segment::Code | Segment::Outer => None,
         }
     }
@@ -178,7 +190,7 @@ impl Machine<'_> {
         }
         let len = match addr.0 {
             Segment::Exec => self.mem.len(),
-            Segment::RangeCheck => self.range_check.len(),
+            Segment::Builtin(b) => self.builtin_mem[slot(b)].len(),
             Segment::Code | Segment::Outer => return Err(InterpError::PointerArith(self.pc)),
         };
         if addr.1 != len as i64 {
@@ -189,12 +201,49 @@ impl Machine<'_> {
             });
         }
         match addr.0 {
-            Segment::RangeCheck => match w {
-                Word::Felt(f) if below_2_128(f) => self.range_check.push(f),
+            Segment::Builtin(Builtin::RangeCheck) => match w {
+                Word::Felt(f) if below_2_128(f) => self.builtin_mem[0].push(f),
                 _ => return Err(InterpError::RangeCheck(self.pc)),
+            },
+            Segment::Builtin(b) => match w {
+                Word::Felt(f) => self.builtin_mem[slot(b)].push(f),
+                _ => return Err(InterpError::PointerArith(self.pc)),
             },
             _ => self.mem.push(Some(w)),
         }
+        Ok(())
+    }
+
+    /// Before a read of `addr`: an output cell of an `ec_op` or `poseidon`
+    /// instance whose inputs are all written gets its value (and so do the
+    /// instance's other outputs).
+    fn deduce(&mut self, (seg, addr): Addr) -> R<()> {
+        let Segment::Builtin(b) = seg else {
+            return Ok(());
+        };
+        let (cells, inputs) = match b {
+            Builtin::RangeCheck => return Ok(()),
+            Builtin::EcOp => (7, 5),
+            Builtin::Poseidon => (6, 3),
+        };
+        let mem = &self.builtin_mem[slot(b)];
+        let Ok(addr) = usize::try_from(addr) else {
+            return Ok(());
+        };
+        let base = addr - addr % cells;
+        if addr % cells < inputs || mem.len() != base + inputs {
+            return Ok(());
+        }
+        let x = &mem[base..base + inputs];
+        let out: Vec<Felt> = match b {
+            Builtin::Poseidon => crate::builtins::poseidon([x[0], x[1], x[2]]).to_vec(),
+            _ => {
+                let r = crate::builtins::ec_op((x[0], x[1]), x[4], (x[2], x[3]))
+                    .ok_or(InterpError::BuiltinDeduction(self.pc))?;
+                vec![r.0, r.1]
+            }
+        };
+        self.builtin_mem[slot(b)].extend(out);
         Ok(())
     }
 
@@ -346,6 +395,9 @@ impl Machine<'_> {
                 }
             },
         };
+        if let Some(a) = op1_addr {
+            self.deduce(a)?;
+        }
         let mut op1 = match (imm, op1_addr) {
             (Some(i), _) => Some(Word::Felt(i)),
             (None, Some(a)) => self.get(a),
@@ -491,9 +543,7 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     let bases: Vec<Word> = prog
         .builtins
         .iter()
-        .map(|b| match b {
-            Builtin::RangeCheck => Word::Ptr(Segment::RangeCheck, 0),
-        })
+        .map(|b| Word::Ptr(Segment::Builtin(*b), 0))
         .collect();
     let (stack, start, end) = match (prog.mode, prog.start_end) {
         (Mode::Proof, Some((start, end))) => {
@@ -513,7 +563,7 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     let mut m = Machine {
         prog,
         mem: stack.into_iter().map(Some).collect(),
-        range_check: Vec::new(),
+        builtin_mem: Default::default(),
         traces: Vec::new(),
         fail: None,
         pc,
@@ -535,11 +585,10 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     }
     // The builtins' final pointers are on top, as the runner reads them.
     for (k, b) in prog.builtins.iter().rev().enumerate() {
-        let Builtin::RangeCheck = b;
-        let used = m.range_check.len();
+        let used = m.builtin_mem[slot(*b)].len();
         match m.get((Segment::Exec, m.ap as i64 - 1 - k as i64)) {
-            Some(Word::Ptr(Segment::RangeCheck, stop)) if stop == used => {}
-            _ => return Err(InterpError::BuiltinStop(used)),
+            Some(Word::Ptr(Segment::Builtin(s), stop)) if s == *b && stop == used => {}
+            _ => return Err(InterpError::BuiltinStop(*b, used)),
         }
     }
     let at = m.ap as i64 - prog.result_depth() as i64;

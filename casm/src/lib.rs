@@ -84,6 +84,19 @@ pub fn build_module(
     args: &[Felt],
     mode: Mode,
 ) -> Result<Program, Error> {
+    let values: Vec<jvr_interp::Val> = args.iter().map(|a| jvr_interp::Val::Felt(*a)).collect();
+    build_module_values(module, entry, &values, mode)
+}
+
+/// [`build_module`] with arguments that may be constructors (as Juvix's
+/// JSON input gives them): the entry sequence writes them into memory
+/// first.
+pub fn build_module_values(
+    module: &Module,
+    entry: &str,
+    args: &[jvr_interp::Val],
+    mode: Mode,
+) -> Result<Program, Error> {
     let ssa = ssa::convert(module)?;
     let listing = lower::lower(&ssa)?;
     let f = module.definition(entry).ok_or(JvrError {
@@ -101,9 +114,42 @@ pub fn build_module(
         }
         .into());
     }
-    let mut prog = asm::assemble(&listing, entry, args, mode)?;
+    let mut objects = Vec::new();
+    let args = args
+        .iter()
+        .map(|a| entry_arg(a, &mut objects))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|what| JvrError {
+            pos: f.pos,
+            kind: JvrErrorKind::NotLowered(what),
+        })?;
+    let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, mode)?;
     prog.names = heap::HeapNames::of(module, &ssa);
     Ok(prog)
+}
+
+/// Lays out a value for the entry sequence: constructors become objects
+/// (fields first), numbers stay immediates.
+fn entry_arg(
+    v: &jvr_interp::Val,
+    objects: &mut Vec<Vec<asm::EntryArg>>,
+) -> Result<asm::EntryArg, String> {
+    match v {
+        jvr_interp::Val::Felt(f) => Ok(asm::EntryArg::Imm(*f)),
+        jvr_interp::Val::Ctor(c) => {
+            let mut cells = vec![asm::EntryArg::Imm(Felt::from_u128(heap::ctor_header(
+                c.tag,
+            )))];
+            for field in &c.fields {
+                cells.push(entry_arg(field, objects)?);
+            }
+            objects.push(cells);
+            Ok(asm::EntryArg::Object(objects.len() - 1))
+        }
+        // FIXME: a closure as an argument of the entry (Juvix's input
+        // format has none).
+        jvr_interp::Val::Closure(_) => Err("a closure argument".to_string()),
+    }
 }
 
 /// Compiles and assembles `.jvr` text to run `entry` on `args`.

@@ -255,13 +255,33 @@ impl fmt::Display for Hint {
 pub enum Builtin {
     /// `range_check`: every cell written to its segment is below `2^128`.
     RangeCheck,
+    /// `ec_op`: instances of 7 cells, `p.x p.y q.x q.y m` then `r = p + m q`
+    /// on the STARK curve.
+    EcOp,
+    /// `poseidon`: instances of 6 cells, a state of 3 then its Hades
+    /// permutation.
+    Poseidon,
 }
 
 impl Builtin {
+    /// Every builtin, in Cairo's order (the order of `%builtins`).
+    pub const ALL: [Builtin; 3] = [Builtin::RangeCheck, Builtin::EcOp, Builtin::Poseidon];
+
     /// The name in `%builtins` and in the program JSON.
     pub fn name(self) -> &'static str {
         match self {
             Builtin::RangeCheck => "range_check",
+            Builtin::EcOp => "ec_op",
+            Builtin::Poseidon => "poseidon",
+        }
+    }
+
+    /// Cells per instance.
+    pub fn cells(self) -> usize {
+        match self {
+            Builtin::RangeCheck => 1,
+            Builtin::EcOp => 7,
+            Builtin::Poseidon => 6,
         }
     }
 }
@@ -668,9 +688,13 @@ pub fn parse(src: &str) -> Result<Listing, CasmParseError> {
         }
         if items.is_empty() && builtins.is_empty() && p.eat("%builtins") {
             while !p.at_end() {
-                match p.ident().as_deref() {
-                    Some("range_check") => builtins.push(Builtin::RangeCheck),
-                    _ => return p.err("a builtin name"),
+                let name = p.ident();
+                match Builtin::ALL
+                    .into_iter()
+                    .find(|b| Some(b.name()) == name.as_deref())
+                {
+                    Some(b) => builtins.push(b),
+                    None => return p.err("a builtin name"),
                 }
             }
             continue;

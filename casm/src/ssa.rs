@@ -13,7 +13,7 @@ use std::fmt;
 
 use crate::felt::Felt;
 use crate::jvr::{
-    BinOp, Cond, JvrError, JvrErrorKind, Module, Pos, Stmt, StmtKind, Value, VarName,
+    BinOp, BuiltinOp, Cond, JvrError, JvrErrorKind, Module, Pos, Stmt, StmtKind, Value, VarName,
 };
 
 /// An SSA variable of one function; parameters are `0..n_params`.
@@ -160,6 +160,15 @@ pub enum Inst {
         /// The closure.
         closure: Operand,
         /// Arguments.
+        args: Vec<Operand>,
+    },
+    /// `dst = poseidon s` or `dst = ec_op p m q`, through the builtin.
+    Builtin {
+        /// Destination (a new constructor like the first operand's).
+        dst: Var,
+        /// Which builtin.
+        op: BuiltinOp,
+        /// Operands.
         args: Vec<Operand>,
     },
     /// `trace v`: one output line.
@@ -651,10 +660,15 @@ impl FnBuilder<'_> {
                     });
                     falls = any_falls;
                 }
-                StmtKind::Builtin { op, .. } => {
-                    // FIXME: `poseidon` and `ec_op` run on the reference
-                    // interpreter only; the CASM lowering refuses them.
-                    return err(s.pos, JvrErrorKind::NotLowered(op.name().to_string()));
+                StmtKind::Builtin { dst, op, args } => {
+                    let args = self.operands(env, args)?;
+                    let d = self.fresh();
+                    env.insert(dst.clone(), Some(d));
+                    out.push(Inst::Builtin {
+                        dst: d,
+                        op: *op,
+                        args,
+                    });
                 }
                 StmtKind::Ret(v) => {
                     out.push(Inst::Ret(self.operand(env, v)?));

@@ -19,13 +19,13 @@ pub struct Calibration {
 }
 
 impl Default for Calibration {
-    /// Fit on the bundled suite's unmerged traces (Groth16, release build,
-    /// the shared 2-core machine of the measurements in the README).
+    /// Fit on the suite's unmerged runs (`prove_suite` example: Groth16,
+    /// release build, the shared 2-core machine of the README's figures).
     fn default() -> Self {
         Calibration {
-            per_constraint: 9.0,
-            per_instance: 2_600.0,
-            per_access: 9.0,
+            per_constraint: 55.0,
+            per_instance: 4_000.0,
+            per_access: 55.0,
         }
     }
 }

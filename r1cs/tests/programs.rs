@@ -1,6 +1,7 @@
-//! Every executed block instance of the bundled programs and of generated
-//! ones satisfies its constraints, before and after block merging.
+//! Every executed block instance of the suite's programs satisfies its
+//! constraints, before and after block merging.
 
+use kildall_blockmerge::{run_module, Options};
 use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_r1cs::trace::record;
 
@@ -24,22 +25,37 @@ fn suite() -> Vec<(String, String)> {
 }
 
 #[test]
-fn suite_instances_are_satisfied() {
-    for (name, text) in suite() {
-        let args = text
-            .lines()
-            .find_map(|l| l.strip_prefix("// args:"))
-            .unwrap_or_else(|| panic!("{name}: no args line"));
-        let args = RuntimeValue::parse_list(args.trim()).unwrap();
-        let module = kildall_ir::parse_module(&text).unwrap();
-        let main = module.main().unwrap();
-        let trace = record(&module, main, args, &InterpreterOptions::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(trace.instances.len() > 1, "{name}");
-        eprintln!(
-            "{name}: {} instances, largest {}",
-            trace.instances.len(),
-            trace.largest()
+fn suite_instances_are_satisfied_before_and_after_merging() {
+    let programs = suite();
+    assert!(programs.len() >= 8, "the suite has eight programs or more");
+    for (name, text) in programs {
+        let line = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+        };
+        let args = line("// args:").unwrap_or_else(|| panic!("{name}: no args line"));
+        let args = RuntimeValue::parse_list(args).unwrap();
+        let min_block_size = line("// min-block-size:")
+            .map_or(Options::default().min_block_size, |n| n.parse().unwrap());
+        let before = kildall_ir::parse_module(&text).unwrap();
+        let mut after = before.clone();
+        let options = Options {
+            min_block_size,
+            ..Options::default()
+        };
+        run_module(&mut after, &options);
+        let main = before.main().unwrap();
+        let interp = InterpreterOptions::default();
+        let a =
+            record(&before, main, args.clone(), &interp).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let b = record(&after, main, args, &interp).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(a.execution.outcome, b.execution.outcome, "{name}");
+        assert!(
+            b.instances.len() < a.instances.len(),
+            "{name}: {} -> {} instances",
+            a.instances.len(),
+            b.instances.len()
         );
     }
 }

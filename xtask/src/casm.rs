@@ -191,21 +191,12 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                     Err(e) => Err(anyhow::anyhow!("{}: {e}", file.display())),
                 };
             }
-            let args = values
-                .iter()
-                .map(|v| v.felt())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| {
-                    anyhow::anyhow!(
-                        "{}: FIXME: constructor and closure arguments are not lowered to CASM yet ({e})",
-                        file.display()
-                    )
-                })?;
-            let prog = match kildall_casm::build_module(&module, &entry, &args, mode(proof)) {
-                Ok(p) => p,
-                Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
-                Err(e) => return Err(e.into()),
-            };
+            let prog =
+                match kildall_casm::build_module_values(&module, &entry, &values, mode(proof)) {
+                    Ok(p) => p,
+                    Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
+                    Err(e) => return Err(e.into()),
+                };
             let result = match vm {
                 Vm::Interp | Vm::Jvr => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
                     .map_err(|e| match e {

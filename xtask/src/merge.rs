@@ -105,7 +105,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                     "--cost calibrated needs --args and a main function",
                 )));
             };
-            match choose_calibrated(&before, main, args, &interp) {
+            match choose_calibrated(&before, main, args, &interp, cmd.min_block_size) {
                 Ok(choice) => choice,
                 Err(message) => return Ok(report(Diagnostic::new(&cmd.file, None, message))),
             }
@@ -281,14 +281,15 @@ fn prove(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The smallest threshold among [`CALIBRATED_CANDIDATES`] (or `None`, no
-/// merging) whose run the calibrated model predicts fastest; not merging
+/// The smallest threshold among `--min-block-size` and
+/// [`CALIBRATED_CANDIDATES`] (or `None`, no merging) whose run the calibrated model predicts fastest; not merging
 /// wins ties, so the choice never predicts slower than not merging.
 fn choose_calibrated(
     before: &Module,
     main: FuncId,
     args: &[RuntimeValue],
     interp: &InterpreterOptions,
+    threshold: u64,
 ) -> Result<Option<u64>, String> {
     let model = Calibration::default();
     let unmerged = record(before, main, args.to_vec(), interp).map_err(|e| e.to_string())?;
@@ -297,7 +298,9 @@ fn choose_calibrated(
         "cost calibrated: no merging predicts {:.1} ms",
         best.0 / 1e3
     );
-    for min_block_size in CALIBRATED_CANDIDATES {
+    // The threshold rule's own choice first: on a tie it wins over the
+    // other thresholds, so the calibrated choice never predicts slower.
+    for min_block_size in std::iter::once(threshold).chain(CALIBRATED_CANDIDATES) {
         let mut merged = before.clone();
         let options = Options {
             min_block_size,

@@ -302,15 +302,47 @@ fn casm_run_fail_exits_3_with_the_message_on_stderr() {
 }
 
 #[test]
-fn casm_run_names_a_construct_the_lowering_refuses() {
-    let src = b"type st {\n  s : (field, field, field) -> st;\n}\nfunction main() : st {\n  tmp[0] = alloc s (1F, 2F, 3F);\n  tmp[1] = poseidon tmp[0];\n  ret tmp[1];\n}\n";
-    let file = temp_file("poseidon.jvr", src);
-    let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "interp"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).ends_with("poseidon.jvr:6:3: `poseidon` is not lowered to CASM yet\n"),
-        "{}",
-        stderr(&out)
+fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
+    let src = b"function main() : * {\n  tmp[0] = strcat 1 2;\n  ret tmp[0];\n}\n";
+    let file = temp_file("strcat.jvr", src);
+    for vm in ["interp", "cairo"] {
+        let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).ends_with("strcat.jvr:2:12: `strcat` cannot run on Cairo\n"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
+    let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\ntype list {\n  nil : list;\n  cons : (integer, list) -> list;\n}\nfunction sum(list) : integer {\n  case[list] arg[0] {\n    nil: { ret 0; };\n    cons: {\n      tmp[0] = call sum (arg[0].cons[1]);\n      tmp[1] = add tmp[0] arg[0].cons[0];\n      ret tmp[1];\n    };\n  };\n}\nfunction main(p : pair, xs : list) : integer {\n  tmp[0] = call sum (xs);\n  tmp[1] = mul p.mk[0] p.mk[1];\n  tmp[2] = add tmp[0] tmp[1];\n  ret tmp[2];\n}\n";
+    let file = temp_file("input.jvr", src);
+    let input = temp_file(
+        "input.json",
+        b"{\"p\": {\"a\": 6, \"b\": 7}, \"xs\": [1, 2, 3]}",
+    );
+    let mut printed = Vec::new();
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = xtask(&[
+            "casm",
+            "run",
+            file.to_str().unwrap(),
+            "--vm",
+            vm,
+            "--input",
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.starts_with("48\nsteps: "), "{vm}: {stdout}");
+        printed.push(stdout);
+    }
+    assert_eq!(
+        printed[1], printed[2],
+        "both compiled machines print the same lines"
     );
 }
 
@@ -488,4 +520,47 @@ fn merge_prove_reports_proofs_before_and_after() {
 fn merge_prove_needs_args() {
     let out = xtask(&["merge", "examples/blockmerge/find_min.ssa", "--prove"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn merge_cost_calibrated_chooses_by_predicted_prover_time() {
+    let text = std::fs::read_to_string(workspace().join("examples/blockmerge/rle.ssa")).unwrap();
+    let args = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// args: "))
+        .unwrap();
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/rle.ssa",
+        "--args",
+        args,
+        "--cost",
+        "calibrated",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    // The threshold rule's merge (1024) keeps 17 instances; unrolling the
+    // whole loop (4096) predicts fastest.
+    assert!(
+        report.contains("cost calibrated: min-block-size 1024 predicts "),
+        "{report}"
+    );
+    assert!(
+        report.contains("cost calibrated: chose min-block-size 4096\n"),
+        "{report}"
+    );
+    assert!(report.contains("executed blocks: 31 -> 1\n"), "{report}");
+
+    let out = xtask(&[
+        "merge",
+        "examples/blockmerge/rle.ssa",
+        "--cost",
+        "calibrated",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--cost calibrated needs --args"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -2,11 +2,12 @@
 //! take their answer from a hint and prove it with the `range_check`
 //! builtin.
 
-use super::{Frame, Lowerer, RcPtr};
+use super::{BuiltinPtr, Frame, Lowerer};
 use crate::felt::Felt;
 use crate::jvr::BinOp;
-use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
-use crate::ssa::{Inst, Operand, SCond};
+use crate::jvr::BuiltinOp;
+use crate::listing::{ArithOp, Builtin, Hint, Instr, MemRef, Rhs, Target, Val};
+use crate::ssa::{Inst, Operand, SCond, SsaModule};
 
 impl Lowerer<'_> {
     pub(super) fn arith(
@@ -41,43 +42,67 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The `range_check` pointer's current value, as a right-hand side.
-    pub(super) fn rc_value(frame: &Frame) -> Option<Rhs> {
-        frame.rc.map(|rc| {
-            let cell = MemRef::fp(rc.cell);
-            if rc.off == 0 {
-                Rhs::Val(Val::Mem(cell))
-            } else {
-                Rhs::Op(
-                    ArithOp::Add,
-                    cell,
-                    Val::Imm(Felt::from_i128(rc.off as i128)),
-                )
-            }
-        })
+    /// The builtin pointers' current values, as right-hand sides.
+    fn builtin_values(frame: &Frame) -> Vec<Rhs> {
+        frame
+            .builtins
+            .iter()
+            .map(|b| {
+                let cell = MemRef::fp(b.cell);
+                if b.off == 0 {
+                    Rhs::Val(Val::Mem(cell))
+                } else {
+                    Rhs::Op(ArithOp::Add, cell, Val::Imm(Felt::from_i128(b.off as i128)))
+                }
+            })
+            .collect()
     }
 
-    /// Proves `0 <= cell < 2^128`: writes the cell into the next
-    /// `range_check` cell, `cell = [[rc] + off]`, which the builtin checks.
-    pub(super) fn range_check(&mut self, frame: &mut Frame, cell: MemRef) {
-        let Some(mut rc) = frame.rc else {
-            unreachable!("range checks only in modules that thread the pointer")
-        };
-        if rc.off >= i16::MAX as i32 {
-            let moved = Self::rc_value(frame).unwrap_or(Rhs::Val(Val::Imm(Felt::ZERO)));
+    /// Pushes the builtin pointers, in order.
+    pub(super) fn push_builtins(&mut self, frame: &mut Frame) {
+        for v in Self::builtin_values(frame) {
+            self.push(frame, v);
+        }
+    }
+
+    /// The builtin's pointer as a cell and an offset that fits an
+    /// instruction (past it, the pointer is moved into a new cell), for an
+    /// instance of `cells` cells; the pointer then moves past it.
+    pub(super) fn builtin_instance(
+        &mut self,
+        frame: &mut Frame,
+        builtin: Builtin,
+        cells: i32,
+    ) -> (MemRef, i16) {
+        let slot = self
+            .builtins
+            .iter()
+            .position(|b| *b == builtin)
+            .expect("the module threads every builtin its code uses");
+        let mut b = frame.builtins[slot];
+        if b.off + cells >= i16::MAX as i32 {
+            let moved = Self::builtin_values(frame)[slot];
             let c = self.push(frame, moved);
-            rc = RcPtr {
+            b = BuiltinPtr {
                 cell: c.off,
                 off: 0,
             };
         }
+        let at = (MemRef::fp(b.cell), b.off as i16);
+        b.off += cells;
+        frame.builtins[slot] = b;
+        at
+    }
+
+    /// Proves `0 <= cell < 2^128`: writes the cell into the next
+    /// `range_check` cell, `cell = [[rc] + off]`, which the builtin checks.
+    fn range_check(&mut self, frame: &mut Frame, cell: MemRef) {
+        let (ptr, off) = self.builtin_instance(frame, Builtin::RangeCheck, 1);
         self.emit(Instr::Assign {
             dst: cell,
-            rhs: Rhs::Deref(MemRef::fp(rc.cell), rc.off as i16),
+            rhs: Rhs::Deref(ptr, off),
             ap_incr: false,
         });
-        rc.off += 1;
-        frame.rc = Some(rc);
     }
 
     /// Proves an operand of `lt`/`le` lies in `[-2^127, 2^127)`
@@ -280,19 +305,39 @@ impl Lowerer<'_> {
     }
 }
 
-/// Whether code proves integer facts with the `range_check` builtin
-/// (`lt`, `le`, `div`, `mod`). One such function anywhere makes every
-/// function take and return the pointer, so that any function can call
-/// any other.
-pub(super) fn needs_range_check(insts: &[Inst]) -> bool {
+/// The builtins a module's code uses, in Cairo's order: `range_check` to
+/// prove `lt`, `le`, `div` and `mod`, and `ec_op` and `poseidon` for
+/// themselves. One use anywhere makes every function take and return the
+/// pointer, so that any function can call any other.
+pub(super) fn module_builtins(module: &SsaModule) -> Vec<Builtin> {
+    let mut used = [false; 3];
+    for f in &module.functions {
+        scan_builtins(&f.body, &mut used);
+    }
+    Builtin::ALL
+        .into_iter()
+        .zip(used)
+        .filter_map(|(b, u)| u.then_some(b))
+        .collect()
+}
+
+fn scan_builtins(insts: &[Inst], used: &mut [bool; 3]) {
     let checked = |op: &BinOp| matches!(op, BinOp::Lt | BinOp::Le | BinOp::Div | BinOp::Mod);
-    insts.iter().any(|i| match i {
-        Inst::Binop { op, .. } => checked(op),
-        Inst::Branch { cond, arms, .. } => {
-            matches!(cond, SCond::Cmp(op, _, _) if checked(op))
-                || arms.iter().any(|a| needs_range_check(&a.body))
+    for i in insts {
+        match i {
+            Inst::Binop { op, .. } if checked(op) => used[0] = true,
+            Inst::Builtin { op, .. } => match op {
+                BuiltinOp::EcOp => used[1] = true,
+                BuiltinOp::Poseidon => used[2] = true,
+            },
+            Inst::Branch { cond, arms, .. } => {
+                if matches!(cond, SCond::Cmp(op, _, _) if checked(op)) {
+                    used[0] = true;
+                }
+                arms.iter().for_each(|a| scan_builtins(&a.body, used));
+            }
+            Inst::Case { arms, .. } => arms.iter().for_each(|a| scan_builtins(&a.body, used)),
+            _ => {}
         }
-        Inst::Case { arms, .. } => arms.iter().any(|a| needs_range_check(&a.body)),
-        _ => false,
-    })
+    }
 }

@@ -62,7 +62,8 @@ pub(super) fn transfer(inst: &Inst, live_after: &VarSet, n: u32) -> VarSet {
         }
         Inst::Call { dst, args, .. }
         | Inst::Alloc { dst, args, .. }
-        | Inst::CAlloc { dst, args, .. } => {
+        | Inst::CAlloc { dst, args, .. }
+        | Inst::Builtin { dst, args, .. } => {
             let mut l = live_after.clone();
             l.remove(*dst);
             args.iter().for_each(|a| l.use_op(a));

@@ -41,7 +41,7 @@ mod objects;
 
 use std::collections::HashMap;
 
-use arith::needs_range_check;
+use arith::module_builtins;
 use liveness::{arm_live_out, live_before_each, VarSet};
 use objects::runtime;
 
@@ -86,10 +86,10 @@ enum Kont {
     },
 }
 
-/// The `range_check` pointer: the value of a cell plus a static offset
-/// (the checks made since that cell was written).
+/// A builtin's pointer: the value of a cell plus a static offset (the
+/// cells used since that cell was written).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct RcPtr {
+struct BuiltinPtr {
     cell: i16,
     off: i32,
 }
@@ -100,8 +100,9 @@ struct Frame {
     loc: HashMap<Var, i16>,
     /// `ap - fp`; meaningful while the block has made no call.
     ap: i32,
-    /// Where the `range_check` pointer is, when the module threads it.
-    rc: Option<RcPtr>,
+    /// Where the pointers of the builtins the module threads are, in
+    /// Cairo's order.
+    builtins: Vec<BuiltinPtr>,
     /// A cell holding `fp` itself, once an allocation needed it.
     fp_cell: Option<i16>,
 }
@@ -112,14 +113,14 @@ struct Lowerer<'m> {
     out: Vec<Instr>,
     labels: u32,
     too_large: bool,
-    /// Every function takes and returns the `range_check` pointer.
-    threads_rc: bool,
+    /// The builtins whose pointers every function takes and returns.
+    builtins: Vec<Builtin>,
 }
 
 /// The frame of a block entered with `params` (ascending, `v_k` at
 /// `[fp - 3 - k]`), below them its output, and below everything the
-/// `range_check` pointer when the module threads it.
-fn block_frame(out: Option<Var>, params: &[Var], rc: bool) -> Frame {
+/// pointers of `n_builtins` threaded builtins (the last one highest).
+fn block_frame(out: Option<Var>, params: &[Var], n_builtins: usize) -> Frame {
     let n = params.len() as i32;
     let mut loc = HashMap::new();
     for (k, p) in params.iter().enumerate() {
@@ -129,16 +130,22 @@ fn block_frame(out: Option<Var>, params: &[Var], rc: bool) -> Frame {
         loc.insert(o, (-3 - n) as i16);
     }
     let below = -3 - n - i32::from(out.is_some());
-    let rc = rc.then_some(RcPtr {
-        cell: below.max(i16::MIN as i32) as i16,
-        off: 0,
-    });
     Frame {
         loc,
         ap: 0,
-        rc,
+        builtins: builtin_cells(below, n_builtins),
         fp_cell: None,
     }
+}
+
+/// `n` builtin pointers pushed in order, the last one at `[fp + top]`.
+fn builtin_cells(top: i32, n: usize) -> Vec<BuiltinPtr> {
+    (0..n)
+        .map(|k| BuiltinPtr {
+            cell: (top - (n - 1 - k) as i32).max(i16::MIN as i32) as i16,
+            off: 0,
+        })
+        .collect()
 }
 
 impl Lowerer<'_> {
@@ -199,9 +206,7 @@ impl Lowerer<'_> {
         func: crate::ssa::FuncId,
         args: &[Operand],
     ) {
-        if let Some(rc) = Self::rc_value(frame) {
-            self.push(frame, rc);
-        }
+        self.push_builtins(frame);
         for a in args.iter().rev() {
             self.push_operand(frame, a);
         }
@@ -232,11 +237,12 @@ impl Lowerer<'_> {
         };
         if !in_place {
             if on_stack.is_some() {
-                if self.threads_rc {
-                    self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(-2))));
+                let nb = self.builtins.len() as i16;
+                for _ in 0..nb {
+                    self.push(frame, Rhs::Val(Val::Mem(MemRef::ap(-1 - nb))));
                 }
-            } else if let Some(rc) = Self::rc_value(frame) {
-                self.push(frame, rc);
+            } else {
+                self.push_builtins(frame);
             }
             if let Some(o) = out {
                 self.push_operand(frame, o);
@@ -273,6 +279,10 @@ impl Lowerer<'_> {
                 Inst::Alloc { dst, tag, args } => {
                     let header = Felt::from_u128(heap::ctor_header(*tag));
                     let c = self.alloc(&mut frame, header, args);
+                    frame.loc.insert(*dst, c.off);
+                }
+                Inst::Builtin { dst, op, args } => {
+                    let c = self.builtin(&mut frame, *op, args);
                     frame.loc.insert(*dst, c.off);
                 }
                 Inst::CAlloc { dst, func, args } => {
@@ -327,9 +337,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 Inst::Ret(v) => {
-                    if let Some(rc) = Self::rc_value(&frame) {
-                        self.push(&mut frame, rc);
-                    }
+                    self.push_builtins(&mut frame);
                     self.push_operand(&mut frame, v);
                     self.emit(Instr::Ret);
                     return None;
@@ -372,7 +380,7 @@ impl Lowerer<'_> {
                     self.emit(Instr::Call(Target::Rel(3)));
                     self.emit(Instr::Ret);
                     self.emit(Instr::Nop);
-                    frame = block_frame(Some(*dst), &params, self.threads_rc);
+                    frame = block_frame(Some(*dst), &params, self.builtins.len());
                 }
                 Inst::Branch { cond, out, arms } => {
                     let (cell, holds_if_nonzero) = self.test(&mut frame, cond);
@@ -489,7 +497,7 @@ impl Lowerer<'_> {
             return None;
         }
         self.emit(Instr::Label(join));
-        let mut frame = block_frame(out, &params, self.threads_rc);
+        let mut frame = block_frame(out, &params, self.builtins.len());
         if rest.is_empty() {
             self.finish(&mut frame, kont, None);
             return None;
@@ -540,8 +548,8 @@ impl Lowerer<'_> {
         // `range_check` pointers in one cell, as a second output.
         let mut ends = bodies
             .iter()
-            .filter_map(|(_, e, _)| e.as_ref().map(|f| f.rc));
-        let first_rc = ends.next().flatten();
+            .filter_map(|(_, e, _)| e.as_ref().map(|f| f.builtins.clone()));
+        let first_rc = ends.next().unwrap_or_default();
         let join_rc = ends.any(|rc| rc != first_rc);
         let end_label = self.label();
         let mut need_end = false;
@@ -558,9 +566,7 @@ impl Lowerer<'_> {
                 self.push(&mut f, Rhs::Val(Val::Imm(Felt::ZERO)));
             }
             if join_rc {
-                if let Some(rc) = Self::rc_value(&f) {
-                    self.push(&mut f, rc);
-                }
+                self.push_builtins(&mut f);
             }
             if let Some(v) = value {
                 self.push_operand(&mut f, &v);
@@ -581,13 +587,11 @@ impl Lowerer<'_> {
         let mut result = frame;
         result.ap = join_ap;
         if join_rc {
-            result.rc = Some(RcPtr {
-                cell: join_ap as i16,
-                off: 0,
-            });
-            result.ap += 1;
+            let n = first_rc.len();
+            result.builtins = builtin_cells(join_ap + n as i32 - 1, n);
+            result.ap += n as i32;
         } else {
-            result.rc = first_rc;
+            result.builtins = first_rc;
         }
         if let Some(o) = out {
             result.loc.insert(o, result.ap as i16);
@@ -600,7 +604,7 @@ impl Lowerer<'_> {
 /// Lowers every function of `module` to one listing, each function under
 /// its name as a label, in module order.
 pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
-    let threads_rc = module.functions.iter().any(|f| needs_range_check(&f.body));
+    let builtins = module_builtins(module);
     let mut items = Vec::new();
     for func in &module.functions {
         let mut l = Lowerer {
@@ -609,7 +613,7 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
             out: Vec::new(),
             labels: 0,
             too_large: false,
-            threads_rc,
+            builtins: builtins.clone(),
         };
         l.emit(Instr::Label(func.name.clone()));
         let loc = (0..func.n_params)
@@ -618,14 +622,10 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
         if func.n_params > 32000 {
             return Err(LowerError::FrameTooLarge(func.name.clone()));
         }
-        let rc = threads_rc.then_some(RcPtr {
-            cell: (-3 - func.n_params as i32) as i16,
-            off: 0,
-        });
         let frame = Frame {
             loc,
             ap: 0,
-            rc,
+            builtins: builtin_cells(-3 - func.n_params as i32, builtins.len()),
             fp_cell: None,
         };
         l.seq(frame, &func.body, &Kont::Ret, &VarSet::new(func.n_vars));
@@ -634,11 +634,6 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
         }
         items.extend(l.out);
     }
-    items.extend(runtime(module, threads_rc));
-    let builtins = if threads_rc {
-        vec![Builtin::RangeCheck]
-    } else {
-        Vec::new()
-    };
+    items.extend(runtime(module, builtins.len()));
     Ok(Listing { builtins, items })
 }

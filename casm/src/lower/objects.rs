@@ -5,7 +5,8 @@
 use super::{Frame, Lowerer};
 use crate::felt::Felt;
 use crate::heap;
-use crate::listing::{ArithOp, Instr, MemRef, Rhs, Target, Val};
+use crate::jvr::BuiltinOp;
+use crate::listing::{ArithOp, Builtin, Instr, MemRef, Rhs, Target, Val};
 use crate::ssa::{ApplyKind, FuncId, Inst, Operand, SsaModule};
 
 impl Lowerer<'_> {
@@ -27,14 +28,59 @@ impl Lowerer<'_> {
     /// Writes an object (`header`, then `fields`) into the next cells and
     /// returns a cell holding its address.
     pub(super) fn alloc(&mut self, frame: &mut Frame, header: Felt, fields: &[Operand]) -> MemRef {
+        let fields: Vec<Rhs> = fields
+            .iter()
+            .map(|f| Rhs::Val(self.val(frame, f)))
+            .collect();
+        self.alloc_rhs(frame, Rhs::Val(Val::Imm(header)), &fields)
+    }
+
+    /// [`Self::alloc`] of cells given as right-hand sides.
+    fn alloc_rhs(&mut self, frame: &mut Frame, header: Rhs, fields: &[Rhs]) -> MemRef {
         let fp = self.fp_value(frame);
         let at = frame.ap;
-        self.push(frame, Rhs::Val(Val::Imm(header)));
+        self.push(frame, header);
         for f in fields {
-            self.push_operand(frame, f);
+            self.push(frame, *f);
         }
         let at = Felt::from_i128(at as i128);
         self.push(frame, Rhs::Op(ArithOp::Add, fp, Val::Imm(at)))
+    }
+
+    /// `poseidon s` and `ec_op p m q` through the builtins: the operands'
+    /// fields are written into the next instance, and the outputs the
+    /// builtin deduces form a new constructor with the header of the first
+    /// operand.
+    pub(super) fn builtin(&mut self, frame: &mut Frame, op: BuiltinOp, args: &[Operand]) -> MemRef {
+        let (builtin, inputs): (Builtin, Vec<(usize, i16)>) = match op {
+            BuiltinOp::Poseidon => (Builtin::Poseidon, vec![(0, 1), (0, 2), (0, 3)]),
+            // p.x p.y q.x q.y, then m (index 1, a number).
+            BuiltinOp::EcOp => (Builtin::EcOp, vec![(0, 1), (0, 2), (2, 1), (2, 2)]),
+        };
+        let cells: Vec<MemRef> = args.iter().map(|a| self.in_cell(frame, a)).collect();
+        let (ptr, off) = self.builtin_instance(frame, builtin, builtin.cells() as i32);
+        let mut k = 0;
+        for (arg, field) in inputs {
+            let v = self.push(frame, Rhs::Deref(cells[arg], field));
+            self.emit(Instr::Assign {
+                dst: v,
+                rhs: Rhs::Deref(ptr, off + k),
+                ap_incr: false,
+            });
+            k += 1;
+        }
+        if op == BuiltinOp::EcOp {
+            self.emit(Instr::Assign {
+                dst: cells[1],
+                rhs: Rhs::Deref(ptr, off + k),
+                ap_incr: false,
+            });
+            k += 1;
+        }
+        let outputs: Vec<Rhs> = (k..builtin.cells() as i16)
+            .map(|j| Rhs::Deref(ptr, off + j))
+            .collect();
+        self.alloc_rhs(frame, Rhs::Deref(cells[0], 0), &outputs)
     }
 
     /// A closure of `func` storing `args` (the layout of [`heap`]).
@@ -63,9 +109,7 @@ impl Lowerer<'_> {
         closure: &Operand,
         args: &[Operand],
     ) {
-        if let Some(rc) = Self::rc_value(frame) {
-            self.push(frame, rc);
-        }
+        self.push_builtins(frame);
         for a in args.iter().rev() {
             self.push_operand(frame, a);
         }
@@ -79,7 +123,7 @@ impl Lowerer<'_> {
 }
 
 /// The runtime routines the module's code calls (see [`heap`]).
-pub(super) fn runtime(module: &SsaModule, threads_rc: bool) -> Vec<Instr> {
+pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut get_fp = false;
     let mut applies = std::collections::BTreeSet::new();
     let mut extends = std::collections::BTreeSet::new();
@@ -91,7 +135,7 @@ pub(super) fn runtime(module: &SsaModule, threads_rc: bool) -> Vec<Instr> {
     ) {
         for i in insts {
             match i {
-                Inst::Alloc { .. } | Inst::CAlloc { .. } => *get_fp = true,
+                Inst::Alloc { .. } | Inst::CAlloc { .. } | Inst::Builtin { .. } => *get_fp = true,
                 Inst::Apply {
                     kind: ApplyKind::Call,
                     args,
@@ -139,10 +183,10 @@ pub(super) fn runtime(module: &SsaModule, threads_rc: bool) -> Vec<Instr> {
         out.push(Instr::Ret);
     }
     for n in applies {
-        out.extend(heap::apply_routine(n, &funcs, threads_rc));
+        out.extend(heap::apply_routine(n, &funcs, n_builtins));
     }
     for n in extends {
-        out.extend(heap::extend_routine(n, max_stored, threads_rc));
+        out.extend(heap::extend_routine(n, max_stored, n_builtins));
     }
     out
 }

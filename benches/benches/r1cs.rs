@@ -1,0 +1,119 @@
+//! The exact R1CS of executed traces: lowering and witness generation of a
+//! run (every executed block lowered, assigned and checked) on the suite's
+//! matrix multiply and on a generated program, and per-block Groth16
+//! proving of the suite's `find_min` and `string_match` runs before and
+//! after merging (setup excluded, as in `cargo xtask merge --prove`).
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use kildall_blockmerge::{run_module, Options};
+use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::Module;
+use kildall_r1cs::prove::{prove, rng, setup};
+use kildall_r1cs::trace::{record, Trace};
+
+fn program(name: &str) -> (Module, Vec<RuntimeValue>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/blockmerge")
+        .join(format!("{name}.ssa"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let args = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// args:"))
+        .unwrap();
+    (
+        kildall_ir::parse_module(&text).unwrap(),
+        RuntimeValue::parse_list(args.trim()).unwrap(),
+    )
+}
+
+fn traced(module: &Module, args: &[RuntimeValue]) -> Trace {
+    let main = module.main().unwrap();
+    record(module, main, args.to_vec(), &InterpreterOptions::default()).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("r1cs-witness");
+    let (matmul, args) = program("matmul");
+    let main = matmul.main().unwrap();
+    group.bench_function("matmul", |b| {
+        b.iter(|| {
+            record(
+                black_box(&matmul),
+                main,
+                args.clone(),
+                &InterpreterOptions::default(),
+            )
+        })
+    });
+    let generated = generate_cfg(
+        3,
+        &CfgConfig {
+            calls: 0,
+            ..CfgConfig::sized(1_000)
+        }
+        .no_references(),
+    );
+    let gmain = generated.main().unwrap();
+    let gargs = vec![
+        RuntimeValue::unsigned(32, 7),
+        RuntimeValue::unsigned(32, 123_456),
+        RuntimeValue::unsigned(64, 99),
+        RuntimeValue::field(5),
+        RuntimeValue::bool(true),
+    ];
+    if let Ok(t) = record(
+        &generated,
+        gmain,
+        gargs.clone(),
+        &InterpreterOptions::default(),
+    ) {
+        eprintln!(
+            "generated 1,000 blocks: {} instances, {} constraints",
+            t.instances.len(),
+            t.total_constraints()
+        );
+        group.bench_function("generated-1000", |b| {
+            b.iter(|| {
+                record(
+                    black_box(&generated),
+                    gmain,
+                    gargs.clone(),
+                    &InterpreterOptions::default(),
+                )
+            })
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("r1cs-prove");
+    group.sample_size(10);
+    for name in ["find_min", "string_match"] {
+        let (before, args) = program(name);
+        let mut after = before.clone();
+        run_module(&mut after, &Options::default());
+        for (which, module) in [("before", &before), ("after", &after)] {
+            let trace = traced(module, &args);
+            let mut rng = rng();
+            let keys: Vec<_> = trace
+                .instances
+                .iter()
+                .map(|i| setup(&trace.kinds[&i.kind], &mut rng).unwrap())
+                .collect();
+            group.bench_function(format!("{name}-{which}"), |b| {
+                b.iter(|| {
+                    for (instance, keys) in trace.instances.iter().zip(&keys) {
+                        let cs = &trace.kinds[&instance.kind];
+                        black_box(prove(keys, cs, &instance.assignment, &mut rng).unwrap());
+                    }
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

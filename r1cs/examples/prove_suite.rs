@@ -1,0 +1,153 @@
+//! Proves the suite of `examples/blockmerge` before and after merging and
+//! prints the README's table: blocks, exact constraints of the largest
+//! block (and the cost model's estimate), executed instances, memory
+//! accesses, median prover time of RUNS runs before, after the threshold
+//! rule and after the calibrated choice; then the calibration fit on the
+//! unmerged runs.
+//!
+//! `cargo run --release -p kildall-r1cs --features prove --example prove_suite [RUNS]`
+
+use std::time::Duration;
+
+use kildall_blockmerge::{largest_block, run_module, Options, R1cs};
+use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::{FuncId, Module};
+use kildall_r1cs::calibrate::Calibration;
+use kildall_r1cs::prove::prove_trace;
+use kildall_r1cs::trace::{record, Trace};
+
+const CANDIDATES: [u64; 5] = [0, 256, 1024, 4096, 16384];
+
+fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
+    let mut out = module.clone();
+    if let Some(min_block_size) = min_block_size {
+        let options = Options {
+            min_block_size,
+            ..Options::default()
+        };
+        run_module(&mut out, &options);
+    }
+    out
+}
+
+/// What `cargo xtask merge --cost calibrated` chooses.
+fn calibrated(module: &Module, main: FuncId, args: &[RuntimeValue], min: u64) -> Option<u64> {
+    let model = Calibration::default();
+    let interp = InterpreterOptions::default();
+    let predict = |m: &Module| model.predict(&record(m, main, args.to_vec(), &interp).unwrap());
+    let mut best = (predict(module), None);
+    for c in std::iter::once(min).chain(CANDIDATES) {
+        let p = predict(&merged(module, Some(c)));
+        if p < best.0 {
+            best = (p, Some(c));
+        }
+    }
+    best.1
+}
+
+fn median_prove(trace: &Trace, runs: usize) -> (Duration, kildall_r1cs::prove::ProofReport) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let report = prove_trace(trace).unwrap();
+        assert!(report.all_verified());
+        times.push(report.prove);
+        last = Some(report);
+    }
+    times.sort();
+    (times[runs / 2], last.unwrap())
+}
+
+fn main() {
+    let runs: usize = std::env::args().nth(1).map_or(5, |a| a.parse().unwrap());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blockmerge");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
+        .collect();
+    paths.sort();
+    let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
+    let mut samples = Vec::new();
+    println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | prover before | threshold: after, ratio | calibrated: choice, after, ratio |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let line = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+        };
+        let args = RuntimeValue::parse_list(line("// args:").unwrap()).unwrap();
+        let min = line("// min-block-size:").map_or(1024, |n| n.parse().unwrap());
+        let before = kildall_ir::parse_module(&text).unwrap();
+        let main = before.main().unwrap();
+        let interp = InterpreterOptions::default();
+        let threshold = merged(&before, Some(min));
+        let choice = calibrated(&before, main, &args, min);
+        let chosen = merged(&before, choice);
+        let traces: Vec<Trace> = [&before, &threshold, &chosen]
+            .iter()
+            .map(|m| record(m, main, args.clone(), &interp).unwrap())
+            .collect();
+        let mut proofs: Vec<_> = traces[..2].iter().map(|t| median_prove(t, runs)).collect();
+        // The same program as the threshold rule's is the same measurement.
+        proofs.push(if choice == Some(min) {
+            proofs[1].clone()
+        } else {
+            median_prove(&traces[2], runs)
+        });
+        for (kind, cost) in &proofs[0].1.per_kind {
+            let _ = kind;
+            samples.push((
+                cost.constraints as f64,
+                cost.instances as f64,
+                cost.prove.as_secs_f64() * 1e6,
+            ));
+        }
+        let blocks = |m: &Module| {
+            m.functions
+                .values()
+                .map(|f| f.layout.num_blocks())
+                .sum::<usize>()
+        };
+        let model = |m: &Module| largest_block(&m.functions[main], &R1cs);
+        let exact = |t: &Trace| t.largest();
+        let error = |model: u64, exact: usize| {
+            format!(
+                "{:+.0}%",
+                (model as f64 - exact as f64) / exact as f64 * 100.0
+            )
+        };
+        let ratio = |a: Duration, b: Duration| format!("{:.2}", b.as_secs_f64() / a.as_secs_f64());
+        println!(
+            "| {name} | {} -> {} | {} ({}, {}) -> {} ({}, {}) | {} -> {} | {} -> {} | {} ms | {} ms, {} | {}, {} ms, {} |",
+            blocks(&before),
+            blocks(&threshold),
+            exact(&traces[0]),
+            model(&before),
+            error(model(&before), exact(&traces[0])),
+            exact(&traces[1]),
+            model(&threshold),
+            error(model(&threshold), exact(&traces[1])),
+            traces[0].instances.len(),
+            traces[1].instances.len(),
+            traces[0].memory_accesses,
+            traces[1].memory_accesses,
+            ms(proofs[0].0),
+            ms(proofs[1].0),
+            ratio(proofs[0].0, proofs[1].0),
+            choice.map_or("none".to_string(), |c| format!("min {c}")),
+            ms(proofs[2].0),
+            ratio(proofs[0].0, proofs[2].0),
+        );
+    }
+    match Calibration::fit(&samples) {
+        Some(c) => println!(
+            "\nfit on the unmerged runs: {:.2} us per constraint, {:.0} us per instance",
+            c.per_constraint, c.per_instance
+        ),
+        None => println!("\nno fit"),
+    }
+}
