@@ -1,6 +1,10 @@
 //! A seeded generator of well-formed `.jvr` programs: random arithmetic,
-//! comparisons, nested branches with `out:` variables, calls inside arms,
-//! tail calls and recursion of bounded depth.
+//! comparisons, `div`/`mod`, nested branches with `out:` variables, calls
+//! inside arms, tail calls and recursion of bounded depth; constructors of
+//! one declared type (`shape`, of 0, 1 and 2 fields) taken apart by `case`
+//! (with or without `default`) and field reads; closures of the generated
+//! functions built by `calloc`, extended by `cextend`, asked `argsnum`, and
+//! called or tail-called with their remaining arguments.
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -9,7 +13,18 @@
 //! source semantics and the SSA semantics agree.
 
 use crate::felt::Felt;
-use crate::jvr::{BinOp, Cond, Function, Module, Param, Pos, Stmt, StmtKind, Value, VarName};
+use crate::jvr::{
+    BinOp, CaseArm, Cond, Ctor, Function, Module, Param, Pos, Stmt, StmtKind, TypeDecl, Value,
+    VarName,
+};
+
+/// The generated programs' one type: constructor `s{k}` has `k` fields.
+const SHAPE: &str = "shape";
+const SHAPE_CTORS: [(&str, &str, usize); 3] = [
+    ("s0", "shape", 0),
+    ("s1", "integer -> shape", 1),
+    ("s2", "(integer, integer) -> shape", 2),
+];
 
 pub use kildall_testkit::Rng;
 
@@ -65,10 +80,18 @@ struct Gen<'c> {
 /// Whether a generated sequence can reach its end.
 fn seq_falls(body: &[Stmt]) -> bool {
     match body.last().map(|s| &s.kind) {
-        Some(StmtKind::Ret(_) | StmtKind::TailCall { .. }) => false,
+        Some(
+            StmtKind::Ret(_)
+            | StmtKind::TailCall { .. }
+            | StmtKind::TailCallClosure { .. }
+            | StmtKind::Fail(_),
+        ) => false,
         Some(StmtKind::Branch {
             on_true, on_false, ..
         }) => seq_falls(on_true) || seq_falls(on_false),
+        Some(StmtKind::Case { arms, default, .. }) => {
+            arms.iter().any(|a| seq_falls(&a.body)) || default.as_deref().is_some_and(seq_falls)
+        }
         _ => true,
     }
 }
@@ -237,6 +260,16 @@ impl Gen<'_> {
                 if with_out {
                     scope.push(o);
                 }
+            } else if depth + 1 < self.cfg.max_depth && self.rng.chance(0.08) {
+                match self.case_of_shape(me, scope, depth, &mut body) {
+                    Some(r) => scope.push(r),
+                    // No arm falls through: nothing may follow.
+                    None => return body,
+                }
+            } else if self.rng.chance(0.08) {
+                if let Some(r) = self.closure(me, scope, &mut body) {
+                    scope.push(r);
+                }
             } else {
                 let dst = self.fresh();
                 let s = self.rhs(me, scope, dst.clone());
@@ -249,10 +282,140 @@ impl Gen<'_> {
                 let s = self.rhs(me, scope, o.clone());
                 body.push(s);
             }
+            End::Ret if self.rng.chance(0.1) => {
+                // A tail call through a closure holding some arguments.
+                match self.callee(me, scope) {
+                    Some((func, args)) => {
+                        let k = self.rng.index(args.len());
+                        let c = self.fresh();
+                        body.push(st(StmtKind::CAlloc {
+                            dst: c.clone(),
+                            func,
+                            args: args[..k].to_vec(),
+                        }));
+                        body.push(st(StmtKind::TailCallClosure {
+                            closure: var(&c),
+                            args: args[k..].to_vec(),
+                        }));
+                    }
+                    None => body.push(self.ret(me, scope)),
+                }
+            }
             End::Ret => body.push(self.ret(me, scope)),
             End::Fall => {}
         }
         body
+    }
+
+    /// `v = alloc s{k} (..)`, then a `case` on it whose arms read its
+    /// fields and end by assigning the case's output, returned (`None` when
+    /// every arm returns instead).
+    fn case_of_shape(
+        &mut self,
+        me: Option<usize>,
+        scope: &[VarName],
+        depth: usize,
+        body: &mut Vec<Stmt>,
+    ) -> Option<VarName> {
+        let k = self.rng.index(SHAPE_CTORS.len());
+        let v = self.fresh();
+        let args = self.args(scope, SHAPE_CTORS[k].2);
+        body.push(st(StmtKind::Alloc {
+            dst: v.clone(),
+            ctor: SHAPE_CTORS[k].0.to_string(),
+            args,
+        }));
+        let o = self.fresh();
+        let with_default = self.rng.chance(0.5);
+        let mut arms = Vec::new();
+        let mut default = None;
+        for (i, (name, _, fields)) in SHAPE_CTORS.iter().enumerate() {
+            if with_default && i == 1 {
+                continue;
+            }
+            let mut inner = scope.to_vec();
+            let mut arm = Vec::new();
+            for f in 0..*fields {
+                let x = self.fresh();
+                arm.push(st(StmtKind::Assign {
+                    dst: x.clone(),
+                    src: Value::Field {
+                        var: v.clone(),
+                        pos: Pos::default(),
+                        ctor: name.to_string(),
+                        index: f as u32,
+                    },
+                }));
+                inner.push(x);
+            }
+            arm.extend(self.seq(me, &mut inner, depth + 2, End::Assign(&o)));
+            arms.push(CaseArm {
+                pos: Pos::default(),
+                ctor: name.to_string(),
+                body: arm,
+            });
+        }
+        if with_default {
+            let mut inner = scope.to_vec();
+            default = Some(self.seq(me, &mut inner, depth + 2, End::Assign(&o)));
+        }
+        let falls =
+            arms.iter().any(|a| seq_falls(&a.body)) || default.as_deref().is_some_and(seq_falls);
+        body.push(st(StmtKind::Case {
+            ty: SHAPE.to_string(),
+            value: var(&v),
+            out: Some(o.clone()),
+            arms,
+            default,
+        }));
+        falls.then_some(o)
+    }
+
+    /// A closure of a function this one may call, holding some of the
+    /// arguments; then `argsnum` of it, or a call with the rest (perhaps
+    /// after a `cextend` with one of them). Returns the integer result.
+    fn closure(
+        &mut self,
+        me: Option<usize>,
+        scope: &[VarName],
+        body: &mut Vec<Stmt>,
+    ) -> Option<VarName> {
+        let (func, args) = self.callee(me, scope)?;
+        let k = self.rng.index(args.len());
+        let mut c = self.fresh();
+        body.push(st(StmtKind::CAlloc {
+            dst: c.clone(),
+            func,
+            args: args[..k].to_vec(),
+        }));
+        let r = self.fresh();
+        let mut rest = &args[k..];
+        match self.rng.index(3) {
+            0 => {
+                body.push(st(StmtKind::ArgsNum {
+                    dst: r.clone(),
+                    closure: var(&c),
+                }));
+                return Some(r);
+            }
+            1 if rest.len() >= 2 => {
+                let c2 = self.fresh();
+                body.push(st(StmtKind::CExtend {
+                    dst: c2.clone(),
+                    closure: var(&c),
+                    args: rest[..1].to_vec(),
+                }));
+                c = c2;
+                rest = &rest[1..];
+            }
+            _ => {}
+        }
+        body.push(st(StmtKind::CallClosure {
+            dst: r.clone(),
+            closure: var(&c),
+            args: rest.to_vec(),
+        }));
+        Some(r)
     }
 
     fn params(n: usize) -> Vec<Param> {
@@ -367,8 +530,21 @@ pub fn generate(seed: u64, cfg: &Config) -> Module {
     for k in 0..cfg.recursive {
         functions.push(g.recursive(k));
     }
+    let ctors = SHAPE_CTORS
+        .iter()
+        .map(|(name, ty, arity)| Ctor {
+            pos: Pos::default(),
+            name: name.to_string(),
+            ty: ty.to_string(),
+            arity: *arity,
+        })
+        .collect();
     Module {
-        types: Vec::new(),
+        types: vec![TypeDecl {
+            pos: Pos::default(),
+            name: SHAPE.to_string(),
+            ctors,
+        }],
         functions,
     }
 }

@@ -105,8 +105,27 @@ fn generated_programs_cover_the_language() {
         text.push_str(&generate(seed, &Config::default()).to_string());
     }
     for needle in [
-        " = call ", "tcall ", "br ", "if eq", "if lt", "if le", "out: ", "fdiv", " = lt ",
-        " = le ", " = eq ", " = div ", " = mod ",
+        " = call ",
+        "tcall ",
+        "br ",
+        "if eq",
+        "if lt",
+        "if le",
+        "out: ",
+        "fdiv",
+        " = lt ",
+        " = le ",
+        " = eq ",
+        " = div ",
+        " = mod ",
+        " = alloc s",
+        "case[shape]",
+        "default: {",
+        " = calloc ",
+        " = cextend ",
+        " = argsnum ",
+        " = call tmp",
+        "tcall tmp",
     ] {
         assert!(text.contains(needle), "no `{needle}` in generated programs");
     }

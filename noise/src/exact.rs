@@ -15,7 +15,18 @@
 //! default 10 s limit (`cargo xtask gen --kind noise --insts 1000` with
 //! seeds 7, 10 and 11; the README has the counts and bounds): their large
 //! components are hard for a general MIP solver too. Cuts separated below
-//! the root and a faster LP re-solve are the next steps.
+//! the root and a faster LP re-solve are the next steps: on those seeds,
+//! and on the largest component of a 3,000-op DAG (about 2,500 values and
+//! 25,000 witnesses), the {0,1/2}-cut rounds at the root (each cut one
+//! dual simplex re-solve in `microlp`) take the whole limit, so the branch
+//! and bound below the root never starts.
+//!
+//! FIXME: problems whose reductions cost differently (the executions cost
+//! on a function with loops) skip the hitting-set path and take the level
+//! DP branch and bound below, which is exact but slower on large inputs; a
+//! weighted hitting set (costs in the reduction rules, the packing and
+//! Lagrangian bounds, the local search and the LP objective) would carry
+//! the large-DAG speed over.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a
