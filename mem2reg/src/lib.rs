@@ -60,6 +60,7 @@ use kildall_ir::{
 
 pub mod alias;
 pub mod dse;
+pub mod elements;
 pub mod forward;
 mod pass;
 pub mod pmap;
@@ -76,6 +77,9 @@ pub struct Stats {
     pub stores_removed: usize,
     /// Allocations removed (promoted, or left without uses).
     pub allocations_removed: usize,
+    /// `array_get`s of references at constant indices replaced by the
+    /// element ([`elements`]).
+    pub elements_forwarded: usize,
     /// Block visits of the dataflow solver, over all rounds.
     pub solver_visits: usize,
     /// Rounds of the pipeline run (promote, forward, remove dead stores).
@@ -87,6 +91,7 @@ impl AddAssign for Stats {
         self.loads_replaced += other.loads_replaced;
         self.stores_removed += other.stores_removed;
         self.allocations_removed += other.allocations_removed;
+        self.elements_forwarded += other.elements_forwarded;
         self.solver_visits += other.solver_visits;
         self.rounds += other.rounds;
     }
@@ -96,9 +101,13 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "loads replaced: {}, stores removed: {}, allocations removed: {}, solver visits: {}",
-            self.loads_replaced, self.stores_removed, self.allocations_removed, self.solver_visits
-        )
+            "loads replaced: {}, stores removed: {}, allocations removed: {}, ",
+            self.loads_replaced, self.stores_removed, self.allocations_removed
+        )?;
+        if self.elements_forwarded > 0 {
+            write!(f, "elements forwarded: {}, ", self.elements_forwarded)?;
+        }
+        write!(f, "solver visits: {}", self.solver_visits)
     }
 }
 
@@ -330,6 +339,14 @@ pub fn run_with_analyses(
                 computed.set_loads(&loads_left);
                 if stats.loads_replaced != before {
                     dead_due = true;
+                }
+                // Replaced loads may have exposed arrays built in the
+                // function: the references read out of them at constant
+                // indices are named, and forwarding runs again on the names.
+                let forwarded = elements::forward_elements(func, &mut replaced);
+                if forwarded > 0 {
+                    stats.elements_forwarded += forwarded;
+                    forward_next = true;
                 }
                 pending = Renames::take(func, &mut replaced);
             }
