@@ -25,7 +25,9 @@
 //! **Costs.** Under [`Cost::Executions`] a reduction costs the times it
 //! runs: the product of the trip counts of the loops around its block
 //! (from the loop analysis; [`Options::trip_fallback`] for a loop whose
-//! trip count is not known). Reducing a value from before a loop is then
+//! trip count is not known). Every block of a loop is charged its trip
+//! count, the header included, though the header runs once more (its last
+//! test): the count the loop analysis reports is the trips of the body. Reducing a value from before a loop is then
 //! cheaper than reducing what a loop computes from it, and a value a loop
 //! computes can be reduced *after* the loop: for each block that uses it
 //! outside the loop, an exit node (the same noise, reduced at the top of

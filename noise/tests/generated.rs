@@ -9,7 +9,7 @@ use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::testing::check_same_behaviour;
 use kildall_noise::{
-    extract, extract_with_levels, optimize, verify, CarriedLevels, Options, Strategy,
+    extract, extract_with_levels, optimize, verify, CarriedLevels, Cost, Options, Strategy,
 };
 
 fn args(n: usize, seed: u64) -> Vec<RuntimeValue> {
@@ -30,11 +30,16 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
         let config = NoiseConfig {
             ops: 4 + (seed % 17) as usize,
             control_flow: flows[(seed % 3) as usize],
+            plaintext_fraction: if seed % 4 < 2 { 0.0 } else { 0.2 },
             ..NoiseConfig::default()
         };
         let module = generate_noise(seed, &config);
         let main = module.main().unwrap();
-        let options = Options::default();
+        // The enumeration counts reductions.
+        let options = Options {
+            cost: Cost::Static,
+            ..Options::default()
+        };
         // The optimum over every choice of carried levels (one per loop).
         let func = &module.functions[main];
         let loops = extract(func, &options).carried_params.len();
@@ -75,6 +80,7 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
             let options = Options {
                 strategy,
                 time_limit: Duration::from_secs(5),
+                cost: Cost::Static,
                 ..Options::default()
             };
             let placement = optimize(&mut optimized.functions[main], &options).unwrap();

@@ -44,10 +44,10 @@ fn bodies(ty: &str) -> Vec<String> {
             "and",
             "or",
             "xor",
+            "shl",
+            "shr",
         ]);
-        if ty.starts_with('u') {
-            ops.extend(["div", "mod"]);
-        }
+        ops.extend(["div", "mod"]);
     } else {
         ops.push("div");
     }

@@ -214,6 +214,9 @@ pub struct NoiseConfig {
     pub control_flow: NoiseControlFlow,
     /// Trip count of the loop of [`NoiseControlFlow::Loop`].
     pub loop_trips: u32,
+    /// Fraction of operations whose right operand is a plaintext `u5`
+    /// constant instead of a ciphertext (0 by default).
+    pub plaintext_fraction: f64,
 }
 
 impl Default for NoiseConfig {
@@ -226,6 +229,7 @@ impl Default for NoiseConfig {
             outputs: 2,
             control_flow: NoiseControlFlow::None,
             loop_trips: 3,
+            plaintext_fraction: 0.0,
         }
     }
 }

@@ -156,7 +156,15 @@ impl NoiseGen<'_> {
         } else {
             BinaryOp::Sub
         };
-        let rhs = self.operand();
+        let plaintext =
+            self.config.plaintext_fraction > 0.0 && self.rng.chance(self.config.plaintext_fraction);
+        let rhs = if plaintext {
+            // A plaintext constant scales the noise (see `crate::plaintext`).
+            let c = self.rng.below(32);
+            self.cursor().constant(u128::from(c), Type::Unsigned(5))
+        } else {
+            self.operand()
+        };
         let value = self.cursor().binary(op, lhs, rhs);
         self.pool.add(value);
         value

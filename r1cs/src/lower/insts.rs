@@ -4,6 +4,16 @@ use ark_bn254::Fr;
 use ark_ff::{Field, One};
 use num_bigint::BigInt;
 
+/// `floor(a / b)` for `b > 0`.
+fn num_integer_floor_div(a: &BigInt, b: &BigInt) -> BigInt {
+    let q = a / b;
+    if (a - &q * b) < BigInt::from(0) {
+        q - 1
+    } else {
+        q
+    }
+}
+
 use super::ints::{type_range, MAX_BITS};
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{Lc, MemoryAccess, Space};
@@ -360,11 +370,10 @@ impl Lowerer<'_> {
             }
             BinaryOp::Div | BinaryOp::Mod => {
                 if signed {
-                    // FIXME: signed division (truncation toward zero and
-                    // the `MIN / -1` overflow) has no lowering yet.
-                    return Err(self.unsupported("signed `div`/`mod`"));
+                    self.signed_div(op, lhs, rhs, r, n)?;
+                } else {
+                    self.unsigned_div(op, lhs, rhs, r, n)?;
                 }
-                self.unsigned_div(op, lhs, rhs, r, n)?;
             }
             BinaryOp::Eq => {
                 let (a, b) = (self.scalar(lhs)?, self.scalar(rhs)?);
@@ -394,8 +403,9 @@ impl Lowerer<'_> {
             }
             BinaryOp::Shl | BinaryOp::Shr => {
                 let Some(shift) = self.scalar(rhs)?.as_constant() else {
-                    // FIXME: shifts by a run-time amount have no lowering yet.
-                    return Err(self.unsupported("a shift by a non-constant amount"));
+                    let bits = self.variable_shift(op, lhs, rhs, n, signed)?;
+                    self.set_int(r, bits);
+                    return Ok(());
                 };
                 let shift: num_bigint::BigUint = shift.into();
                 let bits = if shift >= num_bigint::BigUint::from(n) {
@@ -472,6 +482,169 @@ impl Lowerer<'_> {
             self.set_int(result, q_bits);
         } else {
             self.repr.insert(result, Repr::Scalar(rem));
+        }
+        Ok(())
+    }
+
+    /// A shift by a run-time amount `s` (of the operand's type): `ok = [s < n]`
+    /// (a trap where enabled and not ok), `pow = ok 2^s` from the bits of
+    /// `s` below `n` (one product per bit), then `shl` wraps `a pow` to
+    /// `n` bits and `shr` divides: `a = q pow + r`, `r < pow`, `q = 0` when
+    /// not ok (the interpreter's zero), `q` signed for an arithmetic shift.
+    fn variable_shift(
+        &mut self,
+        op: BinaryOp,
+        lhs: Value,
+        rhs: Value,
+        n: u32,
+        signed: bool,
+    ) -> Result<Vec<Lc>, LowerError> {
+        if 2 * n > MAX_BITS {
+            return Err(self.unsupported("a shift of more than 126 bits by a run-time amount"));
+        }
+        let name = self.name();
+        let m = self.func.dfg.value_type(rhs).bit_size().unwrap_or(n);
+        let s_bits = self.bits_of(rhs, m)?;
+        let s = recompose(&s_bits);
+        // ok = [s < n]: the top bit of s - n + 2^m, negated (s < 2^m).
+        let d = self.decompose(
+            &s.plus_constant(pow2(m.max(n)) - Fr::from(u64::from(n))),
+            m.max(n) + 1,
+            &format!("{name}.ok"),
+        );
+        let ok = Lc::from_u64(1).minus(&d[m.max(n) as usize]);
+        self.enforce_when_enabled(Lc::from_u64(1).minus(&ok));
+        // When ok, s < n fits in the low `width` bits.
+        let width = 32 - (n - 1).leading_zeros();
+        let mut pow = ok.clone();
+        for (i, bit) in s_bits.iter().take(width as usize).enumerate() {
+            let step = Lc::from_u64(1).add_scaled(pow2(1 << i) - Fr::one(), bit);
+            pow = self.product(&pow, &step, &format!("{name}.pow{i}"));
+        }
+        let n_us = n as usize;
+        if op == BinaryOp::Shl {
+            let a = self.scalar(lhs)?;
+            let exact = self.product(&a, &pow, &format!("{name}.exact"));
+            let bits = self.decompose(&exact, 2 * n - 1, &name);
+            return Ok(bits[..n_us].to_vec());
+        }
+        let a = self.math_value(lhs, n, signed)?;
+        let (qv, rv) = match (self.eval(&a), self.eval(&pow)) {
+            (Some(a), Some(p)) => {
+                let to_int = |f: Fr| -> BigInt {
+                    let big: num_bigint::BigUint = f.into();
+                    if signed && big.bits() > u64::from(n) {
+                        -BigInt::from(num_bigint::BigUint::from(-f))
+                    } else {
+                        BigInt::from(big)
+                    }
+                };
+                let (a, p) = (to_int(a), to_int(p));
+                if p == BigInt::from(0) {
+                    (Some(Fr::from(0u64)), Some(Fr::from(0u64)))
+                } else {
+                    let q = num_integer_floor_div(&a, &p);
+                    let r = &a - &q * &p;
+                    (Some(super::ints::fr_of(&q)), Some(super::ints::fr_of(&r)))
+                }
+            }
+            _ => (None, None),
+        };
+        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
+        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
+        self.decompose(&rem, n, &format!("{name}.r"));
+        // a ok = q pow + r
+        let kept = self.product(&a, &ok, &format!("{name}.num"));
+        self.enforce(q.clone(), pow.clone(), kept.minus(&rem));
+        // r < pow where ok; r = 0 elsewhere (then pow - 1 - r + 2^n fits).
+        let slack = pow
+            .minus(&rem)
+            .plus_constant(-Fr::one())
+            .add_scaled(pow2(n), &Lc::from_u64(1).minus(&ok));
+        self.decompose(&slack, n + 1, &format!("{name}.slack"));
+        self.enforce(Lc::from_u64(1).minus(&ok), q.plus(&rem), Lc::zero());
+        if signed {
+            let mut bits = self.decompose(&q.plus_constant(pow2(n - 1)), n, &format!("{name}.q"));
+            bits[n_us - 1] = Lc::from_u64(1).minus(&bits[n_us - 1]);
+            Ok(bits)
+        } else {
+            Ok(self.decompose(&q, n, &format!("{name}.q")))
+        }
+    }
+
+    /// Signed division truncating toward zero: `a = q b + r` with `|r| <
+    /// |b|` and `r` of the sign of `a` (`|r| = r (1 - 2 sign(a))` in `n`
+    /// bits), `q` in `[-2^(n-1), 2^(n-1)]`; `q = 2^(n-1)` is `MIN / -1`,
+    /// which traps where enabled (`div` only) and wraps elsewhere. A zero
+    /// divisor traps where enabled and gives `q = r = 0` elsewhere.
+    fn signed_div(
+        &mut self,
+        op: BinaryOp,
+        lhs: Value,
+        rhs: Value,
+        result: Value,
+        n: u32,
+    ) -> Result<(), LowerError> {
+        let name = self.name();
+        let a = self.math_value(lhs, n, true)?;
+        let b = self.math_value(rhs, n, true)?;
+        let sign_a = self.bits_of(lhs, n)?[n as usize - 1].clone();
+        let sign_b = self.bits_of(rhs, n)?[n as usize - 1].clone();
+        let z = self.nonzero_when_enabled(&b);
+        let to_int = |f: Fr| -> BigInt {
+            let big: num_bigint::BigUint = f.into();
+            if big.bits() > 128 {
+                -BigInt::from(num_bigint::BigUint::from(-f))
+            } else {
+                BigInt::from(big)
+            }
+        };
+        let (qv, rv) = match (self.eval(&a), self.eval(&b)) {
+            (Some(a), Some(b)) => {
+                let (a, b) = (to_int(a), to_int(b));
+                if b == BigInt::from(0) {
+                    (Some(Fr::from(0u64)), Some(Fr::from(0u64)))
+                } else {
+                    // Truncating division and a remainder of a's sign.
+                    let (q, r) = (&a / &b, &a % &b);
+                    (Some(super::ints::fr_of(&q)), Some(super::ints::fr_of(&r)))
+                }
+            }
+            _ => (None, None),
+        };
+        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
+        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
+        // a (1 - z) = q b + r
+        let kept = if z.0.is_empty() {
+            a.clone()
+        } else {
+            self.product(&a, &Lc::from_u64(1).minus(&z), &format!("{name}.num"))
+        };
+        self.enforce(q.clone(), b.clone(), kept.minus(&rem));
+        let flip = |sign: &Lc| Lc::from_u64(1).add_scaled(-Fr::from(2u64), sign);
+        let abs_r = self.product(&rem, &flip(&sign_a), &format!("{name}.absr"));
+        let abs_b = self.product(&b, &flip(&sign_b), &format!("{name}.absb"));
+        self.decompose(&abs_r, n, &format!("{name}.absr"));
+        let slack = abs_b
+            .minus(&abs_r)
+            .plus_constant(-Fr::one())
+            .add_scaled(pow2(n), &z);
+        self.decompose(&slack, n + 1, &format!("{name}.slack"));
+        if !z.0.is_empty() {
+            self.enforce(z, q.clone(), Lc::zero());
+        }
+        let q_bits = self.decompose(&q.plus_constant(pow2(n - 1)), n + 1, &format!("{name}.q"));
+        let n_us = n as usize;
+        if op == BinaryOp::Div {
+            self.enforce_when_enabled(q_bits[n_us].clone());
+            let mut bits = q_bits[..n_us].to_vec();
+            bits[n_us - 1] = Lc::from_u64(1).minus(&bits[n_us - 1]);
+            self.set_int(result, bits);
+        } else {
+            let mut bits =
+                self.decompose(&rem.plus_constant(pow2(n - 1)), n, &format!("{name}.rp"));
+            bits[n_us - 1] = Lc::from_u64(1).minus(&bits[n_us - 1]);
+            self.set_int(result, bits);
         }
         Ok(())
     }
