@@ -2,15 +2,18 @@
 //! default mix: a quarter `mul`, 30% shared operands) of 30, 100, 300 and
 //! 1,000 operations: exact, ILP and greedy. Strategies that hit their time
 //! limit at a size are not timed there (the time would be the limit); the
-//! count, bound and whether it timed out are printed once per size.
+//! count, bound and whether it timed out are printed once per size. The
+//! `noise-loop` group places the exact strategy on the generator's loop
+//! shape (the DAG inside a counted loop with a carried value) of 30 and 100
+//! operations under both costs.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use kildall_ir::generate::{generate_noise, NoiseConfig};
+use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::Function;
-use kildall_noise::{optimize, Options, Strategy};
+use kildall_noise::{optimize, Cost, Options, Strategy};
 
 const SIZES: [usize; 4] = [30, 100, 300, 1000];
 const LIMIT: Duration = Duration::from_secs(10);
@@ -62,5 +65,43 @@ fn placement(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, placement);
+fn loop_function(ops: usize) -> Function {
+    let config = NoiseConfig {
+        control_flow: NoiseControlFlow::Loop,
+        ..NoiseConfig::sized(ops)
+    };
+    let module = generate_noise(1, &config);
+    module.functions[module.main().expect("main")].clone()
+}
+
+fn loops(c: &mut Criterion) {
+    let mut group = c.benchmark_group("noise-loop");
+    group.sample_size(10);
+    for ops in [30, 100] {
+        let func = loop_function(ops);
+        for cost in [Cost::Static, Cost::Executions] {
+            let options = Options {
+                cost,
+                ..options(Strategy::Exact)
+            };
+            let probe = optimize(&mut func.clone(), &options).expect("placeable");
+            eprintln!(
+                "noise-loop/{cost}/{ops}: count {}, executions {}, lower bound {}, optimal {}, {:?}",
+                probe.count, probe.executions, probe.lower_bound, probe.optimal, probe.time
+            );
+            if probe.timed_out {
+                continue;
+            }
+            group.bench_with_input(BenchmarkId::new(cost.name(), ops), &func, |b, func| {
+                b.iter(|| {
+                    let mut f = func.clone();
+                    black_box(optimize(&mut f, &options).expect("placeable").cost())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, placement, loops);
 criterion_main!(benches);

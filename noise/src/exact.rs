@@ -67,7 +67,7 @@
 
 use std::time::Instant;
 
-use crate::greedy::{drop_redundant, solve_greedy};
+use crate::greedy::{drop_redundant, relocate, solve_greedy};
 use crate::problem::{NodeKind, Problem, Violation};
 
 /// What the search has decided for a value.
@@ -150,8 +150,33 @@ fn solve_exact_with(
         }
     }
     // The hitting-set path counts reductions: it serves problems whose
-    // reductions all cost the same.
+    // reductions all cost the same. Where they cost differently, it still
+    // gives, within half the time, the fewest reductions: moved onto
+    // cheaper values where legal, a first placement; and times the least
+    // cost of a reduction, a lower bound.
     let uniform = problem.uniform_cost();
+    let mut hint: Option<Vec<bool>> = None;
+    let mut floor = 0u64;
+    if cover && uniform.is_none() {
+        let mut flat = problem.clone();
+        for v in 0..n {
+            flat.set_cost(v, 1);
+        }
+        let now = Instant::now();
+        let half = now + deadline.saturating_duration_since(now) / 2;
+        if let Ok(fewest) = solve_exact_with(&flat, half, true) {
+            let cheapest = nodes
+                .iter()
+                .filter(|node| node.reducible)
+                .map(|node| node.cost)
+                .min()
+                .unwrap_or(0);
+            floor = fewest.lower_bound.saturating_mul(cheapest);
+            let mut moved = fewest.reduced;
+            relocate(problem, &mut moved);
+            hint = Some(moved);
+        }
+    }
     let cover = cover && uniform.is_some();
     if let Some(w) = cover.then(|| crate::cover::witnesses(problem)).flatten() {
         if w.sets.iter().all(|s| !s.is_empty()) {
@@ -276,6 +301,9 @@ fn solve_exact_with(
             global.push(v);
         }
         let mut search = Search::new(&sub, sub_fix, deadline);
+        search.hint = hint
+            .as_ref()
+            .map(|hint| global.iter().map(|&g| g != usize::MAX && hint[g]).collect());
         let Some(root_bound) = search.run() else {
             // The presolve leaves every component feasible; guard anyway.
             let node = comp[comp.len() - 1];
@@ -300,6 +328,8 @@ fn solve_exact_with(
         }
     }
     debug_assert!(problem.is_legal(&reduced));
+    let lower_bound = lower_bound.max(floor).min(problem.cost_of(&reduced));
+    let optimal = optimal || lower_bound >= problem.cost_of(&reduced);
     Ok(ExactSolution {
         reduced,
         lower_bound,
@@ -327,6 +357,8 @@ struct Search<'p> {
     h: Vec<f64>,
     best: Vec<bool>,
     best_cost: u64,
+    /// A first placement to start from, if any.
+    hint: Option<Vec<bool>>,
     /// What reducing each value costs.
     cost: Vec<f64>,
     nodes: u64,
@@ -367,6 +399,7 @@ impl<'p> Search<'p> {
             h: vec![0.0; n * levels],
             best: Vec::new(),
             best_cost: u64::MAX,
+            hint: None,
             cost: p.nodes().iter().map(|node| node.cost as f64).collect(),
             nodes: 0,
             deadline,
@@ -380,6 +413,11 @@ impl<'p> Search<'p> {
         if let Some(mut greedy) = solve_greedy(self.p) {
             drop_redundant(self.p, &mut greedy, &forced);
             self.offer(greedy);
+        }
+        if let Some(hint) = self.hint.take() {
+            if self.p.is_legal(&hint) {
+                self.offer(hint);
+            }
         }
         let root = self.ascend();
         if !root.is_finite() {

@@ -93,13 +93,14 @@ pub fn optimize_with(
     let (cfg, _, loops) = analyses.loops(func);
     let order: Vec<Block> = cfg.reverse_postorder().collect();
     let times = block_executions(func, loops, options.trip_fallback);
+    let has_loops = loops.num_loops() > 0;
     let removed = remove_reductions(func);
     let deadline = start + options.time_limit;
     let left = || deadline.saturating_duration_since(Instant::now());
     let func_ref: &Function = func;
-    let attempt = |levels: &CarriedLevels| {
+    let attempt = |levels: &CarriedLevels, budget: Duration| {
         let extraction = extract_in_order(func_ref, &order, &times, options, levels);
-        match solve(&extraction.problem, options.strategy, left()) {
+        match solve(&extraction.problem, options.strategy, budget) {
             Ok(solution) => Ok((extraction, solution)),
             Err(violation) => {
                 let value = (0..=violation.node)
@@ -115,15 +116,19 @@ pub fn optimize_with(
         }
     };
     // Every carried value at the encoding noise: always placeable when
-    // anything is, since a carried value can always be reduced.
-    let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()))?;
+    // anything is, since a carried value can always be reduced. With
+    // carried values it gets half the time: the level search needs the
+    // rest (at least for the relaxation that bounds every level).
+    let levels_to_search = has_loops && options.strategy != Strategy::Greedy;
+    let first_budget = if levels_to_search { left() / 2 } else { left() };
+    let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()), first_budget)?;
     let carried = extraction.carried_params.len();
     let mut best = Best::new(extraction, solution);
     if carried > 0 {
         if options.strategy == Strategy::Greedy {
             // The greedy keeps carried values at the encoding noise; only
             // the relaxation bounds the placements with other levels.
-            match attempt(&CarriedLevels::Relaxed) {
+            match attempt(&CarriedLevels::Relaxed, left()) {
                 Ok((_, relaxed)) => best.leave_open(relaxed.lower_bound),
                 Err(_) => best.leave_open(0),
             }
@@ -182,7 +187,8 @@ pub fn optimize_with(
     })
 }
 
-type Attempt<'a> = dyn Fn(&CarriedLevels) -> Result<(Extraction, Solution), NoiseError> + 'a;
+type Attempt<'a> =
+    dyn Fn(&CarriedLevels, Duration) -> Result<(Extraction, Solution), NoiseError> + 'a;
 
 /// The branch and bound over carried levels (see the module docs).
 struct LevelSearch<'a, 'b> {
@@ -209,7 +215,8 @@ impl LevelSearch<'_, '_> {
         } else {
             CarriedLevels::Partial(levels.iter().map(|&l| Some(l)).collect())
         };
-        let Ok((extraction, solution)) = (self.attempt)(&choice) else {
+        // Half of what is left: the nodes after this one get the rest.
+        let Ok((extraction, solution)) = (self.attempt)(&choice, (self.left)() / 2) else {
             // No placement under these levels: nothing to bound.
             return;
         };

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::exact::solve_exact;
-use crate::greedy::solve_greedy;
+use crate::greedy::{relocate, solve_greedy};
 use crate::ilp::{solve_ilp, IlpStatus};
 use crate::problem::{Problem, Violation};
 
@@ -154,47 +154,6 @@ fn hoist(problem: &Problem, reduced: &mut [bool]) {
                 reduced[v] = true;
                 reduced[a] = false;
             }
-        }
-    }
-}
-
-/// Where reductions cost differently, moves a reduction onto the inputs of
-/// the value it reduces when they cost no more together and the placement
-/// stays legal (step by step out of a loop onto the values from before it,
-/// say): the greedy's way to the chosen cost, and the ILP's warm start.
-/// Each move replaces a reduced value by earlier ones, so the loop ends.
-fn relocate(problem: &Problem, reduced: &mut [bool]) {
-    if problem.uniform_cost().is_some() {
-        return;
-    }
-    let nodes = problem.nodes();
-    let encode = problem.params().encode;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        let (noise, _) = problem.evaluate(reduced);
-        for v in (0..nodes.len()).rev() {
-            if !reduced[v] {
-                continue;
-            }
-            let inputs: Vec<usize> = nodes[v]
-                .inputs
-                .iter()
-                .copied()
-                .filter(|&a| !reduced[a] && nodes[a].reducible && noise[a] > encode)
-                .collect();
-            let moved: u64 = inputs.iter().map(|&a| nodes[a].cost).sum();
-            if inputs.is_empty() || moved > nodes[v].cost {
-                continue;
-            }
-            reduced[v] = false;
-            inputs.iter().for_each(|&a| reduced[a] = true);
-            if problem.is_legal(reduced) {
-                changed = true;
-                break;
-            }
-            reduced[v] = true;
-            inputs.iter().for_each(|&a| reduced[a] = false);
         }
     }
 }
