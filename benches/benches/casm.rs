@@ -1,8 +1,10 @@
 //! `kildall-casm`: compile a generated `.jvr` program of 10,000 functions
-//! (SSA conversion, liveness, lowering), assemble it, and run the
-//! `sum(1000)` recursion on the strict interpreter. The bytecode size and
-//! the step count (equal to the Cairo VM's, which the crate's tests check)
-//! are printed once.
+//! with constructors, `case`, closures and `cextend` (SSA conversion,
+//! liveness, lowering), and one of 5,000 to show the growth is near-linear;
+//! assemble it, and run the `sum(1000)` recursion on the strict
+//! interpreter. The bytecode size, the constructs the program holds and the
+//! step count (equal to the Cairo VM's, which the crate's tests check) are
+//! printed once.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use kildall_casm::generate::{generate, Config};
@@ -10,9 +12,9 @@ use kildall_casm::{asm, compile_module, interp, ssa, Felt, Mode};
 
 const SUM: &str = include_str!("../../examples/casm/sum.jvr");
 
-fn big_program() -> kildall_casm::jvr::Module {
+fn big_program(functions: usize) -> kildall_casm::jvr::Module {
     let cfg = Config {
-        functions: 10_000,
+        functions,
         recursive: 4,
         max_stmts: 5,
         max_depth: 3,
@@ -23,7 +25,18 @@ fn big_program() -> kildall_casm::jvr::Module {
 }
 
 fn bench(c: &mut Criterion) {
-    let module = big_program();
+    let module = big_program(10_000);
+    let half = big_program(5_000);
+    let text = module.to_string();
+    let count = |needle: &str| text.matches(needle).count();
+    eprintln!(
+        "casm: the 10,000-function program holds {} alloc, {} case, {} calloc, {} cextend, {} calls through closures",
+        count(" = alloc "),
+        count("case[shape]"),
+        count(" = calloc "),
+        count(" = cextend "),
+        count(" = call tmp") + count("tcall tmp"),
+    );
     let listing = compile_module(&module).unwrap();
     let prog = asm::assemble(&listing, "main", &[], Mode::Execution).unwrap();
     let sum = kildall_casm::build(SUM, "main", &[Felt::from_i128(1000)], Mode::Execution).unwrap();
@@ -44,6 +57,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("compile_10k_functions", |b| {
         b.iter(|| compile_module(black_box(&module)).unwrap())
+    });
+    g.bench_function("compile_5k_functions", |b| {
+        b.iter(|| compile_module(black_box(&half)).unwrap())
     });
     g.bench_function("assemble_10k_functions", |b| {
         b.iter(|| asm::assemble(black_box(&listing), "main", &[], Mode::Execution).unwrap())

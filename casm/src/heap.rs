@@ -153,6 +153,10 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
 /// `__kildall_cextend_N`: called like `__kildall_apply_N`; returns a new
 /// closure with the `N` arguments stored after the old ones. `max_stored`
 /// bounds the stored arguments of any closure (the largest arity).
+///
+/// FIXME: `cextend` past the closure's remaining arguments is not refused
+/// here (the reference interpreter refuses it); the new closure's `left`
+/// goes negative and any call of it fails its `left = N` check.
 pub fn extend_routine(n: usize, max_stored: usize, n_builtins: usize) -> Vec<Instr> {
     let n16 = n as i16;
     let max = max_stored.max(1) as i16;

@@ -151,6 +151,10 @@ impl HintProcessorLogic for HintRunner<'_> {
 
 /// Runs `prog` on the Cairo VM; returns the entry's result and the VM's
 /// step count (padded to a power of two in proof mode).
+///
+/// FIXME: the result is read from the VM's memory, not written to the
+/// `output` builtin, so a proof of the run does not make it public output
+/// (Juvix's Cairo backend writes it there).
 pub fn run(prog: &Program) -> Result<RunResult, VmError> {
     run_with_answers(prog, &|h, a, b| h.answer(a, b))
 }

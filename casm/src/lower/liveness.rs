@@ -1,183 +1,300 @@
-//! Backward liveness of SSA variables over the structured body of a
-//! function (Kildall's framework; Aho, Lam, Sethi and Ullman, *Compilers*,
-//! 2nd ed., §9.2.5): an arm's live-out is its branch's live-out minus the
-//! output plus the operand the arm gives the output.
+//! Backward liveness of SSA variables, solved by the `kildall-dataflow`
+//! engine (Kildall's framework; Aho, Lam, Sethi and Ullman, *Compilers*,
+//! 2nd ed., §9.2.5) over a control-flow graph flattened from the structured
+//! body.
+//!
+//! Each node of the graph is a straight run of instructions, ended by a
+//! control instruction (`br`/`if`, `case`, `ret`, a tail call, `fail`),
+//! whose operands are the node's terminator effect. A branch's arms are
+//! nodes of their own; an arm that falls through has an edge into the node
+//! after the branch (its join), whose edge effect is the arm's phi: the
+//! branch output dies there and the operand the arm gives it is live.
+//! Structured code has no loops (they are recursion), so the solver visits
+//! each node once. The lowering needs the live variables after calls and
+//! after branches (the parameters of the block that follows), which
+//! [`Liveness::after`] answers.
 
-use crate::ssa::{Arm, Inst, Operand, SCond, Var};
+use std::collections::HashMap;
 
-/// A set of SSA variables of one function, as a bitset.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct VarSet(Vec<u64>);
+use cranelift_entity::{entity_impl, EntityRef};
+use kildall_dataflow::{Analysis, Backward, BitSet, Graph};
 
-impl VarSet {
-    pub(super) fn new(n: u32) -> VarSet {
-        VarSet(vec![0; (n as usize).div_ceil(64)])
+use crate::ssa::{Arm, Inst, Operand, SCond, SsaFunction, Var};
+
+impl EntityRef for Var {
+    fn new(index: usize) -> Self {
+        Var(index as u32)
     }
-    pub(super) fn insert(&mut self, v: Var) {
-        self.0[v.0 as usize / 64] |= 1 << (v.0 % 64);
-    }
-    pub(super) fn remove(&mut self, v: Var) {
-        self.0[v.0 as usize / 64] &= !(1 << (v.0 % 64));
-    }
-    pub(super) fn union(&mut self, o: &VarSet) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a |= b;
-        }
-    }
-    pub(super) fn use_op(&mut self, o: &Operand) {
-        if let Some(v) = o.var() {
-            self.insert(v);
-        }
-    }
-    /// Ascending order: the one order of block parameters.
-    pub(super) fn sorted(&self) -> Vec<Var> {
-        let mut out = Vec::new();
-        for (w, bits) in self.0.iter().enumerate() {
-            let mut b = *bits;
-            while b != 0 {
-                let t = b.trailing_zeros();
-                out.push(Var(w as u32 * 64 + t));
-                b &= b - 1;
-            }
-        }
-        out
+    fn index(self) -> usize {
+        self.0 as usize
     }
 }
 
-/// Live variables before one instruction, given those live after it.
-pub(super) fn transfer(inst: &Inst, live_after: &VarSet, n: u32) -> VarSet {
-    match inst {
-        Inst::Copy { dst, src } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            l.use_op(src);
-            l
-        }
-        Inst::Binop { dst, a, b, .. } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            l.use_op(a);
-            l.use_op(b);
-            l
-        }
-        Inst::Call { dst, args, .. }
-        | Inst::Alloc { dst, args, .. }
-        | Inst::CAlloc { dst, args, .. }
-        | Inst::Builtin { dst, args, .. } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            args.iter().for_each(|a| l.use_op(a));
-            l
-        }
-        Inst::Apply {
-            dst, closure, args, ..
-        } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            l.use_op(closure);
-            args.iter().for_each(|a| l.use_op(a));
-            l
-        }
-        Inst::Load { dst, src, .. } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            l.insert(*src);
-            l
-        }
-        Inst::ArgsNum { dst, closure } => {
-            let mut l = live_after.clone();
-            l.remove(*dst);
-            l.use_op(closure);
-            l
-        }
-        Inst::Trace(v) => {
-            let mut l = live_after.clone();
-            l.use_op(v);
-            l
-        }
-        Inst::Fail(v) => {
-            let mut l = VarSet::new(n);
-            l.use_op(v);
-            l
-        }
-        Inst::TailCall { args, .. } => {
-            let mut l = VarSet::new(n);
-            args.iter().for_each(|a| l.use_op(a));
-            l
-        }
-        Inst::TailApply { closure, args } => {
-            let mut l = VarSet::new(n);
-            l.use_op(closure);
-            args.iter().for_each(|a| l.use_op(a));
-            l
-        }
-        Inst::Case {
-            scrut, out, arms, ..
-        } => {
-            let mut l = VarSet::new(n);
+/// A set of SSA variables.
+pub(super) type LiveSet = BitSet<Var>;
+
+/// A node of the flattened graph.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Node(u32);
+entity_impl!(Node, "node");
+
+#[derive(Default)]
+struct NodeData<'f> {
+    insts: Vec<u32>,
+    term: Option<&'f Inst>,
+    succs: Vec<Node>,
+    preds: Vec<Node>,
+}
+
+/// A function's body as a graph the dataflow engine runs over.
+struct Flat<'f> {
+    n_vars: usize,
+    /// The straight-line instructions, by index.
+    insts: Vec<&'f Inst>,
+    inst_node: Vec<Node>,
+    nodes: Vec<NodeData<'f>>,
+    /// The phi of an arm's edge into its join: the join's output and the
+    /// arm's operand for it.
+    phis: HashMap<(Node, Node), (Option<Var>, Option<Operand>)>,
+    /// The join after each branch or `case` (by address) that has one.
+    joins: HashMap<*const Inst, Node>,
+    postorder: Vec<Node>,
+}
+
+impl<'f> Flat<'f> {
+    fn new_node(&mut self) -> Node {
+        self.nodes.push(NodeData::default());
+        Node::new(self.nodes.len() - 1)
+    }
+
+    fn edge(&mut self, from: Node, to: Node) {
+        self.nodes[from.index()].succs.push(to);
+        self.nodes[to.index()].preds.push(from);
+    }
+
+    /// Adds `insts` from node `cur` on; returns the node where the sequence
+    /// falls through, if it does.
+    fn seq(&mut self, insts: &'f [Inst], mut cur: Node) -> Option<Node> {
+        for inst in insts {
+            let (arms, out): (&'f [Arm], Option<Var>) = match inst {
+                Inst::Branch { arms, out, .. } => (&arms[..], *out),
+                Inst::Case { arms, out, .. } => (arms, *out),
+                Inst::Ret(_) | Inst::TailCall { .. } | Inst::TailApply { .. } | Inst::Fail(_) => {
+                    self.nodes[cur.index()].term = Some(inst);
+                    return None;
+                }
+                _ => {
+                    self.insts.push(inst);
+                    self.inst_node.push(cur);
+                    let k = self.insts.len() as u32 - 1;
+                    self.nodes[cur.index()].insts.push(k);
+                    continue;
+                }
+            };
+            self.nodes[cur.index()].term = Some(inst);
+            let join = self.new_node();
+            let mut falls = false;
             for arm in arms {
-                l.union(&live_in(
-                    &arm.body,
-                    &arm_live_out(arm, *out, live_after, n),
-                    n,
-                ));
-            }
-            l.use_op(scrut);
-            l
-        }
-        Inst::Ret(v) => {
-            let mut l = VarSet::new(n);
-            l.use_op(v);
-            l
-        }
-        Inst::Branch { cond, out, arms } => {
-            let mut l = VarSet::new(n);
-            for arm in arms.iter() {
-                l.union(&live_in(
-                    &arm.body,
-                    &arm_live_out(arm, *out, live_after, n),
-                    n,
-                ));
-            }
-            match cond {
-                SCond::NonZero(v) => l.use_op(v),
-                SCond::Cmp(_, a, b) => {
-                    l.use_op(a);
-                    l.use_op(b);
+                let start = self.new_node();
+                self.edge(cur, start);
+                if let Some(end) = self.seq(&arm.body, start) {
+                    self.edge(end, join);
+                    self.phis.insert((end, join), (out, arm.result));
+                    falls = true;
                 }
             }
-            l
+            if !falls {
+                return None;
+            }
+            self.joins.insert(inst as *const Inst, join);
+            cur = join;
+        }
+        Some(cur)
+    }
+
+    fn compute_postorder(&mut self) {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![(Node::new(0), 0usize)];
+        seen[0] = true;
+        while let Some((n, k)) = stack.pop() {
+            match self.nodes[n.index()].succs.get(k).copied() {
+                Some(s) => {
+                    stack.push((n, k + 1));
+                    if !seen[s.index()] {
+                        seen[s.index()] = true;
+                        stack.push((s, 0));
+                    }
+                }
+                None => self.postorder.push(n),
+            }
         }
     }
 }
 
-pub(super) fn arm_live_out(arm: &Arm, out: Option<Var>, live_after: &VarSet, n: u32) -> VarSet {
-    if !arm.falls {
-        return VarSet::new(n);
+impl Graph for Flat<'_> {
+    type Block = Node;
+    type Inst = u32;
+
+    fn num_block_indices(&self) -> usize {
+        self.nodes.len()
     }
-    let mut l = live_after.clone();
+    fn entry_block(&self) -> Option<Node> {
+        Some(Node::new(0))
+    }
+    fn successors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
+        self.nodes[block.index()].succs.iter().copied()
+    }
+    fn predecessors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
+        self.nodes[block.index()].preds.iter().copied()
+    }
+    fn postorder(&self) -> impl DoubleEndedIterator<Item = Node> + '_ {
+        self.postorder.iter().copied()
+    }
+    fn block_insts(&self, block: Node) -> impl DoubleEndedIterator<Item = u32> + '_ {
+        self.nodes[block.index()].insts.iter().copied()
+    }
+    fn inst_block(&self, inst: u32) -> Option<Node> {
+        self.inst_node.get(inst as usize).copied()
+    }
+}
+
+fn use_op(state: &mut LiveSet, o: &Operand) {
+    if let Some(v) = o.var() {
+        state.insert(v);
+    }
+}
+
+/// Live variables, backward.
+struct LiveVars;
+
+impl<'f> Analysis<Flat<'f>> for LiveVars {
+    type Domain = LiveSet;
+    type Direction = Backward;
+
+    fn bottom_value(&self, graph: &Flat<'f>) -> LiveSet {
+        BitSet::new_empty(graph.n_vars)
+    }
+
+    fn initialize_start_block(&self, _: &Flat<'f>, _: Node, _: &mut LiveSet) {}
+
+    fn apply_instruction_effect(&mut self, graph: &Flat<'f>, state: &mut LiveSet, inst: u32) {
+        let (dst, uses): (Option<Var>, Vec<&Operand>) = match graph.insts[inst as usize] {
+            Inst::Copy { dst, src } => (Some(*dst), vec![src]),
+            Inst::Binop { dst, a, b, .. } => (Some(*dst), vec![a, b]),
+            Inst::Call { dst, args, .. }
+            | Inst::Alloc { dst, args, .. }
+            | Inst::CAlloc { dst, args, .. }
+            | Inst::Builtin { dst, args, .. } => (Some(*dst), args.iter().collect()),
+            Inst::Apply {
+                dst, closure, args, ..
+            } => (Some(*dst), std::iter::once(closure).chain(args).collect()),
+            Inst::Load { dst, src, .. } => {
+                state.remove(*dst);
+                state.insert(*src);
+                return;
+            }
+            Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
+            Inst::Trace(v) => (None, vec![v]),
+            // Control instructions are terminators, never instructions.
+            _ => (None, Vec::new()),
+        };
+        if let Some(d) = dst {
+            state.remove(d);
+        }
+        uses.into_iter().for_each(|o| use_op(state, o));
+    }
+
+    fn apply_terminator_effect(&mut self, graph: &Flat<'f>, state: &mut LiveSet, block: Node) {
+        match graph.nodes[block.index()].term {
+            Some(Inst::Branch { cond, .. }) => match cond {
+                SCond::NonZero(v) => use_op(state, v),
+                SCond::Cmp(_, a, b) => {
+                    use_op(state, a);
+                    use_op(state, b);
+                }
+            },
+            Some(Inst::Case { scrut, .. }) => use_op(state, scrut),
+            Some(Inst::Ret(v) | Inst::Fail(v)) => use_op(state, v),
+            Some(Inst::TailCall { args, .. }) => args.iter().for_each(|a| use_op(state, a)),
+            Some(Inst::TailApply { closure, args }) => {
+                use_op(state, closure);
+                args.iter().for_each(|a| use_op(state, a));
+            }
+            _ => {}
+        }
+    }
+
+    fn apply_edge_effect(&mut self, graph: &Flat<'f>, state: &mut LiveSet, from: Node, to: Node) {
+        if let Some((out, result)) = graph.phis.get(&(from, to)) {
+            phi(state, *out, result.as_ref());
+        }
+    }
+}
+
+/// An arm's phi, backward: the output dies, the arm's operand for it lives.
+fn phi(state: &mut LiveSet, out: Option<Var>, result: Option<&Operand>) {
     if let Some(o) = out {
-        l.remove(o);
+        state.remove(o);
     }
-    if let Some(r) = &arm.result {
-        l.use_op(r);
+    if let Some(r) = result {
+        use_op(state, r);
     }
-    l
 }
 
-pub(super) fn live_in(insts: &[Inst], live_out: &VarSet, n: u32) -> VarSet {
-    let mut l = live_out.clone();
-    for i in insts.iter().rev() {
-        l = transfer(i, &l, n);
-    }
-    l
+/// The live variables after each call and each branch of one function.
+pub(super) struct Liveness {
+    after: HashMap<*const Inst, LiveSet>,
+    empty: LiveSet,
 }
 
-/// `before[i]` is live before `insts[i]`; `before[len]` is `live_out`.
-pub(super) fn live_before_each(insts: &[Inst], live_out: &VarSet, n: u32) -> Vec<VarSet> {
-    let mut v = vec![live_out.clone(); insts.len() + 1];
-    for i in (0..insts.len()).rev() {
-        v[i] = transfer(&insts[i], &v[i + 1], n);
+impl Liveness {
+    /// Solves liveness for `func`.
+    pub(super) fn of(func: &SsaFunction) -> Liveness {
+        let mut flat = Flat {
+            n_vars: func.n_vars as usize,
+            insts: Vec::new(),
+            inst_node: Vec::new(),
+            nodes: Vec::new(),
+            phis: HashMap::new(),
+            joins: HashMap::new(),
+            postorder: Vec::new(),
+        };
+        let entry = flat.new_node();
+        flat.seq(&func.body, entry);
+        flat.compute_postorder();
+        let mut results = LiveVars.into_engine(&flat).iterate_to_fixpoint();
+        let mut after = HashMap::new();
+        // Node start states: the join's start is what is live after its
+        // branch.
+        let mut start = vec![None; flat.nodes.len()];
+        for n in flat.postorder.iter().copied() {
+            let mut state = results.entry_state(n).clone();
+            let analysis = results.analysis_mut();
+            analysis.apply_terminator_effect(&flat, &mut state, n);
+            for &k in flat.nodes[n.index()].insts.iter().rev() {
+                let inst = flat.insts[k as usize];
+                if matches!(inst, Inst::Call { .. } | Inst::Apply { .. }) {
+                    after.insert(inst as *const Inst, state.clone());
+                }
+                analysis.apply_instruction_effect(&flat, &mut state, k);
+            }
+            start[n.index()] = Some(state);
+        }
+        for (inst, join) in &flat.joins {
+            if let Some(s) = &start[join.index()] {
+                after.insert(*inst, s.clone());
+            }
+        }
+        Liveness {
+            after,
+            empty: BitSet::new_empty(func.n_vars as usize),
+        }
     }
-    v
+
+    /// The variables live after `inst` (a call or a branch of the function).
+    pub(super) fn after(&self, inst: &Inst) -> &LiveSet {
+        self.after
+            .get(&(inst as *const Inst))
+            .unwrap_or(&self.empty)
+    }
 }

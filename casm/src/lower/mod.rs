@@ -42,7 +42,7 @@ mod objects;
 use std::collections::HashMap;
 
 use arith::module_builtins;
-use liveness::{arm_live_out, live_before_each, VarSet};
+use liveness::{LiveSet, Liveness};
 use objects::runtime;
 
 use crate::felt::Felt;
@@ -115,6 +115,8 @@ struct Lowerer<'m> {
     too_large: bool,
     /// The builtins whose pointers every function takes and returns.
     builtins: Vec<Builtin>,
+    /// Live variables after the function's calls and branches.
+    live: Liveness,
 }
 
 /// The frame of a block entered with `params` (ascending, `v_k` at
@@ -255,15 +257,7 @@ impl Lowerer<'_> {
 
     /// Lowers `insts` starting in `frame`. Returns the frame at the end when
     /// `kont` is [`Kont::Inline`] and the sequence falls through.
-    fn seq(
-        &mut self,
-        mut frame: Frame,
-        insts: &[Inst],
-        kont: &Kont,
-        live_out: &VarSet,
-    ) -> Option<Frame> {
-        let n = self.func.n_vars;
-        let live = live_before_each(insts, live_out, n);
+    fn seq(&mut self, mut frame: Frame, insts: &[Inst], kont: &Kont) -> Option<Frame> {
         let mut i = 0;
         while i < insts.len() {
             let rest = &insts[i + 1..];
@@ -290,6 +284,10 @@ impl Lowerer<'_> {
                     frame.loc.insert(*dst, c.off);
                 }
                 Inst::Load { dst, src, index } => {
+                    // FIXME: the header is not checked against the
+                    // constructor the read names (`x.C[i]` of another
+                    // constructor reads its cell `i`; the reference
+                    // interpreter refuses it). Well-typed code never does.
                     let p = self.cell(&frame, *src);
                     let c = self.push(&mut frame, Rhs::Deref(p, heap::field_offset(*index)));
                     frame.loc.insert(*dst, c.off);
@@ -365,9 +363,9 @@ impl Lowerer<'_> {
                         self.finish(&mut frame, kont, Some(*dst));
                         return None;
                     }
-                    let mut params = live[i + 1].clone();
+                    let mut params = self.live.after(&insts[i]).clone();
                     params.remove(*dst);
-                    let params = params.sorted();
+                    let params: Vec<Var> = params.iter().collect();
                     if params.len() > 30_000 {
                         self.too_large = true;
                     }
@@ -397,7 +395,8 @@ impl Lowerer<'_> {
                         ap_incr: false,
                     });
                     let arms = [(z, None), (nz, Some(nz_label))];
-                    match self.arms(frame, *out, &arms, &live[i + 1], rest, kont) {
+                    let after = self.live.after(&insts[i]).clone();
+                    match self.arms(frame, *out, &arms, &after, rest, kont) {
                         Some(next) => frame = next,
                         None => return None,
                     }
@@ -433,7 +432,8 @@ impl Lowerer<'_> {
                     }
                     let arms: Vec<(&Arm, Option<String>)> =
                         arms.iter().zip(labels.into_iter().map(Some)).collect();
-                    match self.arms(frame, *out, &arms, &live[i + 1], rest, kont) {
+                    let after = self.live.after(&insts[i]).clone();
+                    match self.arms(frame, *out, &arms, &after, rest, kont) {
                         Some(next) => frame = next,
                         None => return None,
                     }
@@ -459,13 +459,12 @@ impl Lowerer<'_> {
         frame: Frame,
         out: Option<Var>,
         arms: &[(&Arm, Option<String>)],
-        live_after: &VarSet,
+        live_after: &LiveSet,
         rest: &[Inst],
         kont: &Kont,
     ) -> Option<Frame> {
-        let n = self.func.n_vars;
         if !arms.iter().any(|(a, _)| has_call(&a.body)) {
-            return self.inline_arms(frame, out, arms, live_after);
+            return self.inline_arms(frame, out, arms);
         }
         let falls = arms.iter().any(|(a, _)| a.falls);
         let join = self.label();
@@ -473,7 +472,7 @@ impl Lowerer<'_> {
         if let Some(o) = out {
             params.remove(o);
         }
-        let params = params.sorted();
+        let params: Vec<Var> = params.iter().collect();
         if params.len() > 30_000 {
             self.too_large = true;
         }
@@ -490,8 +489,7 @@ impl Lowerer<'_> {
             } else {
                 Kont::Ret
             };
-            let lo = arm_live_out(arm, out, live_after, n);
-            self.seq(frame.clone(), &arm.body, &arm_kont, &lo);
+            self.seq(frame.clone(), &arm.body, &arm_kont);
         }
         if !falls {
             return None;
@@ -527,14 +525,11 @@ impl Lowerer<'_> {
         frame: Frame,
         out: Option<Var>,
         arms: &[(&Arm, Option<String>)],
-        live_after: &VarSet,
     ) -> Option<Frame> {
-        let n = self.func.n_vars;
         let mut bodies = Vec::new();
         for (arm, _) in arms {
             let saved = std::mem::take(&mut self.out);
-            let lo = arm_live_out(arm, out, live_after, n);
-            let end = self.seq(frame.clone(), &arm.body, &Kont::Inline, &lo);
+            let end = self.seq(frame.clone(), &arm.body, &Kont::Inline);
             let code = std::mem::replace(&mut self.out, saved);
             bodies.push((code, end.filter(|_| arm.falls), arm.result));
         }
@@ -614,6 +609,7 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
             labels: 0,
             too_large: false,
             builtins: builtins.clone(),
+            live: Liveness::of(func),
         };
         l.emit(Instr::Label(func.name.clone()));
         let loc = (0..func.n_params)
@@ -628,7 +624,7 @@ pub fn lower(module: &SsaModule) -> Result<Listing, LowerError> {
             builtins: builtin_cells(-3 - func.n_params as i32, builtins.len()),
             fp_cell: None,
         };
-        l.seq(frame, &func.body, &Kont::Ret, &VarSet::new(func.n_vars));
+        l.seq(frame, &func.body, &Kont::Ret);
         if l.too_large {
             return Err(LowerError::FrameTooLarge(func.name.clone()));
         }
