@@ -693,6 +693,62 @@ impl<T: EntityRef> JoinSemiLattice for BitSet<T> {
     }
 }
 
+impl<T: EntityRef> BitSet<T> {
+    /// Keeps only the elements of `other`; returns whether `self` changed.
+    pub fn intersect(&mut self, other: &Self) -> bool {
+        let gone: Vec<T> = self.iter().filter(|&e| !other.contains(e)).collect();
+        for &e in &gone {
+            self.remove(e);
+        }
+        !gone.is_empty()
+    }
+}
+
+// ----- Must -----
+
+/// A set of facts that hold on every path, for must-analyses: joined by
+/// intersection. `Unreached` is the bottom (no path seen yet), the identity
+/// of the join, so a block whose successors or predecessors are not yet
+/// visited does not empty the set. Height: the domain size plus one.
+#[derive(Clone)]
+pub enum Must<T> {
+    /// No path reaches this point yet.
+    Unreached,
+    /// The facts that hold on every path seen.
+    Holds(BitSet<T>),
+}
+
+impl<T: EntityRef> Must<T> {
+    /// The facts, if some path reached this point.
+    pub fn holds(&self) -> Option<&BitSet<T>> {
+        match self {
+            Must::Unreached => None,
+            Must::Holds(set) => Some(set),
+        }
+    }
+}
+
+impl<T: EntityRef> PartialEq for Must<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.holds() == other.holds()
+    }
+}
+
+impl<T: EntityRef> Eq for Must<T> {}
+
+impl<T: EntityRef> JoinSemiLattice for Must<T> {
+    fn join(&mut self, other: &Self) -> bool {
+        match (&mut *self, other) {
+            (_, Must::Unreached) => false,
+            (Must::Unreached, Must::Holds(theirs)) => {
+                *self = Must::Holds(theirs.clone());
+                true
+            }
+            (Must::Holds(mine), Must::Holds(theirs)) => mine.intersect(theirs),
+        }
+    }
+}
+
 impl<T: EntityRef> PartialEq for BitSet<T> {
     fn eq(&self, other: &Self) -> bool {
         self.domain_size == other.domain_size

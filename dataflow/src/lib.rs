@@ -50,7 +50,7 @@ pub use engine::{Engine, Results, Stats};
 #[cfg(feature = "ir")]
 pub use ir::{liveness, FunctionGraph, Liveness};
 pub use lattice::{
-    BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, PowerSet,
+    BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, Must, PowerSet,
 };
 pub use order::{loop_order, Worklist};
 

@@ -425,3 +425,25 @@ fn bit_sets_agree_with_btree_sets() {
     let full = BitSet::<Node>::new_filled(70);
     assert_eq!(full.len(), 70);
 }
+
+#[test]
+fn must_sets_join_by_intersection_with_unreached_as_identity() {
+    use kildall_dataflow::{BitSet, JoinSemiLattice, Must};
+    let set = |elems: &[usize]| {
+        let mut s = BitSet::<Node>::new_empty(8);
+        for &e in elems {
+            s.insert(Node::new(e));
+        }
+        Must::Holds(s)
+    };
+    let mut state = Must::Unreached;
+    assert!(!state.join(&Must::Unreached));
+    assert!(state.join(&set(&[1, 2, 3])));
+    assert!(state == set(&[1, 2, 3]));
+    assert!(!state.join(&Must::Unreached));
+    assert!(!state.join(&set(&[1, 2, 3, 4])));
+    assert!(state.join(&set(&[2, 3, 5])));
+    assert!(state == set(&[2, 3]));
+    assert!(state.join(&set(&[])));
+    assert!(state.holds().is_some_and(|s| s.is_empty()));
+}

@@ -6,23 +6,152 @@
 //!   no `load` reads and that does not escape (through a parameter, a call or
 //!   a returned value) cannot be observed: only loads read memory inside a
 //!   function, and only calls and returns let a callee or caller read it;
-//! - *overwritten*: walking a block backwards, a store to `a` is dead when a
-//!   later unconditional store to the same reference `a` follows with no
-//!   load of a possible alias, no call reaching `a`'s class and no
-//!   redefinition of `a` in between (after a redefinition the name denotes
-//!   another cell, and the old one may still be read through an alias).
+//! - *overwritten*: a store to `a` is dead when every path from it reaches an
+//!   unconditional store to the same reference `a` with no load of a
+//!   possible alias, no call reaching `a`'s class, no redefinition of `a`
+//!   (after a redefinition the name denotes another cell, and the old one
+//!   may still be read through an alias) and no `return` in between.
+//!
+//! The overwritten rule is a backward must-analysis on the dataflow engine
+//! ([`Overwritten`]): the state at a point is the set of references every
+//! path from it overwrites before anything observes them, joined by
+//! intersection ([`Must`]). A block's walk starts from its exit state, so a
+//! store overwritten in every successor goes as well as one overwritten
+//! later in its own block.
 //!
 //! An `allocate` whose reference has no use left is removed: allocation has
 //! no effect besides producing a fresh reference.
-//!
-//! FIXME: the overwritten rule is block-local; a backward must-analysis on
-//! the solver (a store is dead when every path overwrites it before an
-//! observer) would also catch stores overwritten in every successor.
 
-use kildall_ir::{Callee, EntitySet, Function, Inst, InstructionData, Value};
+use kildall_dataflow::{Analysis, Backward, BitSet, FunctionGraph, Must};
+use kildall_ir::pass::FunctionAnalyses;
+use kildall_ir::{Block, Callee, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
 use crate::alias::AliasClasses;
 use crate::{Renames, Stats};
+
+/// The references every path from a point overwrites (an unconditional
+/// store to the same reference) before a load of a possible alias, a call
+/// reaching its class, its redefinition or a `return`. Backward, over
+/// [`Must`] sets of references.
+pub struct Overwritten<'c> {
+    classes: &'c AliasClasses,
+    /// The stores under a predicate that may be 0: they may not happen, so
+    /// they overwrite nothing (they observe nothing either).
+    conditional: EntitySet<Inst>,
+}
+
+impl<'c> Overwritten<'c> {
+    /// The analysis for a function whose alias classes are `classes`.
+    pub fn new(func: &Function, classes: &'c AliasClasses) -> Self {
+        let mut conditional = EntitySet::new();
+        for block in func.layout.blocks() {
+            let mut predicate_one = true;
+            for inst in func.layout.block_insts(block) {
+                match func.dfg[inst] {
+                    InstructionData::EnableSideEffects { condition } => {
+                        predicate_one = func
+                            .dfg
+                            .const_value(condition)
+                            .is_some_and(|c| c.to_u64() == Some(1));
+                    }
+                    InstructionData::Store { .. } if !predicate_one => {
+                        conditional.insert(inst);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Overwritten {
+            classes,
+            conditional,
+        }
+    }
+
+    /// Forgets the references of `class` (`None`: a reference of unknown
+    /// class, which may be any of them).
+    fn observe(&self, state: &mut BitSet<Value>, class: Option<u32>) {
+        let gone: Vec<Value> = state
+            .iter()
+            .filter(|&k| class.is_none() || self.classes.class(k) == class)
+            .collect();
+        for k in gone {
+            state.remove(k);
+        }
+    }
+}
+
+impl Analysis<FunctionGraph<'_>> for Overwritten<'_> {
+    type Domain = Must<Value>;
+    type Direction = Backward;
+
+    fn bottom_value(&self, _: &FunctionGraph<'_>) -> Must<Value> {
+        Must::Unreached
+    }
+
+    fn initialize_start_block(&self, func: &FunctionGraph<'_>, _: Block, state: &mut Must<Value>) {
+        // After a `return` the caller may read any cell it can reach, and
+        // nothing follows an `unreachable`: nothing is overwritten.
+        *state = Must::Holds(BitSet::new_empty(func.dfg.num_values()));
+    }
+
+    fn apply_instruction_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Must<Value>,
+        inst: Inst,
+    ) {
+        let Must::Holds(set) = state else {
+            return;
+        };
+        for &r in func.dfg.inst_results(inst) {
+            set.remove(r);
+        }
+        match func.dfg[inst] {
+            InstructionData::Store { address, .. } if !self.conditional.contains(inst) => {
+                set.insert(address);
+            }
+            InstructionData::Load { address } => self.observe(set, self.classes.class(address)),
+            InstructionData::Call {
+                callee: Callee::Function(_),
+                ..
+            } => {
+                if let Some(class) = self.classes.call_class(inst) {
+                    self.observe(set, Some(class));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn apply_terminator_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Must<Value>,
+        block: Block,
+    ) {
+        if let Some(Terminator::Return { .. } | Terminator::Unreachable) =
+            func.dfg.terminator(block)
+        {
+            *state = Must::Holds(BitSet::new_empty(func.dfg.num_values()));
+        }
+    }
+
+    fn apply_edge_effect(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        state: &mut Must<Value>,
+        _from: Block,
+        to: Block,
+    ) {
+        // `to`'s parameters are defined as it starts: before that, their
+        // names denote other cells.
+        if let Must::Holds(set) = state {
+            for &p in func.dfg.block_params(to) {
+                set.remove(p);
+            }
+        }
+    }
+}
 
 /// Removes dead stores, then the allocations left without uses (one walk
 /// over the function for both). Returns whether a store of a reference was
@@ -35,26 +164,45 @@ use crate::{Renames, Stats};
 /// `pending` holds the renames of earlier replacements, applied on the way.
 pub(crate) fn dead_stores(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    across_blocks: bool,
     classes: &AliasClasses,
     stats: &mut Stats,
     pending: Option<Renames>,
 ) -> bool {
+    if let Some(renames) = pending {
+        renames.apply(func);
+    }
+    let exit_states = if !across_blocks {
+        vec![Vec::new(); func.layout.blocks().count()]
+    } else {
+        let graph = FunctionGraph::new(func, analyses.cfg(func));
+        let results = Overwritten::new(func, classes)
+            .into_engine(&graph)
+            .iterate_to_fixpoint();
+        let mut states = Vec::with_capacity(func.dfg.num_blocks());
+        for block in func.layout.blocks() {
+            let overwritten: Vec<Value> = results
+                .entry_state(block)
+                .holds()
+                .map(|set| set.iter().collect())
+                .unwrap_or_default();
+            states.push(overwritten);
+        }
+        states
+    };
     let mut dead: Vec<Inst> = Vec::new();
     let mut insts: Vec<(Inst, bool)> = Vec::new();
-    let mut overwritten: Vec<Value> = Vec::new();
     let mut allocations: Vec<(Inst, Value)> = Vec::new();
     let mut used = EntitySet::<Value>::new();
     let never_read = |a: Value| match classes.class(a) {
         Some(c) => !classes.is_loaded(c) && !classes.is_escaped(c),
         None => false,
     };
-    for block in func.layout.blocks() {
+    for (block, exit_state) in func.layout.blocks().zip(exit_states) {
         insts.clear();
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
-            if let Some(renames) = &pending {
-                renames.inst(&mut func.dfg, inst);
-            }
             let dfg = &func.dfg;
             match dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
@@ -71,12 +219,9 @@ pub(crate) fn dead_stores(
             }
             insts.push((inst, predicate_one));
         }
-        if let Some(renames) = &pending {
-            renames.terminator(&mut func.dfg, block);
-        }
         let dfg = &func.dfg;
         let dead_before = dead.len();
-        overwritten.clear();
+        let mut overwritten = exit_state;
         for &(inst, predicate_one) in insts.iter().rev() {
             if !overwritten.is_empty() {
                 for &r in dfg.inst_results(inst) {

@@ -111,6 +111,10 @@ impl fmt::Display for Stats {
     }
 }
 
+/// The rounds in which forwarded array elements start another round of
+/// forwarding by themselves.
+const ELEMENT_ROUNDS: usize = 1;
+
 /// Which parts of the pass run. [`Options::default`] runs all of them.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Options {
@@ -343,10 +347,22 @@ pub fn run_with_analyses(
                 // Replaced loads may have exposed arrays built in the
                 // function: the references read out of them at constant
                 // indices are named, and forwarding runs again on the names.
-                let forwarded = elements::forward_elements(func, &mut replaced);
-                if forwarded > 0 {
-                    stats.elements_forwarded += forwarded;
-                    forward_next = true;
+                // A chain of arrays of references read through memory
+                // exposes one more level per round. Elements are forwarded
+                // in the first rounds only: on large generated programs
+                // each level forwarded later starts a cascade of rounds
+                // (more loads replaced, more stores removed, more promoted)
+                // that costs more than the loads it saves.
+                // FIXME: each round a forwarded element starts re-solves the
+                // whole function; at a million generated blocks the extra
+                // rounds take the pass from about 4 s to about 7 s of CPU
+                // (README). Renaming inside the forwarding phase would not.
+                if stats.rounds <= ELEMENT_ROUNDS {
+                    let forwarded = elements::forward_elements(func, &mut replaced);
+                    if forwarded > 0 {
+                        stats.elements_forwarded += forwarded;
+                        forward_next = true;
+                    }
                 }
                 pending = Renames::take(func, &mut replaced);
             }
@@ -367,7 +383,19 @@ pub fn run_with_analyses(
                     alias::AliasClasses::compute(func)
                 }
             };
-            if dse::dead_stores(func, &classes, &mut stats, pending.take()) {
+            // The analysis across blocks runs in the first round only: later
+            // rounds remove what their changes expose within blocks, and
+            // solving the whole function again each round would double the
+            // pass's time on large programs.
+            let across_blocks = stats.rounds == 1;
+            if dse::dead_stores(
+                func,
+                analyses,
+                across_blocks,
+                &classes,
+                &mut stats,
+                pending.take(),
+            ) {
                 promote_next = true;
                 forward_next = true;
             }

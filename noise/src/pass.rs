@@ -7,7 +7,7 @@ use std::time::Duration;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{optimize_with, NoiseError, Options, Placement, Strategy};
+use crate::{optimize_with, Cost, NoiseError, Options, Placement, Strategy};
 
 /// The placement of the fewest `reduce_noise`: [`optimize_with`] as a
 /// [`FunctionPass`].
@@ -53,15 +53,22 @@ impl FunctionPass for NoisePlacement {
         Ok(Placements(vec![optimize_with(func, analyses, options)?]))
     }
 
-    /// Every strategy, the exact one twice as often, under a short limit.
+    /// Every strategy, the exact one twice as often, under both costs and a
+    /// short limit.
     fn options_for_knob(knob: u64) -> Options {
         let strategy = match knob % 4 {
             0 | 1 => Strategy::Exact,
             2 => Strategy::Greedy,
             _ => Strategy::Ilp,
         };
+        let cost = if knob / 4 % 2 == 0 {
+            Cost::Executions
+        } else {
+            Cost::Static
+        };
         Options {
             strategy,
+            cost,
             time_limit: Duration::from_secs(2),
             ..Options::default()
         }

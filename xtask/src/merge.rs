@@ -268,6 +268,16 @@ fn prove(
         ms(proofs[0].prove),
         ms(proofs[1].prove)
     );
+    for (which, proof) in ["before", "after"].iter().zip(&proofs) {
+        for ((_, block), cost) in &proof.per_kind {
+            eprintln!(
+                "  {which} {block}: {} constraints x {} instances, {}",
+                cost.constraints,
+                cost.instances,
+                ms(cost.prove)
+            );
+        }
+    }
     let verified = |p: &ProofReport| format!("{}/{}", p.verified, p.instances);
     eprintln!(
         "  verified:         {} -> {}",
