@@ -72,6 +72,29 @@ pub struct Options<'m> {
     pub max_merged_insts: u64,
     /// The constraint estimates.
     pub cost_model: &'m dyn CostModel,
+    /// How a component is chosen for merging.
+    pub rule: MergeRule,
+}
+
+/// How the pass decides whether a component merges.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum MergeRule {
+    /// The design's rule: merge when the component's estimate is under
+    /// the threshold.
+    #[default]
+    Threshold,
+    /// A prover-time model: an instance costs `a * constraints + b`;
+    /// with `per_instance = b / a` (in constraints, fit to measured
+    /// proofs), a component merges when its merged block, `estimate +
+    /// per_instance`, costs no more than the cheapest run of its blocks
+    /// unmerged (each executed block its constraints plus
+    /// `per_instance`, the cheaper arm of every branch, loops their trip
+    /// counts). No threshold applies, only the instruction limit; a merge
+    /// never makes a run of the component slower by the model.
+    Calibrated {
+        /// The cost of an instance, in constraints.
+        per_instance: u64,
+    },
 }
 
 impl Default for Options<'static> {
@@ -80,6 +103,7 @@ impl Default for Options<'static> {
             min_block_size: MIN_BLOCK_SIZE,
             max_merged_insts: 1 << 16,
             cost_model: &R1cs,
+            rule: MergeRule::Threshold,
         }
     }
 }
@@ -89,6 +113,7 @@ impl fmt::Debug for Options<'_> {
         f.debug_struct("Options")
             .field("min_block_size", &self.min_block_size)
             .field("max_merged_insts", &self.max_merged_insts)
+            .field("rule", &self.rule)
             .finish_non_exhaustive()
     }
 }
@@ -206,6 +231,9 @@ pub fn run_with(
 ) -> Report {
     let model = options.cost_model;
     let mut facts = BlockFacts::new(func, model);
+    if let MergeRule::Calibrated { per_instance } = options.rule {
+        facts.instance = per_instance;
+    }
     let largest = |func: &Function, facts: &BlockFacts| {
         func.layout
             .blocks()
@@ -236,10 +264,19 @@ pub fn run_with(
             let Some(component) = components.component(head) else {
                 continue;
             };
-            let component = match component {
-                Ok(c) if c.estimate > report.threshold => Err(Rejection::TooLarge),
-                Ok(c) if c.insts > options.max_merged_insts => Err(Rejection::TooManyInstructions),
-                other => other,
+            let component = match (component, options.rule) {
+                (Ok(c), MergeRule::Threshold) if c.estimate > report.threshold => {
+                    Err(Rejection::TooLarge)
+                }
+                (Ok(c), MergeRule::Calibrated { per_instance })
+                    if c.estimate.saturating_add(per_instance) > c.cheapest =>
+                {
+                    Err(Rejection::Slower)
+                }
+                (Ok(c), _) if c.insts > options.max_merged_insts => {
+                    Err(Rejection::TooManyInstructions)
+                }
+                (other, _) => other,
             };
             match component {
                 Ok(c) => candidates.push(c),

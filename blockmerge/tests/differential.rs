@@ -4,7 +4,7 @@
 //! ready-to-add `tests/data` file.
 
 use kildall_blockmerge::trace::trace;
-use kildall_blockmerge::{run_module, Options, R1cs};
+use kildall_blockmerge::{run_module, MergeRule, Options, R1cs};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
 use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
 use kildall_ir::testing::check_same_behaviour;
@@ -31,14 +31,22 @@ fn args(seed: u64, k: u64) -> Vec<RuntimeValue> {
 fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, String> {
     let before = generate_cfg(seed, config);
     let mut after = before.clone();
+    // Every fifth seed under the calibrated rule (no threshold).
+    let rule = if seed % 5 == 4 {
+        MergeRule::Calibrated { per_instance: 70 }
+    } else {
+        MergeRule::Threshold
+    };
     let options = Options {
         min_block_size,
+        rule,
         ..Options::default()
     };
     let reports = run_module(&mut after, &options);
     for report in &reports {
         for merge in &report.merges {
-            if merge.constraints > merge.estimate || merge.estimate > report.threshold {
+            let over = rule == MergeRule::Threshold && merge.estimate > report.threshold;
+            if merge.constraints > merge.estimate || over {
                 return Err(format!(
                     "merge {merge:?} over its estimate or the threshold {}",
                     report.threshold

@@ -259,7 +259,12 @@ impl<'f> FuncCursor<'f> {
 
     /// `range_check arg to bits bits`.
     pub fn range_check(&mut self, arg: Value, bits: u32) -> Inst {
-        self.insert(InstructionData::RangeCheck { arg, bits }, &[])
+        let data = InstructionData::RangeCheck {
+            arg,
+            bits,
+            message: None,
+        };
+        self.insert(data, &[])
     }
 
     /// `enable_side_effects condition`.

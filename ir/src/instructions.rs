@@ -206,12 +206,14 @@ pub enum InstructionData {
         /// The message reported when the check fails.
         message: Option<String>,
     },
-    /// `range_check v to N bits`.
+    /// `range_check v to N bits` or `range_check v to N bits, "message"`.
     RangeCheck {
         /// The operand.
         arg: Value,
         /// The bit bound.
         bits: u32,
+        /// The message reported when the check fails.
+        message: Option<String>,
     },
     /// `enable_side_effects c`.
     EnableSideEffects {

@@ -798,7 +798,7 @@ fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
             expect_type(cx, inst, "the right side", *rhs, cx.ty(*lhs))?;
             None
         }
-        RangeCheck { arg, bits } => {
+        RangeCheck { arg, bits, .. } => {
             let t = cx.ty(*arg);
             if !t.is_numeric() {
                 return Err(operand_error(cx, inst, "the operand", "a numeric type", t));

@@ -118,6 +118,26 @@ fn write_global(f: &mut Formatter<'_>, id: GlobalId, global: &GlobalData) -> fmt
     f.write_char('\n')
 }
 
+/// `, "message"` after a `constrain` or a `range_check`, escaped as the
+/// parser reads it back; nothing without a message.
+fn write_message(f: &mut Formatter<'_>, message: Option<&str>) -> fmt::Result {
+    let Some(message) = message else {
+        return Ok(());
+    };
+    f.write_str(", \"")?;
+    for c in message.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            c => f.write_char(c)?,
+        }
+    }
+    f.write_char('"')
+}
+
 /// Writes the constant `value` of type `ty` as its digits, negative for
 /// `iN` values with the sign bit set.
 pub(crate) fn write_constant_digits(
@@ -322,22 +342,12 @@ fn write_inst(
         } => {
             let cmp = if *equal { "==" } else { "!=" };
             write!(f, "constrain {} {cmp} {}", op(*lhs), op(*rhs))?;
-            if let Some(message) = message {
-                f.write_str(", \"")?;
-                for c in message.chars() {
-                    match c {
-                        '"' => f.write_str("\\\"")?,
-                        '\\' => f.write_str("\\\\")?,
-                        '\n' => f.write_str("\\n")?,
-                        '\t' => f.write_str("\\t")?,
-                        c => f.write_char(c)?,
-                    }
-                }
-                f.write_char('"')?;
-            }
-            Ok(())
+            write_message(f, message.as_deref())
         }
-        RangeCheck { arg, bits } => write!(f, "range_check {} to {bits} bits", op(*arg)),
+        RangeCheck { arg, bits, message } => {
+            write!(f, "range_check {} to {bits} bits", op(*arg))?;
+            write_message(f, message.as_deref())
+        }
         EnableSideEffects { condition } => write!(f, "enable_side_effects {}", op(*condition)),
         IfElse {
             then_condition,

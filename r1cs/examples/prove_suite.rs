@@ -9,14 +9,12 @@
 
 use std::time::Duration;
 
-use kildall_blockmerge::{largest_block, run_module, Options, R1cs};
+use kildall_blockmerge::{largest_block, run_module, MergeRule, Options, R1cs};
 use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
-use kildall_ir::{FuncId, Module};
+use kildall_ir::Module;
 use kildall_r1cs::calibrate::Calibration;
 use kildall_r1cs::prove::prove_trace;
 use kildall_r1cs::trace::{record, Trace};
-
-const CANDIDATES: [u64; 5] = [0, 256, 1024, 4096, 16384];
 
 fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
     let mut out = module.clone();
@@ -30,19 +28,17 @@ fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
     out
 }
 
-/// What `cargo xtask merge --cost calibrated` chooses.
-fn calibrated(module: &Module, main: FuncId, args: &[RuntimeValue], min: u64) -> Option<u64> {
-    let model = Calibration::default();
-    let interp = InterpreterOptions::default();
-    let predict = |m: &Module| model.predict(&record(m, main, args.to_vec(), &interp).unwrap());
-    let mut best = (predict(module), None);
-    for c in std::iter::once(min).chain(CANDIDATES) {
-        let p = predict(&merged(module, Some(c)));
-        if p < best.0 {
-            best = (p, Some(c));
-        }
-    }
-    best.1
+/// What `cargo xtask merge --cost calibrated` does: the pass's calibrated rule.
+fn calibrated(module: &Module) -> Module {
+    let mut out = module.clone();
+    let options = Options {
+        rule: MergeRule::Calibrated {
+            per_instance: Calibration::default().per_instance_in_constraints(),
+        },
+        ..Options::default()
+    };
+    run_module(&mut out, &options);
+    out
 }
 
 fn median_prove(trace: &Trace, runs: usize) -> (Duration, kildall_r1cs::prove::ProofReport) {
@@ -69,7 +65,7 @@ fn main() {
     paths.sort();
     let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
     let mut samples = Vec::new();
-    println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | prover before | threshold: after, ratio | calibrated: choice, after, ratio |");
+    println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | prover before | threshold: after, ratio | calibrated: blocks, largest, instances, after, ratio |");
     println!("|---|---|---|---|---|---|---|---|");
     for path in paths {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
@@ -85,15 +81,15 @@ fn main() {
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();
         let threshold = merged(&before, Some(min));
-        let choice = calibrated(&before, main, &args, min);
-        let chosen = merged(&before, choice);
+        let chosen = calibrated(&before);
+        let same = chosen.to_string() == threshold.to_string();
         let traces: Vec<Trace> = [&before, &threshold, &chosen]
             .iter()
             .map(|m| record(m, main, args.clone(), &interp).unwrap())
             .collect();
         let mut proofs: Vec<_> = traces[..2].iter().map(|t| median_prove(t, runs)).collect();
         // The same program as the threshold rule's is the same measurement.
-        proofs.push(if choice == Some(min) {
+        proofs.push(if same {
             proofs[1].clone()
         } else {
             median_prove(&traces[2], runs)
@@ -122,7 +118,7 @@ fn main() {
         };
         let ratio = |a: Duration, b: Duration| format!("{:.2}", b.as_secs_f64() / a.as_secs_f64());
         println!(
-            "| {name} | {} -> {} | {} ({}, {}) -> {} ({}, {}) | {} -> {} | {} -> {} | {} ms | {} ms, {} | {}, {} ms, {} |",
+            "| {name} | {} -> {} | {} ({}, {}) -> {} ({}, {}) | {} -> {} | {} -> {} | {} ms | {} ms, {} | {}, {}, {}, {} ms, {} |",
             blocks(&before),
             blocks(&threshold),
             exact(&traces[0]),
@@ -138,7 +134,9 @@ fn main() {
             ms(proofs[0].0),
             ms(proofs[1].0),
             ratio(proofs[0].0, proofs[1].0),
-            choice.map_or("none".to_string(), |c| format!("min {c}")),
+            blocks(&chosen),
+            exact(&traces[2]),
+            traces[2].instances.len(),
             ms(proofs[2].0),
             ratio(proofs[0].0, proofs[2].0),
         );

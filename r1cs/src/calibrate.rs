@@ -62,6 +62,15 @@ impl Calibration {
         })
     }
 
+    /// The cost of an instance in constraints: what the block-merging
+    /// pass's calibrated rule weighs instances by.
+    pub fn per_instance_in_constraints(&self) -> u64 {
+        if self.per_constraint <= 0.0 {
+            return u64::MAX;
+        }
+        (self.per_instance / self.per_constraint).round() as u64
+    }
+
     /// The predicted proving time of a trace, in microseconds.
     pub fn predict(&self, trace: &Trace) -> f64 {
         let mut per_kind: BTreeMap<BlockKind, u64> = BTreeMap::new();

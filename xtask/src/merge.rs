@@ -7,16 +7,16 @@
 //! `--emit r1cs` prints every merged block's exact constraint system.
 //! `--prove` proves the run before and after, one Groth16 proof per executed
 //! block, and reports exact constraints, instances, prover time and whether
-//! every proof verified. `--cost calibrated` picks the merge threshold (or no
-//! merging) whose run a prover-time model fit to measured proofs predicts
-//! fastest.
+//! every proof verified. `--cost calibrated` merges a component when a
+//! prover-time model fit to measured proofs says its merged block proves no
+//! slower than its cheapest run unmerged.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kildall_blockmerge::trace::{trace, TraceCost};
-use kildall_blockmerge::{final_heads, run_module, Options, R1cs};
+use kildall_blockmerge::{final_heads, run_module, MergeRule, Options, R1cs};
 use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{FuncId, Module};
 use kildall_r1cs::calibrate::Calibration;
@@ -42,8 +42,8 @@ pub enum Emit {
 pub enum Cost {
     /// The design's rule: merge every component under the threshold.
     Threshold,
-    /// The threshold (or none) whose run the calibrated prover-time model
-    /// predicts fastest; needs `--args`.
+    /// A component merges when the calibrated prover-time model says its
+    /// merged block proves no slower than its cheapest run unmerged.
     Calibrated,
 }
 
@@ -73,9 +73,6 @@ pub struct Cmd {
     cost: Cost,
 }
 
-/// The smallest thresholds `--cost calibrated` tries, besides not merging.
-const CALIBRATED_CANDIDATES: [u64; 5] = [0, 256, 1024, 4096, 16384];
-
 const PALETTE: [&str; 8] = [
     "#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec",
 ];
@@ -95,33 +92,22 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     if let Some(fuel) = cmd.fuel {
         interp.fuel = fuel;
     }
-    let min_block_size = match cmd.cost {
-        Cost::Threshold => Some(cmd.min_block_size),
+    let rule = match cmd.cost {
+        Cost::Threshold => MergeRule::Threshold,
         Cost::Calibrated => {
-            let (Some(args), Some(main)) = (&parsed_args, before.main()) else {
-                return Ok(report(Diagnostic::new(
-                    &cmd.file,
-                    None,
-                    "--cost calibrated needs --args and a main function",
-                )));
-            };
-            match choose_calibrated(&before, main, args, &interp, cmd.min_block_size) {
-                Ok(choice) => choice,
-                Err(message) => return Ok(report(Diagnostic::new(&cmd.file, None, message))),
+            let model = Calibration::default();
+            MergeRule::Calibrated {
+                per_instance: model.per_instance_in_constraints(),
             }
         }
     };
     let mut after = before.clone();
-    let reports = match min_block_size {
-        Some(min_block_size) => {
-            let options = Options {
-                min_block_size,
-                ..Options::default()
-            };
-            run_module(&mut after, &options)
-        }
-        None => Vec::new(),
+    let options = Options {
+        min_block_size: cmd.min_block_size,
+        rule,
+        ..Options::default()
     };
+    let reports = run_module(&mut after, &options);
     for r in &reports {
         eprint!("{r}");
     }
@@ -289,49 +275,6 @@ fn prove(
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The smallest threshold among `--min-block-size` and
-/// [`CALIBRATED_CANDIDATES`] (or `None`, no merging) whose run the calibrated model predicts fastest; not merging
-/// wins ties, so the choice never predicts slower than not merging.
-fn choose_calibrated(
-    before: &Module,
-    main: FuncId,
-    args: &[RuntimeValue],
-    interp: &InterpreterOptions,
-    threshold: u64,
-) -> Result<Option<u64>, String> {
-    let model = Calibration::default();
-    let unmerged = record(before, main, args.to_vec(), interp).map_err(|e| e.to_string())?;
-    let mut best = (model.predict(&unmerged), None);
-    eprintln!(
-        "cost calibrated: no merging predicts {:.1} ms",
-        best.0 / 1e3
-    );
-    // The threshold rule's own choice first: on a tie it wins over the
-    // other thresholds, so the calibrated choice never predicts slower.
-    for min_block_size in std::iter::once(threshold).chain(CALIBRATED_CANDIDATES) {
-        let mut merged = before.clone();
-        let options = Options {
-            min_block_size,
-            ..Options::default()
-        };
-        run_module(&mut merged, &options);
-        let t = record(&merged, main, args.to_vec(), interp).map_err(|e| e.to_string())?;
-        let predicted = model.predict(&t);
-        eprintln!(
-            "cost calibrated: min-block-size {min_block_size} predicts {:.1} ms",
-            predicted / 1e3
-        );
-        if predicted < best.0 {
-            best = (predicted, Some(min_block_size));
-        }
-    }
-    match best.1 {
-        Some(m) => eprintln!("cost calibrated: chose min-block-size {m}"),
-        None => eprintln!("cost calibrated: chose no merging"),
-    }
-    Ok(best.1)
 }
 
 fn outcome(t: &TraceCost) -> String {

@@ -15,6 +15,9 @@ pub(crate) struct BlockFacts {
     /// Constraints of the parameters.
     pub(crate) params_cost: SecondaryMap<Block, u64>,
     pub(crate) hazard: SecondaryMap<Block, Option<Rejection>>,
+    /// What a prover pays per instance, in constraints (0 under the
+    /// threshold rule, which does not look at it).
+    pub(crate) instance: u64,
 }
 
 impl BlockFacts {
@@ -79,5 +82,11 @@ impl BlockFacts {
     /// [`CostModel::block`] counts them.
     pub fn block_cost(&self, block: Block) -> u64 {
         self.insts_cost[block].saturating_add(self.params_cost[block])
+    }
+
+    /// What one execution of `block` costs a prover unmerged: its
+    /// constraints and an instance.
+    pub fn unmerged(&self, block: Block) -> u64 {
+        self.block_cost(block).saturating_add(self.instance)
     }
 }

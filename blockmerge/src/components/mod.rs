@@ -123,6 +123,9 @@ pub enum Rejection {
     TooLarge,
     /// Its flattened form would exceed the instruction limit.
     TooManyInstructions,
+    /// Under the calibrated rule: the merged block would cost a prover
+    /// more than the cheapest run of the component unmerged.
+    Slower,
 }
 
 impl fmt::Display for Rejection {
@@ -136,6 +139,7 @@ impl fmt::Display for Rejection {
             Rejection::Unstructured => "unstructured",
             Rejection::TooLarge => "above the threshold",
             Rejection::TooManyInstructions => "too many instructions",
+            Rejection::Slower => "slower merged",
         })
     }
 }
@@ -178,6 +182,10 @@ pub(crate) struct Step {
     pub cost: u64,
     /// Instructions of the flattened form, an upper bound.
     pub insts: u64,
+    /// The cheapest run of the block and everything nested unmerged: the
+    /// constraints and instances of the blocks executed, the cheaper arm
+    /// of each branch, loops their trip counts.
+    pub cheapest: u64,
 }
 
 /// A valid component.
@@ -191,6 +199,9 @@ pub struct Component {
     pub estimate: u64,
     /// An upper bound on the instructions of the merged block.
     pub insts: u64,
+    /// The cheapest run of the component unmerged, in constraints with
+    /// the per-instance cost of the calibrated rule (see [`crate::MergeRule`]).
+    pub cheapest: u64,
 }
 
 fn sat_mul(a: u64, b: u64) -> u64 {
@@ -205,6 +216,8 @@ pub(crate) struct Agg {
     pub cost: u64,
     /// Instructions of the flattened region, an upper bound.
     pub insts: u64,
+    /// The cheapest run of the region unmerged, `end` excluded.
+    pub cheapest: u64,
     /// The first block the chain does not enter: one entered from outside
     /// the chain too (a join, a loop header), or whose summary is not an
     /// input (reached by a retreating edge).
@@ -542,6 +555,7 @@ impl<'a> ComponentAnalysis<'a> {
                             .insts
                             .saturating_add(bind_insts)
                             .saturating_add(agg.insts),
+                        cheapest: step.cheapest.saturating_add(agg.cheapest),
                         ..agg
                     };
                     (Ok(agg), self.get(id).cont)
@@ -551,6 +565,7 @@ impl<'a> ComponentAnalysis<'a> {
                 let agg = Agg {
                     cost: step.cost,
                     insts: step.insts,
+                    cheapest: step.cheapest,
                     end: step.next,
                     edges: step.edges,
                 };
@@ -561,12 +576,12 @@ impl<'a> ComponentAnalysis<'a> {
 
     /// The region of `summary`'s block when it ends at `stop`: its cost,
     /// instruction bound and edges into `stop`.
-    fn region(&self, summary: Option<Id>, stop: Block) -> Result<(u64, u64, u32), Rejection> {
+    fn region(&self, summary: Option<Id>, stop: Block) -> Result<(u64, u64, u32, u64), Rejection> {
         let agg = self.get(summary.ok_or(Rejection::Unstructured)?).agg?;
         if agg.end != stop {
             return Err(Rejection::Unstructured);
         }
-        Ok((agg.cost, agg.insts, agg.edges))
+        Ok((agg.cost, agg.insts, agg.edges, agg.cheapest))
     }
 
     /// The constraints and instructions of turning `block`'s parameters into
@@ -637,15 +652,17 @@ impl<'a> ComponentAnalysis<'a> {
                 let mut cost = own.saturating_add(2 * self.model.predicate());
                 let mut insts = len + 4;
                 let mut edges = 0u32;
+                let mut cheapest_arm = u64::MAX;
                 for arm in [then_destination, else_destination] {
-                    let (c, i, e) = if arm == join {
-                        (0, 0, 1)
+                    let (c, i, e, cheap) = if arm == join {
+                        (0, 0, 1, 0)
                     } else {
                         self.region(self.find(inputs, arm), join)?
                     };
                     cost = cost.saturating_add(c);
                     insts = insts.saturating_add(i);
                     edges = edges.saturating_add(e);
+                    cheapest_arm = cheapest_arm.min(cheap);
                 }
                 return Ok(Step {
                     kind: Kind::Branch {
@@ -658,6 +675,7 @@ impl<'a> ComponentAnalysis<'a> {
                     edges,
                     cost,
                     insts,
+                    cheapest: self.facts.unmerged(block).saturating_add(cheapest_arm),
                 });
             }
         };
@@ -667,6 +685,7 @@ impl<'a> ComponentAnalysis<'a> {
             edges: 1,
             cost: own,
             insts: len,
+            cheapest: self.facts.unmerged(block),
         };
         let Some(lp) = self.loops.is_loop_header(dest) else {
             return Ok(plain);
@@ -695,7 +714,7 @@ impl<'a> ComponentAnalysis<'a> {
         }
         let header_summary = self.find(inputs, header).ok_or(Rejection::Unstructured)?;
         let body = self.find(&self.get(header_summary).succs, counted.body);
-        let (body_cost, body_insts, body_edges) = self.region(body, header)?;
+        let (body_cost, body_insts, body_edges, body_cheapest) = self.region(body, header)?;
         if body_edges != 1 {
             return Err(Rejection::Unstructured);
         }
@@ -720,6 +739,11 @@ impl<'a> ComponentAnalysis<'a> {
             edges: 1,
             cost,
             insts,
+            cheapest: self
+                .facts
+                .unmerged(block)
+                .saturating_add(sat_mul(header_runs, self.facts.unmerged(header)))
+                .saturating_add(sat_mul(trip, body_cheapest)),
         })
     }
 
@@ -770,6 +794,7 @@ impl<'a> ComponentAnalysis<'a> {
             tail,
             estimate,
             insts,
+            cheapest: step.cheapest.saturating_add(self.facts.unmerged(tail)),
         })
     }
 }

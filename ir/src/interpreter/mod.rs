@@ -757,7 +757,7 @@ fn exec_inst(
             }
             return Ok(Flow::Next);
         }
-        I::RangeCheck { arg, bits } => {
+        I::RangeCheck { arg, bits, .. } => {
             let v = get(frame, *arg)?;
             if !ops::fits_bits(&v, *bits)? && enabled {
                 return Err(TrapKind::RangeCheckFailed {

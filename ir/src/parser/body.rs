@@ -180,6 +180,15 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// An optional `, "message"` after a `constrain` or a `range_check`.
+    fn message(&mut self) -> Result<Option<String>, ParseError> {
+        if !self.eat(Tok::Comma)? {
+            return Ok(None);
+        }
+        let text = self.expect(Tok::Str, "a message string after `,`")?.text;
+        Ok(Some(unescape(text)))
+    }
+
     pub(super) fn instruction(
         &mut self,
         state: &mut FuncState,
@@ -333,12 +342,7 @@ impl<'a> Parser<'a> {
                 };
                 self.bump()?;
                 let rhs = self.operand(state, "an operand after the comparison")?;
-                let message = if self.eat(Tok::Comma)? {
-                    let text = self.expect(Tok::Str, "a message string after `,`")?.text;
-                    Some(unescape(text))
-                } else {
-                    None
-                };
+                let message = self.message()?;
                 let data = InstructionData::Constrain {
                     lhs,
                     rhs,
@@ -352,7 +356,11 @@ impl<'a> Parser<'a> {
                 self.expect_kw("to", "`to` after the operand")?;
                 let bits = self.number_u32("a bit count after `to`")?;
                 self.expect_kw("bits", "`bits` after the bit count")?;
-                (InstructionData::RangeCheck { arg, bits }, Results::None)
+                let message = self.message()?;
+                (
+                    InstructionData::RangeCheck { arg, bits, message },
+                    Results::None,
+                )
             }
             "enable_side_effects" => {
                 let condition = self.operand(state, "a condition after `enable_side_effects`")?;

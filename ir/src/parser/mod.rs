@@ -38,8 +38,8 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir forms not yet read: `constrain .. , data v` and a message on
-// `range_check`.
+// FIXME: Noir's dynamic assertion payloads, `constrain a == b, data v1, v2`,
+// are not read yet (a `constrain` carries a message string only).
 
 mod body;
 mod lexer;

@@ -108,7 +108,7 @@ impl Lowerer<'_> {
                     self.repr.insert(r, Repr::Scalar(recompose(&kept)));
                 }
             }
-            I::RangeCheck { arg, bits } => {
+            I::RangeCheck { arg, bits, .. } => {
                 let ty = func.dfg.value_type(*arg).clone();
                 match ty.bit_size() {
                     Some(n) if *bits >= n => {}

@@ -1,0 +1,64 @@
+//! The calibrated rule merges a component only when its merged block costs
+//! no more than the cheapest unmerged run of its blocks (constraints plus a
+//! per-instance cost): a loop unrolls whatever its size, a branch with one
+//! expensive arm stays apart, and no threshold applies.
+
+use kildall_blockmerge::{run_module, MergeRule, Options, Rejection};
+
+fn merge(text: &str, per_instance: u64) -> kildall_blockmerge::Report {
+    let mut module = kildall_ir::parse_module(text).unwrap();
+    let options = Options {
+        rule: MergeRule::Calibrated { per_instance },
+        ..Options::default()
+    };
+    let reports = run_module(&mut module, &options);
+    kildall_ir::verify_module(&module).unwrap();
+    reports.into_iter().next().unwrap()
+}
+
+/// A branch whose then-arm multiplies `n` times.
+fn branch(n: usize) -> String {
+    let mut arm = String::new();
+    let mut last = "v0".to_string();
+    for k in 0..n {
+        arm.push_str(&format!("    v{} = mul {last}, {last}\n", 10 + k));
+        last = format!("v{}", 10 + k);
+    }
+    format!(
+        "fn main f0 {{\n  b0(v0: Field, v1: u1):\n    jmpif v1 then: b1, else: b2\n  b1():\n{arm}    jmp b3({last})\n  b2():\n    jmp b3(v0)\n  b3(v2: Field):\n    return v2\n}}"
+    )
+}
+
+#[test]
+fn a_branch_merges_only_while_its_expensive_arm_costs_less_than_the_instances_saved() {
+    // Unmerged, the cheapest run is b0, b2, b3: three instances and the
+    // join's parameter. Merged: one instance, both arms, the `if`.
+    let cheap = merge(&branch(10), 100);
+    assert_eq!(cheap.merges.len(), 1, "{cheap}");
+    let dear = merge(&branch(400), 100);
+    assert_eq!(dear.merges.len(), 0, "{dear}");
+    assert!(dear.rejected.contains(&(Rejection::Slower, 1)), "{dear}");
+    // Under the threshold rule the dear branch merges (400 < 1024).
+    let mut module = kildall_ir::parse_module(&branch(400)).unwrap();
+    let reports = run_module(&mut module, &Options::default());
+    assert_eq!(reports[0].merges.len(), 1);
+}
+
+#[test]
+fn a_counted_loop_unrolls_above_the_threshold() {
+    // 40 iterations of 64 products: 2,560 constraints, above 1024.
+    let mut body = String::new();
+    let mut last = "v2".to_string();
+    for k in 0..64 {
+        body.push_str(&format!("    v{} = mul {last}, v0\n", 10 + k));
+        last = format!("v{}", 10 + k);
+    }
+    let text = format!(
+        "fn main f0 {{\n  b0(v0: Field):\n    jmp b1(u32 0, v0)\n  b1(v1: u32, v2: Field):\n    v3 = lt v1, u32 40\n    jmpif v3 then: b2, else: b3\n  b2():\n{body}    v4 = add v1, u32 1\n    jmp b1(v4, {last})\n  b3():\n    return v2\n}}"
+    );
+    let report = merge(&text, 70);
+    assert_eq!(report.blocks_after, 1, "{report}");
+    let mut module = kildall_ir::parse_module(&text).unwrap();
+    let threshold = run_module(&mut module, &Options::default());
+    assert!(threshold[0].blocks_after > 1, "{}", threshold[0]);
+}
