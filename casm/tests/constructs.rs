@@ -55,15 +55,22 @@ fn check(name: &str) -> bool {
             let on_interp = interp::run(&prog, MAX_STEPS);
             (on_vm, on_interp)
         };
-        match both(Mode::Execution) {
-            (Ok(vm), Ok(ours)) => assert_eq!(vm, ours, "{name}: Cairo VM vs CASM interpreter"),
-            (Err(kildall_casm::vm::VmError::Fail(msg)), Err(interp::InterpError::Fail(m))) => {
-                assert_eq!(msg, m, "{name}: fail message")
+        for mode in [Mode::Execution, Mode::Proof] {
+            match both(mode) {
+                (Ok(vm), Ok(ours)) => {
+                    assert_eq!(vm.output, ours.output, "{name}: {mode:?}");
+                    if mode == Mode::Execution {
+                        assert_eq!(vm, ours, "{name}: Cairo VM vs CASM interpreter");
+                    }
+                }
+                (Err(kildall_casm::vm::VmError::Fail(msg)), Err(interp::InterpError::Fail(m))) => {
+                    assert_eq!(format!("fail: {msg}"), actual, "{name}: Cairo VM");
+                    assert_eq!(format!("fail: {m}"), actual, "{name}: CASM interpreter");
+                }
+                (vm, ours) => {
+                    panic!("{name}, {mode:?}: Cairo VM {vm:?}, CASM interpreter {ours:?}")
+                }
             }
-            (vm, ours) => panic!("{name}: Cairo VM {vm:?}, CASM interpreter {ours:?}"),
-        }
-        if let (Ok(vm), Ok(ours)) = both(Mode::Proof) {
-            assert_eq!(vm.output, ours.output, "{name}: proof mode");
         }
     }
     true
