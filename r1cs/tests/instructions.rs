@@ -76,6 +76,9 @@ fn bodies(ty: &str) -> Vec<String> {
     }
     if ty == "Field" {
         out.push("    v2 = truncate v0 to 8 bits, max_bit_size: 254\n    v3 = cast v1 as u8\n    return v2, v3".to_string());
+        // Casts under a run-time predicate keep the canonical low bits
+        // where disabled.
+        out.push("    v3 = lt v0, v1\n    enable_side_effects v3\n    v2 = cast v0 as u8\n    v4 = cast v1 as i8\n    return v2, v4".to_string());
     }
     out
 }

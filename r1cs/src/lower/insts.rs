@@ -649,6 +649,43 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// A cast from `Field` under a run-time predicate. Where it fits, the
+    /// value (its two's complement pattern when negative); elsewhere the low
+    /// bits of the canonical representative, as the interpreter keeps them.
+    /// Unsigned: the canonical bits of `x`, whose high part must be zero
+    /// where enabled. Signed: the canonical bits of `x + 2^(n-1)` decide
+    /// whether it fits (high part zero) and give the pattern (top bit
+    /// flipped); the canonical bits of `x` give the low bits otherwise.
+    fn predicated_field_cast(&mut self, x: &Lc, n: u32, signed: bool) -> Vec<Lc> {
+        let name = self.name();
+        let n_us = n as usize;
+        let high = |bits: &[Lc]| {
+            bits[n_us..]
+                .iter()
+                .enumerate()
+                .fold(Lc::zero(), |acc, (i, b)| acc.add_scaled(pow2(i as u32), b))
+        };
+        let cx = self.canonical_bits(x);
+        if !signed {
+            self.enforce_when_enabled(high(&cx));
+            return cx[..n_us].to_vec();
+        }
+        let cy = self.canonical_bits(&x.plus_constant(pow2(n - 1)));
+        let fits = self.is_zero(&high(&cy), None);
+        self.enforce_when_enabled(Lc::from_u64(1).minus(&fits));
+        let mut out = Vec::with_capacity(n_us);
+        for i in 0..n_us {
+            let pattern = if i == n_us - 1 {
+                Lc::from_u64(1).minus(&cy[i])
+            } else {
+                cy[i].clone()
+            };
+            let pick = self.product(&fits, &pattern.minus(&cx[i]), &format!("{name}.pick{i}"));
+            out.push(cx[i].plus(&pick));
+        }
+        out
+    }
+
     fn cast(&mut self, arg: Value, ty: &Type, r: Value) -> Result<(), LowerError> {
         let source = self.func.dfg.value_type(arg).clone();
         let (x, range) = match source {
@@ -683,10 +720,10 @@ impl Lowerer<'_> {
                         let bits = self.wrap(&x, (&lo, &hi), n, signed, true)?;
                         self.set_int(r, bits);
                     }
-                    // FIXME: a predicated cast from Field keeps the low bits
-                    // of the canonical representative where disabled, which
-                    // needs a canonical 254-bit decomposition.
-                    None => return Err(self.unsupported("a predicated cast from Field")),
+                    None => {
+                        let bits = self.predicated_field_cast(&x, n, signed);
+                        self.set_int(r, bits);
+                    }
                 }
             }
             _ => return Err(self.unsupported(&format!("a cast to {ty}"))),
