@@ -5,6 +5,11 @@
 //! interpreter. The bytecode size, the constructs the program holds and the
 //! step count (equal to the Cairo VM's, which the crate's tests check) are
 //! printed once.
+//!
+//! The `felt` group weighs the crate's field element, a wrapper over the
+//! one of the Cairo ecosystem (`starknet-types-core`, which `cairo-vm`
+//! uses), against the bare type on what the interpreters do most: a chain
+//! of multiply-adds and inverses.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use kildall_casm::generate::{generate, Config};
@@ -70,5 +75,55 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// 1,024 field elements spread over the field, in both representations.
+fn felts() -> (Vec<Felt>, Vec<starknet_types_core::felt::Felt>) {
+    let mut x: u128 = 0x9e37_79b9_7f4a_7c15;
+    (0..1024)
+        .map(|_| {
+            x = x
+                .wrapping_mul(0x5851_f42d_4c95_7f2d)
+                .wrapping_add(1442695040888963407);
+            let v = x >> 3;
+            (Felt::from_u128(v), starknet_types_core::felt::Felt::from(v))
+        })
+        .unzip()
+}
+
+fn felt(c: &mut Criterion) {
+    let (ours, theirs) = felts();
+    let mut g = c.benchmark_group("felt");
+    g.bench_function("ours_mul_add_1024", |b| {
+        b.iter(|| {
+            black_box(&ours)
+                .iter()
+                .fold(Felt::ONE, |acc, &x| acc * x + x)
+        })
+    });
+    g.bench_function("starknet_mul_add_1024", |b| {
+        b.iter(|| {
+            black_box(&theirs)
+                .iter()
+                .fold(starknet_types_core::felt::Felt::ONE, |acc, &x| acc * x + x)
+        })
+    });
+    g.bench_function("ours_inverse_64", |b| {
+        b.iter(|| {
+            black_box(&ours[..64])
+                .iter()
+                .filter_map(Felt::inverse)
+                .fold(Felt::ZERO, |acc, x| acc + x)
+        })
+    });
+    g.bench_function("starknet_inverse_64", |b| {
+        b.iter(|| {
+            black_box(&theirs[..64])
+                .iter()
+                .filter_map(starknet_types_core::felt::Felt::inverse)
+                .fold(starknet_types_core::felt::Felt::ZERO, |acc, x| acc + x)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, felt);
 criterion_main!(benches);

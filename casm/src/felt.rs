@@ -1,10 +1,7 @@
-//! Elements of the Cairo prime field, `P = 2^251 + 17 * 2^192 + 1`.
-//!
-//! Four little-endian 64-bit limbs holding the canonical representative.
-//! Multiplication is Montgomery's (the CIOS variant of Koç, Acar and
-//! Kaliski, "Analyzing and Comparing Montgomery Multiplication Algorithms",
-//! IEEE Micro 1996) followed by a second Montgomery product with `R^2` to
-//! leave the Montgomery domain, so callers only ever see plain residues.
+//! Elements of the Cairo prime field, `P = 2^251 + 17 * 2^192 + 1`: the
+//! field element of the Cairo ecosystem (`starknet-types-core`, the one
+//! `cairo-vm` uses; faster than the hand-written Montgomery arithmetic the
+//! crate had, see the README), with the readings the `.jvr` language needs.
 //!
 //! Integers of the `.jvr` language are field elements too (as on the Cairo
 //! VM); comparisons read them as signed numbers in `[-(P-1)/2, (P-1)/2]`.
@@ -12,40 +9,10 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use starknet_types_core::felt::Felt as StarkFelt;
+
 /// The Cairo prime, little-endian limbs.
 const P: [u64; 4] = [1, 0, 0, 0x0800_0000_0000_0011];
-
-/// `-P^{-1} mod 2^64`; `P = 1 (mod 2^64)`, so this is `-1`.
-const N_PRIME: u64 = u64::MAX;
-
-/// `R^2 mod P` with `R = 2^256`, computed at compile time by doubling.
-const R2: [u64; 4] = {
-    let mut x = [1u64, 0, 0, 0];
-    let mut i = 0;
-    while i < 512 {
-        x = add_mod(x, x);
-        i += 1;
-    }
-    x
-};
-
-const fn add_mod(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
-    // Both below P < 2^252, so the sum fits in 256 bits without carry out.
-    let mut r = [0u64; 4];
-    let mut carry = 0u64;
-    let mut i = 0;
-    while i < 4 {
-        let s = a[i] as u128 + b[i] as u128 + carry as u128;
-        r[i] = s as u64;
-        carry = (s >> 64) as u64;
-        i += 1;
-    }
-    if geq(r, P) {
-        sub_raw(r, P)
-    } else {
-        r
-    }
-}
 
 const fn geq(a: [u64; 4], b: [u64; 4]) -> bool {
     let mut i = 4;
@@ -58,64 +25,32 @@ const fn geq(a: [u64; 4], b: [u64; 4]) -> bool {
     true
 }
 
-const fn sub_raw(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
+fn sub_raw(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
     let mut r = [0u64; 4];
-    let mut borrow = 0u64;
-    let mut i = 0;
-    while i < 4 {
+    let mut borrow = false;
+    for i in 0..4 {
         let (d1, o1) = a[i].overflowing_sub(b[i]);
-        let (d2, o2) = d1.overflowing_sub(borrow);
+        let (d2, o2) = d1.overflowing_sub(u64::from(borrow));
         r[i] = d2;
-        borrow = (o1 || o2) as u64;
-        i += 1;
+        borrow = o1 || o2;
     }
     r
 }
 
-fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-    let mut t = [0u64; 6];
-    for &bi in b.iter() {
-        let mut c: u128 = 0;
-        for j in 0..4 {
-            let s = t[j] as u128 + (a[j] as u128) * (bi as u128) + c;
-            t[j] = s as u64;
-            c = s >> 64;
-        }
-        let s = t[4] as u128 + c;
-        t[4] = s as u64;
-        t[5] = (s >> 64) as u64;
-        let m = t[0].wrapping_mul(N_PRIME);
-        let s = t[0] as u128 + (m as u128) * (P[0] as u128);
-        let mut c = s >> 64;
-        for j in 1..4 {
-            let s = t[j] as u128 + (m as u128) * (P[j] as u128) + c;
-            t[j - 1] = s as u64;
-            c = s >> 64;
-        }
-        let s = t[4] as u128 + c;
-        t[3] = s as u64;
-        t[4] = t[5] + (s >> 64) as u64;
-    }
-    let r = [t[0], t[1], t[2], t[3]];
-    if t[4] != 0 || geq(r, P) {
-        sub_raw(r, P)
-    } else {
-        r
-    }
-}
-
 /// An element of the Cairo field, always in canonical form.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Felt([u64; 4]);
+pub struct Felt(StarkFelt);
 
 impl Felt {
     /// Zero.
-    pub const ZERO: Felt = Felt([0; 4]);
+    pub const ZERO: Felt = Felt(StarkFelt::ZERO);
     /// One.
-    pub const ONE: Felt = Felt([1, 0, 0, 0]);
+    pub const ONE: Felt = Felt(StarkFelt::ONE);
     /// `(P - 1) / 2`: the largest non-negative signed value, and the offset
     /// that maps the signed range monotonically onto `[0, P)`.
-    pub const HALF: Felt = Felt([0, 0, 0x8000_0000_0000_0000, 0x0400_0000_0000_0008]);
+    pub const HALF: Felt = Felt(StarkFelt::from_hex_unchecked(
+        "0x400000000000008800000000000000000000000000000000000000000000000",
+    ));
 
     /// The field element of a signed 128-bit integer.
     pub fn from_i128(v: i128) -> Felt {
@@ -129,39 +64,45 @@ impl Felt {
 
     /// The field element of an unsigned 128-bit integer.
     pub fn from_u128(v: u128) -> Felt {
-        Felt([v as u64, (v >> 64) as u64, 0, 0])
+        Felt(StarkFelt::from(v))
     }
 
     /// The little-endian limbs of the canonical representative.
     pub fn limbs(&self) -> [u64; 4] {
-        self.0
+        self.0.to_le_digits()
     }
 
     /// The element with these little-endian limbs, `None` unless they are
     /// below `P`.
     pub fn from_canonical_limbs(limbs: [u64; 4]) -> Option<Felt> {
-        (!geq(limbs, P)).then_some(Felt(limbs))
+        if geq(limbs, P) {
+            return None;
+        }
+        let mut bytes = [0u8; 32];
+        for (chunk, limb) in bytes.chunks_exact_mut(8).zip(limbs) {
+            chunk.copy_from_slice(&limb.to_le_bytes());
+        }
+        Some(Felt(StarkFelt::from_bytes_le(&bytes)))
     }
 
     /// Whether this is zero.
     pub fn is_zero(&self) -> bool {
-        self.0 == [0; 4]
+        self.0 == StarkFelt::ZERO
     }
 
-    /// The multiplicative inverse, `None` for zero (Fermat: `x^(P-2)`).
+    /// The element of the Cairo ecosystem's field type.
+    pub fn to_stark(self) -> StarkFelt {
+        self.0
+    }
+
+    /// This crate's view of an element of the Cairo ecosystem's field type.
+    pub fn from_stark(value: StarkFelt) -> Felt {
+        Felt(value)
+    }
+
+    /// The multiplicative inverse, `None` for zero.
     pub fn inverse(&self) -> Option<Felt> {
-        if self.is_zero() {
-            return None;
-        }
-        let e = sub_raw(P, [2, 0, 0, 0]);
-        let mut acc = Felt::ONE;
-        for i in (0..256).rev() {
-            acc = acc * acc;
-            if (e[i / 64] >> (i % 64)) & 1 == 1 {
-                acc = acc * *self;
-            }
-        }
-        Some(acc)
+        self.0.inverse().map(Felt)
     }
 
     /// Comparison of the signed readings (`x > (P-1)/2` reads as `x - P`).
@@ -173,13 +114,8 @@ impl Felt {
 
     /// Comparison of the canonical representatives in `[0, P)`.
     pub fn canonical_cmp(&self, other: &Felt) -> Ordering {
-        for i in (0..4).rev() {
-            match self.0[i].cmp(&other.0[i]) {
-                Ordering::Equal => continue,
-                o => return o,
-            }
-        }
-        Ordering::Equal
+        let (a, b) = (self.limbs(), other.limbs());
+        a.iter().rev().cmp(b.iter().rev())
     }
 
     /// Truncating division of the signed readings: the quotient rounds
@@ -191,7 +127,7 @@ impl Felt {
             return None;
         }
         let magnitude = |x: &Felt| if x.is_negative() { -*x } else { *x };
-        let (n, d) = (magnitude(self).0, magnitude(divisor).0);
+        let (n, d) = (magnitude(self).limbs(), magnitude(divisor).limbs());
         // Shift-subtract long division on the 256-bit magnitudes.
         let mut q = [0u64; 4];
         let mut r = [0u64; 4];
@@ -207,7 +143,10 @@ impl Felt {
                 q[i / 64] |= 1 << (i % 64);
             }
         }
-        let (q, r) = (Felt(q), Felt(r));
+        let (q, r) = (
+            Felt::from_canonical_limbs(q)?,
+            Felt::from_canonical_limbs(r)?,
+        );
         let q = if self.is_negative() != divisor.is_negative() {
             -q
         } else {
@@ -224,13 +163,14 @@ impl Felt {
 
     /// The canonical representative as a `0x`-prefixed hexadecimal string.
     pub fn to_hex(&self) -> String {
+        let limbs = self.limbs();
         let mut s = String::from("0x");
         let mut started = false;
         for i in (0..4).rev() {
             if started {
-                s.push_str(&format!("{:016x}", self.0[i]));
-            } else if self.0[i] != 0 || i == 0 {
-                s.push_str(&format!("{:x}", self.0[i]));
+                s.push_str(&format!("{:016x}", limbs[i]));
+            } else if limbs[i] != 0 || i == 0 {
+                s.push_str(&format!("{:x}", limbs[i]));
                 started = true;
             }
         }
@@ -257,7 +197,7 @@ impl Felt {
 
     /// The canonical representative in decimal.
     pub fn to_unsigned_decimal(&self) -> String {
-        let mut limbs = self.0;
+        let mut limbs = self.limbs();
         if limbs == [0; 4] {
             return "0".to_string();
         }
@@ -301,32 +241,28 @@ impl fmt::Debug for Felt {
 impl std::ops::Add for Felt {
     type Output = Felt;
     fn add(self, rhs: Felt) -> Felt {
-        Felt(add_mod(self.0, rhs.0))
+        Felt(self.0 + rhs.0)
     }
 }
 
 impl std::ops::Neg for Felt {
     type Output = Felt;
     fn neg(self) -> Felt {
-        if self.is_zero() {
-            self
-        } else {
-            Felt(sub_raw(P, self.0))
-        }
+        Felt(-self.0)
     }
 }
 
 impl std::ops::Sub for Felt {
     type Output = Felt;
     fn sub(self, rhs: Felt) -> Felt {
-        self + (-rhs)
+        Felt(self.0 - rhs.0)
     }
 }
 
 impl std::ops::Mul for Felt {
     type Output = Felt;
     fn mul(self, rhs: Felt) -> Felt {
-        Felt(mont_mul(&mont_mul(&self.0, &rhs.0), &R2))
+        Felt(self.0 * rhs.0)
     }
 }
 
