@@ -92,6 +92,7 @@ fn generated_programs_behave_the_same() {
         },
         CfgConfig {
             blocks: 24,
+            checks: 1,
             ..CfgConfig::default()
         },
         CfgConfig {

@@ -376,3 +376,53 @@ fn larger_programs_verify_and_stay_within_their_bound() {
         }
     }
 }
+
+#[test]
+fn checks_give_range_checks_and_reference_counts_within_the_fuel_bound() {
+    let config = CfgConfig {
+        checks: 4,
+        ..CfgConfig::default()
+    };
+    let (mut range_checks, mut rc_ops, mut traps) = (0, 0, 0);
+    for seed in 0..300 {
+        let (module, fuel) = generate_cfg_with_fuel(seed, &config);
+        if let Err(err) = verify_module(&module) {
+            panic!("seed {seed}: {err}\n{module}");
+        }
+        for func in module.functions.values() {
+            let insts = func
+                .layout
+                .blocks()
+                .flat_map(|b| func.layout.block_insts(b));
+            for inst in insts {
+                match func.dfg[inst] {
+                    kildall_ir::InstructionData::RangeCheck { .. } => range_checks += 1,
+                    kildall_ir::InstructionData::IncRc { .. } => rc_ops += 1,
+                    _ => {}
+                }
+            }
+        }
+        let options = InterpreterOptions {
+            fuel: config.fuel,
+            check_noise: false,
+            ..InterpreterOptions::default()
+        };
+        let main = module.main().unwrap();
+        let run = interpret(&module, main, arguments(&module, seed), &options);
+        assert!(
+            run.steps <= fuel,
+            "seed {seed}: {} steps over {fuel}",
+            run.steps
+        );
+        match run.outcome {
+            Outcome::Return(_) => {}
+            Outcome::Trap(_) => traps += 1,
+            Outcome::OutOfFuel => panic!("seed {seed}: out of fuel\n{module}"),
+        }
+    }
+    assert!(
+        range_checks > 100 && rc_ops > 20,
+        "{range_checks} range checks, {rc_ops} rc ops"
+    );
+    assert!(traps < 60, "{traps} of 300 programs trapped");
+}

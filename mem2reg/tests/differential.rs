@@ -111,6 +111,7 @@ fn generated_programs_keep_their_behaviour() {
         reference_arrays: 3,
         calls: 2,
         prints: 1,
+        checks: 1,
         ..CfgConfig::default()
     };
     // `MEM2REG_PROGRAMS=N` runs more programs (the default keeps `cargo test` quick).

@@ -97,6 +97,10 @@ pub struct CfgConfig {
     pub calls: u32,
     /// Weight of `call print(v)`.
     pub prints: u32,
+    /// Weight of `range_check` (of a value known to fit, or, when risky,
+    /// of one that may not) and of `inc_rc`/`dec_rc` on arrays. Off by
+    /// default, so that a seed keeps the program it always gave.
+    pub checks: u32,
     /// Probability that an index into an array is dynamic (kept in bounds
     /// by `mod`, a mask, `truncate` or a comparison and `if`).
     pub dynamic_index: f64,
@@ -129,6 +133,7 @@ impl Default for CfgConfig {
             constrains: 1,
             calls: 1,
             prints: 0,
+            checks: 0,
             dynamic_index: 0.5,
             trap: 0.05,
             fuel: 100_000,

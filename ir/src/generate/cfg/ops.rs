@@ -3,6 +3,7 @@
 //! calls and prints.
 
 use super::*;
+use crate::InstructionData;
 
 impl FnGen<'_> {
     pub(super) fn op(&mut self) {
@@ -17,6 +18,7 @@ impl FnGen<'_> {
             c.constrains,
             c.calls,
             c.prints,
+            c.checks,
         ];
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
@@ -40,7 +42,8 @@ impl FnGen<'_> {
             5 => self.predicated_op(),
             6 => self.constrain_op(),
             7 => self.call_op(),
-            _ => self.print_op(),
+            8 => self.print_op(),
+            _ => self.check_op(),
         }
     }
 
@@ -492,6 +495,34 @@ impl FnGen<'_> {
         let message = self.rng.chance(0.3).then(|| "low bits".to_string());
         self.cost += 1;
         self.cursor().constrain(holds, one, true, message);
+    }
+
+    /// `range_check` of a value within its known bit bound (risky: one bit
+    /// short, which traps when the value uses that bit), or `inc_rc` and
+    /// `dec_rc` of an array, which have no effect on the run.
+    pub(super) fn check_op(&mut self) {
+        if self.rng.chance(0.3) {
+            let array = self.get(Kind::ArrU32).value;
+            self.cost += 2;
+            let mut cursor = self.cursor();
+            cursor.insert(InstructionData::IncRc { arg: array }, &[]);
+            cursor.insert(InstructionData::DecRc { arg: array }, &[]);
+            return;
+        }
+        let kind = if self.rng.chance(0.5) {
+            Kind::U32
+        } else {
+            Kind::Field
+        };
+        let a = self.get(kind);
+        let bits = u32::from(a.bits).clamp(1, 254);
+        let bits = if self.risky() && bits > 1 {
+            bits - 1
+        } else {
+            bits
+        };
+        self.cost += 1;
+        self.cursor().range_check(a.value, bits);
     }
 
     pub(super) fn call_op(&mut self) {
