@@ -801,11 +801,9 @@ impl Lowerer<'_> {
             return Ok(());
         }
         // One-hot selectors: sel_k boolean, Σ sel_k = inside (boolean),
-        // Σ k sel_k = index * inside, inside = 1 where enabled; each element
-        // becomes a_k + sel_k (v - a_k).
-        // FIXME: `inside = 0` is not proved to mean out of bounds, so under
-        // a false predicate a prover may skip an in-bounds write (a value
-        // the predicate then discards).
+        // Σ k sel_k = index * inside, inside = 1 where enabled, and
+        // (1 - inside)(index - len) in 32 bits (outside means out of
+        // bounds); each element becomes a_k + sel_k (v - a_k).
         let name = self.name();
         let iv = self.eval(&i).map(|f| {
             let f: num_bigint::BigUint = f.into();
@@ -829,6 +827,10 @@ impl Lowerer<'_> {
         let product = self.product(&i, &inside, &format!("{name}.at"));
         self.enforce(weighted, Lc::from_u64(1), product);
         self.enforce_when_enabled(Lc::from_u64(1).minus(&inside));
+        let beyond = i.plus_constant(-Fr::from(elements.len() as u64));
+        let outside = Lc::from_u64(1).minus(&inside);
+        let excess = self.product(&outside, &beyond, &format!("{name}.out"));
+        self.decompose(&excess, 32, &format!("{name}.out"));
         for (k, s) in selectors.iter().enumerate() {
             let delta = v.minus(&elements[k]);
             let moved = self.product(s, &delta, &format!("{name}.{k}"));
