@@ -419,6 +419,32 @@ impl FnBuilder<'_> {
         }
     }
 
+    /// After the arms of a branch or a `case`: the names an arm rebound
+    /// are forgotten (their value depends on the path), and the `out:` name
+    /// is bound to a fresh join variable when some arm falls through.
+    /// Returns the join variable and whether any arm falls through.
+    fn join_arms(
+        &mut self,
+        env: &mut Env,
+        changed: Vec<VarName>,
+        out_name: Option<&VarName>,
+        arms: &[Arm],
+    ) -> (Option<Var>, bool) {
+        for k in changed {
+            env.insert(k, None);
+        }
+        let any_falls = arms.iter().any(|a| a.falls);
+        let join = match out_name {
+            Some(name) if any_falls => {
+                let j = self.fresh();
+                env.insert(name.clone(), Some(j));
+                Some(j)
+            }
+            _ => None,
+        };
+        (join, any_falls)
+    }
+
     fn arm(
         &mut self,
         env: &Env,
@@ -639,18 +665,8 @@ impl FnBuilder<'_> {
                             result: None,
                         });
                     }
-                    for k in changed {
-                        env.insert(k, None);
-                    }
-                    let any_falls = converted.iter().any(|a| a.falls);
-                    let join = match out_name {
-                        Some(name) if any_falls => {
-                            let j = self.fresh();
-                            env.insert(name.clone(), Some(j));
-                            Some(j)
-                        }
-                        _ => None,
-                    };
+                    let (join, any_falls) =
+                        self.join_arms(env, changed, out_name.as_ref(), &converted);
                     out.push(Inst::Case {
                         scrut,
                         first_tag,
@@ -689,19 +705,8 @@ impl FnBuilder<'_> {
                     let mut changed = Vec::new();
                     let t = self.arm(env, on_true, out_name.as_ref(), s.pos, &mut changed)?;
                     let f = self.arm(env, on_false, out_name.as_ref(), s.pos, &mut changed)?;
-                    for k in changed {
-                        env.insert(k, None);
-                    }
                     let arms = [t, f];
-                    let any_falls = arms.iter().any(|a| a.falls);
-                    let join = match out_name {
-                        Some(name) if any_falls => {
-                            let j = self.fresh();
-                            env.insert(name.clone(), Some(j));
-                            Some(j)
-                        }
-                        _ => None,
-                    };
+                    let (join, any_falls) = self.join_arms(env, changed, out_name.as_ref(), &arms);
                     out.push(Inst::Branch {
                         cond,
                         out: join,

@@ -272,15 +272,15 @@ impl Builtin {
             }
             B::SlicePushBack | B::SlicePushFront | B::SliceInsert => {
                 let (slice, entry) = slice_with_length(args)?;
-                let index = usize::from(self == B::SliceInsert);
-                let rest = &args[2..];
-                if index == 1 {
-                    expect_first(rest, &u32, "the index")?;
+                let mut pushed = &args[2..];
+                if self == B::SliceInsert {
+                    expect_first(pushed, &u32, "the index")?;
+                    pushed = &pushed[1..];
                 }
-                if rest[index.min(rest.len())..] != entry[..] {
+                if pushed != entry {
                     return Err(format!(
                         "the entry pushed has types ({}), the slice holds ({})",
-                        list(&rest[index.min(rest.len())..]),
+                        list(pushed),
                         list(entry)
                     ));
                 }

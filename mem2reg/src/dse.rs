@@ -27,7 +27,7 @@ use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Callee, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
 use crate::alias::AliasClasses;
-use crate::{Renames, Stats};
+use crate::{is_predicate_one, Renames, Stats};
 
 /// The references every path from a point overwrites (an unconditional
 /// store to the same reference) before a load of a possible alias, a call
@@ -49,10 +49,7 @@ impl<'c> Overwritten<'c> {
             for inst in func.layout.block_insts(block) {
                 match func.dfg[inst] {
                     InstructionData::EnableSideEffects { condition } => {
-                        predicate_one = func
-                            .dfg
-                            .const_value(condition)
-                            .is_some_and(|c| c.to_u64() == Some(1));
+                        predicate_one = is_predicate_one(func, condition);
                     }
                     InstructionData::Store { .. } if !predicate_one => {
                         conditional.insert(inst);
@@ -206,9 +203,7 @@ pub(crate) fn dead_stores(
             let dfg = &func.dfg;
             match dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = dfg
-                        .const_value(condition)
-                        .is_some_and(|c| c.to_u64() == Some(1));
+                    predicate_one = is_predicate_one(func, condition);
                 }
                 InstructionData::Allocate => {
                     if let Some(r) = dfg.first_result(inst) {

@@ -111,6 +111,14 @@ impl fmt::Display for Stats {
     }
 }
 
+/// Whether `enable_side_effects condition` makes the predicate 1 for sure:
+/// only then does a store after it certainly happen.
+pub(crate) fn is_predicate_one(func: &Function, condition: Value) -> bool {
+    func.dfg
+        .const_value(condition)
+        .is_some_and(|c| c.to_u64() == Some(1))
+}
+
 /// The rounds in which forwarded array elements start another round of
 /// forwarding by themselves.
 const ELEMENT_ROUNDS: usize = 1;

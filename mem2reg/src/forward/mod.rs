@@ -424,9 +424,7 @@ impl<'a> ReferenceValues<'a> {
         let replacement = None;
         match &dfg[inst] {
             InstructionData::EnableSideEffects { condition } => {
-                state.predicate_one = dfg
-                    .const_value(*condition)
-                    .is_some_and(|c| c.to_u64() == Some(1));
+                state.predicate_one = crate::is_predicate_one(func, *condition);
             }
             InstructionData::Call {
                 callee: Callee::Function(_),
