@@ -3,7 +3,7 @@
 //! calls and prints.
 
 use super::*;
-use crate::InstructionData;
+use crate::{AssertMessage, InstructionData};
 
 impl FnGen<'_> {
     pub(super) fn op(&mut self) {
@@ -492,7 +492,10 @@ impl FnGen<'_> {
         let low = self.bin(BinaryOp::And, a.value, seven);
         let holds = self.bin(BinaryOp::Lt, low, eight);
         let one = self.konst(1, Kind::Bool).value;
-        let message = self.rng.chance(0.3).then(|| "low bits".to_string());
+        let message = self
+            .rng
+            .chance(0.3)
+            .then(|| AssertMessage::Static("low bits".to_string()));
         self.cost += 1;
         self.cursor().constrain(holds, one, true, message);
     }
