@@ -63,7 +63,7 @@ pub(super) fn multi_scalar_mul(
         return Err(format!("{} scalar limbs, expected pairs", scalars.len()));
     }
     let count = scalars.len() / 2;
-    let width = if count == 0 { 3 } else { points.len() / count };
+    let width = points.len().checked_div(count).unwrap_or(3);
     if !(2..=3).contains(&width) || width * count != points.len() {
         return Err(format!(
             "{} point coordinates for {count} scalars",
