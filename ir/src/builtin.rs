@@ -372,16 +372,36 @@ impl BlackBox {
                 expect_results(results, &[Type::array(word, 8)])
             }
             BlackBox::Poseidon2Permutation => {
-                expect_count(args, 2)?;
+                // Noir dropped the state length argument (`u32 4`) once the
+                // state became a fixed-size array; both spellings are read.
+                match args.len() {
+                    1 => {}
+                    2 => expect_args(&args[1..], &[Type::U32])?,
+                    n => return Err(format!("{n} argument(s), expected 1 or 2")),
+                }
                 expect_array_of(&args[..1], &Type::Field)?;
-                expect_args(&args[1..], &[Type::U32])?;
                 expect_results(results, &args[..1])
             }
             BlackBox::EcdsaSecp256k1 | BlackBox::EcdsaSecp256r1 => {
                 expect_results(results, &[Type::BOOL])
             }
             BlackBox::MultiScalarMul | BlackBox::EmbeddedCurveAdd => {
-                expect_results(results, &[Type::array(Type::Field, 3)])
+                // A point: `[(Field, Field, u1); 1]` as Noir prints it now,
+                // `[(Field, Field); 1]` or `[Field; 3]` in older versions.
+                let point = |types: &[Type]| Type::Array(types.into(), 1);
+                let spellings = [
+                    point(&[Type::Field, Type::Field, Type::BOOL]),
+                    point(&[Type::Field, Type::Field]),
+                    Type::array(Type::Field, 3),
+                ];
+                match results {
+                    [result] if spellings.contains(result) => Ok(()),
+                    _ => Err(format!(
+                        "results ({}), expected a point: ({})",
+                        list(results),
+                        list(&spellings)
+                    )),
+                }
             }
             BlackBox::Aes128Encrypt => expect_array_of(results, &byte),
             BlackBox::RecursiveAggregation => expect_results(results, &[]),
