@@ -1,6 +1,10 @@
 //! A generic Kildall fixed-point solver: lattices, [`Forward`]/[`Backward`]
-//! directions, a worklist seeded in reverse post-order, block-entry
-//! [`Results`] and a [`ResultsCursor`] for the states inside blocks.
+//! directions, a worklist that yields the earliest pending block of a
+//! loop-aware reverse post-order ([`loop_order`]), block-entry [`Results`]
+//! (kept at every block, or only where states meet: [`StatesKept`]) and a
+//! [`ResultsCursor`] for the states inside blocks. An analysis with sparse
+//! effects runs on a [`SparseGraph`] and visits only the instructions it
+//! declared ([`sparse`]); [`pmap`] makes persistent states cheap to copy.
 //!
 //! The design follows rustc's `rustc_mir_dataflow`: an [`Analysis`] names
 //! its [`Domain`](Analysis::Domain) (a [`JoinSemiLattice`]), its
@@ -8,7 +12,7 @@
 //! effects of instructions, terminators and edges; the [`Engine`] iterates
 //! to the fixed point (Kildall, "A unified approach to global program
 //! optimization", POPL 1973) and keeps only the state at each block's
-//! entry. The solver core is generic over a small [`Graph`] trait; with the
+//! entry (or at the joins only). The solver core is generic over a small [`Graph`] trait; with the
 //! default feature `ir`, a function with its control-flow graph is one
 //! ([`FunctionGraph`]) and the stock [`Liveness`] analysis is available.
 //!
