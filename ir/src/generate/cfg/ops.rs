@@ -19,6 +19,8 @@ impl FnGen<'_> {
             c.calls,
             c.prints,
             c.checks,
+            c.signed,
+            c.slices,
         ];
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
@@ -43,7 +45,9 @@ impl FnGen<'_> {
             6 => self.constrain_op(),
             7 => self.call_op(),
             8 => self.print_op(),
-            _ => self.check_op(),
+            9 => self.check_op(),
+            10 => self.signed_op(),
+            _ => self.slice_op(),
         }
     }
 
