@@ -6,8 +6,8 @@
 //! solver crate itself is not a dependency: it brings ACIR's serialisation
 //! and a second major version of arkworks beside the one this crate uses.
 //!
-//! The curve operations and Poseidon2 need the BN254-specific solver and
-//! are not computed ([`compute`] returns `None`; the run traps with
+//! The embedded curve operations are computed in `grumpkin`. Poseidon2 and
+//! ECDSA are not ([`compute`] returns `None`; the run traps with
 //! [`TrapKind::Unsupported`](super::TrapKind::Unsupported)).
 
 use std::sync::Arc;
@@ -40,6 +40,8 @@ pub(super) fn compute(
             vec![words(&state.map(u128::from), 64)]
         }),
         BlackBox::Aes128Encrypt => aes128_encrypt(args, result_types),
+        BlackBox::EmbeddedCurveAdd => super::grumpkin::embedded_curve_add(args, result_types),
+        BlackBox::MultiScalarMul => super::grumpkin::multi_scalar_mul(args, result_types),
         _ => return None,
     };
     Some(result)

@@ -44,6 +44,7 @@
 mod black_box;
 mod builtins;
 mod compare;
+mod grumpkin;
 mod observe;
 mod ops;
 mod trap;
