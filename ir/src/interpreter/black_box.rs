@@ -6,12 +6,13 @@
 //! solver crate itself is not a dependency: it brings ACIR's serialisation
 //! and a second major version of arkworks beside the one this crate uses.
 //!
-//! The embedded curve operations are computed in `grumpkin`. Poseidon2 and
-//! ECDSA are not ([`compute`] returns `None`; the run traps with
+//! Poseidon2 is computed in `poseidon2`, the embedded curve operations in
+//! `grumpkin`. ECDSA is not ([`compute`] returns `None`; the run traps with
 //! [`TrapKind::Unsupported`](super::TrapKind::Unsupported)).
 
 use std::sync::Arc;
 
+use ark_bn254::Fr;
 use blake2::Digest;
 
 use super::value::RuntimeValue;
@@ -42,9 +43,33 @@ pub(super) fn compute(
         BlackBox::Aes128Encrypt => aes128_encrypt(args, result_types),
         BlackBox::EmbeddedCurveAdd => super::grumpkin::embedded_curve_add(args, result_types),
         BlackBox::MultiScalarMul => super::grumpkin::multi_scalar_mul(args, result_types),
+        BlackBox::Poseidon2Permutation => poseidon2_permutation(args),
         _ => return None,
     };
     Some(result)
+}
+
+/// `poseidon2_permutation(state: [Field; 4][, u32 4]) -> [Field; 4]`.
+fn poseidon2_permutation(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
+    let RuntimeValue::Array { elements, types } = &args[0] else {
+        return Err(format!("{} is not an array", args[0]));
+    };
+    let state: Vec<Fr> = elements
+        .iter()
+        .map(|element| match element {
+            RuntimeValue::Field(f) => Ok(*f),
+            other => Err(format!("{other} is not a field element")),
+        })
+        .collect::<Result<_, _>>()?;
+    let len = state.len();
+    let state: [Fr; 4] = state
+        .try_into()
+        .map_err(|_| format!("a state of {len} elements, expected 4"))?;
+    let state = super::poseidon2::permutation(state);
+    Ok(vec![RuntimeValue::Array {
+        elements: Arc::new(state.map(RuntimeValue::Field).into()),
+        types: types.clone(),
+    }])
 }
 
 /// `sha256_compression(message: [u32; 16], state: [u32; 8]) -> [u32; 8]`.

@@ -47,6 +47,7 @@ mod compare;
 mod grumpkin;
 mod observe;
 mod ops;
+mod poseidon2;
 mod trap;
 mod value;
 
