@@ -244,7 +244,6 @@ mod tests {
             fn $name() {
                 use $curve::ecdsa::signature::hazmat::PrehashSigner;
                 use $curve::ecdsa::{Signature, SigningKey};
-                use $curve::elliptic_curve::sec1::ToEncodedPoint;
                 let key = SigningKey::from_slice(&[7u8; 32]).unwrap();
                 let point = key.verifying_key().to_encoded_point(false);
                 let (x, y) = (point.x().unwrap().to_vec(), point.y().unwrap().to_vec());
