@@ -129,6 +129,10 @@ fn bias(o: i16) -> u64 {
 }
 
 fn word(dst: MemRef, op0: MemRef, off_op1: i16, flags: u64) -> Felt {
+    Felt::from_u128(word_bits(dst, op0, off_op1, flags) as u128)
+}
+
+fn word_bits(dst: MemRef, op0: MemRef, off_op1: i16, flags: u64) -> u64 {
     let mut f = flags;
     if dst.reg == Reg::Fp {
         f |= flag::DST_FP;
@@ -136,14 +140,25 @@ fn word(dst: MemRef, op0: MemRef, off_op1: i16, flags: u64) -> Felt {
     if op0.reg == Reg::Fp {
         f |= flag::OP0_FP;
     }
-    let w = bias(dst.off) | (bias(op0.off) << 16) | (bias(off_op1) << 32) | (f << 48);
-    Felt::from_u128(w as u128)
+    bias(dst.off) | (bias(op0.off) << 16) | (bias(off_op1) << 32) | (f << 48)
 }
 
 const UNUSED: MemRef = MemRef {
     reg: Reg::Fp,
     off: -1,
 };
+
+/// Whether `word` is the assertion of a constructor's header before a
+/// field read, `[ap - 1] = [[fp + k]]` (see `lower`): an assert-equal of
+/// `[ap - 1]` with the cell an `fp`-based pointer points at, for any `k`.
+/// The machines report a failure of it as a field read of the wrong
+/// constructor.
+pub fn is_header_check(word: Felt) -> bool {
+    let op0_offset = 0xffff_u64 << 16;
+    let pattern = word_bits(MemRef::ap(-1), MemRef::fp(0), 0, flag::OP_ASSERT) & !op0_offset;
+    let l = word.limbs();
+    l[1] == 0 && l[2] == 0 && l[3] == 0 && l[0] & !op0_offset == pattern
+}
 
 fn op1_bits(v: &Val) -> (i16, u64, Option<Felt>) {
     match v {

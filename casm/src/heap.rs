@@ -25,7 +25,7 @@
 //! into an unrolled copy at the entry that copies exactly that many.
 
 use crate::felt::Felt;
-use crate::listing::{ArithOp, Instr, MemRef, Rhs, Target, Val};
+use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 
 /// The routine that returns at once: `call` leaves the caller's `fp` in
 /// the cell it wrote at `[ap]`.
@@ -154,14 +154,20 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
 /// closure with the `N` arguments stored after the old ones. `max_stored`
 /// bounds the stored arguments of any closure (the largest arity).
 ///
-/// FIXME: `cextend` past the closure's remaining arguments is not refused
-/// here (the reference interpreter refuses it); the new closure's `left`
-/// goes negative and any call of it fails its `left = N` check.
+/// A closure that takes fewer than `N` more arguments is refused here, by
+/// a jump on its `left` count into a table of `max_stored + 1` two-word
+/// jumps, to the end or to a failing assertion (with a hint that names
+/// the closure, so that both machines report the same error). `left` is
+/// never above `max_stored`: `calloc` writes at most the arity, and the
+/// routine only lowers it; so the table covers every value the jump meets.
 pub fn extend_routine(n: usize, max_stored: usize, n_builtins: usize) -> Vec<Instr> {
     let n16 = n as i16;
     let max = max_stored.max(1) as i16;
+    let name = extend_label(n);
+    let refuse = format!("{name}$refuse");
+    let ok = format!("{name}$ok");
     let mut out = vec![
-        Instr::Label(extend_label(n)),
+        Instr::Label(name),
         // [fp] left, [fp + 1] stored, [fp + 2] closure + stored,
         // [fp + 3] -stored, [fp + 4] the jump into the copy.
         push(Rhs::Deref(MemRef::fp(-3), CLOSURE_LEFT)),
@@ -192,10 +198,112 @@ pub fn extend_routine(n: usize, max_stored: usize, n_builtins: usize) -> Vec<Ins
     for j in 0..n16 {
         out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
     }
+    // The check `left >= N`: `jmp rel [ap - 1]` lands `1 + 2 left` words
+    // on, at the table's entry for `left`.
+    out.push(push(Rhs::Op(
+        ArithOp::Add,
+        MemRef::fp(0),
+        Val::Mem(MemRef::fp(0)),
+    )));
+    out.push(push(Rhs::Op(ArithOp::Add, MemRef::ap(-1), imm(1))));
+    out.push(Instr::Jump {
+        target: Target::Cell(MemRef::ap(-1)),
+        cond: None,
+        ap_incr: false,
+    });
+    for left in 0..=max as usize {
+        out.push(jmp(if left < n { refuse.clone() } else { ok.clone() }));
+    }
+    out.push(Instr::Label(refuse));
+    out.push(Instr::Hint(Hint::ExtendRefused {
+        closure: Val::Mem(MemRef::fp(-3)),
+        given: imm(n as i128),
+    }));
+    out.push(fail_here());
+    out.push(Instr::Label(ok));
     push_builtins(&mut out, n16, n_builtins);
     out.push(push(Rhs::Op(ArithOp::Add, MemRef::fp(5), imm(7))));
     out.push(Instr::Ret);
     out
+}
+
+/// An assertion that cannot hold (`[fp - 1]`, the return address, equal
+/// to itself plus one): the run stops at it on every machine.
+pub fn fail_here() -> Instr {
+    Instr::Assign {
+        dst: MemRef::fp(-1),
+        rhs: Rhs::Op(ArithOp::Add, MemRef::fp(-1), Val::Imm(Felt::ONE)),
+        ap_incr: false,
+    }
+}
+
+/// A closure given other than the arguments it still takes (by
+/// `cextend`), as both machines report it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("closure of {func} takes {left} more arguments, {given} given")]
+pub struct ClosureArityError {
+    /// The closure's function.
+    pub func: String,
+    /// The arguments it still takes.
+    pub left: Felt,
+    /// The arguments given.
+    pub given: Felt,
+}
+
+impl ClosureArityError {
+    /// The error for the closure whose header and `left` count are
+    /// `header` and `left`.
+    pub fn new(header: Felt, left: Felt, given: Felt, names: &HeapNames) -> ClosureArityError {
+        let l = header.limbs();
+        let known = (l[1] | l[2] | l[3]) == 0 && l[0] % 2 == 0;
+        let func = usize::try_from(l[0] / 2)
+            .ok()
+            .filter(|_| known)
+            .and_then(|id| names.closures.get(id))
+            .cloned()
+            .unwrap_or_else(|| format!("<object with header {header}>"));
+        ClosureArityError { func, left, given }
+    }
+}
+
+/// A field read of one constructor from another value, as both machines
+/// report it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a field of {expected} read from {found}")]
+pub struct WrongConstructorError {
+    /// The constructor the read names.
+    pub expected: String,
+    /// What the value is.
+    pub found: String,
+}
+
+impl WrongConstructorError {
+    /// The error for an object whose header is `found` read as the
+    /// constructor whose header is `expected`.
+    pub fn new(expected: Felt, found: Felt, names: &HeapNames) -> WrongConstructorError {
+        WrongConstructorError {
+            expected: describe_header(expected, names),
+            found: describe_header(found, names),
+        }
+    }
+}
+
+/// What an object with header `h` is: `constructor C`, `a closure of f`.
+pub fn describe_header(h: Felt, names: &HeapNames) -> String {
+    let l = h.limbs();
+    let small = (l[1] | l[2] | l[3]) == 0;
+    let named = if !small {
+        None
+    } else if l[0] % 2 == 1 {
+        let tag = usize::try_from(l[0] / 2).ok();
+        tag.and_then(|t| names.ctors.get(t))
+            .map(|c| format!("constructor {}", c.0))
+    } else {
+        let id = usize::try_from(l[0] / 2).ok();
+        id.and_then(|i| names.closures.get(i))
+            .map(|f| format!("a closure of {f}"))
+    };
+    named.unwrap_or_else(|| format!("an object with header {h}"))
 }
 
 /// What the printer needs to know of a module's heap values.

@@ -104,6 +104,12 @@ pub enum InterpError {
     /// A builtin instance's inputs have no output (`ec_op` off the curve).
     #[error("pc {0}: the builtin cannot deduce its output")]
     BuiltinDeduction(usize),
+    /// A field read of a constructor from another value.
+    #[error("pc {0}: {1}")]
+    WrongConstructor(usize, heap::WrongConstructorError),
+    /// `cextend` of a closure by more arguments than it still takes.
+    #[error("pc {0}: {1}")]
+    ClosureArity(usize, heap::ClosureArityError),
 }
 
 /// The outcome of a run.
@@ -129,6 +135,8 @@ struct Machine<'p> {
     builtin_mem: [Vec<Felt>; 3],
     traces: Vec<Word>,
     fail: Option<Word>,
+    /// The error a hint recorded for the failing assertion after it.
+    trap: Option<InterpError>,
     pc: usize,
     ap: usize,
     fp: usize,
@@ -319,6 +327,20 @@ impl Machine<'_> {
                     self.traces.push(w);
                 }
                 Hint::Fail { v } => self.fail = Some(self.word(v)?),
+                Hint::ExtendRefused { closure, given } => {
+                    let Word::Ptr(seg, at) = self.word(closure)? else {
+                        return Err(InterpError::PointerArith(self.pc));
+                    };
+                    let header = self.read((seg, at as i64))?;
+                    let left = self.read((seg, at as i64 + heap::CLOSURE_LEFT as i64))?;
+                    let err = heap::ClosureArityError::new(
+                        self.felt(header)?,
+                        self.felt(left)?,
+                        self.operand(given)?,
+                        &self.prog.names,
+                    );
+                    self.trap = Some(InterpError::ClosureArity(self.pc, err));
+                }
                 Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => {
                     let (a, b) = (self.operand(a)?, self.operand(b)?);
                     for (k, v) in h.answer(a, b).into_iter().enumerate() {
@@ -333,8 +355,8 @@ impl Machine<'_> {
     fn step(&mut self) -> R<()> {
         self.run_hints()?;
         let bad = InterpError::BadInstruction(self.pc);
-        let w = *self.prog.data.get(self.pc).ok_or(bad.clone())?;
-        let l = w.limbs();
+        let w_felt = *self.prog.data.get(self.pc).ok_or(bad.clone())?;
+        let l = w_felt.limbs();
         if l[1] != 0 || l[2] != 0 || l[3] != 0 || l[0] >> 63 != 0 {
             return Err(bad);
         }
@@ -473,6 +495,12 @@ impl Machine<'_> {
             _ => self.mul(op0, op1)?,
         };
         if opcode == 4 && res != dst {
+            if let (true, Word::Felt(expected), Word::Felt(found)) =
+                (crate::asm::is_header_check(w_felt), dst, res)
+            {
+                let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
+                return Err(InterpError::WrongConstructor(self.pc, err));
+            }
             return Err(InterpError::AssertFailed(self.pc));
         }
         let new_pc = match pc_update {
@@ -566,6 +594,7 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         builtin_mem: Default::default(),
         traces: Vec::new(),
         fail: None,
+        trap: None,
         pc,
         ap: start,
         fp: start,
@@ -576,9 +605,10 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
             return Err(InterpError::OutOfSteps(steps));
         }
         if let Err(e) = m.step() {
-            return Err(match m.fail {
-                Some(msg) => InterpError::Fail(m.lines(msg)?.join(" ")),
-                None => e,
+            return Err(match (m.fail, m.trap.take()) {
+                (Some(msg), _) => InterpError::Fail(m.lines(msg)?.join(" ")),
+                (None, Some(trap)) => trap,
+                (None, None) => e,
             });
         }
         steps += 1;

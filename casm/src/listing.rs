@@ -198,6 +198,14 @@ pub enum Hint {
         /// The message.
         v: Val,
     },
+    /// `cextend` by `given` arguments of `closure`, which takes fewer: the
+    /// runner records the error (the instruction after it fails).
+    ExtendRefused {
+        /// The closure.
+        closure: Val,
+        /// The number of arguments `cextend` adds.
+        given: Val,
+    },
 }
 
 impl Hint {
@@ -205,13 +213,15 @@ impl Hint {
     pub fn operands(&self) -> Vec<Val> {
         match *self {
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => vec![a, b],
+            Hint::ExtendRefused { closure, given } => vec![closure, given],
             Hint::Trace { v } | Hint::Fail { v } => vec![v],
         }
     }
 
     /// The honest answer on operand values `a` and `b`: the cells to write
     /// from `[ap]` on. A zero divisor gets zeros (the checks that follow
-    /// reject any answer). `trace` and `fail` write nothing.
+    /// reject any answer). `trace`, `fail` and a refused `cextend` write
+    /// nothing.
     pub fn answer(&self, a: Felt, b: Felt) -> Vec<Felt> {
         let bit = |x: bool| if x { Felt::ONE } else { Felt::ZERO };
         match self {
@@ -230,7 +240,7 @@ impl Hint {
                     magnitude(r),
                 ]
             }
-            Hint::Trace { .. } | Hint::Fail { .. } => Vec::new(),
+            Hint::Trace { .. } | Hint::Fail { .. } | Hint::ExtendRefused { .. } => Vec::new(),
         }
     }
 }
@@ -245,6 +255,9 @@ impl fmt::Display for Hint {
             Hint::DivMod { a, b } => write!(f, "%{{ [ap] = divmod({a}, {b}) %}}"),
             Hint::Trace { v } => write!(f, "%{{ trace {v} %}}"),
             Hint::Fail { v } => write!(f, "%{{ fail {v} %}}"),
+            Hint::ExtendRefused { closure, given } => {
+                write!(f, "%{{ refuse_cextend({closure}, {given}) %}}")
+            }
         }
     }
 }
@@ -559,6 +572,15 @@ impl LineParser<'_> {
                     Hint::Fail { v }
                 }));
             }
+            if self.eat("refuse_cextend") {
+                self.expect("(")?;
+                let closure = self.val()?;
+                self.expect(",")?;
+                let given = self.val()?;
+                self.expect(")")?;
+                self.expect("%}")?;
+                return Ok(Instr::Hint(Hint::ExtendRefused { closure, given }));
+            }
             self.expect("[ap]")?;
             self.expect("=")?;
             let hint = if self.eat("divmod") {
@@ -717,7 +739,7 @@ mod tests {
         let src = "%builtins range_check\nf:\n  [ap] = [fp - 3] + 1; ap++\n  [ap] = [fp]; ap++\n  call g\n  call rel 3\n  ret\n  nop\n  \
                    [fp - 3] = [ap] * -7\n  [ap] = [fp - 4] - [fp - 3]; ap++\n  [ap] = [fp + 2] / 5; ap++\n  \
                    jmp L$1 if [fp + 2] != 0\n  jmp rel -4; ap++\n  ap += 3\n  %{ [ap] = [fp + 1] < [fp] %}\n  \
-                   %{ [ap] = [fp - 3] <= -5 %}\n  %{ [ap] = divmod([fp + 1], 7) %}\n  %{ trace [fp - 3] %}\n  %{ fail 42 %}\n  jmp rel [ap - 1]\n  [fp + 2] = [[fp - 4] + 3]\n  \
+                   %{ [ap] = [fp - 3] <= -5 %}\n  %{ [ap] = divmod([fp + 1], 7) %}\n  %{ trace [fp - 3] %}\n  %{ fail 42 %}\n  %{ refuse_cextend([fp - 3], 2) %}\n  jmp rel [ap - 1]\n  [fp + 2] = [[fp - 4] + 3]\n  \
                    [ap] = [[fp]]; ap++\nL$1:\n";
         let l = parse(src).unwrap();
         assert_eq!(l.to_string(), src);

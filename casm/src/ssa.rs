@@ -8,7 +8,7 @@
 //! Computing Static Single Assignment Form", TOPLAS 1991) for code whose only
 //! joins are branch ends.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::felt::Felt;
@@ -126,6 +126,14 @@ pub enum Inst {
         src: Var,
         /// Field index.
         index: u32,
+    },
+    /// Asserts that the constructor at `src` is the one of index `tag`
+    /// (its header is `2 tag + 1`), before a field read that names it.
+    CheckTag {
+        /// The constructor's address.
+        src: Var,
+        /// The constructor the read names.
+        tag: u32,
     },
     /// `dst = calloc`: a closure `[2 id, left, stored, args...]`.
     CAlloc {
@@ -269,6 +277,11 @@ struct FnBuilder<'s> {
     /// The variables holding the field reads `x.C[i]` of the statement
     /// being converted, loaded before it.
     fields: HashMap<(VarName, String, u32), Var>,
+    /// The variables whose constructor is known at this point, with its
+    /// tag: allocated here, checked by an earlier field read, or the
+    /// scrutinee of the `case` arm being converted. A field read of a
+    /// known constructor needs no check.
+    known: HashSet<(Var, u32)>,
 }
 
 /// The operands a statement reads (not those of nested bodies).
@@ -352,8 +365,8 @@ impl FnBuilder<'_> {
                 let Operand::Var(src) = self.operand(env, &Value::Var(var.clone(), *pos))? else {
                     unreachable!("a variable reads as a variable")
                 };
-                match self.module.ctor(ctor) {
-                    Some((_, _, c)) if (*index as usize) < c.arity => {}
+                let tag = match self.module.ctor(ctor) {
+                    Some((_, tag, c)) if (*index as usize) < c.arity => tag,
                     Some(_) => {
                         return err(
                             *pos,
@@ -364,6 +377,9 @@ impl FnBuilder<'_> {
                         )
                     }
                     None => return err(*pos, JvrErrorKind::UnknownConstructor(ctor.clone())),
+                };
+                if self.known.insert((src, tag)) {
+                    out.push(Inst::CheckTag { src, tag });
                 }
                 let dst = self.fresh();
                 out.push(Inst::Load {
@@ -453,9 +469,27 @@ impl FnBuilder<'_> {
         pos: Pos,
         changed: &mut Vec<VarName>,
     ) -> Result<Arm, JvrError> {
+        self.arm_knowing(env, body, out_name, pos, changed, None)
+    }
+
+    /// [`Self::arm`], knowing that `known` holds the constructor of its
+    /// tag in the arm (a `case` arm). What the arm learns stays in it.
+    fn arm_knowing(
+        &mut self,
+        env: &Env,
+        body: &[Stmt],
+        out_name: Option<&VarName>,
+        pos: Pos,
+        changed: &mut Vec<VarName>,
+        known: Option<(Var, u32)>,
+    ) -> Result<Arm, JvrError> {
+        let before = self.known.clone();
+        self.known.extend(known);
         let mut arm_env = env.clone();
         let mut insts = Vec::new();
-        let falls = self.seq(&mut arm_env, body, &mut insts)?;
+        let falls = self.seq(&mut arm_env, body, &mut insts);
+        self.known = before;
+        let falls = falls?;
         // Names the arm rebinds become unreadable after the branch, unless
         // they are its output (which the caller binds to the join variable).
         changed.extend(
@@ -546,6 +580,7 @@ impl FnBuilder<'_> {
                     }
                     let d = self.fresh();
                     env.insert(dst.clone(), Some(d));
+                    self.known.insert((d, tag));
                     out.push(Inst::Alloc { dst: d, tag, args });
                 }
                 StmtKind::CAlloc { dst, func, args } => {
@@ -646,13 +681,22 @@ impl FnBuilder<'_> {
                     let missing = table.contains(&usize::MAX);
                     let mut changed = Vec::new();
                     let mut converted = Vec::new();
-                    for body in bodies {
-                        converted.push(self.arm(
+                    for (k, body) in bodies.into_iter().enumerate() {
+                        // In a constructor's arm the scrutinee is known to
+                        // be that constructor (not in `default`).
+                        let known = match (&scrut, arms.get(k)) {
+                            (Operand::Var(v), Some(arm)) => {
+                                self.module.ctor(&arm.ctor).map(|(_, tag, _)| (*v, tag))
+                            }
+                            _ => None,
+                        };
+                        converted.push(self.arm_knowing(
                             env,
                             body,
                             out_name.as_ref(),
                             s.pos,
                             &mut changed,
+                            known,
                         )?);
                     }
                     if missing {
@@ -759,6 +803,7 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
             n_params,
             next: n_params,
             fields: HashMap::new(),
+            known: HashSet::new(),
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {

@@ -20,12 +20,14 @@ use cairo_vm::types::exec_scope::ExecutionScopes;
 use cairo_vm::types::layout_name::LayoutName;
 use cairo_vm::types::program::Program as VmProgram;
 use cairo_vm::types::relocatable::{MaybeRelocatable, Relocatable};
+use cairo_vm::vm::errors::cairo_run_errors::CairoRunError;
 use cairo_vm::vm::errors::hint_errors::HintError;
+use cairo_vm::vm::errors::vm_errors::VirtualMachineError;
 use cairo_vm::vm::runners::cairo_runner::ResourceTracker;
 use cairo_vm::vm::vm_core::VirtualMachine;
 use cairo_vm::Felt252;
 
-use crate::asm::{Mode, Program};
+use crate::asm::{self, Mode, Program};
 use crate::felt::Felt;
 use crate::heap::{self, Cell, HeapNames};
 use crate::interp::RunResult;
@@ -40,6 +42,12 @@ pub enum VmError {
     /// The program ran `fail` with this message.
     #[error("fail: {0}")]
     Fail(String),
+    /// A field read of a constructor from another value.
+    #[error("{0}")]
+    WrongConstructor(heap::WrongConstructorError),
+    /// `cextend` of a closure by more arguments than it still takes.
+    #[error("{0}")]
+    ClosureArity(heap::ClosureArityError),
 }
 
 fn vm_error(e: impl ToString) -> VmError {
@@ -58,6 +66,8 @@ pub struct HintRunner<'a> {
     output: Vec<String>,
     /// The message of the `fail` executed.
     fail: Option<String>,
+    /// The error a hint recorded for the failing assertion after it.
+    trap: Option<VmError>,
 }
 
 fn cell(v: MaybeRelocatable) -> Cell<Relocatable> {
@@ -134,6 +144,30 @@ impl HintProcessorLogic for HintRunner<'_> {
                 self.fail = Some(lines(vm, v, self.names).map_err(custom)?.join(" "));
                 return Ok(());
             }
+            Hint::ExtendRefused { closure, given } => {
+                let MaybeRelocatable::RelocatableValue(at) = word(closure)? else {
+                    return Err(custom("the closure is not an address".to_string()));
+                };
+                let int = |k: usize| -> Result<Felt, HintError> {
+                    let addr = (at + k).map_err(|e| custom(e.to_string()))?;
+                    match vm.get_maybe(&addr) {
+                        Some(MaybeRelocatable::Int(f)) => Ok(from_vm(&f)),
+                        _ => Err(custom(format!("no number at {addr}"))),
+                    }
+                };
+                let given = match word(given)? {
+                    MaybeRelocatable::Int(f) => from_vm(&f),
+                    _ => return Err(custom("the count is an address".to_string())),
+                };
+                let err = heap::ClosureArityError::new(
+                    int(0)?,
+                    int(heap::CLOSURE_LEFT as usize)?,
+                    given,
+                    self.names,
+                );
+                self.trap = Some(VmError::ClosureArity(err));
+                return Ok(());
+            }
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => (word(a)?, word(b)?),
         };
         let (a, b) = match (a, b) {
@@ -146,6 +180,28 @@ impl HintProcessorLogic for HintRunner<'_> {
                 .map_err(HintError::Memory)?;
         }
         Ok(())
+    }
+}
+
+/// The error of a failed header check (`asm::is_header_check`), from the
+/// VM's report of the failed assertion and its pc.
+fn header_check_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
+    let CairoRunError::VmException(x) = e else {
+        return None;
+    };
+    let VirtualMachineError::DiffAssertValues(values) = &x.inner_exc else {
+        return None;
+    };
+    let word = prog.data.get(x.pc.offset)?;
+    match (asm::is_header_check(*word), &**values) {
+        (true, (MaybeRelocatable::Int(expected), MaybeRelocatable::Int(found))) => {
+            Some(VmError::WrongConstructor(heap::WrongConstructorError::new(
+                from_vm(expected),
+                from_vm(found),
+                &prog.names,
+            )))
+        }
+        _ => None,
     }
 }
 
@@ -182,13 +238,15 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         names: &prog.names,
         output: Vec::new(),
         fail: None,
+        trap: None,
     };
     let runner = match cairo_run_program(&program, &config, &mut hints) {
         Ok(r) => r,
         Err(e) => {
-            return Err(match hints.fail {
-                Some(msg) => VmError::Fail(msg),
-                None => vm_error(e),
+            return Err(match (hints.fail, hints.trap) {
+                (Some(msg), _) => VmError::Fail(msg),
+                (None, Some(trap)) => trap,
+                (None, None) => header_check_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
             })
         }
     };

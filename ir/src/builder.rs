@@ -3,8 +3,8 @@
 //! instruction that computes the result types.
 
 use crate::{
-    BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst, InstructionData,
-    Terminator, Type, Value, ValueDef,
+    AssertMessage, BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, Inst,
+    InstructionData, Terminator, Type, Value, ValueDef,
 };
 
 /// Where a [`FuncCursor`] inserts.
@@ -246,7 +246,7 @@ impl<'f> FuncCursor<'f> {
         lhs: Value,
         rhs: Value,
         equal: bool,
-        message: Option<String>,
+        message: Option<AssertMessage>,
     ) -> Inst {
         let data = InstructionData::Constrain {
             lhs,

@@ -372,9 +372,14 @@ impl BlackBox {
                 expect_results(results, &[Type::array(word, 8)])
             }
             BlackBox::Poseidon2Permutation => {
-                expect_count(args, 2)?;
+                // Noir dropped the state length argument (`u32 4`) once the
+                // state became a fixed-size array; both spellings are read.
+                match args.len() {
+                    1 => {}
+                    2 => expect_args(&args[1..], &[Type::U32])?,
+                    n => return Err(format!("{n} argument(s), expected 1 or 2")),
+                }
                 expect_array_of(&args[..1], &Type::Field)?;
-                expect_args(&args[1..], &[Type::U32])?;
                 expect_results(results, &args[..1])
             }
             BlackBox::EcdsaSecp256k1 | BlackBox::EcdsaSecp256r1 => {

@@ -195,7 +195,8 @@ pub enum InstructionData {
         /// Written `array_set mut`.
         mutable: bool,
     },
-    /// `constrain a == b` or `constrain a != b`, with an optional message.
+    /// `constrain a == b` or `constrain a != b`, with an optional message:
+    /// a string or the values of a dynamic payload.
     Constrain {
         /// Left side.
         lhs: Value,
@@ -203,8 +204,8 @@ pub enum InstructionData {
         rhs: Value,
         /// `==` when true, `!=` when false.
         equal: bool,
-        /// The message reported when the check fails.
-        message: Option<String>,
+        /// What is reported when the check fails.
+        message: Option<AssertMessage>,
     },
     /// `range_check v to N bits` or `range_check v to N bits, "message"`.
     RangeCheck {
@@ -292,6 +293,17 @@ impl InstructionData {
                 value,
                 ..
             } => Operands::Few([*array, *index, *value, *value], 3),
+            Constrain {
+                lhs,
+                rhs,
+                message: Some(AssertMessage::Data(payload)),
+                ..
+            } => Operands::Owned(
+                [*lhs, *rhs]
+                    .into_iter()
+                    .chain(payload.iter().copied())
+                    .collect(),
+            ),
             Constrain { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
             EnableSideEffects { condition } => Operands::Few([*condition; 4], 1),
             IfElse {
@@ -311,9 +323,18 @@ impl InstructionData {
     pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
         use InstructionData::*;
         match self {
-            Binary { lhs, rhs, .. } | Constrain { lhs, rhs, .. } => {
+            Binary { lhs, rhs, .. } => {
                 *lhs = f(*lhs);
                 *rhs = f(*rhs);
+            }
+            Constrain {
+                lhs, rhs, message, ..
+            } => {
+                *lhs = f(*lhs);
+                *rhs = f(*rhs);
+                if let Some(AssertMessage::Data(payload)) = message {
+                    payload.iter_mut().for_each(|v| *v = f(*v));
+                }
             }
             Not { arg }
             | Cast { arg, .. }
@@ -414,12 +435,26 @@ impl InstructionData {
     }
 }
 
-/// The operands of an instruction or terminator, without allocating.
+/// What a failed `constrain` reports.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum AssertMessage {
+    /// `, "text"`: a message known at compile time.
+    Static(String),
+    /// `, data v1, v2`: values the runtime formats into the message (Noir's
+    /// dynamic assertion payload, such as a formatted string's arguments).
+    Data(Vec<Value>),
+}
+
+/// The operands of an instruction or terminator, without allocating except
+/// for a `constrain` with a dynamic payload.
 pub enum Operands<'a> {
     /// Up to four operands inline: the array and how many are used.
     Few([Value; 4], u8),
     /// A list owned by the instruction.
     Many(&'a [Value]),
+    /// Operands gathered from several fields of the instruction.
+    Owned(Vec<Value>),
 }
 
 impl Operands<'_> {
@@ -428,6 +463,7 @@ impl Operands<'_> {
         match self {
             Operands::Few(values, len) => &values[..usize::from(*len)],
             Operands::Many(values) => values,
+            Operands::Owned(values) => values,
         }
     }
 }

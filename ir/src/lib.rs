@@ -40,7 +40,7 @@ pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use global::{GlobalData, GlobalInit, GlobalOperand};
-pub use instructions::{BinaryOp, Callee, InstructionData, Operands, Terminator};
+pub use instructions::{AssertMessage, BinaryOp, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
 pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};
 pub use types::{Type, MAX_INT_BITS};

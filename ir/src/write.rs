@@ -6,8 +6,8 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::{
-    Block, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst,
-    InstructionData, Module, Terminator, Type, Value, ValueDef,
+    AssertMessage, Block, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
+    GlobalOperand, Inst, InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
 
 /// A [`Function`] displayed with the id its module gives it.
@@ -342,7 +342,11 @@ fn write_inst(
         } => {
             let cmp = if *equal { "==" } else { "!=" };
             write!(f, "constrain {} {cmp} {}", op(*lhs), op(*rhs))?;
-            write_message(f, message.as_deref())
+            match message {
+                Some(AssertMessage::Static(text)) => write_message(f, Some(text)),
+                Some(AssertMessage::Data(payload)) => write!(f, ", data {}", List(func, payload)),
+                None => Ok(()),
+            }
         }
         RangeCheck { arg, bits, message } => {
             write!(f, "range_check {} to {bits} bits", op(*arg))?;

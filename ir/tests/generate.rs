@@ -426,3 +426,76 @@ fn checks_give_range_checks_and_reference_counts_within_the_fuel_bound() {
     );
     assert!(traps < 60, "{traps} of 300 programs trapped");
 }
+
+#[test]
+fn signed_integers_and_slices_run_within_the_fuel_bound() {
+    use kildall_ir::{Callee, InstructionData, Type};
+    let config = CfgConfig {
+        signed: 3,
+        slices: 3,
+        ..CfgConfig::default()
+    };
+    let (mut signed, mut slice_calls, mut slice_reads, mut traps) = (0, 0, 0, 0);
+    let mut trap_reasons = std::collections::BTreeMap::<String, usize>::new();
+    for seed in 0..300 {
+        let (module, fuel) = generate_cfg_with_fuel(seed, &config);
+        if let Err(err) = verify_module(&module) {
+            panic!("seed {seed}: {err}\n{module}");
+        }
+        for func in module.functions.values() {
+            let insts = func
+                .layout
+                .blocks()
+                .flat_map(|b| func.layout.block_insts(b));
+            for inst in insts {
+                match &func.dfg[inst] {
+                    InstructionData::Binary { lhs, .. }
+                        if matches!(func.dfg.value_type(*lhs), Type::Signed(_)) =>
+                    {
+                        signed += 1
+                    }
+                    InstructionData::Call {
+                        callee: Callee::Builtin(_),
+                        ..
+                    } => slice_calls += 1,
+                    InstructionData::ArrayGet { array, .. }
+                        if matches!(func.dfg.value_type(*array), Type::Slice(_)) =>
+                    {
+                        slice_reads += 1
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let options = InterpreterOptions {
+            fuel: config.fuel,
+            check_noise: false,
+            ..InterpreterOptions::default()
+        };
+        let main = module.main().unwrap();
+        let run = interpret(&module, main, arguments(&module, seed), &options);
+        assert!(
+            run.steps <= fuel,
+            "seed {seed}: {} steps over {fuel}",
+            run.steps
+        );
+        match run.outcome {
+            Outcome::Return(_) => {}
+            Outcome::Trap(trap) => {
+                traps += 1;
+                let reason = trap.to_string();
+                let reason = reason.split(':').next().unwrap_or_default().to_string();
+                *trap_reasons.entry(reason).or_default() += 1;
+            }
+            Outcome::OutOfFuel => panic!("seed {seed}: out of fuel\n{module}"),
+        }
+    }
+    assert!(
+        signed > 300 && slice_calls > 200 && slice_reads > 200,
+        "{signed} signed operations, {slice_calls} slice intrinsics, {slice_reads} slice reads"
+    );
+    assert!(
+        traps < 60,
+        "{traps} of 300 programs trapped: {trap_reasons:?}"
+    );
+}

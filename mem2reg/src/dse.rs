@@ -19,6 +19,11 @@
 //! store overwritten in every successor goes as well as one overwritten
 //! later in its own block.
 //!
+//! FIXME: a store whose cell no later load can read, on any path, stays when
+//! some load of its class exists elsewhere and no path overwrites it (a
+//! value stored back into a cell just before `return`); a backward
+//! may-analysis of the classes loads can still read would remove it.
+//!
 //! An `allocate` whose reference has no use left is removed: allocation has
 //! no effect besides producing a fresh reference.
 

@@ -10,12 +10,15 @@
 //! change what mem2reg can resolve, and leaving them to constant folding
 //! keeps this phase from starting extra rounds of forwarding.
 //!
+//! The entries of a slice built by `vector_push_back` or `vector_push_front`
+//! of a known slice are known the same way.
+//!
 //! The `array_get` goes with its result: an index in bounds cannot trap, and
 //! an index out of bounds is never forwarded. An `array_set` at an index out
 //! of bounds leaves its array unchanged (or traps before the `array_get`
 //! runs), so looking through it is sound either way.
 
-use kildall_ir::{Function, InstructionData, Value, ValueDef};
+use kildall_ir::{Builtin, Callee, Function, InstructionData, Value, ValueDef};
 
 /// How many `array_set`s a look-up follows before giving up, so that a long
 /// chain of updates costs a bounded amount per `array_get`.
@@ -54,26 +57,29 @@ pub fn forward_elements(func: &mut Function, replaced: &mut Vec<Value>) -> usize
 
 /// The flattened element `index` of `array`, if the instructions that built
 /// it say which value it is.
-fn element_at(func: &Function, mut array: Value, index: u64) -> Option<Value> {
+fn element_at(func: &Function, mut array: Value, mut index: u64) -> Option<Value> {
     for _ in 0..MAX_CHAIN {
         let array_value = func.dfg.resolve(array);
-        let ValueDef::Result(def, 0) = func.dfg.value_def(array_value) else {
+        let ValueDef::Result(def, result) = func.dfg.value_def(array_value) else {
             return None;
         };
         func.layout.inst_block(def)?;
-        match &func.dfg[def] {
-            InstructionData::MakeArray { elements, .. } => {
+        match (&func.dfg[def], result) {
+            (InstructionData::MakeArray { elements, .. }, 0) => {
                 return usize::try_from(index)
                     .ok()
                     .and_then(|i| elements.get(i))
                     .map(|&e| func.dfg.resolve(e));
             }
-            InstructionData::ArraySet {
-                array: inner,
-                index: set_index,
-                value,
-                ..
-            } => {
+            (
+                InstructionData::ArraySet {
+                    array: inner,
+                    index: set_index,
+                    value,
+                    ..
+                },
+                0,
+            ) => {
                 let set_index = func.dfg.const_value(*set_index)?.to_u64()?;
                 if set_index == index {
                     // Out of bounds, the `array_get` would trap too.
@@ -81,6 +87,40 @@ fn element_at(func: &Function, mut array: Value, index: u64) -> Option<Value> {
                     return (index < len).then(|| func.dfg.resolve(*value));
                 }
                 array = *inner;
+            }
+            // `length', slice' = vector_push_back(length, slice, entry..)`:
+            // the first `length` entries of `slice`, then the pushed entry (a
+            // length beyond the slice's entries traps at the push, so no later
+            // `array_get` runs); `vector_push_front` puts the entry first.
+            (
+                InstructionData::Call {
+                    callee:
+                        Callee::Builtin(builtin @ (Builtin::SlicePushBack | Builtin::SlicePushFront)),
+                    args,
+                },
+                1,
+            ) => {
+                let (length, slice, entry) = (args.first()?, args.get(1)?, args.get(2..)?);
+                let kept = func
+                    .dfg
+                    .const_value(*length)?
+                    .to_u64()?
+                    .checked_mul(entry.len() as u64)?;
+                let width = entry.len() as u64;
+                let in_entry = match builtin {
+                    Builtin::SlicePushBack => index.checked_sub(kept).filter(|&i| i < width),
+                    _ => (index < width).then_some(index),
+                };
+                if let Some(i) = in_entry {
+                    return Some(func.dfg.resolve(entry[i as usize]));
+                }
+                if *builtin == Builtin::SlicePushFront {
+                    index -= width;
+                }
+                if index >= kept {
+                    return None;
+                }
+                array = *slice;
             }
             _ => return None,
         }

@@ -154,3 +154,22 @@ fn default_mix_and_straight_line_programs() {
     let totals = differential(&straight, 20_000..20_500);
     assert!(totals.programs > 0);
 }
+
+#[test]
+fn signed_integers_and_slices_of_references() {
+    let config = CfgConfig {
+        memory: 6,
+        reference_arrays: 2,
+        calls: 1,
+        signed: 2,
+        slices: 4,
+        ..CfgConfig::default()
+    };
+    let totals = differential(&config, 30_000..30_800);
+    let removed = totals.loads_before - totals.loads_after;
+    eprintln!(
+        "{} programs ({} trap): {} of {} loads removed",
+        totals.programs, totals.traps, removed, totals.loads_before
+    );
+    assert!(totals.programs >= 600, "too few programs ran to completion");
+}

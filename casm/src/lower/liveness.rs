@@ -193,6 +193,10 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
                 state.insert(*src);
                 return;
             }
+            Inst::CheckTag { src, .. } => {
+                state.insert(*src);
+                return;
+            }
             Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
             Inst::Trace(v) => (None, vec![v]),
             // Control instructions are terminators, never instructions.

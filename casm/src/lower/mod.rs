@@ -283,11 +283,21 @@ impl Lowerer<'_> {
                     let c = self.calloc(&mut frame, *func, args);
                     frame.loc.insert(*dst, c.off);
                 }
+                Inst::CheckTag { src, tag } => {
+                    // `[ap] = 2 tag + 1; ap++` then `[ap - 1] = [[fp + k]]`:
+                    // a read that names another constructor cannot be
+                    // proved (`asm::is_header_check` recognises the
+                    // assertion, for the machines' error message).
+                    let p = self.cell(&frame, *src);
+                    let header = Felt::from_u128(heap::ctor_header(*tag));
+                    self.push(&mut frame, Rhs::Val(Val::Imm(header)));
+                    self.emit(Instr::Assign {
+                        dst: MemRef::ap(-1),
+                        rhs: Rhs::Deref(p, 0),
+                        ap_incr: false,
+                    });
+                }
                 Inst::Load { dst, src, index } => {
-                    // FIXME: the header is not checked against the
-                    // constructor the read names (`x.C[i]` of another
-                    // constructor reads its cell `i`; the reference
-                    // interpreter refuses it). Well-typed code never does.
                     let p = self.cell(&frame, *src);
                     let c = self.push(&mut frame, Rhs::Deref(p, heap::field_offset(*index)));
                     frame.loc.insert(*dst, c.off);
@@ -308,13 +318,7 @@ impl Lowerer<'_> {
                 Inst::Fail(v) => {
                     let v = self.val(&frame, v);
                     self.emit(Instr::Hint(Hint::Fail { v }));
-                    // `[fp - 1]` (the return address) cannot equal itself
-                    // plus one: the run stops here on every machine.
-                    self.emit(Instr::Assign {
-                        dst: MemRef::fp(-1),
-                        rhs: Rhs::Op(ArithOp::Add, MemRef::fp(-1), Val::Imm(Felt::ONE)),
-                        ap_incr: false,
-                    });
+                    self.emit(heap::fail_here());
                     return None;
                 }
                 Inst::TailCall { func, args } => {

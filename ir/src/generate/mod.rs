@@ -37,8 +37,6 @@
 //!
 //! Generation is linear in the size of the program.
 
-// FIXME: signed integers (`iN`), slices, `range_check` and `inc_rc`/`dec_rc`
-// are not generated yet.
 mod cfg;
 mod noise;
 
@@ -101,6 +99,15 @@ pub struct CfgConfig {
     /// of one that may not) and of `inc_rc`/`dec_rc` on arrays. Off by
     /// default, so that a seed keeps the program it always gave.
     pub checks: u32,
+    /// Weight of signed arithmetic: `u32` values cast to `i8` or `i32`,
+    /// `add`, `sub`, `mul`, `div` and `lt` there (overflowing only when
+    /// risky), results cast to `Field`. Off by default, like `checks`.
+    pub signed: u32,
+    /// Weight of slices: `as_vector` of an array, `make_array` of a slice,
+    /// `vector_push_back`/`push_front`/`pop_back`/`insert`/`remove`, reads
+    /// at indices below the length, and slices of references loaded
+    /// through. Off by default, like `checks`.
+    pub slices: u32,
     /// Probability that an index into an array is dynamic (kept in bounds
     /// by `mod`, a mask, `truncate` or a comparison and `if`).
     pub dynamic_index: f64,
@@ -134,6 +141,8 @@ impl Default for CfgConfig {
             calls: 1,
             prints: 0,
             checks: 0,
+            signed: 0,
+            slices: 0,
             dynamic_index: 0.5,
             trap: 0.05,
             fuel: 100_000,

@@ -54,8 +54,8 @@ use std::sync::Arc;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 use crate::{
-    Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst, InstructionData, Module,
-    Terminator, Type, Value, ValueDef,
+    AssertMessage, Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst,
+    InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
 
 pub use compare::TrapRule;
@@ -751,11 +751,22 @@ fn exec_inst(
         } => {
             let (a, b) = (get(frame, *lhs)?, get(frame, *rhs)?);
             if enabled && (a == b) != *equal {
+                let message = match message {
+                    None => None,
+                    Some(AssertMessage::Static(text)) => Some(text.clone()),
+                    Some(AssertMessage::Data(payload)) => {
+                        let values = payload
+                            .iter()
+                            .map(|&v| get(frame, v).map(|value| value.to_string()))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Some(format!("data {}", values.join(", ")))
+                    }
+                };
                 return Err(TrapKind::ConstrainFailed {
                     lhs: a,
                     rhs: b,
                     equal: *equal,
-                    message: message.clone(),
+                    message,
                 });
             }
             return Ok(Flow::Next);

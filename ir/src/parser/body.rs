@@ -189,6 +189,33 @@ impl<'a> Parser<'a> {
         Ok(Some(unescape(text)))
     }
 
+    /// An optional `, "message"` or `, data v1, v2` after a `constrain`.
+    fn assert_message(
+        &mut self,
+        state: &mut FuncState,
+    ) -> Result<Option<AssertMessage>, ParseError> {
+        if !self.eat(Tok::Comma)? {
+            return Ok(None);
+        }
+        if self.tok.tok == Tok::Ident && self.tok.text == "data" {
+            let line = self.bump()?.loc.line;
+            // An instruction is one line: a name on the next line is the next
+            // instruction, not a value of the payload.
+            if self.tok.loc.line != line {
+                return Err(self.expected("a value after `data`"));
+            }
+            let mut payload = vec![self.operand(state, "a value after `data`")?];
+            while self.eat(Tok::Comma)? {
+                payload.push(self.operand(state, "a value after `,`")?);
+            }
+            return Ok(Some(AssertMessage::Data(payload)));
+        }
+        let text = self
+            .expect(Tok::Str, "a message string or `data` after `,`")?
+            .text;
+        Ok(Some(AssertMessage::Static(unescape(text))))
+    }
+
     pub(super) fn instruction(
         &mut self,
         state: &mut FuncState,
@@ -342,7 +369,7 @@ impl<'a> Parser<'a> {
                 };
                 self.bump()?;
                 let rhs = self.operand(state, "an operand after the comparison")?;
-                let message = self.message()?;
+                let message = self.assert_message(state)?;
                 let data = InstructionData::Constrain {
                     lhs,
                     rhs,

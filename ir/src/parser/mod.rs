@@ -38,9 +38,6 @@
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
-// FIXME: Noir's dynamic assertion payloads, `constrain a == b, data v1, v2`,
-// are not read yet (a `constrain` carries a message string only).
-
 mod body;
 mod lexer;
 
@@ -50,9 +47,9 @@ use std::fmt;
 use lexer::{Lexer, Tok, Token};
 
 use crate::{
-    BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, GlobalData, GlobalId,
-    GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity, Runtime, RuntimeKind,
-    SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    AssertMessage, BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, GlobalData,
+    GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity, Runtime,
+    RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.

@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
+use super::local_search::{row_weighting, Stop};
 use super::lp_branch::{lp_root, LpRoot};
 use super::witness::{is_subset, Set};
 
@@ -25,8 +26,9 @@ pub(crate) struct Cover {
 /// before the relaxation.
 pub(super) const COMBINATORIAL_FIRST: usize = 200;
 
-/// Moves of the local search on each component's first cover, per element.
-const LOCAL_MOVES: u64 = 2_000;
+/// Steps of the local search on each component's first cover, per element
+/// (each step scans the cover).
+const LOCAL_MOVES: u64 = 200;
 
 /// Subgradient rounds at the root of a component and at other search nodes.
 const ROOT_ROUNDS: usize = 600;
@@ -154,7 +156,13 @@ struct Walk<'a> {
     upper: Option<&'a AtomicUsize>,
 }
 
-impl Walk<'_> {
+impl Stop for Walk<'_> {
+    fn improved(&self, size: usize) {
+        if let Some(upper) = self.upper {
+            upper.fetch_min(size, Ordering::Relaxed);
+        }
+    }
+
     fn stops(&self, step: u64) -> bool {
         let now = Instant::now();
         let spent = step >= self.moves || now >= self.deadline;
@@ -373,157 +381,27 @@ impl Instance {
         !self.alive.iter().any(|&a| a)
     }
 
-    /// Improves the hitting set `cover` (values) by local search until
-    /// `deadline` or `moves` moves: add an element outside the cover, then
-    /// drop every element the addition made redundant. Dropping two is an
-    /// improvement; dropping one is a swap that keeps the size and moves the
-    /// search along the plateau (a random walk, as in the iterated local
-    /// searches for unicost set covering). Returns the smallest cover seen.
+    /// Improves the hitting set `cover` (values) by the row weighting local
+    /// search until `walk` stops it; returns the smallest cover seen.
     fn local_search(&self, cover: &[usize], walk: &Walk<'_>) -> Vec<usize> {
-        let n = self.of.len();
-        let live: Vec<usize> = (0..self.sets.len()).filter(|&s| self.alive[s]).collect();
-        let slot = {
-            let mut slot = vec![usize::MAX; self.sets.len()];
-            for (i, &s) in live.iter().enumerate() {
-                slot[s] = i;
-            }
-            slot
-        };
-        let sets_of: Vec<Vec<usize>> = (0..n)
-            .map(|x| {
-                self.of[x]
-                    .iter()
-                    .filter(|&&s| self.alive[s as usize])
-                    .map(|&s| slot[s as usize])
-                    .collect()
-            })
+        let live: Vec<&Set> = (0..self.sets.len())
+            .filter(|&s| self.alive[s])
+            .map(|s| &self.sets[s])
             .collect();
         let max_name = self.names.iter().copied().max().unwrap_or(0);
         let mut local = vec![usize::MAX; max_name + 1];
         for (x, &name) in self.names.iter().enumerate() {
             local[name] = x;
         }
-        let mut in_c = vec![false; n];
-        for &v in cover {
-            if let Some(&x) = local.get(v) {
-                if x != usize::MAX {
-                    in_c[x] = true;
-                }
-            }
-        }
-        let mut hits = vec![0u32; live.len()];
-        for (x, sets) in sets_of.iter().enumerate() {
-            if in_c[x] {
-                for &i in sets {
-                    hits[i] += 1;
-                }
-            }
-        }
-        if hits.contains(&0) {
+        let start: Vec<usize> = cover
+            .iter()
+            .filter_map(|&v| local.get(v).copied().filter(|&x| x != usize::MAX))
+            .collect();
+        let found = row_weighting(self.of.len(), &live, &start, walk);
+        if found.len() >= cover.len() {
             return cover.to_vec();
         }
-        let redundant =
-            |x: usize, hits: &[u32]| -> bool { sets_of[x].iter().all(|&i| hits[i] >= 2) };
-        let mut size = in_c.iter().filter(|&&c| c).count();
-        // Redundant members first.
-        for x in 0..n {
-            if in_c[x] && redundant(x, &hits) {
-                in_c[x] = false;
-                size -= 1;
-                for &i in &sets_of[x] {
-                    hits[i] -= 1;
-                }
-            }
-        }
-        let mut best_size = size;
-        let mut best_c = in_c.clone();
-        let candidates: Vec<usize> = (0..n).filter(|&x| !sets_of[x].is_empty()).collect();
-        if candidates.is_empty() {
-            return cover.to_vec();
-        }
-        let mut rng = 0x2545_f491_4f6c_dd1du64 ^ n as u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut dropped = Vec::new();
-        let mut last_added = vec![0u64; n];
-        for step in 1.. {
-            if step % 1024 == 0 && walk.stops(step) {
-                break;
-            }
-            // A move helps only if `y` hits a witness that some member hits
-            // alone: draw a member, one such witness of it, and `y` in it.
-            let x = candidates[(next() % candidates.len() as u64) as usize];
-            if !in_c[x] {
-                continue;
-            }
-            let critical = sets_of[x].iter().filter(|&&i| hits[i] == 1).count();
-            if critical == 0 {
-                continue;
-            }
-            let pick = (next() % critical as u64) as usize;
-            let Some(&i) = sets_of[x].iter().filter(|&&i| hits[i] == 1).nth(pick) else {
-                continue;
-            };
-            let set = &self.sets[live[i]];
-            let y = set[(next() % set.len() as u64) as usize] as usize;
-            if in_c[y] {
-                continue;
-            }
-            in_c[y] = true;
-            last_added[y] = step;
-            for &i in &sets_of[y] {
-                hits[i] += 1;
-            }
-            // Members sharing a witness with `y` may have become redundant;
-            // the oldest additions go first so the walk does not undo itself.
-            dropped.clear();
-            for &i in &sets_of[y] {
-                for &x in &self.sets[live[i]] {
-                    let x = x as usize;
-                    if x != y && in_c[x] && !dropped.contains(&x) {
-                        dropped.push(x);
-                    }
-                }
-            }
-            for i in (1..dropped.len()).rev() {
-                let j = (next() % (i as u64 + 1)) as usize;
-                dropped.swap(i, j);
-            }
-            dropped.sort_by_key(|&x| last_added[x]);
-            let mut removed = 0;
-            for &x in &dropped {
-                if redundant(x, &hits) {
-                    in_c[x] = false;
-                    removed += 1;
-                    for &i in &sets_of[x] {
-                        hits[i] -= 1;
-                    }
-                }
-            }
-            if removed == 0 {
-                in_c[y] = false;
-                for &i in &sets_of[y] {
-                    hits[i] -= 1;
-                }
-                continue;
-            }
-            size = size + 1 - removed;
-            if size < best_size {
-                best_size = size;
-                best_c.copy_from_slice(&in_c);
-                if let Some(upper) = walk.upper {
-                    upper.fetch_min(best_size, Ordering::Relaxed);
-                }
-            }
-        }
-        (0..n)
-            .filter(|&x| best_c[x])
-            .map(|x| self.names[x])
-            .collect()
+        found.into_iter().map(|x| self.names[x]).collect()
     }
 
     /// A hitting set (values) by repeatedly taking the element in most live sets.

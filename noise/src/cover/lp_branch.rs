@@ -37,23 +37,11 @@ pub(super) fn lp_root<'a>(
         .filter(|(_, &i)| i)
         .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
         .collect();
-    // Row generation from scratch while the relaxation leaves witnesses
-    // unhit: it stays small (most long witnesses are hit anyway).
-    let (mut root, mut vars) = loop {
-        let (sol, vars) = solve_rows(n, &rows, deadline)?;
-        let value: Vec<f64> = vars.iter().map(|&v| sol.var_value_raw(v)).collect();
-        let mut added = 0;
-        for (i, set) in live.iter().enumerate() {
-            if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
-                in_lp[i] = true;
-                rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
-                added += 1;
-            }
-        }
-        if added == 0 {
-            break (sol, vars);
-        }
-    };
+    // One solve from scratch with the short witnesses; the long ones the
+    // point leaves unhit join in the rounds below, each by a dual simplex
+    // re-solve from the last basis (a solve from scratch costs as much as
+    // a hundred of those on the large components).
+    let (mut root, mut vars) = solve_rows(n, &rows, deadline)?;
     // Cut rounds, each re-solved by the dual simplex from the last basis.
     let mut stall = 0;
     let mut last = f64::NEG_INFINITY;
@@ -316,34 +304,37 @@ impl LpContext<'_> {
         }
     }
 
-    /// A cover read off the relaxation: elements at 1/2 or more, every set
-    /// left unhit completed by its largest element, then elements whose
-    /// sets are all hit by others dropped, smallest value first.
+    /// Replaces `best` by the cover [`rounded_cover`] reads off `value`
+    /// when it is smaller.
     fn round(&self, value: &[f64], best: &mut Vec<usize>) {
-        let n = value.len();
-        let mut take: Vec<bool> = value.iter().map(|&v| v >= 0.5).collect();
-        for set in &self.live {
-            if !set.iter().any(|&x| take[x as usize]) {
-                let x = set
-                    .iter()
-                    .copied()
-                    .max_by(|&a, &b| value[a as usize].total_cmp(&value[b as usize]))
-                    .expect("non-empty set");
-                take[x as usize] = true;
-            }
+        let take = rounded_cover(&self.live, value);
+        if take.len() < best.len() {
+            *best = take.into_iter().map(|x| self.inst.names[x]).collect();
         }
-        let mut hits = vec![0u32; self.live.len()];
-        for (i, set) in self.live.iter().enumerate() {
+    }
+}
+
+/// A cover (local elements) read off the relaxation's point `value`: the
+/// better of two roundings, each followed by dropping the elements whose
+/// sets are all hit by others, smallest value first. One takes the
+/// elements at 1/2 or more and completes every set left unhit by its
+/// largest element; the other walks the elements from the largest value
+/// down and takes each that hits a set still unhit.
+pub(super) fn rounded_cover(live: &[&Set], value: &[f64]) -> Vec<usize> {
+    let n = value.len();
+    let mut sets_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, set) in live.iter().enumerate() {
+        for &x in set.iter() {
+            sets_of[x as usize].push(i);
+        }
+    }
+    let prune = |take: &mut Vec<bool>| {
+        let mut hits = vec![0u32; live.len()];
+        for (i, set) in live.iter().enumerate() {
             hits[i] = set.iter().filter(|&&x| take[x as usize]).count() as u32;
         }
         let mut order: Vec<usize> = (0..n).filter(|&x| take[x]).collect();
         order.sort_by(|&a, &b| value[a].total_cmp(&value[b]));
-        let mut sets_of: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, set) in self.live.iter().enumerate() {
-            for &x in set.iter() {
-                sets_of[x as usize].push(i);
-            }
-        }
         for x in order {
             if sets_of[x].iter().all(|&i| hits[i] >= 2) {
                 take[x] = false;
@@ -352,12 +343,37 @@ impl LpContext<'_> {
                 }
             }
         }
-        let count = take.iter().filter(|&&t| t).count();
-        if count < best.len() {
-            *best = (0..n)
-                .filter(|&x| take[x])
-                .map(|x| self.inst.names[x])
-                .collect();
+    };
+    let mut half: Vec<bool> = value.iter().map(|&v| v >= 0.5).collect();
+    for set in live {
+        if !set.iter().any(|&x| half[x as usize]) {
+            let x = set
+                .iter()
+                .copied()
+                .max_by(|&a, &b| value[a as usize].total_cmp(&value[b as usize]))
+                .expect("non-empty set");
+            half[x as usize] = true;
         }
     }
+    prune(&mut half);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| value[b].total_cmp(&value[a]));
+    let mut hit = vec![false; live.len()];
+    let mut descending = vec![false; n];
+    for x in order {
+        if sets_of[x].iter().any(|&i| !hit[i]) {
+            descending[x] = true;
+            for &i in &sets_of[x] {
+                hit[i] = true;
+            }
+        }
+    }
+    prune(&mut descending);
+    let size = |take: &[bool]| take.iter().filter(|&&t| t).count();
+    let take = if size(&descending) < size(&half) {
+        descending
+    } else {
+        half
+    };
+    (0..n).filter(|&x| take[x]).collect()
 }

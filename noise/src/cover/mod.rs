@@ -22,14 +22,15 @@
 //! contains another is dropped, and a value whose witnesses all contain
 //! some other value is dominated by it and never reduced. The reduced
 //! instance splits into connected components. Each starts from a greedy
-//! cover improved by local search (add a value, drop those it makes
-//! redundant). Small components then get a combinatorial branch and bound
+//! cover improved by the row weighting local search of unicost set
+//! covering (the `local_search` module: swaps one below the best cover,
+//! weights on the witnesses left unhit). Small components then get a combinatorial branch and bound
 //! (branch on the value the Lagrangian bound most wants: reduce it, or
 //! never) with a lower bound from pairwise disjoint witnesses and a
 //! Lagrangian bound, reducing again at every search node. Large ones, and
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
-//! join the relaxation only when violated), {0,1/2}-cuts at the root (the
+//! join the relaxation only when violated, by dual simplex re-solves), {0,1/2}-cuts at the root (the
 //! `cuts` module), rounding and strong branching at every node. On large
 //! components the local search runs on a second thread while the root
 //! relaxation is solved, and the cover it finds ends the cut rounds early
@@ -39,6 +40,7 @@
 //! is reported.
 
 mod hitting_set;
+mod local_search;
 mod lp_branch;
 mod witness;
 

@@ -30,6 +30,7 @@ use crate::{
 
 mod ops;
 mod regions;
+mod slices;
 
 /// Memory cells and array elements of integer type hold values of at most
 /// this many bits; values passed to or returned from calls too.

@@ -3,7 +3,7 @@
 //! calls and prints.
 
 use super::*;
-use crate::InstructionData;
+use crate::{AssertMessage, InstructionData};
 
 impl FnGen<'_> {
     pub(super) fn op(&mut self) {
@@ -19,6 +19,8 @@ impl FnGen<'_> {
             c.calls,
             c.prints,
             c.checks,
+            c.signed,
+            c.slices,
         ];
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
@@ -43,7 +45,9 @@ impl FnGen<'_> {
             6 => self.constrain_op(),
             7 => self.call_op(),
             8 => self.print_op(),
-            _ => self.check_op(),
+            9 => self.check_op(),
+            10 => self.signed_op(),
+            _ => self.slice_op(),
         }
     }
 
@@ -492,7 +496,10 @@ impl FnGen<'_> {
         let low = self.bin(BinaryOp::And, a.value, seven);
         let holds = self.bin(BinaryOp::Lt, low, eight);
         let one = self.konst(1, Kind::Bool).value;
-        let message = self.rng.chance(0.3).then(|| "low bits".to_string());
+        let message = self
+            .rng
+            .chance(0.3)
+            .then(|| AssertMessage::Static("low bits".to_string()));
         self.cost += 1;
         self.cursor().constrain(holds, one, true, message);
     }
