@@ -386,7 +386,22 @@ impl BlackBox {
                 expect_results(results, &[Type::BOOL])
             }
             BlackBox::MultiScalarMul | BlackBox::EmbeddedCurveAdd => {
-                expect_results(results, &[Type::array(Type::Field, 3)])
+                // A point: `[(Field, Field, u1); 1]` as Noir prints it now,
+                // `[(Field, Field); 1]` or `[Field; 3]` in older versions.
+                let point = |types: &[Type]| Type::Array(types.into(), 1);
+                let spellings = [
+                    point(&[Type::Field, Type::Field, Type::BOOL]),
+                    point(&[Type::Field, Type::Field]),
+                    Type::array(Type::Field, 3),
+                ];
+                match results {
+                    [result] if spellings.contains(result) => Ok(()),
+                    _ => Err(format!(
+                        "results ({}), expected a point: ({})",
+                        list(results),
+                        list(&spellings)
+                    )),
+                }
             }
             BlackBox::Aes128Encrypt => expect_array_of(results, &byte),
             BlackBox::RecursiveAggregation => expect_results(results, &[]),

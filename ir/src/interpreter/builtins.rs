@@ -1,7 +1,8 @@
 //! What the builtins compute. Slices are arrays whose first `length`
 //! entries are the slice; an operation reads those entries and returns a
-//! slice of exactly the new length. Black boxes the interpreter cannot
-//! compute trap with [`TrapKind::Unsupported`].
+//! slice of exactly the new length. The hash black boxes are computed in
+//! `black_box`; those the interpreter cannot compute trap with
+//! [`TrapKind::Unsupported`].
 
 use std::sync::Arc;
 
@@ -162,10 +163,20 @@ pub(super) fn call(
             }
             _ => return Err(fail("the operands are not integers".into())),
         },
-        // FIXME: these need the black-box solvers (hashes, curves, AES,
-        // recursion) and reference counts, which the interpreter does not
-        // carry; a run that reaches one stops with a clear trap.
-        B::ArrayRefCount | B::SliceRefCount | B::DerivePedersenGenerators | B::BlackBox(_) => {
+        B::BlackBox(black_box) => match super::black_box::compute(black_box, &args, result_types) {
+            Some(results) => results.map_err(fail)?,
+            // FIXME: ECDSA over secp256k1 and secp256r1 and recursive
+            // aggregation are not computed; a run that reaches one stops with
+            // a clear trap.
+            None => {
+                return Err(TrapKind::Unsupported {
+                    builtin: builtin.name(),
+                })
+            }
+        },
+        // Brillig's reference counts and Pedersen generators are not
+        // modelled: a run that reaches one stops with a clear trap.
+        B::ArrayRefCount | B::SliceRefCount | B::DerivePedersenGenerators => {
             return Err(TrapKind::Unsupported {
                 builtin: builtin.name(),
             })

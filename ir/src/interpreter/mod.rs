@@ -41,10 +41,13 @@
 //! Calls use an explicit frame stack, never Rust recursion, so deep IR
 //! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
 
+mod black_box;
 mod builtins;
 mod compare;
+mod grumpkin;
 mod observe;
 mod ops;
+mod poseidon2;
 mod trap;
 mod value;
 

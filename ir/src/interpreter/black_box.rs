@@ -1,0 +1,166 @@
+//! The black boxes the interpreter computes: Noir's hash permutations and
+//! compressions and AES-128, through the RustCrypto implementations that
+//! Noir's own solver (`acvm_blackbox_solver`) calls, with its conventions:
+//! SHA-256's compression reads its sixteen words big-endian, Keccak-f[1600]
+//! permutes twenty-five lanes in place, AES-128 encrypts in CBC mode. The
+//! solver crate itself is not a dependency: it brings ACIR's serialisation
+//! and a second major version of arkworks beside the one this crate uses.
+//!
+//! Poseidon2 is computed in `poseidon2`, the embedded curve operations in
+//! `grumpkin`. ECDSA is not ([`compute`] returns `None`; the run traps with
+//! [`TrapKind::Unsupported`](super::TrapKind::Unsupported)).
+
+use std::sync::Arc;
+
+use ark_bn254::Fr;
+use blake2::Digest;
+
+use super::value::RuntimeValue;
+use crate::{BlackBox, Type};
+
+/// The results of `black_box` on `args`, `None` when the interpreter does
+/// not compute it, an error naming what is wrong with the arguments.
+pub(super) fn compute(
+    black_box: BlackBox,
+    args: &[RuntimeValue],
+    result_types: &[Type],
+) -> Option<Result<Vec<RuntimeValue>, String>> {
+    let result = match black_box {
+        BlackBox::Blake2s => bytes(&args[0]).map(|input| {
+            let digest: [u8; 32] = blake2::Blake2s256::digest(&input).into();
+            vec![words(&digest.map(u128::from), 8)]
+        }),
+        BlackBox::Blake3 => bytes(&args[0]).map(|input| {
+            let digest: [u8; 32] = blake3::hash(&input).into();
+            vec![words(&digest.map(u128::from), 8)]
+        }),
+        BlackBox::Sha256Compression => sha256_compression(args),
+        BlackBox::Keccakf1600 => fixed::<25>(&args[0], 64).map(|lanes| {
+            let mut state = lanes.map(|lane| lane as u64);
+            keccak::f1600(&mut state);
+            vec![words(&state.map(u128::from), 64)]
+        }),
+        BlackBox::Aes128Encrypt => aes128_encrypt(args, result_types),
+        BlackBox::EmbeddedCurveAdd => super::grumpkin::embedded_curve_add(args, result_types),
+        BlackBox::MultiScalarMul => super::grumpkin::multi_scalar_mul(args, result_types),
+        BlackBox::Poseidon2Permutation => poseidon2_permutation(args),
+        _ => return None,
+    };
+    Some(result)
+}
+
+/// `poseidon2_permutation(state: [Field; 4][, u32 4]) -> [Field; 4]`.
+fn poseidon2_permutation(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
+    let RuntimeValue::Array { elements, types } = &args[0] else {
+        return Err(format!("{} is not an array", args[0]));
+    };
+    let state: Vec<Fr> = elements
+        .iter()
+        .map(|element| match element {
+            RuntimeValue::Field(f) => Ok(*f),
+            other => Err(format!("{other} is not a field element")),
+        })
+        .collect::<Result<_, _>>()?;
+    let len = state.len();
+    let state: [Fr; 4] = state
+        .try_into()
+        .map_err(|_| format!("a state of {len} elements, expected 4"))?;
+    let state = super::poseidon2::permutation(state);
+    Ok(vec![RuntimeValue::Array {
+        elements: Arc::new(state.map(RuntimeValue::Field).into()),
+        types: types.clone(),
+    }])
+}
+
+/// `sha256_compression(message: [u32; 16], state: [u32; 8]) -> [u32; 8]`.
+fn sha256_compression(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
+    let message = fixed::<16>(&args[0], 32)?;
+    let mut state = fixed::<8>(&args[1], 32)?.map(|word| word as u32);
+    let mut block = [0u8; 64];
+    for (chunk, word) in block.chunks_exact_mut(4).zip(message) {
+        chunk.copy_from_slice(&(word as u32).to_be_bytes());
+    }
+    sha2::compress256(&mut state, &[block.into()]);
+    Ok(vec![words(&state.map(u128::from), 32)])
+}
+
+/// `aes128_encrypt(input: [u8; N], iv: [u8; 16], key: [u8; 16]) -> [u8; M]`:
+/// CBC mode; `M = N` (a multiple of 16) as Noir calls it now, or the
+/// PKCS#7-padded length as older Noir did.
+fn aes128_encrypt(
+    args: &[RuntimeValue],
+    result_types: &[Type],
+) -> Result<Vec<RuntimeValue>, String> {
+    use aes::cipher::block_padding::{NoPadding, Pkcs7};
+    use aes::cipher::{BlockEncryptMut, KeyIvInit};
+    type Encryptor = cbc::Encryptor<aes::Aes128>;
+
+    let input = bytes(&args[0])?;
+    let iv = fixed::<16>(&args[1], 8)?.map(|b| b as u8);
+    let key = fixed::<16>(&args[2], 8)?.map(|b| b as u8);
+    let output_len = match result_types {
+        [Type::Array(_, len)] => *len as usize,
+        _ => return Err("the call does not return one array".into()),
+    };
+    let encryptor = Encryptor::new(&key.into(), &iv.into());
+    let output = if output_len == input.len() && input.len() % 16 == 0 {
+        encryptor.encrypt_padded_vec_mut::<NoPadding>(&input)
+    } else if output_len == (input.len() / 16 + 1) * 16 {
+        encryptor.encrypt_padded_vec_mut::<Pkcs7>(&input)
+    } else {
+        return Err(format!(
+            "{} input bytes do not encrypt to the {output_len} of the result",
+            input.len()
+        ));
+    };
+    Ok(vec![words(
+        &output.iter().map(|&b| u128::from(b)).collect::<Vec<_>>(),
+        8,
+    )])
+}
+
+/// The elements of an array of unsigned integers of `bits` bits.
+fn unsigned_elements(value: &RuntimeValue, bits: u32) -> Result<Vec<u128>, String> {
+    let RuntimeValue::Array { elements, .. } = value else {
+        return Err(format!("{value} is not an array"));
+    };
+    elements
+        .iter()
+        .map(|element| match *element {
+            RuntimeValue::Int {
+                bits: b,
+                signed: false,
+                value,
+            } if b == bits => Ok(value),
+            ref other => Err(format!("{other} is not a u{bits}")),
+        })
+        .collect()
+}
+
+fn bytes(value: &RuntimeValue) -> Result<Vec<u8>, String> {
+    Ok(unsigned_elements(value, 8)?
+        .into_iter()
+        .map(|b| b as u8)
+        .collect())
+}
+
+fn fixed<const N: usize>(value: &RuntimeValue, bits: u32) -> Result<[u128; N], String> {
+    let elements = unsigned_elements(value, bits)?;
+    let len = elements.len();
+    elements
+        .try_into()
+        .map_err(|_| format!("an array of {len} entries, expected {N}"))
+}
+
+/// An array of `uN` of the given values.
+fn words(values: &[u128], bits: u32) -> RuntimeValue {
+    RuntimeValue::Array {
+        elements: Arc::new(
+            values
+                .iter()
+                .map(|&value| RuntimeValue::unsigned(bits, value))
+                .collect(),
+        ),
+        types: Arc::from([Type::Unsigned(bits)]),
+    }
+}
