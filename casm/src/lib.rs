@@ -123,9 +123,25 @@ pub fn build_module_values(
             pos: f.pos,
             kind: JvrErrorKind::NotLowered(what),
         })?;
-    let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, mode)?;
+    let mut prog = asm::assemble_with_objects(
+        &listing,
+        entry,
+        &objects,
+        &args,
+        result_shape(module, f),
+        mode,
+    )?;
     prog.names = heap::HeapNames::of(module, &ssa);
     Ok(prog)
+}
+
+/// What the entry writes to the `output` builtin: the fields of a record
+/// when its declared result type is one, as Juvix's Cairo backend does.
+fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
+    match module.types.iter().find(|t| t.name == f.ret) {
+        Some(t) if t.ctors.len() == 1 => asm::ResultShape::Record(t.ctors[0].arity),
+        _ => asm::ResultShape::Value,
+    }
 }
 
 /// Lays out a value for the entry sequence: constructors become objects

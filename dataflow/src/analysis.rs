@@ -76,6 +76,26 @@ impl Direction for Backward {
     const IS_FORWARD: bool = false;
 }
 
+/// Which block-entry states the solver keeps.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum StatesKept {
+    /// Every block's: [`Results::entry_state`](crate::Results::entry_state)
+    /// reads any of them.
+    #[default]
+    AtEveryBlock,
+    /// Only where states meet or start: the start blocks (forward the entry,
+    /// backward the exits), blocks with several incoming edges in the
+    /// analysis direction (several predecessors forward, several successors
+    /// backward), and blocks entered along an edge that goes back in the
+    /// visiting order (so every cycle holds a kept state). Another block,
+    /// with one incoming edge, receives its state when its neighbour is
+    /// visited and gives it up at its own visit, so the states alive at once
+    /// are those of the joins and of the pending blocks. Its state is not
+    /// in the [`Results`](crate::Results); the cursor recomputes it from
+    /// the nearest kept one.
+    AtJoins,
+}
+
 /// A dataflow analysis: a domain, a direction, and transfer functions.
 ///
 /// # Program points
@@ -138,6 +158,28 @@ pub trait Analysis<G: Graph + ?Sized> {
         to: G::Block,
     ) {
         let _ = (graph, state, from, to);
+    }
+
+    /// Where the solver keeps a state: at every block (the default), or
+    /// only at the blocks where states meet ([`StatesKept::AtJoins`]).
+    fn states_kept(&self) -> StatesKept {
+        StatesKept::AtEveryBlock
+    }
+
+    /// Joins `incoming`, a state flowing along an edge, into the entry
+    /// state of `block`; returns whether it changed. The default is the
+    /// domain's [`join`](JoinSemiLattice::join); an analysis overrides it to
+    /// watch its joins (which facts the predecessors disagreed on, say), and
+    /// must still compute the least upper bound.
+    fn join_entry(
+        &mut self,
+        graph: &G,
+        entry: &mut Self::Domain,
+        incoming: &Self::Domain,
+        block: G::Block,
+    ) -> bool {
+        let _ = (graph, block);
+        entry.join(incoming)
     }
 
     /// A solver for this analysis over `graph`.

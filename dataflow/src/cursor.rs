@@ -169,8 +169,49 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
     /// Sets the state to the current block's entry state.
     fn reset(&mut self) {
         let block = self.block.expect("a block");
-        let results = self.results.borrow();
-        self.state.clone_from(&results.entry_states[block.index()]);
+        let forward = <A::Direction as Direction>::IS_FORWARD;
+        let graph = self.graph;
+        let results = self.results.borrow_mut();
+        if results.keeps_state(block) {
+            self.state.clone_from(&results.entry_states[block.index()]);
+        } else {
+            // A block without a kept state has one incoming edge, from a
+            // block whose state is kept or can be found the same way (every
+            // cycle holds a kept state): replay the effects from there.
+            let mut chain = vec![block];
+            let mut b = block;
+            while !results.keeps_state(b) {
+                let from = if forward {
+                    graph.predecessors(b).find(|&p| results.is_reachable(p))
+                } else {
+                    graph.successors(b).next()
+                };
+                b = from.expect("a block without a kept state has one incoming edge");
+                chain.push(b);
+            }
+            let Results {
+                analysis,
+                entry_states,
+                ..
+            } = results;
+            self.state.clone_from(&entry_states[b.index()]);
+            for i in (1..chain.len()).rev() {
+                let (here, next) = (chain[i], chain[i - 1]);
+                if forward {
+                    for inst in graph.block_insts(here) {
+                        analysis.apply_instruction_effect(graph, &mut self.state, inst);
+                    }
+                    analysis.apply_terminator_effect(graph, &mut self.state, here);
+                    analysis.apply_edge_effect(graph, &mut self.state, here, next);
+                } else {
+                    analysis.apply_terminator_effect(graph, &mut self.state, here);
+                    for inst in graph.block_insts(here).rev() {
+                        analysis.apply_instruction_effect(graph, &mut self.state, inst);
+                    }
+                    analysis.apply_edge_effect(graph, &mut self.state, next, here);
+                }
+            }
+        }
         self.point = if <A::Direction as Direction>::IS_FORWARD {
             0
         } else {

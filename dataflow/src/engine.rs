@@ -18,9 +18,8 @@
 use bitvec::vec::BitVec;
 use cranelift_entity::EntityRef;
 
-use crate::analysis::{Analysis, Direction, Graph};
+use crate::analysis::{Analysis, Direction, Graph, StatesKept};
 use crate::cursor::ResultsCursor;
-use crate::lattice::JoinSemiLattice;
 use crate::order::{loop_order, Worklist};
 
 const UNREACHED: u32 = u32::MAX;
@@ -59,6 +58,8 @@ pub struct Results<G: Graph + ?Sized, A: Analysis<G>> {
     pub(crate) analysis: A,
     pub(crate) entry_states: Vec<A::Domain>,
     pub(crate) reachable: BitVec,
+    /// The blocks whose entry states are kept (all when `None`).
+    pub(crate) kept: Option<BitVec>,
     pub(crate) stats: Stats,
 }
 
@@ -66,8 +67,34 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
     /// The entry state of `block` in the analysis direction: forward, the
     /// state at the block start; backward, at the block end. Bottom for
     /// blocks not reachable from the entry.
+    ///
+    /// # Panics
+    ///
+    /// If the analysis keeps states only at joins ([`StatesKept::AtJoins`])
+    /// and `block` keeps none: the cursor recomputes those.
     pub fn entry_state(&self, block: G::Block) -> &A::Domain {
-        &self.entry_states[block.index()]
+        self.kept_entry_state(block).unwrap_or_else(|| {
+            panic!("{block:?} keeps no state (states kept at joins only): use a cursor")
+        })
+    }
+
+    /// The entry state of `block` if the solver kept it (always, unless
+    /// the analysis keeps states only at joins).
+    pub fn kept_entry_state(&self, block: G::Block) -> Option<&A::Domain> {
+        self.keeps_state(block)
+            .then(|| &self.entry_states[block.index()])
+    }
+
+    /// Whether the entry state of `block` is kept.
+    pub fn keeps_state(&self, block: G::Block) -> bool {
+        self.kept
+            .as_ref()
+            .map_or(true, |k| k.get(block.index()).map_or(true, |b| *b))
+    }
+
+    /// The analysis, giving up the states.
+    pub fn into_analysis(self) -> A {
+        self.analysis
     }
 
     /// Whether the solver worked on `block` (it is reachable from the entry).
@@ -174,7 +201,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
         }
 
         let bottom = analysis.bottom_value(graph);
-        let mut entry_states: Vec<A::Domain> = vec![bottom; n];
+        let mut entry_states: Vec<A::Domain> = vec![bottom.clone(); n];
         if forward {
             if let Some(entry) = graph.entry_block() {
                 analysis.initialize_start_block(graph, entry, &mut entry_states[entry.index()]);
@@ -187,6 +214,11 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 }
             }
         }
+        let kept = match analysis.states_kept() {
+            StatesKept::AtEveryBlock => None,
+            StatesKept::AtJoins => Some(kept_at_joins(graph, forward, &blocks_in_order, &position)),
+        };
+        let keeps = |b: usize| kept.as_ref().map_or(true, |k| k[b]);
 
         let count = blocks_in_order.len();
         let mut pending = Worklist::new(count);
@@ -203,6 +235,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             .unwrap_or_else(|| analysis.bottom_value(graph));
         let mut edge_state = state.clone();
         let mut insts: Vec<G::Inst> = Vec::new();
+        let mut next_blocks: Vec<G::Block> = Vec::new();
         let mut last = 0usize;
         while let Some(next) = pending.pop_first() {
             if next < last {
@@ -212,22 +245,21 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             let b = blocks_in_order[next];
             let block = G::Block::new(b as usize);
             stats.block_visits += 1;
-            state.clone_from(&entry_states[b as usize]);
+            if keeps(b as usize) {
+                state.clone_from(&entry_states[b as usize]);
+            } else {
+                // The state was handed over by the one neighbour it comes
+                // from; nothing else needs it.
+                std::mem::swap(&mut state, &mut entry_states[b as usize]);
+                entry_states[b as usize].clone_from(&bottom);
+            }
+            next_blocks.clear();
             if forward {
                 for inst in graph.block_insts(block) {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
                 analysis.apply_terminator_effect(graph, &mut state, block);
-                for succ in graph.successors(block) {
-                    let s = succ.index();
-                    edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(graph, &mut edge_state, block, succ);
-                    stats.joins += 1;
-                    if entry_states[s].join(&edge_state) {
-                        stats.changed_joins += 1;
-                        pending.insert(position[s] as usize);
-                    }
-                }
+                next_blocks.extend(graph.successors(block));
             } else {
                 analysis.apply_terminator_effect(graph, &mut state, block);
                 insts.clear();
@@ -235,18 +267,37 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 for &inst in insts.iter().rev() {
                     analysis.apply_instruction_effect(graph, &mut state, inst);
                 }
-                for pred in graph.predecessors(block) {
-                    let p = pred.index();
-                    if position[p] == UNREACHED {
-                        continue;
-                    }
+                next_blocks.extend(
+                    graph
+                        .predecessors(block)
+                        .filter(|p| position[p.index()] != UNREACHED),
+                );
+            }
+            let edges = next_blocks.len();
+            for (k, &to) in next_blocks.iter().enumerate() {
+                let t = to.index();
+                // The last edge takes the state itself rather than a copy.
+                let incoming = if k + 1 == edges {
+                    &mut state
+                } else {
                     edge_state.clone_from(&state);
-                    analysis.apply_edge_effect(graph, &mut edge_state, pred, block);
-                    stats.joins += 1;
-                    if entry_states[p].join(&edge_state) {
-                        stats.changed_joins += 1;
-                        pending.insert(position[p] as usize);
-                    }
+                    &mut edge_state
+                };
+                if forward {
+                    analysis.apply_edge_effect(graph, incoming, block, to);
+                } else {
+                    analysis.apply_edge_effect(graph, incoming, to, block);
+                }
+                stats.joins += 1;
+                let changed = if keeps(t) {
+                    analysis.join_entry(graph, &mut entry_states[t], incoming, to)
+                } else {
+                    std::mem::swap(&mut entry_states[t], incoming);
+                    true
+                };
+                if changed {
+                    stats.changed_joins += 1;
+                    pending.insert(position[t] as usize);
                 }
             }
         }
@@ -254,7 +305,46 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             analysis,
             entry_states,
             reachable,
+            kept,
             stats,
         }
     }
+}
+
+/// The blocks that keep a state under [`StatesKept::AtJoins`], by block
+/// index: the start blocks, the blocks with other than one incoming edge
+/// in the analysis direction, and the blocks entered along an edge from a
+/// block at the same or a later position of the visiting order.
+fn kept_at_joins<G: Graph + ?Sized>(
+    graph: &G,
+    forward: bool,
+    blocks_in_order: &[u32],
+    position: &[u32],
+) -> BitVec {
+    // Unreachable blocks keep their state: bottom.
+    let mut kept: BitVec = BitVec::repeat(true, position.len());
+    for (i, &b) in blocks_in_order.iter().enumerate() {
+        let block = G::Block::new(b as usize);
+        let mut incoming = 0usize;
+        let mut back = false;
+        let mut count = |from: G::Block| {
+            let p = position[from.index()];
+            if p != UNREACHED {
+                incoming += 1;
+                back |= p as usize >= i;
+            }
+        };
+        if forward {
+            graph.predecessors(block).for_each(&mut count);
+        } else {
+            graph.successors(block).for_each(&mut count);
+        }
+        let start = if forward {
+            graph.entry_block().is_some_and(|e| e.index() == b as usize)
+        } else {
+            incoming == 0
+        };
+        kept.set(b as usize, start || incoming != 1 || back);
+    }
+    kept
 }

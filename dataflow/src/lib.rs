@@ -43,8 +43,10 @@ mod engine;
 mod ir;
 pub mod lattice;
 mod order;
+pub mod pmap;
+pub mod sparse;
 
-pub use analysis::{Analysis, Backward, Direction, Forward, Graph};
+pub use analysis::{Analysis, Backward, Direction, Forward, Graph, StatesKept};
 pub use cursor::{ProgramPoint, ResultsCursor};
 pub use engine::{Engine, Results, Stats};
 #[cfg(feature = "ir")]
@@ -53,6 +55,7 @@ pub use lattice::{
     BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, Must, PowerSet,
 };
 pub use order::{loop_order, Worklist};
+pub use sparse::{EffectId, Effects, SparseGraph};
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

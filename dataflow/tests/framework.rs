@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use cranelift_entity::{entity_impl, EntityRef};
 use kildall_dataflow::{
-    Analysis, Backward, BitSet, Direction, Flat, Forward, Graph, JoinSemiLattice, MapLattice, Max,
-    Min, PowerSet, ProgramPoint,
+    Analysis, Backward, BitSet, Direction, EffectId, Effects, Flat, Forward, Graph,
+    JoinSemiLattice, MapLattice, Max, Min, PowerSet, ProgramPoint, SparseGraph, StatesKept,
 };
 use kildall_ir::generate::Rng;
 use kildall_ir::testing::{random_cfg, TerminatorMix};
@@ -110,13 +110,17 @@ fn inst_id(b: Node, i: usize) -> u32 {
     b.as_u32() * 100 + i as u32
 }
 
-struct Mock<D>(std::marker::PhantomData<D>);
+/// The mock analysis, keeping the states it is told to.
+struct Mock<D>(std::marker::PhantomData<D>, StatesKept);
 
 impl<D: Direction> Analysis<TestGraph> for Mock<D> {
     type Domain = PowerSet<u32>;
     type Direction = D;
     fn bottom_value(&self, _: &TestGraph) -> PowerSet<u32> {
         PowerSet::new()
+    }
+    fn states_kept(&self) -> StatesKept {
+        self.1
     }
     fn initialize_start_block(&self, _: &TestGraph, block: Node, state: &mut PowerSet<u32>) {
         state.insert(900_000 + block.as_u32());
@@ -162,22 +166,33 @@ fn expected(
     s
 }
 
-fn check_mock<D: Direction>(seed: u64) {
+fn check_mock<D: Direction>(seed: u64, kept: StatesKept) {
     let mut rng = Rng::new(seed);
     for _ in 0..300 {
         let n = 1 + rng.index(12);
         let g = random_graph(&mut rng, n);
-        let mut results = Mock::<D>(Default::default())
+        let dense = Mock::<D>(Default::default(), StatesKept::AtEveryBlock)
             .into_engine(&g)
             .iterate_to_fixpoint();
         let entries: Vec<PowerSet<u32>> = (0..n)
-            .map(|b| results.entry_state(Node::new(b)).clone())
+            .map(|b| dense.entry_state(Node::new(b)).clone())
             .collect();
+        let mut results = Mock::<D>(Default::default(), kept)
+            .into_engine(&g)
+            .iterate_to_fixpoint();
+        if kept == StatesKept::AtJoins {
+            check_kept_states(&g, &results, &entries, D::IS_FORWARD);
+        }
         let reachable: Vec<Node> = (0..n)
             .map(Node::new)
             .filter(|&b| results.is_reachable(b))
             .collect();
-        check_fixpoint(&g, &mut Mock::<D>(Default::default()), &entries, &reachable);
+        check_fixpoint(
+            &g,
+            &mut Mock::<D>(Default::default(), StatesKept::AtEveryBlock),
+            &entries,
+            &reachable,
+        );
         let mut cursor = results.as_cursor(&g);
         // Every point, in a random order, so seeks go both ways and across blocks.
         let mut points: Vec<(Node, usize)> = reachable
@@ -272,12 +287,79 @@ fn check_fixpoint<D: Direction>(
 
 #[test]
 fn mock_forward_cursor_at_every_point() {
-    check_mock::<Forward>(11);
+    check_mock::<Forward>(11, StatesKept::AtEveryBlock);
 }
 
 #[test]
 fn mock_backward_cursor_at_every_point() {
-    check_mock::<Backward>(12);
+    check_mock::<Backward>(12, StatesKept::AtEveryBlock);
+}
+
+#[test]
+fn states_kept_at_joins_forward_give_the_same_answer_at_every_point() {
+    check_mock::<Forward>(14, StatesKept::AtJoins);
+}
+
+#[test]
+fn states_kept_at_joins_backward_give_the_same_answer_at_every_point() {
+    check_mock::<Backward>(15, StatesKept::AtJoins);
+}
+
+/// With states kept at joins, the kept ones are the fixed point's, and
+/// exactly the blocks where states meet, start, or close a cycle of the
+/// visiting order keep one: every block with one incoming edge that is
+/// not a start block and lies on no cycle keeps none.
+fn check_kept_states<D: Direction>(
+    g: &TestGraph,
+    results: &kildall_dataflow::Results<TestGraph, Mock<D>>,
+    entries: &[PowerSet<u32>],
+    forward: bool,
+) {
+    let n = entries.len();
+    let reachable: Vec<bool> = (0..n).map(|b| results.is_reachable(Node::new(b))).collect();
+    // Blocks on a cycle, by the definition: a block reaches itself.
+    let reaches = |from: usize, to: usize| {
+        let mut seen = vec![false; n];
+        let mut work: Vec<usize> = g.blocks[from].1.iter().map(|s| s.index()).collect();
+        while let Some(b) = work.pop() {
+            if b == to {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[b], true) {
+                work.extend(g.blocks[b].1.iter().map(|s| s.index()));
+            }
+        }
+        false
+    };
+    for b in 0..n {
+        let node = Node::new(b);
+        if let Some(state) = results.kept_entry_state(node) {
+            assert_eq!(state, &entries[b], "kept state of {node}");
+        }
+        if !reachable[b] {
+            assert!(results.keeps_state(node));
+            continue;
+        }
+        let incoming = if forward {
+            g.preds[b].iter().filter(|p| reachable[p.index()]).count()
+        } else {
+            g.blocks[b].1.len()
+        };
+        let start = if forward {
+            b == 0
+        } else {
+            g.blocks[b].1.is_empty()
+        };
+        if !start && incoming == 1 && !reaches(b, b) {
+            assert!(
+                !results.keeps_state(node),
+                "{node} keeps a state it need not"
+            );
+        }
+        if start || incoming != 1 {
+            assert!(results.keeps_state(node), "{node} keeps no state");
+        }
+    }
 }
 
 #[test]
@@ -286,21 +368,21 @@ fn mock_results_do_not_depend_on_worklist_order() {
     for _ in 0..300 {
         let n = 1 + rng.index(15);
         let g = random_graph(&mut rng, n);
-        let fwd = Mock::<Forward>(Default::default())
+        let fwd = Mock::<Forward>(Default::default(), StatesKept::AtEveryBlock)
             .into_engine(&g)
             .iterate_to_fixpoint();
-        let bwd = Mock::<Backward>(Default::default())
+        let bwd = Mock::<Backward>(Default::default(), StatesKept::AtEveryBlock)
             .into_engine(&g)
             .iterate_to_fixpoint();
         let mut order: Vec<Node> = (0..n).map(Node::new).collect();
         for i in (1..n).rev() {
             order.swap(i, rng.index(i + 1));
         }
-        let fwd2 = Mock::<Forward>(Default::default())
+        let fwd2 = Mock::<Forward>(Default::default(), StatesKept::AtEveryBlock)
             .into_engine(&g)
             .with_order(order.clone())
             .iterate_to_fixpoint();
-        let bwd2 = Mock::<Backward>(Default::default())
+        let bwd2 = Mock::<Backward>(Default::default(), StatesKept::AtEveryBlock)
             .into_engine(&g)
             .with_order(order)
             .iterate_to_fixpoint();
@@ -446,4 +528,132 @@ fn must_sets_join_by_intersection_with_unreached_as_identity() {
     assert!(state == set(&[2, 3]));
     assert!(state.join(&set(&[])));
     assert!(state.holds().is_some_and(|s| s.is_empty()));
+}
+
+// ----- sparse effects -----
+
+/// The mock analysis acting on the odd-numbered instructions only, seen two
+/// ways: on the whole graph, where the others do nothing, and on a
+/// [`SparseGraph`] whose effects are the odd ones, with states at joins.
+struct OddOnly<D>(std::marker::PhantomData<D>);
+
+impl<D: Direction> Analysis<TestGraph> for OddOnly<D> {
+    type Domain = PowerSet<u32>;
+    type Direction = D;
+    fn bottom_value(&self, _: &TestGraph) -> PowerSet<u32> {
+        PowerSet::new()
+    }
+    fn initialize_start_block(&self, _: &TestGraph, block: Node, state: &mut PowerSet<u32>) {
+        state.insert(900_000 + block.as_u32());
+    }
+    fn apply_instruction_effect(
+        &mut self,
+        _: &TestGraph,
+        s: &mut PowerSet<u32>,
+        (b, i): (Node, usize),
+    ) {
+        if i % 2 == 1 {
+            s.insert(inst_id(b, i));
+        }
+    }
+    fn apply_terminator_effect(&mut self, g: &TestGraph, s: &mut PowerSet<u32>, block: Node) {
+        s.insert(inst_id(block, g.blocks[block.index()].0));
+    }
+    fn apply_edge_effect(&mut self, _: &TestGraph, s: &mut PowerSet<u32>, from: Node, to: Node) {
+        s.insert(1_000_000 + from.as_u32() * 1000 + to.as_u32());
+    }
+}
+
+type Sparse<'a> = SparseGraph<'a, TestGraph, (Node, usize)>;
+
+impl<D: Direction> Analysis<Sparse<'_>> for OddOnly<D> {
+    type Domain = PowerSet<u32>;
+    type Direction = D;
+    fn bottom_value(&self, _: &Sparse<'_>) -> PowerSet<u32> {
+        PowerSet::new()
+    }
+    fn states_kept(&self) -> StatesKept {
+        StatesKept::AtJoins
+    }
+    fn initialize_start_block(&self, _: &Sparse<'_>, block: Node, state: &mut PowerSet<u32>) {
+        state.insert(900_000 + block.as_u32());
+    }
+    fn apply_instruction_effect(&mut self, g: &Sparse<'_>, s: &mut PowerSet<u32>, id: EffectId) {
+        let (b, i) = *g.effect(id);
+        s.insert(inst_id(b, i));
+    }
+    fn apply_terminator_effect(&mut self, g: &Sparse<'_>, s: &mut PowerSet<u32>, block: Node) {
+        s.insert(inst_id(block, g.graph().blocks[block.index()].0));
+    }
+    fn apply_edge_effect(&mut self, _: &Sparse<'_>, s: &mut PowerSet<u32>, from: Node, to: Node) {
+        s.insert(1_000_000 + from.as_u32() * 1000 + to.as_u32());
+    }
+}
+
+fn check_sparse<D: Direction>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    for _ in 0..300 {
+        let n = 1 + rng.index(12);
+        let g = random_graph(&mut rng, n);
+        // Every instruction declared, blocks in a random order, then the
+        // even ones dropped.
+        let mut blocks: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            blocks.swap(i, rng.index(i + 1));
+        }
+        let mut effects = Effects::new();
+        for &b in &blocks {
+            for i in 0..g.blocks[b].0 {
+                effects.push((Node::new(b), i));
+            }
+            effects.end_block(Node::new(b));
+        }
+        effects.retain(|&(_, i)| i % 2 == 1);
+        let sparse = SparseGraph::new(&g, &effects);
+        let mut dense = OddOnly::<D>(Default::default())
+            .into_engine(&g)
+            .iterate_to_fixpoint();
+        let mut results = OddOnly::<D>(Default::default())
+            .into_engine(&sparse)
+            .iterate_to_fixpoint();
+        assert!(results.stats().block_visits <= dense.stats().block_visits + n as u64);
+        let mut expected = dense.as_cursor(&g);
+        let mut cursor = results.as_cursor(&sparse);
+        for b in (0..n).map(Node::new) {
+            if !expected.results().is_reachable(b) {
+                continue;
+            }
+            assert_eq!(
+                cursor.seek_to_block_start(b),
+                expected.seek_to_block_start(b)
+            );
+            assert_eq!(cursor.seek_to_block_end(b), expected.seek_to_block_end(b));
+            for id in sparse.block_insts(b) {
+                let (eb, i) = *sparse.effect(id);
+                assert_eq!((eb, i % 2), (b, 1));
+                assert_eq!(sparse.inst_block(id), Some(b));
+                assert_eq!(
+                    cursor.seek_before(id),
+                    expected.seek_before((b, i)),
+                    "{b} {i}"
+                );
+                assert_eq!(
+                    cursor.seek_after(id),
+                    expected.seek_after((b, i)),
+                    "{b} {i}"
+                );
+            }
+            assert_eq!(sparse.block_insts(b).count(), g.blocks[b.index()].0 / 2);
+        }
+    }
+}
+
+#[test]
+fn sparse_effects_forward_agree_with_the_whole_graph() {
+    check_sparse::<Forward>(16);
+}
+
+#[test]
+fn sparse_effects_backward_agree_with_the_whole_graph() {
+    check_sparse::<Backward>(17);
 }

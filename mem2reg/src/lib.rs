@@ -63,7 +63,6 @@ pub mod dse;
 pub mod elements;
 pub mod forward;
 mod pass;
-pub mod pmap;
 pub mod promote;
 
 pub use pass::Mem2Reg;
@@ -80,8 +79,12 @@ pub struct Stats {
     /// `array_get`s of references at constant indices replaced by the
     /// element ([`elements`]).
     pub elements_forwarded: usize,
-    /// Block visits of the dataflow solver, over all rounds.
+    /// Block visits of the forward analysis's solves, over all rounds.
     pub solver_visits: usize,
+    /// Blocks solved, over all solves of all rounds (each solve counts the
+    /// blocks it worked on): `solver_visits / solved_blocks` is the visits
+    /// per block of a solve.
+    pub solved_blocks: usize,
     /// Rounds of the pipeline run (promote, forward, remove dead stores).
     pub rounds: usize,
 }
@@ -93,6 +96,7 @@ impl AddAssign for Stats {
         self.allocations_removed += other.allocations_removed;
         self.elements_forwarded += other.elements_forwarded;
         self.solver_visits += other.solver_visits;
+        self.solved_blocks += other.solved_blocks;
         self.rounds += other.rounds;
     }
 }

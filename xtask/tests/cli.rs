@@ -244,7 +244,7 @@ fn casm_run_prints_the_value_then_the_steps() {
         "1000",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "500500\nsteps: 13013\n");
+    assert_eq!(stdout(&out), "500500\nsteps: 13015\n");
 }
 
 #[test]

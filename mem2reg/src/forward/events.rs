@@ -29,26 +29,6 @@ pub(crate) enum Op {
     Other,
 }
 
-impl Event {
-    /// The event of `inst`, reading the instruction.
-    pub(super) fn of(func: &Function, classes: &AliasClasses, inst: Inst) -> Self {
-        let op = match func.dfg[inst] {
-            InstructionData::Load { address } => Op::Load {
-                address,
-                result: func.dfg.first_result(inst),
-                class: classes.class(address),
-            },
-            InstructionData::Store { value, address } => Op::Store {
-                address,
-                value,
-                class: classes.class(address),
-            },
-            _ => Op::Other,
-        };
-        Event { inst, op }
-    }
-}
-
 /// The instructions with an effect on the analysis, gathered during the
 /// walk that computes the alias classes (one walk over the function for
 /// both). The others (numbers, arrays, constraints...) only define values,
@@ -56,26 +36,22 @@ impl Event {
 /// applied, which is decided once the reads are all counted.
 pub(crate) struct Events {
     pub(super) reads: SecondaryMap<Value, u8>,
-    pub(super) events: Vec<Event>,
+    /// The events of each block, in order.
+    pub(super) effects: Effects<Event>,
     /// Instructions defining one value, kept only if it is read.
     pub(super) candidates: Vec<(Inst, Value)>,
-    /// `events` of each block, by block index.
-    pub(super) ranges: Vec<(u32, u32)>,
     /// Blocks ending in a `jmp`, whose reference arguments count as reads.
     pub(super) jumps: Vec<Block>,
-    pub(super) start: u32,
     pub(super) loads: usize,
 }
 
 impl Events {
-    pub(super) fn new(func: &Function) -> Self {
+    pub(super) fn new() -> Self {
         Events {
             reads: SecondaryMap::new(),
-            events: Vec::new(),
+            effects: Effects::new(),
             candidates: Vec::new(),
-            ranges: vec![(0, 0); func.dfg.num_blocks()],
             jumps: Vec::new(),
-            start: 0,
             loads: 0,
         }
     }
@@ -92,7 +68,7 @@ impl Events {
                     self.reads[address] = self.reads[address].saturating_add(1);
                     self.loads += 1;
                     // The class is filled in once the classes are final.
-                    self.events.push(Event {
+                    self.effects.push(Event {
                         inst,
                         op: Op::Load {
                             address,
@@ -101,7 +77,7 @@ impl Events {
                         },
                     });
                 }
-                InstructionData::Store { value, address } => self.events.push(Event {
+                InstructionData::Store { value, address } => self.effects.push(Event {
                     inst,
                     op: Op::Store {
                         address,
@@ -110,7 +86,7 @@ impl Events {
                     },
                 }),
                 InstructionData::EnableSideEffects { .. } | InstructionData::Call { .. } => {
-                    self.events.push(Event {
+                    self.effects.push(Event {
                         inst,
                         op: Op::Other,
                     })
@@ -125,12 +101,12 @@ impl Events {
                     &[r] => {
                         // Kept in place, possibly dropped later.
                         self.candidates.push((inst, r));
-                        self.events.push(Event {
+                        self.effects.push(Event {
                             inst,
                             op: Op::Other,
                         });
                     }
-                    _ => self.events.push(Event {
+                    _ => self.effects.push(Event {
                         inst,
                         op: Op::Other,
                     }),
@@ -138,9 +114,7 @@ impl Events {
                 _ => {}
             },
             Visit::BlockEnd(block) => {
-                let end = self.events.len() as u32;
-                self.ranges[block.index()] = (self.start, end);
-                self.start = end;
+                self.effects.end_block(block);
                 if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
                     if !arguments.is_empty() {
                         self.jumps.push(block);
@@ -153,7 +127,7 @@ impl Events {
 
 /// The alias classes of `func` and the events of the analysis, in one walk.
 pub(crate) fn classes_and_events(func: &Function) -> (AliasClasses, Events) {
-    let mut events = Events::new(func);
+    let mut events = Events::new();
     let classes = AliasClasses::compute_visiting(func, &mut |v| events.visit(func, v));
     (classes, events)
 }

@@ -36,29 +36,45 @@
 //! `x` exists, so the fact is not on every path to `P` and the
 //! intersection at the joins on the way drops it.
 //!
-//! States are persistent maps ([`crate::pmap`]) from alias class to a map
-//! from reference to value: copies along edges are O(1), a store replaces
-//! its class's map in O(1) (a store through `a` makes the rest of `a`'s
-//! class `Unknown` at once), and the join of two states skips the structure
-//! they share, so a state costs memory only where it differs from its
-//! predecessors'.
+//! States are persistent maps ([`kildall_dataflow::pmap`]) from alias class
+//! to a map from reference to value: copies along edges are O(1), a store
+//! replaces its class's map in O(1) (a store through `a` makes the rest of
+//! `a`'s class `Unknown` at once), and the join of two states skips the
+//! structure they share, so a state costs memory only where it differs
+//! from its predecessors'.
 //!
-//! The fixed point is computed by `Solution::solve`, a solver for this
-//! analysis on the engine's order and worklist ([`kildall_dataflow::loop_order`],
-//! [`kildall_dataflow::Worklist`]: the earliest pending block of a
-//! loop-aware reverse post-order, so each loop settles before the blocks
-//! after it). It keeps states only at join blocks, and visits only the
-//! instructions with an effect (`Events`, gathered in the walk that
-//! computes the alias classes, with the operands and the address class of
-//! each load and store copied out, so that a visit reads a dense array
-//! rather than the instructions). Each visit records what its events
-//! found, so the answer needs no walk after the solve: a block's last visit
-//! is made with its final entry state.
+//! The fixed point is computed by the [`kildall_dataflow`] engine (the
+//! earliest pending block of a loop-aware reverse post-order first, so each
+//! loop settles before the blocks after it), on a
+//! [`SparseGraph`] whose instructions are
+//! the analysis's events only (`Events`, gathered in the walk that computes
+//! the alias classes, with the operands and the address class of each load
+//! and store copied out, so that a visit reads a dense array rather than
+//! the instructions), keeping states at joins only
+//! ([`StatesKept::AtJoins`](kildall_dataflow::StatesKept)). Each visit
+//! records what its events found, so the answer needs no walk after the
+//! solve: a block's last visit is made with its final entry state.
 //!
-//! FIXME: the generic engine neither keeps states only where an analysis
-//! needs them nor visits only its events, so this analysis runs on its own
-//! solve loop; the [`Analysis`] implementation below states it on the
-//! engine, which the tests do not run.
+//! The load's transfer is not monotone (an `Unknown` reference becomes
+//! `Known(result)`, a `Known(v)` one stays `Known(v)`, and `Known(v)` and
+//! `Known(result)` are not ordered), so the engine's general guarantee does
+//! not cover it; termination and soundness rest on the states being kept at
+//! joins instead. A join's state only ever shrinks (it is the intersection
+//! of everything that reached it), a block without a kept state is a
+//! function of the state of the chain of single-predecessor blocks heading
+//! it, and every cycle holds a kept state, so the solve terminates; at the
+//! end every block was visited with its final entry state and each join's
+//! state is contained in what its predecessors finally pass, so every fact
+//! holds on every path. Which sound answer is found may depend on the
+//! order; the order is fixed, so the answer is deterministic.
+//!
+//! FIXME: a monotone formulation of the load (the load yields
+//! `Known(result)` and joins compare values through the replacements, or a
+//! state holding every name known to equal a cell's content) would put this
+//! analysis under the engine's general guarantee and let a solve resume
+//! from the previous one instead of starting over; the replacement relation
+//! is decided by the solve itself, which neither formulation has yet been
+//! shown to handle at the same cost and with the same loads removed.
 //!
 //! Replacing loads changes names, which can let another solve find more;
 //! the function `forward` decides when, without a round of the whole
@@ -67,16 +83,10 @@
 //! solve notes the pairs it drops), and a replaced reference is renamed in
 //! place in the events (same alias classes) when it is an address or a
 //! jump argument.
-//!
-//! FIXME: the load's transfer is still not monotone, which the solver
-//! tolerates (see `Solution::solve`); a monotone formulation (the load
-//! yields `Known(result)` and joins compare values through the
-//! replacements) would make the answer independent of the order and could
-//! let a solve resume from the previous one instead of starting over.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
-use kildall_dataflow::{loop_order, Analysis, Forward, FunctionGraph, Worklist};
-use kildall_ir::cfg::ControlFlowGraph;
+use kildall_dataflow::pmap::PMap;
+use kildall_dataflow::{Analysis, Effects, Forward, FunctionGraph, SparseGraph};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
     Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
@@ -84,14 +94,13 @@ use kildall_ir::{
 };
 
 use crate::alias::{AliasClasses, Visit};
-use crate::pmap::PMap;
 use crate::Stats;
 
 mod events;
 mod solve;
 
 pub(crate) use events::{classes_and_events, Event, Events, Op};
-use solve::{BlockOrder, Outcome, Solution};
+use solve::{Outcome, Solve};
 
 /// The `Known` references of one alias class, by reference index.
 type ClassValues = PMap<Value>;
@@ -135,7 +144,7 @@ impl KnownValues {
 
 impl KnownValues {
     /// The join, calling `note` on both values of every entry dropped
-    /// because the predecessors disagree on it (see [`Solution::solve`]).
+    /// because the predecessors disagree on it (see [`forward`]).
     fn join_noting(&mut self, other: &Self, note: &impl Fn(Value, Value)) -> bool {
         if !other.reached {
             return false;
@@ -177,11 +186,9 @@ pub(crate) struct ReferenceValues<'a> {
     /// needs an entry (a store to it only makes its class Unknown); one read
     /// once needs no entry from its own load.
     reads: SecondaryMap<Value, u8>,
-    /// The instructions with an effect, grouped by block (`ranges`).
-    events: Vec<Event>,
-    ranges: Vec<(u32, u32)>,
-    /// Scratch space of the [`Analysis`] implementation (see [`Self::transfer`]).
-    renamed: Vec<(Value, Value)>,
+    /// The instructions with an effect, block by block: the instructions
+    /// of the graph the engine solves on.
+    effects: Effects<Event>,
     /// Blocks ending in a `jmp` with arguments.
     jumps: Vec<Block>,
     /// Whether a block has a reference parameter, by block index: the
@@ -195,9 +202,8 @@ impl<'a> ReferenceValues<'a> {
     pub(crate) fn with_events(func: &Function, classes: &'a AliasClasses, e: Events) -> Self {
         let Events {
             mut reads,
-            mut events,
+            mut effects,
             candidates,
-            mut ranges,
             jumps,
             ..
         } = e;
@@ -218,20 +224,9 @@ impl<'a> ReferenceValues<'a> {
                     dropped.insert(inst);
                 }
             }
-            let mut kept: Vec<Event> = Vec::with_capacity(events.len());
-            for range in ranges.iter_mut() {
-                let (lo, hi) = *range;
-                let start = kept.len() as u32;
-                kept.extend(
-                    events[lo as usize..hi as usize]
-                        .iter()
-                        .filter(|e| !dropped.contains(e.inst)),
-                );
-                *range = (start, kept.len() as u32);
-            }
-            events = kept;
+            effects.retain(|e| !dropped.contains(e.inst));
         }
-        for e in events.iter_mut() {
+        for e in effects.as_mut_slice() {
             match &mut e.op {
                 Op::Load { address, class, .. } | Op::Store { address, class, .. } => {
                     *class = classes.class(*address);
@@ -250,9 +245,7 @@ impl<'a> ReferenceValues<'a> {
         ReferenceValues {
             classes,
             reads,
-            events,
-            ranges,
-            renamed: Vec::new(),
+            effects,
             jumps,
             reference_params,
         }
@@ -262,18 +255,7 @@ impl<'a> ReferenceValues<'a> {
     /// leave the events (the caller rewrites the stores of their results,
     /// and the references among them, see [`Self::rename_references`]).
     fn after_replacements(&mut self, removed: &EntitySet<Inst>) {
-        let mut kept: Vec<Event> = Vec::with_capacity(self.events.len());
-        for range in self.ranges.iter_mut() {
-            let (lo, hi) = *range;
-            let start = kept.len() as u32;
-            kept.extend(
-                self.events[lo as usize..hi as usize]
-                    .iter()
-                    .filter(|e| !removed.contains(e.inst)),
-            );
-            *range = (start, kept.len() as u32);
-        }
-        self.events = kept;
+        self.effects.retain(|e| !removed.contains(e.inst));
     }
 
     /// Renames the replaced load results `references` (naming references)
@@ -311,7 +293,7 @@ impl<'a> ReferenceValues<'a> {
             self.reads[v] = self.reads[v].saturating_add(self.reads[r]);
             self.reads[r] = 0;
         }
-        for e in self.events.iter_mut() {
+        for e in self.effects.as_mut_slice() {
             let (Op::Load { address, class, .. } | Op::Store { address, class, .. }) = &mut e.op
             else {
                 continue;
@@ -495,52 +477,6 @@ impl<'a> ReferenceValues<'a> {
     }
 }
 
-impl Analysis<FunctionGraph<'_>> for ReferenceValues<'_> {
-    type Domain = KnownValues;
-    type Direction = Forward;
-
-    fn bottom_value(&self, _: &FunctionGraph<'_>) -> KnownValues {
-        KnownValues::default()
-    }
-
-    fn initialize_start_block(&self, _: &FunctionGraph<'_>, _: Block, state: &mut KnownValues) {
-        // No predecessors: every reference is Unknown.
-        state.reached = true;
-        state.predicate_one = true;
-    }
-
-    fn apply_instruction_effect(
-        &mut self,
-        func: &FunctionGraph<'_>,
-        state: &mut KnownValues,
-        inst: Inst,
-    ) {
-        let mut renamed = std::mem::take(&mut self.renamed);
-        self.transfer(
-            func,
-            state,
-            &Event::of(func, self.classes, inst),
-            &mut renamed,
-        );
-        self.renamed = renamed;
-    }
-
-    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut KnownValues, _: Block) {
-        // The block visit ends (forward: after its instructions).
-        self.renamed.clear();
-    }
-
-    fn apply_edge_effect(
-        &mut self,
-        func: &FunctionGraph<'_>,
-        state: &mut KnownValues,
-        from: Block,
-        to: Block,
-    ) {
-        self.edge(func, state, from, to);
-    }
-}
-
 /// Solves the analysis and replaces the loads of `Known` references.
 /// Returns whether another round may find more: a replaced load's result
 /// named a reference that a load, a store or a jump uses (names of
@@ -573,21 +509,27 @@ pub(crate) fn forward(
 ) -> bool {
     const SOLVES: usize = 3;
     let cfg = analyses.cfg(func);
-    let order = BlockOrder::new(func, cfg);
     let mut analysis = ReferenceValues::with_events(func, classes, events);
     let mut removed = EntitySet::<Inst>::new();
     for solve in 1..=SOLVES {
-        let solution = Solution::solve(func, cfg, &order, &analysis);
-        stats.solver_visits += solution.visits;
+        let graph = FunctionGraph::new(func, cfg);
+        let sparse = SparseGraph::new(&graph, &analysis.effects);
+        let results = Solve::new(&analysis)
+            .into_engine(&sparse)
+            .iterate_to_fixpoint();
+        stats.solver_visits += results.stats().block_visits as usize;
+        stats.solved_blocks += results.stats().blocks;
+        let Solve {
+            outcome, disagreed, ..
+        } = results.into_analysis();
         let mut replacements: Vec<(Inst, Option<Value>, Value)> = Vec::new();
         let mut stale = false;
-        for (e, &o) in analysis.events.iter().zip(&solution.outcome) {
+        for (e, &o) in analysis.effects.as_slice().iter().zip(&outcome) {
             if let (Outcome::Replace(v), Op::Load { result, .. }) = (o, e.op) {
                 replacements.push((e.inst, result, v));
             }
         }
-        let disagreed = solution.disagreed;
-        drop(solution.outcome);
+        drop(outcome);
         // Replaced results naming references, by value.
         let mut references = EntitySet::<Value>::new();
         let mut reference_list: Vec<Value> = Vec::new();
@@ -623,7 +565,7 @@ pub(crate) fn forward(
         // address (the walk also gathers what the dead-store removal needs).
         loads_left.clear();
         let mut renamed_reference = false;
-        for e in analysis.events.iter_mut() {
+        for e in analysis.effects.as_mut_slice() {
             match &mut e.op {
                 &mut Op::Load { address, .. } => {
                     renamed_reference |= any_reference && references.contains(address);

@@ -1,7 +1,15 @@
-//! The solve loop: states only at join blocks, events only, the earliest
-//! pending block of the loop-aware order first.
+//! The analysis as the engine runs it: on the graph of the events, with
+//! states at joins, recording what each event found.
+
+use std::cell::RefCell;
+
+use kildall_dataflow::{EffectId, StatesKept};
 
 use super::*;
+
+/// The graph the engine solves on: the function's blocks and edges, and in
+/// each block only its events.
+pub(crate) type EventGraph<'g> = SparseGraph<'g, FunctionGraph<'g>, Event>;
 
 /// What the last visit of a block found at one event (the final answer: a
 /// block's last visit is made with its final entry state).
@@ -17,165 +25,105 @@ pub(crate) enum Outcome {
     Stores(Value),
 }
 
-/// The fixed point of [`ReferenceValues`], computed by [`Solution::solve`]:
-/// the outcome of every event at its block's last visit.
-pub(crate) struct Solution {
-    /// By event index ([`ReferenceValues::events`] of all blocks, in order).
+/// One solve of [`ReferenceValues`] on the engine, over an [`EventGraph`].
+///
+/// States are kept at joins only ([`StatesKept::AtJoins`]): a block with
+/// one predecessor receives the predecessor's exit state when the
+/// predecessor is visited and gives it up at its own visit, so the states
+/// alive at once are those of the joins and of the pending blocks.
+///
+/// Each visit overwrites the outcomes of the block's events, so no walk
+/// after the solve is needed to read the answer: the engine visits a block
+/// again whenever its entry state changes, so its last visit is made with
+/// its final entry state. The joins note the pairs of values whose entries
+/// they dropped because the predecessors disagreed ([`forward`] decides
+/// from them whether another solve can find more).
+pub(crate) struct Solve<'r, 'a> {
+    values: &'r ReferenceValues<'a>,
+    /// By event index ([`EffectId`]).
     pub(crate) outcome: Vec<Outcome>,
     /// The pairs of values of the entries some join dropped because its
     /// predecessors held different values (at any visit; with repeats).
     pub(crate) disagreed: Vec<(Value, Value)>,
-    /// Block visits.
-    pub(crate) visits: usize,
+    /// The loads of the current block visit found replaceable (see
+    /// [`ReferenceValues::transfer`]); emptied at the end of each visit.
+    renamed: Vec<(Value, Value)>,
 }
 
-impl Solution {
-    /// Solves `analysis` over `func`.
-    ///
-    /// The worklist always takes the earliest pending block in reverse
-    /// post-order, so a loop is settled before the blocks after it are
-    /// visited (the round-robin order instead carries each change at a loop
-    /// header down the rest of the function, once per sweep). Only join
-    /// blocks keep a state: a block with one predecessor gets the
-    /// predecessor's exit state when the predecessor is visited, and gives it
-    /// up when it is visited itself, so the states alive at once are those of
-    /// the joins and of the blocks waiting in the worklist.
-    ///
-    /// Each visit overwrites the outcomes of the block's events, so no walk
-    /// after the solve is needed to read the answer: a block is visited again
-    /// whenever its entry state changes, so its last visit is made with its
-    /// final entry state (a join's slot holds it; a block with one
-    /// predecessor receives a state at each visit of the predecessor, and the
-    /// predecessor's last visit comes before its own).
-    ///
-    /// Termination does not rest on monotone transfer functions (the load's
-    /// is not: an `Unknown` reference becomes `Known(result)`, a `Known(v)`
-    /// one stays `Known(v)`): the entry state of a join block only ever
-    /// shrinks (it is the intersection of everything that reached it), a
-    /// chain of single-predecessor blocks is a function of the join state
-    /// heading it, and every loop goes through a join. The answer is sound
-    /// whatever the order: at the end every block has been visited with its
-    /// final entry state, and each join's state is contained in the
-    /// intersection of what its predecessors finally pass, so every fact
-    /// holds on every path. Which sound answer is found may depend on the
-    /// order; the order is fixed, so the answer is deterministic.
-    pub(crate) fn solve(
-        func: &Function,
-        cfg: &ControlFlowGraph,
-        order: &BlockOrder,
-        analysis: &ReferenceValues<'_>,
-    ) -> Self {
-        let n = order.position.len();
-        let rpo = &order.rpo;
-        let join = &order.join;
-        let mut outcome = vec![Outcome::Nothing; analysis.events.len()];
-        let disagreed = std::cell::RefCell::new(Vec::new());
-        let note = |a: Value, b: Value| disagreed.borrow_mut().push((a, b));
-        let mut states: Vec<KnownValues> = vec![KnownValues::default(); n];
-        let mut visits = 0;
-        if let Some(&entry) = rpo.first() {
-            states[entry.index()] = KnownValues {
-                reached: true,
-                classes: PMap::default(),
-                predicate_one: true,
-            };
-            let mut pending = Worklist::new(rpo.len());
-            let mut renamed = Vec::new();
-            pending.insert(0);
-            while let Some(i) = pending.pop_first() {
-                let block = rpo[i];
-                visits += 1;
-                let mut state = if join[block.index()] {
-                    states[block.index()].clone()
-                } else {
-                    std::mem::take(&mut states[block.index()])
-                };
-                state.predicate_one = true;
-                renamed.clear();
-                let (lo, hi) = analysis.ranges[block.index()];
-                let events = &analysis.events[lo as usize..hi as usize];
-                let slots = &mut outcome[lo as usize..hi as usize];
-                for (event, slot) in events.iter().zip(slots) {
-                    *slot = match analysis.transfer(func, &mut state, event, &mut renamed) {
-                        Some(v) => Outcome::Replace(v),
-                        None => match event.op {
-                            Op::Store { value, .. } => {
-                                if renamed.iter().any(|&(r, _)| r == value) {
-                                    Outcome::Nothing
-                                } else {
-                                    Outcome::Stores(value)
-                                }
-                            }
-                            _ => Outcome::Nothing,
-                        },
-                    };
-                }
-                let succs = cfg.successors(block);
-                for (k, &succ) in succs.iter().enumerate() {
-                    let mut edge = if k + 1 == succs.len() {
-                        std::mem::take(&mut state)
-                    } else {
-                        state.clone()
-                    };
-                    analysis.edge(func, &mut edge, block, succ);
-                    let slot = &mut states[succ.index()];
-                    let changed = if join[succ.index()] {
-                        slot.join_noting(&edge, &note)
-                    } else {
-                        *slot = edge;
-                        true
-                    };
-                    if changed {
-                        pending.insert(order.position[succ.index()] as usize);
-                    }
-                }
-            }
-        }
-        Solution {
-            outcome,
-            disagreed: disagreed.into_inner(),
-            visits,
+impl<'r, 'a> Solve<'r, 'a> {
+    pub(crate) fn new(values: &'r ReferenceValues<'a>) -> Self {
+        Solve {
+            values,
+            outcome: vec![Outcome::Nothing; values.effects.len()],
+            disagreed: Vec::new(),
+            renamed: Vec::new(),
         }
     }
 }
 
-/// The visiting order of the solver and which blocks keep a state, computed
-/// once per graph and shared by the solves on it.
-pub(crate) struct BlockOrder {
-    /// Reachable blocks in the loop-aware reverse post-order ([`loop_order`]).
-    pub(super) rpo: Vec<Block>,
-    /// Position in `rpo` by block index (`u32::MAX`: unreachable).
-    pub(super) position: Vec<u32>,
-    /// Whether a block is a join block (the entry block, or a block with
-    /// several reachable predecessors), by block index.
-    pub(super) join: Vec<bool>,
-}
+impl Analysis<EventGraph<'_>> for Solve<'_, '_> {
+    type Domain = KnownValues;
+    type Direction = Forward;
 
-impl BlockOrder {
-    /// The order of `cfg`'s reachable blocks.
-    pub(crate) fn new(func: &Function, cfg: &ControlFlowGraph) -> Self {
-        let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-        let rpo = loop_order(&FunctionGraph::new(func, cfg));
-        let mut position = vec![u32::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            position[b.index()] = i as u32;
-        }
-        let mut join = vec![false; n];
-        for &b in &rpo {
-            let preds = cfg
-                .predecessors(b)
-                .iter()
-                .filter(|&&p| position[p.index()] != u32::MAX)
-                .count();
-            join[b.index()] = preds > 1;
-        }
-        if let Some(&entry) = rpo.first() {
-            join[entry.index()] = true;
-        }
-        BlockOrder {
-            rpo,
-            position,
-            join,
-        }
+    fn bottom_value(&self, _: &EventGraph<'_>) -> KnownValues {
+        KnownValues::default()
+    }
+
+    fn states_kept(&self) -> StatesKept {
+        StatesKept::AtJoins
+    }
+
+    fn initialize_start_block(&self, _: &EventGraph<'_>, _: Block, state: &mut KnownValues) {
+        // No predecessors: every reference is Unknown.
+        state.reached = true;
+        state.predicate_one = true;
+    }
+
+    fn apply_instruction_effect(
+        &mut self,
+        graph: &EventGraph<'_>,
+        state: &mut KnownValues,
+        id: EffectId,
+    ) {
+        let event = graph.effect(id);
+        let func = graph.graph().function();
+        let outcome = match self.values.transfer(func, state, event, &mut self.renamed) {
+            Some(v) => Outcome::Replace(v),
+            None => match event.op {
+                Op::Store { value, .. } if !self.renamed.iter().any(|&(r, _)| r == value) => {
+                    Outcome::Stores(value)
+                }
+                _ => Outcome::Nothing,
+            },
+        };
+        self.outcome[id.index()] = outcome;
+    }
+
+    fn apply_terminator_effect(&mut self, _: &EventGraph<'_>, _: &mut KnownValues, _: Block) {
+        // The block visit ends (forward: after its instructions).
+        self.renamed.clear();
+    }
+
+    fn apply_edge_effect(
+        &mut self,
+        graph: &EventGraph<'_>,
+        state: &mut KnownValues,
+        from: Block,
+        to: Block,
+    ) {
+        self.values.edge(graph.graph().function(), state, from, to);
+    }
+
+    fn join_entry(
+        &mut self,
+        _: &EventGraph<'_>,
+        entry: &mut KnownValues,
+        incoming: &KnownValues,
+        _: Block,
+    ) -> bool {
+        let disagreed = RefCell::new(std::mem::take(&mut self.disagreed));
+        let changed = entry.join_noting(incoming, &|a, b| disagreed.borrow_mut().push((a, b)));
+        self.disagreed = disagreed.into_inner();
+        changed
     }
 }
