@@ -108,7 +108,8 @@ pub enum InterpError {
     /// A field read of a constructor from another value.
     #[error("pc {0}: {1}")]
     WrongConstructor(usize, heap::WrongConstructorError),
-    /// `cextend` of a closure by more arguments than it still takes.
+    /// A call of a closure with other than the arguments it still takes,
+    /// or `cextend` of it by more.
     #[error("pc {0}: {1}")]
     ClosureArity(usize, heap::ClosureArityError),
 }
@@ -511,6 +512,14 @@ impl Machine<'_> {
             {
                 let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
                 return Err(InterpError::WrongConstructor(self.pc, err));
+            }
+            if let (Some(label), Word::Felt(given), Word::Felt(left)) =
+                (label_at(self.prog, self.pc), dst, res)
+            {
+                let names = &self.prog.names;
+                if let Some(err) = heap::apply_arity_failure(label, given, left, names) {
+                    return Err(InterpError::ClosureArity(self.pc, err));
+                }
             }
             return Err(InterpError::AssertFailed(self.pc));
         }
