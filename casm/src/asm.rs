@@ -46,6 +46,9 @@ pub enum AsmError {
     /// A relative offset that does not fit.
     #[error("jump offset out of range at pc {0}")]
     OffsetRange(usize),
+    /// A result record with more fields than `ap`-based offsets reach.
+    #[error("a result record of {0} fields is too large to output")]
+    ResultTooLarge(usize),
 }
 
 /// Flag bits, shifted into place above the three offsets.
@@ -248,6 +251,10 @@ pub fn assemble_with_objects(
     result: ResultShape,
     mode: Mode,
 ) -> Result<Program, AsmError> {
+    // The copies after the call reach `2 + builtins + fields` cells back.
+    if result.pushed() > i16::MAX as usize - 8 {
+        return Err(AsmError::ResultTooLarge(result.pushed()));
+    }
     let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
     let (first, after) = match mode {
         Mode::Execution => ("__main__", None),
@@ -540,6 +547,16 @@ mod tests {
         let l = parse(&format!("e:\n{src}")).unwrap();
         let p = assemble(&l, "e", &[], Mode::Execution).unwrap();
         p.data[p.labels["e"]..].iter().map(|w| w.to_hex()).collect()
+    }
+
+    #[test]
+    fn a_result_record_too_large_to_output_is_an_error() {
+        let l = parse("e:\n  ret\n").unwrap();
+        let huge = ResultShape::Record(40_000);
+        let err = assemble_with_objects(&l, "e", &[], &[], huge, Mode::Execution).unwrap_err();
+        assert_eq!(err, AsmError::ResultTooLarge(40_000));
+        let fits = ResultShape::Record(3);
+        assert!(assemble_with_objects(&l, "e", &[], &[], fits, Mode::Proof).is_ok());
     }
 
     /// Encodings as cairo-lang's assembler produces them.
