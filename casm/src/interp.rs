@@ -12,6 +12,7 @@
 //! the builtins' base pointers, a return `fp` and the end address, and the
 //! run stops when `pc` reaches the end of the code; in proof mode it holds
 //! `fp`, 0 and the base pointers, and the run stops at `__end__`. The
+//! `output` segment takes any value, and the result is read from it; the
 //! `range_check` segment accepts only values below `2^128`; the `ec_op` and
 //! `poseidon` segments deduce an instance's outputs from its inputs when
 //! they are read, as the VM's builtin runners do. Builtin cells are written
