@@ -2,7 +2,9 @@
 //! run (every executed block lowered, assigned and checked) on the suite's
 //! matrix multiply and on a generated program, and per-block Groth16
 //! proving of the suite's `find_min` and `string_match` runs before and
-//! after merging (setup excluded, as in `cargo xtask merge --prove`).
+//! after merging (setup excluded, as in `cargo xtask merge --prove`), and
+//! proving the memory check of the unmerged `find_min`, `string_match` and
+//! `edit_distance` runs (15, 47 and 125 accesses).
 
 use std::hint::black_box;
 
@@ -111,6 +113,21 @@ fn bench(c: &mut Criterion) {
                 })
             });
         }
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("r1cs-memory-check");
+    group.sample_size(10);
+    for name in ["find_min", "string_match", "edit_distance"] {
+        let (module, args) = program(name);
+        let trace = traced(&module, &args);
+        let (cs, assignment) = trace.memory.system();
+        let mut rng = rng();
+        let keys = setup(&cs, &mut rng).unwrap();
+        let accesses = trace.memory.valid_entries();
+        group.bench_function(format!("{name}-{accesses}"), |b| {
+            b.iter(|| black_box(prove(&keys, &cs, &assignment, &mut rng).unwrap()))
+        });
     }
     group.finish();
 }

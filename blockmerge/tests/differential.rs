@@ -93,6 +93,8 @@ fn generated_programs_behave_the_same() {
         CfgConfig {
             blocks: 24,
             checks: 1,
+            signed: 1,
+            slices: 1,
             ..CfgConfig::default()
         },
         CfgConfig {

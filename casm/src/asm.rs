@@ -17,6 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::felt::Felt;
+use crate::heap::field_offset;
 use crate::listing::{ArithOp, Builtin, Hint, Instr, Listing, MemRef, Reg, Rhs, Target, Val};
 
 /// How the program is entered and left.
@@ -45,6 +46,9 @@ pub enum AsmError {
     /// A relative offset that does not fit.
     #[error("jump offset out of range at pc {0}")]
     OffsetRange(usize),
+    /// A result record with more fields than `ap`-based offsets reach.
+    #[error("a result record of {0} fields is too large to output")]
+    ResultTooLarge(usize),
 }
 
 /// Flag bits, shifted into place above the three offsets.
@@ -85,13 +89,48 @@ pub struct Program {
     pub builtins: Vec<Builtin>,
     /// Names of constructors and closure functions, to print heap values.
     pub names: crate::heap::HeapNames,
+    /// What the entry sequence writes to the `output` builtin.
+    pub result: ResultShape,
+}
+
+/// What the entry sequence writes to the `output` builtin, after the entry
+/// returns: as Juvix's Cairo backend does, the fields of a record (the
+/// entry's declared result type has one constructor), else the value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultShape {
+    /// The result cell itself: a number, or the address of an object.
+    #[default]
+    Value,
+    /// The fields of a record of this many fields (one level: a record in
+    /// a field is written as its address).
+    Record(usize),
+}
+
+impl ResultShape {
+    /// Cells of the `output` builtin the result takes.
+    pub fn output_cells(self) -> usize {
+        match self {
+            ResultShape::Value => 1,
+            ResultShape::Record(n) => n,
+        }
+    }
+
+    /// Cells the entry sequence pushes to gather them (a record's fields;
+    /// a value is already on the stack).
+    fn pushed(self) -> usize {
+        match self {
+            ResultShape::Value => 0,
+            ResultShape::Record(n) => n,
+        }
+    }
 }
 
 impl Program {
-    /// How far below `ap` the entry's result is at the end of a run: the
-    /// builtins' final pointers are on top of it, as the runner reads them.
+    /// How far below `ap` the entry's result is at the end of a run: above
+    /// it are the record fields gathered for the output, then the
+    /// builtins' final pointers, as the runner reads them.
     pub fn result_depth(&self) -> usize {
-        1 + self.builtins.len()
+        1 + self.result.pushed() + self.builtins.len()
     }
 }
 
@@ -168,8 +207,9 @@ fn op1_bits(v: &Val) -> (i16, u64, Option<Felt>) {
     }
 }
 
-/// Assembles `listing` behind an entry sequence that pushes `args` and
-/// calls the function labelled `entry`.
+/// Assembles `listing` behind an entry sequence that pushes `args`, calls
+/// the function labelled `entry` and writes the value it returns to the
+/// `output` builtin.
 pub fn assemble(
     listing: &Listing,
     entry: &str,
@@ -177,7 +217,7 @@ pub fn assemble(
     mode: Mode,
 ) -> Result<Program, AsmError> {
     let args: Vec<EntryArg> = args.iter().map(|a| EntryArg::Imm(*a)).collect();
-    assemble_with_objects(listing, entry, &[], &args, mode)
+    assemble_with_objects(listing, entry, &[], &args, ResultShape::Value, mode)
 }
 
 /// An argument of the entry: a number, or the address of one of the
@@ -193,35 +233,61 @@ pub enum EntryArg {
 /// [`assemble`] with heap arguments: the entry sequence first writes
 /// `objects` (each a list of cells; an [`EntryArg::Object`] cell may only
 /// name an earlier object) into its own frame, then calls the entry with
-/// `args`.
+/// `args`, and writes its result to the `output` builtin as `result`
+/// says.
+///
+/// The runner gives the entry sequence a pointer for the `output` builtin
+/// and for each builtin the listing threads; the entry takes the threaded
+/// ones below its arguments and returns them below its result. After the
+/// call, the sequence gathers the output cells on the stack (a record's
+/// fields, `[ap] = [[ap - 1 - i] + 1 + i]`), asserts each equal to the
+/// next cell of the `output` segment (`[ap - n + i] = [[out] + i]`), and
+/// leaves every builtin's final pointer on top, `output`'s first.
 pub fn assemble_with_objects(
     listing: &Listing,
     entry: &str,
     objects: &[Vec<EntryArg>],
     args: &[EntryArg],
+    result: ResultShape,
     mode: Mode,
 ) -> Result<Program, AsmError> {
+    // The copies after the call reach `2 + builtins + fields` cells back.
+    if result.pushed() > i16::MAX as usize - 8 {
+        return Err(AsmError::ResultTooLarge(result.pushed()));
+    }
     let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
     let (first, after) = match mode {
         Mode::Execution => ("__main__", None),
         Mode::Proof => ("__start__", Some("__end__")),
     };
     items.push(Instr::Label(first.to_string()));
-    // The runner puts the builtins' base pointers on the stack: below `fp`
-    // for `main` (execution mode), at `[fp]` onwards for `__start__`. The
-    // entry takes them below its arguments.
-    let n_builtins = listing.builtins.len();
-    let nb = n_builtins as i16;
+    let threaded: Vec<Builtin> = listing
+        .builtins
+        .iter()
+        .copied()
+        .filter(|b| *b != Builtin::Output)
+        .collect();
+    let mut builtins = vec![Builtin::Output];
+    builtins.extend(&threaded);
+    // The runner puts the builtins' base pointers on the stack, `output`'s
+    // first: below `fp` for `main` (execution mode), at `[fp]` onwards for
+    // `__start__`.
+    let nb = threaded.len() as i16;
+    let n_all = nb + 1;
     let push = |rhs| Instr::Assign {
         dst: MemRef::ap(0),
         rhs,
         ap_incr: true,
     };
+    let output_ptr = match mode {
+        Mode::Execution => MemRef::fp(-2 - n_all),
+        Mode::Proof => MemRef::fp(0),
+    };
     // Where the objects start, and the cell that holds `fp`.
     let mut frame = 0i16;
-    if mode == Mode::Proof && n_builtins > 0 {
-        items.push(Instr::ApAdd(Felt::from_u128(n_builtins as u128)));
-        frame = nb;
+    if mode == Mode::Proof {
+        items.push(Instr::ApAdd(Felt::from_u128(n_all as u128)));
+        frame = n_all;
     }
     let fp_cell = frame;
     let mut at = Vec::with_capacity(objects.len());
@@ -239,28 +305,44 @@ pub fn assemble_with_objects(
     match mode {
         Mode::Execution => {
             for k in 0..nb {
-                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(-2 - nb + k)))));
+                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(-1 - n_all + k)))));
             }
         }
         Mode::Proof if !objects.is_empty() => {
             for k in 0..nb {
-                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(k)))));
+                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(1 + k)))));
             }
         }
+        // The threaded pointers are the cells just below `ap`.
         Mode::Proof => {}
     }
     for a in args.iter().rev() {
         items.push(push(entry_cell(a, fp_cell, &at)));
     }
     items.push(Instr::Call(Target::Label(entry.to_string())));
-    // The entry returns its builtin pointers below its result; the runner
-    // reads them from the top of the stack, so they are copied above it.
-    for _ in 0..n_builtins {
+    // The result is at `[ap - 1]`, the threaded builtins' final pointers
+    // below it.
+    let fields = result.pushed() as i16;
+    for i in 0..fields {
+        items.push(push(Rhs::Deref(MemRef::ap(-1 - i), field_offset(i as u32))));
+    }
+    let out = result.output_cells() as i16;
+    for i in 0..out {
         items.push(Instr::Assign {
-            dst: MemRef::ap(0),
-            rhs: Rhs::Val(Val::Mem(MemRef::ap(-1 - n_builtins as i16))),
-            ap_incr: true,
+            dst: MemRef::ap(i - out),
+            rhs: Rhs::Deref(output_ptr, i),
+            ap_incr: false,
         });
+    }
+    items.push(push(Rhs::Op(
+        ArithOp::Add,
+        output_ptr,
+        Val::Imm(Felt::from_i128(out as i128)),
+    )));
+    // Each threaded pointer is `2 + nb + fields` cells below the top when
+    // it is copied: the cells pushed since the call come between.
+    for _ in 0..nb {
+        items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-2 - nb - fields)))));
     }
     match after {
         None => items.push(Instr::Ret),
@@ -397,8 +479,9 @@ pub fn assemble_with_objects(
         main_pc,
         mode,
         start_end,
-        builtins: listing.builtins.clone(),
+        builtins,
         names: crate::heap::HeapNames::default(),
+        result,
     })
 }
 
@@ -463,8 +546,17 @@ mod tests {
     fn words(src: &str) -> Vec<String> {
         let l = parse(&format!("e:\n{src}")).unwrap();
         let p = assemble(&l, "e", &[], Mode::Execution).unwrap();
-        // Skip the two-word `call e` and the `ret` of the entry sequence.
-        p.data[3..].iter().map(|w| w.to_hex()).collect()
+        p.data[p.labels["e"]..].iter().map(|w| w.to_hex()).collect()
+    }
+
+    #[test]
+    fn a_result_record_too_large_to_output_is_an_error() {
+        let l = parse("e:\n  ret\n").unwrap();
+        let huge = ResultShape::Record(40_000);
+        let err = assemble_with_objects(&l, "e", &[], &[], huge, Mode::Execution).unwrap_err();
+        assert_eq!(err, AsmError::ResultTooLarge(40_000));
+        let fits = ResultShape::Record(3);
+        assert!(assemble_with_objects(&l, "e", &[], &[], fits, Mode::Proof).is_ok());
     }
 
     /// Encodings as cairo-lang's assembler produces them.

@@ -12,6 +12,7 @@
 //! the builtins' base pointers, a return `fp` and the end address, and the
 //! run stops when `pc` reaches the end of the code; in proof mode it holds
 //! `fp`, 0 and the base pointers, and the run stops at `__end__`. The
+//! `output` segment takes any value, and the result is read from it; the
 //! `range_check` segment accepts only values below `2^128`; the `ec_op` and
 //! `poseidon` segments deduce an instance's outputs from its inputs when
 //! they are read, as the VM's builtin runners do. Builtin cells are written
@@ -107,7 +108,8 @@ pub enum InterpError {
     /// A field read of a constructor from another value.
     #[error("pc {0}: {1}")]
     WrongConstructor(usize, heap::WrongConstructorError),
-    /// `cextend` of a closure by more arguments than it still takes.
+    /// A call of a closure with other than the arguments it still takes,
+    /// or `cextend` of it by more.
     #[error("pc {0}: {1}")]
     ClosureArity(usize, heap::ClosureArityError),
 }
@@ -122,8 +124,13 @@ pub struct RunResult {
     /// Instructions executed.
     pub steps: u64,
     /// What the run prints: a line per `trace` executed, then the result
-    /// (a record field by field; see [`crate::heap::value_lines`]).
+    /// as read from the `output` builtin (a record field by field; see
+    /// [`crate::heap::value_lines`]).
     pub output: Vec<String>,
+    /// The cells of the `output` builtin, the run's public output: the
+    /// result, or a record's fields (an address as its offset in the
+    /// execution segment).
+    pub public_output: Vec<Cell<usize>>,
     /// Cells of the execution segment written (stack and heap).
     pub cells: usize,
 }
@@ -132,7 +139,7 @@ struct Machine<'p> {
     prog: &'p Program,
     mem: Vec<Option<Word>>,
     /// Cells of each builtin segment, by `Builtin::ALL` index.
-    builtin_mem: [Vec<Felt>; 3],
+    builtin_mem: [Vec<Word>; 4],
     traces: Vec<Word>,
     fail: Option<Word>,
     /// The error a hint recorded for the failing assertion after it.
@@ -174,9 +181,7 @@ impl Machine<'_> {
         }
         match seg {
             Segment::Exec => self.mem.get(addr as usize).copied().flatten(),
-            Segment::Builtin(b) => self.builtin_mem[slot(b)]
-                .get(addr as usize)
-                .map(|f| Word::Felt(*f)),
+            Segment::Builtin(b) => self.builtin_mem[slot(b)].get(addr as usize).copied(),
             Segment::Code | Segment::Outer => None,
         }
     }
@@ -209,12 +214,16 @@ impl Machine<'_> {
             });
         }
         match addr.0 {
+            // The output takes any value: a number or an address.
+            Segment::Builtin(Builtin::Output) => self.builtin_mem[slot(Builtin::Output)].push(w),
             Segment::Builtin(Builtin::RangeCheck) => match w {
-                Word::Felt(f) if below_2_128(f) => self.builtin_mem[0].push(f),
+                Word::Felt(f) if below_2_128(f) => {
+                    self.builtin_mem[slot(Builtin::RangeCheck)].push(w)
+                }
                 _ => return Err(InterpError::RangeCheck(self.pc)),
             },
             Segment::Builtin(b) => match w {
-                Word::Felt(f) => self.builtin_mem[slot(b)].push(f),
+                Word::Felt(_) => self.builtin_mem[slot(b)].push(w),
                 _ => return Err(InterpError::PointerArith(self.pc)),
             },
             _ => self.mem.push(Some(w)),
@@ -230,7 +239,7 @@ impl Machine<'_> {
             return Ok(());
         };
         let (cells, inputs) = match b {
-            Builtin::RangeCheck => return Ok(()),
+            Builtin::Output | Builtin::RangeCheck => return Ok(()),
             Builtin::EcOp => (7, 5),
             Builtin::Poseidon => (6, 3),
         };
@@ -242,7 +251,10 @@ impl Machine<'_> {
         if addr % cells < inputs || mem.len() != base + inputs {
             return Ok(());
         }
-        let x = &mem[base..base + inputs];
+        let x: Vec<Felt> = mem[base..base + inputs]
+            .iter()
+            .map(|w| self.felt(*w))
+            .collect::<R<_>>()?;
         let out: Vec<Felt> = match b {
             Builtin::Poseidon => crate::builtins::poseidon([x[0], x[1], x[2]]).to_vec(),
             _ => {
@@ -251,7 +263,7 @@ impl Machine<'_> {
                 vec![r.0, r.1]
             }
         };
-        self.builtin_mem[slot(b)].extend(out);
+        self.builtin_mem[slot(b)].extend(out.into_iter().map(Word::Felt));
         Ok(())
     }
 
@@ -501,6 +513,14 @@ impl Machine<'_> {
                 let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
                 return Err(InterpError::WrongConstructor(self.pc, err));
             }
+            if let (Some(label), Word::Felt(given), Word::Felt(left)) =
+                (label_at(self.prog, self.pc), dst, res)
+            {
+                let names = &self.prog.names;
+                if let Some(err) = heap::apply_arity_failure(label, given, left, names) {
+                    return Err(InterpError::ClosureArity(self.pc, err));
+                }
+            }
             return Err(InterpError::AssertFailed(self.pc));
         }
         let new_pc = match pc_update {
@@ -623,20 +643,33 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     }
     let at = m.ap as i64 - prog.result_depth() as i64;
     let v = m.get((Segment::Exec, at)).ok_or(InterpError::NoResult)?;
-    let value = match v {
-        Word::Felt(f) => f,
-        Word::Ptr(Segment::Exec, o) => Felt::from_u128(o as u128),
-        Word::Ptr(..) => return Err(InterpError::NoResult),
+    let number = |w: Word| match w {
+        Word::Felt(f) => Ok(f),
+        Word::Ptr(Segment::Exec, o) => Ok(Felt::from_u128(o as u128)),
+        Word::Ptr(..) => Err(InterpError::NoResult),
     };
+    let value = number(v)?;
     let mut output = Vec::new();
     for t in &m.traces {
         output.extend(m.lines(*t)?);
     }
-    output.extend(m.lines(v)?);
+    let public = &m.builtin_mem[slot(Builtin::Output)];
+    for w in public {
+        output.extend(m.lines(*w)?);
+    }
+    let public_output = public
+        .iter()
+        .map(|w| match *w {
+            Word::Felt(f) => Ok(Cell::Num(f)),
+            Word::Ptr(Segment::Exec, o) => Ok(Cell::Ptr(o)),
+            Word::Ptr(..) => Err(InterpError::NoResult),
+        })
+        .collect::<R<_>>()?;
     Ok(RunResult {
         value,
         steps,
         output,
+        public_output,
         cells: m.mem.len(),
     })
 }

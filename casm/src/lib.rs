@@ -89,20 +89,29 @@ pub fn build_module(
 }
 
 /// [`build_module`] with arguments that may be constructors (as Juvix's
-/// JSON input gives them): the entry sequence writes them into memory
-/// first.
+/// JSON input gives them) or closures: the entry sequence writes them into
+/// memory first, in the layouts of [`heap`]. The function of a closure
+/// argument gets the stubs of every function a closure of the module can
+/// hold, whether or not a `calloc` names it.
 pub fn build_module_values(
     module: &Module,
     entry: &str,
     args: &[jvr_interp::Val],
     mode: Mode,
 ) -> Result<Program, Error> {
-    let ssa = ssa::convert(module)?;
-    let listing = lower::lower(&ssa)?;
+    let mut ssa = ssa::convert(module)?;
     let f = module.definition(entry).ok_or(JvrError {
         pos: jvr::Pos { line: 1, col: 1 },
         kind: JvrErrorKind::NoEntry(entry.to_string()),
     })?;
+    let argument_error = |what: String| JvrError {
+        pos: f.pos,
+        kind: JvrErrorKind::EntryArgument(what),
+    };
+    for a in args {
+        add_closure_funcs(a, &mut ssa).map_err(argument_error)?;
+    }
+    let listing = lower::lower(&ssa)?;
     if f.params.len() != args.len() {
         return Err(JvrError {
             pos: f.pos,
@@ -117,39 +126,91 @@ pub fn build_module_values(
     let mut objects = Vec::new();
     let args = args
         .iter()
-        .map(|a| entry_arg(a, &mut objects))
+        .map(|a| entry_arg(a, &ssa, &mut objects))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|what| JvrError {
-            pos: f.pos,
-            kind: JvrErrorKind::NotLowered(what),
-        })?;
-    let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, mode)?;
+        .map_err(argument_error)?;
+    let mut prog = asm::assemble_with_objects(
+        &listing,
+        entry,
+        &objects,
+        &args,
+        result_shape(module, f),
+        mode,
+    )?;
     prog.names = heap::HeapNames::of(module, &ssa);
     Ok(prog)
 }
 
-/// Lays out a value for the entry sequence: constructors become objects
-/// (fields first), numbers stay immediates.
+/// What the entry writes to the `output` builtin: the fields of a record
+/// when its declared result type is one, as Juvix's Cairo backend does.
+fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
+    match module.types.iter().find(|t| t.name == f.ret) {
+        Some(t) if t.ctors.len() == 1 => asm::ResultShape::Record(t.ctors[0].arity),
+        _ => asm::ResultShape::Value,
+    }
+}
+
+/// Makes the functions of the closures in `v` closure functions of `ssa`
+/// (with an id, and stubs in the call and `cextend` routines).
+fn add_closure_funcs(v: &jvr_interp::Val, ssa: &mut ssa::SsaModule) -> Result<(), String> {
+    match v {
+        jvr_interp::Val::Felt(_) => Ok(()),
+        jvr_interp::Val::Ctor(c) => c.fields.iter().try_for_each(|f| add_closure_funcs(f, ssa)),
+        jvr_interp::Val::Closure(c) => {
+            let Some(at) = ssa.functions.iter().position(|f| f.name == c.func) else {
+                return Err(format!("a closure of {}, which has no definition", c.func));
+            };
+            let arity = ssa.functions[at].n_params as usize;
+            if c.arity != arity || c.args.len() > arity {
+                return Err(format!(
+                    "a closure of {} ({arity} parameters) storing {} of {} arguments",
+                    c.func,
+                    c.args.len(),
+                    c.arity
+                ));
+            }
+            let id = ssa::FuncId(at as u32);
+            if !ssa.closure_funcs.contains(&id) {
+                ssa.closure_funcs.push(id);
+            }
+            c.args.iter().try_for_each(|a| add_closure_funcs(a, ssa))
+        }
+    }
+}
+
+/// Lays out a value for the entry sequence: constructors and closures
+/// become objects (fields or stored arguments first), numbers stay
+/// immediates.
 fn entry_arg(
     v: &jvr_interp::Val,
+    ssa: &ssa::SsaModule,
     objects: &mut Vec<Vec<asm::EntryArg>>,
 ) -> Result<asm::EntryArg, String> {
-    match v {
-        jvr_interp::Val::Felt(f) => Ok(asm::EntryArg::Imm(*f)),
-        jvr_interp::Val::Ctor(c) => {
-            let mut cells = vec![asm::EntryArg::Imm(Felt::from_u128(heap::ctor_header(
-                c.tag,
-            )))];
-            for field in &c.fields {
-                cells.push(entry_arg(field, objects)?);
-            }
-            objects.push(cells);
-            Ok(asm::EntryArg::Object(objects.len() - 1))
+    let imm = |x: u128| asm::EntryArg::Imm(Felt::from_u128(x));
+    let (mut cells, inner) = match v {
+        jvr_interp::Val::Felt(f) => return Ok(asm::EntryArg::Imm(*f)),
+        jvr_interp::Val::Ctor(c) => (vec![imm(heap::ctor_header(c.tag))], &c.fields),
+        jvr_interp::Val::Closure(c) => {
+            // `add_closure_funcs` has given the function an id.
+            let id = ssa
+                .closure_funcs
+                .iter()
+                .position(|f| ssa.functions[f.0 as usize].name == c.func)
+                .ok_or_else(|| format!("a closure of {}, which has no definition", c.func))?;
+            let left = c.arity - c.args.len();
+            let header = vec![
+                imm(heap::closure_header(id as u32)),
+                imm(left as u128),
+                imm(c.args.len() as u128),
+            ];
+            (header, &c.args)
         }
-        // FIXME: a closure as an argument of the entry (Juvix's input
-        // format has none).
-        jvr_interp::Val::Closure(_) => Err("a closure argument".to_string()),
+    };
+    for field in inner {
+        cells.push(entry_arg(field, ssa, objects)?);
     }
+    objects.push(cells);
+    Ok(asm::EntryArg::Object(objects.len() - 1))
 }
 
 /// Compiles and assembles `.jvr` text to run `entry` on `args`.

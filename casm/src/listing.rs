@@ -266,6 +266,9 @@ impl fmt::Display for Hint {
 /// names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Builtin {
+    /// `output`: the program's public output. Only the entry sequence
+    /// writes it (the result); functions do not take its pointer.
+    Output,
     /// `range_check`: every cell written to its segment is below `2^128`.
     RangeCheck,
     /// `ec_op`: instances of 7 cells, `p.x p.y q.x q.y m` then `r = p + m q`
@@ -278,11 +281,21 @@ pub enum Builtin {
 
 impl Builtin {
     /// Every builtin, in Cairo's order (the order of `%builtins`).
-    pub const ALL: [Builtin; 3] = [Builtin::RangeCheck, Builtin::EcOp, Builtin::Poseidon];
+    pub const ALL: [Builtin; 4] = [
+        Builtin::Output,
+        Builtin::RangeCheck,
+        Builtin::EcOp,
+        Builtin::Poseidon,
+    ];
+
+    /// The builtins whose pointers functions take and return, in Cairo's
+    /// order.
+    pub const THREADED: [Builtin; 3] = [Builtin::RangeCheck, Builtin::EcOp, Builtin::Poseidon];
 
     /// The name in `%builtins` and in the program JSON.
     pub fn name(self) -> &'static str {
         match self {
+            Builtin::Output => "output",
             Builtin::RangeCheck => "range_check",
             Builtin::EcOp => "ec_op",
             Builtin::Poseidon => "poseidon",
@@ -292,7 +305,7 @@ impl Builtin {
     /// Cells per instance.
     pub fn cells(self) -> usize {
         match self {
-            Builtin::RangeCheck => 1,
+            Builtin::Output | Builtin::RangeCheck => 1,
             Builtin::EcOp => 7,
             Builtin::Poseidon => 6,
         }

@@ -2,9 +2,11 @@
 //!
 //! The program goes through its JSON form, exactly as a file written by
 //! `casm compile --json` would, so the tests exercise what the VM loads.
-//! A program without builtins runs on cairo-vm's `plain` layout; one that
-//! threads builtins runs on `all_cairo`, the layout cairo-vm ships with
-//! every Cairo 0 builtin, through cairo-vm's own builtin runners.
+//! Every program writes its result to the `output` builtin; one that uses
+//! no other builtin runs on cairo-vm's `small` layout, the smallest with
+//! `output`; one that threads builtins runs on `all_cairo`, the layout
+//! cairo-vm ships with every Cairo 0 builtin, through cairo-vm's own
+//! builtin runners. The result is read back from the output segment.
 //!
 //! Hints run in [`HintRunner`], which reads each hint back from its listing
 //! text and writes the answer the prover proposes. The answer is only a
@@ -23,6 +25,7 @@ use cairo_vm::types::relocatable::{MaybeRelocatable, Relocatable};
 use cairo_vm::vm::errors::cairo_run_errors::CairoRunError;
 use cairo_vm::vm::errors::hint_errors::HintError;
 use cairo_vm::vm::errors::vm_errors::VirtualMachineError;
+use cairo_vm::vm::runners::builtin_runner::BuiltinRunner;
 use cairo_vm::vm::runners::cairo_runner::ResourceTracker;
 use cairo_vm::vm::vm_core::VirtualMachine;
 use cairo_vm::Felt252;
@@ -31,7 +34,7 @@ use crate::asm::{self, Mode, Program};
 use crate::felt::Felt;
 use crate::heap::{self, Cell, HeapNames};
 use crate::interp::RunResult;
-use crate::listing::{self, Hint, Instr, Val};
+use crate::listing::{self, Builtin, Hint, Instr, Val};
 
 /// A failed run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -45,7 +48,8 @@ pub enum VmError {
     /// A field read of a constructor from another value.
     #[error("{0}")]
     WrongConstructor(heap::WrongConstructorError),
-    /// `cextend` of a closure by more arguments than it still takes.
+    /// A call of a closure with other than the arguments it still takes,
+    /// or `cextend` of it by more.
     #[error("{0}")]
     ClosureArity(heap::ClosureArityError),
 }
@@ -183,9 +187,10 @@ impl HintProcessorLogic for HintRunner<'_> {
     }
 }
 
-/// The error of a failed header check (`asm::is_header_check`), from the
-/// VM's report of the failed assertion and its pc.
-fn header_check_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
+/// The error of a failed header check (`asm::is_header_check`) or closure
+/// arity check (`heap::apply_arity_failure`), from the VM's report of the
+/// failed assertion and its pc.
+fn typed_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
     let CairoRunError::VmException(x) = e else {
         return None;
     };
@@ -193,24 +198,21 @@ fn header_check_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
         return None;
     };
     let word = prog.data.get(x.pc.offset)?;
-    match (asm::is_header_check(*word), &**values) {
-        (true, (MaybeRelocatable::Int(expected), MaybeRelocatable::Int(found))) => {
-            Some(VmError::WrongConstructor(heap::WrongConstructorError::new(
-                from_vm(expected),
-                from_vm(found),
-                &prog.names,
-            )))
-        }
-        _ => None,
+    let (MaybeRelocatable::Int(dst), MaybeRelocatable::Int(res)) = &**values else {
+        return None;
+    };
+    let (dst, res) = (from_vm(dst), from_vm(res));
+    if asm::is_header_check(*word) {
+        let err = heap::WrongConstructorError::new(dst, res, &prog.names);
+        return Some(VmError::WrongConstructor(err));
     }
+    let label = crate::interp::label_at(prog, x.pc.offset)?;
+    heap::apply_arity_failure(label, dst, res, &prog.names).map(VmError::ClosureArity)
 }
 
-/// Runs `prog` on the Cairo VM; returns the entry's result and the VM's
-/// step count (padded to a power of two in proof mode).
-///
-/// FIXME: the result is read from the VM's memory, not written to the
-/// `output` builtin, so a proof of the run does not make it public output
-/// (Juvix's Cairo backend writes it there).
+/// Runs `prog` on the Cairo VM; returns the entry's result, printed from
+/// the cells of the `output` builtin, and the VM's step count (padded to a
+/// power of two in proof mode).
 pub fn run(prog: &Program) -> Result<RunResult, VmError> {
     run_with_answers(prog, &|h, a, b| h.answer(a, b))
 }
@@ -220,8 +222,9 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
     let json = prog.to_json().to_string();
     let program = VmProgram::from_bytes(json.as_bytes(), Some("main")).map_err(vm_error)?;
     let proof = prog.mode == Mode::Proof;
-    let layout = if prog.builtins.is_empty() {
-        LayoutName::plain
+    // `small` is the smallest layout with the output builtin.
+    let layout = if prog.builtins == [Builtin::Output] {
+        LayoutName::small
     } else {
         LayoutName::all_cairo
     };
@@ -246,7 +249,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
             return Err(match (hints.fail, hints.trap) {
                 (Some(msg), _) => VmError::Fail(msg),
                 (None, Some(trap)) => trap,
-                (None, None) => header_check_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
+                (None, None) => typed_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
             })
         }
     };
@@ -256,16 +259,46 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         .vm
         .get_maybe(&ret)
         .ok_or_else(|| vm_error("no result"))?;
-    let value = match &result {
+    let number = |v: &MaybeRelocatable| match v {
         MaybeRelocatable::Int(f) => from_vm(f),
         MaybeRelocatable::RelocatableValue(r) => Felt::from_u128(r.offset as u128),
     };
+    // The result as the program wrote it to the output builtin.
+    let base = runner
+        .vm
+        .builtin_runners
+        .iter()
+        .find_map(|b| match b {
+            BuiltinRunner::Output(o) => Some(o.base()),
+            _ => None,
+        })
+        .ok_or_else(|| vm_error("no output builtin"))?;
+    let used = runner.vm.get_segment_used_size(base).unwrap_or(0);
+    let mut public = Vec::with_capacity(used);
+    for k in 0..used {
+        let cell = Relocatable::from((base as isize, k));
+        public.push(
+            runner
+                .vm
+                .get_maybe(&cell)
+                .ok_or_else(|| vm_error(format!("unwritten output cell {k}")))?,
+        );
+    }
     let mut output = hints.output;
-    output.extend(lines(&runner.vm, result, &prog.names).map_err(vm_error)?);
+    for v in &public {
+        output.extend(lines(&runner.vm, v.clone(), &prog.names).map_err(vm_error)?);
+    }
     Ok(RunResult {
-        value,
+        value: number(&result),
         steps: runner.vm.get_current_step() as u64,
         output,
+        public_output: public
+            .iter()
+            .map(|v| match v {
+                MaybeRelocatable::Int(f) => Cell::Num(from_vm(f)),
+                MaybeRelocatable::RelocatableValue(r) => Cell::Ptr(r.offset),
+            })
+            .collect(),
         cells: runner.vm.get_segment_used_size(1).unwrap_or(0),
     })
 }

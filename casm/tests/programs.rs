@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use kildall_casm::heap::Cell;
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, interp, jvr, Felt, Mode, MAX_STEPS};
 use kildall_testkit::expect::check_expectation;
@@ -37,6 +38,12 @@ fn check(name: &str) -> String {
         ours.value, reference,
         "{name}: CASM interpreter vs .jvr interpreter"
     );
+    // The result is the program's public output.
+    assert_eq!(
+        ours.public_output,
+        [Cell::Num(reference)],
+        "{name}: output builtin"
+    );
     #[cfg(feature = "cairo-vm")]
     {
         let vm = kildall_casm::vm::run(&prog).unwrap();
@@ -52,6 +59,11 @@ fn check(name: &str) -> String {
             "{name}: proof mode, interpreter"
         );
         assert_eq!(vm_proof.value, reference, "{name}: proof mode, Cairo VM");
+        assert_eq!(
+            vm_proof.public_output,
+            [Cell::Num(reference)],
+            "{name}: proof mode, Cairo VM's output builtin"
+        );
         assert!(vm_proof.steps >= ours_proof.steps && vm_proof.steps.is_power_of_two());
     }
     let actual = format!("{} steps: {}", ours.value, ours.steps);

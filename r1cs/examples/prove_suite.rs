@@ -1,9 +1,10 @@
 //! Proves the suite of `examples/blockmerge` before and after merging and
 //! prints the README's table: blocks, exact constraints of the largest
 //! block (and the cost model's estimate), executed instances, memory
-//! accesses, median prover time of RUNS runs before, after the threshold
+//! accesses and memory-check entries, median prover time (block
+//! instances and memory check) of RUNS runs before, after the threshold
 //! rule and after the calibrated choice; then the calibration fit on the
-//! unmerged runs.
+//! unmerged runs and their memory checks.
 //!
 //! `cargo run --release -p kildall-r1cs --features prove --example prove_suite [RUNS]`
 
@@ -41,17 +42,25 @@ fn calibrated(module: &Module) -> Module {
     out
 }
 
-fn median_prove(trace: &Trace, runs: usize) -> (Duration, kildall_r1cs::prove::ProofReport) {
-    let mut times = Vec::new();
+/// The median total prover time (blocks and memory check) of `runs`
+/// proofs, with the median memory-check time and the last report.
+fn median_prove(
+    trace: &Trace,
+    runs: usize,
+) -> (Duration, Duration, kildall_r1cs::prove::ProofReport) {
+    let mut totals = Vec::new();
+    let mut memory = Vec::new();
     let mut last = None;
     for _ in 0..runs {
         let report = prove_trace(trace).unwrap();
         assert!(report.all_verified());
-        times.push(report.prove);
+        totals.push(report.total_prove());
+        memory.push(report.memory.as_ref().map_or(Duration::ZERO, |m| m.prove));
         last = Some(report);
     }
-    times.sort();
-    (times[runs / 2], last.unwrap())
+    totals.sort();
+    memory.sort();
+    (totals[runs / 2], memory[runs / 2], last.unwrap())
 }
 
 fn main() {
@@ -65,8 +74,9 @@ fn main() {
     paths.sort();
     let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
     let mut samples = Vec::new();
-    println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | prover before | threshold: after, ratio | calibrated: blocks, largest, instances, after, ratio |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let mut memory_samples = Vec::new();
+    println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | memory check: entries, constraints, prover | prover before | threshold: after, ratio | calibrated: blocks, largest, instances, after, ratio |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for path in paths {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -94,7 +104,12 @@ fn main() {
         } else {
             median_prove(&traces[2], runs)
         });
-        for (kind, cost) in &proofs[0].1.per_kind {
+        for (_, memory, report) in &proofs[..2] {
+            if let Some(m) = &report.memory {
+                memory_samples.push((m.valid_entries as f64, memory.as_secs_f64() * 1e6));
+            }
+        }
+        for (kind, cost) in &proofs[0].2.per_kind {
             let _ = kind;
             samples.push((
                 cost.constraints as f64,
@@ -117,8 +132,18 @@ fn main() {
             )
         };
         let ratio = |a: Duration, b: Duration| format!("{:.2}", b.as_secs_f64() / a.as_secs_f64());
+        let memory = |t: &Trace, p: &kildall_r1cs::prove::ProofReport, d: Duration| {
+            p.memory.as_ref().map_or("none".to_string(), |m| {
+                format!(
+                    "{}, {}, {} ms",
+                    t.memory.valid_entries(),
+                    m.constraints,
+                    ms(d)
+                )
+            })
+        };
         println!(
-            "| {name} | {} -> {} | {} ({}, {}) -> {} ({}, {}) | {} -> {} | {} -> {} | {} ms | {} ms, {} | {}, {}, {}, {} ms, {} |",
+            "| {name} | {} -> {} | {} ({}, {}) -> {} ({}, {}) | {} -> {} | {} -> {} | {} -> {} | {} ms | {} ms, {} | {}, {}, {}, {} ms, {} |",
             blocks(&before),
             blocks(&threshold),
             exact(&traces[0]),
@@ -131,6 +156,8 @@ fn main() {
             traces[1].instances.len(),
             traces[0].memory_accesses,
             traces[1].memory_accesses,
+            memory(&traces[0], &proofs[0].2, proofs[0].1),
+            memory(&traces[1], &proofs[1].2, proofs[1].1),
             ms(proofs[0].0),
             ms(proofs[1].0),
             ratio(proofs[0].0, proofs[1].0),
@@ -142,10 +169,16 @@ fn main() {
         );
     }
     match Calibration::fit(&samples) {
-        Some(c) => println!(
-            "\nfit on the unmerged runs: {:.2} us per constraint, {:.0} us per instance",
-            c.per_constraint, c.per_instance
-        ),
+        Some(c) => {
+            let c = c.with_memory(&memory_samples);
+            println!(
+                "\nfit on the unmerged runs: {:.2} us per constraint, {:.0} us per instance, {:.0} us per memory access ({} memory checks)",
+                c.per_constraint,
+                c.per_instance,
+                c.per_access,
+                memory_samples.len()
+            )
+        }
         None => println!("\nno fit"),
     }
 }

@@ -4,13 +4,16 @@
 
 pub mod calibrate;
 pub mod lower;
+pub mod memory;
 #[cfg(feature = "prove")]
 pub mod prove;
 pub mod system;
 pub mod trace;
 
 pub use lower::{assign_block, lower_block, LowerError, LowerOptions};
-pub use system::{Assignment, Constraint, ConstraintSystem, Lc, MemoryAccess, Origin, Space, Var};
+pub use system::{
+    AccessKind, Assignment, Constraint, ConstraintSystem, Lc, MemoryAccess, Origin, Space, Var,
+};
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

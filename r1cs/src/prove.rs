@@ -1,5 +1,6 @@
 //! Per-block Groth16 proofs of an executed trace (arkworks): one setup per
-//! block kind, one proof per executed instance, every proof verified.
+//! block kind, one proof per executed instance, and one proof of the run's
+//! memory check; every proof verified.
 //! Setup is timed apart from proving, as a deployment runs it once per
 //! program.
 
@@ -14,6 +15,7 @@ use ark_relations::r1cs::{
 };
 use ark_snark::SNARK;
 
+use crate::memory::MemoryCheck;
 use crate::system::{Assignment, ConstraintSystem, Lc, Var};
 use crate::trace::{BlockKind, Trace};
 
@@ -73,6 +75,25 @@ pub struct ProofReport {
     pub verify: Duration,
     /// Per kind: its constraints, public inputs, instances and proving time.
     pub per_kind: BTreeMap<BlockKind, KindCost>,
+    /// The memory check's proof, when the run accessed memory.
+    pub memory: Option<MemoryProof>,
+}
+
+/// What proving the memory check cost.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryProof {
+    /// Its entries (execution-ordered list).
+    pub entries: usize,
+    /// Its valid entries (sorted list).
+    pub valid_entries: usize,
+    /// Its constraints.
+    pub constraints: usize,
+    /// Setup.
+    pub setup: Duration,
+    /// Proving.
+    pub prove: Duration,
+    /// Whether the proof verified.
+    pub verified: bool,
 }
 
 /// The measured cost of one block kind.
@@ -89,9 +110,14 @@ pub struct KindCost {
 }
 
 impl ProofReport {
-    /// Whether every proof verified.
+    /// Whether every proof verified, the memory check's included.
     pub fn all_verified(&self) -> bool {
-        self.verified == self.instances
+        self.verified == self.instances && self.memory.as_ref().map_or(true, |m| m.verified)
+    }
+
+    /// Prover time of the blocks and of the memory check.
+    pub fn total_prove(&self) -> Duration {
+        self.prove + self.memory.as_ref().map_or(Duration::ZERO, |m| m.prove)
     }
 }
 
@@ -185,5 +211,30 @@ pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
         report.instances += 1;
         report.verified += usize::from(ok);
     }
+    if !trace.memory.entries.is_empty() {
+        report.memory = Some(prove_memory(&trace.memory, &mut rng)?);
+    }
     Ok(report)
+}
+
+/// Sets up, proves and verifies the memory check.
+pub fn prove_memory(
+    check: &MemoryCheck,
+    rng: &mut (impl ark_std::rand::RngCore + ark_std::rand::CryptoRng),
+) -> Result<MemoryProof, ProveError> {
+    let (cs, assignment) = check.system();
+    let start = Instant::now();
+    let keys = setup(&cs, rng)?;
+    let setup_time = start.elapsed();
+    let start = Instant::now();
+    let proof = prove(&keys, &cs, &assignment, rng)?;
+    let prove_time = start.elapsed();
+    Ok(MemoryProof {
+        entries: check.entries.len(),
+        valid_entries: check.valid_entries(),
+        constraints: cs.num_constraints(),
+        setup: setup_time,
+        prove: prove_time,
+        verified: verify(&keys, &assignment.public, &proof)?,
+    })
 }

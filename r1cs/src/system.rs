@@ -118,6 +118,8 @@ pub enum Origin {
     Inst(Inst),
     /// The terminator: the block's outputs.
     Terminator,
+    /// The memory check of a run.
+    MemoryCheck,
 }
 
 /// `(a) * (b) = (c)`.
@@ -147,13 +149,36 @@ pub struct MemoryAccess {
     pub address: Lc,
     /// The value read or written.
     pub value: Lc,
-    /// Whether it writes.
-    pub write: bool,
+    /// What it does.
+    pub kind: AccessKind,
     /// The order of the access in the block (the time, relative to the
     /// block instance's first access).
     pub time: u32,
     /// The instruction.
     pub inst: Inst,
+}
+
+/// What a [`MemoryAccess`] does.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum AccessKind {
+    /// `allocate`: the cell begins its life here, holding no value. The
+    /// memory check proves every cell allocated once, before any other
+    /// access to it.
+    Allocate,
+    /// Sees the value last written.
+    Read,
+    /// Sets the value.
+    Write,
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AccessKind::Allocate => "allocate",
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+        })
+    }
 }
 
 /// The address space of a [`MemoryAccess`].
@@ -280,7 +305,7 @@ impl fmt::Display for DisplaySystem<'_> {
             writeln!(
                 f,
                 "  memory {} {space}[{}] = {} at time {} if {}",
-                if m.write { "write" } else { "read" },
+                m.kind,
                 cs.display_lc(&m.address),
                 cs.display_lc(&m.value),
                 m.time,
@@ -297,6 +322,7 @@ pub fn describe(func: &Function, origin: Origin) -> String {
         Origin::Input(v) => format!("range of argument {v}"),
         Origin::Inst(inst) => func.display_inst(inst).to_string(),
         Origin::Terminator => "outputs".to_string(),
+        Origin::MemoryCheck => "memory check".to_string(),
     }
 }
 

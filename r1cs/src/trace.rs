@@ -1,9 +1,10 @@
 //! The executed trace of a program as block instances: a run of the
 //! interpreter records every executed block's values, each block kind is
 //! lowered once, and every instance gets its assignment, checked against
-//! the constraints. The memory accesses of the instances are checked as a
-//! separate memory check would: sorted by address and time, every read
-//! sees the last write.
+//! the constraints. The memory accesses of the instances, put back in
+//! execution order (a block that calls a function ends after its callee,
+//! but its accesses before the call came first), are the entries of the
+//! run's [`MemoryCheck`], checked natively here and proven apart.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -11,10 +12,11 @@ use ark_bn254::Fr;
 use kildall_ir::interpreter::{
     interpret_observed, BlockObserver, BlockValues, Execution, InterpreterOptions, RuntimeValue,
 };
-use kildall_ir::{Block, FuncId, Module, Value};
+use kildall_ir::{Block, FuncId, Inst, Module, Terminator, Value};
 
 use crate::lower::{assign_block, lower_block, LowerError, LowerOptions};
-use crate::system::{describe, Assignment, ConstraintSystem, Space};
+use crate::memory::{Entry, EntryKind, MemoryCheck, MemoryError};
+use crate::system::{describe, AccessKind, Assignment, ConstraintSystem, Space};
 
 /// A block of a function: a kind of instance.
 pub type BlockKind = (FuncId, Block);
@@ -53,15 +55,13 @@ pub enum TraceError {
         /// The instruction (or part of the block) the constraint implements.
         what: String,
     },
-    /// A read of the memory check does not see the last write.
-    #[error("memory check: {what} reads {read}, the last write was {written}")]
+    /// The memory check fails.
+    #[error("memory check: {what}: {error}")]
     Memory {
-        /// The access.
+        /// The access that fails it.
         what: String,
-        /// The value read.
-        read: String,
-        /// The value written last.
-        written: String,
+        /// How.
+        error: MemoryError,
     },
 }
 
@@ -76,6 +76,9 @@ pub struct Trace {
     pub instances: Vec<Instance>,
     /// The dynamic memory accesses of all instances.
     pub memory_accesses: u64,
+    /// The memory check: the accesses in execution order, with the
+    /// initialisation of the array segments read.
+    pub memory: MemoryCheck,
 }
 
 impl Trace {
@@ -97,21 +100,44 @@ impl Trace {
     }
 }
 
+/// An access of an instance, evaluated.
+struct Access {
+    valid: bool,
+    /// The array segment read, or `None` for a cell.
+    segment: Option<usize>,
+    address: Fr,
+    value: Fr,
+    kind: AccessKind,
+    inst: Inst,
+}
+
+/// What the memory check needs of an instance: its accesses, and the
+/// instances its calls ran (one list per call that ran).
+#[derive(Default)]
+struct InstanceMemory {
+    accesses: Vec<Access>,
+    calls: Vec<(Inst, Vec<usize>)>,
+}
+
+/// A function activation under way.
+#[derive(Default)]
+struct Frame {
+    /// Its blocks that ended.
+    blocks: Vec<usize>,
+    /// The calls of its current block, each with the callee's instances.
+    pending: Vec<(Inst, Vec<usize>)>,
+}
+
 struct Recorder<'m> {
     module: &'m Module,
     main: FuncId,
     kinds: BTreeMap<BlockKind, ConstraintSystem>,
     instances: Vec<Instance>,
-    memory: MemoryCheck,
-    has_calls: bool,
+    memory: Vec<InstanceMemory>,
+    frames: Vec<Frame>,
+    /// The distinct arrays read at a dynamic index, each a segment.
+    segments: HashMap<Vec<Fr>, usize>,
     error: Option<TraceError>,
-}
-
-/// The memory image the separate memory check keeps.
-#[derive(Default)]
-struct MemoryCheck {
-    cells: HashMap<Fr, Fr>,
-    accesses: u64,
 }
 
 impl BlockObserver for Recorder<'_> {
@@ -122,6 +148,13 @@ impl BlockObserver for Recorder<'_> {
         if let Err(error) = self.record(function, block, values) {
             self.error = Some(error);
         }
+    }
+
+    fn call_entered(&mut self, _: FuncId, _: Block, call: Inst) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.pending.push((call, Vec::new()));
+        }
+        self.frames.push(Frame::default());
     }
 }
 
@@ -151,7 +184,19 @@ impl Recorder<'_> {
                 what: describe(func, k.origin),
             });
         }
-        self.check_memory(func, &cs, &assignment, values)?;
+        let accesses = self.accesses(&cs, &assignment, values);
+        let index = self.instances.len();
+        let frame = self.frames.last_mut().expect("the outermost frame");
+        self.memory.push(InstanceMemory {
+            accesses,
+            calls: std::mem::take(&mut frame.pending),
+        });
+        frame.blocks.push(index);
+        if matches!(func.dfg.terminator(block), Some(Terminator::Return { .. }))
+            && self.frames.len() > 1
+        {
+            self.close_frame();
+        }
         self.kinds.entry((function, block)).or_insert(cs);
         self.instances.push(Instance {
             kind: (function, block),
@@ -160,63 +205,186 @@ impl Recorder<'_> {
         Ok(())
     }
 
-    fn check_memory(
+    /// Ends the innermost activation: its instances are the callee's of the
+    /// call that entered it. An activation a trap cut short ends with the
+    /// instances its unfinished block's calls ran.
+    fn close_frame(&mut self) {
+        let Some(mut frame) = self.frames.pop() else {
+            return;
+        };
+        for (_, callee) in std::mem::take(&mut frame.pending) {
+            frame.blocks.extend(callee);
+        }
+        if let Some((_, callee)) = self
+            .frames
+            .last_mut()
+            .and_then(|parent| parent.pending.last_mut())
+        {
+            *callee = frame.blocks;
+        }
+    }
+
+    fn accesses(
         &mut self,
-        func: &kildall_ir::Function,
         cs: &ConstraintSystem,
         assignment: &Assignment,
         values: &BlockValues<'_>,
-    ) -> Result<(), TraceError> {
+    ) -> Vec<Access> {
+        let one = Fr::from(1u64);
+        let mut out = Vec::with_capacity(cs.memory.len());
         for access in &cs.memory {
-            self.memory.accesses += 1;
-            if access.valid.evaluate(assignment) != Fr::from(1u64) {
-                continue;
-            }
-            let address = access.address.evaluate(assignment);
-            let value = access.value.evaluate(assignment);
-            let expected = match access.space {
-                Space::Cells if access.write => {
-                    self.memory.cells.insert(address, value);
-                    continue;
-                }
-                // FIXME: a block that calls a function ends after its
-                // callee, so its accesses are seen out of order; cell reads
-                // are checked only in programs without calls.
-                Space::Cells if self.has_calls => continue,
-                Space::Cells => self.memory.cells.get(&address).copied(),
+            let valid = access.valid.evaluate(assignment) == one;
+            let segment = match access.space {
+                Space::Cells => None,
                 Space::Array(array) => {
                     // The array's elements as the run had them.
                     let mut elements = Vec::new();
                     values
                         .get(array)
                         .and_then(|a| crate::lower::field_elements(&a, &mut elements));
-                    let index: num_bigint::BigUint = address.into();
-                    usize::try_from(&index)
-                        .ok()
-                        .and_then(|i| elements.get(i).copied())
+                    let next = self.segments.len();
+                    Some(*self.segments.entry(elements).or_insert(next))
                 }
             };
-            if expected != Some(value) {
-                let show = |f: Option<Fr>| {
-                    f.map_or("nothing".to_string(), |f| {
-                        ark_ff::PrimeField::into_bigint(f).to_string()
-                    })
-                };
-                return Err(TraceError::Memory {
-                    what: func.display_inst(access.inst).to_string(),
-                    read: show(Some(value)),
-                    written: show(expected),
-                });
+            out.push(Access {
+                valid,
+                segment,
+                address: access.address.evaluate(assignment),
+                value: access.value.evaluate(assignment),
+                kind: access.kind,
+                inst: access.inst,
+            });
+        }
+        out
+    }
+
+    /// The instances in execution order of their accesses: each instance's
+    /// accesses, with the instances of each of its calls between the
+    /// accesses before the call and those after.
+    fn memory_check(&mut self) -> (MemoryCheck, Vec<Option<(usize, Inst)>>) {
+        while self.frames.len() > 1 {
+            self.close_frame();
+        }
+        let mut roots = Vec::new();
+        if let Some(mut frame) = self.frames.pop() {
+            roots = std::mem::take(&mut frame.blocks);
+            for (_, callee) in frame.pending {
+                roots.extend(callee);
             }
         }
-        Ok(())
+        enum Work {
+            Instance(usize),
+            Access(usize, usize),
+        }
+        let mut order = Vec::new();
+        let mut work: Vec<Work> = roots.into_iter().rev().map(Work::Instance).collect();
+        while let Some(item) = work.pop() {
+            let i = match item {
+                Work::Access(i, k) => {
+                    order.push((i, k));
+                    continue;
+                }
+                Work::Instance(i) => i,
+            };
+            let (function, block) = self.instances[i].kind;
+            let func = &self.module.functions[function];
+            let position: HashMap<Inst, usize> = func
+                .layout
+                .block_insts(block)
+                .enumerate()
+                .map(|(n, inst)| (inst, n))
+                .collect();
+            let memory = &self.memory[i];
+            let mut items: Vec<(usize, Work)> = Vec::new();
+            for (k, access) in memory.accesses.iter().enumerate() {
+                items.push((2 * position[&access.inst], Work::Access(i, k)));
+            }
+            for (call, callee) in &memory.calls {
+                for &c in callee {
+                    items.push((2 * position[call] + 1, Work::Instance(c)));
+                }
+            }
+            // Stable: the callee's instances keep their order.
+            items.sort_by_key(|(at, _)| *at);
+            work.extend(items.into_iter().rev().map(|(_, w)| w));
+        }
+        // Keys: cells below, then the segments, each a power of two wide.
+        let key = |f: Fr| -> u128 {
+            let big: num_bigint::BigUint = f.into();
+            u128::try_from(&big).unwrap_or(u128::MAX >> 16)
+        };
+        let mut cells_top = 0u128;
+        let mut segment_len = 1usize;
+        let mut contents = vec![Vec::new(); self.segments.len()];
+        for (elements, &s) in &self.segments {
+            segment_len = segment_len.max(elements.len());
+            contents[s] = elements.clone();
+        }
+        for &(i, k) in &order {
+            let access = &self.memory[i].accesses[k];
+            if access.valid && access.segment.is_none() {
+                cells_top = cells_top.max(key(access.address));
+            }
+        }
+        let base = 1u128 << (128 - cells_top.leading_zeros());
+        let stride = segment_len.next_power_of_two() as u128;
+        let mut initialised = vec![false; contents.len()];
+        let mut check = MemoryCheck::default();
+        let mut origins = Vec::new();
+        for (i, k) in order {
+            let access = &self.memory[i].accesses[k];
+            let kind = match access.kind {
+                AccessKind::Allocate => EntryKind::Allocate,
+                AccessKind::Read => EntryKind::Read,
+                AccessKind::Write => EntryKind::Write,
+            };
+            let entry = if !access.valid {
+                // An access that does not happen enters as zeros.
+                Entry {
+                    valid: false,
+                    key: 0,
+                    value: Fr::from(0u64),
+                    kind,
+                }
+            } else if let Some(s) = access.segment {
+                let at = base + s as u128 * stride;
+                if !initialised[s] {
+                    initialised[s] = true;
+                    for (n, &element) in contents[s].iter().enumerate() {
+                        check.entries.push(Entry {
+                            valid: true,
+                            key: at + n as u128,
+                            value: element,
+                            kind: EntryKind::Initialise,
+                        });
+                        origins.push(None);
+                    }
+                }
+                Entry {
+                    valid: true,
+                    key: at + key(access.address),
+                    value: access.value,
+                    kind,
+                }
+            } else {
+                Entry {
+                    valid: true,
+                    key: key(access.address),
+                    value: access.value,
+                    kind,
+                }
+            };
+            check.entries.push(entry);
+            origins.push(Some((i, access.inst)));
+        }
+        (check, origins)
     }
 }
 
 /// Runs `main` of `module` on `args`, lowers every executed block and
 /// fills its assignment; fails on the first block instance that does not
-/// satisfy its constraints, or whose memory reads do not see the last
-/// write.
+/// satisfy its constraints, or on the first access that fails the memory
+/// check.
 pub fn record(
     module: &Module,
     main: FuncId,
@@ -228,31 +396,39 @@ pub fn record(
         main,
         kinds: BTreeMap::new(),
         instances: Vec::new(),
-        memory: MemoryCheck::default(),
-        has_calls: module.functions.values().any(|f| {
-            f.layout.blocks().any(|b| {
-                f.layout.block_insts(b).any(|i| {
-                    matches!(
-                        f.dfg[i],
-                        kildall_ir::InstructionData::Call {
-                            callee: kildall_ir::Callee::Function(_),
-                            ..
-                        }
-                    )
-                })
-            })
-        }),
+        memory: Vec::new(),
+        frames: vec![Frame::default()],
+        segments: HashMap::new(),
         error: None,
     };
     let execution = interpret_observed(module, main, args, options, &mut recorder);
     if let Some(error) = recorder.error {
         return Err(error);
     }
+    let (memory, origins) = recorder.memory_check();
+    if let Err(error) = memory.check() {
+        let what = match origins[error.entry()] {
+            Some((i, inst)) => {
+                let (function, _) = recorder.instances[i].kind;
+                format!(
+                    "instance {i}, `{}`",
+                    module.functions[function].display_inst(inst)
+                )
+            }
+            None => "an array's initialisation".to_string(),
+        };
+        return Err(TraceError::Memory { what, error });
+    }
     Ok(Trace {
         execution,
         kinds: recorder.kinds,
+        memory_accesses: recorder
+            .memory
+            .iter()
+            .map(|m| m.accesses.len() as u64)
+            .sum(),
         instances: recorder.instances,
-        memory_accesses: recorder.memory.accesses,
+        memory,
     })
 }
 

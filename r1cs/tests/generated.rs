@@ -1,5 +1,6 @@
 //! On generated programs, every executed block instance satisfies its
-//! constraints, before and after block merging.
+//! constraints, before and after block merging, and the run's memory
+//! check (loads, stores and allocations across calls) is satisfied.
 
 use kildall_blockmerge::{run_module, Options};
 use kildall_ir::generate::{generate_cfg, CfgConfig};
@@ -47,7 +48,7 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
         fuel: 200_000,
         ..InterpreterOptions::default()
     };
-    let (mut checked, mut unsupported) = (0, 0);
+    let (mut checked, mut unsupported, mut accesses) = (0, 0, 0);
     let mut reasons = std::collections::BTreeMap::<String, usize>::new();
     for seed in 0..500u64 {
         let before = generate_cfg(seed, &configs[(seed % 3) as usize]);
@@ -56,7 +57,15 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
         let main = before.main().unwrap();
         for (which, module) in [("before", &before), ("after", &after)] {
             match record(module, main, args(seed), &interp) {
-                Ok(_) => checked += 1,
+                Ok(trace) => {
+                    // The memory check, in execution order across calls.
+                    let (cs, assignment) = trace.memory.system();
+                    if let Some(k) = cs.first_unsatisfied(&assignment) {
+                        panic!("seed {seed}, {which} merging: memory check: {k:?}\n{module}");
+                    }
+                    accesses += trace.memory.valid_entries();
+                    checked += 1;
+                }
                 Err(TraceError::Lower {
                     error: LowerError::Unsupported { what, .. },
                     ..
@@ -69,7 +78,11 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
         }
     }
     eprintln!(
-        "{checked} runs checked, {unsupported} with an instruction without lowering: {reasons:?}"
+        "{checked} runs checked ({accesses} memory accesses), {unsupported} with an instruction without lowering: {reasons:?}"
+    );
+    assert!(
+        accesses > 1000,
+        "the generated programs access memory: {accesses}"
     );
     assert!(
         checked >= 990,

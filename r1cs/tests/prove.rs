@@ -43,3 +43,25 @@ fn main f0 {
     *claimed.last_mut().unwrap() += ark_bn254::Fr::from(1u64);
     assert!(!verify(&keys, &claimed, &proof).unwrap());
 }
+
+#[test]
+fn a_memory_check_proves_and_verifies() {
+    let module = kildall_ir::parse_module(
+        "
+fn main f0 {
+  b0(v0: Field):
+    v1 = allocate -> &mut Field
+    store v0 at v1
+    v2 = load v1 -> Field
+    return v2
+}",
+    )
+    .unwrap();
+    let main = module.main().unwrap();
+    let args = vec![RuntimeValue::field(5)];
+    let trace = record(&module, main, args, &InterpreterOptions::default()).unwrap();
+    let report = prove_trace(&trace).unwrap();
+    let memory = report.memory.as_ref().unwrap();
+    assert_eq!((memory.entries, memory.valid_entries), (3, 3));
+    assert!(memory.verified && report.all_verified());
+}

@@ -221,7 +221,9 @@ fn prove(
             .join(", ")
     };
     let ms = |d: std::time::Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
-    eprintln!("proof (Groth16 over BN254, one per executed block): before -> after");
+    eprintln!(
+        "proof (Groth16 over BN254, one per executed block, one of the memory check): before -> after"
+    );
     eprintln!("  constraints per block before: {}", per_block(&traces[0]));
     eprintln!("  constraints per block after:  {}", per_block(&traces[1]));
     eprintln!(
@@ -250,9 +252,24 @@ fn prove(
         proofs[1].kinds
     );
     eprintln!(
-        "  prover time:      {} -> {}",
-        ms(proofs[0].prove),
-        ms(proofs[1].prove)
+        "  prover time:      {} -> {} (blocks and memory check)",
+        ms(proofs[0].total_prove()),
+        ms(proofs[1].total_prove())
+    );
+    let memory = |p: &ProofReport| {
+        p.memory.as_ref().map_or("none".to_string(), |m| {
+            format!(
+                "{} accesses, {} constraints, {}",
+                m.valid_entries,
+                m.constraints,
+                ms(m.prove)
+            )
+        })
+    };
+    eprintln!(
+        "  memory check:     {} -> {}",
+        memory(&proofs[0]),
+        memory(&proofs[1])
     );
     for (which, proof) in ["before", "after"].iter().zip(&proofs) {
         for ((_, block), cost) in &proof.per_kind {
@@ -264,7 +281,11 @@ fn prove(
             );
         }
     }
-    let verified = |p: &ProofReport| format!("{}/{}", p.verified, p.instances);
+    let verified = |p: &ProofReport| {
+        let memory = p.memory.as_ref().map_or(0, |m| usize::from(m.verified));
+        let proofs = p.instances + usize::from(p.memory.is_some());
+        format!("{}/{}", p.verified + memory, proofs)
+    };
     eprintln!(
         "  verified:         {} -> {}",
         verified(&proofs[0]),

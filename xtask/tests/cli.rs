@@ -244,7 +244,7 @@ fn casm_run_prints_the_value_then_the_steps() {
         "1000",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "500500\nsteps: 13013\n");
+    assert_eq!(stdout(&out), "500500\nsteps: 13015\n");
 }
 
 #[test]
@@ -510,10 +510,16 @@ fn merge_prove_reports_proofs_before_and_after() {
     );
     assert!(report.contains("instances proven: 31 -> 1\n"), "{report}");
     assert!(
-        report.contains("verified:         31/31 -> 1/1\n"),
+        report.contains("verified:         32/32 -> 1/1\n"),
         "{report}"
     );
     assert!(report.contains("prover time:      "), "{report}");
+    // 7 array reads and the 8 elements they read, initialised.
+    assert!(
+        report.contains("memory check:     15 accesses, 460 constraints, "),
+        "{report}"
+    );
+    assert!(report.contains(" ms -> none\n"), "{report}");
 }
 
 #[test]

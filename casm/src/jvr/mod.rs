@@ -119,6 +119,10 @@ pub enum JvrErrorKind {
     /// A construct that the CASM lowering does not handle yet.
     #[error("`{0}` is not lowered to CASM yet")]
     NotLowered(String),
+    /// An argument of the entry that cannot be laid out in memory (a
+    /// closure of an undefined function, or storing too many arguments).
+    #[error("entry argument: {0}")]
+    EntryArgument(String),
     /// A JuvixReg instruction this crate does not implement.
     #[error("`{0}` is not supported")]
     Unsupported(String),

@@ -314,7 +314,7 @@ pub(super) fn module_builtins(module: &SsaModule) -> Vec<Builtin> {
     for f in &module.functions {
         scan_builtins(&f.body, &mut used);
     }
-    Builtin::ALL
+    Builtin::THREADED
         .into_iter()
         .zip(used)
         .filter_map(|(b, u)| u.then_some(b))

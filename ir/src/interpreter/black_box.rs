@@ -7,7 +7,9 @@
 //! and a second major version of arkworks beside the one this crate uses.
 //!
 //! Poseidon2 is computed in `poseidon2`, the embedded curve operations in
-//! `grumpkin`. ECDSA is not ([`compute`] returns `None`; the run traps with
+//! `grumpkin`; ECDSA verification uses the RustCrypto curves `k256` and
+//! `p256` as Noir's solver does. Recursive aggregation is not computed
+//! ([`compute`] returns `None`; the run traps with
 //! [`TrapKind::Unsupported`](super::TrapKind::Unsupported)).
 
 use std::sync::Arc;
@@ -44,9 +46,66 @@ pub(super) fn compute(
         BlackBox::EmbeddedCurveAdd => super::grumpkin::embedded_curve_add(args, result_types),
         BlackBox::MultiScalarMul => super::grumpkin::multi_scalar_mul(args, result_types),
         BlackBox::Poseidon2Permutation => poseidon2_permutation(args),
+        BlackBox::EcdsaSecp256k1 | BlackBox::EcdsaSecp256r1 => ecdsa(black_box, args),
         _ => return None,
     };
     Some(result)
+}
+
+/// `ecdsa_secp256k1(key_x: [u8; 32], key_y: [u8; 32], signature: [u8; 64],
+/// hashed_message: [u8; N][, predicate]) -> u1` (and `ecdsa_secp256r1`):
+/// whether the signature `(r, s)` verifies, as Noir's solver decides: a
+/// key off the curve, `r` or `s` zero or not below the order, and an `s`
+/// in the upper half (not normalised, BIP 62) do not verify. Under a
+/// predicate 0 the result is 0.
+fn ecdsa(black_box: BlackBox, args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
+    let (x, y, signature, message) = match args {
+        [x, y, signature, message, ..] => (
+            fixed::<32>(x, 8)?.map(|b| b as u8),
+            fixed::<32>(y, 8)?.map(|b| b as u8),
+            fixed::<64>(signature, 8)?.map(|b| b as u8),
+            bytes(message)?,
+        ),
+        _ => return Err(format!("{} arguments, expected 4 or 5", args.len())),
+    };
+    if args.get(4).is_some_and(|p| !p.is_true()) {
+        return Ok(vec![RuntimeValue::bool(false)]);
+    }
+    let verified = if black_box == BlackBox::EcdsaSecp256k1 {
+        ecdsa_secp256k1(&x, &y, &signature, &message)
+    } else {
+        ecdsa_secp256r1(&x, &y, &signature, &message)
+    };
+    Ok(vec![RuntimeValue::bool(verified)])
+}
+
+/// Whether the signature verifies on the curve of the RustCrypto crate
+/// `$curve` (`k256` or `p256`): a key on the curve, `r` and `s` in range,
+/// `s` normalised, and the verification equation.
+macro_rules! ecdsa_verify {
+    ($curve:ident, $x:expr, $y:expr, $signature:expr, $message:expr) => {{
+        use $curve::ecdsa::signature::hazmat::PrehashVerifier;
+        use $curve::ecdsa::{Signature, VerifyingKey};
+        let point = $curve::EncodedPoint::from_affine_coordinates($x.into(), $y.into(), false);
+        match (
+            VerifyingKey::from_encoded_point(&point),
+            Signature::from_slice($signature),
+        ) {
+            (Ok(key), Ok(signature)) => {
+                signature.normalize_s().is_none()
+                    && key.verify_prehash($message, &signature).is_ok()
+            }
+            _ => false,
+        }
+    }};
+}
+
+fn ecdsa_secp256k1(x: &[u8; 32], y: &[u8; 32], signature: &[u8; 64], message: &[u8]) -> bool {
+    ecdsa_verify!(k256, x, y, signature, message)
+}
+
+fn ecdsa_secp256r1(x: &[u8; 32], y: &[u8; 32], signature: &[u8; 64], message: &[u8]) -> bool {
+    ecdsa_verify!(p256, x, y, signature, message)
 }
 
 /// `poseidon2_permutation(state: [Field; 4][, u32 4]) -> [Field; 4]`.
@@ -163,4 +222,58 @@ fn words(values: &[u128], bits: u32) -> RuntimeValue {
         ),
         types: Arc::from([Type::Unsigned(bits)]),
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn byte_array(bytes: &[u8]) -> RuntimeValue {
+        words(&bytes.iter().map(|&b| u128::from(b)).collect::<Vec<_>>(), 8)
+    }
+
+    fn verify(black_box: BlackBox, x: &[u8], y: &[u8], signature: &[u8], message: &[u8]) -> bool {
+        let args = [x, y, signature, message].map(byte_array);
+        let results = compute(black_box, &args, &[Type::BOOL]).unwrap().unwrap();
+        results[0].is_true()
+    }
+
+    /// Signs with a fixed key (RFC 6979 nonces, low `s`), then checks that
+    /// the signature verifies, that a changed message, key or signature does
+    /// not, and that the same signature with `s` in the upper half does not.
+    macro_rules! ecdsa_round_trip {
+        ($name:ident, $curve:ident, $black_box:expr) => {
+            #[test]
+            fn $name() {
+                use $curve::ecdsa::signature::hazmat::PrehashSigner;
+                use $curve::ecdsa::{Signature, SigningKey};
+                let key = SigningKey::from_slice(&[7u8; 32]).unwrap();
+                let point = key.verifying_key().to_encoded_point(false);
+                let (x, y) = (point.x().unwrap().to_vec(), point.y().unwrap().to_vec());
+                let message = [0x5au8; 32];
+                let signature: Signature = key.sign_prehash(&message).unwrap();
+                let signature = signature.normalize_s().unwrap_or(signature);
+                let bytes = signature.to_bytes().to_vec();
+                assert!(verify($black_box, &x, &y, &bytes, &message));
+
+                let mut other_message = message;
+                other_message[0] ^= 1;
+                assert!(!verify($black_box, &x, &y, &bytes, &other_message));
+                let mut other_y = y.clone();
+                other_y[31] ^= 1;
+                assert!(!verify($black_box, &x, &other_y, &bytes, &message));
+                let mut other_signature = bytes.clone();
+                other_signature[40] ^= 1;
+                assert!(!verify($black_box, &x, &y, &other_signature, &message));
+                assert!(!verify($black_box, &x, &y, &[0u8; 64], &message));
+
+                let (r, s) = signature.split_scalars();
+                let high = Signature::from_scalars(r, -*s).unwrap();
+                assert!(!verify($black_box, &x, &y, &high.to_bytes(), &message));
+            }
+        };
+    }
+
+    ecdsa_round_trip!(ecdsa_secp256k1_round_trip, k256, BlackBox::EcdsaSecp256k1);
+    ecdsa_round_trip!(ecdsa_secp256r1_round_trip, p256, BlackBox::EcdsaSecp256r1);
 }

@@ -448,6 +448,9 @@ impl<'m> Machine<'m> {
                             Ok(Flow::Next) => {}
                             Ok(Flow::Call(callee, args)) => {
                                 frame.pending_call = Some(inst);
+                                if let Some(observer) = self.observer.as_deref_mut() {
+                                    observer.call_entered(frame.func, frame.block, inst);
+                                }
                                 break Exit::Call(callee, args, inst);
                             }
                             Err(kind) => {

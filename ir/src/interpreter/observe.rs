@@ -3,16 +3,25 @@
 //! the values the block computed. A witness generator for a per-block
 //! prover reads each executed block's values from it.
 
-use crate::{Block, FuncId, Function, Value};
+use crate::{Block, FuncId, Function, Inst, Value};
 
 use super::{read, Frame, FuncInfo, RuntimeValue};
 
 /// Receives every executed block, in the order their terminators run (a
-/// block that calls a function ends after the callee's blocks).
+/// block that calls a function ends after the callee's blocks), and every
+/// call as it is entered, so that what a block did before and after a call
+/// can be ordered around the callee's blocks.
 pub trait BlockObserver {
     /// `block` of `function` reached its terminator; `values` reads the
     /// values of this execution of it.
     fn block_executed(&mut self, function: FuncId, block: Block, values: &BlockValues<'_>);
+
+    /// The call `call` of `block` of `function` runs its callee: the
+    /// callee's blocks are executed next, before `block` reaches its
+    /// terminator. A call under predicate 0 does not run and is not seen.
+    fn call_entered(&mut self, function: FuncId, block: Block, call: Inst) {
+        let _ = (function, block, call);
+    }
 }
 
 /// The values of one execution of a block, read at its terminator: its

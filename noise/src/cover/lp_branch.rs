@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
+use super::reduced_cost::{fixings, row_duals, Row};
 use super::witness::Set;
 
 /// The root of the branch and bound on one component with the linear
@@ -31,7 +32,7 @@ pub(super) fn lp_root<'a>(
         .collect();
     let refs: Vec<&[u32]> = live.iter().map(|s| s.as_slice()).collect();
     let mut in_lp: Vec<bool> = live.iter().map(|s| s.len() <= INITIAL_ROWS).collect();
-    let mut rows: Vec<(Vec<(u32, f64)>, f64)> = live
+    let mut rows: Vec<Row> = live
         .iter()
         .zip(&in_lp)
         .filter(|(_, &i)| i)
@@ -60,7 +61,7 @@ pub(super) fn lp_root<'a>(
             last = objective;
         }
         let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
-        let mut new_rows: Vec<(Vec<(u32, f64)>, f64)> = Vec::new();
+        let mut new_rows: Vec<Row> = Vec::new();
         for (i, set) in live.iter().enumerate() {
             if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
                 in_lp[i] = true;
@@ -117,6 +118,7 @@ pub(super) fn lp_root<'a>(
         ctx: LpContext { inst, live, vars },
         solution: root,
         bound: root_bound,
+        rows,
     })
 }
 
@@ -126,14 +128,41 @@ pub(super) struct LpRoot<'a> {
     solution: microlp::Solution,
     /// The root's lower bound on the component's optimum.
     pub(super) bound: usize,
+    /// The root's rows, whose dual fixes elements by reduced cost.
+    rows: Vec<Row>,
 }
 
 impl LpRoot<'_> {
     /// Branches from the root, replacing `best` by the smaller covers found.
-    /// Below the root the relaxation is re-solved by the dual simplex after
-    /// each fixing.
+    /// The elements the root's reduced costs settle for every cover smaller
+    /// than `best` are fixed first (see the `reduced_cost` module); below
+    /// the root the relaxation is re-solved by the dual simplex after each
+    /// fixing.
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) {
-        self.ctx.dfs(self.solution, best, solver);
+        let mut solution = self.solution;
+        let n = self.ctx.vars.len();
+        if let Some(y) = row_duals(n, &self.rows, solver.deadline) {
+            let (out, taken) = fixings(n, &self.rows, &y, best.len());
+            let fixed = out
+                .iter()
+                .map(|&x| (x, 0.0))
+                .chain(taken.iter().map(|&x| (x, 1.0)));
+            for (x, val) in fixed {
+                match solution.fix_var(self.ctx.vars[x], val) {
+                    Ok(outcome) => match self.ctx.child(outcome, solver) {
+                        Some(s) => solution = s,
+                        None => return,
+                    },
+                    // No cover smaller than `best` at all.
+                    Err(microlp::Error::Infeasible) => return,
+                    Err(_) => {
+                        solver.timed_out = true;
+                        return;
+                    }
+                }
+            }
+        }
+        self.ctx.dfs(solution, best, solver);
     }
 }
 
@@ -154,7 +183,7 @@ const STALL: f64 = 1e-3;
 /// before `deadline`.
 fn solve_rows(
     n: usize,
-    rows: &[(Vec<(u32, f64)>, f64)],
+    rows: &[Row],
     deadline: Instant,
 ) -> Option<(microlp::Solution, Vec<microlp::Variable>)> {
     use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};

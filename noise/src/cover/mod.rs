@@ -31,7 +31,9 @@
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
 //! join the relaxation only when violated, by dual simplex re-solves), {0,1/2}-cuts at the root (the
-//! `cuts` module), rounding and strong branching at every node. On large
+//! `cuts` module), fixing by reduced cost below the root (the dual of the
+//! root's rows is solved for, since `microlp` reports none; the
+//! `reduced_cost` module), rounding and strong branching at every node. On large
 //! components the local search runs on a second thread while the root
 //! relaxation is solved, and the cover it finds ends the cut rounds early
 //! when the bound meets it. The reductions preserve at least
@@ -42,6 +44,7 @@
 mod hitting_set;
 mod local_search;
 mod lp_branch;
+mod reduced_cost;
 mod witness;
 
 pub(crate) use hitting_set::min_hitting_set;

@@ -16,7 +16,7 @@ fn num_integer_floor_div(a: &BigInt, b: &BigInt) -> BigInt {
 
 use super::ints::{type_range, MAX_BITS};
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
-use crate::system::{Lc, MemoryAccess, Space};
+use crate::system::{AccessKind, Lc, MemoryAccess, Space};
 use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
 
 /// Element `k` of an array in a cell lives at address `cell + k 2^40`.
@@ -197,13 +197,31 @@ impl Lowerer<'_> {
                 self.array_set(*array, *index, *value, r)?;
             }
             I::Allocate => {
-                // FIXME: the freshness of an allocated cell is not
-                // constrained; its number is a witness.
+                // The cell's number is a witness; the memory check proves it
+                // fresh: an allocation of every element's address (whatever
+                // the predicate: `allocate` always runs), which must be the
+                // first access to the address.
                 let r = need(result)?;
                 let value = self.recorded_scalar(r)?;
                 let name = self.name();
-                let v = self.new_witness(name, value);
-                self.repr.insert(r, Repr::Scalar(Lc::var(v)));
+                let cell = Lc::var(self.new_witness(name, value));
+                let pointee = func.dfg.value_type(r).pointee().cloned();
+                let pointee =
+                    pointee.ok_or_else(|| self.unsupported("`allocate` of a non-reference"))?;
+                let len = super::flat_len(&pointee)
+                    .ok_or_else(|| self.unsupported("an allocation of a slice"))?;
+                for k in 0..len {
+                    let at = cell.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
+                    self.access(
+                        inst,
+                        Lc::from_u64(1),
+                        Space::Cells,
+                        at,
+                        Lc::zero(),
+                        AccessKind::Allocate,
+                    );
+                }
+                self.repr.insert(r, Repr::Scalar(cell));
             }
             I::Load { address } => {
                 let r = need(result)?;
@@ -222,7 +240,7 @@ impl Lowerer<'_> {
                     let value = recorded.as_ref().and_then(|v| v.get(k).copied());
                     let v = Lc::var(self.new_witness(format!("{name}.{k}"), value));
                     let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
-                    self.memory(inst, Space::Cells, at, v.clone(), false);
+                    self.memory(inst, Space::Cells, at, v.clone(), AccessKind::Read);
                     elements.push(v);
                 }
                 let repr = match ty {
@@ -236,7 +254,7 @@ impl Lowerer<'_> {
                 let value = self.value(*value)?;
                 for (k, e) in value.elements().iter().enumerate() {
                     let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
-                    self.memory(inst, Space::Cells, at, e.clone(), true);
+                    self.memory(inst, Space::Cells, at, e.clone(), AccessKind::Write);
                 }
             }
             I::Call { callee, args } => match callee {
@@ -270,14 +288,28 @@ impl Lowerer<'_> {
         Ok(self.recorded(value)?.first().copied())
     }
 
-    fn memory(&mut self, inst: Inst, space: Space, address: Lc, value: Lc, write: bool) {
+    /// An access of the memory check under the block's predicate.
+    fn memory(&mut self, inst: Inst, space: Space, address: Lc, value: Lc, kind: AccessKind) {
+        let valid = self.predicate.clone();
+        self.access(inst, valid, space, address, value, kind);
+    }
+
+    fn access(
+        &mut self,
+        inst: Inst,
+        valid: Lc,
+        space: Space,
+        address: Lc,
+        value: Lc,
+        kind: AccessKind,
+    ) {
         let time = self.cs.memory.len() as u32;
         self.cs.memory.push(MemoryAccess {
-            valid: self.predicate.clone(),
+            valid,
             space,
             address,
             value,
-            write,
+            kind,
             time,
             inst,
         });
@@ -774,7 +806,7 @@ impl Lowerer<'_> {
         let name = self.name();
         let v = Lc::var(self.new_witness(name, value));
         let array = self.func.dfg.resolve(array);
-        self.memory(inst, Space::Array(array), i, v.clone(), false);
+        self.memory(inst, Space::Array(array), i, v.clone(), AccessKind::Read);
         self.repr.insert(r, Repr::Scalar(v));
         Ok(())
     }

@@ -491,7 +491,7 @@ impl<'a> Lowerer<'a> {
                 None => format!("{inst}"),
             },
             Origin::Input(v) => format!("{v}"),
-            Origin::Terminator => "out".to_string(),
+            Origin::Terminator | Origin::MemoryCheck => "out".to_string(),
         }
     }
 
