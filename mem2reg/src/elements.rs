@@ -89,9 +89,9 @@ fn element_at(func: &Function, mut array: Value, mut index: u64) -> Option<Value
                 array = *inner;
             }
             // `length', slice' = vector_push_back(length, slice, entry..)`:
-            // the first `length` entries of `slice`, then the pushed entry (a
-            // length beyond the slice's entries traps at the push, so no later
-            // `array_get` runs); `vector_push_front` puts the entry first.
+            // the first `length` entries of `slice` (all of them when it has
+            // fewer), then the pushed entry; `vector_push_front(..)` puts the
+            // entry first (there a length past the entries traps).
             (
                 InstructionData::Call {
                     callee:
@@ -101,27 +101,95 @@ fn element_at(func: &Function, mut array: Value, mut index: u64) -> Option<Value
                 1,
             ) => {
                 let (length, slice, entry) = (args.first()?, args.get(1)?, args.get(2..)?);
+                let width = entry.len() as u64;
                 let kept = func
                     .dfg
                     .const_value(*length)?
                     .to_u64()?
-                    .checked_mul(entry.len() as u64)?;
-                let width = entry.len() as u64;
-                let in_entry = match builtin {
-                    Builtin::SlicePushBack => index.checked_sub(kept).filter(|&i| i < width),
-                    _ => (index < width).then_some(index),
+                    .checked_mul(width)?;
+                let entry_at = match builtin {
+                    // Where the entry goes is known when the slice's size is.
+                    Builtin::SlicePushBack => entries_of(func, *slice).map(|count| kept.min(count)),
+                    _ => Some(0),
                 };
-                if let Some(i) = in_entry {
+                if let Some(i) = entry_at
+                    .and_then(|at| index.checked_sub(at))
+                    .filter(|&i| i < width)
+                {
                     return Some(func.dfg.resolve(entry[i as usize]));
                 }
-                if *builtin == Builtin::SlicePushFront {
-                    index -= width;
-                }
-                if index >= kept {
+                // Otherwise an entry of the slice itself, if it was kept
+                // (and the slice has it: its own construction says so).
+                let below = match builtin {
+                    Builtin::SlicePushBack => entry_at.unwrap_or(kept),
+                    _ => {
+                        index = index.checked_sub(width)?;
+                        kept
+                    }
+                };
+                if index >= below {
                     return None;
                 }
                 array = *slice;
             }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// How many flattened entries `slice` holds, if the instructions that built
+/// it say (looking through at most [`MAX_CHAIN`] of them).
+fn entries_of(func: &Function, mut slice: Value) -> Option<u64> {
+    // Pushes at the back on the way down: the entries each keeps of the
+    // slice below it and adds, applied once the bottom is known.
+    let mut pushes: Vec<(u64, u64)> = Vec::new();
+    let count = |pushes: &[(u64, u64)], bottom: u64| {
+        pushes
+            .iter()
+            .rev()
+            .fold(bottom, |count, &(kept, width)| count.min(kept) + width)
+    };
+    for _ in 0..MAX_CHAIN {
+        let ValueDef::Result(def, result) = func.dfg.value_def(func.dfg.resolve(slice)) else {
+            return None;
+        };
+        func.layout.inst_block(def)?;
+        let (builtin, args) = match (&func.dfg[def], result) {
+            (InstructionData::MakeArray { elements, .. }, 0) => {
+                return Some(count(&pushes, elements.len() as u64));
+            }
+            (InstructionData::ArraySet { array, .. }, 0) => {
+                slice = *array;
+                continue;
+            }
+            (
+                InstructionData::Call {
+                    callee: Callee::Builtin(builtin),
+                    args,
+                },
+                1,
+            ) => (*builtin, args),
+            _ => return None,
+        };
+        if builtin == Builtin::AsSlice {
+            let entries = func.dfg.value_type(*args.first()?).flattened_len()?;
+            return Some(count(&pushes, entries));
+        }
+        let width = args.len().checked_sub(2)? as u64;
+        let kept = func
+            .dfg
+            .const_value(*args.first()?)?
+            .to_u64()?
+            .checked_mul(width)?;
+        match builtin {
+            Builtin::SlicePushBack => {
+                pushes.push((kept, width));
+                slice = *args.get(1)?;
+            }
+            // A push at the front traps unless `length` entries are there,
+            // and keeps exactly those.
+            Builtin::SlicePushFront => return Some(count(&pushes, kept + width)),
             _ => return None,
         }
     }

@@ -79,30 +79,33 @@ fn ecdsa(black_box: BlackBox, args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>
     Ok(vec![RuntimeValue::bool(verified)])
 }
 
+/// Whether the signature verifies on the curve of the RustCrypto crate
+/// `$curve` (`k256` or `p256`): a key on the curve, `r` and `s` in range,
+/// `s` normalised, and the verification equation.
+macro_rules! ecdsa_verify {
+    ($curve:ident, $x:expr, $y:expr, $signature:expr, $message:expr) => {{
+        use $curve::ecdsa::signature::hazmat::PrehashVerifier;
+        use $curve::ecdsa::{Signature, VerifyingKey};
+        let point = $curve::EncodedPoint::from_affine_coordinates($x.into(), $y.into(), false);
+        match (
+            VerifyingKey::from_encoded_point(&point),
+            Signature::from_slice($signature),
+        ) {
+            (Ok(key), Ok(signature)) => {
+                signature.normalize_s().is_none()
+                    && key.verify_prehash($message, &signature).is_ok()
+            }
+            _ => false,
+        }
+    }};
+}
+
 fn ecdsa_secp256k1(x: &[u8; 32], y: &[u8; 32], signature: &[u8; 64], message: &[u8]) -> bool {
-    use k256::ecdsa::signature::hazmat::PrehashVerifier;
-    use k256::ecdsa::{Signature, VerifyingKey};
-    let point = k256::EncodedPoint::from_affine_coordinates(x.into(), y.into(), false);
-    let (Ok(key), Ok(signature)) = (
-        VerifyingKey::from_encoded_point(&point),
-        Signature::from_slice(signature),
-    ) else {
-        return false;
-    };
-    signature.normalize_s().is_none() && key.verify_prehash(message, &signature).is_ok()
+    ecdsa_verify!(k256, x, y, signature, message)
 }
 
 fn ecdsa_secp256r1(x: &[u8; 32], y: &[u8; 32], signature: &[u8; 64], message: &[u8]) -> bool {
-    use p256::ecdsa::signature::hazmat::PrehashVerifier;
-    use p256::ecdsa::{Signature, VerifyingKey};
-    let point = p256::EncodedPoint::from_affine_coordinates(x.into(), y.into(), false);
-    let (Ok(key), Ok(signature)) = (
-        VerifyingKey::from_encoded_point(&point),
-        Signature::from_slice(signature),
-    ) else {
-        return false;
-    };
-    signature.normalize_s().is_none() && key.verify_prehash(message, &signature).is_ok()
+    ecdsa_verify!(p256, x, y, signature, message)
 }
 
 /// `poseidon2_permutation(state: [Field; 4][, u32 4]) -> [Field; 4]`.

@@ -1,6 +1,8 @@
 //! What the builtins compute. Slices are arrays whose first `length`
 //! entries are the slice; an operation reads those entries and returns a
-//! slice of exactly the new length. The hash black boxes are computed in
+//! slice of exactly the new length, except `vector_push_back`, which
+//! appends after the entries there are when `length` counts more (as
+//! Noir's interpreter does). The hash black boxes are computed in
 //! `black_box`; those the interpreter cannot compute trap with
 //! [`TrapKind::Unsupported`].
 
@@ -51,10 +53,28 @@ pub(super) fn call(
             let len = elements.len() / types.len().max(1);
             vec![length(len), args[0].clone()]
         }
-        B::SlicePushBack | B::SlicePushFront | B::SliceInsert => {
+        B::SlicePushBack => {
+            // As Noir's own interpreter: the entries past `length` are
+            // dropped and the entry goes after those that remain, even when
+            // `length` counts more entries than the slice holds.
+            let len = index_of(&args[0])?
+                .filter(|&len| len < u32::MAX as usize)
+                .ok_or_else(|| fail(format!("the length {} cannot grow", args[0])))?;
+            let (elements, types) = array(&args[1])?;
+            let width = types.len().max(1);
+            let kept = len.saturating_mul(width).min(elements.len());
+            let mut elements = elements[..kept].to_vec();
+            elements.extend(args[2..].iter().cloned());
+            let slice = Slice {
+                len: len + 1,
+                elements,
+                types: types.clone(),
+            };
+            slice.into_results(Vec::new(), Vec::new())
+        }
+        B::SlicePushFront | B::SliceInsert => {
             let mut slice = Slice::read(&args, builtin)?;
             let (at, entry) = match builtin {
-                B::SlicePushBack => (slice.len, &args[2..]),
                 B::SlicePushFront => (0, &args[2..]),
                 _ => {
                     let index = index_of(&args[2])?.filter(|&i| i <= slice.len);
