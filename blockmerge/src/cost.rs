@@ -177,6 +177,9 @@ pub struct WithAccesses<'a> {
 
 impl WithAccesses<'_> {
     /// The memory accesses `inst` makes.
+    ///
+    /// FIXME: the initialisation of an array read at a dynamic index (one
+    /// write per element, once per distinct array) is not priced.
     pub fn accesses(func: &Function, inst: Inst) -> u64 {
         let dfg = &func.dfg;
         let flat = |ty: &Type| ty.flattened_len().unwrap_or(1);
