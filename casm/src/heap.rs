@@ -237,8 +237,8 @@ pub fn fail_here() -> Instr {
     }
 }
 
-/// A closure given other than the arguments it still takes (by
-/// `cextend`), as both machines report it.
+/// A closure given other than the arguments it still takes (by a call or
+/// by `cextend`), as both machines report it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("closure of {func} takes {left} more arguments, {given} given")]
 pub struct ClosureArityError {
@@ -264,6 +264,22 @@ impl ClosureArityError {
             .unwrap_or_else(|| format!("<object with header {header}>"));
         ClosureArityError { func, left, given }
     }
+}
+
+/// The error of a failed check `left = N` in the stub of
+/// `__kildall_apply_N` for a closure function (`label` is the stub's,
+/// `given` and `left` the two sides of the assertion); `None` when `label`
+/// is not such a stub.
+pub fn apply_arity_failure(
+    label: &str,
+    given: Felt,
+    left: Felt,
+    names: &HeapNames,
+) -> Option<ClosureArityError> {
+    let (n, id) = label.strip_prefix("__kildall_apply_")?.split_once('$')?;
+    n.parse::<usize>().ok()?;
+    let func = names.closures.get(id.parse::<usize>().ok()?)?.clone();
+    Some(ClosureArityError { func, left, given })
 }
 
 /// A field read of one constructor from another value, as both machines

@@ -12,6 +12,7 @@
 //! the builtins' base pointers, a return `fp` and the end address, and the
 //! run stops when `pc` reaches the end of the code; in proof mode it holds
 //! `fp`, 0 and the base pointers, and the run stops at `__end__`. The
+//! `output` segment takes any value, and the result is read from it; the
 //! `range_check` segment accepts only values below `2^128`; the `ec_op` and
 //! `poseidon` segments deduce an instance's outputs from its inputs when
 //! they are read, as the VM's builtin runners do. Builtin cells are written
@@ -107,7 +108,8 @@ pub enum InterpError {
     /// A field read of a constructor from another value.
     #[error("pc {0}: {1}")]
     WrongConstructor(usize, heap::WrongConstructorError),
-    /// `cextend` of a closure by more arguments than it still takes.
+    /// A call of a closure with other than the arguments it still takes,
+    /// or `cextend` of it by more.
     #[error("pc {0}: {1}")]
     ClosureArity(usize, heap::ClosureArityError),
 }
@@ -510,6 +512,14 @@ impl Machine<'_> {
             {
                 let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
                 return Err(InterpError::WrongConstructor(self.pc, err));
+            }
+            if let (Some(label), Word::Felt(given), Word::Felt(left)) =
+                (label_at(self.prog, self.pc), dst, res)
+            {
+                let names = &self.prog.names;
+                if let Some(err) = heap::apply_arity_failure(label, given, left, names) {
+                    return Err(InterpError::ClosureArity(self.pc, err));
+                }
             }
             return Err(InterpError::AssertFailed(self.pc));
         }

@@ -48,7 +48,8 @@ pub enum VmError {
     /// A field read of a constructor from another value.
     #[error("{0}")]
     WrongConstructor(heap::WrongConstructorError),
-    /// `cextend` of a closure by more arguments than it still takes.
+    /// A call of a closure with other than the arguments it still takes,
+    /// or `cextend` of it by more.
     #[error("{0}")]
     ClosureArity(heap::ClosureArityError),
 }
@@ -186,9 +187,10 @@ impl HintProcessorLogic for HintRunner<'_> {
     }
 }
 
-/// The error of a failed header check (`asm::is_header_check`), from the
-/// VM's report of the failed assertion and its pc.
-fn header_check_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
+/// The error of a failed header check (`asm::is_header_check`) or closure
+/// arity check (`heap::apply_arity_failure`), from the VM's report of the
+/// failed assertion and its pc.
+fn typed_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
     let CairoRunError::VmException(x) = e else {
         return None;
     };
@@ -196,16 +198,16 @@ fn header_check_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
         return None;
     };
     let word = prog.data.get(x.pc.offset)?;
-    match (asm::is_header_check(*word), &**values) {
-        (true, (MaybeRelocatable::Int(expected), MaybeRelocatable::Int(found))) => {
-            Some(VmError::WrongConstructor(heap::WrongConstructorError::new(
-                from_vm(expected),
-                from_vm(found),
-                &prog.names,
-            )))
-        }
-        _ => None,
+    let (MaybeRelocatable::Int(dst), MaybeRelocatable::Int(res)) = &**values else {
+        return None;
+    };
+    let (dst, res) = (from_vm(dst), from_vm(res));
+    if asm::is_header_check(*word) {
+        let err = heap::WrongConstructorError::new(dst, res, &prog.names);
+        return Some(VmError::WrongConstructor(err));
     }
+    let label = crate::interp::label_at(prog, x.pc.offset)?;
+    heap::apply_arity_failure(label, dst, res, &prog.names).map(VmError::ClosureArity)
 }
 
 /// Runs `prog` on the Cairo VM; returns the entry's result, printed from
@@ -247,7 +249,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
             return Err(match (hints.fail, hints.trap) {
                 (Some(msg), _) => VmError::Fail(msg),
                 (None, Some(trap)) => trap,
-                (None, None) => header_check_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
+                (None, None) => typed_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
             })
         }
     };

@@ -6,20 +6,24 @@
 //! classical reduction rules of hitting set, connected components, a local
 //! search for a good first placement, and per large component a branch and
 //! bound on the linear relaxation, grown by row generation, tightened at
-//! the root by {0,1/2}-cuts and searched below it by strong branching (dual
-//! simplex re-solves after each cut and fixing); the local search runs on a
-//! second thread beside the root relaxation. The README has the measured
-//! times.
+//! the root by {0,1/2}-cuts and searched below it by fixing by reduced cost
+//! and strong branching (dual simplex re-solves after each cut and fixing);
+//! the local search runs on a second thread beside the root relaxation.
+//! The README has the measured times.
 //!
-//! FIXME: some generated DAGs of 1,000 ops still end with a gap at the
-//! default 10 s limit (`cargo xtask gen --kind noise --insts 1000` with
-//! seeds 7, 10 and 11; the README has the counts and bounds): their large
-//! components are hard for a general MIP solver too. Cuts separated below
-//! the root and a faster LP re-solve are the next steps: on those seeds,
-//! and on the largest component of a 3,000-op DAG (about 2,500 values and
-//! 25,000 witnesses), the {0,1/2}-cut rounds at the root (each cut one
-//! dual simplex re-solve in `microlp`) take the whole limit, so the branch
-//! and bound below the root never starts.
+//! FIXME: the exact strategy does not prove every generated DAG of 1,000
+//! ops optimal within the default 10 s (`cargo xtask gen --kind noise
+//! --insts 1000`; the README has the counts, bounds and CPU times): on a
+//! loaded machine the proofs take 10-23 s of CPU, and seeds 7 and 11 keep
+//! a gap of 4 and 8 reductions even after 60 s. Their bound is the root
+//! relaxation with {0,1/2}-cuts (295.6 on seed 7's largest component, whose
+//! best known cover is 301), and the search below the root branches without
+//! cuts of its own; on 3,000-op DAGs (largest component about 2,450
+//! values and 25,000 to 36,000 witnesses) the cut rounds at the root, each cut one dual
+//! simplex re-solve in `microlp`, take the whole 60 s and end 0.7-1.5%
+//! below the cover found. Not done yet: cuts separated below the root, a
+//! cheaper separation (the odd-cycle search takes about 40% of the root's
+//! time), and a stronger relaxation than covering rows with odd-cycle cuts.
 //!
 //! FIXME: problems whose reductions cost differently (the executions cost
 //! on a function with loops) skip the hitting-set path and take the level
