@@ -161,3 +161,59 @@ impl CostModel for R1cs {
         }
     }
 }
+
+/// A model that adds, to another model's constraints, the price of the
+/// memory accesses an instruction makes for a separate memory check (a
+/// read at a dynamic index; a load, store or allocation per element), in
+/// constraints each: what a prover with a proven memory check pays per
+/// access. A merge that turns a dynamic index into a constant saves it.
+#[derive(Copy, Clone)]
+pub struct WithAccesses<'a> {
+    /// The constraints of the instructions themselves.
+    pub model: &'a dyn CostModel,
+    /// The price of one access, in constraints.
+    pub per_access: u64,
+}
+
+impl WithAccesses<'_> {
+    /// The memory accesses `inst` makes.
+    ///
+    /// FIXME: the initialisation of an array read at a dynamic index (one
+    /// write per element, once per distinct array) is not priced.
+    pub fn accesses(func: &Function, inst: Inst) -> u64 {
+        let dfg = &func.dfg;
+        let flat = |ty: &Type| ty.flattened_len().unwrap_or(1);
+        match &dfg[inst] {
+            InstructionData::ArrayGet { index, .. } => u64::from(dfg.const_value(*index).is_none()),
+            InstructionData::Load { .. } => dfg
+                .first_result(inst)
+                .map_or(0, |r| flat(dfg.value_type(r))),
+            InstructionData::Store { value, .. } => flat(dfg.value_type(*value)),
+            InstructionData::Allocate => dfg
+                .first_result(inst)
+                .and_then(|r| dfg.value_type(r).pointee().map(flat))
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+}
+
+impl CostModel for WithAccesses<'_> {
+    fn instruction(&self, func: &Function, inst: Inst) -> u64 {
+        Self::accesses(func, inst)
+            .saturating_mul(self.per_access)
+            .saturating_add(self.model.instruction(func, inst))
+    }
+
+    fn block_param(&self, func: &Function, param: Value) -> u64 {
+        self.model.block_param(func, param)
+    }
+
+    fn if_merge(&self, ty: &Type) -> u64 {
+        self.model.if_merge(ty)
+    }
+
+    fn predicate(&self) -> u64 {
+        self.model.predicate()
+    }
+}

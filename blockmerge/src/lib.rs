@@ -51,7 +51,7 @@ use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, EntitySet, Function, Module};
 
 pub use components::{Component, Rejection};
-pub use cost::{CostModel, R1cs};
+pub use cost::{CostModel, R1cs, WithAccesses};
 pub use pass::{BlockMerge, Reports};
 
 use components::{BlockFacts, Components};

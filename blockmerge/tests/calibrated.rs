@@ -62,3 +62,32 @@ fn a_counted_loop_unrolls_above_the_threshold() {
     let threshold = run_module(&mut module, &Options::default());
     assert!(threshold[0].blocks_after > 1, "{}", threshold[0]);
 }
+
+/// Priced memory accesses: a read at a dynamic index, a load, store and
+/// allocation per element cost `per_access` each on top of the model's
+/// constraints; a read at a constant index costs nothing.
+#[test]
+fn memory_accesses_are_priced_per_element() {
+    use kildall_blockmerge::{CostModel, R1cs, WithAccesses};
+    let module = kildall_ir::parse_module(
+        "
+fn main f0 {
+  b0(v0: [Field; 3], v1: u32):
+    v2 = array_get v0, index v1 -> Field
+    v3 = array_get v0, index u32 1 -> Field
+    v4 = allocate -> &mut [Field; 3]
+    store v0 at v4
+    v5 = load v4 -> [Field; 3]
+    return v2
+}",
+    )
+    .unwrap();
+    let func = &module.functions[module.main().unwrap()];
+    let block = func.entry_block().unwrap();
+    let priced = WithAccesses {
+        model: &R1cs,
+        per_access: 50,
+    };
+    // 1 dynamic read, 3 allocated, 3 stored, 3 loaded elements.
+    assert_eq!(priced.block(func, block), R1cs.block(func, block) + 10 * 50);
+}

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use kildall_blockmerge::{largest_block, run_module, MergeRule, Options, R1cs};
+use kildall_blockmerge::{largest_block, run_module, MergeRule, Options, R1cs, WithAccesses};
 use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::Module;
 use kildall_r1cs::calibrate::Calibration;
@@ -29,13 +29,20 @@ fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
     out
 }
 
-/// What `cargo xtask merge --cost calibrated` does: the pass's calibrated rule.
+/// What `cargo xtask merge --cost calibrated` does: the pass's calibrated
+/// rule, with memory accesses priced.
 fn calibrated(module: &Module) -> Module {
     let mut out = module.clone();
+    let calibration = Calibration::default();
+    let model = WithAccesses {
+        model: &R1cs,
+        per_access: calibration.per_access_in_constraints(),
+    };
     let options = Options {
         rule: MergeRule::Calibrated {
-            per_instance: Calibration::default().per_instance_in_constraints(),
+            per_instance: calibration.per_instance_in_constraints(),
         },
+        cost_model: &model,
         ..Options::default()
     };
     run_module(&mut out, &options);

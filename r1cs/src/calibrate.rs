@@ -24,8 +24,9 @@ impl Default for Calibration {
     /// Fit on the suite's runs (`prove_suite` example: Groth16, release
     /// build, the shared 2-core machine of the README's figures). An access
     /// of the proven memory check cost about 59 constraints of a block
-    /// (3.9 ms against 66 µs under the README's load), priced here at the
-    /// per-constraint cost of the same run as the other two.
+    /// (3.9 ms against 66 µs in one run, 2.4 ms against 43 µs in another),
+    /// priced here at the per-constraint cost of the same run as the other
+    /// two.
     fn default() -> Self {
         Calibration {
             per_constraint: 55.0,
@@ -84,13 +85,19 @@ impl Calibration {
         }
     }
 
+    /// The cost of a memory access in constraints: what the block-merging
+    /// pass's calibrated rule prices each access at (its cost model
+    /// `WithAccesses`), so that a merge turning a dynamic index into a
+    /// constant counts the accesses it saves.
+    pub fn per_access_in_constraints(&self) -> u64 {
+        if self.per_constraint <= 0.0 {
+            return u64::MAX;
+        }
+        (self.per_access / self.per_constraint).round() as u64
+    }
+
     /// The cost of an instance in constraints: what the block-merging
     /// pass's calibrated rule weighs instances by.
-    ///
-    /// FIXME: the pass's calibrated rule weighs constraints and instances
-    /// only; a merge that turns a dynamic index into a constant also saves
-    /// memory-check accesses (`per_access`), which its cost model does not
-    /// count.
     pub fn per_instance_in_constraints(&self) -> u64 {
         if self.per_constraint <= 0.0 {
             return u64::MAX;

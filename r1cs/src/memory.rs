@@ -43,18 +43,18 @@
 //!
 //! The permutation is a grand product at random challenges `tau`, `g1..g3`:
 //! `prod (tau - (a + g1 v + g2 code + g3 t))` over the valid entries of the
-//! execution-ordered list (public inputs) equals the same product over the
-//! sorted list (witnesses). `W` is the width of the largest address, `T`
+//! execution-ordered list equals the same product over the sorted list. `W` is the width of the largest address, `T`
 //! of the number of entries; a valid access costs about `22 + W + T`
 //! constraints.
 //!
-//! FIXME: the challenges are public inputs drawn by hashing the
-//! execution-ordered list (Fiat-Shamir), not the sorted list, so a prover
-//! who picks the sorted list after them can forge it; binding them needs
-//! the sorted list committed first (CoBBl commits it in Spartan; with
-//! Groth16, a hash of it inside the circuit). Nor are the execution-ordered
-//! tuples bound to the block instances' proofs: the blocks' access tuples
-//! are not among their public inputs.
+//! The challenges are drawn by hashing both lists, which are public
+//! inputs (Fiat-Shamir): the sorted list is fixed before them, and a
+//! verifier checks [`MemoryCheck::challenges_bound`] beside the proof.
+//!
+//! FIXME: the execution-ordered tuples are not bound to the block
+//! instances' proofs: the blocks' access tuples are not among their public
+//! inputs, so a prover could prove a memory check of other accesses than
+//! its blocks made.
 
 use std::fmt;
 
@@ -247,29 +247,52 @@ impl MemoryCheck {
         width(self.entries.len() as u128)
     }
 
-    /// The challenges `tau, g1, g2, g3`: SHA-256 of the execution-ordered
-    /// list, with a counter, reduced into the field.
-    pub fn challenges(&self) -> [Fr; 4] {
-        let mut hasher = Sha256::new();
-        for e in &self.entries {
-            hasher.update([u8::from(e.valid), e.kind.code() as u8]);
-            hasher.update(e.key.to_le_bytes());
-            hasher.update(e.value.into_bigint().to_bytes_le());
+    /// The public inputs after the challenges, in the order the system
+    /// declares them: each execution-ordered tuple (valid, address, value,
+    /// kind code, time), then each sorted tuple (address, value, start,
+    /// set, time).
+    pub fn public_tuples(&self) -> Vec<Fr> {
+        let mut public = Vec::with_capacity(5 * self.entries.len() + 5 * self.valid_entries());
+        for (i, e) in self.entries.iter().enumerate() {
+            public.extend([
+                Fr::from(u64::from(e.valid)),
+                Fr::from(e.key),
+                e.value,
+                Fr::from(e.kind.code()),
+                Fr::from(i as u64),
+            ]);
         }
-        let seed = hasher.finalize();
-        std::array::from_fn(|k| {
-            let digest = Sha256::new()
-                .chain_update(seed)
-                .chain_update([k as u8])
-                .finalize();
-            Fr::from_le_bytes_mod_order(&digest)
-        })
+        for i in self.sorted() {
+            let e = &self.entries[i];
+            public.extend([
+                Fr::from(e.key),
+                e.value,
+                Fr::from(u64::from(e.kind.starts())),
+                Fr::from(u64::from(e.kind.sets())),
+                Fr::from(i as u64),
+            ]);
+        }
+        public
+    }
+
+    /// The challenges `tau, g1, g2, g3` (Fiat-Shamir): SHA-256 of every
+    /// other public input, both lists, with a counter, reduced into the
+    /// field. The sorted list is fixed before the challenges are drawn, so
+    /// the grand products agree at them only if the lists are permutations
+    /// of each other (but with probability about `n / p`).
+    pub fn challenges(&self) -> [Fr; 4] {
+        challenges_of(&self.public_tuples())
+    }
+
+    /// Whether a memory check's public inputs carry the challenges their
+    /// other inputs give: what a verifier checks besides the proof.
+    pub fn challenges_bound(public: &[Fr]) -> bool {
+        public.len() >= 4 && public[..4] == challenges_of(&public[4..])
     }
 
     /// The constraint system of the check and its assignment: public inputs
-    /// the challenges and the execution-ordered tuples (valid, address,
-    /// value, kind code, time), witnesses the sorted list and what its
-    /// checks need. The system's shape depends only on the number of
+    /// the challenges and the tuples of both lists ([`Self::public_tuples`]),
+    /// witnesses what the checks need. The system's shape depends only on the number of
     /// entries, of valid entries, and the two widths.
     pub fn system(&self) -> (ConstraintSystem, Assignment) {
         let mut b = Builder::default();
@@ -312,11 +335,11 @@ impl MemoryCheck {
         for (j, i) in self.sorted().into_iter().enumerate() {
             let e = &self.entries[i];
             let n = format!("s{j}");
-            let key = Lc::var(b.witness(format!("{n}.addr"), Fr::from(e.key)));
-            let value = Lc::var(b.witness(format!("{n}.value"), e.value));
-            let start = b.boolean(format!("{n}.start"), e.kind.starts());
-            let set = b.boolean(format!("{n}.set"), e.kind.sets());
-            let time = Lc::var(b.witness(format!("{n}.time"), Fr::from(i as u64)));
+            let key = Lc::var(b.public(format!("{n}.addr"), Fr::from(e.key)));
+            let value = Lc::var(b.public(format!("{n}.value"), e.value));
+            let start = b.public_boolean(format!("{n}.start"), e.kind.starts());
+            let set = b.public_boolean(format!("{n}.set"), e.kind.sets());
+            let time = Lc::var(b.public(format!("{n}.time"), Fr::from(i as u64)));
             // read = (1 - start)(1 - set)
             let initialises = b.product(&start, &set, &format!("{n}.init"));
             let read = Lc::from_u64(1).minus(&start).minus(&set).plus(&initialises);
@@ -364,6 +387,23 @@ impl MemoryCheck {
     }
 }
 
+/// SHA-256 of the public inputs, then of that seed with a counter `k`,
+/// reduced into the field: challenge `k`.
+fn challenges_of(public: &[Fr]) -> [Fr; 4] {
+    let mut hasher = Sha256::new();
+    for x in public {
+        hasher.update(x.into_bigint().to_bytes_le());
+    }
+    let seed = hasher.finalize();
+    std::array::from_fn(|k| {
+        let digest = Sha256::new()
+            .chain_update(seed)
+            .chain_update([k as u8])
+            .finalize();
+        Fr::from_le_bytes_mod_order(&digest)
+    })
+}
+
 /// Builds the check's system and its assignment together.
 #[derive(Default)]
 struct Builder {
@@ -395,6 +435,12 @@ impl Builder {
 
     fn eval(&self, lc: &Lc) -> Fr {
         lc.evaluate(&self.assignment)
+    }
+
+    fn public_boolean(&mut self, name: String, value: bool) -> Lc {
+        let b = Lc::var(self.public(name, Fr::from(u64::from(value))));
+        self.enforce(b.clone(), b.clone(), b.clone());
+        b
     }
 
     fn boolean(&mut self, name: String, value: bool) -> Lc {
@@ -458,6 +504,22 @@ mod tests {
                 entry(1 << 90, 4, Read),
             ],
         }
+    }
+
+    #[test]
+    fn challenges_are_bound_to_both_lists() {
+        let check = honest();
+        let (_, assignment) = check.system();
+        let public = &assignment.public;
+        assert_eq!(public[..4], check.challenges());
+        assert_eq!(public[4..], check.public_tuples()[..]);
+        assert!(MemoryCheck::challenges_bound(public));
+        // Any other sorted list (here one value changed) draws other
+        // challenges: a prover cannot pick it after seeing them.
+        let mut forged = public.clone();
+        let last = forged.len() - 4;
+        forged[last] += Fr::one();
+        assert!(!MemoryCheck::challenges_bound(&forged));
     }
 
     #[test]

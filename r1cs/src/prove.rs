@@ -235,6 +235,7 @@ pub fn prove_memory(
         constraints: cs.num_constraints(),
         setup: setup_time,
         prove: prove_time,
-        verified: verify(&keys, &assignment.public, &proof)?,
+        verified: verify(&keys, &assignment.public, &proof)?
+            && MemoryCheck::challenges_bound(&assignment.public),
     })
 }

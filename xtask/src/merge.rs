@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kildall_blockmerge::trace::{trace, TraceCost};
-use kildall_blockmerge::{final_heads, run_module, MergeRule, Options, R1cs};
+use kildall_blockmerge::{
+    final_heads, run_module, CostModel, MergeRule, Options, R1cs, WithAccesses,
+};
 use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{FuncId, Module};
 use kildall_r1cs::calibrate::Calibration;
@@ -92,19 +94,27 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     if let Some(fuel) = cmd.fuel {
         interp.fuel = fuel;
     }
-    let rule = match cmd.cost {
-        Cost::Threshold => MergeRule::Threshold,
-        Cost::Calibrated => {
-            let model = Calibration::default();
+    let calibration = Calibration::default();
+    // The calibrated rule prices memory accesses as the proven memory
+    // check measured them.
+    let with_accesses = WithAccesses {
+        model: &R1cs,
+        per_access: calibration.per_access_in_constraints(),
+    };
+    let (rule, cost_model): (_, &dyn CostModel) = match cmd.cost {
+        Cost::Threshold => (MergeRule::Threshold, &R1cs),
+        Cost::Calibrated => (
             MergeRule::Calibrated {
-                per_instance: model.per_instance_in_constraints(),
-            }
-        }
+                per_instance: calibration.per_instance_in_constraints(),
+            },
+            &with_accesses,
+        ),
     };
     let mut after = before.clone();
     let options = Options {
         min_block_size: cmd.min_block_size,
         rule,
+        cost_model,
         ..Options::default()
     };
     let reports = run_module(&mut after, &options);

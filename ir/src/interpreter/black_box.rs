@@ -28,20 +28,24 @@ pub(super) fn compute(
     result_types: &[Type],
 ) -> Option<Result<Vec<RuntimeValue>, String>> {
     let result = match black_box {
-        BlackBox::Blake2s => bytes(&args[0]).map(|input| {
+        BlackBox::Blake2s => arg(args, 0).and_then(bytes).map(|input| {
             let digest: [u8; 32] = blake2::Blake2s256::digest(&input).into();
             vec![words(&digest.map(u128::from), 8)]
         }),
-        BlackBox::Blake3 => bytes(&args[0]).map(|input| {
+        BlackBox::Blake3 => arg(args, 0).and_then(bytes).map(|input| {
             let digest: [u8; 32] = blake3::hash(&input).into();
             vec![words(&digest.map(u128::from), 8)]
         }),
         BlackBox::Sha256Compression => sha256_compression(args),
-        BlackBox::Keccakf1600 => fixed::<25>(&args[0], 64).map(|lanes| {
-            let mut state = lanes.map(|lane| lane as u64);
-            keccak::f1600(&mut state);
-            vec![words(&state.map(u128::from), 64)]
-        }),
+        BlackBox::Keccakf1600 => {
+            arg(args, 0)
+                .and_then(|lanes| fixed::<25>(lanes, 64))
+                .map(|lanes| {
+                    let mut state = lanes.map(|lane| lane as u64);
+                    keccak::f1600(&mut state);
+                    vec![words(&state.map(u128::from), 64)]
+                })
+        }
         BlackBox::Aes128Encrypt => aes128_encrypt(args, result_types),
         BlackBox::EmbeddedCurveAdd => super::grumpkin::embedded_curve_add(args, result_types),
         BlackBox::MultiScalarMul => super::grumpkin::multi_scalar_mul(args, result_types),
@@ -110,8 +114,8 @@ fn ecdsa_secp256r1(x: &[u8; 32], y: &[u8; 32], signature: &[u8; 64], message: &[
 
 /// `poseidon2_permutation(state: [Field; 4][, u32 4]) -> [Field; 4]`.
 fn poseidon2_permutation(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
-    let RuntimeValue::Array { elements, types } = &args[0] else {
-        return Err(format!("{} is not an array", args[0]));
+    let RuntimeValue::Array { elements, types } = arg(args, 0)? else {
+        return Err("the state is not an array".into());
     };
     let state: Vec<Fr> = elements
         .iter()
@@ -133,8 +137,8 @@ fn poseidon2_permutation(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, Str
 
 /// `sha256_compression(message: [u32; 16], state: [u32; 8]) -> [u32; 8]`.
 fn sha256_compression(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, String> {
-    let message = fixed::<16>(&args[0], 32)?;
-    let mut state = fixed::<8>(&args[1], 32)?.map(|word| word as u32);
+    let message = fixed::<16>(arg(args, 0)?, 32)?;
+    let mut state = fixed::<8>(arg(args, 1)?, 32)?.map(|word| word as u32);
     let mut block = [0u8; 64];
     for (chunk, word) in block.chunks_exact_mut(4).zip(message) {
         chunk.copy_from_slice(&(word as u32).to_be_bytes());
@@ -154,9 +158,9 @@ fn aes128_encrypt(
     use aes::cipher::{BlockEncryptMut, KeyIvInit};
     type Encryptor = cbc::Encryptor<aes::Aes128>;
 
-    let input = bytes(&args[0])?;
-    let iv = fixed::<16>(&args[1], 8)?.map(|b| b as u8);
-    let key = fixed::<16>(&args[2], 8)?.map(|b| b as u8);
+    let input = bytes(arg(args, 0)?)?;
+    let iv = fixed::<16>(arg(args, 1)?, 8)?.map(|b| b as u8);
+    let key = fixed::<16>(arg(args, 2)?, 8)?.map(|b| b as u8);
     let output_len = match result_types {
         [Type::Array(_, len)] => *len as usize,
         _ => return Err("the call does not return one array".into()),
@@ -176,6 +180,13 @@ fn aes128_encrypt(
         &output.iter().map(|&b| u128::from(b)).collect::<Vec<_>>(),
         8,
     )])
+}
+
+/// Argument `i`; the verifier checks the count, but a run may be of an
+/// unverified program.
+fn arg(args: &[RuntimeValue], i: usize) -> Result<&RuntimeValue, String> {
+    args.get(i)
+        .ok_or_else(|| format!("{} argument(s), expected more than {i}", args.len()))
 }
 
 /// The elements of an array of unsigned integers of `bits` bits.
