@@ -185,9 +185,9 @@ pub(super) fn call(
         },
         B::BlackBox(black_box) => match super::black_box::compute(black_box, &args, result_types) {
             Some(results) => results.map_err(fail)?,
-            // FIXME: ECDSA over secp256k1 and secp256r1 and recursive
-            // aggregation are not computed; a run that reaches one stops with
-            // a clear trap.
+            // FIXME: recursive aggregation (verifying a proof inside the
+            // program) is not computed; a run that reaches one stops with a
+            // clear trap.
             None => {
                 return Err(TrapKind::Unsupported {
                     builtin: builtin.name(),
