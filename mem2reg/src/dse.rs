@@ -19,13 +19,18 @@
 //! store overwritten in every successor goes as well as one overwritten
 //! later in its own block.
 //!
-//! FIXME: a store whose cell no later load can read, on any path, stays when
-//! some load of its class exists elsewhere and no path overwrites it (a
-//! value stored back into a cell just before `return`); a backward
-//! may-analysis of the classes loads can still read would remove it.
+//! A third rule looks at the end of a function: after a `return` (or a
+//! trap) no one can read a cell that never escaped, so a store to one that
+//! no later load of its block reads, in a block that returns, is dead.
+//!
+//! FIXME: that rule stops at the block: a store followed by other blocks
+//! that reach the return without reading its class stays (a backward
+//! may-analysis of the classes loads can still read would remove it).
 //!
 //! An `allocate` whose reference has no use left is removed: allocation has
 //! no effect besides producing a fresh reference.
+
+use std::collections::HashSet;
 
 use kildall_dataflow::{Analysis, Backward, BitSet, FunctionGraph, Must};
 use kildall_ir::pass::FunctionAnalyses;
@@ -155,6 +160,29 @@ impl Analysis<FunctionGraph<'_>> for Overwritten<'_> {
     }
 }
 
+/// The alias classes a block's loads read after a point (walking back):
+/// `None` once a load of unknown class may read any of them.
+#[derive(Default)]
+struct ReadLater {
+    classes: HashSet<u32>,
+    any: bool,
+}
+
+impl ReadLater {
+    fn add(&mut self, class: Option<u32>) {
+        match class {
+            Some(c) => {
+                self.classes.insert(c);
+            }
+            None => self.any = true,
+        }
+    }
+
+    fn reads(&self, class: u32) -> bool {
+        self.any || self.classes.contains(&class)
+    }
+}
+
 /// Removes dead stores, then the allocations left without uses (one walk
 /// over the function for both). Returns whether a store of a reference was
 /// removed, which may make an allocation promotable.
@@ -222,6 +250,13 @@ pub(crate) fn dead_stores(
         let dfg = &func.dfg;
         let dead_before = dead.len();
         let mut overwritten = exit_state;
+        // After a `return` (or a trap) no one can read a cell that never
+        // escaped: until a load of its class, a store to it is unobserved.
+        let ends_function = matches!(
+            dfg.terminator(block),
+            Some(Terminator::Return { .. } | Terminator::Unreachable)
+        );
+        let mut read_later = ReadLater::default();
         for &(inst, predicate_one) in insts.iter().rev() {
             if !overwritten.is_empty() {
                 for &r in dfg.inst_results(inst) {
@@ -230,7 +265,11 @@ pub(crate) fn dead_stores(
             }
             match dfg[inst] {
                 InstructionData::Store { address, .. } => {
-                    if never_read(address) || overwritten.contains(&address) {
+                    let unread_to_exit = ends_function
+                        && classes
+                            .class(address)
+                            .is_some_and(|c| !classes.is_escaped(c) && !read_later.reads(c));
+                    if never_read(address) || unread_to_exit || overwritten.contains(&address) {
                         dead.push(inst);
                     } else if predicate_one {
                         overwritten.push(address);
@@ -239,6 +278,9 @@ pub(crate) fn dead_stores(
                 InstructionData::Load { address } => {
                     let class = classes.class(address);
                     overwritten.retain(|&k| class.is_some() && classes.class(k) != class);
+                    if ends_function {
+                        read_later.add(class);
+                    }
                 }
                 InstructionData::Call {
                     callee: Callee::Function(_),
