@@ -5,6 +5,8 @@
 //! feature, on the Cairo VM in execution and proof mode, and must print the
 //! same.
 
+mod common;
+
 use std::path::Path;
 
 use kildall_casm::jvr::{self, JvrErrorKind};
@@ -78,13 +80,7 @@ fn check(name: &str) -> bool {
 
 #[test]
 fn every_construct_runs_as_written() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/constructs");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".jvr"))
-        .collect();
-    names.sort();
+    let names = common::jvr_files("constructs");
     let mut not_lowered = Vec::new();
     for name in &names {
         if !check(name) {

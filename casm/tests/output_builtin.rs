@@ -5,6 +5,8 @@
 //! strict interpreter and, with the `cairo-vm` feature, on the Cairo VM, in
 //! execution and proof mode.
 
+mod common;
+
 use std::path::Path;
 
 use kildall_casm::heap::Cell;
@@ -62,13 +64,7 @@ fn check(name: &str) {
 
 #[test]
 fn the_result_is_the_public_output_on_every_machine() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/output");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".jvr"))
-        .collect();
-    names.sort();
+    let names = common::jvr_files("output");
     assert!(names.len() >= 5);
     for name in &names {
         check(name);

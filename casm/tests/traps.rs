@@ -5,6 +5,8 @@
 //! and proof mode. A failed assertion that the machines cannot name does
 //! not pass.
 
+mod common;
+
 use std::path::Path;
 
 use kildall_casm::interp::{self, InterpError};
@@ -61,13 +63,7 @@ fn check(name: &str) {
 
 #[test]
 fn every_trap_is_reported_by_every_machine() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traps");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".jvr"))
-        .collect();
-    names.sort();
+    let names = common::jvr_files("traps");
     assert!(names.len() >= 5);
     for name in &names {
         check(name);
