@@ -1,0 +1,495 @@
+//! Checks of one instruction or terminator: operand types, result types
+//! and builtin signatures.
+
+use super::*;
+
+pub(super) fn operand_error(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    what: &str,
+    expected: &str,
+    found: &Type,
+) -> VerifierError {
+    cx.error(
+        Location::Inst(inst),
+        VerifierErrorKind::OperandType {
+            what: what.into(),
+            expected: expected.into(),
+            found: found.clone(),
+        },
+    )
+}
+
+/// Checks `found` against a required type.
+/// `add`/`sub`/`mul` of a `noisy` value and an integer-typed one (which must
+/// be a constant).
+pub(super) fn noisy_with_plaintext(cx: &Ctx<'_>, op: BinaryOp, lhs: Value, rhs: Value) -> bool {
+    let (lt, rt) = (cx.ty(lhs), cx.ty(rhs));
+    matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+        && ((*lt == Type::Noisy && rt.is_integer()) || (lt.is_integer() && *rt == Type::Noisy))
+}
+
+pub(super) fn expect_type(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    what: &str,
+    value: Value,
+    expected: &Type,
+) -> Result<(), VerifierError> {
+    let found = cx.ty(value);
+    if found == expected {
+        Ok(())
+    } else {
+        Err(operand_error(
+            cx,
+            inst,
+            what,
+            &format!("`{expected}`"),
+            found,
+        ))
+    }
+}
+
+/// The element type at flattened `index` of an array type with element
+/// types `elements`: exact for a constant index, else any of them.
+pub(super) fn element_type<'t>(
+    cx: &Ctx<'_>,
+    elements: &'t [Type],
+    index: Value,
+    wanted: &Type,
+) -> Option<&'t Type> {
+    if elements.len() == 1 {
+        return Some(&elements[0]);
+    }
+    match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
+        Some(i) => elements.get((i % elements.len() as u64) as usize),
+        None => elements.iter().find(|t| *t == wanted),
+    }
+}
+
+pub(super) fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> {
+    use InstructionData::*;
+    let dfg = &cx.func.dfg;
+    let data = &dfg[inst];
+    let opcode = data.opcode_name();
+    let results = dfg.inst_results(inst);
+    let at = Location::Inst(inst);
+    let invalid =
+        |reason: String| cx.error(at, VerifierErrorKind::InvalidImmediate { opcode, reason });
+    // The result type each single-result instruction gives, checked below.
+    let result: Option<Type> = match data {
+        Binary { op, lhs, rhs } if noisy_with_plaintext(cx, *op, *lhs, *rhs) => {
+            // `mul v2, u5 4`: see the `plaintext` module for the noise rule.
+            let constant = if *cx.ty(*lhs) == Type::Noisy {
+                *rhs
+            } else {
+                *lhs
+            };
+            if crate::plaintext::plaintext_constant(cx.func, constant).is_none() {
+                let found = cx.ty(constant);
+                return Err(operand_error(
+                    cx,
+                    inst,
+                    "the plaintext operand",
+                    "`noisy` or an integer constant",
+                    found,
+                ));
+            }
+            Some(Type::Noisy)
+        }
+        Binary { op, lhs, rhs } => {
+            let lt = cx.ty(*lhs);
+            let ok = match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
+                    lt.is_numeric() || *lt == Type::Noisy
+                }
+                BinaryOp::Div | BinaryOp::Lt => lt.is_numeric(),
+                BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => {
+                    lt.is_numeric()
+                }
+                BinaryOp::Mod
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::Shl
+                | BinaryOp::Shr => lt.is_integer(),
+                BinaryOp::Eq => {
+                    lt.is_numeric() || lt.is_reference() || matches!(lt, Type::Function)
+                }
+            };
+            if !ok {
+                let expected = match op {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => "a numeric type or `noisy`",
+                    BinaryOp::Eq => "a numeric, reference or function type",
+                    BinaryOp::Mod
+                    | BinaryOp::And
+                    | BinaryOp::Or
+                    | BinaryOp::Xor
+                    | BinaryOp::Shl
+                    | BinaryOp::Shr => "an integer type",
+                    _ => "a numeric type",
+                };
+                return Err(operand_error(cx, inst, "the left operand", expected, lt));
+            }
+            expect_type(cx, inst, "the right operand", *rhs, lt)?;
+            Some(if op.is_comparison() {
+                Type::BOOL
+            } else {
+                lt.clone()
+            })
+        }
+        Not { arg } => {
+            let t = cx.ty(*arg);
+            if !t.is_integer() {
+                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
+            }
+            Some(t.clone())
+        }
+        Cast { arg, ty } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if !ty.is_numeric() {
+                return Err(invalid(format!("cannot cast to `{ty}`")));
+            }
+            Some(ty.clone())
+        }
+        Truncate {
+            arg,
+            bits,
+            max_bit_size,
+        } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if bits > max_bit_size {
+                return Err(invalid(format!(
+                    "{bits} bits is more than the maximum bit size {max_bit_size}"
+                )));
+            }
+            Some(t.clone())
+        }
+        Allocate => {
+            if let Some(&r) = results.first() {
+                if !dfg.value_type(r).is_reference() {
+                    return Err(invalid(format!(
+                        "the result type `{}` is not a reference",
+                        dfg.value_type(r)
+                    )));
+                }
+                Some(dfg.value_type(r).clone())
+            } else {
+                None
+            }
+        }
+        Load { address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            Some(pointee.clone())
+        }
+        Store { value, address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            expect_type(cx, inst, "the stored value", *value, pointee)?;
+            None
+        }
+        MakeArray { elements, ty } => {
+            let (element_types, len) = match ty {
+                Type::Array(e, len) => (e, Some(*len)),
+                Type::Slice(e) => (e, None),
+                _ => return Err(invalid(format!("`{ty}` is not an array or slice type"))),
+            };
+            let width = element_types.len();
+            let count_ok = match len {
+                Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
+                None => width > 0 && elements.len() % width == 0,
+            };
+            if !count_ok {
+                let expected = match len {
+                    Some(len) => (width as u64 * u64::from(len)).to_string(),
+                    None => format!("a multiple of {width}"),
+                };
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::ArrayLength {
+                        ty: ty.clone(),
+                        expected,
+                        found: elements.len(),
+                    },
+                ));
+            }
+            for (i, &element) in elements.iter().enumerate() {
+                expect_type(
+                    cx,
+                    inst,
+                    &format!("element {i}"),
+                    element,
+                    &element_types[i % width],
+                )?;
+            }
+            Some(ty.clone())
+        }
+        ArrayGet { array, index } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let wanted = results.first().map(|&r| dfg.value_type(r).clone());
+            let wanted = wanted.unwrap_or(Type::Field);
+            element_type(cx, elements, *index, &wanted).cloned()
+        }
+        ArraySet {
+            array,
+            index,
+            value,
+            ..
+        } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let vt = cx.ty(*value);
+            match element_type(cx, elements, *index, vt) {
+                Some(et) => expect_type(cx, inst, "the value", *value, et)?,
+                None => {
+                    return Err(operand_error(
+                        cx,
+                        inst,
+                        "the value",
+                        &format!("an element type of `{t}`"),
+                        vt,
+                    ))
+                }
+            }
+            Some(t.clone())
+        }
+        Constrain { lhs, rhs, .. } => {
+            expect_type(cx, inst, "the right side", *rhs, cx.ty(*lhs))?;
+            None
+        }
+        RangeCheck { arg, bits, .. } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if *bits == 0 || *bits > 254 {
+                return Err(invalid(format!("{bits} bits is outside 1 to 254")));
+            }
+            None
+        }
+        EnableSideEffects { condition } => {
+            expect_type(cx, inst, "the condition", *condition, &Type::BOOL)?;
+            None
+        }
+        IfElse {
+            then_condition,
+            then_value,
+            else_condition,
+            else_value,
+        } => {
+            expect_type(cx, inst, "the then condition", *then_condition, &Type::BOOL)?;
+            expect_type(cx, inst, "the else condition", *else_condition, &Type::BOOL)?;
+            let t = cx.ty(*then_value);
+            expect_type(cx, inst, "the else value", *else_value, t)?;
+            Some(t.clone())
+        }
+        Call { callee, args } => {
+            check_call(cx, inst, *callee, args, results)?;
+            return Ok(());
+        }
+        Encode { arg } => {
+            expect_type(cx, inst, "the plaintext", *arg, &Type::Unsigned(5))?;
+            Some(Type::Noisy)
+        }
+        Decode { arg } => {
+            expect_type(cx, inst, "the ciphertext", *arg, &Type::Noisy)?;
+            Some(Type::Unsigned(5))
+        }
+        ReduceNoise { arg } => {
+            expect_type(cx, inst, "the ciphertext", *arg, &Type::Noisy)?;
+            Some(Type::Noisy)
+        }
+        IncRc { .. } | DecRc { .. } => None,
+    };
+    let expected_count = usize::from(result.is_some() || matches!(data, Allocate));
+    if results.len() != expected_count {
+        return Err(cx.error(
+            at,
+            VerifierErrorKind::ResultCount {
+                opcode,
+                expected: expected_count,
+                found: results.len(),
+            },
+        ));
+    }
+    if let (Some(expected), Some(&value)) = (result, results.first()) {
+        let found = dfg.value_type(value);
+        if *found != expected {
+            return Err(cx.error(
+                at,
+                VerifierErrorKind::ResultType {
+                    value,
+                    expected,
+                    found: found.clone(),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn check_call(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    callee: Callee,
+    args: &[Value],
+    results: &[Value],
+) -> Result<(), VerifierError> {
+    let at = Location::Inst(inst);
+    let dfg = &cx.func.dfg;
+    let id = match callee {
+        Callee::Builtin(builtin) => {
+            let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
+            let result_types: Vec<Type> = results.iter().map(|&r| cx.ty(r).clone()).collect();
+            return builtin
+                .check_signature(&arg_types, &result_types)
+                .map_err(|reason| {
+                    cx.error(
+                        at,
+                        VerifierErrorKind::BuiltinSignature {
+                            builtin: builtin.name(),
+                            reason,
+                        },
+                    )
+                });
+        }
+        Callee::Function(id) => id,
+    };
+    let Some(signatures) = cx.signatures else {
+        return Ok(());
+    };
+    let Some((params, returns)) = signatures.get(id.as_u32() as usize) else {
+        return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
+    };
+    let matches =
+        params.len() == args.len() && params.iter().zip(args).all(|(p, &a)| p == cx.ty(a));
+    if !matches {
+        let arg_types = args.iter().map(|&a| cx.ty(a).clone());
+        return Err(cx.error(
+            at,
+            VerifierErrorKind::CallArguments {
+                callee: id,
+                expected: type_list(params.iter().cloned()),
+                found: type_list(arg_types),
+            },
+        ));
+    }
+    // A callee that never returns may be given any result types.
+    if let Some(returns) = returns {
+        let matches = returns.len() == results.len()
+            && returns
+                .iter()
+                .zip(results)
+                .all(|(t, &r)| t == dfg.value_type(r));
+        if !matches {
+            let result_types = results.iter().map(|&r| dfg.value_type(r).clone());
+            return Err(cx.error(
+                at,
+                VerifierErrorKind::CallResults {
+                    callee: id,
+                    expected: type_list(returns.iter().cloned()),
+                    found: type_list(result_types),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn check_terminator(
+    cx: &Ctx<'_>,
+    block: Block,
+    terminator: &Terminator,
+) -> Result<(), VerifierError> {
+    let dfg = &cx.func.dfg;
+    let at = Location::Block(block);
+    match terminator {
+        Terminator::Jmp {
+            destination,
+            arguments,
+        } => {
+            let params = dfg.block_params(*destination);
+            if params.len() != arguments.len() {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::BranchArgCount {
+                        target: *destination,
+                        expected: params.len(),
+                        found: arguments.len(),
+                    },
+                ));
+            }
+            for (index, (&param, &arg)) in params.iter().zip(arguments).enumerate() {
+                let expected = dfg.value_type(param);
+                let found = cx.ty(arg);
+                if expected != found {
+                    return Err(cx.error(
+                        at,
+                        VerifierErrorKind::BranchArgType {
+                            target: *destination,
+                            index,
+                            expected: expected.clone(),
+                            found: found.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        Terminator::JmpIf {
+            condition,
+            then_destination,
+            else_destination,
+        } => {
+            let found = cx.ty(*condition);
+            if *found != Type::BOOL {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::OperandType {
+                        what: "the `jmpif` condition".into(),
+                        expected: "`u1`".into(),
+                        found: found.clone(),
+                    },
+                ));
+            }
+            for target in [*then_destination, *else_destination] {
+                if !dfg.block_params(target).is_empty() {
+                    return Err(cx.error(at, VerifierErrorKind::JmpIfTargetHasParams(target)));
+                }
+            }
+        }
+        Terminator::Return { values } => {
+            let expected = &cx.returns;
+            let matches = expected.len() == values.len()
+                && expected.iter().zip(values).all(|(t, &v)| t == cx.ty(v));
+            if !matches {
+                return Err(cx.error(
+                    at,
+                    VerifierErrorKind::ReturnMismatch {
+                        expected: type_list(expected.iter().cloned()),
+                        found: type_list(values.iter().map(|&v| cx.ty(v).clone())),
+                    },
+                ));
+            }
+        }
+        Terminator::Unreachable => {}
+    }
+    Ok(())
+}
