@@ -56,7 +56,7 @@ pub fn trace(
                 .constant_u128(u128::from(block.as_u32()), Type::U32);
             let mut cursor = FuncCursor::new(func);
             cursor.goto_top(block);
-            cursor.call_builtin(Builtin::Print, vec![marker, f, b]);
+            cursor.call_builtin(Builtin::Print, vec![marker, f, b], &[]);
         }
     }
     let mut instrumented_options = options.clone();

@@ -21,11 +21,7 @@ fn expectation(src: &str) -> &str {
 
 /// Runs one program; returns whether the CASM lowering accepted it.
 fn check(name: &str) -> bool {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/constructs")
-        .join(name);
-    let src = std::fs::read_to_string(&path).unwrap();
-    let module = jvr::parse(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (src, module) = common::load("constructs", name);
     let actual = match jvr_interp::execute(&module, "main", Vec::new(), Limits::default()) {
         Ok(o) => {
             let mut lines: Vec<String> = o.traces.iter().flat_map(|t| t.output_lines()).collect();

@@ -7,11 +7,8 @@
 
 mod common;
 
-use std::path::Path;
-
 use kildall_casm::heap::Cell;
 use kildall_casm::interp::{self, RunResult};
-use kildall_casm::jvr::{self};
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, Mode, MAX_STEPS};
 
@@ -34,11 +31,7 @@ fn public(r: &RunResult) -> String {
 }
 
 fn check(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/output")
-        .join(name);
-    let src = std::fs::read_to_string(&path).unwrap();
-    let module = jvr::parse(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (src, module) = common::load("output", name);
     let o = jvr_interp::execute(&module, "main", Vec::new(), Limits::default()).unwrap();
     let mut lines: Vec<String> = o.traces.iter().flat_map(|t| t.output_lines()).collect();
     lines.extend(o.value.output_lines());

@@ -7,10 +7,7 @@
 
 mod common;
 
-use std::path::Path;
-
 use kildall_casm::interp::{self, InterpError};
-use kildall_casm::jvr::{self};
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, Mode, MAX_STEPS};
 
@@ -30,11 +27,7 @@ fn interp_trap(e: InterpError) -> String {
 }
 
 fn check(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/traps")
-        .join(name);
-    let src = std::fs::read_to_string(&path).unwrap();
-    let module = jvr::parse(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (src, module) = common::load("traps", name);
     let reference = jvr_interp::execute(&module, "main", Vec::new(), Limits::default())
         .map(|o| o.value.output_lines())
         .expect_err("the reference interpreter stops");

@@ -65,21 +65,7 @@ impl<V: Clone> PMap<V> {
 
     /// The value of `key`.
     pub fn get(&self, key: u32) -> Option<&V> {
-        let mut node = self.root.as_ref()?;
-        let mut shift = 0;
-        loop {
-            match &**node {
-                Node::Leaf(k, v) => return (*k == key).then_some(v),
-                Node::Branch(bitmap, children) => {
-                    let bit = 1u16 << ((key >> shift) & MASK);
-                    if bitmap & bit == 0 {
-                        return None;
-                    }
-                    node = &children[(bitmap & (bit - 1)).count_ones() as usize];
-                    shift += BITS;
-                }
-            }
-        }
+        get_node(self.root.as_ref()?, key, 0)
     }
 
     /// Sets `key` to `value`.

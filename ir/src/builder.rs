@@ -300,13 +300,18 @@ impl<'f> FuncCursor<'f> {
         self.insert(data, result_types)
     }
 
-    /// `call builtin(args)`.
-    pub fn call_builtin(&mut self, builtin: Builtin, args: Vec<Value>) -> Inst {
+    /// `call builtin(args) -> (result_types)`.
+    pub fn call_builtin(
+        &mut self,
+        builtin: Builtin,
+        args: Vec<Value>,
+        result_types: &[Type],
+    ) -> Inst {
         let data = InstructionData::Call {
             callee: Callee::Builtin(builtin),
             args,
         };
-        self.insert(data, &[])
+        self.insert(data, result_types)
     }
 
     /// `encode arg -> noisy`.

@@ -575,6 +575,6 @@ impl FnGen<'_> {
         };
         let value = self.get(kind).value;
         self.cost += 1;
-        self.cursor().call_builtin(Builtin::Print, vec![value]);
+        self.cursor().call_builtin(Builtin::Print, vec![value], &[]);
     }
 }

@@ -9,7 +9,6 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::InstructionData;
 
 impl FnGen<'_> {
     /// Signed arithmetic on `i8` or `i32`: `u32` operands narrowed so that
@@ -160,11 +159,7 @@ impl FnGen<'_> {
 
     fn call_builtin(&mut self, builtin: Builtin, args: Vec<Value>, results: &[Type]) -> Vec<Value> {
         self.cost += 1;
-        let data = InstructionData::Call {
-            callee: crate::Callee::Builtin(builtin),
-            args,
-        };
-        let inst = self.cursor().insert(data, results);
+        let inst = self.cursor().call_builtin(builtin, args, results);
         self.func.dfg.inst_results(inst).to_vec()
     }
 }
