@@ -13,8 +13,13 @@ use super::witness::Set;
 /// starts from the small witnesses only and takes in the others as they are
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
-/// while they raise the bound and it stays below `upper` (the size of the
-/// best cover known, which a concurrent local search may lower). `None`
+/// while they raise the bound (by at least [`STALL`] in [`STALL_ROUNDS`]
+/// rounds), for at most half of the time left, and while it stays below
+/// `upper` (the size of the best cover known, which a concurrent local
+/// search may lower). Every few rounds the rows the point leaves slack are
+/// dropped and the relaxation is solved again from scratch: each re-solve
+/// pays for every row, and most rows are slack (a witness dropped joins
+/// again when violated; a dropped cut may be separated again). `None`
 /// when the relaxation could not be solved before `deadline` (then the
 /// caller keeps its combinatorial search).
 pub(super) fn lp_root<'a>(
@@ -38,39 +43,45 @@ pub(super) fn lp_root<'a>(
         .filter(|(_, &i)| i)
         .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
         .collect();
+    // The witness each row is, if it is one (not a cut).
+    let mut origin: Vec<Option<usize>> = (0..live.len()).filter(|&i| in_lp[i]).map(Some).collect();
     // One solve from scratch with the short witnesses; the long ones the
     // point leaves unhit join in the rounds below, each by a dual simplex
     // re-solve from the last basis (a solve from scratch costs as much as
     // a hundred of those on the large components).
     let (mut root, mut vars) = solve_rows(n, &rows, deadline)?;
-    // Cut rounds, each re-solved by the dual simplex from the last basis.
-    let mut stall = 0;
-    let mut last = f64::NEG_INFINITY;
+    // Cut rounds, each re-solved by the dual simplex from the last basis,
+    // until the bound rises by less than `STALL` in `STALL_ROUNDS` rounds,
+    // or the root has had its share of the time (the search below needs
+    // the rest).
+    let start = Instant::now();
+    let root_end = start + deadline.saturating_duration_since(start) / ROOT_SHARE;
+    let mut history: Vec<f64> = Vec::new();
     loop {
         let objective = root.objective();
-        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= deadline {
+        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= root_end {
             break;
         }
-        if objective < last + STALL {
-            stall += 1;
-            if stall >= STALL_ROUNDS {
-                break;
-            }
-        } else {
-            stall = 0;
-            last = objective;
+        history.push(objective);
+        if history.len() > STALL_ROUNDS
+            && objective < history[history.len() - 1 - STALL_ROUNDS] + STALL
+        {
+            break;
         }
         let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
         let mut new_rows: Vec<Row> = Vec::new();
+        let mut new_origin: Vec<Option<usize>> = Vec::new();
         for (i, set) in live.iter().enumerate() {
             if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
                 in_lp[i] = true;
                 new_rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+                new_origin.push(Some(i));
             }
         }
         if new_rows.is_empty() {
             let cuts = crate::cuts::odd_cycle_cuts(&refs, &value, CUTS_PER_ROUND);
             new_rows.extend(cuts.into_iter().map(|c| (c.terms, c.rhs)));
+            new_origin.resize(new_rows.len(), None);
         }
         if new_rows.is_empty() {
             break;
@@ -96,7 +107,50 @@ pub(super) fn lp_root<'a>(
             break;
         };
         rows.extend(new_rows);
+        origin.extend(new_origin);
         root = next;
+        // Every re-solve pays for every row, and most cuts of the early
+        // rounds go slack later: now and then the slack rows go and the
+        // relaxation is solved again from scratch (its optimum stays the
+        // same; a witness that goes joins again when violated).
+        if history.len() % PURGE_ROUNDS == 0 {
+            let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+            let tight: Vec<bool> = rows
+                .iter()
+                .map(|(terms, rhs)| {
+                    terms
+                        .iter()
+                        .map(|&(x, c)| c * value[x as usize])
+                        .sum::<f64>()
+                        < rhs + EPS
+                })
+                .collect();
+            let slack = tight.iter().filter(|&&t| !t).count();
+            if slack * PURGE_SHARE >= rows.len() {
+                let kept: Vec<Row> = rows
+                    .iter()
+                    .zip(&tight)
+                    .filter(|(_, &t)| t)
+                    .map(|(r, _)| r.clone())
+                    .collect();
+                let Some((fresh, fresh_vars)) = solve_rows(n, &kept, deadline) else {
+                    break;
+                };
+                for (o, &t) in origin.iter().zip(&tight) {
+                    if let (Some(i), false) = (o, t) {
+                        in_lp[*i] = false;
+                    }
+                }
+                origin = origin
+                    .iter()
+                    .zip(&tight)
+                    .filter(|(_, &t)| t)
+                    .map(|(o, _)| *o)
+                    .collect();
+                rows = kept;
+                (root, vars) = (fresh, fresh_vars);
+            }
+        }
     }
     let root_bound = ceil(root.objective());
     // The search re-solves after every fixing, and each re-solve pays for
@@ -173,10 +227,17 @@ const STRONG_CANDIDATES: usize = 8;
 const INITIAL_ROWS: usize = 3;
 /// Cuts added per separation round at the root.
 const CUTS_PER_ROUND: usize = 64;
-/// Separation stops after this many rounds that raise the bound by less
-/// than [`STALL`].
-const STALL_ROUNDS: usize = 10;
-const STALL: f64 = 1e-3;
+/// Separation stops when the last this many rounds raised the bound by
+/// less than [`STALL`] in all.
+const STALL_ROUNDS: usize = 8;
+const STALL: f64 = 0.05;
+/// The root's cut rounds end after this share (one in so many) of the time
+/// left.
+const ROOT_SHARE: u32 = 2;
+/// Every this many cut rounds the rows the relaxation leaves slack go, when
+/// they are at least one in [`PURGE_SHARE`].
+const PURGE_ROUNDS: usize = 4;
+const PURGE_SHARE: usize = 3;
 
 /// The relaxation `min sum x` subject to `rows` and `0 <= x <= 1`, solved
 /// from scratch, with its variables; `None` if it could not be solved
