@@ -544,7 +544,8 @@ impl Solver {
     /// Searches `comp` from the root of its relaxation, or combinatorially
     /// when the relaxation could not be solved, replacing `best` by the
     /// smaller covers found. Returns the larger of `bound` (a bound already
-    /// known) and the root's.
+    /// known), the root's and the search's (which rises above the root's
+    /// where the search closed subtrees before the deadline).
     fn search_from_root(
         &mut self,
         comp: &Instance,
@@ -556,9 +557,13 @@ impl Solver {
             Some(lp) => {
                 let root = bound.max(lp.bound);
                 if root < best.len() {
-                    lp.search(best, self);
+                    // The search's bound holds for the covers smaller than
+                    // the `best` it started from; the others are no smaller
+                    // than the `best` it ends with.
+                    root.max(lp.search(best, self))
+                } else {
+                    root
                 }
-                root
             }
             None => {
                 // A copy: the multipliers of `comp` stay as they are.

@@ -14,7 +14,8 @@ use super::witness::Set;
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
 /// while they raise the bound (by at least [`STALL`] in [`STALL_ROUNDS`]
-/// rounds), for at most half of the time left, and while it stays below
+/// rounds), for at most half of the time left when the search below may
+/// close the gap (see [`SEARCH_GAP`]), and while it stays below
 /// `upper` (the size of the best cover known, which a concurrent local
 /// search may lower). Every few rounds the rows the point leaves slack are
 /// dropped and the relaxation is solved again from scratch: each re-solve
@@ -59,12 +60,11 @@ pub(super) fn lp_root<'a>(
     let mut history: Vec<f64> = Vec::new();
     loop {
         let objective = root.objective();
-        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= root_end {
-            break;
-        }
-        history.push(objective);
-        if history.len() > STALL_ROUNDS
-            && objective < history[history.len() - 1 - STALL_ROUNDS] + STALL
+        let gap = upper.load(Ordering::Relaxed) as f64 - objective;
+        let now = Instant::now();
+        if ceil(objective) >= upper.load(Ordering::Relaxed)
+            || now >= deadline
+            || (now >= root_end && gap <= SEARCH_GAP)
         {
             break;
         }
@@ -78,7 +78,16 @@ pub(super) fn lp_root<'a>(
                 new_origin.push(Some(i));
             }
         }
-        if new_rows.is_empty() {
+        let cut_round = new_rows.is_empty();
+        if cut_round {
+            // The stall counts cut rounds only: the rounds that bring
+            // witnesses back after a purge leave the optimum where it was.
+            history.push(objective);
+            if history.len() > STALL_ROUNDS
+                && objective < history[history.len() - 1 - STALL_ROUNDS] + STALL
+            {
+                break;
+            }
             let cuts = crate::cuts::odd_cycle_cuts(&refs, &value, CUTS_PER_ROUND);
             new_rows.extend(cuts.into_iter().map(|c| (c.terms, c.rhs)));
             new_origin.resize(new_rows.len(), None);
@@ -113,7 +122,7 @@ pub(super) fn lp_root<'a>(
         // rounds go slack later: now and then the slack rows go and the
         // relaxation is solved again from scratch (its optimum stays the
         // same; a witness that goes joins again when violated).
-        if history.len() % PURGE_ROUNDS == 0 {
+        if cut_round && history.len() % PURGE_ROUNDS == 0 {
             let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
             let tight: Vec<bool> = rows
                 .iter()
@@ -192,7 +201,7 @@ impl LpRoot<'_> {
     /// than `best` are fixed first (see the `reduced_cost` module); below
     /// the root the relaxation is re-solved by the dual simplex after each
     /// fixing.
-    pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) {
+    pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
         let n = self.ctx.vars.len();
         if let Some(y) = row_duals(n, &self.rows, solver.deadline) {
@@ -205,18 +214,18 @@ impl LpRoot<'_> {
                 match solution.fix_var(self.ctx.vars[x], val) {
                     Ok(outcome) => match self.ctx.child(outcome, solver) {
                         Some(s) => solution = s,
-                        None => return,
+                        None => return self.bound,
                     },
                     // No cover smaller than `best` at all.
-                    Err(microlp::Error::Infeasible) => return,
+                    Err(microlp::Error::Infeasible) => return usize::MAX,
                     Err(_) => {
                         solver.timed_out = true;
-                        return;
+                        return self.bound;
                     }
                 }
             }
         }
-        self.ctx.dfs(solution, best, solver);
+        self.ctx.dfs(solution, best, solver).max(self.bound)
     }
 }
 
@@ -232,8 +241,11 @@ const CUTS_PER_ROUND: usize = 64;
 const STALL_ROUNDS: usize = 8;
 const STALL: f64 = 0.05;
 /// The root's cut rounds end after this share (one in so many) of the time
-/// left.
+/// left, unless the bound is still more than [`SEARCH_GAP`] below the best
+/// cover (then the search below could not close the gap in the time left,
+/// and only the cuts raise the bound).
 const ROOT_SHARE: u32 = 2;
+const SEARCH_GAP: f64 = 5.0;
 /// Every this many cut rounds the rows the relaxation leaves slack go, when
 /// they are at least one in [`PURGE_SHARE`].
 const PURGE_ROUNDS: usize = 4;
@@ -279,18 +291,24 @@ struct LpContext<'a> {
 }
 
 impl LpContext<'_> {
-    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
+    /// Searches below the node whose relaxation `sol` solves; returns a
+    /// proven lower bound on the covers of its subtree (`usize::MAX` when
+    /// there are none): the node's own bound where the search stopped, the
+    /// least of its children's where it branched.
+    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
+        if !sol.is_optimal_lp() {
+            solver.timed_out = true;
+            return 0;
+        }
+        let mut bound = ceil(sol.objective());
         if !solver.enter_node() {
-            return;
+            return bound;
         }
         let mut value: Vec<f64>;
         loop {
-            if !sol.is_optimal_lp() {
-                solver.timed_out = true;
-                return;
-            }
-            if ceil(sol.objective()) >= best.len() {
-                return;
+            bound = bound.max(ceil(sol.objective()));
+            if bound >= best.len() {
+                return bound;
             }
             value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
             // A witness the relaxation left out and the point leaves unhit
@@ -306,18 +324,18 @@ impl LpContext<'_> {
             match sol.add_constraint(expr, microlp::ComparisonOp::Ge, 1.0) {
                 Ok(outcome) => match self.child(outcome, solver) {
                     Some(s) => sol = s,
-                    None => return,
+                    None => return bound,
                 },
-                Err(microlp::Error::Infeasible) => return,
+                Err(microlp::Error::Infeasible) => return usize::MAX,
                 Err(_) => {
                     solver.timed_out = true;
-                    return;
+                    return bound;
                 }
             }
         }
         self.round(&value, best);
-        if ceil(sol.objective()) >= best.len() {
-            return;
+        if bound >= best.len() {
+            return bound;
         }
         // Strong branching: both children of the most fractional elements
         // are solved, and the search branches where the weaker child rises
@@ -333,26 +351,29 @@ impl LpContext<'_> {
         let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
         for &x in &candidates {
             let mut children = Vec::with_capacity(2);
+            // The least bound of the sides the incumbent prunes.
+            let mut pruned = usize::MAX;
             for val in [1.0, 0.0] {
                 match sol.clone().fix_var(self.vars[x], val) {
                     Ok(outcome) => match self.child(outcome, solver) {
                         Some(child) if ceil(child.objective()) < best.len() => children.push(child),
-                        Some(_) => {}
-                        None => return,
+                        Some(child) => pruned = pruned.min(ceil(child.objective())),
+                        None => return bound,
                     },
                     Err(microlp::Error::Infeasible) => {}
                     Err(_) => {
                         solver.timed_out = true;
-                        return;
+                        return bound;
                     }
                 }
             }
             if children.len() < 2 {
                 // At most one side survives: this node is that side.
-                if let Some(only) = children.pop() {
-                    self.dfs(only, best, solver);
-                }
-                return;
+                let side = match children.pop() {
+                    Some(only) => self.dfs(only, best, solver),
+                    None => usize::MAX,
+                };
+                return side.min(pruned).max(bound);
             }
             let gain = |s: &microlp::Solution| (s.objective() - parent).max(1e-6);
             let score = gain(&children[0]) * gain(&children[1]);
@@ -361,21 +382,25 @@ impl LpContext<'_> {
             }
             if Instant::now() >= solver.deadline {
                 solver.timed_out = true;
-                return;
+                return bound;
             }
         }
         let Some((_, mut children)) = chosen else {
-            return;
+            return bound;
         };
         // The weaker child first: it holds the better covers, which prune
-        // the rest of the tree.
+        // the rest of the tree. A child left unsearched keeps its own bound.
         children.sort_by(|a, b| a.objective().total_cmp(&b.objective()));
+        let mut least = usize::MAX;
         for child in children {
-            self.dfs(child, best, solver);
-            if solver.timed_out {
-                return;
-            }
+            let side = if solver.timed_out {
+                ceil(child.objective())
+            } else {
+                self.dfs(child, best, solver)
+            };
+            least = least.min(side);
         }
+        least.max(bound)
     }
 
     /// The solution of a re-solve; an interrupted or failed one leaves the

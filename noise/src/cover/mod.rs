@@ -106,8 +106,10 @@ mod tests {
         let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
             .expect("relaxation solved");
         let root = lp.bound;
-        lp.search(&mut best, &mut solver);
+        let searched = lp.search(&mut best, &mut solver);
         assert!(!solver.timed_out);
+        // A search that completes proves its cover optimal.
+        assert!(searched >= best.len(), "search bound {searched}");
         (root, best)
     }
 
