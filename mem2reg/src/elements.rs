@@ -18,15 +18,15 @@
 //! of bounds leaves its array unchanged (or traps before the `array_get`
 //! runs), so looking through it is sound either way.
 
-use kildall_ir::{Builtin, Callee, Function, InstructionData, Value, ValueDef};
+use kildall_ir::{Builtin, Callee, Function, Inst, InstructionData, Value, ValueDef};
 
 /// How many `array_set`s a look-up follows before giving up, so that a long
 /// chain of updates costs a bounded amount per `array_get`.
 const MAX_CHAIN: usize = 16;
 
-/// Forwards the elements of arrays read at constant indices; appends the
-/// replaced results to `replaced` and returns how many there were.
-pub fn forward_elements(func: &mut Function, replaced: &mut Vec<Value>) -> usize {
+/// Forwards the elements of arrays read at constant indices: removes each
+/// such `array_get`, appending it to `removed` and its result to `replaced`.
+pub fn forward_elements(func: &mut Function, replaced: &mut Vec<Value>, removed: &mut Vec<Inst>) {
     let mut forwarded = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
@@ -51,8 +51,8 @@ pub fn forward_elements(func: &mut Function, replaced: &mut Vec<Value>) -> usize
         func.remove_inst(inst);
         func.dfg.replace_all_uses(result, element);
         replaced.push(result);
+        removed.push(inst);
     }
-    forwarded.len()
 }
 
 /// The flattened element `index` of `array`, if the instructions that built

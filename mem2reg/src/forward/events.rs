@@ -40,6 +40,10 @@ pub(crate) struct Events {
     pub(super) effects: Effects<Event>,
     /// Instructions defining one value, kept only if it is read.
     pub(super) candidates: Vec<(Inst, Value)>,
+    /// Values stored, or put into an array: a replaced load or `array_get`
+    /// may hand them a read under their own name (see
+    /// [`ReferenceValues::rename_references`]).
+    pub(super) held: EntitySet<Value>,
     /// Blocks ending in a `jmp`, whose reference arguments count as reads.
     pub(super) jumps: Vec<Block>,
     pub(super) loads: usize,
@@ -51,6 +55,7 @@ impl Events {
             reads: SecondaryMap::new(),
             effects: Effects::new(),
             candidates: Vec::new(),
+            held: EntitySet::new(),
             jumps: Vec::new(),
             loads: 0,
         }
@@ -77,15 +82,34 @@ impl Events {
                         },
                     });
                 }
-                InstructionData::Store { value, address } => self.effects.push(Event {
+                InstructionData::Store { value, address } => {
+                    self.held.insert(value);
+                    self.effects.push(Event {
+                        inst,
+                        op: Op::Store {
+                            address,
+                            value,
+                            class: None,
+                        },
+                    })
+                }
+                InstructionData::MakeArray { ref elements, .. } => {
+                    for &e in elements {
+                        self.held.insert(e);
+                    }
+                }
+                InstructionData::ArraySet { value, .. } => {
+                    self.held.insert(value);
+                }
+                InstructionData::EnableSideEffects { .. } => self.effects.push(Event {
                     inst,
-                    op: Op::Store {
-                        address,
-                        value,
-                        class: None,
-                    },
+                    op: Op::Other,
                 }),
-                InstructionData::EnableSideEffects { .. } | InstructionData::Call { .. } => {
+                InstructionData::Call { ref args, .. } => {
+                    // Entries pushed onto slices.
+                    for &a in args.iter() {
+                        self.held.insert(a);
+                    }
                     self.effects.push(Event {
                         inst,
                         op: Op::Other,
