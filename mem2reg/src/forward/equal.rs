@@ -41,10 +41,6 @@ impl EqualValues {
         }
     }
 
-    pub(crate) fn contains(&self, v: Value) -> bool {
-        self.as_slice().binary_search(&v).is_ok()
-    }
-
     /// The set with `v` added.
     pub(crate) fn with(&self, v: Value) -> Self {
         let values = self.as_slice();

@@ -588,14 +588,20 @@ pub(crate) fn forward(
             let dfg = &func.dfg;
             // A join kept only the values both sides held: it would keep
             // more if a value only one side held now resolves to one the
-            // other side holds.
+            // other side holds and to none the join kept.
+            let resolved = |set: &EqualValues| -> Vec<Value> {
+                let mut values: Vec<Value> =
+                    set.as_slice().iter().map(|&v| dfg.resolve(v)).collect();
+                values.sort_unstable();
+                values.dedup();
+                values
+            };
             stale = disagreed.iter().any(|(a, b)| {
-                a.as_slice().iter().any(|&x| {
-                    !b.contains(x)
-                        && b.as_slice()
-                            .iter()
-                            .any(|&y| dfg.resolve(x) == dfg.resolve(y))
-                })
+                let kept = a.intersect(b).map(|k| resolved(&k)).unwrap_or_default();
+                let b = resolved(b);
+                resolved(a)
+                    .iter()
+                    .any(|v| b.binary_search(v).is_ok() && kept.binary_search(v).is_err())
             });
         }
         drop(disagreed);
