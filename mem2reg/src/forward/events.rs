@@ -26,6 +26,11 @@ pub(crate) enum Op {
         value: Value,
         class: Option<u32>,
     },
+    /// `enable_side_effects`, with whether its condition is the constant 1.
+    Predicate { one: bool },
+    /// An instruction defining one value that may be a reference read later.
+    Define { result: Value },
+    /// A call, or an instruction defining several values.
     Other,
 }
 
@@ -46,6 +51,9 @@ pub(crate) struct Events {
     pub(super) held: EntitySet<Value>,
     /// Blocks ending in a `jmp`, whose reference arguments count as reads.
     pub(super) jumps: Vec<Block>,
+    /// The `array_get`s, which may read an element that forwarding names
+    /// ([`crate::elements`]).
+    pub(super) array_gets: Vec<Inst>,
     pub(super) loads: usize,
 }
 
@@ -57,6 +65,7 @@ impl Events {
             candidates: Vec::new(),
             held: EntitySet::new(),
             jumps: Vec::new(),
+            array_gets: Vec::new(),
             loads: 0,
         }
     }
@@ -101,9 +110,11 @@ impl Events {
                 InstructionData::ArraySet { value, .. } => {
                     self.held.insert(value);
                 }
-                InstructionData::EnableSideEffects { .. } => self.effects.push(Event {
+                InstructionData::EnableSideEffects { condition } => self.effects.push(Event {
                     inst,
-                    op: Op::Other,
+                    op: Op::Predicate {
+                        one: crate::is_predicate_one(func, condition),
+                    },
                 }),
                 InstructionData::Call { ref args, .. } => {
                     // Entries pushed onto slices.
@@ -123,11 +134,14 @@ impl Events {
                 | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
                     [] => {}
                     &[r] => {
+                        if matches!(data, InstructionData::ArrayGet { .. }) {
+                            self.array_gets.push(inst);
+                        }
                         // Kept in place, possibly dropped later.
                         self.candidates.push((inst, r));
                         self.effects.push(Event {
                             inst,
-                            op: Op::Other,
+                            op: Op::Define { result: r },
                         });
                     }
                     _ => self.effects.push(Event {

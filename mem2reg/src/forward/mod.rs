@@ -194,6 +194,8 @@ pub(crate) struct ReferenceValues<'a> {
     effects: Effects<Event>,
     /// Blocks ending in a `jmp` with arguments.
     jumps: Vec<Block>,
+    /// The `array_get`s of the function, for element forwarding.
+    array_gets: Vec<Inst>,
     /// Whether a block has a reference parameter, by block index: the
     /// other edges bind nothing (and need not look at the block).
     reference_params: Vec<bool>,
@@ -209,6 +211,7 @@ impl<'a> ReferenceValues<'a> {
             candidates,
             held,
             jumps,
+            array_gets,
             ..
         } = e;
         for &block in &jumps {
@@ -236,7 +239,7 @@ impl<'a> ReferenceValues<'a> {
                 Op::Load { address, class, .. } | Op::Store { address, class, .. } => {
                     *class = classes.class(*address);
                 }
-                Op::Other => {}
+                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
             }
         }
         let reference_params = (0..func.dfg.num_blocks())
@@ -253,6 +256,7 @@ impl<'a> ReferenceValues<'a> {
             held,
             effects,
             jumps,
+            array_gets,
             reference_params,
         }
     }
@@ -408,28 +412,25 @@ impl<'a> ReferenceValues<'a> {
                 }
                 return replacement;
             }
-            Op::Other => {}
-        }
-        let dfg = &func.dfg;
-        let replacement = None;
-        match &dfg[inst] {
-            InstructionData::EnableSideEffects { condition } => {
-                state.predicate_one = crate::is_predicate_one(func, *condition);
-            }
-            InstructionData::Call {
-                callee: Callee::Function(_),
-                ..
-            } => {
-                if let Some(class) = self.classes.call_class(inst) {
-                    state.classes.remove(class);
+            Op::Predicate { one } => state.predicate_one = one,
+            Op::Define { result } => self.define(state, result),
+            Op::Other => {
+                let dfg = &func.dfg;
+                if let InstructionData::Call {
+                    callee: Callee::Function(_),
+                    ..
+                } = dfg[inst]
+                {
+                    if let Some(class) = self.classes.call_class(inst) {
+                        state.classes.remove(class);
+                    }
+                }
+                for &r in dfg.inst_results(inst) {
+                    self.define(state, r);
                 }
             }
-            _ => {}
         }
-        for &r in dfg.inst_results(inst) {
-            self.define(state, r);
-        }
-        replacement
+        None
     }
 
     /// A reference is (re)defined: it names a new cell.
@@ -570,7 +571,12 @@ pub(crate) fn forward(
         if solve == 1 || any_reference {
             let start = replaced_values.len();
             let mut gets = Vec::new();
-            crate::elements::forward_elements(func, replaced_values, &mut gets);
+            crate::elements::forward_elements(
+                func,
+                &analysis.array_gets,
+                replaced_values,
+                &mut gets,
+            );
             stats.elements_forwarded += gets.len();
             for inst in gets {
                 removed.insert(inst);
@@ -626,7 +632,7 @@ pub(crate) fn forward(
                         }
                     }
                 }
-                Op::Other => {}
+                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
             }
         }
         if any_reference && !renamed_reference {
