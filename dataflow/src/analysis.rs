@@ -13,7 +13,8 @@ use crate::loops::Loop;
 /// with its `ControlFlowGraph` is one ([`FunctionGraph`](crate::FunctionGraph));
 /// any other IR can be, with its own entity types. The graph supplies its
 /// own edges in both directions and its depth-first order, so the solver
-/// builds no topology of its own.
+/// builds no edge lists of its own (its loop-aware order and loop-nesting
+/// forest are computed from these edges).
 pub trait Graph {
     /// A block: a dense index (`EntityRef`) so states live in vectors.
     type Block: EntityRef + Debug;
