@@ -6,13 +6,15 @@ use cranelift_entity::EntityRef;
 
 use crate::engine::Engine;
 use crate::lattice::JoinSemiLattice;
+use crate::loops::Loop;
 
 /// A control-flow graph of blocks holding instructions: what the solver
 /// needs of a program. With the feature `ir`, a `kildall_ir::Function` seen
 /// with its `ControlFlowGraph` is one ([`FunctionGraph`](crate::FunctionGraph));
 /// any other IR can be, with its own entity types. The graph supplies its
 /// own edges in both directions and its depth-first order, so the solver
-/// builds no topology of its own.
+/// builds no edge lists of its own (its loop-aware order and loop-nesting
+/// forest are computed from these edges).
 pub trait Graph {
     /// A block: a dense index (`EntityRef`) so states live in vectors.
     type Block: EntityRef + Debug;
@@ -180,6 +182,55 @@ pub trait Analysis<G: Graph + ?Sized> {
     ) -> bool {
         let _ = (graph, block);
         entry.join(incoming)
+    }
+
+    /// Whether the analysis declares [loop invariants](Self::loop_invariant),
+    /// so that the engine may settle a backward analysis on a reducible
+    /// graph without iterating its loops. False by default.
+    fn has_loop_invariants(&self) -> bool {
+        false
+    }
+
+    /// Narrows `state`, on input the state at the start of the header of
+    /// `lp` found without the loop's back edges (with the invariants of the
+    /// loops around it already joined in), to the part of it that holds
+    /// unchanged at every point of the loop. Called only for a backward
+    /// analysis whose [`has_loop_invariants`](Self::has_loop_invariants) is
+    /// true, on a reducible graph, once per loop, outer loops first.
+    ///
+    /// The engine then visits each block once over the graph without its
+    /// back edges and joins each loop's invariant (with those of the loops
+    /// around it) into the states of the loop's blocks, instead of carrying
+    /// the header's state around the loop by visiting its blocks again.
+    /// For the result to be the fixed point, the invariant `I` must be
+    ///
+    /// - part of the header's state: `I ⊑ state` on input;
+    /// - transparent to the loop: every effect `f` of the loop's blocks and
+    ///   of the edges between them satisfies `f(x ⊔ I) = f(x) ⊔ I` (none
+    ///   removes any of it).
+    ///
+    /// Then `I` holds at every point of the loop at the fixed point (it
+    /// flows from the header to the latches along the back edges and back
+    /// through every block of the loop), and what the back edges carry
+    /// beyond it is checked: the engine applies each back edge to the
+    /// header's final state and, where that adds anything to the latch,
+    /// goes on iterating from there. An invariant smaller than it could be
+    /// costs visits, never the answer.
+    ///
+    /// Liveness of SSA values is the case in point (Brandner, Boissinot,
+    /// Darte, Dupont de Dinechin and Rastello, "Computing liveness sets for
+    /// SSA-form programs", 2011): a value live into a loop header and
+    /// defined outside the loop is live throughout the loop, and in strict
+    /// SSA every value live into a header but its parameters is defined
+    /// outside. A forward analysis has no use for the hook: a header's
+    /// state already flows through the loop on the first visit of its
+    /// blocks, and what is missing comes around the back edges and leaves
+    /// by the loop's exits, so the worklist carries it.
+    ///
+    /// The default declares nothing: `state` becomes bottom.
+    fn loop_invariant(&mut self, graph: &G, lp: &Loop<'_, G::Block>, state: &mut Self::Domain) {
+        let _ = lp;
+        *state = self.bottom_value(graph);
     }
 
     /// A solver for this analysis over `graph`.

@@ -9,6 +9,7 @@ use kildall_ir::{Block, Function, Inst, Terminator, Value, ValueDef};
 use crate::analysis::{Analysis, Backward, Graph};
 use crate::engine::Results;
 use crate::lattice::BitSet;
+use crate::loops::Loop;
 
 /// A function seen with its [`ControlFlowGraph`]: the [`Graph`] analyses
 /// of `kildall-ir` functions run over. The edges and the depth-first order
@@ -93,6 +94,14 @@ impl Graph for FunctionGraph<'_> {
 /// a predecessor. Constants are never live (they have no definition to
 /// reach); operands are resolved through aliases.
 ///
+/// On a reducible graph the engine settles each loop through
+/// [`Analysis::loop_invariant`]: the values live into a loop header that
+/// are defined outside the loop are live throughout it (in strict SSA,
+/// every value live into a header but its parameters), so each block is
+/// visited once. A program that is not in strict SSA (a value used where
+/// its definition does not dominate) gets the same answer, with visits
+/// again where values defined in a loop are live around it.
+///
 /// The entry state of a block is its live-out set
 /// ([`Results::entry_state`]); its live-in set is the state at
 /// [`ResultsCursor::seek_to_block_start`](crate::ResultsCursor::seek_to_block_start).
@@ -153,6 +162,28 @@ impl Analysis<FunctionGraph<'_>> for Liveness {
             }
             Some(Terminator::Jmp { .. } | Terminator::Unreachable) | None => {}
         }
+    }
+
+    fn has_loop_invariants(&self) -> bool {
+        true
+    }
+
+    fn loop_invariant(
+        &mut self,
+        func: &FunctionGraph<'_>,
+        lp: &Loop<'_, Block>,
+        state: &mut BitSet<Value>,
+    ) {
+        // No effect in the loop removes a value defined outside it: only a
+        // value's definition kills it.
+        state.retain(|v| {
+            let defined_in = match func.dfg.value_def(v) {
+                ValueDef::Param(block, _) => Some(block),
+                ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+                _ => None,
+            };
+            defined_in.map_or(true, |b| !lp.contains(b))
+        });
     }
 
     fn apply_edge_effect(

@@ -694,6 +694,25 @@ impl<T: EntityRef> JoinSemiLattice for BitSet<T> {
 }
 
 impl<T: EntityRef> BitSet<T> {
+    /// Keeps only the elements for which `keep` returns true; returns
+    /// whether `self` changed.
+    pub fn retain(&mut self, mut keep: impl FnMut(T) -> bool) -> bool {
+        match &mut self.repr {
+            Repr::Sparse(v) => {
+                let before = v.len();
+                v.retain(|&i| keep(T::new(i as usize)));
+                v.len() != before
+            }
+            Repr::Dense(..) => {
+                let gone: Vec<T> = self.iter().filter(|&e| !keep(e)).collect();
+                for &e in &gone {
+                    self.remove(e);
+                }
+                !gone.is_empty()
+            }
+        }
+    }
+
     /// Keeps only the elements of `other`; returns whether `self` changed.
     pub fn intersect(&mut self, other: &Self) -> bool {
         let gone: Vec<T> = self.iter().filter(|&e| !other.contains(e)).collect();

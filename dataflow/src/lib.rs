@@ -5,6 +5,9 @@
 //! [`ResultsCursor`] for the states inside blocks. An analysis with sparse
 //! effects runs on a [`SparseGraph`] and visits only the instructions it
 //! declared ([`sparse`]); [`pmap`] makes persistent states cheap to copy.
+//! A backward analysis that declares loop invariants
+//! ([`Analysis::loop_invariant`]) is settled on a reducible graph with one
+//! visit per block, over its [`LoopForest`].
 //!
 //! The design follows rustc's `rustc_mir_dataflow`: an [`Analysis`] names
 //! its [`Domain`](Analysis::Domain) (a [`JoinSemiLattice`]), its
@@ -46,6 +49,7 @@ mod engine;
 #[cfg(feature = "ir")]
 mod ir;
 pub mod lattice;
+mod loops;
 mod order;
 pub mod pmap;
 pub mod sparse;
@@ -58,6 +62,7 @@ pub use ir::{liveness, FunctionGraph, Liveness};
 pub use lattice::{
     BitSet, Flat, HasBottom, HasTop, JoinSemiLattice, MapLattice, Max, Min, Must, PowerSet,
 };
+pub use loops::{Loop, LoopForest};
 pub use order::{loop_order, Worklist};
 pub use sparse::{EffectId, Effects, SparseGraph};
 

@@ -1,15 +1,16 @@
 //! The solver on a graph type of its own (not `ir` functions; only the
 //! random shapes come from `kildall_ir::testing`): a mock analysis whose
 //! state is unique at every program point, checked through the cursor from
-//! every point in both directions, as rustc's dataflow framework tests do;
-//! plus the lattice laws of the stock domains.
+//! every point in both directions, as rustc's dataflow framework tests do,
+//! with states kept everywhere or at joins and loops iterated or settled
+//! through invariants; plus the lattice laws of the stock domains.
 
 use std::collections::BTreeSet;
 
 use cranelift_entity::{entity_impl, EntityRef};
 use kildall_dataflow::{
     Analysis, Backward, BitSet, Direction, EffectId, Effects, Flat, Forward, Graph,
-    JoinSemiLattice, MapLattice, Max, Min, PowerSet, ProgramPoint, SparseGraph, StatesKept,
+    JoinSemiLattice, Loop, MapLattice, Max, Min, PowerSet, ProgramPoint, SparseGraph, StatesKept,
 };
 use kildall_ir::generate::Rng;
 use kildall_ir::testing::{random_cfg, TerminatorMix};
@@ -110,8 +111,24 @@ fn inst_id(b: Node, i: usize) -> u32 {
     b.as_u32() * 100 + i as u32
 }
 
-/// The mock analysis, keeping the states it is told to.
-struct Mock<D>(std::marker::PhantomData<D>, StatesKept);
+/// What the mock analysis declares of its loops. Its effects only add ids,
+/// so every part of a header's state passes through them unchanged: any
+/// part is a valid invariant.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Invariants {
+    /// Nothing: the engine iterates.
+    Undeclared,
+    /// The header's whole state (what the header reaches, every block of
+    /// the loop reaches).
+    Whole,
+    /// A part of it, so that the back edges carry more than the invariant
+    /// and the engine must go on iterating from the latches.
+    Part,
+}
+
+/// The mock analysis, keeping the states it is told to and declaring the
+/// invariants it is told to.
+struct Mock<D>(std::marker::PhantomData<D>, StatesKept, Invariants);
 
 impl<D: Direction> Analysis<TestGraph> for Mock<D> {
     type Domain = PowerSet<u32>;
@@ -121,6 +138,16 @@ impl<D: Direction> Analysis<TestGraph> for Mock<D> {
     }
     fn states_kept(&self) -> StatesKept {
         self.1
+    }
+    fn has_loop_invariants(&self) -> bool {
+        self.2 != Invariants::Undeclared
+    }
+    fn loop_invariant(&mut self, _: &TestGraph, lp: &Loop<'_, Node>, state: &mut PowerSet<u32>) {
+        match self.2 {
+            Invariants::Undeclared => unreachable!("no invariants declared"),
+            Invariants::Whole => {}
+            Invariants::Part => state.0.retain(|id| (id + lp.header().as_u32()) % 3 != 0),
+        }
     }
     fn initialize_start_block(&self, _: &TestGraph, block: Node, state: &mut PowerSet<u32>) {
         state.insert(900_000 + block.as_u32());
@@ -166,20 +193,97 @@ fn expected(
     s
 }
 
-fn check_mock<D: Direction>(seed: u64, kept: StatesKept) {
+/// Whether `g` is reducible, by the definition: without the edges whose
+/// target dominates their source (dominance by brute force: `d` dominates
+/// `b` when `b` cannot be reached from the entry avoiding `d`), the
+/// reachable blocks hold no cycle. If so, how many loop headers (targets
+/// of those edges) it has.
+fn loop_headers_if_reducible(g: &TestGraph) -> Option<usize> {
+    let n = g.blocks.len();
+    let reach_avoiding = |avoid: Option<usize>| {
+        let mut seen = vec![false; n];
+        let mut work = vec![0usize];
+        while let Some(b) = work.pop() {
+            if Some(b) == avoid || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            work.extend(g.blocks[b].1.iter().map(|s| s.index()));
+        }
+        seen
+    };
+    let reachable = reach_avoiding(None);
+    let unreached: Vec<Vec<bool>> = (0..n).map(|d| reach_avoiding(Some(d))).collect();
+    let dominates = |d: usize, b: usize| d == b || !unreached[d][b];
+    // Depth-first cycle search over the remaining edges: 1 on the stack, 2 done.
+    let mut mark = vec![0u8; n];
+    fn cyclic(
+        b: usize,
+        g: &TestGraph,
+        mark: &mut [u8],
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> bool {
+        mark[b] = 1;
+        for s in g.blocks[b].1.iter().map(|s| s.index()) {
+            if keep(b, s) && (mark[s] == 1 || (mark[s] == 0 && cyclic(s, g, mark, keep))) {
+                return true;
+            }
+        }
+        mark[b] = 2;
+        false
+    }
+    let keep = |u: usize, v: usize| !dominates(v, u);
+    if (0..n).any(|b| reachable[b] && mark[b] == 0 && cyclic(b, g, &mut mark, &keep)) {
+        return None;
+    }
+    let headers = (0..n)
+        .filter(|&h| {
+            (0..n).any(|u| reachable[u] && g.blocks[u].1.contains(&Node::new(h)) && dominates(h, u))
+        })
+        .count();
+    Some(headers)
+}
+
+fn check_mock<D: Direction>(seed: u64, kept: StatesKept, invariants: Invariants) {
     let mut rng = Rng::new(seed);
+    let (mut settled, mut iterated_after) = (0, 0);
     for _ in 0..300 {
         let n = 1 + rng.index(12);
         let g = random_graph(&mut rng, n);
-        let dense = Mock::<D>(Default::default(), StatesKept::AtEveryBlock)
-            .into_engine(&g)
-            .iterate_to_fixpoint();
+        let dense = Mock::<D>(
+            Default::default(),
+            StatesKept::AtEveryBlock,
+            Invariants::Undeclared,
+        )
+        .into_engine(&g)
+        .iterate_to_fixpoint();
         let entries: Vec<PowerSet<u32>> = (0..n)
             .map(|b| dense.entry_state(Node::new(b)).clone())
             .collect();
-        let mut results = Mock::<D>(Default::default(), kept)
+        let mut results = Mock::<D>(Default::default(), kept, invariants)
             .into_engine(&g)
             .iterate_to_fixpoint();
+        // Loops are settled through invariants exactly for a backward
+        // analysis declaring them on a reducible graph; with the whole
+        // header state as invariant, each block is visited once.
+        let stats = *results.stats();
+        let headers = loop_headers_if_reducible(&g);
+        let settles = !D::IS_FORWARD && invariants != Invariants::Undeclared && headers.is_some();
+        if settles {
+            assert_eq!(Some(stats.loops_settled), headers, "loops settled");
+        }
+        if !settles {
+            assert_eq!(stats.loops_settled, 0);
+            assert_eq!(stats.invariant_joins, 0);
+        } else if stats.loops_settled > 0 {
+            settled += 1;
+            if invariants == Invariants::Whole {
+                assert_eq!(
+                    stats.block_visits, stats.blocks as u64,
+                    "one visit per block"
+                );
+            }
+            iterated_after += usize::from(stats.block_visits > stats.blocks as u64);
+        }
         if kept == StatesKept::AtJoins {
             check_kept_states(&g, &results, &entries, D::IS_FORWARD);
         }
@@ -189,7 +293,11 @@ fn check_mock<D: Direction>(seed: u64, kept: StatesKept) {
             .collect();
         check_fixpoint(
             &g,
-            &mut Mock::<D>(Default::default(), StatesKept::AtEveryBlock),
+            &mut Mock::<D>(
+                Default::default(),
+                StatesKept::AtEveryBlock,
+                Invariants::Undeclared,
+            ),
             &entries,
             &reachable,
         );
@@ -220,6 +328,11 @@ fn check_mock<D: Direction>(seed: u64, kept: StatesKept) {
                 );
             }
         }
+    }
+    if !D::IS_FORWARD && invariants != Invariants::Undeclared {
+        assert!(settled > 30, "too few graphs with loops settled: {settled}");
+        // A part of the header's state leaves the rest to the worklist.
+        assert_eq!(iterated_after > 0, invariants == Invariants::Part);
     }
 }
 
@@ -287,22 +400,40 @@ fn check_fixpoint<D: Direction>(
 
 #[test]
 fn mock_forward_cursor_at_every_point() {
-    check_mock::<Forward>(11, StatesKept::AtEveryBlock);
+    check_mock::<Forward>(11, StatesKept::AtEveryBlock, Invariants::Undeclared);
 }
 
 #[test]
 fn mock_backward_cursor_at_every_point() {
-    check_mock::<Backward>(12, StatesKept::AtEveryBlock);
+    check_mock::<Backward>(12, StatesKept::AtEveryBlock, Invariants::Undeclared);
 }
 
 #[test]
 fn states_kept_at_joins_forward_give_the_same_answer_at_every_point() {
-    check_mock::<Forward>(14, StatesKept::AtJoins);
+    check_mock::<Forward>(14, StatesKept::AtJoins, Invariants::Undeclared);
 }
 
 #[test]
 fn states_kept_at_joins_backward_give_the_same_answer_at_every_point() {
-    check_mock::<Backward>(15, StatesKept::AtJoins);
+    check_mock::<Backward>(15, StatesKept::AtJoins, Invariants::Undeclared);
+}
+
+#[test]
+fn loops_settled_through_invariants_give_the_same_answer_at_every_point() {
+    check_mock::<Backward>(18, StatesKept::AtEveryBlock, Invariants::Whole);
+    check_mock::<Backward>(19, StatesKept::AtJoins, Invariants::Whole);
+}
+
+#[test]
+fn partial_loop_invariants_are_completed_by_the_worklist() {
+    check_mock::<Backward>(20, StatesKept::AtEveryBlock, Invariants::Part);
+    check_mock::<Backward>(21, StatesKept::AtJoins, Invariants::Part);
+}
+
+#[test]
+fn forward_analyses_iterate_whatever_invariants_they_declare() {
+    check_mock::<Forward>(22, StatesKept::AtEveryBlock, Invariants::Whole);
+    check_mock::<Forward>(23, StatesKept::AtJoins, Invariants::Part);
 }
 
 /// With states kept at joins, the kept ones are the fixed point's, and
@@ -368,24 +499,40 @@ fn mock_results_do_not_depend_on_worklist_order() {
     for _ in 0..300 {
         let n = 1 + rng.index(15);
         let g = random_graph(&mut rng, n);
-        let fwd = Mock::<Forward>(Default::default(), StatesKept::AtEveryBlock)
-            .into_engine(&g)
-            .iterate_to_fixpoint();
-        let bwd = Mock::<Backward>(Default::default(), StatesKept::AtEveryBlock)
-            .into_engine(&g)
-            .iterate_to_fixpoint();
+        let fwd = Mock::<Forward>(
+            Default::default(),
+            StatesKept::AtEveryBlock,
+            Invariants::Undeclared,
+        )
+        .into_engine(&g)
+        .iterate_to_fixpoint();
+        let bwd = Mock::<Backward>(
+            Default::default(),
+            StatesKept::AtEveryBlock,
+            Invariants::Undeclared,
+        )
+        .into_engine(&g)
+        .iterate_to_fixpoint();
         let mut order: Vec<Node> = (0..n).map(Node::new).collect();
         for i in (1..n).rev() {
             order.swap(i, rng.index(i + 1));
         }
-        let fwd2 = Mock::<Forward>(Default::default(), StatesKept::AtEveryBlock)
-            .into_engine(&g)
-            .with_order(order.clone())
-            .iterate_to_fixpoint();
-        let bwd2 = Mock::<Backward>(Default::default(), StatesKept::AtEveryBlock)
-            .into_engine(&g)
-            .with_order(order)
-            .iterate_to_fixpoint();
+        let fwd2 = Mock::<Forward>(
+            Default::default(),
+            StatesKept::AtEveryBlock,
+            Invariants::Undeclared,
+        )
+        .into_engine(&g)
+        .with_order(order.clone())
+        .iterate_to_fixpoint();
+        let bwd2 = Mock::<Backward>(
+            Default::default(),
+            StatesKept::AtEveryBlock,
+            Invariants::Undeclared,
+        )
+        .into_engine(&g)
+        .with_order(order)
+        .iterate_to_fixpoint();
         for b in (0..n).map(Node::new) {
             assert_eq!(fwd.entry_state(b), fwd2.entry_state(b));
             assert_eq!(bwd.entry_state(b), bwd2.entry_state(b));

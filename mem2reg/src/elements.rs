@@ -18,41 +18,48 @@
 //! of bounds leaves its array unchanged (or traps before the `array_get`
 //! runs), so looking through it is sound either way.
 
-use kildall_ir::{Builtin, Callee, Function, InstructionData, Value, ValueDef};
+use kildall_ir::{Builtin, Callee, Function, Inst, InstructionData, Value, ValueDef};
 
 /// How many `array_set`s a look-up follows before giving up, so that a long
 /// chain of updates costs a bounded amount per `array_get`.
 const MAX_CHAIN: usize = 16;
 
-/// Forwards the elements of arrays read at constant indices; appends the
-/// replaced results to `replaced` and returns how many there were.
-pub fn forward_elements(func: &mut Function, replaced: &mut Vec<Value>) -> usize {
+/// Forwards the elements of arrays read at constant indices by the
+/// `array_get`s among `gets` (removed ones are skipped): removes each such
+/// `array_get`, appending it to `removed` and its result to `replaced`.
+pub fn forward_elements(
+    func: &mut Function,
+    gets: &[Inst],
+    replaced: &mut Vec<Value>,
+    removed: &mut Vec<Inst>,
+) {
     let mut forwarded = Vec::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            let InstructionData::ArrayGet { array, index } = func.dfg[inst] else {
-                continue;
-            };
-            let Some(&result) = func.dfg.inst_results(inst).first() else {
-                continue;
-            };
-            if !func.dfg.value_type(result).contains_reference() {
-                continue;
-            }
-            let Some(index) = func.dfg.const_value(index).and_then(|c| c.to_u64()) else {
-                continue;
-            };
-            if let Some(element) = element_at(func, array, index) {
-                forwarded.push((inst, result, element));
-            }
+    for &inst in gets {
+        if func.layout.inst_block(inst).is_none() {
+            continue;
+        }
+        let InstructionData::ArrayGet { array, index } = func.dfg[inst] else {
+            continue;
+        };
+        let Some(&result) = func.dfg.inst_results(inst).first() else {
+            continue;
+        };
+        if !func.dfg.value_type(result).contains_reference() {
+            continue;
+        }
+        let Some(index) = func.dfg.const_value(index).and_then(|c| c.to_u64()) else {
+            continue;
+        };
+        if let Some(element) = element_at(func, array, index) {
+            forwarded.push((inst, result, element));
         }
     }
     for &(inst, result, element) in &forwarded {
         func.remove_inst(inst);
         func.dfg.replace_all_uses(result, element);
         replaced.push(result);
+        removed.push(inst);
     }
-    forwarded.len()
 }
 
 /// The flattened element `index` of `array`, if the instructions that built

@@ -123,10 +123,6 @@ pub(crate) fn is_predicate_one(func: &Function, condition: Value) -> bool {
         .is_some_and(|c| c.to_u64() == Some(1))
 }
 
-/// The rounds in which forwarded array elements start another round of
-/// forwarding by themselves.
-const ELEMENT_ROUNDS: usize = 1;
-
 /// Which parts of the pass run. [`Options::default`] runs all of them.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Options {
@@ -302,6 +298,12 @@ pub fn run_with_analyses(
     // Which phases may find more, given what the others did: the first round
     // runs all of them, a later round only those whose inputs changed.
     let (mut promote_due, mut forward_due, mut dead_due) = (true, true, true);
+    // FIXME: on a million generated blocks the pass takes 4.4-4.8 s of CPU
+    // (README), over 1.1 times the 3.83 s of the version before element
+    // forwarding and dead stores across blocks: promotion, the alias classes
+    // and the dead-store removal each walk every instruction once per round
+    // (a cache miss each on a large function), where one shared walk, or
+    // walks over the events only, would do.
     for _ in 0..options.max_rounds.max(1) {
         if !(promote_due || forward_due || dead_due) {
             break;
@@ -355,28 +357,6 @@ pub fn run_with_analyses(
                 computed.set_loads(&loads_left);
                 if stats.loads_replaced != before {
                     dead_due = true;
-                }
-                // Replaced loads may have exposed arrays built in the
-                // function: the references read out of them at constant
-                // indices are named, and forwarding runs again on the names.
-                // A chain of arrays of references read through memory
-                // exposes one more level per round. Elements are forwarded
-                // in the first rounds only: on large generated programs
-                // each level forwarded later starts a cascade of rounds
-                // (more loads replaced, more stores removed, more promoted)
-                // that costs more than the loads it saves.
-                // FIXME: each round a forwarded element starts re-solves the
-                // whole function; at a million generated blocks the extra
-                // rounds take the pass from 4.6 s to 7.2 s (README).
-                // Forwarding elements before each solve instead keeps the
-                // loads at that size for 5.0-5.4 s, but misses the fixed
-                // point on some programs (differential seed 6039).
-                if stats.rounds <= ELEMENT_ROUNDS {
-                    let forwarded = elements::forward_elements(func, &mut replaced);
-                    if forwarded > 0 {
-                        stats.elements_forwarded += forwarded;
-                        forward_next = true;
-                    }
                 }
                 pending = Renames::take(func, &mut replaced);
             }

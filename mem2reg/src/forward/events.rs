@@ -26,6 +26,11 @@ pub(crate) enum Op {
         value: Value,
         class: Option<u32>,
     },
+    /// `enable_side_effects`, with whether its condition is the constant 1.
+    Predicate { one: bool },
+    /// An instruction defining one value that may be a reference read later.
+    Define { result: Value },
+    /// A call, or an instruction defining several values.
     Other,
 }
 
@@ -40,8 +45,15 @@ pub(crate) struct Events {
     pub(super) effects: Effects<Event>,
     /// Instructions defining one value, kept only if it is read.
     pub(super) candidates: Vec<(Inst, Value)>,
+    /// Values stored, or put into an array: a replaced load or `array_get`
+    /// may hand them a read under their own name (see
+    /// [`ReferenceValues::rename_references`]).
+    pub(super) held: EntitySet<Value>,
     /// Blocks ending in a `jmp`, whose reference arguments count as reads.
     pub(super) jumps: Vec<Block>,
+    /// The `array_get`s, which may read an element that forwarding names
+    /// ([`crate::elements`]).
+    pub(super) array_gets: Vec<Inst>,
     pub(super) loads: usize,
 }
 
@@ -51,7 +63,9 @@ impl Events {
             reads: SecondaryMap::new(),
             effects: Effects::new(),
             candidates: Vec::new(),
+            held: EntitySet::new(),
             jumps: Vec::new(),
+            array_gets: Vec::new(),
             loads: 0,
         }
     }
@@ -77,15 +91,36 @@ impl Events {
                         },
                     });
                 }
-                InstructionData::Store { value, address } => self.effects.push(Event {
+                InstructionData::Store { value, address } => {
+                    self.held.insert(value);
+                    self.effects.push(Event {
+                        inst,
+                        op: Op::Store {
+                            address,
+                            value,
+                            class: None,
+                        },
+                    })
+                }
+                InstructionData::MakeArray { ref elements, .. } => {
+                    for &e in elements {
+                        self.held.insert(e);
+                    }
+                }
+                InstructionData::ArraySet { value, .. } => {
+                    self.held.insert(value);
+                }
+                InstructionData::EnableSideEffects { condition } => self.effects.push(Event {
                     inst,
-                    op: Op::Store {
-                        address,
-                        value,
-                        class: None,
+                    op: Op::Predicate {
+                        one: crate::is_predicate_one(func, condition),
                     },
                 }),
-                InstructionData::EnableSideEffects { .. } | InstructionData::Call { .. } => {
+                InstructionData::Call { ref args, .. } => {
+                    // Entries pushed onto slices.
+                    for &a in args.iter() {
+                        self.held.insert(a);
+                    }
                     self.effects.push(Event {
                         inst,
                         op: Op::Other,
@@ -99,11 +134,14 @@ impl Events {
                 | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
                     [] => {}
                     &[r] => {
+                        if matches!(data, InstructionData::ArrayGet { .. }) {
+                            self.array_gets.push(inst);
+                        }
                         // Kept in place, possibly dropped later.
                         self.candidates.push((inst, r));
                         self.effects.push(Event {
                             inst,
-                            op: Op::Other,
+                            op: Op::Define { result: r },
                         });
                     }
                     _ => self.effects.push(Event {

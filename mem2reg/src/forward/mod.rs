@@ -3,13 +3,15 @@
 //! [`kildall_dataflow`] solver, and the replacement of the loads of `Known`
 //! references.
 //!
-//! A state maps references (SSA values) to the value their cell holds; a
-//! reference missing from the map is `Unknown`. The join over predecessors
-//! keeps the entries on which all agree ("values `A` and `B` unify iff
-//! `A = B`"), an entry block starts with every reference `Unknown`, and an
-//! unreached block is the lattice's bottom, so a loop header whose back edge
-//! has not been seen yet is not made `Unknown` for ever: the solver revisits it
-//! and the answer is the greatest set of facts that holds on every path.
+//! A state maps references (SSA values) to the values known to equal what
+//! their cell holds (`Known`: a nonempty set, almost always of one value);
+//! a reference missing from the map is `Unknown`. The join over
+//! predecessors keeps, for each reference, the values all agree on ("values
+//! `A` and `B` unify iff `A = B`"), an entry block starts with every
+//! reference `Unknown`, and an unreached block is the lattice's bottom, so a
+//! loop header whose back edge has not been seen yet is not made `Unknown`
+//! for ever: the solver revisits it and the answer is the greatest set of
+//! facts that holds on every path.
 //!
 //! Effects, in program order:
 //! - `store v at a` under predicate 1 makes `a` `Known(v)`, and every other
@@ -17,9 +19,10 @@
 //!   `Unknown`: a store through a reference aliasing several makes all of
 //!   them `Unknown`. Under a predicate that may be 0 the store may not
 //!   happen, so `a` becomes `Unknown` too;
-//! - `vR = load a` is replaced by `v` when `a` is `Known(v)`; otherwise, under
-//!   predicate 1, `a` becomes `Known(vR)` (the cell holds what was just read,
-//!   and the load did not trap), so a second load is replaced by the first;
+//! - `vR = load a` is replaced by a value `a` is known to hold (the first by
+//!   index); under predicate 1, `vR` joins the values `a` holds (the cell
+//!   holds what was just read, and the load did not trap), so a second load
+//!   is replaced by the first;
 //! - a call makes `Unknown` every reference whose class it may reach (the
 //!   class of its reference arguments and results, with everything reachable
 //!   through them);
@@ -55,34 +58,28 @@
 //! records what its events found, so the answer needs no walk after the
 //! solve: a block's last visit is made with its final entry state.
 //!
-//! The load's transfer is not monotone (an `Unknown` reference becomes
-//! `Known(result)`, a `Known(v)` one stays `Known(v)`, and `Known(v)` and
-//! `Known(result)` are not ordered), so the engine's general guarantee does
-//! not cover it; termination and soundness rest on the states being kept at
-//! joins instead. A join's state only ever shrinks (it is the intersection
-//! of everything that reached it), a block without a kept state is a
-//! function of the state of the chain of single-predecessor blocks heading
-//! it, and every cycle holds a kept state, so the solve terminates; at the
-//! end every block was visited with its final entry state and each join's
-//! state is contained in what its predecessors finally pass, so every fact
-//! holds on every path. Which sound answer is found may depend on the
-//! order; the order is fixed, so the answer is deterministic.
-//!
-//! FIXME: a monotone formulation of the load (the load yields
-//! `Known(result)` and joins compare values through the replacements, or a
-//! state holding every name known to equal a cell's content) would put this
-//! analysis under the engine's general guarantee and let a solve resume
-//! from the previous one instead of starting over; the replacement relation
-//! is decided by the solve itself, which neither formulation has yet been
-//! shown to handle at the same cost and with the same loads removed.
+//! Every transfer is monotone, so the engine's guarantee covers the
+//! analysis: the answer is the greatest fixed point, whatever the order of
+//! the visits. The load is what needs the sets: with one value per
+//! reference, a load of an `Unknown` reference would yield `Known(vR)` and a
+//! load of a `Known(v)` one `Known(v)`, two facts that are not ordered, so a
+//! join first reached with a stale value (the constant stored before a
+//! loop, say) could drop an entry for good that its final inputs agree on.
+//! With sets the load adds `vR` to what `a` holds, and more facts in give
+//! more facts out. A load of a reference read only once adds nothing (no
+//! later load needs it), which is monotone too.
 //!
 //! Replacing loads changes names, which can let another solve find more;
 //! the function `forward` decides when, without a round of the whole
 //! pipeline: a replaced result that was stored matters only where a join
-//! dropped an entry whose two values the replacement makes equal (the
-//! solve notes the pairs it drops), and a replaced reference is renamed in
-//! place in the events (same alias classes) when it is an address or a
-//! jump argument.
+//! kept fewer values than a side held and the replacement makes one of the
+//! dropped values equal to one the other side holds (the solve notes the
+//! sets it narrows), and a replaced reference is renamed in place in the
+//! events (same alias classes) when it is an address or a jump argument.
+//! Elements of arrays of references read at constant indices
+//! ([`crate::elements`]) are named the same way after each solve, so a
+//! chain of arrays read through memory is followed without a round of its
+//! own.
 
 use kildall_dataflow::lattice::JoinSemiLattice;
 use kildall_dataflow::pmap::PMap;
@@ -96,14 +93,16 @@ use kildall_ir::{
 use crate::alias::{AliasClasses, Visit};
 use crate::Stats;
 
+mod equal;
 mod events;
 mod solve;
 
+use equal::EqualValues;
 pub(crate) use events::{classes_and_events, Event, Events, Op};
 use solve::{Outcome, Solve};
 
 /// The `Known` references of one alias class, by reference index.
-type ClassValues = PMap<Value>;
+type ClassValues = PMap<EqualValues>;
 
 /// The values of references at a program point: unreached (bottom), or the
 /// `Known` references grouped by alias class.
@@ -117,11 +116,11 @@ pub struct KnownValues {
 }
 
 impl KnownValues {
-    fn get(&self, class: u32, reference: Value) -> Option<Value> {
-        self.classes.get(class)?.get(reference.as_u32()).copied()
+    fn get(&self, class: u32, reference: Value) -> Option<&EqualValues> {
+        self.classes.get(class)?.get(reference.as_u32())
     }
 
-    fn set(&mut self, class: u32, reference: Value, value: Value) {
+    fn set(&mut self, class: u32, reference: Value, value: EqualValues) {
         let mut values = self.classes.get(class).cloned().unwrap_or_default();
         values.insert(reference.as_u32(), value);
         self.classes.insert(class, values);
@@ -145,7 +144,7 @@ impl KnownValues {
 impl KnownValues {
     /// The join, calling `note` on both values of every entry dropped
     /// because the predecessors disagree on it (see [`forward`]).
-    fn join_noting(&mut self, other: &Self, note: &impl Fn(Value, Value)) -> bool {
+    fn join_noting(&mut self, other: &Self, note: &impl Fn(&EqualValues, &EqualValues)) -> bool {
         if !other.reached {
             return false;
         }
@@ -154,13 +153,14 @@ impl KnownValues {
             self.predicate_one = true;
             return true;
         }
-        let combine_values = |a: &Value, b: &Value| {
+        let combine_values = |a: &EqualValues, b: &EqualValues| {
             if a == b {
-                Some((*a, false))
-            } else {
-                note(*a, *b);
-                None
+                return Some((a.clone(), false));
             }
+            note(a, b);
+            let both = a.intersect(b)?;
+            let changed = both != *a;
+            Some((both, changed))
         };
         let combine_classes = |a: &ClassValues, b: &ClassValues| {
             let (values, changed) = a.intersect(b, &combine_values);
@@ -174,7 +174,7 @@ impl KnownValues {
 
 impl JoinSemiLattice for KnownValues {
     fn join(&mut self, other: &Self) -> bool {
-        self.join_noting(other, &|_, _| {})
+        self.join_noting(other, &|_: &EqualValues, _: &EqualValues| {})
     }
 }
 
@@ -186,11 +186,16 @@ pub(crate) struct ReferenceValues<'a> {
     /// needs an entry (a store to it only makes its class Unknown); one read
     /// once needs no entry from its own load.
     reads: SecondaryMap<Value, u8>,
+    /// Values stored or held in arrays: their definitions stay events even
+    /// when they are never read.
+    held: EntitySet<Value>,
     /// The instructions with an effect, block by block: the instructions
     /// of the graph the engine solves on.
     effects: Effects<Event>,
     /// Blocks ending in a `jmp` with arguments.
     jumps: Vec<Block>,
+    /// The `array_get`s of the function, for element forwarding.
+    array_gets: Vec<Inst>,
     /// Whether a block has a reference parameter, by block index: the
     /// other edges bind nothing (and need not look at the block).
     reference_params: Vec<bool>,
@@ -204,7 +209,9 @@ impl<'a> ReferenceValues<'a> {
             mut reads,
             mut effects,
             candidates,
+            held,
             jumps,
+            array_gets,
             ..
         } = e;
         for &block in &jumps {
@@ -216,11 +223,12 @@ impl<'a> ReferenceValues<'a> {
                 }
             }
         }
-        // Drop the definitions of values never read as references.
+        // Drop the definitions of values never read as references (nor
+        // held in memory or an array, whence a replacement may take them).
         if !candidates.is_empty() {
             let mut dropped = EntitySet::<Inst>::new();
             for &(inst, r) in &candidates {
-                if reads[r] == 0 {
+                if reads[r] == 0 && !held.contains(r) {
                     dropped.insert(inst);
                 }
             }
@@ -231,7 +239,7 @@ impl<'a> ReferenceValues<'a> {
                 Op::Load { address, class, .. } | Op::Store { address, class, .. } => {
                     *class = classes.class(*address);
                 }
-                Op::Other => {}
+                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
             }
         }
         let reference_params = (0..func.dfg.num_blocks())
@@ -245,8 +253,10 @@ impl<'a> ReferenceValues<'a> {
         ReferenceValues {
             classes,
             reads,
+            held,
             effects,
             jumps,
+            array_gets,
             reference_params,
         }
     }
@@ -275,7 +285,7 @@ impl<'a> ReferenceValues<'a> {
         let dfg = &func.dfg;
         for &r in list {
             let v = dfg.resolve(r);
-            if self.reads[r] > 0 && self.reads[v] == 0 {
+            if self.reads[r] > 0 && self.reads[v] == 0 && !self.held.contains(v) {
                 if let ValueDef::Result(inst, _) = dfg.value_def(v) {
                     if matches!(
                         dfg[inst],
@@ -338,19 +348,20 @@ impl<'a> ReferenceValues<'a> {
     /// value that replaces its result.
     ///
     /// `renamed` holds the loads of the current block visit already found
-    /// replaceable (result, replacement), empty at the start of each block:
-    /// a store of such a result records the replacement, the name the
-    /// value will have once the loads are replaced, so that a join compares
-    /// it with other stores of that value without waiting for another
-    /// round. Renaming is confined to one block visit: the load and the
-    /// store are then transferred together from the same entry state, so a
-    /// later visit with another entry state decides both again.
+    /// replaceable, with the values each equals, empty at the start of each
+    /// block: a store of such a result stores those values too, the names
+    /// the value will have once the loads are replaced, so that a join
+    /// compares it with other stores of that value without waiting for
+    /// another solve. Renaming is confined to one block visit: the load and
+    /// the store are then transferred together from the same entry state, so
+    /// a later visit with another entry state decides both again (and more
+    /// values known at the load give more at the store: still monotone).
     pub(crate) fn transfer(
         &self,
         func: &Function,
         state: &mut KnownValues,
         event: &Event,
-        renamed: &mut Vec<(Value, Value)>,
+        renamed: &mut Vec<(Value, EqualValues)>,
     ) -> Option<Value> {
         if !state.reached {
             return None;
@@ -364,15 +375,15 @@ impl<'a> ReferenceValues<'a> {
             } => {
                 match class {
                     Some(class) if state.predicate_one && self.reads[address] > 0 => {
-                        let value = renamed
+                        let values = renamed
                             .iter()
                             .rev()
-                            .find(|&&(r, _)| r == value)
-                            .map_or(value, |&(_, v)| v);
+                            .find(|(r, _)| *r == value)
+                            .map_or(EqualValues::One(value), |(_, equal)| equal.with(value));
                         // Every other reference of the class may be the same cell.
                         state
                             .classes
-                            .insert(class, PMap::singleton(address.as_u32(), value));
+                            .insert(class, PMap::singleton(address.as_u32(), values));
                     }
                     Some(class) => state.classes.remove(class),
                     None => state.classes = PMap::default(),
@@ -384,44 +395,42 @@ impl<'a> ReferenceValues<'a> {
                 result,
                 class,
             } => {
-                let replacement = class.and_then(|c| state.get(c, address));
+                let known = class.and_then(|c| state.get(c, address)).cloned();
+                let replacement = known.as_ref().and_then(|k| k.representative(result));
                 if let Some(r) = result {
                     self.define(state, r);
-                    let again = self.reads[address] > 1;
-                    if let (None, Some(c), true, true) =
-                        (replacement, class, state.predicate_one, again)
+                    // The cell holds what was just read (and the load did
+                    // not trap): the result joins the values it equals.
+                    if let (Some(c), true) = (class, state.predicate_one && self.reads[address] > 1)
                     {
-                        state.set(c, address, r);
+                        let values = known.as_ref().map_or(EqualValues::One(r), |k| k.with(r));
+                        state.set(c, address, values);
                     }
-                }
-                let replacement = replacement.filter(|&v| Some(v) != result);
-                if let (Some(v), Some(r)) = (replacement, result) {
-                    renamed.push((r, v));
+                    if let (Some(known), Some(_)) = (known, replacement) {
+                        renamed.push((r, known));
+                    }
                 }
                 return replacement;
             }
-            Op::Other => {}
-        }
-        let dfg = &func.dfg;
-        let replacement = None;
-        match &dfg[inst] {
-            InstructionData::EnableSideEffects { condition } => {
-                state.predicate_one = crate::is_predicate_one(func, *condition);
-            }
-            InstructionData::Call {
-                callee: Callee::Function(_),
-                ..
-            } => {
-                if let Some(class) = self.classes.call_class(inst) {
-                    state.classes.remove(class);
+            Op::Predicate { one } => state.predicate_one = one,
+            Op::Define { result } => self.define(state, result),
+            Op::Other => {
+                let dfg = &func.dfg;
+                if let InstructionData::Call {
+                    callee: Callee::Function(_),
+                    ..
+                } = dfg[inst]
+                {
+                    if let Some(class) = self.classes.call_class(inst) {
+                        state.classes.remove(class);
+                    }
+                }
+                for &r in dfg.inst_results(inst) {
+                    self.define(state, r);
                 }
             }
-            _ => {}
         }
-        for &r in dfg.inst_results(inst) {
-            self.define(state, r);
-        }
-        replacement
+        None
     }
 
     /// A reference is (re)defined: it names a new cell.
@@ -452,7 +461,7 @@ impl<'a> ReferenceValues<'a> {
             return;
         };
         let is_param = |v: Value| matches!(dfg.value_def(v), ValueDef::Param(b, _) if b == to);
-        let mut bound: Vec<(u32, Value, Value)> = Vec::new();
+        let mut bound: Vec<(u32, Value, EqualValues)> = Vec::new();
         for (&p, &a) in params.iter().zip(term.edge_arguments(to)) {
             if !self.classes.is_reference(p) {
                 continue;
@@ -460,10 +469,8 @@ impl<'a> ReferenceValues<'a> {
             let (Some(pc), Some(ac)) = (self.classes.class(p), self.classes.class(a)) else {
                 continue;
             };
-            if let Some(known) = state.get(ac, a) {
-                if !is_param(known) {
-                    bound.push((pc, p, known));
-                }
+            if let Some(known) = state.get(ac, a).and_then(|k| k.filtered(is_param)) {
+                bound.push((pc, p, known));
             }
         }
         for &p in params {
@@ -485,8 +492,9 @@ impl<'a> ReferenceValues<'a> {
 /// The solve compares values by name, so a replaced load's result that
 /// was stored was seen under the load's name (unless the load was in the
 /// same block, see [`ReferenceValues::transfer`]). That matters only where
-/// a join dropped an entry because its predecessors disagreed and one of
-/// the two values was such a result: the replacement may make them agree.
+/// a join kept fewer values than one of its predecessors held and a value
+/// it dropped was such a result: the replacement may make it one the other
+/// side holds.
 /// Otherwise a solve of the rewritten function makes the same comparisons
 /// with the same outcomes, and finds nothing more. When it matters, the
 /// solve runs again on the rewritten function, reading stored values
@@ -496,8 +504,10 @@ impl<'a> ReferenceValues<'a> {
 /// leaving it to another round. A replaced result that is a reference but
 /// is never the address of a load or store nor a jump argument changes
 /// nothing else in the analysis (calls and arrays see classes, and the
-/// classes do not change), so it needs no round of its own. `loads_left`
-/// receives the addresses of the loads left.
+/// classes do not change), so it needs no round of its own. The same holds
+/// for the `array_get`s the replacements resolve to elements (an element
+/// is in the class of the `array_get` that reads it: the array unified
+/// them). `loads_left` receives the addresses of the loads left.
 pub(crate) fn forward(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
@@ -534,7 +544,7 @@ pub(crate) fn forward(
         let mut references = EntitySet::<Value>::new();
         let mut reference_list: Vec<Value> = Vec::new();
         let mut any_reference = false;
-        let replaced_any = !replacements.is_empty();
+        let mut replaced_any = !replacements.is_empty();
         let mut replaced_now = EntitySet::<Value>::new();
         for (inst, result, value) in replacements {
             func.remove_inst(inst);
@@ -552,12 +562,53 @@ pub(crate) fn forward(
             }
             stats.loads_replaced += 1;
         }
+        // Replaced loads may have exposed arrays built in the function
+        // (and promotion may have, before the first solve): the references
+        // read out of them at constant indices are named, and handled as
+        // replaced loads of references. An element is in the class of the
+        // `array_get` reading it (both are unified with the array's
+        // elements), so the classes stay valid.
+        if solve == 1 || any_reference {
+            let start = replaced_values.len();
+            let mut gets = Vec::new();
+            crate::elements::forward_elements(
+                func,
+                &analysis.array_gets,
+                replaced_values,
+                &mut gets,
+            );
+            stats.elements_forwarded += gets.len();
+            for inst in gets {
+                removed.insert(inst);
+            }
+            for &result in &replaced_values[start..] {
+                references.insert(result);
+                reference_list.push(result);
+                replaced_now.insert(result);
+                any_reference = true;
+                replaced_any = true;
+            }
+        }
         analysis.after_replacements(&removed);
         if replaced_any {
             let dfg = &func.dfg;
-            stale = disagreed
-                .iter()
-                .any(|&(a, b)| dfg.resolve(a) == dfg.resolve(b));
+            // A join kept only the values both sides held: it would keep
+            // more if a value only one side held now resolves to one the
+            // other side holds and to none the join kept.
+            let resolved = |set: &EqualValues| -> Vec<Value> {
+                let mut values: Vec<Value> =
+                    set.as_slice().iter().map(|&v| dfg.resolve(v)).collect();
+                values.sort_unstable();
+                values.dedup();
+                values
+            };
+            stale = disagreed.iter().any(|(a, b)| {
+                let kept = a.intersect(b).map(|k| resolved(&k)).unwrap_or_default();
+                let b = resolved(b);
+                resolved(a)
+                    .iter()
+                    .any(|v| b.binary_search(v).is_ok() && kept.binary_search(v).is_err())
+            });
         }
         drop(disagreed);
         // Stores of replaced results store the replacements from now on (a
@@ -581,7 +632,7 @@ pub(crate) fn forward(
                         }
                     }
                 }
-                Op::Other => {}
+                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
             }
         }
         if any_reference && !renamed_reference {

@@ -19,10 +19,6 @@ pub(crate) enum Outcome {
     Nothing,
     /// A load whose result the value replaces.
     Replace(Value),
-    /// A store of a value not renamed within its block: if that value is the
-    /// result of a load replaced elsewhere, the solve compared it under the
-    /// load's name (see [`forward`]).
-    Stores(Value),
 }
 
 /// One solve of [`ReferenceValues`] on the engine, over an [`EventGraph`].
@@ -44,10 +40,10 @@ pub(crate) struct Solve<'r, 'a> {
     pub(crate) outcome: Vec<Outcome>,
     /// The pairs of values of the entries some join dropped because its
     /// predecessors held different values (at any visit; with repeats).
-    pub(crate) disagreed: Vec<(Value, Value)>,
+    pub(crate) disagreed: Vec<(EqualValues, EqualValues)>,
     /// The loads of the current block visit found replaceable (see
     /// [`ReferenceValues::transfer`]); emptied at the end of each visit.
-    renamed: Vec<(Value, Value)>,
+    renamed: Vec<(Value, EqualValues)>,
 }
 
 impl<'r, 'a> Solve<'r, 'a> {
@@ -89,12 +85,7 @@ impl Analysis<EventGraph<'_>> for Solve<'_, '_> {
         let func = graph.graph().function();
         let outcome = match self.values.transfer(func, state, event, &mut self.renamed) {
             Some(v) => Outcome::Replace(v),
-            None => match event.op {
-                Op::Store { value, .. } if !self.renamed.iter().any(|&(r, _)| r == value) => {
-                    Outcome::Stores(value)
-                }
-                _ => Outcome::Nothing,
-            },
+            None => Outcome::Nothing,
         };
         self.outcome[id.index()] = outcome;
     }
@@ -122,7 +113,9 @@ impl Analysis<EventGraph<'_>> for Solve<'_, '_> {
         _: Block,
     ) -> bool {
         let disagreed = RefCell::new(std::mem::take(&mut self.disagreed));
-        let changed = entry.join_noting(incoming, &|a, b| disagreed.borrow_mut().push((a, b)));
+        let changed = entry.join_noting(incoming, &|a, b| {
+            disagreed.borrow_mut().push((a.clone(), b.clone()))
+        });
         self.disagreed = disagreed.into_inner();
         changed
     }
