@@ -1,5 +1,7 @@
 //! The branch and bound on the linear relaxation: row generation,
-//! {0,1/2}-cuts at the root, rounding and strong branching at every node.
+//! {0,1/2}-cuts at the root and at the nodes near it, rounding and strong
+//! branching at every node, and a bound on the subtrees left open when the
+//! time runs out.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -225,9 +227,15 @@ impl LpRoot<'_> {
                 }
             }
         }
-        self.ctx.dfs(solution, best, solver).max(self.bound)
+        self.ctx.dfs(solution, 0, best, solver).max(self.bound)
     }
 }
+
+/// Search nodes at depth below this separate {0,1/2}-cuts at their point,
+/// up to [`NODE_CUTS`] in each of [`NODE_CUT_ROUNDS`] rounds.
+const CUT_DEPTH: usize = 3;
+const NODE_CUTS: usize = 16;
+const NODE_CUT_ROUNDS: usize = 2;
 
 /// Elements whose two children strong branching solves at each node.
 const STRONG_CANDIDATES: usize = 8;
@@ -295,7 +303,13 @@ impl LpContext<'_> {
     /// proven lower bound on the covers of its subtree (`usize::MAX` when
     /// there are none): the node's own bound where the search stopped, the
     /// least of its children's where it branched.
-    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
+    fn dfs(
+        &self,
+        mut sol: microlp::Solution,
+        depth: usize,
+        best: &mut Vec<usize>,
+        solver: &mut Solver,
+    ) -> usize {
         if !sol.is_optimal_lp() {
             solver.timed_out = true;
             return 0;
@@ -305,6 +319,8 @@ impl LpContext<'_> {
             return bound;
         }
         let mut value: Vec<f64>;
+        let mut cut_rounds = 0;
+        let mut pending: Vec<Row> = Vec::new();
         loop {
             bound = bound.max(ceil(sol.objective()));
             if bound >= best.len() {
@@ -316,12 +332,42 @@ impl LpContext<'_> {
             let violated = (0..self.live.len()).find(|&i| {
                 self.live[i].iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS
             });
-            let Some(i) = violated else { break };
-            let mut expr = microlp::LinearExpr::empty();
-            for &x in self.live[i].iter() {
-                expr.add(self.vars[x as usize], 1.0);
+            let violates = |(terms, rhs): &Row| {
+                terms
+                    .iter()
+                    .map(|&(x, c)| c * value[x as usize])
+                    .sum::<f64>()
+                    < rhs - EPS
+            };
+            while pending.last().is_some_and(|row| !violates(row)) {
+                pending.pop();
             }
-            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, 1.0) {
+            let row: Row = if let Some(i) = violated {
+                (self.live[i].iter().map(|&x| (x, 1.0)).collect(), 1.0)
+            } else if let Some(row) = pending.pop() {
+                row
+            } else if depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
+                // Near the root, {0,1/2}-cuts at the node's point too (they
+                // hold at every cover, so in the whole subtree).
+                cut_rounds += 1;
+                let refs: Vec<&[u32]> = self.live.iter().map(|s| s.as_slice()).collect();
+                pending = crate::cuts::odd_cycle_cuts(&refs, &value, NODE_CUTS)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c.terms, c.rhs))
+                    .collect();
+                match pending.pop() {
+                    Some(row) => row,
+                    None => break,
+                }
+            } else {
+                break;
+            };
+            let mut expr = microlp::LinearExpr::empty();
+            for &(x, c) in &row.0 {
+                expr.add(self.vars[x as usize], c);
+            }
+            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, row.1) {
                 Ok(outcome) => match self.child(outcome, solver) {
                     Some(s) => sol = s,
                     None => return bound,
@@ -370,7 +416,7 @@ impl LpContext<'_> {
             if children.len() < 2 {
                 // At most one side survives: this node is that side.
                 let side = match children.pop() {
-                    Some(only) => self.dfs(only, best, solver),
+                    Some(only) => self.dfs(only, depth, best, solver),
                     None => usize::MAX,
                 };
                 return side.min(pruned).max(bound);
@@ -396,7 +442,7 @@ impl LpContext<'_> {
             let side = if solver.timed_out {
                 ceil(child.objective())
             } else {
-                self.dfs(child, best, solver)
+                self.dfs(child, depth + 1, best, solver)
             };
             least = least.min(side);
         }
