@@ -173,7 +173,9 @@ pub(crate) fn promote(
     }
     let ok = |r: Value| !escaped.contains(r) && !stored_set.contains(r);
     let mut log = Log::default();
-    let promoted = stats.allocations_removed;
+    // Splitting an edge is the only change of the graph promotion makes,
+    // and it adds a block.
+    let blocks = func.dfg.num_blocks();
     let enabling = promote_cells(
         func,
         cfg,
@@ -184,8 +186,7 @@ pub(crate) fn promote(
         replaced,
         Some(&mut log),
     );
-    if stats.allocations_removed != promoted {
-        // Promotion may split edges: the graph changed.
+    if func.dfg.num_blocks() != blocks {
         analyses.invalidate();
     }
     if !enabling {
@@ -216,7 +217,7 @@ pub(crate) fn promote(
         .into_iter()
         .filter_map(|(b, a)| Some((cfg.postorder_number(b)?, a)))
         .collect();
-    let promoted = stats.allocations_removed;
+    let blocks = func.dfg.num_blocks();
     let enabling = promote_cells(
         func,
         cfg,
@@ -227,7 +228,7 @@ pub(crate) fn promote(
         replaced,
         None,
     );
-    if stats.allocations_removed != promoted {
+    if func.dfg.num_blocks() != blocks {
         analyses.invalidate();
     }
     enabling
