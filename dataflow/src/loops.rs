@@ -61,6 +61,12 @@ impl<B> Clone for Loop<'_, B> {
 
 impl<B> Copy for Loop<'_, B> {}
 
+impl<B: EntityRef + std::fmt::Debug> std::fmt::Debug for Loop<'_, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "loop{} headed by {:?}", self.index, self.header())
+    }
+}
+
 impl<B: EntityRef> Loop<'_, B> {
     /// The loop's header: the one block of the loop entered from outside it.
     pub fn header(&self) -> B {

@@ -15,9 +15,11 @@
 //! The overwritten rule is a backward must-analysis on the dataflow engine
 //! ([`Overwritten`]): the state at a point is the set of references every
 //! path from it overwrites before anything observes them, joined by
-//! intersection ([`Must`]). A block's walk starts from its exit state, so a
-//! store overwritten in every successor goes as well as one overwritten
-//! later in its own block.
+//! intersection ([`Must`]). It is solved on the graph of the accesses only
+//! ([`Access`]: unconditional stores, loads, calls, definitions of
+//! references), so a block visit costs its accesses, not its instructions.
+//! A block's walk starts from its exit state, so a store overwritten in
+//! every successor goes as well as one overwritten later in its own block.
 //!
 //! A third rule looks at the end of a function: after a `return` (or a
 //! trap) no one can read a cell that never escaped, so a store to one that
@@ -32,28 +34,49 @@
 
 use std::collections::HashSet;
 
-use kildall_dataflow::{Analysis, Backward, BitSet, FunctionGraph, Must};
+use kildall_dataflow::{
+    Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
+};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Callee, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
 use crate::alias::AliasClasses;
 use crate::{is_predicate_one, Renames, Stats};
 
+/// What [`Overwritten`] sees of an instruction: its effects only, so that a
+/// block visit costs the block's accesses, not its instructions.
+#[derive(Copy, Clone, Debug)]
+pub enum Access {
+    /// An unconditional store to the reference (one under a predicate that
+    /// may be 0 may not happen: it overwrites nothing, and observes nothing).
+    Store(Value),
+    /// A load through a reference of the class (`None`: of unknown class,
+    /// which may be any).
+    Load(Option<u32>),
+    /// A call reaching the class.
+    Call(u32),
+    /// A definition of the reference: from here on its name denotes another
+    /// cell.
+    Define(Value),
+}
+
+/// The graph [`Overwritten`] is solved on: the function's blocks and edges,
+/// and in each block only its [`Access`]es.
+pub type AccessGraph<'g> = SparseGraph<'g, FunctionGraph<'g>, Access>;
+
 /// The references every path from a point overwrites (an unconditional
 /// store to the same reference) before a load of a possible alias, a call
 /// reaching its class, its redefinition or a `return`. Backward, over
 /// [`Must`] sets of references.
-pub struct Overwritten<'c> {
-    classes: &'c AliasClasses,
-    /// The stores under a predicate that may be 0: they may not happen, so
-    /// they overwrite nothing (they observe nothing either).
-    conditional: EntitySet<Inst>,
+pub struct Overwritten {
+    accesses: Effects<Access>,
 }
 
-impl<'c> Overwritten<'c> {
-    /// The analysis for a function whose alias classes are `classes`.
-    pub fn new(func: &Function, classes: &'c AliasClasses) -> Self {
-        let mut conditional = EntitySet::new();
+impl Overwritten {
+    /// The analysis for a function whose alias classes are `classes`: one
+    /// walk over the instructions gathers the accesses.
+    pub fn new(func: &Function, classes: &AliasClasses) -> Self {
+        let mut accesses = Effects::new();
         for block in func.layout.blocks() {
             let mut predicate_one = true;
             for inst in func.layout.block_insts(block) {
@@ -61,91 +84,111 @@ impl<'c> Overwritten<'c> {
                     InstructionData::EnableSideEffects { condition } => {
                         predicate_one = is_predicate_one(func, condition);
                     }
-                    InstructionData::Store { .. } if !predicate_one => {
-                        conditional.insert(inst);
+                    InstructionData::Store { address, .. } if predicate_one => {
+                        accesses.push(Access::Store(address));
+                    }
+                    InstructionData::Load { address } => {
+                        accesses.push(Access::Load(classes.class(address)));
+                    }
+                    InstructionData::Call {
+                        callee: Callee::Function(_),
+                        ..
+                    } => {
+                        if let Some(class) = classes.call_class(inst) {
+                            accesses.push(Access::Call(class));
+                        }
                     }
                     _ => {}
                 }
+                // After the instruction's own access: walking back, the
+                // definition comes first.
+                for &r in func.dfg.inst_results(inst) {
+                    if classes.is_reference(r) {
+                        accesses.push(Access::Define(r));
+                    }
+                }
             }
+            accesses.end_block(block);
         }
-        Overwritten {
-            classes,
-            conditional,
-        }
+        Overwritten { accesses }
     }
 
-    /// Forgets the references of `class` (`None`: a reference of unknown
-    /// class, which may be any of them).
-    fn observe(&self, state: &mut BitSet<Value>, class: Option<u32>) {
-        let gone: Vec<Value> = state
-            .iter()
-            .filter(|&k| class.is_none() || self.classes.class(k) == class)
-            .collect();
-        for k in gone {
-            state.remove(k);
-        }
+    /// The accesses, block by block: the instructions of the graph to solve
+    /// on ([`AccessGraph`]).
+    pub fn accesses(&self) -> &Effects<Access> {
+        &self.accesses
     }
 }
 
-impl Analysis<FunctionGraph<'_>> for Overwritten<'_> {
+/// Forgets the references of `class` (`None`: a reference of unknown class,
+/// which may be any of them).
+fn observe(classes: &AliasClasses, state: &mut BitSet<Value>, class: Option<u32>) {
+    let gone: Vec<Value> = state
+        .iter()
+        .filter(|&k| class.is_none() || classes.class(k) == class)
+        .collect();
+    for k in gone {
+        state.remove(k);
+    }
+}
+
+/// [`Overwritten`] as the engine runs it, with the alias classes it observes
+/// by.
+pub struct OverwrittenSolve<'c> {
+    /// The alias classes of the function.
+    pub classes: &'c AliasClasses,
+}
+
+impl Analysis<AccessGraph<'_>> for OverwrittenSolve<'_> {
     type Domain = Must<Value>;
     type Direction = Backward;
 
-    fn bottom_value(&self, _: &FunctionGraph<'_>) -> Must<Value> {
+    fn bottom_value(&self, _: &AccessGraph<'_>) -> Must<Value> {
         Must::Unreached
     }
 
-    fn initialize_start_block(&self, func: &FunctionGraph<'_>, _: Block, state: &mut Must<Value>) {
+    fn initialize_start_block(&self, graph: &AccessGraph<'_>, _: Block, state: &mut Must<Value>) {
         // After a `return` the caller may read any cell it can reach, and
         // nothing follows an `unreachable`: nothing is overwritten.
-        *state = Must::Holds(BitSet::new_empty(func.dfg.num_values()));
+        *state = Must::Holds(BitSet::new_empty(graph.graph().dfg.num_values()));
     }
 
     fn apply_instruction_effect(
         &mut self,
-        func: &FunctionGraph<'_>,
+        graph: &AccessGraph<'_>,
         state: &mut Must<Value>,
-        inst: Inst,
+        id: EffectId,
     ) {
         let Must::Holds(set) = state else {
             return;
         };
-        for &r in func.dfg.inst_results(inst) {
-            set.remove(r);
-        }
-        match func.dfg[inst] {
-            InstructionData::Store { address, .. } if !self.conditional.contains(inst) => {
+        match *graph.effect(id) {
+            Access::Store(address) => {
                 set.insert(address);
             }
-            InstructionData::Load { address } => self.observe(set, self.classes.class(address)),
-            InstructionData::Call {
-                callee: Callee::Function(_),
-                ..
-            } => {
-                if let Some(class) = self.classes.call_class(inst) {
-                    self.observe(set, Some(class));
-                }
+            Access::Load(class) => observe(self.classes, set, class),
+            Access::Call(class) => observe(self.classes, set, Some(class)),
+            Access::Define(r) => {
+                set.remove(r);
             }
-            _ => {}
         }
     }
 
     fn apply_terminator_effect(
         &mut self,
-        func: &FunctionGraph<'_>,
+        graph: &AccessGraph<'_>,
         state: &mut Must<Value>,
         block: Block,
     ) {
-        if let Some(Terminator::Return { .. } | Terminator::Unreachable) =
-            func.dfg.terminator(block)
-        {
-            *state = Must::Holds(BitSet::new_empty(func.dfg.num_values()));
+        let dfg = &graph.graph().dfg;
+        if let Some(Terminator::Return { .. } | Terminator::Unreachable) = dfg.terminator(block) {
+            *state = Must::Holds(BitSet::new_empty(dfg.num_values()));
         }
     }
 
     fn apply_edge_effect(
         &mut self,
-        func: &FunctionGraph<'_>,
+        graph: &AccessGraph<'_>,
         state: &mut Must<Value>,
         _from: Block,
         to: Block,
@@ -153,7 +196,7 @@ impl Analysis<FunctionGraph<'_>> for Overwritten<'_> {
         // `to`'s parameters are defined as it starts: before that, their
         // names denote other cells.
         if let Must::Holds(set) = state {
-            for &p in func.dfg.block_params(to) {
+            for &p in graph.graph().dfg.block_params(to) {
                 set.remove(p);
             }
         }
@@ -206,9 +249,11 @@ pub(crate) fn dead_stores(
     let exit_states = if !across_blocks {
         vec![Vec::new(); func.layout.blocks().count()]
     } else {
+        let overwritten = Overwritten::new(func, classes);
         let graph = FunctionGraph::new(func, analyses.cfg(func));
-        let results = Overwritten::new(func, classes)
-            .into_engine(&graph)
+        let sparse = SparseGraph::new(&graph, overwritten.accesses());
+        let results = OverwrittenSolve { classes }
+            .into_engine(&sparse)
             .iterate_to_fixpoint();
         let mut states = Vec::with_capacity(func.dfg.num_blocks());
         for block in func.layout.blocks() {

@@ -10,8 +10,11 @@
 //! sets make a store through one reference forget the others. Three parts go
 //! beyond the note:
 //!
-//! - the analysis runs to a fixed point ([`forward`] module docs), so a loop
-//!   whose body does not touch a reference keeps it `Known`;
+//! - the analysis runs to its greatest fixed point ([`forward`] module
+//!   docs), so a loop whose body does not touch a reference keeps it
+//!   `Known`; a `Known` reference holds the set of values known to equal its
+//!   cell's content (a load adds its result), which makes every transfer
+//!   monotone and the answer independent of the order of the solve;
 //! - allocations whose address never escapes are promoted to SSA values in
 //!   block parameters (Cytron et al.'s construction, [`promote`] module docs),
 //!   so values carried around loops stop going through memory at all;
@@ -28,8 +31,9 @@
 //! Cost: each phase is a few linear scans; states are persistent maps
 //! shared between blocks and kept only at join blocks; the forward solve
 //! settles each loop before going on ([`forward`] module docs); names
-//! changed by replaced loads are handled inside the forwarding phase rather
-//! than by another round, and a later round reruns only the phases whose
+//! changed by replaced loads, and the array elements they expose
+//! ([`elements`]), are handled inside the forwarding phase rather than by
+//! another round, and a later round reruns only the phases whose
 //! inputs the previous one changed. Promotion is linear in the function
 //! (pruning by use marking, see [`promote`]). The README has the figures.
 //!
