@@ -7,7 +7,7 @@
 //! search for a good first placement, and per large component a branch and
 //! bound on the linear relaxation, grown by row generation, tightened at
 //! the root and the nodes near it by {0,1/2}-cuts and searched below it by
-//! fixing by reduced cost and strong branching (dual simplex re-solves
+//! fixing by reduced cost and reliability branching (dual simplex re-solves
 //! after each cut and fixing; the root drops its slack rows now and then);
 //! the local search runs on a second thread beside the root relaxation.
 //! The README has the measured times.

@@ -1,7 +1,7 @@
 //! The branch and bound on the linear relaxation: row generation,
-//! {0,1/2}-cuts at the root and at the nodes near it, rounding and strong
-//! branching at every node, and a bound on the subtrees left open when the
-//! time runs out.
+//! {0,1/2}-cuts at the root and at the nodes near it, rounding and
+//! reliability branching at every node, and a bound on the subtrees left
+//! open when the time runs out.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -180,7 +180,12 @@ pub(super) fn lp_root<'a>(
         }
     }
     Some(LpRoot {
-        ctx: LpContext { inst, live, vars },
+        ctx: LpContext {
+            inst,
+            live,
+            pseudocosts: std::cell::RefCell::new(vec![Pseudocost::default(); vars.len()]),
+            vars,
+        },
         solution: root,
         bound: root_bound,
         rows,
@@ -236,6 +241,12 @@ impl LpRoot<'_> {
 const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
+
+/// Strong branching solves an element's children until each side has been
+/// solved this many times, and stops after [`LOOKAHEAD`] solved elements
+/// in a row that do not beat the best one.
+const RELIABLE: u32 = 2;
+const LOOKAHEAD: usize = 4;
 
 /// Elements whose two children strong branching solves at each node.
 const STRONG_CANDIDATES: usize = 8;
@@ -296,6 +307,33 @@ struct LpContext<'a> {
     inst: &'a Instance,
     live: Vec<&'a Set>,
     vars: Vec<microlp::Variable>,
+    pseudocosts: std::cell::RefCell<Vec<Pseudocost>>,
+}
+
+/// The gains in bound seen when an element was fixed, per unit of change
+/// of its value: to 1 (reduced) and to 0.
+#[derive(Clone, Default)]
+struct Pseudocost {
+    sum: [f64; 2],
+    count: [u32; 2],
+}
+
+impl Pseudocost {
+    fn record(&mut self, gains: [f64; 2], change: [f64; 2]) {
+        for side in 0..2 {
+            if change[side] > EPS {
+                self.sum[side] += gains[side].max(0.0) / change[side];
+                self.count[side] += 1;
+            }
+        }
+    }
+
+    /// The expected gains of the two children, once both sides are
+    /// reliable.
+    fn estimate(&self, change: [f64; 2]) -> Option<[f64; 2]> {
+        (self.count[0] >= RELIABLE && self.count[1] >= RELIABLE)
+            .then(|| [0, 1].map(|side| self.sum[side] / f64::from(self.count[side]) * change[side]))
+    }
 }
 
 impl LpContext<'_> {
@@ -383,8 +421,11 @@ impl LpContext<'_> {
         if bound >= best.len() {
             return bound;
         }
-        // Strong branching: both children of the most fractional elements
-        // are solved, and the search branches where the weaker child rises
+        // Reliability branching: both children of the most fractional
+        // elements are solved (strong branching) until each side of an
+        // element has been solved `RELIABLE` times; after that the mean
+        // gain per unit of change seen so far (its pseudocost) stands in
+        // for the solves. The search branches where the weaker child rises
         // most (the product rule of Achterberg, Koch and Martin, "Branching
         // rules revisited", 2005). A child the incumbent already prunes
         // settles its element at once.
@@ -394,41 +435,70 @@ impl LpContext<'_> {
         candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
         candidates.truncate(STRONG_CANDIDATES);
         let parent = sol.objective();
+        let score = |up: f64, down: f64| up.max(1e-6) * down.max(1e-6);
         let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
+        // The best element by its pseudocosts, when it beats the solved ones.
+        let mut estimated: Option<(f64, usize)> = None;
+        let mut solved_without_gain = 0;
         for &x in &candidates {
-            let mut children = Vec::with_capacity(2);
-            // The least bound of the sides the incumbent prunes.
-            let mut pruned = usize::MAX;
-            for val in [1.0, 0.0] {
-                match sol.clone().fix_var(self.vars[x], val) {
-                    Ok(outcome) => match self.child(outcome, solver) {
-                        Some(child) if ceil(child.objective()) < best.len() => children.push(child),
-                        Some(child) => pruned = pruned.min(ceil(child.objective())),
-                        None => return bound,
-                    },
-                    Err(microlp::Error::Infeasible) => {}
-                    Err(_) => {
-                        solver.timed_out = true;
-                        return bound;
-                    }
+            let change = [1.0 - value[x], value[x]];
+            if let Some(gains) = self.pseudocosts.borrow()[x].estimate(change) {
+                let s = score(gains[0], gains[1]);
+                if estimated.map_or(true, |e| s > e.0) {
+                    estimated = Some((s, x));
                 }
+                continue;
             }
+            if solved_without_gain >= LOOKAHEAD {
+                continue;
+            }
+            let Some((children, pruned)) = self.children(&sol, x, best.len(), solver) else {
+                return bound;
+            };
             if children.len() < 2 {
                 // At most one side survives: this node is that side.
-                let side = match children.pop() {
+                let side = match children.into_iter().next() {
                     Some(only) => self.dfs(only, depth, best, solver),
                     None => usize::MAX,
                 };
                 return side.min(pruned).max(bound);
             }
-            let gain = |s: &microlp::Solution| (s.objective() - parent).max(1e-6);
-            let score = gain(&children[0]) * gain(&children[1]);
-            if chosen.as_ref().map_or(true, |c| score > c.0) {
-                chosen = Some((score, children));
+            let gains = [
+                children[0].objective() - parent,
+                children[1].objective() - parent,
+            ];
+            self.pseudocosts.borrow_mut()[x].record(gains, change);
+            let s = score(gains[0], gains[1]);
+            if chosen.as_ref().map_or(true, |c| s > c.0) {
+                chosen = Some((s, children));
+                solved_without_gain = 0;
+            } else {
+                solved_without_gain += 1;
             }
             if Instant::now() >= solver.deadline {
                 solver.timed_out = true;
                 return bound;
+            }
+        }
+        if let Some((s, x)) = estimated {
+            if chosen.as_ref().map_or(true, |c| s > c.0) {
+                let Some((children, pruned)) = self.children(&sol, x, best.len(), solver) else {
+                    return bound;
+                };
+                if children.len() < 2 {
+                    let side = match children.into_iter().next() {
+                        Some(only) => self.dfs(only, depth, best, solver),
+                        None => usize::MAX,
+                    };
+                    return side.min(pruned).max(bound);
+                }
+                let change = [1.0 - value[x], value[x]];
+                let gains = [
+                    children[0].objective() - parent,
+                    children[1].objective() - parent,
+                ];
+                self.pseudocosts.borrow_mut()[x].record(gains, change);
+                chosen = Some((s, children));
             }
         }
         let Some((_, mut children)) = chosen else {
@@ -447,6 +517,36 @@ impl LpContext<'_> {
             least = least.min(side);
         }
         least.max(bound)
+    }
+
+    /// Both children of the node `sol` on element `x` (reduced first): the
+    /// ones the incumbent of `size` elements does not prune, and the least
+    /// bound of the pruned ones (`usize::MAX` if none); `None` when a
+    /// re-solve was cut short.
+    fn children(
+        &self,
+        sol: &microlp::Solution,
+        x: usize,
+        size: usize,
+        solver: &mut Solver,
+    ) -> Option<(Vec<microlp::Solution>, usize)> {
+        let mut children = Vec::with_capacity(2);
+        let mut pruned = usize::MAX;
+        for val in [1.0, 0.0] {
+            match sol.clone().fix_var(self.vars[x], val) {
+                Ok(outcome) => match self.child(outcome, solver) {
+                    Some(child) if ceil(child.objective()) < size => children.push(child),
+                    Some(child) => pruned = pruned.min(ceil(child.objective())),
+                    None => return None,
+                },
+                Err(microlp::Error::Infeasible) => {}
+                Err(_) => {
+                    solver.timed_out = true;
+                    return None;
+                }
+            }
+        }
+        Some((children, pruned))
     }
 
     /// The solution of a re-solve; an interrupted or failed one leaves the

@@ -34,7 +34,8 @@
 //! {0,1/2}-cuts at the root and the nodes near it (the
 //! `cuts` module), fixing by reduced cost below the root (the dual of the
 //! root's rows is solved for, since `microlp` reports none; the
-//! `reduced_cost` module), rounding and strong branching at every node. On large
+//! `reduced_cost` module), rounding and reliability branching (strong
+//! branching until pseudocosts take over) at every node. On large
 //! components the local search runs on a second thread while the root
 //! relaxation is solved (until it stops finding smaller covers), and the
 //! cover it finds ends the cut rounds early when the bound meets it. The
