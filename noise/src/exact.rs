@@ -15,8 +15,9 @@
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
 //! ops optimal within the default 10 s (`cargo xtask gen --kind noise
 //! --insts 1000`; the README has the counts, bounds and CPU times): seeds
-//! 7 and 11 keep a gap of 4 to 6 reductions, and on a loaded machine seeds
-//! 2, 3, 4 and 10 need more than 10 s. The gap of seeds 7 and 11 is in the
+//! 7 and 11 keep a gap of 4 reductions, and seed 10 needs about 15 s on a
+//! shared machine (its root bound is 277.8 against 281, closed by the
+//! search below in about 165 nodes). The gap of seeds 7 and 11 is in the
 //! relaxation, not the search: their largest components (835 and 800
 //! values) have root bounds of 289.8 and 276.7 (the relaxation at seed
 //! 11's is all thirds: triples of a `mul` and two `add`s hit a third each),
@@ -33,8 +34,9 @@
 //! witnesses), and the graph of all witnesses has no articulation point.
 //! On 3,000-op DAGs (largest
 //! component about 2,450 values and 25,000 to 36,000 witnesses) the cut
-//! rounds at the root take the whole 60 s and end 0.7-1.6% below the cover
-//! found. Not done yet: cuts separated below the root, a cheaper cut round
+//! rounds at the root take the whole 60 s and end 0.45-0.9% below the
+//! cover found, never proving it. Not done yet: cuts separated deeper than
+//! the first levels of the search, a cheaper cut round
 //! (each cut is one dual simplex re-solve in `microlp`, which rebuilds the
 //! rows and refactorizes the basis for every constraint added; it has no
 //! way to add several at once), and a relaxation stronger than covering
