@@ -412,7 +412,7 @@ impl<'a> ReferenceValues<'a> {
                 }
                 return replacement;
             }
-            Op::Predicate { one } => state.predicate_one = one,
+            Op::Predicate { one, .. } => state.predicate_one = one,
             Op::Define { result } => self.define(state, result),
             Op::Other => {
                 let dfg = &func.dfg;
@@ -632,7 +632,17 @@ pub(crate) fn forward(
                         }
                     }
                 }
-                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
+                Op::Predicate { condition, one } => {
+                    // A predicate that became the constant 1 makes the
+                    // stores and loads under it count: solve again.
+                    if replaced_any && replaced_now.contains(*condition) {
+                        *condition = func.dfg.resolve(*condition);
+                        let now_one = crate::is_predicate_one(func, *condition);
+                        stale |= now_one != *one;
+                        *one = now_one;
+                    }
+                }
+                Op::Define { .. } | Op::Other => {}
             }
         }
         if any_reference && !renamed_reference {
