@@ -116,8 +116,11 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
     // Walks start at fractional elements only: a walk through integral
     // values alone pays a whole unit somewhere. Enough candidates end the
     // search early (the most violated are kept).
+    // A node on a violated walk already found starts no walk of its own:
+    // its lightest walk is most often the same one again.
+    let mut on_walk = vec![false; m];
     for start in 0..ground {
-        if adj[start].is_empty() || x[elems[start]] >= 1.0 - EPS {
+        if adj[start].is_empty() || x[elems[start]] >= 1.0 - EPS || on_walk[start] {
             continue;
         }
         if cuts.len() >= CANDIDATES * limit {
@@ -165,6 +168,7 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
             let (p, c) = pred[at];
             walk.push(c);
             at = p as usize;
+            on_walk[at / 2] = true;
             if walk.len() > 2 * m {
                 break; // a predecessor cycle cannot happen; stay safe
             }

@@ -6,24 +6,39 @@
 //! classical reduction rules of hitting set, connected components, a local
 //! search for a good first placement, and per large component a branch and
 //! bound on the linear relaxation, grown by row generation, tightened at
-//! the root by {0,1/2}-cuts and searched below it by fixing by reduced cost
-//! and strong branching (dual simplex re-solves after each cut and fixing);
+//! the root and the nodes near it by {0,1/2}-cuts and searched below it by
+//! fixing by reduced cost and strong branching (dual simplex re-solves
+//! after each cut and fixing; the root drops its slack rows now and then);
 //! the local search runs on a second thread beside the root relaxation.
 //! The README has the measured times.
 //!
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
 //! ops optimal within the default 10 s (`cargo xtask gen --kind noise
-//! --insts 1000`; the README has the counts, bounds and CPU times): on a
-//! loaded machine the proofs take 10-23 s of CPU, and seeds 7 and 11 keep
-//! a gap of 4 and 8 reductions even after 60 s. Their bound is the root
-//! relaxation with {0,1/2}-cuts (295.6 on seed 7's largest component, whose
-//! best known cover is 301), and the search below the root branches without
-//! cuts of its own; on 3,000-op DAGs (largest component about 2,450
-//! values and 25,000 to 36,000 witnesses) the cut rounds at the root, each cut one dual
-//! simplex re-solve in `microlp`, take the whole 60 s and end 0.7-1.5%
-//! below the cover found. Not done yet: cuts separated below the root, a
-//! cheaper separation (the odd-cycle search takes about 40% of the root's
-//! time), and a stronger relaxation than covering rows with odd-cycle cuts.
+//! --insts 1000`; the README has the counts, bounds and CPU times): seeds
+//! 7 and 11 keep a gap of 4 to 6 reductions, and on a loaded machine seeds
+//! 2, 3, 4 and 10 need more than 10 s. The gap of seeds 7 and 11 is in the
+//! relaxation, not the search: their largest components (835 and 800
+//! values) have root bounds of 289.8 and 276.7 (the relaxation at seed
+//! 11's is all thirds: triples of a `mul` and two `add`s hit a third each),
+//! {0,1/2}-cuts raise them to about 296 and 281, and the best covers known
+//! are 301 and 285; HiGHS 1.16 on one thread ends at 301 / 294 on seed
+//! 7's after 150 s. Tried without gain: rank cuts `x(S) >= tau(S)` over
+//! supports of up to 10 values grown from the fractional ones (few are
+//! violated, the root bound does not rise), and solving every cut round
+//! from scratch on the tight rows only (the dropped witnesses come back
+//! over several rounds, each a solve from scratch: slower than the dual
+//! simplex). A dynamic program over a decomposition of the DAG is out of
+//! reach too: the graphs of the short witnesses of these components have
+//! treewidth 150 to 200 by the min-degree heuristic (320 to 360 with all
+//! witnesses), and the graph of all witnesses has no articulation point.
+//! On 3,000-op DAGs (largest
+//! component about 2,450 values and 25,000 to 36,000 witnesses) the cut
+//! rounds at the root take the whole 60 s and end 0.7-1.6% below the cover
+//! found. Not done yet: cuts separated below the root, a cheaper cut round
+//! (each cut is one dual simplex re-solve in `microlp`, which rebuilds the
+//! rows and refactorizes the basis for every constraint added; it has no
+//! way to add several at once), and a relaxation stronger than covering
+//! rows with odd-cycle cuts for the triples.
 //!
 //! FIXME: problems whose reductions cost differently (the executions cost
 //! on a function with loops) skip the hitting-set path and take the level

@@ -1,7 +1,7 @@
 //! The minimum hitting set of the witnesses: reductions, components,
 //! local search and the combinatorial branch and bound.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::local_search::{row_weighting, Stop};
@@ -29,6 +29,9 @@ pub(super) const COMBINATORIAL_FIRST: usize = 200;
 /// Steps of the local search on each component's first cover, per element
 /// (each step scans the cover).
 const LOCAL_MOVES: u64 = 200;
+/// Beside a root relaxation, the local search stops after this many times
+/// its steps without a smaller cover.
+const STAGNATION: u64 = 4;
 
 /// Subgradient rounds at the root of a component and at other search nodes.
 const ROOT_ROUNDS: usize = 600;
@@ -86,6 +89,8 @@ pub(super) fn min_hitting_set_with(
                         moves,
                         until: Some((&root_done, deadline)),
                         upper: Some(&upper),
+                        step: AtomicU64::new(0),
+                        improved_at: AtomicU64::new(0),
                     };
                     comp.local_search(&greedy, &walk)
                 });
@@ -104,6 +109,8 @@ pub(super) fn min_hitting_set_with(
                 moves,
                 until: None,
                 upper: None,
+                step: AtomicU64::new(0),
+                improved_at: AtomicU64::new(0),
             };
             best = comp.local_search(&greedy, &walk);
             let now = Instant::now();
@@ -154,20 +161,30 @@ struct Walk<'a> {
     until: Option<(&'a AtomicBool, Instant)>,
     /// Where each smaller cover's size is published.
     upper: Option<&'a AtomicUsize>,
+    /// The last step seen, and the step of the last smaller cover.
+    step: AtomicU64,
+    improved_at: AtomicU64,
 }
 
 impl Stop for Walk<'_> {
     fn improved(&self, size: usize) {
+        self.improved_at
+            .store(self.step.load(Ordering::Relaxed), Ordering::Relaxed);
         if let Some(upper) = self.upper {
             upper.fetch_min(size, Ordering::Relaxed);
         }
     }
 
     fn stops(&self, step: u64) -> bool {
+        self.step.store(step, Ordering::Relaxed);
         let now = Instant::now();
         let spent = step >= self.moves || now >= self.deadline;
+        // Beside a root relaxation the walk goes on while it still finds
+        // smaller covers now and then: it stops after `STAGNATION` times
+        // its moves without one (the root needs the processor more).
+        let stagnant = step - self.improved_at.load(Ordering::Relaxed) > STAGNATION * self.moves;
         match self.until {
-            Some((done, end)) => spent && (done.load(Ordering::Relaxed) || now >= end),
+            Some((done, end)) => spent && (done.load(Ordering::Relaxed) || now >= end || stagnant),
             None => spent,
         }
     }
@@ -544,7 +561,8 @@ impl Solver {
     /// Searches `comp` from the root of its relaxation, or combinatorially
     /// when the relaxation could not be solved, replacing `best` by the
     /// smaller covers found. Returns the larger of `bound` (a bound already
-    /// known) and the root's.
+    /// known), the root's and the search's (which rises above the root's
+    /// where the search closed subtrees before the deadline).
     fn search_from_root(
         &mut self,
         comp: &Instance,
@@ -556,9 +574,13 @@ impl Solver {
             Some(lp) => {
                 let root = bound.max(lp.bound);
                 if root < best.len() {
-                    lp.search(best, self);
+                    // The search's bound holds for the covers smaller than
+                    // the `best` it started from; the others are no smaller
+                    // than the `best` it ends with.
+                    root.max(lp.search(best, self))
+                } else {
+                    root
                 }
-                root
             }
             None => {
                 // A copy: the multipliers of `comp` stay as they are.

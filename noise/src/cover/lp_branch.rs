@@ -1,5 +1,7 @@
 //! The branch and bound on the linear relaxation: row generation,
-//! {0,1/2}-cuts at the root, rounding and strong branching at every node.
+//! {0,1/2}-cuts at the root and at the nodes near it, rounding and strong
+//! branching at every node, and a bound on the subtrees left open when the
+//! time runs out.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -13,8 +15,14 @@ use super::witness::Set;
 /// starts from the small witnesses only and takes in the others as they are
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
-/// while they raise the bound and it stays below `upper` (the size of the
-/// best cover known, which a concurrent local search may lower). `None`
+/// while they raise the bound (by at least [`STALL`] in [`STALL_ROUNDS`]
+/// rounds), for at most half of the time left when the search below may
+/// close the gap (see [`SEARCH_GAP`]), and while it stays below
+/// `upper` (the size of the best cover known, which a concurrent local
+/// search may lower). Every few rounds the rows the point leaves slack are
+/// dropped and the relaxation is solved again from scratch: each re-solve
+/// pays for every row, and most rows are slack (a witness dropped joins
+/// again when violated; a dropped cut may be separated again). `None`
 /// when the relaxation could not be solved before `deadline` (then the
 /// caller keeps its combinatorial search).
 pub(super) fn lp_root<'a>(
@@ -38,39 +46,53 @@ pub(super) fn lp_root<'a>(
         .filter(|(_, &i)| i)
         .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
         .collect();
+    // The witness each row is, if it is one (not a cut).
+    let mut origin: Vec<Option<usize>> = (0..live.len()).filter(|&i| in_lp[i]).map(Some).collect();
     // One solve from scratch with the short witnesses; the long ones the
     // point leaves unhit join in the rounds below, each by a dual simplex
     // re-solve from the last basis (a solve from scratch costs as much as
     // a hundred of those on the large components).
     let (mut root, mut vars) = solve_rows(n, &rows, deadline)?;
-    // Cut rounds, each re-solved by the dual simplex from the last basis.
-    let mut stall = 0;
-    let mut last = f64::NEG_INFINITY;
+    // Cut rounds, each re-solved by the dual simplex from the last basis,
+    // until the bound rises by less than `STALL` in `STALL_ROUNDS` rounds,
+    // or the root has had its share of the time (the search below needs
+    // the rest).
+    let start = Instant::now();
+    let root_end = start + deadline.saturating_duration_since(start) / ROOT_SHARE;
+    let mut history: Vec<f64> = Vec::new();
     loop {
         let objective = root.objective();
-        if ceil(objective) >= upper.load(Ordering::Relaxed) || Instant::now() >= deadline {
+        let gap = upper.load(Ordering::Relaxed) as f64 - objective;
+        let now = Instant::now();
+        if ceil(objective) >= upper.load(Ordering::Relaxed)
+            || now >= deadline
+            || (now >= root_end && gap <= SEARCH_GAP)
+        {
             break;
-        }
-        if objective < last + STALL {
-            stall += 1;
-            if stall >= STALL_ROUNDS {
-                break;
-            }
-        } else {
-            stall = 0;
-            last = objective;
         }
         let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
         let mut new_rows: Vec<Row> = Vec::new();
+        let mut new_origin: Vec<Option<usize>> = Vec::new();
         for (i, set) in live.iter().enumerate() {
             if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
                 in_lp[i] = true;
                 new_rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+                new_origin.push(Some(i));
             }
         }
-        if new_rows.is_empty() {
+        let cut_round = new_rows.is_empty();
+        if cut_round {
+            // The stall counts cut rounds only: the rounds that bring
+            // witnesses back after a purge leave the optimum where it was.
+            history.push(objective);
+            if history.len() > STALL_ROUNDS
+                && objective < history[history.len() - 1 - STALL_ROUNDS] + STALL
+            {
+                break;
+            }
             let cuts = crate::cuts::odd_cycle_cuts(&refs, &value, CUTS_PER_ROUND);
             new_rows.extend(cuts.into_iter().map(|c| (c.terms, c.rhs)));
+            new_origin.resize(new_rows.len(), None);
         }
         if new_rows.is_empty() {
             break;
@@ -96,7 +118,50 @@ pub(super) fn lp_root<'a>(
             break;
         };
         rows.extend(new_rows);
+        origin.extend(new_origin);
         root = next;
+        // Every re-solve pays for every row, and most cuts of the early
+        // rounds go slack later: now and then the slack rows go and the
+        // relaxation is solved again from scratch (its optimum stays the
+        // same; a witness that goes joins again when violated).
+        if cut_round && history.len() % PURGE_ROUNDS == 0 {
+            let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+            let tight: Vec<bool> = rows
+                .iter()
+                .map(|(terms, rhs)| {
+                    terms
+                        .iter()
+                        .map(|&(x, c)| c * value[x as usize])
+                        .sum::<f64>()
+                        < rhs + EPS
+                })
+                .collect();
+            let slack = tight.iter().filter(|&&t| !t).count();
+            if slack * PURGE_SHARE >= rows.len() {
+                let kept: Vec<Row> = rows
+                    .iter()
+                    .zip(&tight)
+                    .filter(|(_, &t)| t)
+                    .map(|(r, _)| r.clone())
+                    .collect();
+                let Some((fresh, fresh_vars)) = solve_rows(n, &kept, deadline) else {
+                    break;
+                };
+                for (o, &t) in origin.iter().zip(&tight) {
+                    if let (Some(i), false) = (o, t) {
+                        in_lp[*i] = false;
+                    }
+                }
+                origin = origin
+                    .iter()
+                    .zip(&tight)
+                    .filter(|(_, &t)| t)
+                    .map(|(o, _)| *o)
+                    .collect();
+                rows = kept;
+                (root, vars) = (fresh, fresh_vars);
+            }
+        }
     }
     let root_bound = ceil(root.objective());
     // The search re-solves after every fixing, and each re-solve pays for
@@ -138,7 +203,7 @@ impl LpRoot<'_> {
     /// than `best` are fixed first (see the `reduced_cost` module); below
     /// the root the relaxation is re-solved by the dual simplex after each
     /// fixing.
-    pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) {
+    pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
         let n = self.ctx.vars.len();
         if let Some(y) = row_duals(n, &self.rows, solver.deadline) {
@@ -151,20 +216,26 @@ impl LpRoot<'_> {
                 match solution.fix_var(self.ctx.vars[x], val) {
                     Ok(outcome) => match self.ctx.child(outcome, solver) {
                         Some(s) => solution = s,
-                        None => return,
+                        None => return self.bound,
                     },
                     // No cover smaller than `best` at all.
-                    Err(microlp::Error::Infeasible) => return,
+                    Err(microlp::Error::Infeasible) => return usize::MAX,
                     Err(_) => {
                         solver.timed_out = true;
-                        return;
+                        return self.bound;
                     }
                 }
             }
         }
-        self.ctx.dfs(solution, best, solver);
+        self.ctx.dfs(solution, 0, best, solver).max(self.bound)
     }
 }
+
+/// Search nodes at depth below this separate {0,1/2}-cuts at their point,
+/// up to [`NODE_CUTS`] in each of [`NODE_CUT_ROUNDS`] rounds.
+const CUT_DEPTH: usize = 3;
+const NODE_CUTS: usize = 16;
+const NODE_CUT_ROUNDS: usize = 2;
 
 /// Elements whose two children strong branching solves at each node.
 const STRONG_CANDIDATES: usize = 8;
@@ -173,10 +244,20 @@ const STRONG_CANDIDATES: usize = 8;
 const INITIAL_ROWS: usize = 3;
 /// Cuts added per separation round at the root.
 const CUTS_PER_ROUND: usize = 64;
-/// Separation stops after this many rounds that raise the bound by less
-/// than [`STALL`].
-const STALL_ROUNDS: usize = 10;
-const STALL: f64 = 1e-3;
+/// Separation stops when the last this many rounds raised the bound by
+/// less than [`STALL`] in all.
+const STALL_ROUNDS: usize = 8;
+const STALL: f64 = 0.05;
+/// The root's cut rounds end after this share (one in so many) of the time
+/// left, unless the bound is still more than [`SEARCH_GAP`] below the best
+/// cover (then the search below could not close the gap in the time left,
+/// and only the cuts raise the bound).
+const ROOT_SHARE: u32 = 2;
+const SEARCH_GAP: f64 = 5.0;
+/// Every this many cut rounds the rows the relaxation leaves slack go, when
+/// they are at least one in [`PURGE_SHARE`].
+const PURGE_ROUNDS: usize = 4;
+const PURGE_SHARE: usize = 3;
 
 /// The relaxation `min sum x` subject to `rows` and `0 <= x <= 1`, solved
 /// from scratch, with its variables; `None` if it could not be solved
@@ -218,18 +299,32 @@ struct LpContext<'a> {
 }
 
 impl LpContext<'_> {
-    fn dfs(&self, mut sol: microlp::Solution, best: &mut Vec<usize>, solver: &mut Solver) {
+    /// Searches below the node whose relaxation `sol` solves; returns a
+    /// proven lower bound on the covers of its subtree (`usize::MAX` when
+    /// there are none): the node's own bound where the search stopped, the
+    /// least of its children's where it branched.
+    fn dfs(
+        &self,
+        mut sol: microlp::Solution,
+        depth: usize,
+        best: &mut Vec<usize>,
+        solver: &mut Solver,
+    ) -> usize {
+        if !sol.is_optimal_lp() {
+            solver.timed_out = true;
+            return 0;
+        }
+        let mut bound = ceil(sol.objective());
         if !solver.enter_node() {
-            return;
+            return bound;
         }
         let mut value: Vec<f64>;
+        let mut cut_rounds = 0;
+        let mut pending: Vec<Row> = Vec::new();
         loop {
-            if !sol.is_optimal_lp() {
-                solver.timed_out = true;
-                return;
-            }
-            if ceil(sol.objective()) >= best.len() {
-                return;
+            bound = bound.max(ceil(sol.objective()));
+            if bound >= best.len() {
+                return bound;
             }
             value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
             // A witness the relaxation left out and the point leaves unhit
@@ -237,26 +332,56 @@ impl LpContext<'_> {
             let violated = (0..self.live.len()).find(|&i| {
                 self.live[i].iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS
             });
-            let Some(i) = violated else { break };
-            let mut expr = microlp::LinearExpr::empty();
-            for &x in self.live[i].iter() {
-                expr.add(self.vars[x as usize], 1.0);
+            let violates = |(terms, rhs): &Row| {
+                terms
+                    .iter()
+                    .map(|&(x, c)| c * value[x as usize])
+                    .sum::<f64>()
+                    < rhs - EPS
+            };
+            while pending.last().is_some_and(|row| !violates(row)) {
+                pending.pop();
             }
-            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, 1.0) {
+            let row: Row = if let Some(i) = violated {
+                (self.live[i].iter().map(|&x| (x, 1.0)).collect(), 1.0)
+            } else if let Some(row) = pending.pop() {
+                row
+            } else if depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
+                // Near the root, {0,1/2}-cuts at the node's point too (they
+                // hold at every cover, so in the whole subtree).
+                cut_rounds += 1;
+                let refs: Vec<&[u32]> = self.live.iter().map(|s| s.as_slice()).collect();
+                pending = crate::cuts::odd_cycle_cuts(&refs, &value, NODE_CUTS)
+                    .into_iter()
+                    .rev()
+                    .map(|c| (c.terms, c.rhs))
+                    .collect();
+                match pending.pop() {
+                    Some(row) => row,
+                    None => break,
+                }
+            } else {
+                break;
+            };
+            let mut expr = microlp::LinearExpr::empty();
+            for &(x, c) in &row.0 {
+                expr.add(self.vars[x as usize], c);
+            }
+            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, row.1) {
                 Ok(outcome) => match self.child(outcome, solver) {
                     Some(s) => sol = s,
-                    None => return,
+                    None => return bound,
                 },
-                Err(microlp::Error::Infeasible) => return,
+                Err(microlp::Error::Infeasible) => return usize::MAX,
                 Err(_) => {
                     solver.timed_out = true;
-                    return;
+                    return bound;
                 }
             }
         }
         self.round(&value, best);
-        if ceil(sol.objective()) >= best.len() {
-            return;
+        if bound >= best.len() {
+            return bound;
         }
         // Strong branching: both children of the most fractional elements
         // are solved, and the search branches where the weaker child rises
@@ -272,26 +397,29 @@ impl LpContext<'_> {
         let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
         for &x in &candidates {
             let mut children = Vec::with_capacity(2);
+            // The least bound of the sides the incumbent prunes.
+            let mut pruned = usize::MAX;
             for val in [1.0, 0.0] {
                 match sol.clone().fix_var(self.vars[x], val) {
                     Ok(outcome) => match self.child(outcome, solver) {
                         Some(child) if ceil(child.objective()) < best.len() => children.push(child),
-                        Some(_) => {}
-                        None => return,
+                        Some(child) => pruned = pruned.min(ceil(child.objective())),
+                        None => return bound,
                     },
                     Err(microlp::Error::Infeasible) => {}
                     Err(_) => {
                         solver.timed_out = true;
-                        return;
+                        return bound;
                     }
                 }
             }
             if children.len() < 2 {
                 // At most one side survives: this node is that side.
-                if let Some(only) = children.pop() {
-                    self.dfs(only, best, solver);
-                }
-                return;
+                let side = match children.pop() {
+                    Some(only) => self.dfs(only, depth, best, solver),
+                    None => usize::MAX,
+                };
+                return side.min(pruned).max(bound);
             }
             let gain = |s: &microlp::Solution| (s.objective() - parent).max(1e-6);
             let score = gain(&children[0]) * gain(&children[1]);
@@ -300,21 +428,25 @@ impl LpContext<'_> {
             }
             if Instant::now() >= solver.deadline {
                 solver.timed_out = true;
-                return;
+                return bound;
             }
         }
         let Some((_, mut children)) = chosen else {
-            return;
+            return bound;
         };
         // The weaker child first: it holds the better covers, which prune
-        // the rest of the tree.
+        // the rest of the tree. A child left unsearched keeps its own bound.
         children.sort_by(|a, b| a.objective().total_cmp(&b.objective()));
+        let mut least = usize::MAX;
         for child in children {
-            self.dfs(child, best, solver);
-            if solver.timed_out {
-                return;
-            }
+            let side = if solver.timed_out {
+                ceil(child.objective())
+            } else {
+                self.dfs(child, depth + 1, best, solver)
+            };
+            least = least.min(side);
         }
+        least.max(bound)
     }
 
     /// The solution of a re-solve; an interrupted or failed one leaves the

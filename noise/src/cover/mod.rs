@@ -30,16 +30,18 @@
 //! Lagrangian bound, reducing again at every search node. Large ones, and
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
-//! join the relaxation only when violated, by dual simplex re-solves), {0,1/2}-cuts at the root (the
+//! join the relaxation only when violated, by dual simplex re-solves),
+//! {0,1/2}-cuts at the root and the nodes near it (the
 //! `cuts` module), fixing by reduced cost below the root (the dual of the
 //! root's rows is solved for, since `microlp` reports none; the
 //! `reduced_cost` module), rounding and strong branching at every node. On large
 //! components the local search runs on a second thread while the root
-//! relaxation is solved, and the cover it finds ends the cut rounds early
-//! when the bound meets it. The reductions preserve at least
-//! one optimum, so the optimum of the instance is proven when every
-//! component's search closes; otherwise the sum of the components' bounds
-//! is reported.
+//! relaxation is solved (until it stops finding smaller covers), and the
+//! cover it finds ends the cut rounds early when the bound meets it. The
+//! reductions preserve at least one optimum, so the optimum of the instance
+//! is proven when every component's search closes; otherwise the sum of
+//! the components' bounds is reported, each the least bound of the
+//! subtrees its search left open.
 
 mod hitting_set;
 mod local_search;
@@ -106,8 +108,10 @@ mod tests {
         let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
             .expect("relaxation solved");
         let root = lp.bound;
-        lp.search(&mut best, &mut solver);
+        let searched = lp.search(&mut best, &mut solver);
         assert!(!solver.timed_out);
+        // A search that completes proves its cover optimal.
+        assert!(searched >= best.len(), "search bound {searched}");
         (root, best)
     }
 
