@@ -70,7 +70,7 @@
 //! later load needs it), which is monotone too.
 //!
 //! FIXME: that a loaded value equals the cell's content is known only in
-//! the block of the load (see [`ReferenceValues::transfer`]). A loop that
+//! the block of the load (the transfer of a store). A loop that
 //! loads `v31 = load v12` in one block and stores `store v31 at v12` back in
 //! another, while every other store of `v12` stores `v3`, keeps `v12`
 //! `Unknown` at its header: the greatest fixed point of these facts, though
