@@ -26,8 +26,9 @@ pub(crate) enum Op {
         value: Value,
         class: Option<u32>,
     },
-    /// `enable_side_effects`, with whether its condition is the constant 1.
-    Predicate { one: bool },
+    /// `enable_side_effects`, with whether its condition is the constant 1
+    /// (kept up to date when the condition is a replaced load's result).
+    Predicate { condition: Value, one: bool },
     /// An instruction defining one value that may be a reference read later.
     Define { result: Value },
     /// A call, or an instruction defining several values.
@@ -113,6 +114,7 @@ impl Events {
                 InstructionData::EnableSideEffects { condition } => self.effects.push(Event {
                     inst,
                     op: Op::Predicate {
+                        condition,
                         one: crate::is_predicate_one(func, condition),
                     },
                 }),

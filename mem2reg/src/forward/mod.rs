@@ -69,6 +69,15 @@
 //! more facts out. A load of a reference read only once adds nothing (no
 //! later load needs it), which is monotone too.
 //!
+//! FIXME: that a loaded value equals the cell's content is known only in
+//! the block of the load (the transfer of a store). A loop that
+//! loads `v31 = load v12` in one block and stores `store v31 at v12` back in
+//! another, while every other store of `v12` stores `v3`, keeps `v12`
+//! `Unknown` at its header: the greatest fixed point of these facts, though
+//! `v12` always holds `v3` (equalities between values carried in the state,
+//! as optimistic value numbering does, would find it). The order-dependent
+//! solve before the sets happened to find it on one generated program.
+//!
 //! Replacing loads changes names, which can let another solve find more;
 //! the function `forward` decides when, without a round of the whole
 //! pipeline: a replaced result that was stored matters only where a join
@@ -412,7 +421,7 @@ impl<'a> ReferenceValues<'a> {
                 }
                 return replacement;
             }
-            Op::Predicate { one } => state.predicate_one = one,
+            Op::Predicate { one, .. } => state.predicate_one = one,
             Op::Define { result } => self.define(state, result),
             Op::Other => {
                 let dfg = &func.dfg;
@@ -632,7 +641,17 @@ pub(crate) fn forward(
                         }
                     }
                 }
-                Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
+                Op::Predicate { condition, one } => {
+                    // A predicate that became the constant 1 makes the
+                    // stores and loads under it count: solve again.
+                    if replaced_any && replaced_now.contains(*condition) {
+                        *condition = func.dfg.resolve(*condition);
+                        let now_one = crate::is_predicate_one(func, *condition);
+                        stale |= now_one != *one;
+                        *one = now_one;
+                    }
+                }
+                Op::Define { .. } | Op::Other => {}
             }
         }
         if any_reference && !renamed_reference {
