@@ -302,9 +302,10 @@ pub fn run_with_analyses(
     // Which phases may find more, given what the others did: the first round
     // runs all of them, a later round only those whose inputs changed.
     let (mut promote_due, mut forward_due, mut dead_due) = (true, true, true);
-    // FIXME: on a million generated blocks the pass takes 4.0-4.4 s of CPU
-    // (README), about 1.1 times the 3.83 s of the version before element
-    // forwarding and dead stores across blocks: promotion, the alias classes
+    // FIXME: on a million generated blocks the pass takes 4.1 s (criterion
+    // median on a quiet machine, README), 1.08 times the 3.83 s of the
+    // version before element forwarding and dead stores across blocks, a
+    // thin margin: promotion, the alias classes
     // and the dead-store removal each walk every instruction once per round
     // (a cache miss each on a large function), where one shared walk, or
     // walks over the events only, would do.
