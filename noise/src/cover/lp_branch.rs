@@ -238,6 +238,16 @@ impl LpRoot<'_> {
 
 /// Search nodes at depth below this separate {0,1/2}-cuts at their point,
 /// up to [`NODE_CUTS`] in each of [`NODE_CUT_ROUNDS`] rounds.
+/// What solving both children of a branching gave.
+enum Branch {
+    /// Both children survive, with their objective gains over the node.
+    Both(Vec<microlp::Solution>, [f64; 2]),
+    /// The node's result is known, to be raised to its own bound: at most
+    /// one side survived and was searched, or a re-solve was cut short
+    /// (`0`: nothing beyond the node's bound).
+    Settled(usize),
+}
+
 const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
@@ -434,7 +444,6 @@ impl LpContext<'_> {
             .collect();
         candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
         candidates.truncate(STRONG_CANDIDATES);
-        let parent = sol.objective();
         let score = |up: f64, down: f64| up.max(1e-6) * down.max(1e-6);
         let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
         // The best element by its pseudocosts, when it beats the solved ones.
@@ -452,22 +461,10 @@ impl LpContext<'_> {
             if solved_without_gain >= LOOKAHEAD {
                 continue;
             }
-            let Some((children, pruned)) = self.children(&sol, x, best.len(), solver) else {
-                return bound;
+            let (children, gains) = match self.branch(&sol, x, value[x], depth, best, solver) {
+                Branch::Both(children, gains) => (children, gains),
+                Branch::Settled(result) => return result.max(bound),
             };
-            if children.len() < 2 {
-                // At most one side survives: this node is that side.
-                let side = match children.into_iter().next() {
-                    Some(only) => self.dfs(only, depth, best, solver),
-                    None => usize::MAX,
-                };
-                return side.min(pruned).max(bound);
-            }
-            let gains = [
-                children[0].objective() - parent,
-                children[1].objective() - parent,
-            ];
-            self.pseudocosts.borrow_mut()[x].record(gains, change);
             let s = score(gains[0], gains[1]);
             if chosen.as_ref().map_or(true, |c| s > c.0) {
                 chosen = Some((s, children));
@@ -482,23 +479,10 @@ impl LpContext<'_> {
         }
         if let Some((s, x)) = estimated {
             if chosen.as_ref().map_or(true, |c| s > c.0) {
-                let Some((children, pruned)) = self.children(&sol, x, best.len(), solver) else {
-                    return bound;
-                };
-                if children.len() < 2 {
-                    let side = match children.into_iter().next() {
-                        Some(only) => self.dfs(only, depth, best, solver),
-                        None => usize::MAX,
-                    };
-                    return side.min(pruned).max(bound);
+                match self.branch(&sol, x, value[x], depth, best, solver) {
+                    Branch::Both(children, _) => chosen = Some((s, children)),
+                    Branch::Settled(result) => return result.max(bound),
                 }
-                let change = [1.0 - value[x], value[x]];
-                let gains = [
-                    children[0].objective() - parent,
-                    children[1].objective() - parent,
-                ];
-                self.pseudocosts.borrow_mut()[x].record(gains, change);
-                chosen = Some((s, children));
             }
         }
         let Some((_, mut children)) = chosen else {
@@ -517,6 +501,39 @@ impl LpContext<'_> {
             least = least.min(side);
         }
         least.max(bound)
+    }
+
+    /// Solves both children of the node `sol` on element `x` (whose value
+    /// there is `value`) and records their gains in `x`'s pseudocosts. A
+    /// node with at most one child left is settled here (that child is
+    /// searched), and so is one whose re-solve was cut short.
+    fn branch(
+        &self,
+        sol: &microlp::Solution,
+        x: usize,
+        value: f64,
+        depth: usize,
+        best: &mut Vec<usize>,
+        solver: &mut Solver,
+    ) -> Branch {
+        let Some((children, pruned)) = self.children(sol, x, best.len(), solver) else {
+            return Branch::Settled(0);
+        };
+        if children.len() < 2 {
+            // At most one side survives: this node is that side.
+            let side = match children.into_iter().next() {
+                Some(only) => self.dfs(only, depth, best, solver),
+                None => usize::MAX,
+            };
+            return Branch::Settled(side.min(pruned));
+        }
+        let parent = sol.objective();
+        let gains = [
+            children[0].objective() - parent,
+            children[1].objective() - parent,
+        ];
+        self.pseudocosts.borrow_mut()[x].record(gains, [1.0 - value, value]);
+        Branch::Both(children, gains)
     }
 
     /// Both children of the node `sol` on element `x` (reduced first): the
