@@ -64,60 +64,44 @@ pub enum Access {
 /// and in each block only its [`Access`]es.
 pub type AccessGraph<'g> = SparseGraph<'g, FunctionGraph<'g>, Access>;
 
-/// The references every path from a point overwrites (an unconditional
-/// store to the same reference) before a load of a possible alias, a call
-/// reaching its class, its redefinition or a `return`. Backward, over
-/// [`Must`] sets of references.
-pub struct Overwritten {
-    accesses: Effects<Access>,
-}
-
-impl Overwritten {
-    /// The analysis for a function whose alias classes are `classes`: one
-    /// walk over the instructions gathers the accesses.
-    pub fn new(func: &Function, classes: &AliasClasses) -> Self {
-        let mut accesses = Effects::new();
-        for block in func.layout.blocks() {
-            let mut predicate_one = true;
-            for inst in func.layout.block_insts(block) {
-                match func.dfg[inst] {
-                    InstructionData::EnableSideEffects { condition } => {
-                        predicate_one = is_predicate_one(func, condition);
-                    }
-                    InstructionData::Store { address, .. } if predicate_one => {
-                        accesses.push(Access::Store(address));
-                    }
-                    InstructionData::Load { address } => {
-                        accesses.push(Access::Load(classes.class(address)));
-                    }
-                    InstructionData::Call {
-                        callee: Callee::Function(_),
-                        ..
-                    } => {
-                        if let Some(class) = classes.call_class(inst) {
-                            accesses.push(Access::Call(class));
-                        }
-                    }
-                    _ => {}
+/// The accesses of `func`, block by block, for [`Overwritten`] (one walk
+/// over the instructions): the instructions of its [`AccessGraph`].
+pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
+    let mut accesses = Effects::new();
+    for block in func.layout.blocks() {
+        let mut predicate_one = true;
+        for inst in func.layout.block_insts(block) {
+            match func.dfg[inst] {
+                InstructionData::EnableSideEffects { condition } => {
+                    predicate_one = is_predicate_one(func, condition);
                 }
-                // After the instruction's own access: walking back, the
-                // definition comes first.
-                for &r in func.dfg.inst_results(inst) {
-                    if classes.is_reference(r) {
-                        accesses.push(Access::Define(r));
+                InstructionData::Store { address, .. } if predicate_one => {
+                    accesses.push(Access::Store(address));
+                }
+                InstructionData::Load { address } => {
+                    accesses.push(Access::Load(classes.class(address)));
+                }
+                InstructionData::Call {
+                    callee: Callee::Function(_),
+                    ..
+                } => {
+                    if let Some(class) = classes.call_class(inst) {
+                        accesses.push(Access::Call(class));
                     }
+                }
+                _ => {}
+            }
+            // After the instruction's own access: walking back, the
+            // definition comes first.
+            for &r in func.dfg.inst_results(inst) {
+                if classes.is_reference(r) {
+                    accesses.push(Access::Define(r));
                 }
             }
-            accesses.end_block(block);
         }
-        Overwritten { accesses }
+        accesses.end_block(block);
     }
-
-    /// The accesses, block by block: the instructions of the graph to solve
-    /// on ([`AccessGraph`]).
-    pub fn accesses(&self) -> &Effects<Access> {
-        &self.accesses
-    }
+    accesses
 }
 
 /// Forgets the references of `class` (`None`: a reference of unknown class,
@@ -132,14 +116,16 @@ fn observe(classes: &AliasClasses, state: &mut BitSet<Value>, class: Option<u32>
     }
 }
 
-/// [`Overwritten`] as the engine runs it, with the alias classes it observes
-/// by.
-pub struct OverwrittenSolve<'c> {
+/// The references every path from a point overwrites (an unconditional
+/// store to the same reference) before a load of a possible alias, a call
+/// reaching its class, its redefinition or a `return`. Backward, over
+/// [`Must`] sets of references, on the [`AccessGraph`] of the function.
+pub struct Overwritten<'c> {
     /// The alias classes of the function.
     pub classes: &'c AliasClasses,
 }
 
-impl Analysis<AccessGraph<'_>> for OverwrittenSolve<'_> {
+impl Analysis<AccessGraph<'_>> for Overwritten<'_> {
     type Domain = Must<Value>;
     type Direction = Backward;
 
@@ -249,10 +235,10 @@ pub(crate) fn dead_stores(
     let exit_states = if !across_blocks {
         vec![Vec::new(); func.layout.blocks().count()]
     } else {
-        let overwritten = Overwritten::new(func, classes);
+        let accesses = accesses(func, classes);
         let graph = FunctionGraph::new(func, analyses.cfg(func));
-        let sparse = SparseGraph::new(&graph, overwritten.accesses());
-        let results = OverwrittenSolve { classes }
+        let sparse = SparseGraph::new(&graph, &accesses);
+        let results = Overwritten { classes }
             .into_engine(&sparse)
             .iterate_to_fixpoint();
         let mut states = Vec::with_capacity(func.dfg.num_blocks());
