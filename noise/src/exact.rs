@@ -45,12 +45,15 @@
 //! way to add several at once), and a relaxation stronger than covering
 //! rows with odd-cycle cuts for the triples.
 //!
-//! FIXME: problems whose reductions cost differently (the executions cost
-//! on a function with loops) skip the hitting-set path and take the level
-//! DP branch and bound below, which is exact but slower on large inputs; a
-//! weighted hitting set (costs in the reduction rules, the packing and
-//! Lagrangian bounds, the local search and the LP objective) would carry
-//! the large-DAG speed over.
+//! Reductions that cost differently (the executions cost on a function
+//! with loops) make it a *weighted* hitting set, solved by the same
+//! reductions (an element is dominated only by one no dearer) and the same
+//! branch and bound on the relaxation with the costs as its objective; the
+//! combinatorial search and the local search, which count elements, are
+//! left to unit costs. Costs are divided by their common factor first;
+//! where their total still passes 2^32 (loops of huge trip counts), the
+//! fallback below takes them, since the relaxation's double-precision
+//! objective would no longer round to the right integer.
 //!
 //! **Fallback: level DP bound.** When the witnesses are too many to list
 //! (long chains of `add`s under parameters with a wide noise range), a
@@ -106,6 +109,10 @@ const INF: f64 = f64::INFINITY;
 const EPS: f64 = 1e-7;
 /// Rounds of multiplier ascent at the root of each component.
 const ASCENT_ROUNDS: usize = 30;
+/// The largest total of the weighted hitting set's weights: its relaxation
+/// rounds bounds up to integers, which needs the objective exact to well
+/// within 1 in double precision.
+const MAX_WEIGHT_TOTAL: u64 = 1 << 32;
 
 /// The outcome of the exact strategy.
 #[derive(Clone, Debug)]
@@ -126,6 +133,28 @@ pub struct ExactSolution {
 /// node that exceeds its bound whatever is reduced.
 pub fn solve_exact(problem: &Problem, deadline: Instant) -> Result<ExactSolution, Violation> {
     solve_exact_with(problem, deadline, true)
+}
+
+/// The cost of every value's reduction divided by their greatest common
+/// divisor, and that divisor; `None` when the weights would be too large
+/// for the relaxation of the weighted hitting set to add them exactly.
+fn hitting_set_weights(problem: &Problem) -> Option<(Vec<u64>, u64)> {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let nodes = problem.nodes();
+    let g = nodes
+        .iter()
+        .filter(|node| node.reducible)
+        .fold(0, |g, node| gcd(g, node.cost))
+        .max(1);
+    let weights: Vec<u64> = nodes.iter().map(|node| node.cost / g).collect();
+    let total = weights.iter().try_fold(0u64, |t, &w| t.checked_add(w))?;
+    (total <= MAX_WEIGHT_TOTAL).then_some((weights, g))
 }
 
 /// [`solve_exact`], with the hitting-set path turned off when `cover` is
@@ -173,12 +202,41 @@ fn solve_exact_with(
             });
         }
     }
-    // The hitting-set path counts reductions: it serves problems whose
-    // reductions all cost the same. Where they cost differently, it still
-    // gives, within half the time, the fewest reductions: moved onto
-    // cheaper values where legal, a first placement; and times the least
-    // cost of a reduction, a lower bound.
+    // The hitting-set path: a uniform cost counts reductions; differing
+    // costs (the executions cost on a function with loops) weight them,
+    // divided by their common factor, as long as the weights stay small
+    // enough for the relaxation's floating point to add them exactly.
     let uniform = problem.uniform_cost();
+    let witnesses = cover
+        .then(|| crate::cover::witnesses(problem))
+        .flatten()
+        .filter(|w| w.sets.iter().all(|s| !s.is_empty()));
+    let weights = match uniform {
+        Some(_) => Some(None),
+        None => hitting_set_weights(problem).map(Some),
+    };
+    if let (Some(w), Some(weights)) = (witnesses, weights) {
+        let scale = weights.as_ref().map_or(uniform.unwrap_or(1), |(_, g)| *g);
+        let c = crate::cover::min_hitting_set(n, w.sets, weights.map(|(w, _)| w), deadline);
+        let mut reduced = vec![false; n];
+        for &x in &c.chosen {
+            reduced[x] = true;
+        }
+        if problem.is_legal(&reduced) {
+            return Ok(ExactSolution {
+                reduced,
+                lower_bound: (c.lower_bound as u64).saturating_mul(scale),
+                optimal: c.optimal,
+                search_nodes: c.nodes,
+                components: c.components,
+            });
+        }
+    }
+    // Where the witnesses are too many to list, the branch and bound below
+    // takes over. When reductions cost differently it is given, within
+    // half the time, the fewest reductions: moved onto cheaper values where
+    // legal, a first placement; and times the least cost of a reduction, a
+    // lower bound.
     let mut hint: Option<Vec<bool>> = None;
     let mut floor = 0u64;
     if cover && uniform.is_none() {
@@ -199,26 +257,6 @@ fn solve_exact_with(
             let mut moved = fewest.reduced;
             relocate(problem, &mut moved);
             hint = Some(moved);
-        }
-    }
-    let cover = cover && uniform.is_some();
-    if let Some(w) = cover.then(|| crate::cover::witnesses(problem)).flatten() {
-        if w.sets.iter().all(|s| !s.is_empty()) {
-            let c = crate::cover::min_hitting_set(n, w.sets, deadline);
-            let mut reduced = vec![false; n];
-            for &x in &c.chosen {
-                reduced[x] = true;
-            }
-            if problem.is_legal(&reduced) {
-                return Ok(ExactSolution {
-                    reduced,
-                    lower_bound: (c.lower_bound as u64)
-                        .saturating_mul(uniform.expect("a uniform cost")),
-                    optimal: c.optimal,
-                    search_nodes: c.nodes,
-                    components: c.components,
-                });
-            }
         }
     }
     let mut scratch = lo_eff.clone();

@@ -2,6 +2,7 @@
 //! local search and the combinatorial branch and bound.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::local_search::{row_weighting, Stop};
@@ -12,7 +13,7 @@ use super::witness::{is_subset, Set};
 pub(crate) struct Cover {
     /// The values to reduce.
     pub chosen: Vec<usize>,
-    /// A proven lower bound on the size of any hitting set.
+    /// A proven lower bound on the cost of any hitting set.
     pub lower_bound: usize,
     /// Whether every component's search closed.
     pub optimal: bool,
@@ -38,17 +39,27 @@ const ROOT_ROUNDS: usize = 600;
 const NODE_ROUNDS: usize = 25;
 pub(super) const EPS: f64 = 1e-6;
 
-/// A minimum hitting set of `sets` over the elements `0..n` (every set
-/// non-empty), unless `deadline` passes first.
-pub(crate) fn min_hitting_set(n: usize, sets: Vec<Set>, deadline: Instant) -> Cover {
-    min_hitting_set_with(n, sets, deadline, COMBINATORIAL_FIRST)
+/// A cheapest hitting set of `sets` over the elements `0..n` (every set
+/// non-empty), unless `deadline` passes first. Every element costs 1, or
+/// its entry of `weights` (integers, so that bounds round up).
+pub(crate) fn min_hitting_set(
+    n: usize,
+    sets: Vec<Set>,
+    weights: Option<Vec<u64>>,
+    deadline: Instant,
+) -> Cover {
+    min_hitting_set_with(n, sets, weights, deadline, COMBINATORIAL_FIRST)
 }
 
 /// [`min_hitting_set`], searching components of at most `small` elements
 /// combinatorially first (so that tests reach both searches).
+///
+/// Weighted instances go to the relaxation's branch and bound alone: the
+/// combinatorial search, its bounds and the local search count elements.
 pub(super) fn min_hitting_set_with(
     n: usize,
     sets: Vec<Set>,
+    weights: Option<Vec<u64>>,
     deadline: Instant,
     small: usize,
 ) -> Cover {
@@ -58,11 +69,13 @@ pub(super) fn min_hitting_set_with(
         timed_out: false,
     };
     let names: Vec<usize> = (0..n).collect();
-    let mut inst = Instance::new(names, sets, None);
+    let weights: Option<Arc<[u64]>> = weights.map(Arc::from);
+    let weighted = weights.is_some();
+    let mut inst = Instance::new(names, sets, None, weights);
     let mut chosen = Vec::new();
     let feasible = inst.reduce(&mut chosen);
     debug_assert!(feasible, "witnesses are non-empty");
-    let mut lower_bound = chosen.len();
+    let mut lower_bound = inst.cost_of(&chosen);
     let mut optimal = true;
     let components = inst.components();
     let count = components.len();
@@ -73,7 +86,32 @@ pub(super) fn min_hitting_set_with(
         solver.timed_out = false;
         let mut best;
         let mut root;
-        if comp.of.len() > small && Instant::now() < deadline {
+        if weighted {
+            best = greedy;
+            let upper = AtomicUsize::new(comp.cost_of(&best));
+            let lp = lp_root(&comp, &upper, deadline);
+            root = match lp {
+                Some(lp) => {
+                    let bound = lp.bound;
+                    if bound < comp.cost_of(&best) {
+                        bound.max(lp.search(&mut best, &mut solver))
+                    } else {
+                        bound
+                    }
+                }
+                None => {
+                    // Out of time before the relaxation: the Lagrangian
+                    // bound, in full where it is cheap.
+                    solver.timed_out = true;
+                    let rounds = if comp.of.len() <= small {
+                        ROOT_ROUNDS
+                    } else {
+                        1
+                    };
+                    comp.bound(comp.cost_of(&best), rounds).0
+                }
+            };
+        } else if comp.of.len() > small && Instant::now() < deadline {
             // Large components go to the relaxation at once: the cuts need
             // the time. Its root needs no incumbent, so the local search
             // runs beside it on a second thread.
@@ -132,19 +170,21 @@ pub(super) fn min_hitting_set_with(
                 }
             }
         }
+        let cost = comp.cost_of(&best);
         if solver.timed_out {
             optimal = false;
-            lower_bound += root.min(best.len());
+            lower_bound += root.min(cost);
         } else {
-            lower_bound += best.len();
+            lower_bound += cost;
         }
         chosen.extend(best);
     }
     chosen.sort_unstable();
     chosen.dedup();
+    let cost = inst.cost_of(&chosen);
     Cover {
-        lower_bound: lower_bound.min(chosen.len()),
-        optimal: optimal && lower_bound >= chosen.len(),
+        lower_bound: lower_bound.min(cost),
+        optimal: optimal && lower_bound >= cost,
         chosen,
         nodes: solver.nodes,
         components: count,
@@ -201,10 +241,17 @@ pub(super) struct Instance {
     pub(super) lambda: Vec<f64>,
     /// For each element, the sets containing it (possibly dead).
     pub(super) of: Vec<Vec<u32>>,
+    /// What reducing each value costs, indexed by value; `None`: 1 each.
+    weights: Option<Arc<[u64]>>,
 }
 
 impl Instance {
-    pub(super) fn new(names: Vec<usize>, sets: Vec<Set>, lambda: Option<Vec<f64>>) -> Self {
+    pub(super) fn new(
+        names: Vec<usize>,
+        sets: Vec<Set>,
+        lambda: Option<Vec<f64>>,
+        weights: Option<Arc<[u64]>>,
+    ) -> Self {
         let mut of = vec![Vec::new(); names.len()];
         for (i, s) in sets.iter().enumerate() {
             for &x in s {
@@ -219,6 +266,20 @@ impl Instance {
             alive,
             lambda,
             of,
+            weights,
+        }
+    }
+
+    /// What taking element `x` costs.
+    pub(super) fn weight(&self, x: usize) -> u64 {
+        self.weights.as_ref().map_or(1, |w| w[self.names[x]])
+    }
+
+    /// The cost of taking `values` (values, not local elements).
+    pub(super) fn cost_of(&self, values: &[usize]) -> usize {
+        match &self.weights {
+            Some(w) => values.iter().map(|&v| w[v] as usize).sum(),
+            None => values.len(),
         }
     }
 
@@ -260,6 +321,13 @@ impl Instance {
     /// Applies the reduction rules to a fixed point; the values of forced
     /// elements go to `chosen`. Returns false if some set cannot be hit.
     fn reduce(&mut self, chosen: &mut Vec<usize>) -> bool {
+        // Free elements are taken at once: they hit their sets for nothing.
+        for x in 0..self.of.len() {
+            if self.weight(x) == 0 && !self.of[x].is_empty() {
+                chosen.push(self.names[x]);
+                self.take(x);
+            }
+        }
         let mut changed = true;
         while changed {
             changed = false;
@@ -309,8 +377,8 @@ impl Instance {
                 let alive = &self.alive;
                 self.of[x].retain(|&s| alive[s as usize]);
             }
-            // An element whose sets all contain another element is
-            // dominated by it: some optimum does without it.
+            // An element whose sets all contain another element, no
+            // dearer, is dominated by it: some optimum does without it.
             for x in 0..self.of.len() {
                 if self.of[x].is_empty() {
                     continue;
@@ -318,9 +386,11 @@ impl Instance {
                 let first = self.of[x][0] as usize;
                 let dominated = self.sets[first].iter().any(|&y| {
                     let y = y as usize;
+                    let (wx, wy) = (self.weight(x), self.weight(y));
                     y != x
+                        && wy <= wx
                         && self.of[y].len() >= self.of[x].len()
-                        && (self.of[y].len() > self.of[x].len() || y < x)
+                        && (wy < wx || self.of[y].len() > self.of[x].len() || y < x)
                         && self.of[x]
                             .iter()
                             .all(|&s| self.sets[s as usize].binary_search(&(y as u32)).is_ok())
@@ -390,7 +460,9 @@ impl Instance {
         }
         groups
             .into_iter()
-            .map(|(names, sets, lambda)| Instance::new(names, sets, Some(lambda)))
+            .map(|(names, sets, lambda)| {
+                Instance::new(names, sets, Some(lambda), self.weights.clone())
+            })
             .collect()
     }
 
@@ -421,13 +493,16 @@ impl Instance {
         found.into_iter().map(|x| self.names[x]).collect()
     }
 
-    /// A hitting set (values) by repeatedly taking the element in most live sets.
+    /// A hitting set (values) by repeatedly taking the element in most
+    /// live sets per unit of cost.
     fn greedy(&self) -> Vec<usize> {
         let mut inst = self.clone();
         let mut chosen = Vec::new();
+        let per_cost =
+            |inst: &Instance, x: usize| inst.live_of(x).count() as f64 / inst.weight(x) as f64;
         while let Some(x) = (0..inst.of.len())
             .filter(|&x| inst.live_of(x).next().is_some())
-            .max_by_key(|&x| inst.live_of(x).count())
+            .max_by(|&a, &b| per_cost(&inst, a).total_cmp(&per_cost(&inst, b)))
         {
             chosen.push(inst.names[x]);
             inst.take(x);
@@ -435,7 +510,8 @@ impl Instance {
         chosen
     }
 
-    /// Pairwise disjoint live sets, smallest first: each needs its own element.
+    /// Pairwise disjoint live sets, smallest first: each needs its own
+    /// element, at least its cheapest.
     fn packing_bound(&self) -> usize {
         let mut order: Vec<&Set> = self
             .sets
@@ -446,19 +522,23 @@ impl Instance {
             .collect();
         order.sort_by_key(|s| s.len());
         let mut used = vec![false; self.of.len()];
-        let mut count = 0;
+        let mut bound = 0;
         for s in order {
             if s.iter().all(|&x| !used[x as usize]) {
                 for &x in s {
                     used[x as usize] = true;
                 }
-                count += 1;
+                bound += s
+                    .iter()
+                    .map(|&x| self.weight(x as usize))
+                    .min()
+                    .unwrap_or(0) as usize;
             }
         }
-        count
+        bound
     }
 
-    /// A lower bound on the size of a hitting set: the better of the
+    /// A lower bound on the cost of a hitting set: the better of the
     /// packing bound and the Lagrangian (LP) bound, which relaxes "every
     /// live set is hit" with one multiplier per set, improved by subgradient
     /// steps from the instance's multipliers (Held, Wolfe and Crowder,
@@ -480,7 +560,9 @@ impl Instance {
         let mut stall = 0;
         let mut g = vec![0.0f64; self.sets.len()];
         for _ in 0..rounds.max(1) {
-            cost.iter_mut().for_each(|c| *c = 1.0);
+            for (x, c) in cost.iter_mut().enumerate() {
+                *c = self.weight(x) as f64;
+            }
             let mut value = 0.0;
             for &s in &live {
                 value += self.lambda[s];
@@ -505,7 +587,8 @@ impl Instance {
                     stall = 0;
                 }
             }
-            if (upper as f64) - best <= 1.0 + EPS || mu < 1e-3 {
+            // Done once the bound reaches the incumbent.
+            if ceil(best) >= upper || mu < 1e-3 {
                 break;
             }
             let mut norm = 0.0;

@@ -30,7 +30,7 @@ pub(super) fn lp_root<'a>(
     upper: &AtomicUsize,
     deadline: Instant,
 ) -> Option<LpRoot<'a>> {
-    let n = inst.of.len();
+    let costs: Vec<f64> = (0..inst.of.len()).map(|x| inst.weight(x) as f64).collect();
     let live: Vec<&Set> = inst
         .sets
         .iter()
@@ -52,7 +52,7 @@ pub(super) fn lp_root<'a>(
     // point leaves unhit join in the rounds below, each by a dual simplex
     // re-solve from the last basis (a solve from scratch costs as much as
     // a hundred of those on the large components).
-    let (mut root, mut vars) = solve_rows(n, &rows, deadline)?;
+    let (mut root, mut vars) = solve_rows(&costs, &rows, deadline)?;
     // Cut rounds, each re-solved by the dual simplex from the last basis,
     // until the bound rises by less than `STALL` in `STALL_ROUNDS` rounds,
     // or the root has had its share of the time (the search below needs
@@ -144,7 +144,7 @@ pub(super) fn lp_root<'a>(
                     .filter(|(_, &t)| t)
                     .map(|(r, _)| r.clone())
                     .collect();
-                let Some((fresh, fresh_vars)) = solve_rows(n, &kept, deadline) else {
+                let Some((fresh, fresh_vars)) = solve_rows(&costs, &kept, deadline) else {
                     break;
                 };
                 for (o, &t) in origin.iter().zip(&tight) {
@@ -175,7 +175,7 @@ pub(super) fn lp_root<'a>(
         activity < rhs + EPS
     });
     if rows.len() < before {
-        if let Some((tight, tight_vars)) = solve_rows(n, &rows, deadline) {
+        if let Some((tight, tight_vars)) = solve_rows(&costs, &rows, deadline) {
             (root, vars) = (tight, tight_vars);
         }
     }
@@ -185,6 +185,7 @@ pub(super) fn lp_root<'a>(
             live,
             pseudocosts: std::cell::RefCell::new(vec![Pseudocost::default(); vars.len()]),
             vars,
+            costs,
         },
         solution: root,
         bound: root_bound,
@@ -210,9 +211,10 @@ impl LpRoot<'_> {
     /// fixing.
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
-        let n = self.ctx.vars.len();
-        if let Some(y) = row_duals(n, &self.rows, solver.deadline) {
-            let (out, taken) = fixings(n, &self.rows, &y, best.len());
+        let costs = &self.ctx.costs;
+        if let Some(y) = row_duals(costs, &self.rows, solver.deadline) {
+            let upper = self.ctx.inst.cost_of(best);
+            let (out, taken) = fixings(costs, &self.rows, &y, upper);
             let fixed = out
                 .iter()
                 .map(|&x| (x, 0.0))
@@ -280,17 +282,17 @@ const SEARCH_GAP: f64 = 5.0;
 const PURGE_ROUNDS: usize = 4;
 const PURGE_SHARE: usize = 3;
 
-/// The relaxation `min sum x` subject to `rows` and `0 <= x <= 1`, solved
-/// from scratch, with its variables; `None` if it could not be solved
-/// before `deadline`.
+/// The relaxation `min costs.x` subject to `rows` and `0 <= x <= 1`,
+/// solved from scratch, with its variables; `None` if it could not be
+/// solved before `deadline`.
 fn solve_rows(
-    n: usize,
+    costs: &[f64],
     rows: &[Row],
     deadline: Instant,
 ) -> Option<(microlp::Solution, Vec<microlp::Variable>)> {
     use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
     let mut lp = Lp::new(OptimizationDirection::Minimize);
-    let vars: Vec<microlp::Variable> = (0..n).map(|_| lp.add_var(1.0, (0.0, 1.0))).collect();
+    let vars: Vec<microlp::Variable> = costs.iter().map(|&c| lp.add_var(c, (0.0, 1.0))).collect();
     for (terms, rhs) in rows {
         let mut expr = LinearExpr::empty();
         for &(x, c) in terms {
@@ -317,6 +319,8 @@ struct LpContext<'a> {
     inst: &'a Instance,
     live: Vec<&'a Set>,
     vars: Vec<microlp::Variable>,
+    /// What each element costs (the relaxation's objective).
+    costs: Vec<f64>,
     pseudocosts: std::cell::RefCell<Vec<Pseudocost>>,
 }
 
@@ -371,7 +375,7 @@ impl LpContext<'_> {
         let mut pending: Vec<Row> = Vec::new();
         loop {
             bound = bound.max(ceil(sol.objective()));
-            if bound >= best.len() {
+            if bound >= self.inst.cost_of(best) {
                 return bound;
             }
             value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
@@ -428,7 +432,7 @@ impl LpContext<'_> {
             }
         }
         self.round(&value, best);
-        if bound >= best.len() {
+        if bound >= self.inst.cost_of(best) {
             return bound;
         }
         // Reliability branching: both children of the most fractional
@@ -516,7 +520,8 @@ impl LpContext<'_> {
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> Branch {
-        let Some((children, pruned)) = self.children(sol, x, best.len(), solver) else {
+        let Some((children, pruned)) = self.children(sol, x, self.inst.cost_of(best), solver)
+        else {
             return Branch::Settled(0);
         };
         if children.len() < 2 {
@@ -537,14 +542,14 @@ impl LpContext<'_> {
     }
 
     /// Both children of the node `sol` on element `x` (reduced first): the
-    /// ones the incumbent of `size` elements does not prune, and the least
+    /// ones the incumbent of cost `upper` does not prune, and the least
     /// bound of the pruned ones (`usize::MAX` if none); `None` when a
     /// re-solve was cut short.
     fn children(
         &self,
         sol: &microlp::Solution,
         x: usize,
-        size: usize,
+        upper: usize,
         solver: &mut Solver,
     ) -> Option<(Vec<microlp::Solution>, usize)> {
         let mut children = Vec::with_capacity(2);
@@ -552,7 +557,7 @@ impl LpContext<'_> {
         for val in [1.0, 0.0] {
             match sol.clone().fix_var(self.vars[x], val) {
                 Ok(outcome) => match self.child(outcome, solver) {
-                    Some(child) if ceil(child.objective()) < size => children.push(child),
+                    Some(child) if ceil(child.objective()) < upper => children.push(child),
                     Some(child) => pruned = pruned.min(ceil(child.objective())),
                     None => return None,
                 },
@@ -583,22 +588,26 @@ impl LpContext<'_> {
     }
 
     /// Replaces `best` by the cover [`rounded_cover`] reads off `value`
-    /// when it is smaller.
+    /// when it is cheaper.
     fn round(&self, value: &[f64], best: &mut Vec<usize>) {
-        let take = rounded_cover(&self.live, value);
-        if take.len() < best.len() {
-            *best = take.into_iter().map(|x| self.inst.names[x]).collect();
+        let take: Vec<usize> = rounded_cover(&self.live, value, &self.costs)
+            .into_iter()
+            .map(|x| self.inst.names[x])
+            .collect();
+        if self.inst.cost_of(&take) < self.inst.cost_of(best) {
+            *best = take;
         }
     }
 }
 
 /// A cover (local elements) read off the relaxation's point `value`: the
-/// better of two roundings, each followed by dropping the elements whose
-/// sets are all hit by others, smallest value first. One takes the
+/// cheaper under `costs` of two roundings, each followed by dropping the
+/// elements whose sets are all hit by others, smallest value first (the
+/// dearer first among equal values). One takes the
 /// elements at 1/2 or more and completes every set left unhit by its
 /// largest element; the other walks the elements from the largest value
 /// down and takes each that hits a set still unhit.
-pub(super) fn rounded_cover(live: &[&Set], value: &[f64]) -> Vec<usize> {
+pub(super) fn rounded_cover(live: &[&Set], value: &[f64], costs: &[f64]) -> Vec<usize> {
     let n = value.len();
     let mut sets_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, set) in live.iter().enumerate() {
@@ -612,7 +621,11 @@ pub(super) fn rounded_cover(live: &[&Set], value: &[f64]) -> Vec<usize> {
             hits[i] = set.iter().filter(|&&x| take[x as usize]).count() as u32;
         }
         let mut order: Vec<usize> = (0..n).filter(|&x| take[x]).collect();
-        order.sort_by(|&a, &b| value[a].total_cmp(&value[b]));
+        order.sort_by(|&a, &b| {
+            value[a]
+                .total_cmp(&value[b])
+                .then(costs[b].total_cmp(&costs[a]))
+        });
         for x in order {
             if sets_of[x].iter().all(|&i| hits[i] >= 2) {
                 take[x] = false;
@@ -647,8 +660,8 @@ pub(super) fn rounded_cover(live: &[&Set], value: &[f64]) -> Vec<usize> {
         }
     }
     prune(&mut descending);
-    let size = |take: &[bool]| take.iter().filter(|&&t| t).count();
-    let take = if size(&descending) < size(&half) {
+    let cost = |take: &[bool]| -> f64 { (0..n).filter(|&x| take[x]).map(|x| costs[x]).sum() };
+    let take = if cost(&descending) < cost(&half) {
         descending
     } else {
         half

@@ -1,16 +1,17 @@
 //! Fixing by reduced cost from the root relaxation's dual.
 //!
 //! For multipliers `y >= 0` on rows `a_i x >= b_i` that every cover
-//! satisfies (witnesses and cuts), write `s_j = (A^T y)_j`, `d_j = max(0,
-//! 1 - s_j)`, `w_j = max(0, s_j - 1)` and `L = b.y - sum_j w_j`. Every cover
-//! `z` then has `|z| >= L + sum_{j in z} d_j + sum_{j not in z} w_j` (add
-//! `y_i (a_i z - b_i) >= 0` to `|z|`). A cover smaller than the incumbent,
-//! of at most `upper - 1` elements, therefore leaves out every `j` with
-//! `L + d_j > upper - 1` and takes every `j` with `L + w_j > upper - 1`.
-//! The inequality holds for any `y >= 0`, so the fixings are valid however
-//! the multipliers were found; they are strong when `y` is the optimal dual,
-//! where `L` is the relaxation's value. `microlp` does not report duals, so
-//! they come from solving the dual program of the root's tight rows.
+//! satisfies (witnesses and cuts), and element costs `c_j`, write `s_j =
+//! (A^T y)_j`, `d_j = max(0, c_j - s_j)`, `w_j = max(0, s_j - c_j)` and
+//! `L = b.y - sum_j w_j`. Every cover `z` then costs `c(z) >= L + sum_{j in
+//! z} d_j + sum_{j not in z} w_j` (add `y_i (a_i z - b_i) >= 0` to `c(z)`).
+//! With integer costs, a cover cheaper than the incumbent, of cost at most
+//! `upper - 1`, therefore leaves out every `j` with `L + d_j > upper - 1`
+//! and takes every `j` with `L + w_j > upper - 1`. The inequality holds for
+//! any `y >= 0`, so the fixings are valid however the multipliers were
+//! found; they are strong when `y` is the optimal dual, where `L` is the
+//! relaxation's value. `microlp` does not report duals, so they come from
+//! solving the dual program of the root's tight rows.
 
 use std::time::Instant;
 
@@ -19,26 +20,26 @@ use super::hitting_set::EPS;
 /// A row `sum coef * x >= rhs` over element indices.
 pub(super) type Row = (Vec<(u32, f64)>, f64);
 
-/// Multipliers of `rows` (over `n` elements, each in `[0, 1]`): the optimal
-/// dual of the relaxation `min sum x`, found by solving the dual program,
-/// or `None` if it could not be solved before `deadline`.
-pub(super) fn row_duals(n: usize, rows: &[Row], deadline: Instant) -> Option<Vec<f64>> {
+/// Multipliers of `rows` (over the elements of `costs`, each in `[0, 1]`):
+/// the optimal dual of the relaxation `min costs.x`, found by solving the
+/// dual program, or `None` if it could not be solved before `deadline`.
+pub(super) fn row_duals(costs: &[f64], rows: &[Row], deadline: Instant) -> Option<Vec<f64>> {
     use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
     let mut lp = Lp::new(OptimizationDirection::Maximize);
     let y: Vec<microlp::Variable> = rows
         .iter()
         .map(|(_, rhs)| lp.add_var(*rhs, (0.0, f64::INFINITY)))
         .collect();
-    let mut columns: Vec<LinearExpr> = (0..n).map(|_| LinearExpr::empty()).collect();
+    let mut columns: Vec<LinearExpr> = costs.iter().map(|_| LinearExpr::empty()).collect();
     for (i, (terms, _)) in rows.iter().enumerate() {
         for &(x, c) in terms {
             columns[x as usize].add(y[i], c);
         }
     }
-    for mut column in columns {
+    for (mut column, &cost) in columns.into_iter().zip(costs) {
         // The upper bound `x_j <= 1` has its own multiplier `w_j`.
         column.add(lp.add_var(-1.0, (0.0, f64::INFINITY)), -1.0);
-        lp.add_constraint(column, ComparisonOp::Le, 1.0);
+        lp.add_constraint(column, ComparisonOp::Le, cost);
     }
     lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
     let solution = lp.solve().ok()?.into_solution().ok()?;
@@ -49,10 +50,15 @@ pub(super) fn row_duals(n: usize, rows: &[Row], deadline: Instant) -> Option<Vec
     })
 }
 
-/// The elements every cover of at most `upper - 1` elements leaves out,
-/// and those it takes, by the multipliers `y` of `rows`.
-pub(super) fn fixings(n: usize, rows: &[Row], y: &[f64], upper: usize) -> (Vec<usize>, Vec<usize>) {
-    let mut s = vec![0.0f64; n];
+/// The elements every cover of cost at most `upper - 1` leaves out, and
+/// those it takes, by the multipliers `y` of `rows` (integer `costs`).
+pub(super) fn fixings(
+    costs: &[f64],
+    rows: &[Row],
+    y: &[f64],
+    upper: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut s = vec![0.0f64; costs.len()];
     let mut bound = 0.0;
     for ((terms, rhs), &yi) in rows.iter().zip(y) {
         if yi <= 0.0 {
@@ -63,15 +69,19 @@ pub(super) fn fixings(n: usize, rows: &[Row], y: &[f64], upper: usize) -> (Vec<u
             s[x as usize] += c * yi;
         }
     }
-    bound -= s.iter().map(|&sj| (sj - 1.0).max(0.0)).sum::<f64>();
+    bound -= s
+        .iter()
+        .zip(costs)
+        .map(|(&sj, &cj)| (sj - cj).max(0.0))
+        .sum::<f64>();
     // Margins keep rounding errors on the safe side.
     let limit = upper as f64 - 1.0 + 10.0 * EPS;
     let mut out = Vec::new();
     let mut taken = Vec::new();
-    for (j, &sj) in s.iter().enumerate() {
-        if bound + (1.0 - sj) > limit {
+    for (j, (&sj, &cj)) in s.iter().zip(costs).enumerate() {
+        if bound + (cj - sj) > limit {
             out.push(j);
-        } else if bound + (sj - 1.0) > limit {
+        } else if bound + (sj - cj) > limit {
             taken.push(j);
         }
     }
@@ -82,16 +92,32 @@ pub(super) fn fixings(n: usize, rows: &[Row], y: &[f64], upper: usize) -> (Vec<u
 mod tests {
     use super::*;
 
-    /// On random instances, no fixing excludes an element of some cover of
-    /// at most `upper - 1` elements, or leaves out an element it must take.
+    /// On random instances, unit-cost and weighted, no fixing excludes an
+    /// element of some cover of cost at most `upper - 1`, or leaves out an
+    /// element it must take.
     #[test]
     fn fixings_keep_every_smaller_cover() {
         let mut rng = kildall_ir::generate::Rng::new(0x2c1b_3c6d_5f5e_4b3a);
         let mut next = move |bound: u64| rng.below(bound);
         let far = Instant::now() + std::time::Duration::from_secs(60);
         let mut fixed = 0;
-        for _ in 0..150 {
+        for round in 0..300 {
             let n = 6 + next(8) as usize;
+            let costs: Vec<f64> = (0..n)
+                .map(|_| {
+                    if round % 2 == 0 {
+                        1.0
+                    } else {
+                        (1 + next(4)) as f64
+                    }
+                })
+                .collect();
+            let cost_of = |mask: u32| -> usize {
+                (0..n)
+                    .filter(|&x| mask >> x & 1 == 1)
+                    .map(|x| costs[x] as usize)
+                    .sum()
+            };
             let rows: Vec<Row> = (0..(4 + next(20)))
                 .map(|_| {
                     let mut s: Vec<u32> =
@@ -107,17 +133,17 @@ mod tests {
                         .all(|(t, _)| t.iter().any(|&(x, _)| mask >> x & 1 == 1))
                 })
                 .collect();
-            let optimum = covers.iter().map(|m| m.count_ones()).min().unwrap() as usize;
-            let y = row_duals(n, &rows, far).expect("dual solved");
+            let optimum = covers.iter().map(|&m| cost_of(m)).min().unwrap();
+            let y = row_duals(&costs, &rows, far).expect("dual solved");
             for upper in [optimum + 1, optimum + 2] {
-                let (out, taken) = fixings(n, &rows, &y, upper);
+                let (out, taken) = fixings(&costs, &rows, &y, upper);
                 fixed += out.len() + taken.len();
-                for &mask in covers.iter().filter(|m| (m.count_ones() as usize) < upper) {
+                for &mask in covers.iter().filter(|&&m| cost_of(m) < upper) {
                     assert!(out.iter().all(|&j| mask >> j & 1 == 0), "{rows:?}");
                     assert!(taken.iter().all(|&j| mask >> j & 1 == 1), "{rows:?}");
                 }
             }
         }
-        assert!(fixed > 50, "only {fixed} fixings");
+        assert!(fixed > 100, "only {fixed} fixings");
     }
 }
