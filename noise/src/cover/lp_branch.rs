@@ -4,6 +4,7 @@
 //! open when the time runs out.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
@@ -183,7 +184,10 @@ pub(super) fn lp_root<'a>(
         ctx: LpContext {
             inst,
             live,
-            pseudocosts: std::cell::RefCell::new(vec![Pseudocost::default(); vars.len()]),
+            pseudocosts: Mutex::new(vec![Pseudocost::default(); vars.len()]),
+            incumbent: AtomicUsize::new(usize::MAX),
+            running: AtomicUsize::new(1),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             vars,
             costs,
         },
@@ -212,6 +216,9 @@ impl LpRoot<'_> {
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
         let costs = &self.ctx.costs;
+        self.ctx
+            .incumbent
+            .store(self.ctx.inst.cost_of(best), Ordering::Relaxed);
         if let Some(y) = row_duals(costs, &self.rows, solver.deadline) {
             let upper = self.ctx.inst.cost_of(best);
             let (out, taken) = fixings(costs, &self.rows, &y, upper);
@@ -243,7 +250,7 @@ impl LpRoot<'_> {
 /// What solving both children of a branching gave.
 enum Branch {
     /// Both children survive, with their objective gains over the node.
-    Both(Vec<microlp::Solution>, [f64; 2]),
+    Both([microlp::Solution; 2], [f64; 2]),
     /// The node's result is known, to be raised to its own bound: at most
     /// one side survived and was searched, or a re-solve was cut short
     /// (`0`: nothing beyond the node's bound).
@@ -321,7 +328,13 @@ struct LpContext<'a> {
     vars: Vec<microlp::Variable>,
     /// What each element costs (the relaxation's objective).
     costs: Vec<f64>,
-    pseudocosts: std::cell::RefCell<Vec<Pseudocost>>,
+    pseudocosts: Mutex<Vec<Pseudocost>>,
+    /// The cost of the cheapest cover any thread of the search has found.
+    incumbent: AtomicUsize,
+    /// Threads searching (not waiting for a subtree to be joined), and how
+    /// many may.
+    running: AtomicUsize,
+    threads: usize,
 }
 
 /// The gains in bound seen when an element was fixed, per unit of change
@@ -375,7 +388,7 @@ impl LpContext<'_> {
         let mut pending: Vec<Row> = Vec::new();
         loop {
             bound = bound.max(ceil(sol.objective()));
-            if bound >= self.inst.cost_of(best) {
+            if bound >= self.upper(best) {
                 return bound;
             }
             value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
@@ -432,7 +445,7 @@ impl LpContext<'_> {
             }
         }
         self.round(&value, best);
-        if bound >= self.inst.cost_of(best) {
+        if bound >= self.upper(best) {
             return bound;
         }
         // Reliability branching: both children of the most fractional
@@ -449,13 +462,15 @@ impl LpContext<'_> {
         candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
         candidates.truncate(STRONG_CANDIDATES);
         let score = |up: f64, down: f64| up.max(1e-6) * down.max(1e-6);
-        let mut chosen: Option<(f64, Vec<microlp::Solution>)> = None;
+        let mut chosen: Option<(f64, [microlp::Solution; 2])> = None;
         // The best element by its pseudocosts, when it beats the solved ones.
         let mut estimated: Option<(f64, usize)> = None;
         let mut solved_without_gain = 0;
         for &x in &candidates {
             let change = [1.0 - value[x], value[x]];
-            if let Some(gains) = self.pseudocosts.borrow()[x].estimate(change) {
+            if let Some(gains) =
+                self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x].estimate(change)
+            {
                 let s = score(gains[0], gains[1]);
                 if estimated.map_or(true, |e| s > e.0) {
                     estimated = Some((s, x));
@@ -489,22 +504,18 @@ impl LpContext<'_> {
                 }
             }
         }
-        let Some((_, mut children)) = chosen else {
+        let Some((_, [a, b])) = chosen else {
             return bound;
         };
         // The weaker child first: it holds the better covers, which prune
         // the rest of the tree. A child left unsearched keeps its own bound.
-        children.sort_by(|a, b| a.objective().total_cmp(&b.objective()));
-        let mut least = usize::MAX;
-        for child in children {
-            let side = if solver.timed_out {
-                ceil(child.objective())
-            } else {
-                self.dfs(child, depth + 1, best, solver)
-            };
-            least = least.min(side);
-        }
-        least.max(bound)
+        let (first, second) = if b.objective() < a.objective() {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        self.dfs_both(first, second, depth + 1, best, solver)
+            .max(bound)
     }
 
     /// Solves both children of the node `sol` on element `x` (whose value
@@ -520,24 +531,27 @@ impl LpContext<'_> {
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> Branch {
-        let Some((children, pruned)) = self.children(sol, x, self.inst.cost_of(best), solver)
-        else {
+        let Some((children, pruned)) = self.children(sol, x, self.upper(best), solver) else {
             return Branch::Settled(0);
         };
-        if children.len() < 2 {
-            // At most one side survives: this node is that side.
-            let side = match children.into_iter().next() {
-                Some(only) => self.dfs(only, depth, best, solver),
-                None => usize::MAX,
-            };
-            return Branch::Settled(side.min(pruned));
-        }
+        let children: [microlp::Solution; 2] = match children.try_into() {
+            Ok(both) => both,
+            Err(children) => {
+                // At most one side survives: this node is that side.
+                let side = match children.into_iter().next() {
+                    Some(only) => self.dfs(only, depth, best, solver),
+                    None => usize::MAX,
+                };
+                return Branch::Settled(side.min(pruned));
+            }
+        };
         let parent = sol.objective();
         let gains = [
             children[0].objective() - parent,
             children[1].objective() - parent,
         ];
-        self.pseudocosts.borrow_mut()[x].record(gains, [1.0 - value, value]);
+        self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x]
+            .record(gains, [1.0 - value, value]);
         Branch::Both(children, gains)
     }
 
@@ -594,9 +608,75 @@ impl LpContext<'_> {
             .into_iter()
             .map(|x| self.inst.names[x])
             .collect();
-        if self.inst.cost_of(&take) < self.inst.cost_of(best) {
+        let cost = self.inst.cost_of(&take);
+        if cost < self.inst.cost_of(best) {
             *best = take;
+            self.incumbent.fetch_min(cost, Ordering::Relaxed);
         }
+    }
+
+    /// The cost a cover must beat: the cheaper of `best` and the cheapest
+    /// any other thread has found.
+    fn upper(&self, best: &[usize]) -> usize {
+        self.inst
+            .cost_of(best)
+            .min(self.incumbent.load(Ordering::Relaxed))
+    }
+
+    /// Searches the two subtrees `first` and `second`, the second on a
+    /// thread of its own when fewer threads are searching than the machine
+    /// has cores (fork and join: a thread that waits for its other half is
+    /// not counted as searching, so that half may fork again). Returns the
+    /// least of their bounds.
+    fn dfs_both(
+        &self,
+        first: microlp::Solution,
+        second: microlp::Solution,
+        depth: usize,
+        best: &mut Vec<usize>,
+        solver: &mut Solver,
+    ) -> usize {
+        let forks = self
+            .running
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.threads).then_some(n + 1)
+            })
+            .is_ok();
+        if !forks {
+            let a = self.dfs(first, depth, best, solver);
+            let b = if solver.timed_out {
+                ceil(second.objective())
+            } else {
+                self.dfs(second, depth, best, solver)
+            };
+            return a.min(b);
+        }
+        let (a, (b, other_best, other_solver)) = std::thread::scope(|scope| {
+            let mut other_best = best.clone();
+            let mut other_solver = Solver {
+                deadline: solver.deadline,
+                nodes: 0,
+                timed_out: false,
+            };
+            let other = scope.spawn(move || {
+                let b = self.dfs(second, depth, &mut other_best, &mut other_solver);
+                self.running.fetch_sub(1, Ordering::AcqRel);
+                (b, other_best, other_solver)
+            });
+            let a = self.dfs(first, depth, best, solver);
+            self.running.fetch_sub(1, Ordering::AcqRel);
+            let joined = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            self.running.fetch_add(1, Ordering::AcqRel);
+            (a, joined)
+        });
+        solver.nodes += other_solver.nodes;
+        solver.timed_out |= other_solver.timed_out;
+        if self.inst.cost_of(&other_best) < self.inst.cost_of(best) {
+            *best = other_best;
+        }
+        a.min(b)
     }
 }
 

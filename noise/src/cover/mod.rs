@@ -161,6 +161,42 @@ mod tests {
         }
     }
 
+    /// Instances the root does not close: the search branches (on a second
+    /// thread too, where there is a second core) and still ends at the
+    /// optimum.
+    #[test]
+    fn lp_search_branches_to_the_optimum() {
+        let mut rng = kildall_ir::generate::Rng::new(0x5851_f42d_4c95_7f2d);
+        let mut branched = 0;
+        for _ in 0..6 {
+            let n = 20;
+            let sets: Vec<Set> = (0..70)
+                .map(|_| {
+                    let mut s: Set = (0..3).map(|_| rng.below(n as u64) as u32).collect();
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                })
+                .collect();
+            let optimum = brute_force(n, &sets);
+            let inst = Instance::new((0..n).collect(), sets.clone(), None, None);
+            let mut best: Vec<usize> = (0..n).collect();
+            let mut solver = Solver {
+                deadline: Instant::now() + Duration::from_secs(60),
+                nodes: 0,
+                timed_out: false,
+            };
+            let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
+                .expect("relaxation solved");
+            lp.search(&mut best, &mut solver);
+            assert!(!solver.timed_out);
+            assert!(covers(&sets, &best));
+            assert_eq!(best.len(), optimum, "{sets:?}");
+            branched += usize::from(solver.nodes > 1);
+        }
+        assert!(branched >= 2, "only {branched} searches branched");
+    }
+
     /// The cheapest weight of a hitting set, by enumeration.
     fn brute_force_weighted(n: usize, sets: &[Set], weights: &[u64]) -> u64 {
         (0u32..1 << n)
