@@ -9,18 +9,22 @@
 //! the root and the nodes near it by {0,1/2}-cuts and searched below it by
 //! fixing by reduced cost and reliability branching (dual simplex re-solves
 //! after each cut and fixing; the root drops its slack rows now and then);
-//! the local search runs on a second thread beside the root relaxation.
-//! The README has the measured times.
+//! the local search runs on a second thread beside the root relaxation, and
+//! the search below it forks subtrees onto the second core while it is
+//! free. The README has the measured times.
 //!
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
 //! ops optimal within the default 10 s (`cargo xtask gen --kind noise
 //! --insts 1000`; the README has the counts, bounds and CPU times): seeds
-//! 7 and 11 keep a gap of 4 reductions, and seed 10 needs about 15 s on a
-//! shared machine (its root bound is 277.8 against 281, closed by the
-//! search below in about 165 nodes). The gap of seeds 7 and 11 is in the
-//! relaxation, not the search: their largest components (835 and 800
-//! values) have root bounds of 289.8 and 276.7 (the relaxation at seed
-//! 11's is all thirds: triples of a `mul` and two `add`s hit a third each),
+//! 7 and 11 keep a gap of 3 to 4 reductions, and seed 10 needs about 11 s
+//! on a quiet 2-core machine (its root bound is 277.9 against 281, closed
+//! by the search below in about 165 nodes on two threads). The optimum of
+//! seed 7's largest component is 300 or 301: HiGHS proves 300 optimal for
+//! its witnesses of at most three values alone, in 112 s. The gap of
+//! seeds 7 and 11 is in the relaxation, not the search: their largest
+//! components (835 and 800 values) have root bounds of 289.8 and 276.7
+//! (the relaxation at seed 11's is all thirds: triples of a `mul` and two
+//! `add`s hit a third each),
 //! {0,1/2}-cuts raise them to about 296 and 281, and the best covers known
 //! are 301 and 285; HiGHS 1.16 on one thread ends at 301 / 294 on seed
 //! 7's after 150 s. Tried without gain: rank cuts `x(S) >= tau(S)` over

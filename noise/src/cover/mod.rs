@@ -35,7 +35,8 @@
 //! `cuts` module), fixing by reduced cost below the root (the dual of the
 //! root's rows is solved for, since `microlp` reports none; the
 //! `reduced_cost` module), rounding and reliability branching (strong
-//! branching until pseudocosts take over) at every node. On large
+//! branching until pseudocosts take over) at every node, the two subtrees
+//! of a branching on two threads while a core is free. On large
 //! components the local search runs on a second thread while the root
 //! relaxation is solved (until it stops finding smaller covers), and the
 //! cover it finds ends the cut rounds early when the bound meets it. The
