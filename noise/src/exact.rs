@@ -206,22 +206,19 @@ fn solve_exact_with(
             });
         }
     }
-    // The hitting-set path: a uniform cost counts reductions; differing
-    // costs (the executions cost on a function with loops) weight them,
-    // divided by their common factor, as long as the weights stay small
-    // enough for the relaxation's floating point to add them exactly.
-    let uniform = problem.uniform_cost();
+    // The hitting-set path, with the costs divided by their common factor:
+    // a uniform cost counts reductions; differing costs (the executions
+    // cost on a function with loops) weight them, as long as the weights
+    // stay small enough for the relaxation's floating point to add them
+    // exactly.
     let witnesses = cover
         .then(|| crate::cover::witnesses(problem))
         .flatten()
         .filter(|w| w.sets.iter().all(|s| !s.is_empty()));
-    let weights = match uniform {
-        Some(_) => Some(None),
-        None => hitting_set_weights(problem).map(Some),
-    };
-    if let (Some(w), Some(weights)) = (witnesses, weights) {
-        let scale = weights.as_ref().map_or(uniform.unwrap_or(1), |(_, g)| *g);
-        let c = crate::cover::min_hitting_set(n, w.sets, weights.map(|(w, _)| w), deadline);
+    if let (Some(w), Some((weights, scale))) = (witnesses, hitting_set_weights(problem)) {
+        let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
+        let weights = (!unit).then_some(weights);
+        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline);
         let mut reduced = vec![false; n];
         for &x in &c.chosen {
             reduced[x] = true;
@@ -243,7 +240,7 @@ fn solve_exact_with(
     // lower bound.
     let mut hint: Option<Vec<bool>> = None;
     let mut floor = 0u64;
-    if cover && uniform.is_none() {
+    if cover && problem.uniform_cost().is_none() {
         let mut flat = problem.clone();
         for v in 0..n {
             flat.set_cost(v, 1);

@@ -317,6 +317,28 @@ fn exact_reports_an_honest_bound_on_a_large_dag() {
     assert_eq!(s.timed_out, !s.optimal);
 }
 
+/// Costs whose total passes what the hitting set's floating-point
+/// relaxation adds exactly (loops of huge trip counts): the exact strategy
+/// takes its fallback and still finds the cheapest placement.
+#[test]
+fn huge_weighted_costs_match_enumeration() {
+    for seed in 0..60u64 {
+        let mut p = random_dag(seed ^ 0x6e67, 3 + (seed % 12) as usize, 25);
+        let mut rng = Rng(seed);
+        for v in 0..p.len() {
+            let cost = [1, 3, 1 << 33, 1 << 40][rng.below(4)];
+            p.set_cost(v, cost);
+        }
+        let brute = p.brute_force_cost().expect("feasible");
+        let optimum = p.cost_of(&brute);
+        let s = solve(&p, Strategy::Exact, LIMIT).expect("feasible");
+        assert!(p.is_legal(&s.reduced), "seed {seed}");
+        assert!(s.optimal, "seed {seed}");
+        assert_eq!(s.cost, optimum, "seed {seed}");
+        assert_eq!(s.lower_bound, optimum, "seed {seed}");
+    }
+}
+
 /// Reductions of different costs (as inside and outside loops): the exact
 /// strategy and the ILP find the cheapest placement that enumeration finds,
 /// the greedy a legal one no cheaper.

@@ -70,7 +70,6 @@ pub(super) fn min_hitting_set_with(
     };
     let names: Vec<usize> = (0..n).collect();
     let weights: Option<Arc<[u64]>> = weights.map(Arc::from);
-    let weighted = weights.is_some();
     let mut inst = Instance::new(names, sets, None, weights);
     let mut chosen = Vec::new();
     let feasible = inst.reduce(&mut chosen);
@@ -86,31 +85,10 @@ pub(super) fn min_hitting_set_with(
         solver.timed_out = false;
         let mut best;
         let mut root;
-        if weighted {
+        if comp.weights.is_some() {
             best = greedy;
-            let upper = AtomicUsize::new(comp.cost_of(&best));
-            let lp = lp_root(&comp, &upper, deadline);
-            root = match lp {
-                Some(lp) => {
-                    let bound = lp.bound;
-                    if bound < comp.cost_of(&best) {
-                        bound.max(lp.search(&mut best, &mut solver))
-                    } else {
-                        bound
-                    }
-                }
-                None => {
-                    // Out of time before the relaxation: the Lagrangian
-                    // bound, in full where it is cheap.
-                    solver.timed_out = true;
-                    let rounds = if comp.of.len() <= small {
-                        ROOT_ROUNDS
-                    } else {
-                        1
-                    };
-                    comp.bound(comp.cost_of(&best), rounds).0
-                }
-            };
+            let lp = lp_root(&comp, &AtomicUsize::new(comp.cost_of(&best)), deadline);
+            root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else if comp.of.len() > small && Instant::now() < deadline {
             // Large components go to the relaxation at once: the cuts need
             // the time. Its root needs no incumbent, so the local search
@@ -642,8 +620,9 @@ impl Solver {
     }
 
     /// Searches `comp` from the root of its relaxation, or combinatorially
-    /// when the relaxation could not be solved, replacing `best` by the
-    /// smaller covers found. Returns the larger of `bound` (a bound already
+    /// when the relaxation could not be solved (a weighted `comp`, whose
+    /// costs that search does not count, stops at the Lagrangian bound),
+    /// replacing `best` by the cheaper covers found. Returns the larger of `bound` (a bound already
     /// known), the root's and the search's (which rises above the root's
     /// where the search closed subtrees before the deadline).
     fn search_from_root(
@@ -656,7 +635,7 @@ impl Solver {
         match lp {
             Some(lp) => {
                 let root = bound.max(lp.bound);
-                if root < best.len() {
+                if root < comp.cost_of(best) {
                     // The search's bound holds for the covers smaller than
                     // the `best` it started from; the others are no smaller
                     // than the `best` it ends with.
@@ -668,9 +647,15 @@ impl Solver {
             None => {
                 // A copy: the multipliers of `comp` stay as they are.
                 let mut fallback = comp.clone();
-                let root = bound.max(fallback.bound(best.len(), ROOT_ROUNDS).0);
-                if root < best.len() {
-                    self.search(fallback, &mut Vec::new(), best, true);
+                let upper = comp.cost_of(best);
+                let root = bound.max(fallback.bound(upper, ROOT_ROUNDS).0);
+                if root < upper {
+                    if comp.weights.is_some() {
+                        // The combinatorial search counts elements.
+                        self.timed_out = true;
+                    } else {
+                        self.search(fallback, &mut Vec::new(), best, true);
+                    }
                 }
                 root
             }

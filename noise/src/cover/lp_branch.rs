@@ -216,11 +216,9 @@ impl LpRoot<'_> {
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
         let costs = &self.ctx.costs;
-        self.ctx
-            .incumbent
-            .store(self.ctx.inst.cost_of(best), Ordering::Relaxed);
+        let upper = self.ctx.inst.cost_of(best);
+        self.ctx.incumbent.store(upper, Ordering::Relaxed);
         if let Some(y) = row_duals(costs, &self.rows, solver.deadline) {
-            let upper = self.ctx.inst.cost_of(best);
             let (out, taken) = fixings(costs, &self.rows, &y, upper);
             let fixed = out
                 .iter()
@@ -329,7 +327,8 @@ struct LpContext<'a> {
     /// What each element costs (the relaxation's objective).
     costs: Vec<f64>,
     pseudocosts: Mutex<Vec<Pseudocost>>,
-    /// The cost of the cheapest cover any thread of the search has found.
+    /// The cost of the cheapest cover any thread of the search has found
+    /// (each thread's `best` costs at least this much).
     incumbent: AtomicUsize,
     /// Threads searching (not waiting for a subtree to be joined), and how
     /// many may.
@@ -388,7 +387,7 @@ impl LpContext<'_> {
         let mut pending: Vec<Row> = Vec::new();
         loop {
             bound = bound.max(ceil(sol.objective()));
-            if bound >= self.upper(best) {
+            if bound >= self.upper() {
                 return bound;
             }
             value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
@@ -445,7 +444,7 @@ impl LpContext<'_> {
             }
         }
         self.round(&value, best);
-        if bound >= self.upper(best) {
+        if bound >= self.upper() {
             return bound;
         }
         // Reliability branching: both children of the most fractional
@@ -531,7 +530,7 @@ impl LpContext<'_> {
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> Branch {
-        let Some((children, pruned)) = self.children(sol, x, self.upper(best), solver) else {
+        let Some((children, pruned)) = self.children(sol, x, self.upper(), solver) else {
             return Branch::Settled(0);
         };
         let children: [microlp::Solution; 2] = match children.try_into() {
@@ -615,12 +614,9 @@ impl LpContext<'_> {
         }
     }
 
-    /// The cost a cover must beat: the cheaper of `best` and the cheapest
-    /// any other thread has found.
-    fn upper(&self, best: &[usize]) -> usize {
-        self.inst
-            .cost_of(best)
-            .min(self.incumbent.load(Ordering::Relaxed))
+    /// The cost a cover must beat: the cheapest any thread has found.
+    fn upper(&self) -> usize {
+        self.incumbent.load(Ordering::Relaxed)
     }
 
     /// Searches the two subtrees `first` and `second`, the second on a
