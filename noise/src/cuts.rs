@@ -22,9 +22,10 @@
 //! edges leaves every node of even degree except the ground, so its weight
 //! bounds `W`, and a walk lighter than 1 gives a violated cut. The lightest
 //! odd closed walk through each fractional node is a shortest path between
-//! its two copies in the bipartite double cover (Dijkstra). Every cut is rebuilt
-//! from its constraints and checked against `x` before it is returned, so
-//! the bound never rests on the heuristic's accounting.
+//! its two copies in the bipartite double cover (Dijkstra, stopped after
+//! [`SETTLED`] nodes, when the lightest walk found so far stands). Every
+//! cut is rebuilt from its constraints and checked against `x` before it is
+//! returned, so the bound never rests on the heuristic's accounting.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -44,6 +45,12 @@ const CANDIDATES: usize = 3;
 
 /// Edges lighter than this can close a violated walk only with others.
 const LIGHT: f64 = 1.0 - EPS;
+
+/// Each search settles at most this many nodes. A light odd walk through a
+/// node most often stays near it, while a search that runs on through the
+/// whole graph (zero-weight edges make most of it lie within reach) costs
+/// as much as the relaxation's re-solve and seldom finds more.
+const SETTLED: usize = 150;
 
 /// Totally ordered distance for the heap.
 #[derive(Copy, Clone, PartialEq)]
@@ -137,12 +144,18 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
         touched.push(source);
         heap.clear();
         heap.push(Reverse((Dist(0.0), source)));
+        let mut settled = 0;
         while let Some(Reverse((Dist(d), u))) = heap.pop() {
             if d > dist[u] || u == target {
                 if u == target {
                     break;
                 }
                 continue;
+            }
+            settled += 1;
+            if settled > SETTLED {
+                // The target's distance so far is still that of a walk.
+                break;
             }
             let (un, up) = (u / 2, u % 2);
             for &(to, w, c) in &adj[un] {
@@ -220,6 +233,24 @@ mod tests {
         let cut = &cuts[0];
         assert_eq!(cut.rhs, 2.0);
         assert_eq!(cut.terms, vec![(0, 1.0), (1, 1.0), (2, 1.0)]);
+    }
+
+    /// The search from a node stays near it: a triangle of pairs is cut
+    /// even inside a graph far larger than a search may settle (a long path
+    /// of tight pairs at one half, all its edges of weight zero).
+    #[test]
+    fn a_triangle_inside_a_large_graph_is_cut() {
+        let n = 3 + 10 * SETTLED;
+        let mut sets: Vec<Vec<u32>> = (3..n as u32 - 1).map(|e| vec![e, e + 1]).collect();
+        sets.push(vec![2, 3]);
+        sets.extend([vec![0, 1], vec![1, 2], vec![0, 2]]);
+        let refs: Vec<&[u32]> = sets.iter().map(|s| s.as_slice()).collect();
+        let cuts = odd_cycle_cuts(&refs, &vec![0.5; n], 10);
+        assert!(
+            cuts.iter()
+                .any(|c| c.rhs == 2.0 && c.terms == [(0, 1.0), (1, 1.0), (2, 1.0)]),
+            "no rank cut of the triangle"
+        );
     }
 
     #[test]
