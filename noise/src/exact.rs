@@ -16,9 +16,8 @@
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
 //! ops optimal within the default 10 s (`cargo xtask gen --kind noise
 //! --insts 1000`; the README has the counts, bounds and CPU times): seeds
-//! 7 and 11 keep a gap of 3 to 4 reductions, and seed 10 needs about 11 s
-//! on a quiet 2-core machine (its root bound is 277.9 against 281, closed
-//! by the search below in about 165 nodes on two threads). The optimum of
+//! 7 and 11 keep a gap of 3 to 4 reductions (the other ten are proven in
+//! 1.6-6.3 s on a quiet 2-core machine). The optimum of
 //! seed 7's largest component is 300 or 301: HiGHS proves 300 optimal for
 //! its witnesses of at most three values alone, in 112 s. The gap of
 //! seeds 7 and 11 is in the relaxation, not the search: their largest
@@ -36,6 +35,15 @@
 //! reach too: the graphs of the short witnesses of these components have
 //! treewidth 150 to 200 by the min-degree heuristic (320 to 360 with all
 //! witnesses), and the graph of all witnesses has no articulation point.
+//! Nor did a dual simplex made for covering rows (with nonnegative costs
+//! the slack basis is dual feasible, a new row costs nothing, and every
+//! solve with the basis is one with its kernel of tight rows by basic
+//! columns, kept as a dense inverse): its kernels reach 570-600 columns,
+//! so each pivot costs `O(k^2)`, and it was no faster than `microlp` at
+//! the root (2.7 s against 2.3 s on seed 10) and three times slower per
+//! fixing. A level formulation (a variable per value and noise level)
+//! has a far weaker relaxation: 253 on seed 7's DAG, against a proven
+//! bound of 381.
 //! On 3,000-op DAGs (largest
 //! component about 2,450 values and 25,000 to 36,000 witnesses) the cut
 //! rounds at the root take the whole 60 s and end 0.45-0.9% below the
@@ -43,11 +51,12 @@
 //! themselves only near the root: on seed 10 with a 30 s limit, no node
 //! cuts take 668 nodes and 27.5 s, cuts above depth 3 165 nodes and
 //! 15.6 s, cuts at every node 69 nodes and 19.7 s (each round a separation
-//! and up to 16 re-solves). Not done yet: a cheaper cut round
-//! (each cut is one dual simplex re-solve in `microlp`, which rebuilds the
-//! rows and refactorizes the basis for every constraint added; it has no
-//! way to add several at once), and a relaxation stronger than covering
-//! rows with odd-cycle cuts for the triples.
+//! and up to 16 re-solves; measured before the separation settled at most
+//! 150 nodes per search). Not done yet: a cheaper cut round (each cut is
+//! one dual simplex re-solve in `microlp`, which rebuilds the rows and
+//! refactorizes the basis for every constraint added; it has no way to add
+//! several at once), and a relaxation stronger than covering rows with
+//! odd-cycle cuts for the triples.
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same
