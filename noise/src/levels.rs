@@ -204,6 +204,10 @@ impl LevelSearch<'_, '_> {
     /// The subtree whose first `levels.len()` levels are fixed; `parent` is
     /// its parent's bound, which holds for it too.
     fn node(&mut self, levels: &mut Vec<u32>, parent: u64) {
+        // A sibling's placement may have reached the parent's bound.
+        if parent >= self.best.solution.cost {
+            return;
+        }
         if (self.left)().is_zero() {
             self.best.timed_out = true;
             self.best.leave_open(parent);
