@@ -220,11 +220,13 @@ fn solve_exact_with(
     // cost on a function with loops) weight them, as long as the weights
     // stay small enough for the relaxation's floating point to add them
     // exactly.
-    let witnesses = cover
-        .then(|| crate::cover::witnesses(problem))
+    // The weights are checked first: listing the witnesses costs more.
+    let hitting_set = cover
+        .then(|| hitting_set_weights(problem))
         .flatten()
-        .filter(|w| w.sets.iter().all(|s| !s.is_empty()));
-    if let (Some(w), Some((weights, scale))) = (witnesses, hitting_set_weights(problem)) {
+        .and_then(|weights| Some((crate::cover::witnesses(problem)?, weights)))
+        .filter(|(w, _)| w.sets.iter().all(|s| !s.is_empty()));
+    if let Some((w, (weights, scale))) = hitting_set {
         let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
         let weights = (!unit).then_some(weights);
         let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline);

@@ -317,20 +317,26 @@ fn exact_reports_an_honest_bound_on_a_large_dag() {
     assert_eq!(s.timed_out, !s.optimal);
 }
 
+/// A random DAG of 3 to 14 ops (a quarter `mul`) whose values cost one of
+/// `costs` each, and the cost of its cheapest placement by enumeration.
+fn weighted_dag(seed: u64, salt: u64, costs: &[u64]) -> (Problem, u64) {
+    let mut p = random_dag(seed ^ salt, 3 + (seed % 12) as usize, 25);
+    let mut rng = Rng(seed);
+    for v in 0..p.len() {
+        p.set_cost(v, costs[rng.below(costs.len())]);
+    }
+    let brute = p.brute_force_cost().expect("feasible");
+    let optimum = p.cost_of(&brute);
+    (p, optimum)
+}
+
 /// Costs whose total passes what the hitting set's floating-point
 /// relaxation adds exactly (loops of huge trip counts): the exact strategy
 /// takes its fallback and still finds the cheapest placement.
 #[test]
 fn huge_weighted_costs_match_enumeration() {
     for seed in 0..60u64 {
-        let mut p = random_dag(seed ^ 0x6e67, 3 + (seed % 12) as usize, 25);
-        let mut rng = Rng(seed);
-        for v in 0..p.len() {
-            let cost = [1, 3, 1 << 33, 1 << 40][rng.below(4)];
-            p.set_cost(v, cost);
-        }
-        let brute = p.brute_force_cost().expect("feasible");
-        let optimum = p.cost_of(&brute);
+        let (p, optimum) = weighted_dag(seed, 0x6e67, &[1, 3, 1 << 33, 1 << 40]);
         let s = solve(&p, Strategy::Exact, LIMIT).expect("feasible");
         assert!(p.is_legal(&s.reduced), "seed {seed}");
         assert!(s.optimal, "seed {seed}");
@@ -345,14 +351,7 @@ fn huge_weighted_costs_match_enumeration() {
 #[test]
 fn weighted_costs_match_enumeration() {
     for seed in 0..150u64 {
-        let mut p = random_dag(seed ^ 0xc057, 3 + (seed % 12) as usize, 25);
-        let mut rng = Rng(seed);
-        for v in 0..p.len() {
-            let cost = [1, 1, 3, 10, 100][rng.below(5)];
-            p.set_cost(v, cost);
-        }
-        let brute = p.brute_force_cost().expect("feasible");
-        let optimum = p.cost_of(&brute);
+        let (p, optimum) = weighted_dag(seed, 0xc057, &[1, 1, 3, 10, 100]);
         for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
             let s = solve(&p, strategy, LIMIT).expect("feasible");
             assert!(p.is_legal(&s.reduced), "seed {seed}: {strategy}");

@@ -478,9 +478,10 @@ impl Instance {
         let mut chosen = Vec::new();
         let per_cost =
             |inst: &Instance, x: usize| inst.live_of(x).count() as f64 / inst.weight(x) as f64;
-        while let Some(x) = (0..inst.of.len())
+        while let Some((x, _)) = (0..inst.of.len())
             .filter(|&x| inst.live_of(x).next().is_some())
-            .max_by(|&a, &b| per_cost(&inst, a).total_cmp(&per_cost(&inst, b)))
+            .map(|x| (x, per_cost(&inst, x)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
         {
             chosen.push(inst.names[x]);
             inst.take(x);
@@ -622,9 +623,10 @@ impl Solver {
     /// Searches `comp` from the root of its relaxation, or combinatorially
     /// when the relaxation could not be solved (a weighted `comp`, whose
     /// costs that search does not count, stops at the Lagrangian bound),
-    /// replacing `best` by the cheaper covers found. Returns the larger of `bound` (a bound already
-    /// known), the root's and the search's (which rises above the root's
-    /// where the search closed subtrees before the deadline).
+    /// replacing `best` by the cheaper covers found. Returns the larger of
+    /// `bound` (a bound already known), the root's and the search's (which
+    /// rises above the root's where the search closed subtrees before the
+    /// deadline).
     fn search_from_root(
         &mut self,
         comp: &Instance,
