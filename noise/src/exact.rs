@@ -107,6 +107,7 @@
 
 use std::time::Instant;
 
+use crate::cover::ComponentMemo;
 use crate::greedy::{drop_redundant, relocate, solve_greedy};
 use crate::problem::{NodeKind, Problem, Violation};
 
@@ -145,7 +146,17 @@ pub struct ExactSolution {
 /// Solves `problem` exactly unless `deadline` passes first; `Err` names a
 /// node that exceeds its bound whatever is reduced.
 pub fn solve_exact(problem: &Problem, deadline: Instant) -> Result<ExactSolution, Violation> {
-    solve_exact_with(problem, deadline, true)
+    solve_exact_with(problem, deadline, true, &mut ComponentMemo::default())
+}
+
+/// [`solve_exact`], taking the components of the hitting-set instance that
+/// `memo` holds from it, and adding those that close.
+pub(crate) fn solve_exact_memo(
+    problem: &Problem,
+    deadline: Instant,
+    memo: &mut ComponentMemo,
+) -> Result<ExactSolution, Violation> {
+    solve_exact_with(problem, deadline, true, memo)
 }
 
 /// The cost of every value's reduction divided by their greatest common
@@ -176,6 +187,7 @@ fn solve_exact_with(
     problem: &Problem,
     deadline: Instant,
     cover: bool,
+    memo: &mut ComponentMemo,
 ) -> Result<ExactSolution, Violation> {
     let n = problem.len();
     let params = problem.params();
@@ -229,7 +241,7 @@ fn solve_exact_with(
     if let Some((w, (weights, scale))) = hitting_set {
         let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
         let weights = (!unit).then_some(weights);
-        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline);
+        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline, memo);
         let mut reduced = vec![false; n];
         for &x in &c.chosen {
             reduced[x] = true;
@@ -258,7 +270,7 @@ fn solve_exact_with(
         }
         let now = Instant::now();
         let half = now + deadline.saturating_duration_since(now) / 2;
-        if let Ok(fewest) = solve_exact_with(&flat, half, true) {
+        if let Ok(fewest) = solve_exact_with(&flat, half, true, memo) {
             let cheapest = nodes
                 .iter()
                 .filter(|node| node.reducible)
@@ -903,7 +915,8 @@ mod tests {
             let optimum = p.brute_force().map(|r| r.iter().filter(|&&r| r).count());
             let far = Instant::now() + std::time::Duration::from_secs(10);
             for cover in [true, false] {
-                let s = solve_exact_with(&p, far, cover).expect("feasible");
+                let s = solve_exact_with(&p, far, cover, &mut ComponentMemo::default())
+                    .expect("feasible");
                 assert!(p.is_legal(&s.reduced), "seed {seed} cover {cover}");
                 assert!(s.optimal, "seed {seed} cover {cover}");
                 let count = s.reduced.iter().filter(|&&r| r).count();

@@ -192,10 +192,12 @@ pub enum CarriedLevels {
     /// One level (in bits) per carried parameter, in the order of
     /// [`Extraction::carried_params`]; missing entries are the encoding noise.
     Fixed(Vec<u32>),
-    /// A level per carried parameter, or `None` for a parameter relaxed as
-    /// in [`CarriedLevels::Relaxed`]; missing entries are relaxed. Its lower
-    /// bound bounds every choice of the relaxed levels.
-    Partial(Vec<Option<u32>>),
+    /// A range of levels `(low, high)` per carried parameter; missing
+    /// entries range over every level. The parameter assumes `low` and the
+    /// values carried into it may leave with up to `high` bits, so every
+    /// placement legal under some choice of levels within the ranges is
+    /// legal here, and the lower bound bounds them all.
+    Ranges(Vec<(u32, u32)>),
     /// A relaxation of every choice of levels: carried values are not
     /// constrained, and parameters assume the least noise. Its lower bound
     /// bounds every placement that keeps the loops legal.
@@ -203,14 +205,20 @@ pub enum CarriedLevels {
 }
 
 impl CarriedLevels {
-    /// The level of carried parameter `i`, `None` when relaxed.
-    fn level(&self, i: usize, params: NoiseParams) -> Option<u32> {
-        let level = match self {
-            CarriedLevels::Fixed(levels) => Some(levels.get(i).copied().unwrap_or(params.encode)),
-            CarriedLevels::Partial(levels) => levels.get(i).copied().flatten(),
-            CarriedLevels::Relaxed => None,
+    /// The range of levels of carried parameter `i`: the level its
+    /// parameter assumes and the most its carried values may have.
+    fn range(&self, i: usize, params: NoiseParams) -> (u32, u32) {
+        let every = (params.encode, params.max);
+        let (low, high) = match self {
+            CarriedLevels::Fixed(levels) => {
+                let level = levels.get(i).copied().unwrap_or(params.encode);
+                (level, level)
+            }
+            CarriedLevels::Ranges(ranges) => ranges.get(i).copied().unwrap_or(every),
+            CarriedLevels::Relaxed => every,
         };
-        level.map(|l| l.clamp(params.encode, params.max))
+        let clamp = |l: u32| l.clamp(params.encode, params.max);
+        (clamp(low), clamp(high).max(clamp(low)))
     }
 }
 
@@ -291,7 +299,7 @@ pub(crate) fn extract_in_order(
         }
     }
 
-    let mut carried: Vec<(Value, Option<u32>)> = Vec::new();
+    let mut carried: Vec<(Value, u32)> = Vec::new();
     let mut carried_params: Vec<Value> = Vec::new();
     let entry = func.layout.entry_block();
     for &block in order {
@@ -302,7 +310,7 @@ pub(crate) fn extract_in_order(
             }
             let mut inputs = Vec::new();
             let mut back_edge = false;
-            let level = levels.level(carried_params.len(), params);
+            let (assumed, cap) = levels.range(carried_params.len(), params);
             if Some(block) != entry {
                 for args in &incoming[block] {
                     let Some(&arg) = args.get(i) else { continue };
@@ -312,7 +320,7 @@ pub(crate) fn extract_in_order(
                         None if arg == param => {}
                         None => {
                             back_edge = true;
-                            carried.push((arg, level));
+                            carried.push((arg, cap));
                         }
                     }
                 }
@@ -322,7 +330,6 @@ pub(crate) fn extract_in_order(
             } else {
                 if back_edge {
                     carried_params.push(param);
-                    let assumed = level.unwrap_or(params.encode);
                     let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
                     b.problem.set_reducible(assumed, false);
                     inputs.push(assumed);
@@ -402,9 +409,9 @@ pub(crate) fn extract_in_order(
             node_of[result] = Some(node);
         }
     }
-    for (arg, level) in carried {
-        if let (Some(node), Some(level)) = (node_of[arg], level) {
-            b.problem.set_cap(node, level);
+    for (arg, cap) in carried {
+        if let Some(node) = node_of[arg] {
+            b.problem.set_cap(node, cap);
         }
     }
     Extraction {

@@ -2,28 +2,38 @@
 //!
 //! A function with loops has one carried level per noisy parameter fed by a
 //! back edge (see the `function` module), and the cheapest placement is the
-//! cheapest over every choice of levels. The levels are searched by branch
-//! and bound, one parameter at a time: a search node fixes the levels of
-//! the first parameters and relaxes the others (their carried values are
-//! not constrained and the parameters assume the encoding noise). The
-//! relaxed problem admits every placement legal under any completion of
-//! the fixed levels, so its proven lower bound bounds the whole subtree, and
-//! a subtree whose bound reaches the best placement found is pruned. A leaf
-//! fixes every level and its placement is a candidate. The bound reported
-//! is the least of the best cost and the bounds of the subtrees left open
-//! (by the time limit, or by a leaf whose own search did not close), so it
-//! stays honest whatever the search finishes.
+//! cheapest over every choice of levels. The choices are searched by branch
+//! and bound over ranges of levels: a search node gives each parameter a
+//! range, its parameter assuming the least level of it and the values
+//! carried into it leaving with up to the largest. That problem admits
+//! every placement legal under some choice within the ranges, so its proven
+//! lower bound bounds the whole subtree, and a subtree whose bound reaches
+//! the best placement found is pruned. When the relaxation's placement
+//! happens to keep every carried value within the least levels, it is a
+//! legal placement there and closes the subtree; otherwise the widest range
+//! is halved. A node whose ranges are single levels is a leaf and its
+//! placement a candidate. The bound reported is the least of the best cost
+//! and the bounds of the subtrees left open (by the time limit, or by a node
+//! whose own search did not close), so it stays honest whatever the search
+//! finishes.
+//!
+//! Neighbouring choices differ only around the carried values, so most
+//! components of their hitting-set instances recur; the exact strategy
+//! keeps the components it closed and takes them again as they are.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, Value};
 
+use crate::cover::ComponentMemo;
 use crate::function::{
     block_executions, extract_in_order, insert_reductions_with_exits, remove_reductions,
     CarriedLevels, Extraction, Options, Placement,
 };
-use crate::{solve, NoiseError, Solution, Strategy};
+use crate::solve::solve_memo;
+use crate::{NoiseError, Solution, Strategy};
 
 /// The best placement over the choices of carried levels tried so far, and
 /// the least bound of the choices left open.
@@ -51,11 +61,12 @@ impl Best {
         }
     }
 
-    /// Takes one more complete choice of levels into account.
+    /// Takes into account a legal placement and the bound of the choices
+    /// of levels it was searched among.
     fn offer(&mut self, extraction: Extraction, solution: Solution) {
         self.timed_out |= solution.timed_out;
         self.search_nodes += solution.search_nodes;
-        if !solution.optimal {
+        if solution.lower_bound < solution.cost {
             self.open_bound = self.open_bound.min(solution.lower_bound);
         }
         if solution.cost < self.solution.cost {
@@ -98,9 +109,18 @@ pub fn optimize_with(
     let deadline = start + options.time_limit;
     let left = || deadline.saturating_duration_since(Instant::now());
     let func_ref: &Function = func;
+    let extract =
+        |levels: &CarriedLevels| extract_in_order(func_ref, &order, &times, options, levels);
+    let memo = RefCell::new(ComponentMemo::default());
     let attempt = |levels: &CarriedLevels, budget: Duration| {
-        let extraction = extract_in_order(func_ref, &order, &times, options, levels);
-        match solve(&extraction.problem, options.strategy, budget) {
+        let extraction = extract(levels);
+        let solved = solve_memo(
+            &extraction.problem,
+            options.strategy,
+            budget,
+            &mut memo.borrow_mut(),
+        );
+        match solved {
             Ok(solution) => Ok((extraction, solution)),
             Err(violation) => {
                 let value = (0..=violation.node)
@@ -136,13 +156,12 @@ pub fn optimize_with(
             best.open_bound = u64::MAX;
             let mut search = LevelSearch {
                 attempt: &attempt,
+                extract: &extract,
                 left: &left,
                 best: &mut best,
-                encode: options.params.encode,
-                max: options.params.max,
-                carried,
             };
-            search.node(&mut Vec::new(), 0);
+            let every = (options.params.encode, options.params.max);
+            search.node(&mut vec![every; carried], 0);
         }
     }
     let Best {
@@ -193,17 +212,17 @@ type Attempt<'a> =
 /// The branch and bound over carried levels (see the module docs).
 struct LevelSearch<'a, 'b> {
     attempt: &'a Attempt<'a>,
+    /// Extracts the problem of one choice of levels.
+    extract: &'a dyn Fn(&CarriedLevels) -> Extraction,
     left: &'a dyn Fn() -> Duration,
     best: &'b mut Best,
-    encode: u32,
-    max: u32,
-    carried: usize,
 }
 
 impl LevelSearch<'_, '_> {
-    /// The subtree whose first `levels.len()` levels are fixed; `parent` is
-    /// its parent's bound, which holds for it too.
-    fn node(&mut self, levels: &mut Vec<u32>, parent: u64) {
+    /// The subtree of the choices of levels within `ranges` (one per
+    /// carried parameter); `parent` is its parent's bound, which holds for
+    /// it too.
+    fn node(&mut self, ranges: &mut [(u32, u32)], parent: u64) {
         // A sibling's placement may have reached the parent's bound.
         if parent >= self.best.solution.cost {
             return;
@@ -213,30 +232,49 @@ impl LevelSearch<'_, '_> {
             self.best.leave_open(parent);
             return;
         }
-        let depth = levels.len();
-        let choice = if depth == self.carried {
-            CarriedLevels::Fixed(levels.clone())
+        let lows: Vec<u32> = ranges.iter().map(|&(low, _)| low).collect();
+        let fixed = ranges.iter().all(|&(low, high)| low == high);
+        let choice = if fixed {
+            CarriedLevels::Fixed(lows.clone())
         } else {
-            CarriedLevels::Partial(levels.iter().map(|&l| Some(l)).collect())
+            CarriedLevels::Ranges(ranges.to_vec())
         };
         // Half of what is left: the nodes after this one get the rest.
-        let Ok((extraction, solution)) = (self.attempt)(&choice, (self.left)() / 2) else {
-            // No placement under these levels: nothing to bound.
+        let Ok((extraction, mut solution)) = (self.attempt)(&choice, (self.left)() / 2) else {
+            // No placement within these ranges: nothing to bound.
             return;
         };
-        if depth == self.carried {
+        // The parent's bound holds here too, if this search left more open.
+        solution.lower_bound = solution.lower_bound.max(parent);
+        if fixed {
             self.best.offer(extraction, solution);
             return;
         }
+        // The relaxation's placement may keep every carried value within
+        // the least levels of the ranges: then it is a fixed point there,
+        // a legal placement, and no choice within the ranges does better
+        // than its bound.
+        let at_lows = (self.extract)(&CarriedLevels::Fixed(lows));
+        if at_lows.problem.is_legal(&solution.reduced) {
+            self.best.offer(at_lows, solution);
+            return;
+        }
         self.best.search_nodes += solution.search_nodes;
-        let bound = solution.lower_bound.max(parent);
+        let bound = solution.lower_bound;
         if bound >= self.best.solution.cost {
             return;
         }
-        for level in self.encode..=self.max {
-            levels.push(level);
-            self.node(levels, bound);
-            levels.pop();
+        // Halve the widest range, the lower levels first.
+        let (i, &(low, high)) = ranges
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, &(low, high))| (high - low, std::cmp::Reverse(i)))
+            .expect("a range wider than one level");
+        let mid = low + (high - low) / 2;
+        for half in [(low, mid), (mid + 1, high)] {
+            ranges[i] = half;
+            self.node(ranges, bound);
         }
+        ranges[i] = (low, high);
     }
 }

@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::exact::solve_exact;
+use crate::cover::ComponentMemo;
+use crate::exact::{solve_exact, solve_exact_memo};
 use crate::greedy::{relocate, solve_greedy};
 use crate::ilp::{solve_ilp, IlpStatus};
 use crate::problem::{Problem, Violation};
@@ -65,6 +66,17 @@ pub fn solve(
     strategy: Strategy,
     time_limit: Duration,
 ) -> Result<Solution, Violation> {
+    solve_memo(problem, strategy, time_limit, &mut ComponentMemo::default())
+}
+
+/// [`solve`], where the exact strategy takes the components `memo` holds
+/// from it and adds those that close.
+pub(crate) fn solve_memo(
+    problem: &Problem,
+    strategy: Strategy,
+    time_limit: Duration,
+    memo: &mut ComponentMemo,
+) -> Result<Solution, Violation> {
     let start = Instant::now();
     let deadline = start + time_limit;
     let infeasible = || {
@@ -77,7 +89,7 @@ pub fn solve(
     let mut search_nodes = 0;
     let (reduced, lower_bound, timed_out) = match strategy {
         Strategy::Exact => {
-            let s = solve_exact(problem, deadline)?;
+            let s = solve_exact_memo(problem, deadline, memo)?;
             let timed_out = !s.optimal;
             search_nodes = s.search_nodes;
             (s.reduced, s.lower_bound, timed_out)

@@ -9,7 +9,7 @@ use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::testing::check_same_behaviour;
 use kildall_noise::{
-    extract, extract_with_levels, optimize, verify, CarriedLevels, Cost, Options, Strategy,
+    extract, extract_with_levels, optimize, solve, verify, CarriedLevels, Cost, Options, Strategy,
 };
 
 fn args(n: usize, seed: u64) -> Vec<RuntimeValue> {
@@ -129,4 +129,48 @@ fn existing_reductions_are_replaced() {
     // The same values are reduced again (the text differs only in the
     // numbers of the new reductions).
     assert_eq!(second.reduced, first.reduced);
+}
+
+/// On loops too large to enumerate, the search over ranges of carried
+/// levels ends at the cheapest of the placements proven optimal for each
+/// single level, under both costs.
+#[test]
+fn level_search_matches_every_level_solved_alone() {
+    for seed in 0..12u64 {
+        let config = NoiseConfig {
+            ops: 40 + (seed % 4) as usize * 20,
+            control_flow: NoiseControlFlow::Loop,
+            plaintext_fraction: if seed % 2 == 0 { 0.0 } else { 0.2 },
+            ..NoiseConfig::default()
+        };
+        let module = generate_noise(seed, &config);
+        let main = module.main().unwrap();
+        let func = &module.functions[main];
+        for cost in [Cost::Static, Cost::Executions] {
+            let options = Options {
+                cost,
+                time_limit: Duration::from_secs(600),
+                ..Options::default()
+            };
+            let mut best: Option<u64> = None;
+            for level in options.params.encode..=options.params.max {
+                let levels = CarriedLevels::Fixed(vec![level]);
+                let problem = extract_with_levels(func, &options, &levels).problem;
+                if let Ok(s) = solve(&problem, Strategy::Exact, options.time_limit) {
+                    assert!(s.optimal, "seed {seed}, level {level}");
+                    best = Some(best.map_or(s.cost, |b| b.min(s.cost)));
+                }
+            }
+            let mut optimized = module.clone();
+            let placement = optimize(&mut optimized.functions[main], &options).unwrap();
+            assert!(placement.optimal, "seed {seed}, {cost} cost");
+            assert_eq!(Some(placement.cost()), best, "seed {seed}, {cost} cost");
+            verify(
+                &optimized.functions[main],
+                options.params,
+                options.input_level(),
+            )
+            .unwrap_or_else(|v| panic!("seed {seed}, {cost} cost: {v}"));
+        }
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::local_search::{row_weighting, Stop};
 use super::lp_branch::{lp_root, LpRoot};
+use super::memo::{ComponentKey, ComponentMemo};
 use super::witness::{is_subset, Set};
 
 /// The outcome of the hitting-set search.
@@ -41,14 +42,16 @@ pub(super) const EPS: f64 = 1e-6;
 
 /// A cheapest hitting set of `sets` over the elements `0..n` (every set
 /// non-empty), unless `deadline` passes first. Every element costs 1, or
-/// its entry of `weights` (integers, so that bounds round up).
+/// its entry of `weights` (integers, so that bounds round up). Components
+/// found in `memo` are not searched again; those that close are added.
 pub(crate) fn min_hitting_set(
     n: usize,
     sets: Vec<Set>,
     weights: Option<Vec<u64>>,
     deadline: Instant,
+    memo: &mut ComponentMemo,
 ) -> Cover {
-    min_hitting_set_with(n, sets, weights, deadline, COMBINATORIAL_FIRST)
+    min_hitting_set_with(n, sets, weights, deadline, COMBINATORIAL_FIRST, memo)
 }
 
 /// [`min_hitting_set`], searching components of at most `small` elements
@@ -62,6 +65,7 @@ pub(super) fn min_hitting_set_with(
     weights: Option<Vec<u64>>,
     deadline: Instant,
     small: usize,
+    memo: &mut ComponentMemo,
 ) -> Cover {
     let mut solver = Solver {
         deadline,
@@ -79,6 +83,12 @@ pub(super) fn min_hitting_set_with(
     let components = inst.components();
     let count = components.len();
     for mut comp in components {
+        let key = comp.key();
+        if let Some(cover) = memo.get(&key) {
+            lower_bound += comp.cost_of(cover);
+            chosen.extend_from_slice(cover);
+            continue;
+        }
         let greedy = comp.greedy();
         let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 8;
         let moves = LOCAL_MOVES * comp.of.len() as u64;
@@ -154,6 +164,7 @@ pub(super) fn min_hitting_set_with(
             lower_bound += root.min(cost);
         } else {
             lower_bound += cost;
+            memo.insert(key, best.clone());
         }
         chosen.extend(best);
     }
@@ -245,6 +256,18 @@ impl Instance {
             lambda,
             of,
             weights,
+        }
+    }
+
+    /// What identifies the instance: its values, sets and costs.
+    fn key(&self) -> ComponentKey {
+        ComponentKey {
+            names: self.names.clone(),
+            sets: self.sets.clone(),
+            weights: self
+                .weights
+                .as_ref()
+                .map(|w| self.names.iter().map(|&v| w[v]).collect()),
         }
     }
 

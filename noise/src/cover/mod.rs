@@ -56,10 +56,12 @@
 mod hitting_set;
 mod local_search;
 mod lp_branch;
+mod memo;
 mod reduced_cost;
 mod witness;
 
 pub(crate) use hitting_set::min_hitting_set;
+pub(crate) use memo::ComponentMemo;
 pub(crate) use witness::witnesses;
 
 #[cfg(test)]
@@ -69,6 +71,7 @@ mod tests {
 
     use super::hitting_set::{min_hitting_set_with, Instance, Solver, COMBINATORIAL_FIRST};
     use super::lp_branch::lp_root;
+    use super::memo::ComponentMemo;
     use super::witness::Set;
 
     fn covers(sets: &[Set], chosen: &[usize]) -> bool {
@@ -153,13 +156,47 @@ mod tests {
             let optimum = brute_force(n, &sets);
             for small in [COMBINATORIAL_FIRST, 0] {
                 let deadline = Instant::now() + Duration::from_secs(60);
-                let cover = min_hitting_set_with(n, sets.clone(), None, deadline, small);
+                let memo = &mut ComponentMemo::default();
+                let cover = min_hitting_set_with(n, sets.clone(), None, deadline, small, memo);
                 assert!(cover.optimal);
                 assert!(covers(&sets, &cover.chosen));
                 assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
                 assert_eq!(cover.lower_bound, optimum);
             }
         }
+    }
+
+    /// A memo filled by one instance serves the next, which shares some of
+    /// its components and changes others (one more set): the answers stay
+    /// optimal, and an instance met again is not searched at all.
+    #[test]
+    fn memo_carries_identical_components_only() {
+        let mut rng = kildall_ir::generate::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut reused = 0;
+        for (n, sets) in random_instances() {
+            let mut memo = ComponentMemo::default();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let first = min_hitting_set_with(n, sets.clone(), None, deadline, 0, &mut memo);
+            assert_eq!(first.chosen.len(), brute_force(n, &sets));
+            let hits = memo.hits();
+            let again = min_hitting_set_with(n, sets.clone(), None, deadline, 0, &mut memo);
+            assert_eq!(again.chosen.len(), first.chosen.len());
+            assert_eq!(memo.hits() - hits, again.components);
+            let hits = memo.hits();
+            let mut changed = sets.clone();
+            let mut extra: Set = (0..2).map(|_| rng.below(n as u64) as u32).collect();
+            extra.sort_unstable();
+            extra.dedup();
+            changed.push(extra);
+            let optimum = brute_force(n, &changed);
+            let cover = min_hitting_set_with(n, changed.clone(), None, deadline, 0, &mut memo);
+            assert!(cover.optimal);
+            assert!(covers(&changed, &cover.chosen));
+            assert_eq!(cover.chosen.len(), optimum, "{changed:?}");
+            assert_eq!(cover.lower_bound, optimum);
+            reused += usize::from(memo.hits() > hits);
+        }
+        assert!(reused > 10, "only {reused} instances reused a component");
     }
 
     /// Instances the root does not close: the search branches (on a second
@@ -219,6 +256,7 @@ mod tests {
                 Some(weights.clone()),
                 deadline,
                 COMBINATORIAL_FIRST,
+                &mut ComponentMemo::default(),
             );
             assert!(cover.optimal);
             assert!(covers(&sets, &cover.chosen));
