@@ -162,7 +162,7 @@ pub(crate) fn solve_exact_memo(
 /// The cost of every value's reduction divided by their greatest common
 /// divisor, and that divisor; `None` when the weights would be too large
 /// for the relaxation of the weighted hitting set to add them exactly.
-fn hitting_set_weights(problem: &Problem) -> Option<(Vec<u64>, u64)> {
+pub(crate) fn hitting_set_weights(problem: &Problem) -> Option<(Vec<u64>, u64)> {
     fn gcd(a: u64, b: u64) -> u64 {
         if b == 0 {
             a

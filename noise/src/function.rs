@@ -180,6 +180,8 @@ pub struct Extraction {
     /// The noisy block parameters fed by a back edge, in the order their
     /// carried levels are given to [`extract_with_levels`].
     pub carried_params: Vec<Value>,
+    /// The values passed to them along back edges.
+    pub carried_values: Vec<Value>,
     /// The times a reduction of each node would run.
     pub executions: Vec<u64>,
     /// The exit nodes (only under [`Cost::Executions`]).
@@ -275,15 +277,63 @@ pub(crate) fn extract_in_order(
     options: &Options,
     levels: &CarriedLevels,
 ) -> Extraction {
+    let mut b = Builder::new(options);
+    let copy = emit_copy(&mut b, func, order, times, options, Carry::Levels(levels));
+    b.finish(copy)
+}
+
+/// The problem of the first `copies` iterations of every loop of `func` at
+/// once: copy `t` of the function takes the values carried out of copy
+/// `t - 1` along its back edges (the first takes none), so its noise is
+/// the `t`-th step of the noise analysis's iteration from the entry. Each
+/// value has a node in every copy; [`Extraction::values`] and
+/// [`Extraction::exits`] name them. Every step is at most the fixed point,
+/// so a placement legal on the function is legal here: the problem is a
+/// relaxation, exact once the iteration has converged.
+pub(crate) fn extract_unrolled(
+    func: &Function,
+    order: &[Block],
+    times: &SecondaryMap<Block, u64>,
+    options: &Options,
+    copies: usize,
+) -> Extraction {
+    let mut b = Builder::new(options);
+    let mut previous = SecondaryMap::new();
+    let mut copy = emit_copy(&mut b, func, order, times, options, Carry::From(&previous));
+    for _ in 1..copies {
+        previous = copy.node_of;
+        copy = emit_copy(&mut b, func, order, times, options, Carry::From(&previous));
+    }
+    b.finish(copy)
+}
+
+/// Where a carried parameter's back-edge input comes from in one copy.
+enum Carry<'a> {
+    /// A source at the parameter's carried level, the values carried into
+    /// it capped at the level (see the module docs).
+    Levels(&'a CarriedLevels),
+    /// The nodes of the values carried out of the previous copy.
+    From(&'a SecondaryMap<Value, Option<usize>>),
+}
+
+/// One copy of the function in a problem under construction.
+struct Copy {
+    node_of: SecondaryMap<Value, Option<usize>>,
+    carried_params: Vec<Value>,
+    carried_values: Vec<Value>,
+}
+
+/// Appends one copy of `func` to `b`.
+fn emit_copy(
+    b: &mut Builder,
+    func: &Function,
+    order: &[Block],
+    times: &SecondaryMap<Block, u64>,
+    options: &Options,
+    carry: Carry<'_>,
+) -> Copy {
     let params = options.params;
     let input = options.input_level();
-    let mut b = Builder {
-        problem: Problem::new(params),
-        values: Vec::new(),
-        executions: Vec::new(),
-        weighted: options.cost == Cost::Executions,
-    };
-    let mut exits: Vec<ExitNode> = Vec::new();
     let mut exit_of: HashMap<(Value, Block), usize> = HashMap::new();
     let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
 
@@ -301,6 +351,7 @@ pub(crate) fn extract_in_order(
 
     let mut carried: Vec<(Value, u32)> = Vec::new();
     let mut carried_params: Vec<Value> = Vec::new();
+    let mut carried_values: Vec<Value> = Vec::new();
     let entry = func.layout.entry_block();
     for &block in order {
         let runs = times[block];
@@ -309,8 +360,7 @@ pub(crate) fn extract_in_order(
                 continue;
             }
             let mut inputs = Vec::new();
-            let mut back_edge = false;
-            let (assumed, cap) = levels.range(carried_params.len(), params);
+            let mut back_args = Vec::new();
             if Some(block) != entry {
                 for args in &incoming[block] {
                     let Some(&arg) = args.get(i) else { continue };
@@ -318,21 +368,38 @@ pub(crate) fn extract_in_order(
                     match node_of[arg] {
                         Some(node) => inputs.push(node),
                         None if arg == param => {}
-                        None => {
-                            back_edge = true;
-                            carried.push((arg, cap));
-                        }
+                        None => back_args.push(arg),
                     }
                 }
             }
-            let node = if inputs.is_empty() && !back_edge {
+            let node = if inputs.is_empty() && back_args.is_empty() {
                 b.add(NodeKind::Source(input), vec![], Some(param), runs)
             } else {
-                if back_edge {
+                if !back_args.is_empty() {
+                    carried_values.extend(back_args.iter().copied());
+                    match carry {
+                        Carry::Levels(levels) => {
+                            let (assumed, cap) = levels.range(carried_params.len(), params);
+                            carried.extend(back_args.iter().map(|&arg| (arg, cap)));
+                            let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
+                            b.problem.set_reducible(assumed, false);
+                            inputs.push(assumed);
+                        }
+                        Carry::From(previous) => {
+                            for &arg in &back_args {
+                                let node = previous.get(arg).copied().flatten();
+                                let node = node.unwrap_or_else(|| {
+                                    // Nothing carried yet: the first iteration.
+                                    let source =
+                                        b.add(NodeKind::Source(params.encode), vec![], None, runs);
+                                    b.problem.set_reducible(source, false);
+                                    source
+                                });
+                                inputs.push(node);
+                            }
+                        }
+                    }
                     carried_params.push(param);
-                    let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
-                    b.problem.set_reducible(assumed, false);
-                    inputs.push(assumed);
                 }
                 b.add(NodeKind::Join, inputs, Some(param), runs)
             };
@@ -360,7 +427,7 @@ pub(crate) fn extract_in_order(
                 }
                 *exit_of.entry((v, block)).or_insert_with(|| {
                     let exit = b.add(NodeKind::Join, vec![node], None, runs);
-                    exits.push(ExitNode {
+                    b.exits.push(ExitNode {
                         node: exit,
                         value: v,
                         block,
@@ -381,7 +448,7 @@ pub(crate) fn extract_in_order(
                         BinaryOp::Mul | BinaryOp::UncheckedMul => scale_bits(c),
                         _ => 0,
                     };
-                    let a = operand(&mut b, noisy);
+                    let a = operand(&mut *b, noisy);
                     (NodeKind::Scale(bits), vec![a], true)
                 }
                 InstructionData::Binary { op, lhs, rhs } => {
@@ -389,8 +456,8 @@ pub(crate) fn extract_in_order(
                         BinaryOp::Mul | BinaryOp::UncheckedMul => NodeKind::Mul,
                         _ => NodeKind::Add,
                     };
-                    let a = operand(&mut b, lhs);
-                    let b = operand(&mut b, rhs);
+                    let a = operand(&mut *b, lhs);
+                    let b = operand(&mut *b, rhs);
                     (kind, vec![a, b], true)
                 }
                 InstructionData::IfElse {
@@ -398,8 +465,8 @@ pub(crate) fn extract_in_order(
                     else_value,
                     ..
                 } => {
-                    let a = operand(&mut b, then_value);
-                    let b = operand(&mut b, else_value);
+                    let a = operand(&mut *b, then_value);
+                    let b = operand(&mut *b, else_value);
                     (NodeKind::Join, vec![a, b], true)
                 }
                 _ => (NodeKind::Source(input), vec![], true),
@@ -414,13 +481,10 @@ pub(crate) fn extract_in_order(
             b.problem.set_cap(node, cap);
         }
     }
-    Extraction {
-        problem: b.problem,
-        values: b.values,
+    Copy {
         node_of,
         carried_params,
-        executions: b.executions,
-        exits,
+        carried_values,
     }
 }
 
@@ -430,10 +494,34 @@ struct Builder {
     problem: Problem,
     values: Vec<Option<Value>>,
     executions: Vec<u64>,
+    exits: Vec<ExitNode>,
     weighted: bool,
 }
 
 impl Builder {
+    fn new(options: &Options) -> Self {
+        Builder {
+            problem: Problem::new(options.params),
+            values: Vec::new(),
+            executions: Vec::new(),
+            exits: Vec::new(),
+            weighted: options.cost == Cost::Executions,
+        }
+    }
+
+    /// The extraction, its last copy naming the values.
+    fn finish(self, copy: Copy) -> Extraction {
+        Extraction {
+            problem: self.problem,
+            values: self.values,
+            node_of: copy.node_of,
+            carried_params: copy.carried_params,
+            carried_values: copy.carried_values,
+            executions: self.executions,
+            exits: self.exits,
+        }
+    }
+
     /// Appends a node that runs `runs` times; its reduction costs that
     /// under the executions cost.
     fn add(

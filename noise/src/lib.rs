@@ -24,6 +24,7 @@ mod params;
 mod pass;
 mod problem;
 mod solve;
+mod unroll;
 
 /// The README's example, run as a doctest.
 #[doc = include_str!("../README.md")]

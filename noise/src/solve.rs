@@ -138,7 +138,7 @@ pub(crate) fn solve_memo(
 /// `add`s reduces right after the `mul`, as the design's answers do). Each
 /// move lowers an integer sum, so the loop ends. A move is tried by
 /// propagating the change forward only as far as the noise changes.
-fn hoist(problem: &Problem, reduced: &mut [bool]) {
+pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool]) {
     let nodes = problem.nodes();
     let encode = problem.params().encode;
     let (noise, violation) = problem.evaluate(reduced);

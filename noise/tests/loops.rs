@@ -170,4 +170,5 @@ fn reductions_move_out_of_a_counted_loop() {
 fn carried_levels_are_placed_optimally() {
     check("loop.ssa");
     check("loop_level.ssa");
+    check("slow_growth.ssa");
 }

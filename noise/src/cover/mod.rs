@@ -62,7 +62,7 @@ mod witness;
 
 pub(crate) use hitting_set::min_hitting_set;
 pub(crate) use memo::ComponentMemo;
-pub(crate) use witness::witnesses;
+pub(crate) use witness::{witnesses, witnesses_over};
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,8 @@ const CAP_PER_NODE: usize = 400;
 
 struct Enumerator<'p> {
     p: &'p Problem,
+    /// The element each reducible node stands for in the sets.
+    element_of: &'p [u32],
     h: u32,
     /// Upper bound on each node's height (noise above the encoding noise)
     /// before its reduction: its noise when nothing is reduced, capped.
@@ -117,7 +119,7 @@ impl Enumerator<'_> {
         if k == 0 || !self.p.nodes()[v].reducible {
             return pre;
         }
-        let v = v as u32;
+        let v = self.element_of[v];
         std::rc::Rc::new(
             pre.iter()
                 .map(|s| {
@@ -191,6 +193,16 @@ fn minimize(sets: &mut Vec<Set>) {
 
 /// The minimal witnesses of `problem`, or `None` when there are too many.
 pub(crate) fn witnesses(problem: &Problem) -> Option<Witnesses> {
+    let identity: Vec<u32> = (0..problem.len() as u32).collect();
+    witnesses_over(problem, &identity)
+}
+
+/// The minimal witnesses of `problem` over the elements its reducible
+/// nodes stand for (`element_of`, by node): nodes that stand for the same
+/// element are reduced together, so a witness is the set of their
+/// elements. Listing them so, rather than mapping the witnesses of the
+/// nodes, keeps apart only the witnesses that differ in elements.
+pub(crate) fn witnesses_over(problem: &Problem, element_of: &[u32]) -> Option<Witnesses> {
     let params = problem.params();
     let (e, m) = (params.encode, params.max);
     let h = m - e;
@@ -199,6 +211,7 @@ pub(crate) fn witnesses(problem: &Problem) -> Option<Witnesses> {
     let hi: Vec<u32> = top.iter().map(|&x| x.min(m + 1) - e).collect();
     let mut en = Enumerator {
         p: problem,
+        element_of,
         h,
         hi,
         memo: vec![None; n * (h as usize + 2)],

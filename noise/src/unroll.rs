@@ -1,0 +1,233 @@
+//! The exact placement of a function with loops as one hitting set.
+//!
+//! The noise analysis reaches its fixed point by iterating from the entry,
+//! each step at most the next, so a placement is legal exactly when the
+//! first iterations of every loop, unrolled until they stop changing, are
+//! legal with the same values reduced in every copy. Legality of the
+//! unrolled problem is still monotone in the reduced values, so its
+//! witnesses, each mapped to the values its nodes stand for, are the
+//! witnesses of the function, and the cheapest placement is their cheapest
+//! hitting set: no search over carried levels.
+//!
+//! Fewer copies are a relaxation (every step is at most the fixed point),
+//! so the search starts from a few copies and doubles them until the
+//! cheapest placement of the relaxation passes the noise verifier, whose
+//! fixed point is the real one; its proven bound then holds for the
+//! function. Each carried value's noise only rises from one step to the
+//! next while the iteration changes, and stays within the encoding noise
+//! and the maximum while it is legal, so `carried * (max - encode + 1) + 1`
+//! copies are always enough.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use kildall_dataflow::Max;
+use kildall_ir::{Block, Function, SecondaryMap, Terminator, Value, ValueDef};
+
+use crate::analysis::analyze;
+use crate::cover::{min_hitting_set, witnesses_over, ComponentMemo};
+use crate::exact::hitting_set_weights;
+use crate::function::{
+    extract_in_order, extract_unrolled, insert_reductions_with_exits, CarriedLevels, Extraction,
+    Options,
+};
+use crate::solve::hoist;
+use crate::{verify, Solution};
+
+/// Copies of the function the search starts from.
+const FIRST_COPIES: usize = 3;
+
+/// The cheapest placement on `func` (with its extraction at the carried
+/// levels of its fixed point), or `None` when the witnesses are too many
+/// or too heavy to list, or nothing can be placed (the search over
+/// carried levels then takes over).
+pub(crate) fn solve_unrolled(
+    func: &Function,
+    order: &[Block],
+    times: &SecondaryMap<Block, u64>,
+    options: &Options,
+    deadline: Instant,
+    memo: &mut ComponentMemo,
+) -> Option<(Extraction, Solution)> {
+    let start = Instant::now();
+    let params = options.params;
+    let mut copies = FIRST_COPIES;
+    loop {
+        let unrolled = extract_unrolled(func, order, times, options, copies);
+        let enough = unrolled.carried_params.len() * (params.max - params.encode + 1) as usize + 1;
+        let problem = &unrolled.problem;
+        // One element per value, and per value read after its loop.
+        let mut element_of: Vec<Option<u32>> = vec![None; problem.len()];
+        let mut index: HashMap<(Value, Option<Block>), u32> = HashMap::new();
+        let mut keys: Vec<(Value, Option<Block>)> = Vec::new();
+        let mut first_node: Vec<usize> = Vec::new();
+        let mut name = |node: usize, key: (Value, Option<Block>)| {
+            let next = keys.len() as u32;
+            let element = *index.entry(key).or_insert(next);
+            if element == next {
+                keys.push(key);
+                first_node.push(node);
+            }
+            element_of[node] = Some(element);
+        };
+        for (node, value) in unrolled.values.iter().enumerate() {
+            if let Some(value) = value {
+                name(node, (*value, None));
+            }
+        }
+        for exit in &unrolled.exits {
+            name(exit.node, (exit.value, Some(exit.block)));
+        }
+        let (weights, scale) = hitting_set_weights(problem)?;
+        let reducible = |node: usize| problem.nodes()[node].reducible;
+        if (0..problem.len()).any(|node| reducible(node) && element_of[node].is_none()) {
+            return None;
+        }
+        let element_of: Vec<u32> = element_of.iter().map(|e| e.unwrap_or(u32::MAX)).collect();
+        let mut sets = witnesses_over(problem, &element_of)?.sets;
+        if sets.iter().any(|set| set.is_empty()) {
+            return None;
+        }
+        sets.sort_unstable();
+        sets.dedup();
+        let weights: Vec<u64> = first_node.iter().map(|&node| weights[node]).collect();
+        let weights = weights.iter().any(|&w| w != 1).then_some(weights);
+        let cover = min_hitting_set(keys.len(), sets, weights, deadline, memo);
+
+        let reduced: Vec<Value> = cover
+            .chosen
+            .iter()
+            .filter_map(|&e| match keys[e] {
+                (value, None) => Some(value),
+                _ => None,
+            })
+            .collect();
+        let after_loops: Vec<(Value, Block)> = cover
+            .chosen
+            .iter()
+            .filter_map(|&e| match keys[e] {
+                (value, Some(block)) => Some((value, block)),
+                _ => None,
+            })
+            .collect();
+        let mut reduced = reduced;
+        let input = options.input_level();
+        let legal = |reduced: &[Value]| {
+            let mut placed = func.clone();
+            insert_reductions_with_exits(&mut placed, reduced, &after_loops);
+            verify(&placed, params, input).is_ok().then_some(placed)
+        };
+        let mut placed = match legal(&reduced) {
+            Some(placed) => placed,
+            None if copies < enough && Instant::now() < deadline => {
+                copies = (copies * 2).min(enough);
+                continue;
+            }
+            None => {
+                // Out of time: every value carried along a back edge is
+                // reduced too. Then the first iteration is the fixed
+                // point, and every copy made it legal. The bound stands.
+                for &value in &unrolled.carried_values {
+                    if !reduced.contains(&value) {
+                        reduced.push(value);
+                    }
+                }
+                legal(&reduced)?
+            }
+        };
+        if sink_out_of_headers(func, times, &mut reduced, &legal) {
+            placed = legal(&reduced).expect("sinking keeps the placement legal");
+        }
+        // The carried levels of the fixed point: there the placement is a
+        // placement of the level problem, where the usual hoisting applies.
+        let noise = analyze(&placed, params, input, false).noise;
+        let levels: Vec<u32> = unrolled
+            .carried_params
+            .iter()
+            .map(|&param| match noise[param] {
+                Max::At(bits) => bits as u32,
+                _ => params.encode,
+            })
+            .collect();
+        let fixed = extract_in_order(func, order, times, options, &CarriedLevels::Fixed(levels));
+        let chosen: std::collections::HashSet<Value> = reduced.iter().copied().collect();
+        let mut on = vec![false; fixed.problem.len()];
+        for (node, value) in fixed.values.iter().enumerate() {
+            on[node] = value.is_some_and(|v| chosen.contains(&v));
+        }
+        for exit in &fixed.exits {
+            on[exit.node] = after_loops.contains(&(exit.value, exit.block));
+        }
+        if !fixed.problem.is_legal(&on) {
+            return None;
+        }
+        hoist(&fixed.problem, &mut on);
+        let cost = fixed.problem.cost_of(&on);
+        let lower_bound = (cover.lower_bound as u64).saturating_mul(scale).min(cost);
+        let solution = Solution {
+            count: on.iter().filter(|&&r| r).count(),
+            cost,
+            lower_bound,
+            optimal: lower_bound >= cost,
+            reduced: on,
+            timed_out: !cover.optimal,
+            search_nodes: cover.nodes,
+            time: start.elapsed(),
+        };
+        return Some((fixed, solution));
+    }
+}
+
+/// Among placements of the same cost, prefers reductions that run less
+/// often: a reduced block parameter moves onto one of the arguments passed
+/// to it, when that alone keeps the placement legal and the argument's
+/// block is charged no more than the parameter's. The cost charges a loop
+/// header its trip count, but it runs once more (its last test), so a
+/// carried value is better reduced before the back edge than at the top
+/// of the loop. Returns whether anything moved.
+fn sink_out_of_headers(
+    func: &Function,
+    times: &SecondaryMap<Block, u64>,
+    reduced: &mut [Value],
+    legal: &dyn Fn(&[Value]) -> Option<Function>,
+) -> bool {
+    let block_of = |value: Value| match func.dfg.value_def(value) {
+        ValueDef::Param(block, _) => Some(block),
+        ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+        _ => None,
+    };
+    let mut moved = false;
+    for i in 0..reduced.len() {
+        let param = reduced[i];
+        let ValueDef::Param(block, index) = func.dfg.value_def(param) else {
+            continue;
+        };
+        let mut arguments: Vec<Value> = Vec::new();
+        for from in func.layout.blocks() {
+            if let Some(Terminator::Jmp {
+                destination,
+                arguments: args,
+            }) = func.dfg.terminator(from)
+            {
+                if *destination == block {
+                    if let Some(&arg) = args.get(index as usize) {
+                        arguments.push(func.dfg.resolve(arg));
+                    }
+                }
+            }
+        }
+        for arg in arguments {
+            let cheaper = block_of(arg).is_some_and(|b| b != block && times[b] <= times[block]);
+            if !cheaper || reduced.contains(&arg) {
+                continue;
+            }
+            reduced[i] = arg;
+            if legal(reduced).is_some() {
+                moved = true;
+                break;
+            }
+            reduced[i] = param;
+        }
+    }
+    moved
+}
