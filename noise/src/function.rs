@@ -19,8 +19,11 @@
 //! entry to every iteration, so it is a fixed point and every iteration is
 //! legal; the noise analysis checks the result independently. Conversely,
 //! any legal placement has a fixed point, whose carried noise is such an
-//! `L`, so searching the levels finds the optimum ([`optimize`](crate::optimize) does, see
-//! the `levels` module).
+//! `L`, so searching the levels finds the optimum (the `levels` module
+//! does, for the ILP and the greedy). The exact strategy needs no levels:
+//! it places on the function unrolled, copies chained along their back
+//! edges, one per step of the noise analysis's iteration
+//! (`extract_unrolled`, and the `unroll` module).
 //!
 //! **Costs.** Under [`Cost::Executions`] a reduction costs the times it
 //! runs: the product of the trip counts of the loops around its block
