@@ -55,6 +55,11 @@ pub(crate) fn solve_unrolled(
     loop {
         let unrolled = extract_unrolled(func, order, times, options, copies);
         let enough = unrolled.carried_params.len() * (params.max - params.encode + 1) as usize + 1;
+        if copies > enough {
+            // Nothing noisy is carried: one pass is the fixed point.
+            copies = enough;
+            continue;
+        }
         let problem = &unrolled.problem;
         // One element per value, and per value read after its loop.
         let mut element_of: Vec<Option<u32>> = vec![None; problem.len()];
