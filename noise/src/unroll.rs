@@ -18,7 +18,7 @@
 //! and the maximum while it is legal, so `carried * (max - encode + 1) + 1`
 //! copies are always enough.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use kildall_dataflow::Max;
@@ -99,7 +99,7 @@ pub(crate) fn solve_unrolled(
         let weights = weights.iter().any(|&w| w != 1).then_some(weights);
         let cover = min_hitting_set(keys.len(), sets, weights, deadline, memo);
 
-        let reduced: Vec<Value> = cover
+        let mut reduced: Vec<Value> = cover
             .chosen
             .iter()
             .filter_map(|&e| match keys[e] {
@@ -115,7 +115,6 @@ pub(crate) fn solve_unrolled(
                 _ => None,
             })
             .collect();
-        let mut reduced = reduced;
         let input = options.input_level();
         let legal = |reduced: &[Value]| {
             let mut placed = func.clone();
@@ -129,9 +128,10 @@ pub(crate) fn solve_unrolled(
                 continue;
             }
             None => {
-                // Out of time: every value carried along a back edge is
-                // reduced too. Then the first iteration is the fixed
-                // point, and every copy made it legal. The bound stands.
+                // Out of time (or of copies, which cannot happen): every
+                // value carried along a back edge is reduced too. Then the
+                // first iteration is the fixed point, and every copy made
+                // it legal. The relaxation's bound stands.
                 for &value in &unrolled.carried_values {
                     if !reduced.contains(&value) {
                         reduced.push(value);
@@ -155,13 +155,14 @@ pub(crate) fn solve_unrolled(
             })
             .collect();
         let fixed = extract_in_order(func, order, times, options, &CarriedLevels::Fixed(levels));
-        let chosen: std::collections::HashSet<Value> = reduced.iter().copied().collect();
+        let chosen: HashSet<Value> = reduced.iter().copied().collect();
+        let chosen_after: HashSet<(Value, Block)> = after_loops.iter().copied().collect();
         let mut on = vec![false; fixed.problem.len()];
         for (node, value) in fixed.values.iter().enumerate() {
             on[node] = value.is_some_and(|v| chosen.contains(&v));
         }
         for exit in &fixed.exits {
-            on[exit.node] = after_loops.contains(&(exit.value, exit.block));
+            on[exit.node] = chosen_after.contains(&(exit.value, exit.block));
         }
         if !fixed.problem.is_legal(&on) {
             return None;
