@@ -96,6 +96,12 @@ pub(super) fn min_hitting_set_with(
         let mut best;
         let mut root;
         if comp.weights.is_some() {
+            // FIXME: a weighted component starts from the weighted greedy
+            // alone (the local search counts elements), so when its root
+            // relaxation does not finish in time the greedy's cover is
+            // what is reported: a 3,000-op loop of the generator (seed 1,
+            // executions cost) gets 1,671 against a bound of 1,551 in
+            // 10 s, where 60 s reach 1,558.
             best = greedy;
             let lp = lp_root(&comp, &AtomicUsize::new(comp.cost_of(&best)), deadline);
             root = solver.search_from_root(&comp, lp, 0, &mut best);
