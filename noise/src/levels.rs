@@ -330,6 +330,28 @@ mod tests {
     use crate::Cost;
     use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 
+    /// Out of time before the copies show the fixed point, the unrolled
+    /// placement still comes back legal (the carried value reduced), with
+    /// the relaxation's bound.
+    #[test]
+    fn unrolled_placement_out_of_time_is_legal() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(root.join("../examples/noise/slow_growth.ssa")).unwrap();
+        let module = kildall_ir::parse_module(&text).unwrap();
+        let func = &module.functions[module.main().unwrap()];
+        let mut analyses = FunctionAnalyses::new();
+        let (cfg, _, loops) = analyses.loops(func);
+        let order: Vec<Block> = cfg.reverse_postorder().collect();
+        let options = Options::default();
+        let times = block_executions(func, loops, options.trip_fallback);
+        let memo = &mut ComponentMemo::default();
+        let (extraction, solution) =
+            solve_unrolled(func, &order, &times, &options, Instant::now(), memo).unwrap();
+        assert!(extraction.problem.is_legal(&solution.reduced));
+        assert_eq!(solution.count, 1);
+        assert!(!solution.optimal && solution.lower_bound < solution.cost);
+    }
+
     /// The loops unrolled as one hitting set and the search over carried
     /// levels reach the same optimum, on two examples and on generated loops (with plaintext constants in half of
     /// them), under both costs.

@@ -36,6 +36,10 @@ use crate::{verify, Solution};
 
 /// Copies of the function the search starts from.
 const FIRST_COPIES: usize = 3;
+/// The most nodes the copies may have together: past it the copies stop
+/// doubling and the carried values are reduced instead (see below), which
+/// bounds the time and memory of the witnesses.
+const MAX_UNROLLED_NODES: usize = 1 << 21;
 
 /// The cheapest placement on `func` (with its extraction at the carried
 /// levels of its fixed point), or `None` when the witnesses are too many
@@ -123,15 +127,18 @@ pub(crate) fn solve_unrolled(
         };
         let mut placed = match legal(&reduced) {
             Some(placed) => placed,
-            None if copies < enough && Instant::now() < deadline => {
+            None if copies < enough
+                && Instant::now() < deadline
+                && problem.len() / copies * (copies * 2).min(enough) <= MAX_UNROLLED_NODES =>
+            {
                 copies = (copies * 2).min(enough);
                 continue;
             }
             None => {
-                // Out of time (or of copies, which cannot happen): every
-                // value carried along a back edge is reduced too. Then the
-                // first iteration is the fixed point, and every copy made
-                // it legal. The relaxation's bound stands.
+                // Out of time or room (or of copies, which cannot happen):
+                // every value carried along a back edge is reduced too.
+                // Then the first iteration is the fixed point, and every
+                // copy made it legal. The relaxation's bound stands.
                 for &value in &unrolled.carried_values {
                     if !reduced.contains(&value) {
                         reduced.push(value);
