@@ -240,7 +240,9 @@ mod tests {
     }
 
     /// With weights (free elements among them), the solver's cover is a
-    /// cheapest one and its bound meets it.
+    /// cheapest one and its bound meets it, with and without the local
+    /// search beside the root relaxation (components of more than `small`
+    /// elements get it).
     #[test]
     fn weighted_hitting_set_matches_enumeration() {
         let mut rng = kildall_ir::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
@@ -249,20 +251,22 @@ mod tests {
                 .map(|_| [0, 1, 1, 2, 3, 7][rng.below(6) as usize])
                 .collect();
             let optimum = brute_force_weighted(n, &sets, &weights);
-            let deadline = Instant::now() + Duration::from_secs(60);
-            let cover = min_hitting_set_with(
-                n,
-                sets.clone(),
-                Some(weights.clone()),
-                deadline,
-                COMBINATORIAL_FIRST,
-                &mut ComponentMemo::default(),
-            );
-            assert!(cover.optimal);
-            assert!(covers(&sets, &cover.chosen));
-            let cost: u64 = cover.chosen.iter().map(|&x| weights[x]).sum();
-            assert_eq!(cost, optimum, "{sets:?} {weights:?}");
-            assert_eq!(cover.lower_bound as u64, optimum);
+            for small in [COMBINATORIAL_FIRST, 0] {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                let cover = min_hitting_set_with(
+                    n,
+                    sets.clone(),
+                    Some(weights.clone()),
+                    deadline,
+                    small,
+                    &mut ComponentMemo::default(),
+                );
+                assert!(cover.optimal);
+                assert!(covers(&sets, &cover.chosen));
+                let cost: u64 = cover.chosen.iter().map(|&x| weights[x]).sum();
+                assert_eq!(cost, optimum, "{sets:?} {weights:?}");
+                assert_eq!(cover.lower_bound as u64, optimum);
+            }
         }
     }
 
