@@ -1,9 +1,9 @@
 //! The optimization entry point and the search over carried levels.
 //!
 //! The exact strategy places on a function with loops unrolled (see the
-//! `unroll` module), and comes here only where the witnesses of the
-//! unrolled function cannot be listed; the ILP and the greedy place at
-//! chosen carried levels.
+//! `unroll` module), and searches levels only where that does not apply
+//! (the witnesses of the copies too many or their costs too large to
+//! list); the ILP and the greedy place at chosen carried levels.
 //!
 //! A function with loops has one carried level per noisy parameter fed by a
 //! back edge (see the `function` module), and the cheapest placement is the
