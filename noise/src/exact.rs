@@ -149,15 +149,15 @@ pub struct ExactSolution {
 /// Solves `problem` exactly unless `deadline` passes first; `Err` names a
 /// node that exceeds its bound whatever is reduced.
 pub fn solve_exact(problem: &Problem, deadline: Instant) -> Result<ExactSolution, Violation> {
-    solve_exact_with(problem, deadline, true, &mut ComponentMemo::default())
+    solve_exact_with(problem, deadline, true, None)
 }
 
 /// [`solve_exact`], taking the components of the hitting-set instance that
-/// `memo` holds from it, and adding those that close.
+/// `memo` (if given) holds from it, and adding those that close.
 pub(crate) fn solve_exact_memo(
     problem: &Problem,
     deadline: Instant,
-    memo: &mut ComponentMemo,
+    memo: Option<&mut ComponentMemo>,
 ) -> Result<ExactSolution, Violation> {
     solve_exact_with(problem, deadline, true, memo)
 }
@@ -190,7 +190,7 @@ fn solve_exact_with(
     problem: &Problem,
     deadline: Instant,
     cover: bool,
-    memo: &mut ComponentMemo,
+    mut memo: Option<&mut ComponentMemo>,
 ) -> Result<ExactSolution, Violation> {
     let n = problem.len();
     let params = problem.params();
@@ -244,7 +244,7 @@ fn solve_exact_with(
     if let Some((w, (weights, scale))) = hitting_set {
         let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
         let weights = (!unit).then_some(weights);
-        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline, memo);
+        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline, memo.as_deref_mut());
         let mut reduced = vec![false; n];
         for &x in &c.chosen {
             reduced[x] = true;
@@ -918,8 +918,7 @@ mod tests {
             let optimum = p.brute_force().map(|r| r.iter().filter(|&&r| r).count());
             let far = Instant::now() + std::time::Duration::from_secs(10);
             for cover in [true, false] {
-                let s = solve_exact_with(&p, far, cover, &mut ComponentMemo::default())
-                    .expect("feasible");
+                let s = solve_exact_with(&p, far, cover, None).expect("feasible");
                 assert!(p.is_legal(&s.reduced), "seed {seed} cover {cover}");
                 assert!(s.optimal, "seed {seed} cover {cover}");
                 let count = s.reduced.iter().filter(|&&r| r).count();

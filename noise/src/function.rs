@@ -183,8 +183,9 @@ pub struct Extraction {
     /// The noisy block parameters fed by a back edge, in the order their
     /// carried levels are given to [`extract_with_levels`].
     pub carried_params: Vec<Value>,
-    /// The values passed to them along back edges.
-    pub carried_values: Vec<Value>,
+    /// Each value passed along a back edge, with the parameter it is
+    /// passed to.
+    pub carried_values: Vec<(Value, Value)>,
     /// The times a reduction of each node would run.
     pub executions: Vec<u64>,
     /// The exit nodes (only under [`Cost::Executions`]).
@@ -281,7 +282,16 @@ pub(crate) fn extract_in_order(
     levels: &CarriedLevels,
 ) -> Extraction {
     let mut b = Builder::new(options);
-    let copy = emit_copy(&mut b, func, order, times, options, Carry::Levels(levels));
+    let incoming = incoming_arguments(func, order);
+    let copy = emit_copy(
+        &mut b,
+        func,
+        order,
+        &incoming,
+        times,
+        options,
+        Carry::Levels(levels),
+    );
     b.finish(copy)
 }
 
@@ -301,12 +311,29 @@ pub(crate) fn extract_unrolled(
     copies: usize,
 ) -> Extraction {
     let mut b = Builder::new(options);
+    let incoming = incoming_arguments(func, order);
     let mut previous = SecondaryMap::new();
-    let mut copy = emit_copy(&mut b, func, order, times, options, Carry::From(&previous));
     for _ in 1..copies {
+        let copy = emit_copy(
+            &mut b,
+            func,
+            order,
+            &incoming,
+            times,
+            options,
+            Carry::From(&previous),
+        );
         previous = copy.node_of;
-        copy = emit_copy(&mut b, func, order, times, options, Carry::From(&previous));
     }
+    let copy = emit_copy(
+        &mut b,
+        func,
+        order,
+        &incoming,
+        times,
+        options,
+        Carry::From(&previous),
+    );
     b.finish(copy)
 }
 
@@ -323,24 +350,11 @@ enum Carry<'a> {
 struct Copy {
     node_of: SecondaryMap<Value, Option<usize>>,
     carried_params: Vec<Value>,
-    carried_values: Vec<Value>,
+    carried_values: Vec<(Value, Value)>,
 }
 
-/// Appends one copy of `func` to `b`.
-fn emit_copy(
-    b: &mut Builder,
-    func: &Function,
-    order: &[Block],
-    times: &SecondaryMap<Block, u64>,
-    options: &Options,
-    carry: Carry<'_>,
-) -> Copy {
-    let params = options.params;
-    let input = options.input_level();
-    let mut exit_of: HashMap<(Value, Block), usize> = HashMap::new();
-    let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
-
-    // Incoming edge arguments of every block.
+/// The arguments each block receives, one list per incoming jump.
+fn incoming_arguments(func: &Function, order: &[Block]) -> SecondaryMap<Block, Vec<Vec<Value>>> {
     let mut incoming: SecondaryMap<Block, Vec<Vec<Value>>> = SecondaryMap::new();
     for &block in order {
         if let Some(Terminator::Jmp {
@@ -351,10 +365,28 @@ fn emit_copy(
             incoming[*destination].push(arguments.clone());
         }
     }
+    incoming
+}
+
+/// Appends one copy of `func` to `b`, its blocks in `order`, each
+/// receiving the arguments `incoming` lists.
+fn emit_copy(
+    b: &mut Builder,
+    func: &Function,
+    order: &[Block],
+    incoming: &SecondaryMap<Block, Vec<Vec<Value>>>,
+    times: &SecondaryMap<Block, u64>,
+    options: &Options,
+    carry: Carry<'_>,
+) -> Copy {
+    let params = options.params;
+    let input = options.input_level();
+    let mut exit_of: HashMap<(Value, Block), usize> = HashMap::new();
+    let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
 
     let mut carried: Vec<(Value, u32)> = Vec::new();
     let mut carried_params: Vec<Value> = Vec::new();
-    let mut carried_values: Vec<Value> = Vec::new();
+    let mut carried_values: Vec<(Value, Value)> = Vec::new();
     let entry = func.layout.entry_block();
     for &block in order {
         let runs = times[block];
@@ -379,7 +411,7 @@ fn emit_copy(
                 b.add(NodeKind::Source(input), vec![], Some(param), runs)
             } else {
                 if !back_args.is_empty() {
-                    carried_values.extend(back_args.iter().copied());
+                    carried_values.extend(back_args.iter().map(|&arg| (arg, param)));
                     match carry {
                         Carry::Levels(levels) => {
                             let (assumed, cap) = levels.range(carried_params.len(), params);

@@ -37,7 +37,7 @@ use crate::function::{
     block_executions, extract_in_order, insert_reductions_with_exits, remove_reductions,
     CarriedLevels, Extraction, Options, Placement,
 };
-use crate::solve::solve_memo;
+use crate::solve::solve_with;
 use crate::unroll::solve_unrolled;
 use crate::{NoiseError, Solution, Strategy};
 
@@ -178,11 +178,11 @@ fn place(
     let memo = RefCell::new(ComponentMemo::default());
     let attempt = |levels: &CarriedLevels, budget: Duration| {
         let extraction = extract(levels);
-        let solved = solve_memo(
+        let solved = solve_with(
             &extraction.problem,
             options.strategy,
             budget,
-            &mut memo.borrow_mut(),
+            Some(&mut memo.borrow_mut()),
         );
         match solved {
             Ok(solution) => Ok((extraction, solution)),

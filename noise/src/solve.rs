@@ -66,16 +66,16 @@ pub fn solve(
     strategy: Strategy,
     time_limit: Duration,
 ) -> Result<Solution, Violation> {
-    solve_memo(problem, strategy, time_limit, &mut ComponentMemo::default())
+    solve_with(problem, strategy, time_limit, None)
 }
 
-/// [`solve`], where the exact strategy takes the components `memo` holds
-/// from it and adds those that close.
-pub(crate) fn solve_memo(
+/// [`solve`], where the exact strategy takes the components `memo` (if
+/// given) holds from it and adds those that close.
+pub(crate) fn solve_with(
     problem: &Problem,
     strategy: Strategy,
     time_limit: Duration,
-    memo: &mut ComponentMemo,
+    memo: Option<&mut ComponentMemo>,
 ) -> Result<Solution, Violation> {
     let start = Instant::now();
     let deadline = start + time_limit;

@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use kildall_dataflow::Max;
-use kildall_ir::{Block, Function, SecondaryMap, Terminator, Value, ValueDef};
+use kildall_ir::{Block, Function, SecondaryMap, Value, ValueDef};
 
 use crate::analysis::analyze;
 use crate::cover::{min_hitting_set, witnesses_over, ComponentMemo};
@@ -101,7 +101,7 @@ pub(crate) fn solve_unrolled(
         sets.dedup();
         let weights: Vec<u64> = first_node.iter().map(|&node| weights[node]).collect();
         let weights = weights.iter().any(|&w| w != 1).then_some(weights);
-        let cover = min_hitting_set(keys.len(), sets, weights, deadline, memo);
+        let cover = min_hitting_set(keys.len(), sets, weights, deadline, Some(&mut *memo));
 
         let mut reduced: Vec<Value> = cover
             .chosen
@@ -139,15 +139,16 @@ pub(crate) fn solve_unrolled(
                 // every value carried along a back edge is reduced too.
                 // Then the first iteration is the fixed point, and every
                 // copy made it legal. The relaxation's bound stands.
-                for &value in &unrolled.carried_values {
-                    if !reduced.contains(&value) {
+                let mut present: HashSet<Value> = reduced.iter().copied().collect();
+                for &(value, _) in &unrolled.carried_values {
+                    if present.insert(value) {
                         reduced.push(value);
                     }
                 }
                 legal(&reduced)?
             }
         };
-        if sink_out_of_headers(func, times, &mut reduced, &legal) {
+        if sink_out_of_headers(func, times, &unrolled.carried_values, &mut reduced, &legal) {
             placed = legal(&reduced).expect("sinking keeps the placement legal");
         }
         // The carried levels of the fixed point: there the placement is a
@@ -192,15 +193,16 @@ pub(crate) fn solve_unrolled(
 }
 
 /// Among placements of the same cost, prefers reductions that run less
-/// often: a reduced block parameter moves onto one of the arguments passed
-/// to it, when that alone keeps the placement legal and the argument's
-/// block is charged no more than the parameter's. The cost charges a loop
-/// header its trip count, but it runs once more (its last test), so a
-/// carried value is better reduced before the back edge than at the top
-/// of the loop. Returns whether anything moved.
+/// often: a reduced loop parameter moves onto a value carried into it
+/// (`carried`: value and parameter), when that alone keeps the placement
+/// legal and the value's block is charged no more than the parameter's.
+/// The cost charges a loop header its trip count, but it runs once more
+/// (its last test), so a carried value is better reduced before the back
+/// edge than at the top of the loop. Returns whether anything moved.
 fn sink_out_of_headers(
     func: &Function,
     times: &SecondaryMap<Block, u64>,
+    carried: &[(Value, Value)],
     reduced: &mut [Value],
     legal: &dyn Fn(&[Value]) -> Option<Function>,
 ) -> bool {
@@ -209,36 +211,25 @@ fn sink_out_of_headers(
         ValueDef::Result(inst, _) => func.layout.inst_block(inst),
         _ => None,
     };
+    let mut position: HashMap<Value, usize> =
+        reduced.iter().enumerate().map(|(i, &v)| (v, i)).collect();
     let mut moved = false;
-    for i in 0..reduced.len() {
-        let param = reduced[i];
-        let ValueDef::Param(block, index) = func.dfg.value_def(param) else {
+    for &(value, param) in carried {
+        let (Some(header), Some(from)) = (block_of(param), block_of(value)) else {
             continue;
         };
-        let mut arguments: Vec<Value> = Vec::new();
-        for from in func.layout.blocks() {
-            if let Some(Terminator::Jmp {
-                destination,
-                arguments: args,
-            }) = func.dfg.terminator(from)
-            {
-                if *destination == block {
-                    if let Some(&arg) = args.get(index as usize) {
-                        arguments.push(func.dfg.resolve(arg));
-                    }
-                }
-            }
+        let Some(&i) = position.get(&param) else {
+            continue;
+        };
+        if from == header || times[from] > times[header] || position.contains_key(&value) {
+            continue;
         }
-        for arg in arguments {
-            let cheaper = block_of(arg).is_some_and(|b| b != block && times[b] <= times[block]);
-            if !cheaper || reduced.contains(&arg) {
-                continue;
-            }
-            reduced[i] = arg;
-            if legal(reduced).is_some() {
-                moved = true;
-                break;
-            }
+        reduced[i] = value;
+        if legal(reduced).is_some() {
+            position.remove(&param);
+            position.insert(value, i);
+            moved = true;
+        } else {
             reduced[i] = param;
         }
     }

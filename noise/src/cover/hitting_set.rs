@@ -43,13 +43,14 @@ pub(super) const EPS: f64 = 1e-6;
 /// A cheapest hitting set of `sets` over the elements `0..n` (every set
 /// non-empty), unless `deadline` passes first. Every element costs 1, or
 /// its entry of `weights` (integers, so that bounds round up). Components
-/// found in `memo` are not searched again; those that close are added.
+/// found in `memo`, if given, are not searched again; those that close are
+/// added to it.
 pub(crate) fn min_hitting_set(
     n: usize,
     sets: Vec<Set>,
     weights: Option<Vec<u64>>,
     deadline: Instant,
-    memo: &mut ComponentMemo,
+    memo: Option<&mut ComponentMemo>,
 ) -> Cover {
     min_hitting_set_with(n, sets, weights, deadline, COMBINATORIAL_FIRST, memo)
 }
@@ -65,7 +66,7 @@ pub(super) fn min_hitting_set_with(
     weights: Option<Vec<u64>>,
     deadline: Instant,
     small: usize,
-    memo: &mut ComponentMemo,
+    mut memo: Option<&mut ComponentMemo>,
 ) -> Cover {
     let mut solver = Solver {
         deadline,
@@ -83,11 +84,14 @@ pub(super) fn min_hitting_set_with(
     let components = inst.components();
     let count = components.len();
     for mut comp in components {
-        let key = comp.key();
-        if let Some(cover) = memo.get(&key) {
-            lower_bound += comp.cost_of(cover);
-            chosen.extend_from_slice(cover);
-            continue;
+        // Only a memo that outlives this call is worth the key's copy.
+        let key = memo.is_some().then(|| comp.key());
+        if let (Some(memo), Some(key)) = (memo.as_deref_mut(), &key) {
+            if let Some(cover) = memo.get(key) {
+                lower_bound += comp.cost_of(cover);
+                chosen.extend_from_slice(cover);
+                continue;
+            }
         }
         let greedy = comp.greedy();
         let share = Instant::now() + deadline.saturating_duration_since(Instant::now()) / 8;
@@ -105,31 +109,17 @@ pub(super) fn min_hitting_set_with(
             let upper = AtomicUsize::new(comp.cost_of(&best));
             let lp = if comp.of.len() > small && Instant::now() < deadline {
                 // The local search counts elements, so it publishes no
-                // bound here; but beside the root relaxation it finds
-                // covers of fewer elements, often cheaper than the
-                // weighted greedy's too.
-                let root_done = AtomicBool::new(false);
-                let (found, lp) = std::thread::scope(|scope| {
-                    let local = scope.spawn(|| {
-                        // Only while the root is solved: its cover is not
-                        // needed before.
-                        let walk = Walk {
-                            deadline: Instant::now(),
-                            moves,
-                            until: Some((&root_done, deadline)),
-                            upper: None,
-                            step: AtomicU64::new(0),
-                            improved_at: AtomicU64::new(0),
-                        };
-                        comp.local_search(&best, &walk)
-                    });
-                    let lp = lp_root(&comp, &upper, deadline);
-                    root_done.store(true, Ordering::Relaxed);
-                    let found = local
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    (found, lp)
-                });
+                // bound here, and it walks only while the root is solved;
+                // but it finds covers of fewer elements, often cheaper
+                // than the weighted greedy's too.
+                let (found, lp) = comp.root_beside_local_search(
+                    &best,
+                    &upper,
+                    Instant::now(),
+                    false,
+                    moves,
+                    deadline,
+                );
                 if comp.cost_of(&found) < comp.cost_of(&best) {
                     best = found;
                 }
@@ -141,31 +131,12 @@ pub(super) fn min_hitting_set_with(
         } else if comp.of.len() > small && Instant::now() < deadline {
             // Large components go to the relaxation at once: the cuts need
             // the time. Its root needs no incumbent, so the local search
-            // runs beside it on a second thread.
+            // runs beside it on a second thread as long as the root takes
+            // (at least its share), publishing each smaller cover at once:
+            // the cut rounds stop when the bound meets it.
             let upper = AtomicUsize::new(greedy.len());
-            let root_done = AtomicBool::new(false);
-            let (found, lp) = std::thread::scope(|scope| {
-                // The local search goes on as long as the root takes (at
-                // least its share), publishing each smaller cover at once:
-                // the cut rounds stop when the bound meets it.
-                let local = scope.spawn(|| {
-                    let walk = Walk {
-                        deadline: share,
-                        moves,
-                        until: Some((&root_done, deadline)),
-                        upper: Some(&upper),
-                        step: AtomicU64::new(0),
-                        improved_at: AtomicU64::new(0),
-                    };
-                    comp.local_search(&greedy, &walk)
-                });
-                let lp = lp_root(&comp, &upper, deadline);
-                root_done.store(true, Ordering::Relaxed);
-                let found = local
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (found, lp)
-            });
+            let (found, lp) =
+                comp.root_beside_local_search(&greedy, &upper, share, true, moves, deadline);
             best = found;
             root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else {
@@ -203,7 +174,9 @@ pub(super) fn min_hitting_set_with(
             lower_bound += root.min(cost);
         } else {
             lower_bound += cost;
-            memo.insert(key, best.clone());
+            if let (Some(memo), Some(key)) = (memo.as_deref_mut(), key) {
+                memo.insert(key, best.clone());
+            }
         }
         chosen.extend(best);
     }
@@ -508,6 +481,42 @@ impl Instance {
 
     fn is_empty(&self) -> bool {
         !self.alive.iter().any(|&a| a)
+    }
+
+    /// The root relaxation (stopping early once its bound meets `upper`),
+    /// solved while the local search improves `cover` on a second thread;
+    /// the walk goes on until the root is solved, and at least until
+    /// `walk_until` or its `moves`, and publishes its smaller covers' sizes
+    /// to `upper` when `publish` is set.
+    fn root_beside_local_search(
+        &self,
+        cover: &[usize],
+        upper: &AtomicUsize,
+        walk_until: Instant,
+        publish: bool,
+        moves: u64,
+        deadline: Instant,
+    ) -> (Vec<usize>, Option<LpRoot<'_>>) {
+        let root_done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let local = scope.spawn(|| {
+                let walk = Walk {
+                    deadline: walk_until,
+                    moves,
+                    until: Some((&root_done, deadline)),
+                    upper: publish.then_some(upper),
+                    step: AtomicU64::new(0),
+                    improved_at: AtomicU64::new(0),
+                };
+                self.local_search(cover, &walk)
+            });
+            let lp = lp_root(self, upper, deadline);
+            root_done.store(true, Ordering::Relaxed);
+            let found = local
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (found, lp)
+        })
     }
 
     /// Improves the hitting set `cover` (values) by the row weighting local

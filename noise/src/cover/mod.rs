@@ -156,8 +156,7 @@ mod tests {
             let optimum = brute_force(n, &sets);
             for small in [COMBINATORIAL_FIRST, 0] {
                 let deadline = Instant::now() + Duration::from_secs(60);
-                let memo = &mut ComponentMemo::default();
-                let cover = min_hitting_set_with(n, sets.clone(), None, deadline, small, memo);
+                let cover = min_hitting_set_with(n, sets.clone(), None, deadline, small, None);
                 assert!(cover.optimal);
                 assert!(covers(&sets, &cover.chosen));
                 assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
@@ -176,10 +175,10 @@ mod tests {
         for (n, sets) in random_instances() {
             let mut memo = ComponentMemo::default();
             let deadline = Instant::now() + Duration::from_secs(60);
-            let first = min_hitting_set_with(n, sets.clone(), None, deadline, 0, &mut memo);
+            let first = min_hitting_set_with(n, sets.clone(), None, deadline, 0, Some(&mut memo));
             assert_eq!(first.chosen.len(), brute_force(n, &sets));
             let hits = memo.hits();
-            let again = min_hitting_set_with(n, sets.clone(), None, deadline, 0, &mut memo);
+            let again = min_hitting_set_with(n, sets.clone(), None, deadline, 0, Some(&mut memo));
             assert_eq!(again.chosen.len(), first.chosen.len());
             assert_eq!(memo.hits() - hits, again.components);
             let hits = memo.hits();
@@ -189,7 +188,8 @@ mod tests {
             extra.dedup();
             changed.push(extra);
             let optimum = brute_force(n, &changed);
-            let cover = min_hitting_set_with(n, changed.clone(), None, deadline, 0, &mut memo);
+            let cover =
+                min_hitting_set_with(n, changed.clone(), None, deadline, 0, Some(&mut memo));
             assert!(cover.optimal);
             assert!(covers(&changed, &cover.chosen));
             assert_eq!(cover.chosen.len(), optimum, "{changed:?}");
@@ -259,7 +259,7 @@ mod tests {
                     Some(weights.clone()),
                     deadline,
                     small,
-                    &mut ComponentMemo::default(),
+                    None,
                 );
                 assert!(cover.optimal);
                 assert!(covers(&sets, &cover.chosen));
