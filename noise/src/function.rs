@@ -312,28 +312,21 @@ pub(crate) fn extract_unrolled(
 ) -> Extraction {
     let mut b = Builder::new(options);
     let incoming = incoming_arguments(func, order);
-    let mut previous = SecondaryMap::new();
-    for _ in 1..copies {
-        let copy = emit_copy(
-            &mut b,
+    let emit = |b: &mut Builder, previous: &SecondaryMap<Value, Option<usize>>| {
+        emit_copy(
+            b,
             func,
             order,
             &incoming,
             times,
             options,
-            Carry::From(&previous),
-        );
-        previous = copy.node_of;
+            Carry::From(previous),
+        )
+    };
+    let mut copy = emit(&mut b, &SecondaryMap::new());
+    for _ in 1..copies {
+        copy = emit(&mut b, &copy.node_of);
     }
-    let copy = emit_copy(
-        &mut b,
-        func,
-        order,
-        &incoming,
-        times,
-        options,
-        Carry::From(&previous),
-    );
     b.finish(copy)
 }
 
