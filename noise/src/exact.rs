@@ -64,9 +64,10 @@
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same
 //! reductions (an element is dominated only by one no dearer) and the same
-//! branch and bound on the relaxation with the costs as its objective; the
-//! combinatorial search and the local search, which count elements, are
-//! left to unit costs. Costs are divided by their common factor first;
+//! branch and bound on the relaxation with the costs as its objective,
+//! beside the local search, which compares values by their score per unit
+//! of cost; the combinatorial search, which counts elements, is left to
+//! unit costs. Costs are divided by their common factor first;
 //! where their total still passes 2^32 (loops of huge trip counts), the
 //! fallback below takes them, since the relaxation's double-precision
 //! objective would no longer round to the right integer.

@@ -58,8 +58,9 @@ pub(crate) fn min_hitting_set(
 /// [`min_hitting_set`], searching components of at most `small` elements
 /// combinatorially first (so that tests reach both searches).
 ///
-/// Weighted instances go to the relaxation's branch and bound alone: the
-/// combinatorial search, its bounds and the local search count elements.
+/// Weighted instances go to the relaxation's branch and bound alone (with
+/// the local search beside its root): the combinatorial search and its
+/// bounds count elements.
 pub(super) fn min_hitting_set_with(
     n: usize,
     sets: Vec<Set>,
@@ -100,32 +101,18 @@ pub(super) fn min_hitting_set_with(
         let mut best;
         let mut root;
         if comp.weights.is_some() {
-            // FIXME: the local search counts elements; one that weighs
-            // them would give large weighted components a better cover
-            // when their root relaxation does not finish in time (a
-            // 3,000-op loop of the generator, seed 1, executions cost,
-            // 10 s: 1,585 against a bound of 1,550).
-            best = greedy;
-            let upper = AtomicUsize::new(comp.cost_of(&best));
-            let lp = if comp.of.len() > small && Instant::now() < deadline {
-                // The local search counts elements, so it publishes no
-                // bound here, and it walks only while the root is solved;
-                // but it finds covers of fewer elements, often cheaper
-                // than the weighted greedy's too.
-                let (found, lp) = comp.root_beside_local_search(
-                    &best,
-                    &upper,
-                    Instant::now(),
-                    false,
-                    moves,
-                    deadline,
-                );
-                if comp.cost_of(&found) < comp.cost_of(&best) {
-                    best = found;
-                }
-                lp
+            // The combinatorial search and the Lagrangian bound count
+            // elements, so weighted components of any size take the
+            // relaxation. Beside a large one's root the local search walks
+            // only while the root is solved: the root usually closes these
+            // components (loops under the executions cost), whose solves
+            // the unrolled placement repeats for more copies.
+            let upper = AtomicUsize::new(comp.cost_of(&greedy));
+            let lp;
+            (best, lp) = if comp.of.len() > small && Instant::now() < deadline {
+                comp.root_beside_local_search(&greedy, &upper, Instant::now(), moves, deadline)
             } else {
-                lp_root(&comp, &upper, deadline)
+                (greedy, lp_root(&comp, &upper, deadline))
             };
             root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else if comp.of.len() > small && Instant::now() < deadline {
@@ -136,7 +123,7 @@ pub(super) fn min_hitting_set_with(
             // the cut rounds stop when the bound meets it.
             let upper = AtomicUsize::new(greedy.len());
             let (found, lp) =
-                comp.root_beside_local_search(&greedy, &upper, share, true, moves, deadline);
+                comp.root_beside_local_search(&greedy, &upper, share, moves, deadline);
             best = found;
             root = solver.search_from_root(&comp, lp, 0, &mut best);
         } else {
@@ -200,7 +187,7 @@ struct Walk<'a> {
     /// ...unless it runs beside a root relaxation: then it goes on until
     /// the flag is set or the second deadline passes.
     until: Option<(&'a AtomicBool, Instant)>,
-    /// Where each smaller cover's size is published.
+    /// Where each cheaper cover's cost is published.
     upper: Option<&'a AtomicUsize>,
     /// The last step seen, and the step of the last smaller cover.
     step: AtomicU64,
@@ -208,11 +195,11 @@ struct Walk<'a> {
 }
 
 impl Stop for Walk<'_> {
-    fn improved(&self, size: usize) {
+    fn improved(&self, cost: u64) {
         self.improved_at
             .store(self.step.load(Ordering::Relaxed), Ordering::Relaxed);
         if let Some(upper) = self.upper {
-            upper.fetch_min(size, Ordering::Relaxed);
+            upper.fetch_min(cost as usize, Ordering::Relaxed);
         }
     }
 
@@ -486,14 +473,13 @@ impl Instance {
     /// The root relaxation (stopping early once its bound meets `upper`),
     /// solved while the local search improves `cover` on a second thread;
     /// the walk goes on until the root is solved, and at least until
-    /// `walk_until` or its `moves`, and publishes its smaller covers' sizes
-    /// to `upper` when `publish` is set.
+    /// `walk_until` or its `moves`, and publishes its cheaper covers' costs
+    /// to `upper`.
     fn root_beside_local_search(
         &self,
         cover: &[usize],
         upper: &AtomicUsize,
         walk_until: Instant,
-        publish: bool,
         moves: u64,
         deadline: Instant,
     ) -> (Vec<usize>, Option<LpRoot<'_>>) {
@@ -504,7 +490,7 @@ impl Instance {
                     deadline: walk_until,
                     moves,
                     until: Some((&root_done, deadline)),
-                    upper: publish.then_some(upper),
+                    upper: Some(upper),
                     step: AtomicU64::new(0),
                     improved_at: AtomicU64::new(0),
                 };
@@ -520,7 +506,7 @@ impl Instance {
     }
 
     /// Improves the hitting set `cover` (values) by the row weighting local
-    /// search until `walk` stops it; returns the smallest cover seen.
+    /// search until `walk` stops it; returns the cheapest cover seen.
     fn local_search(&self, cover: &[usize], walk: &Walk<'_>) -> Vec<usize> {
         let live: Vec<&Set> = (0..self.sets.len())
             .filter(|&s| self.alive[s])
@@ -535,11 +521,15 @@ impl Instance {
             .iter()
             .filter_map(|&v| local.get(v).copied().filter(|&x| x != usize::MAX))
             .collect();
-        let found = row_weighting(self.of.len(), &live, &start, walk);
-        if found.len() >= cover.len() {
+        let costs: Vec<u64> = (0..self.of.len()).map(|x| self.weight(x)).collect();
+        let found: Vec<usize> = row_weighting(&costs, &live, &start, walk)
+            .into_iter()
+            .map(|x| self.names[x])
+            .collect();
+        if self.cost_of(&found) >= self.cost_of(cover) {
             return cover.to_vec();
         }
-        found.into_iter().map(|x| self.names[x]).collect()
+        found
     }
 
     /// A hitting set (values) by repeatedly taking the element in most

@@ -22,9 +22,9 @@
 //! contains another is dropped, and a value whose witnesses all contain
 //! some other value is dominated by it and never reduced. The reduced
 //! instance splits into connected components. Each starts from a greedy
-//! cover improved by the row weighting local search of unicost set
-//! covering (the `local_search` module: swaps one below the best cover,
-//! weights on the witnesses left unhit). Small components then get a combinatorial branch and bound
+//! cover improved by the row weighting local search of set covering (the
+//! `local_search` module: swaps below the best cover, weights on the
+//! witnesses left unhit, scores per unit of cost). Small components then get a combinatorial branch and bound
 //! (branch on the value the Lagrangian bound most wants: reduce it, or
 //! never) with a lower bound from pairwise disjoint witnesses and a
 //! Lagrangian bound, reducing again at every search node. Large ones, and
