@@ -3,7 +3,7 @@
 //!
 //! * [`NoiseParams`]: the noise model (encoding noise, maximum).
 //! * [`Problem`]: the placement problem on an abstract DAG of noisy values,
-//!   solved by [`solve`] with a [`Strategy`]: an exact branch and bound of our
+//!   solved by [`solve()`] with a [`Strategy`]: an exact branch and bound of our
 //!   own ([`exact`]), the design's ILP corrected ([`ilp`]), or the greedy
 //!   baseline ([`greedy`]).
 //! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.

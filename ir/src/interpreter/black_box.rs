@@ -1,7 +1,7 @@
 //! The black boxes the interpreter computes: Noir's hash permutations and
 //! compressions and AES-128, through the RustCrypto implementations that
 //! Noir's own solver (`acvm_blackbox_solver`) calls, with its conventions:
-//! SHA-256's compression reads its sixteen words big-endian, Keccak-f[1600]
+//! SHA-256's compression reads its sixteen words big-endian, Keccak-f\[1600\]
 //! permutes twenty-five lanes in place, AES-128 encrypts in CBC mode. The
 //! solver crate itself is not a dependency: it brings ACIR's serialisation
 //! and a second major version of arkworks beside the one this crate uses.

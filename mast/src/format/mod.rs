@@ -111,7 +111,7 @@
 //!
 //! ## Decoding
 //!
-//! The decoder ([`decode`]) checks everything above and reports the first
+//! The decoder ([`decode()`]) checks everything above and reports the first
 //! violation as a [`DecodeError`] naming the byte offset. Digests are
 //! recomputed and compared with the records unless
 //! [`DecodeOptions::trust_digests`] is set. [`decode_root`] decodes only the
