@@ -14,52 +14,15 @@
 //! free. The README has the measured times.
 //!
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
-//! ops optimal within the default 10 s (`cargo xtask gen --kind noise
-//! --insts 1000`; the README has the counts, bounds and CPU times): seeds
-//! 7 and 11 keep a gap of 3 to 4 reductions (the other ten are proven in
-//! 1.6-6.3 s on a quiet 2-core machine). The optimum of
-//! seed 7's largest component is 300 or 301: HiGHS proves 300 optimal for
-//! its witnesses of at most three values alone, in 112 s. The gap of
-//! seeds 7 and 11 is in the relaxation, not the search: their largest
-//! components (835 and 800 values) have root bounds of 289.8 and 276.7
-//! (the relaxation at seed 11's is all thirds: triples of a `mul` and two
-//! `add`s hit a third each),
-//! {0,1/2}-cuts raise them to about 296 and 281, and the best covers known
-//! are 301 and 285; HiGHS 1.16 on one thread ends at 301 / 294 on seed
-//! 7's after 150 s. Tried without gain: rank cuts `x(S) >= tau(S)` over
-//! supports of up to 10 values grown from the fractional ones (few are
-//! violated, the root bound does not rise), and solving every cut round
-//! from scratch on the tight rows only (the dropped witnesses come back
-//! over several rounds, each a solve from scratch: slower than the dual
-//! simplex). A dynamic program over a decomposition of the DAG is out of
-//! reach too: the graphs of the short witnesses of these components have
-//! treewidth 150 to 200 by the min-degree heuristic (320 to 360 with all
-//! witnesses), and the graph of all witnesses has no articulation point.
-//! Nor did a dual simplex made for covering rows (with nonnegative costs
-//! the slack basis is dual feasible, a new row costs nothing, and every
-//! solve with the basis is one with its kernel of tight rows by basic
-//! columns, kept as a dense inverse): its kernels reach 570-600 columns,
-//! so each pivot costs `O(k^2)`, and it was no faster than `microlp` at
-//! the root (2.7 s against 2.3 s on seed 10) and three times slower per
-//! fixing. A level formulation (a variable per value and noise level)
-//! has a far weaker relaxation: 253 on seed 7's DAG, against a proven
-//! bound of 381. Maximally violated mod-2 and mod-3 cuts (Caprara,
-//! Fischetti and Letchford; Gaussian elimination over the tight rows) are
-//! nearly absent on seed 7's component: 3 in the first round and none
-//! after five, the plain relaxation moving from 289.77 to 289.86.
-//! On 3,000-op DAGs (largest
-//! component about 2,450 values and 25,000 to 36,000 witnesses) the cut
-//! rounds at the root take the whole 60 s and end 0.45-0.9% below the
-//! cover found, never proving it. Cuts at the search nodes pay for
-//! themselves only near the root: on seed 10 with a 30 s limit, no node
-//! cuts take 668 nodes and 27.5 s, cuts above depth 3 165 nodes and
-//! 15.6 s, cuts at every node 69 nodes and 19.7 s (each round a separation
-//! and up to 16 re-solves; measured before the separation settled at most
-//! 150 nodes per search). Not done yet: a cheaper cut round (each cut is
-//! one dual simplex re-solve in `microlp`, which rebuilds the rows and
-//! refactorizes the basis for every constraint added; it has no way to add
-//! several at once), and a relaxation stronger than covering rows with
-//! odd-cycle cuts for the triples.
+//! ops optimal within the default 10 s: seeds 7 and 11 (`cargo xtask gen
+//! --kind noise --seed 7 --insts 1000`) stop 3 to 4 reductions above their
+//! proven bound. The gap is in the relaxation, not the search: their
+//! largest components (835 and 800 values) keep root bounds of 295.8 and
+//! 280.5 after the cut rounds, against covers of 301 and 285, and general
+//! solvers do not close them in minutes either. The crate's README lists
+//! what was tried; untried are a cheaper cut round (`microlp` rebuilds its
+//! rows and refactorizes the basis for every constraint added) and
+//! odd-cycle cuts for the triples of a `mul` and two `add`s.
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same

@@ -243,8 +243,6 @@ impl LpRoot<'_> {
     }
 }
 
-/// Search nodes at depth below this separate {0,1/2}-cuts at their point,
-/// up to [`NODE_CUTS`] in each of [`NODE_CUT_ROUNDS`] rounds.
 /// What solving both children of a branching gave.
 enum Branch {
     /// Both children survive, with their objective gains over the node.
@@ -255,6 +253,9 @@ enum Branch {
     Settled(usize),
 }
 
+/// Search nodes at depth below this separate {0,1/2}-cuts at their point,
+/// up to [`NODE_CUTS`] in each of [`NODE_CUT_ROUNDS`] rounds: deeper, the
+/// cuts cost more time than the nodes they save.
 const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
