@@ -14,10 +14,12 @@
 //! an element would hit, or leave unhit) are kept up to date incrementally.
 //!
 //! Elements of different costs (the weighted hitting set) compare by score
-//! per unit of cost, as weighted set covering local searches do, and the
-//! walk keeps its selection cheaper than the best cover found: after each
-//! swap it drops the members of least loss per cost until it is. With unit
-//! costs that never happens, and the walk is the unicost one.
+//! per unit of cost, as weighted set covering local searches do. Their
+//! step does not swap one for one: it adds the element of most gain per
+//! cost from a random unhit set, then drops members of least loss per cost
+//! (never that one) while the selection costs no less than the best cover
+//! found, so the walk stays below the best cover's cost. With unit costs
+//! the swap alone keeps it there, and the walk is the unicost one.
 
 use super::witness::Set;
 
@@ -86,6 +88,7 @@ pub(super) fn row_weighting(
             }
         }
         if unit {
+            // One out and, below, one in: the size stays one below the best.
             if let Some(x) = walk.least_loss(last_added) {
                 walk.remove(x);
             }
