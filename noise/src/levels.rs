@@ -353,8 +353,8 @@ mod tests {
     }
 
     /// The loops unrolled as one hitting set and the search over carried
-    /// levels reach the same optimum, on two examples and on generated loops (with plaintext constants in half of
-    /// them), under both costs.
+    /// levels reach the same optimum, on two examples and on generated
+    /// loops (with plaintext constants in half of them), under both costs.
     #[test]
     fn unrolled_loops_match_the_level_search() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -131,11 +131,13 @@ fn existing_reductions_are_replaced() {
     assert_eq!(second.reduced, first.reduced);
 }
 
-/// On loops too large to enumerate, the search over ranges of carried
-/// levels ends at the cheapest of the placements proven optimal for each
-/// single level, under both costs.
+/// On loops too large to enumerate, the exact placement (the loops
+/// unrolled) ends at the cheapest of the placements proven optimal for
+/// each single carried level, under both costs. (The search over ranges of
+/// levels is checked against the unrolled placement in the `levels`
+/// module.)
 #[test]
-fn level_search_matches_every_level_solved_alone() {
+fn loop_placement_matches_every_level_solved_alone() {
     for seed in 0..12u64 {
         let config = NoiseConfig {
             ops: 40 + (seed % 4) as usize * 20,

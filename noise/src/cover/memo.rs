@@ -3,9 +3,11 @@
 //! The search over a loop's carried levels solves one problem per choice of
 //! levels, and the choices differ only around the carried values: most
 //! components of their hitting-set instances are the same from one choice
-//! to the next. A component is identified by what it is (its values, its
-//! witnesses over them, and their costs), so a component found again is
-//! the same instance and its optimum carries over exactly.
+//! to the next. (The unrolled placement, which solves again with twice the
+//! copies, keeps its components in the same memo.) A component is
+//! identified by what it is (its values, its witnesses over them, and their
+//! costs), so a component found again is the same instance and its optimum
+//! carries over exactly.
 
 use std::collections::HashMap;
 
