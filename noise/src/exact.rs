@@ -17,14 +17,15 @@
 //! ops optimal within the default 10 s: seeds 7, 11 and 15 (`cargo xtask
 //! gen --kind noise --seed 7 --insts 1000`) stop 3 to 4 reductions above
 //! their proven bound. Their counts are optimal, the proof is what takes
-//! the time: without the limit the same search proves them in 118 s (seed
-//! 7, 4,516 search nodes), 18 s (seed 11, 397 nodes) and 30 s (seed 15,
-//! 1,047 nodes). Seeds 7 and 11's largest components (835 and 800 values)
+//! the time: without the limit the same search proves them in 73 s (seed
+//! 7, 2,399 search nodes), 14 s (seed 11, 277 nodes) and 17 s (seed 15,
+//! 368 nodes). Seeds 7 and 11's largest components (835 and 800 values)
 //! keep root bounds of 295.8 and 280.5 after the cut rounds, against
-//! optima of 301 and 285, and each child the search solves costs about 12
-//! ms of dual simplex in `microlp`. The crate's README lists what was
-//! tried; untried is a cheaper cut round (`microlp` rebuilds its rows and
-//! refactorizes the basis for every constraint added).
+//! optima of 301 and 285, and each child strong branching solves costs
+//! about 70 dual simplex iterations, 11 ms in `microlp`. The crate's
+//! README lists what was tried; untried is a cheaper cut round
+//! (`microlp` rebuilds its rows and refactorizes the basis for every
+//! constraint added).
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same

@@ -71,7 +71,7 @@ pub(super) fn lp_root<'a>(
         {
             break;
         }
-        let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+        let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
         let mut new_rows: Vec<Row> = Vec::new();
         let mut new_origin: Vec<Option<usize>> = Vec::new();
         for (i, set) in live.iter().enumerate() {
@@ -126,7 +126,7 @@ pub(super) fn lp_root<'a>(
         // relaxation is solved again from scratch (its optimum stays the
         // same; a witness that goes joins again when violated).
         if cut_round && history.len() % PURGE_ROUNDS == 0 {
-            let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+            let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
             let tight: Vec<bool> = rows
                 .iter()
                 .map(|(terms, rhs)| {
@@ -169,7 +169,7 @@ pub(super) fn lp_root<'a>(
     // every row: the rows the root leaves slack (most cuts of the early
     // rounds, long witnesses) go. The root's point stays optimal without
     // them, and a witness violated below joins again there.
-    let value: Vec<f64> = vars.iter().map(|&v| root.var_value_raw(v)).collect();
+    let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
     let before = rows.len();
     rows.retain(|(terms, rhs)| {
         let activity: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
@@ -246,7 +246,7 @@ impl LpRoot<'_> {
 /// What solving both children of a branching gave.
 enum Branch {
     /// Both children survive, with their objective gains over the node.
-    Both([microlp::Solution; 2], [f64; 2]),
+    Both(Box<[microlp::Solution; 2]>, [f64; 2]),
     /// The node's result is known, to be raised to its own bound: at most
     /// one side survived and was searched, or a re-solve was cut short
     /// (`0`: nothing beyond the node's bound).
@@ -391,7 +391,7 @@ impl LpContext<'_> {
             if bound >= self.upper() {
                 return bound;
             }
-            value = self.vars.iter().map(|&v| sol.var_value_raw(v)).collect();
+            value = self.vars.iter().map(|&v| sol.var_value(v)).collect();
             // A witness the relaxation left out and the point leaves unhit
             // joins it, here and below (a sibling checks again for itself).
             let violated = (0..self.live.len()).find(|&i| {
@@ -481,7 +481,7 @@ impl LpContext<'_> {
                 continue;
             }
             let (children, gains) = match self.branch(&sol, x, value[x], depth, best, solver) {
-                Branch::Both(children, gains) => (children, gains),
+                Branch::Both(children, gains) => (*children, gains),
                 Branch::Settled(result) => return result.max(bound),
             };
             let s = score(gains[0], gains[1]);
@@ -499,7 +499,7 @@ impl LpContext<'_> {
         if let Some((s, x)) = estimated {
             if chosen.as_ref().map_or(true, |c| s > c.0) {
                 match self.branch(&sol, x, value[x], depth, best, solver) {
-                    Branch::Both(children, _) => chosen = Some((s, children)),
+                    Branch::Both(children, _) => chosen = Some((s, *children)),
                     Branch::Settled(result) => return result.max(bound),
                 }
             }
@@ -552,7 +552,7 @@ impl LpContext<'_> {
         ];
         self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x]
             .record(gains, [1.0 - value, value]);
-        Branch::Both(children, gains)
+        Branch::Both(Box::new(children), gains)
     }
 
     /// Both children of the node `sol` on element `x` (reduced first): the

@@ -43,11 +43,8 @@ pub(super) fn row_duals(costs: &[f64], rows: &[Row], deadline: Instant) -> Optio
     }
     lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
     let solution = lp.solve().ok()?.into_solution().ok()?;
-    (solution.status() == microlp::SolutionStatus::Optimal).then(|| {
-        y.iter()
-            .map(|&v| solution.var_value_raw(v).max(0.0))
-            .collect()
-    })
+    (solution.status() == microlp::SolutionStatus::Optimal)
+        .then(|| y.iter().map(|&v| solution.var_value(v).max(0.0)).collect())
 }
 
 /// The elements every cover of cost at most `upper - 1` leaves out, and
