@@ -71,7 +71,7 @@ pub(super) fn lp_root<'a>(
         {
             break;
         }
-        let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
+        let value = point(&root, &vars);
         let mut new_rows: Vec<Row> = Vec::new();
         let mut new_origin: Vec<Option<usize>> = Vec::new();
         for (i, set) in live.iter().enumerate() {
@@ -126,7 +126,7 @@ pub(super) fn lp_root<'a>(
         // relaxation is solved again from scratch (its optimum stays the
         // same; a witness that goes joins again when violated).
         if cut_round && history.len() % PURGE_ROUNDS == 0 {
-            let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
+            let value = point(&root, &vars);
             let tight: Vec<bool> = rows
                 .iter()
                 .map(|(terms, rhs)| {
@@ -169,7 +169,7 @@ pub(super) fn lp_root<'a>(
     // every row: the rows the root leaves slack (most cuts of the early
     // rounds, long witnesses) go. The root's point stays optimal without
     // them, and a witness violated below joins again there.
-    let value: Vec<f64> = vars.iter().map(|&v| root.var_value(v)).collect();
+    let value = point(&root, &vars);
     let before = rows.len();
     rows.retain(|(terms, rhs)| {
         let activity: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
@@ -311,6 +311,11 @@ fn solve_rows(
     sol.is_optimal_lp().then_some((sol, vars))
 }
 
+/// The relaxation's point: the value `sol` gives each of `vars`.
+fn point(sol: &microlp::Solution, vars: &[microlp::Variable]) -> Vec<f64> {
+    vars.iter().map(|&v| sol.var_value(v)).collect()
+}
+
 trait OptimalLp {
     fn is_optimal_lp(&self) -> bool;
 }
@@ -391,7 +396,7 @@ impl LpContext<'_> {
             if bound >= self.upper() {
                 return bound;
             }
-            value = self.vars.iter().map(|&v| sol.var_value(v)).collect();
+            value = point(&sol, &self.vars);
             // A witness the relaxation left out and the point leaves unhit
             // joins it, here and below (a sibling checks again for itself).
             let violated = (0..self.live.len()).find(|&i| {
