@@ -13,8 +13,8 @@ use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::plaintext::{plaintext_constant, scale_bits};
 use kildall_ir::{
-    BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc, Type,
-    Value, ValueDef,
+    BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc,
+    Terminator, Type, Value, ValueDef,
 };
 
 use crate::NoiseParams;
@@ -95,6 +95,39 @@ pub fn raw_noise(
         } => combine(get(then_value), get(else_value), u64::max),
         _ => Ok(u64::from(input_noise)),
     })
+}
+
+/// The noisy operands `inst` passes across a boundary: every noisy operand
+/// of an operation the noise model does not follow through (a call's
+/// arguments, a stored value, an array's elements). Whatever reads them
+/// back, a callee's parameter, a `load`, an `array_get`, is a source at the
+/// input noise, so they may carry at most that much.
+pub fn passed_operands(func: &Function, inst: Inst) -> Vec<Value> {
+    match &func.dfg[inst] {
+        InstructionData::Binary { .. }
+        | InstructionData::IfElse { .. }
+        | InstructionData::Encode { .. }
+        | InstructionData::Decode { .. }
+        | InstructionData::ReduceNoise { .. } => Vec::new(),
+        data => noisy_values(func, data.arguments().as_slice()).collect(),
+    }
+}
+
+/// The noisy values `block` returns: its caller reads them as call results,
+/// sources at the input noise, so they too may carry at most that much.
+pub fn returned_values(func: &Function, block: Block) -> impl Iterator<Item = Value> + '_ {
+    let values = match func.dfg.terminator(block) {
+        Some(Terminator::Return { values }) => values.as_slice(),
+        _ => &[],
+    };
+    noisy_values(func, values)
+}
+
+fn noisy_values<'a>(func: &'a Function, values: &'a [Value]) -> impl Iterator<Item = Value> + 'a {
+    values
+        .iter()
+        .map(|&v| func.dfg.resolve(v))
+        .filter(|&v| *func.dfg.value_type(v) == Type::Noisy)
 }
 
 /// `v7 = mul v5, v6`: the text of a noisy instruction, for messages.
@@ -228,33 +261,41 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
     }
 }
 
-/// A noisy operation whose result exceeds the maximum.
+/// A value over its bound: a noisy operation's result over the maximum, or
+/// a value passed across a boundary (see [`passed_operands`] and
+/// [`returned_values`]) over the input noise the other side assumes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NoiseViolation {
-    /// The operation.
-    pub inst: Inst,
-    /// Its text, e.g. `v7 = mul v5, v6`.
+    /// The operation; `None` for a `return`.
+    pub inst: Option<Inst>,
+    /// Its text, e.g. `v7 = mul v5, v6` or `return v9`.
     pub text: String,
+    /// The value passed across a boundary, or `None` when the operation's
+    /// own result is over the maximum.
+    pub passed: Option<Value>,
     /// Its noise in bits; `None` when it grows without bound around a loop.
     pub noise: Option<u64>,
-    /// The maximum.
-    pub max: u32,
+    /// The bound: the maximum, or the input noise for a passed value.
+    pub bound: u32,
     /// Where the operation is in the source, if known.
     pub loc: SourceLoc,
 }
 
 impl fmt::Display for NoiseViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.noise {
-            Some(bits) => write!(
-                f,
-                "noise after {} is {bits} bits, over the maximum of {}",
-                self.text, self.max
+        let (what, over) = match self.passed {
+            None => (format!("noise after {}", self.text), "the maximum of"),
+            Some(value) => (
+                format!("noise of {value} passed by {}", self.text),
+                "the input noise of",
             ),
+        };
+        match self.noise {
+            Some(bits) => write!(f, "{what} is {bits} bits, over {over} {}", self.bound),
             None => write!(
                 f,
-                "noise after {} grows without bound (a loop without reduce_noise), over the maximum of {}",
-                self.text, self.max
+                "{what} grows without bound (a loop without reduce_noise), over {over} {}",
+                self.bound
             ),
         }
     }
@@ -262,8 +303,10 @@ impl fmt::Display for NoiseViolation {
 
 impl std::error::Error for NoiseViolation {}
 
-/// Checks that no noisy operation of `func` exceeds the maximum; the error
-/// names the first one in reverse post-order.
+/// Checks that no noisy operation of `func` exceeds the maximum and that no
+/// value passed across a boundary (call arguments, returned, stored and
+/// array values) exceeds `input_noise`; the error names the first
+/// violation in reverse post-order.
 pub fn verify(
     func: &Function,
     params: NoiseParams,
@@ -278,26 +321,58 @@ pub fn verify(
     let graph = FunctionGraph::new(func, &cfg);
     let results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let mut quiet = results.analysis().clone();
+    // `Some(noise)` when `value` is over `bound`, `noise` being `None` for
+    // `Top`.
+    let over = |noise: Max, bound: u32| match noise {
+        Max::At(bits) if bits > u64::from(bound) => Some(Some(bits)),
+        Max::Top => Some(None),
+        _ => None,
+    };
     for block in cfg.reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for inst in func.layout.block_insts(block) {
+            let violation = |passed, noise| NoiseViolation {
+                inst: Some(inst),
+                text: describe(func, inst),
+                passed,
+                noise,
+                bound: if passed.is_some() {
+                    input_noise
+                } else {
+                    params.max
+                },
+                loc: func.inst_locs[inst],
+            };
             if let Some(raw) = raw_noise(func, params, input_noise, &state, inst) {
-                let noise = match raw {
-                    Ok(bits) if bits > u64::from(params.max) => Some(Some(bits)),
-                    Err(Max::Top) => Some(None),
-                    _ => None,
-                };
-                if let Some(noise) = noise {
-                    return Err(NoiseViolation {
-                        inst,
-                        text: describe(func, inst),
-                        noise,
-                        max: params.max,
-                        loc: func.inst_locs[inst],
-                    });
+                let noise = raw.map_or_else(|lattice| lattice, Max::At);
+                if let Some(noise) = over(noise, params.max) {
+                    return Err(violation(None, noise));
+                }
+            }
+            for value in passed_operands(func, inst) {
+                let noise = operand(func, params, &state, value);
+                if let Some(noise) = over(noise, input_noise) {
+                    return Err(violation(Some(value), noise));
                 }
             }
             quiet.apply_instruction_effect(&graph, &mut state, inst);
+        }
+        for value in returned_values(func, block) {
+            let noise = operand(func, params, &state, value);
+            if let Some(noise) = over(noise, input_noise) {
+                return Err(NoiseViolation {
+                    inst: None,
+                    text: func
+                        .display_terminator(block)
+                        .to_string()
+                        .trim()
+                        .to_string(),
+                    passed: Some(value),
+                    noise,
+                    bound: input_noise,
+                    loc: func.block_locs[block],
+                });
+            }
         }
     }
     Ok(())

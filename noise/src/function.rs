@@ -10,6 +10,12 @@
 //! sources at [`Options::input_noise`]. Blocks are visited in reverse
 //! post-order, so a block parameter's inputs along forward edges are known.
 //!
+//! **Boundaries.** The counterpart of those sources: a noisy value passed
+//! where they are read back, a call argument, a returned value, a stored
+//! value or an array element, may carry at most the input noise (its node's
+//! cap), so that each function is placed on its own and a run of the whole
+//! program stays within the maximum.
+//!
 //! **Loops.** An argument passed along a back edge is a loop-carried value:
 //! the placement must keep every iteration legal, whatever the trip count.
 //! Each noisy parameter fed by a back edge gets a *carried level* `L`: the
@@ -46,7 +52,7 @@ use kildall_ir::{
     Terminator, Type, Value, ValueDef,
 };
 
-use crate::analysis::plaintext_operand;
+use crate::analysis::{passed_operands, plaintext_operand, returned_values};
 use crate::problem::{NodeKind, Problem};
 use crate::{NoiseParams, Strategy};
 
@@ -113,9 +119,13 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The noise of inputs.
+    /// The noise of inputs: [`Options::input_noise`], at least the
+    /// encoding noise (a reduced value has that much, so no less can be
+    /// promised across a boundary).
     pub fn input_level(&self) -> u32 {
-        self.input_noise.unwrap_or(self.params.encode)
+        self.input_noise
+            .unwrap_or(self.params.encode)
+            .max(self.params.encode)
     }
 }
 
@@ -434,34 +444,20 @@ fn emit_copy(
             node_of[param] = Some(node);
         }
         for inst in func.layout.block_insts(block) {
+            // A value passed across a boundary is read back as a source at
+            // the input level: it may carry no more.
+            for value in passed_operands(func, inst) {
+                let node = operand_node(b, func, &node_of, &mut exit_of, block, runs, value);
+                b.problem.set_cap(node, input);
+            }
             let Some(result) = func.dfg.first_result(inst) else {
                 continue;
             };
             if !is_noisy(func, result) {
                 continue;
             }
-            // The node an operand reads here: its own, an exit node when it
-            // comes from a loop this block is outside of (under the
-            // executions cost), or a fresh source for a constant.
             let mut operand = |b: &mut Builder, v: Value| {
-                let v = func.dfg.resolve(v);
-                let Some(node) = node_of[v] else {
-                    let source = b.add(NodeKind::Source(params.encode), vec![], None, runs);
-                    b.problem.set_reducible(source, false);
-                    return source;
-                };
-                if !b.weighted || b.executions[node] <= runs {
-                    return node;
-                }
-                *exit_of.entry((v, block)).or_insert_with(|| {
-                    let exit = b.add(NodeKind::Join, vec![node], None, runs);
-                    b.exits.push(ExitNode {
-                        node: exit,
-                        value: v,
-                        block,
-                    });
-                    exit
-                })
+                operand_node(b, func, &node_of, &mut exit_of, block, runs, v)
             };
             let (kind, inputs, reducible) = match func.dfg[inst] {
                 InstructionData::Encode { .. } => (NodeKind::Source(params.encode), vec![], true),
@@ -503,6 +499,10 @@ fn emit_copy(
             b.problem.set_reducible(node, reducible);
             node_of[result] = Some(node);
         }
+        for value in returned_values(func, block) {
+            let node = operand_node(b, func, &node_of, &mut exit_of, block, runs, value);
+            b.problem.set_cap(node, input);
+        }
     }
     for (arg, cap) in carried {
         if let Some(node) = node_of[arg] {
@@ -514,6 +514,44 @@ fn emit_copy(
         carried_params,
         carried_values,
     }
+}
+
+/// The node an operand `v` of `block` (which runs `runs` times) reads: its
+/// own; an exit node when it comes from a loop `block` is outside of
+/// (under the executions cost), made once per value and block in
+/// `exit_of`; or a fresh source for a constant.
+fn operand_node(
+    b: &mut Builder,
+    func: &Function,
+    node_of: &SecondaryMap<Value, Option<usize>>,
+    exit_of: &mut HashMap<(Value, Block), usize>,
+    block: Block,
+    runs: u64,
+    v: Value,
+) -> usize {
+    let v = func.dfg.resolve(v);
+    let Some(node) = node_of[v] else {
+        let source = b.add(
+            NodeKind::Source(b.problem.params().encode),
+            vec![],
+            None,
+            runs,
+        );
+        b.problem.set_reducible(source, false);
+        return source;
+    };
+    if !b.weighted || b.executions[node] <= runs {
+        return node;
+    }
+    *exit_of.entry((v, block)).or_insert_with(|| {
+        let exit = b.add(NodeKind::Join, vec![node], None, runs);
+        b.exits.push(ExitNode {
+            node: exit,
+            value: v,
+            block,
+        });
+        exit
+    })
 }
 
 /// The problem under construction, with the value and the executions of

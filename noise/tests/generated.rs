@@ -8,6 +8,7 @@ use std::time::Duration;
 use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::testing::check_same_behaviour;
+use kildall_ir::verify_module;
 use kildall_noise::{
     extract, extract_with_levels, optimize, solve, verify, CarriedLevels, Cost, Options, Strategy,
 };
@@ -112,6 +113,95 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
             }
         }
     }
+}
+
+/// Generated programs whose results cross boundaries, a call of a helper
+/// or a store and a load, where they may carry at most the input noise.
+/// Every strategy's placement of every function, under both costs, runs
+/// within the maximum (the interpreter's noise traps on) to the plaintexts
+/// the input computes with them off, where the input itself mostly traps;
+/// the exact count of `main` is the enumerated optimum on the programs
+/// without loops.
+#[test]
+fn values_crossing_calls_and_memory_stay_within_the_bound() {
+    let flows = [
+        NoiseControlFlow::None,
+        NoiseControlFlow::Diamond,
+        NoiseControlFlow::Loop,
+    ];
+    let mut trapped = 0;
+    let programs = 36;
+    for seed in 0..programs {
+        let config = NoiseConfig {
+            ops: 4 + (seed % 9) as usize,
+            control_flow: flows[(seed % 3) as usize],
+            plaintext_fraction: if seed % 4 < 2 { 0.0 } else { 0.2 },
+            boundary_fraction: 0.4,
+            ..NoiseConfig::default()
+        };
+        let module = generate_noise(seed, &config);
+        verify_module(&module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let main = module.main().unwrap();
+        let inputs = args(config.inputs, seed);
+        let unchecked = InterpreterOptions {
+            check_noise: false,
+            fuel: config.fuel_bound(),
+            ..InterpreterOptions::default()
+        };
+        let checked = InterpreterOptions {
+            check_noise: true,
+            ..unchecked.clone()
+        };
+        let before = interpret(&module, main, inputs.clone(), &unchecked).outcome;
+        assert!(
+            matches!(before, Outcome::Return(_)),
+            "seed {seed}: {before:?}"
+        );
+        let raw = interpret(&module, main, inputs.clone(), &checked).outcome;
+        trapped += usize::from(!matches!(raw, Outcome::Return(_)));
+        let brute = (config.control_flow != NoiseControlFlow::Loop).then(|| {
+            let options = Options {
+                cost: Cost::Static,
+                ..Options::default()
+            };
+            let problem = extract(&module.functions[main], &options).problem;
+            let reduced = problem
+                .brute_force_within(problem.len())
+                .expect("a placement");
+            reduced.iter().filter(|&&r| r).count()
+        });
+        for cost in [Cost::Static, Cost::Executions] {
+            for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
+                let options = Options {
+                    strategy,
+                    cost,
+                    time_limit: Duration::from_secs(5),
+                    ..Options::default()
+                };
+                let what = format!("seed {seed}, {strategy}, {cost} cost");
+                let mut optimized = module.clone();
+                for (id, func) in optimized.functions.iter_mut() {
+                    let placement = optimize(func, &options).unwrap();
+                    verify(func, options.params, options.input_level())
+                        .unwrap_or_else(|v| panic!("{what}: {v}"));
+                    if strategy == Strategy::Exact {
+                        assert!(placement.optimal, "{what}");
+                        if id == main && cost == Cost::Static && brute.is_some() {
+                            assert_eq!(Some(placement.count), brute, "{what}");
+                        }
+                    }
+                }
+                verify_module(&optimized).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let after = interpret(&optimized, main, inputs.clone(), &checked).outcome;
+                assert_eq!(before, after, "{what}");
+            }
+        }
+    }
+    // The boundaries matter: unplaced, most of these runs trap.
+    assert!(
+        trapped * 2 >= programs as usize,
+        "only {trapped} of {programs} unplaced runs trap"
+    );
 }
 
 #[test]

@@ -15,6 +15,25 @@ use kildall_ir::testing;
 use kildall_ir::{parse_module, verify_module, Module};
 use kildall_noise::{optimize, verify, Cost, NoiseParams, Options, Strategy};
 
+/// The totals of a module's placements.
+struct Placement {
+    count: usize,
+    executions: u64,
+    lower_bound: u64,
+    optimal: bool,
+}
+
+impl Default for Placement {
+    fn default() -> Self {
+        Placement {
+            count: 0,
+            executions: 0,
+            lower_bound: 0,
+            optimal: true,
+        }
+    }
+}
+
 /// Enough for every example.
 const FUEL: u64 = 1_000_000;
 
@@ -39,10 +58,16 @@ fn render(path: &Path) -> String {
     verify_module(&module).expect("example verifies");
     let params = NoiseParams::default();
     let mut out = String::new();
-    let main = module.main().expect("main");
-    match verify(&module.functions[main], params, params.encode) {
-        Ok(()) => writeln!(out, "check: legal").unwrap(),
-        Err(violation) => writeln!(out, "check: {}: {violation}", violation.loc).unwrap(),
+    let violations: Vec<_> = module
+        .functions
+        .values()
+        .filter_map(|func| verify(func, params, params.encode).err())
+        .collect();
+    if violations.is_empty() {
+        writeln!(out, "check: legal").unwrap();
+    }
+    for violation in violations {
+        writeln!(out, "check: {}: {violation}", violation.loc).unwrap();
     }
     let mut exact_ir: Option<String> = None;
     for cost in [Cost::Static, Cost::Executions] {
@@ -53,12 +78,19 @@ fn render(path: &Path) -> String {
                 cost,
                 ..Options::default()
             };
-            let placement =
-                optimize(&mut optimized.functions[main], &options).expect("placement exists");
+            // Every function on its own, the totals summed.
+            let mut placement = Placement::default();
+            for func in optimized.functions.values_mut() {
+                let one = optimize(func, &options).expect("placement exists");
+                verify(func, params, params.encode).unwrap_or_else(|v| {
+                    panic!("{}: {strategy} output over the bound: {v}", path.display())
+                });
+                placement.count += one.count;
+                placement.executions += one.executions;
+                placement.lower_bound += one.lower_bound;
+                placement.optimal &= one.optimal;
+            }
             verify_module(&optimized).expect("output verifies");
-            verify(&optimized.functions[main], params, params.encode).unwrap_or_else(|v| {
-                panic!("{}: {strategy} output over the bound: {v}", path.display())
-            });
             if strategy == Strategy::Exact {
                 assert!(placement.optimal, "{}: not proven optimal", path.display());
             }

@@ -116,6 +116,38 @@ fn noise_places_reductions_and_check_verifies_them() {
     assert!(stdout(&check).is_empty());
 }
 
+/// Values passed to a call or returned carry at most the input noise: the
+/// check names both, the placement reduces both, and the placed program
+/// runs where the input trapped.
+#[test]
+fn noise_holds_call_arguments_and_returned_values_to_the_input_noise() {
+    let file = "examples/noise/calls.ssa";
+    let check = xtask(&["noise", file, "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(
+        stderr(&check),
+        format!(
+            "{file}:12:5: noise of v4 passed by v5 = call f1(v4, v3) -> noisy is 24 bits, over the input noise of 12\n\
+             {file}:19:3: noise of v3 passed by return v3 is 25 bits, over the input noise of 12\n"
+        )
+    );
+    let run = xtask(&["run", file, "--args", "u5 3, u5 4"]);
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let out = xtask(&["noise", file]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("reduce_noise inserted: 2, executions 2 "),
+        "{}",
+        stderr(&out)
+    );
+    let placed = temp_file("calls_placed.ssa", &out.stdout);
+    let check = xtask(&["noise", placed.to_str().unwrap(), "--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let run = xtask(&["run", placed.to_str().unwrap(), "--args", "u5 3, u5 4"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(stdout(&run), "u5 28\n");
+}
+
 #[test]
 fn noise_needs_no_reduction_for_a_mul_and_one_add() {
     let out = xtask(&["noise", "examples/noise/mul_one_add.ssa"]);

@@ -231,6 +231,10 @@ pub struct NoiseConfig {
     /// Fraction of operations whose right operand is a plaintext `u5`
     /// constant instead of a ciphertext (0 by default).
     pub plaintext_fraction: f64,
+    /// Fraction of operations whose result crosses a boundary before its
+    /// uses (0 by default): it goes through a call of a helper function that
+    /// doubles it, or is stored and loaded back.
+    pub boundary_fraction: f64,
 }
 
 impl Default for NoiseConfig {
@@ -244,6 +248,7 @@ impl Default for NoiseConfig {
             control_flow: NoiseControlFlow::None,
             loop_trips: 3,
             plaintext_fraction: 0.0,
+            boundary_fraction: 0.0,
         }
     }
 }
@@ -261,8 +266,10 @@ impl NoiseConfig {
     /// configuration executes.
     pub fn fuel_bound(&self) -> u64 {
         // Encodes, constants' encodes (at most two per op), ops, decodes,
-        // the loop's counter and branch instructions per trip, terminators.
-        let per_op = 3;
+        // the loop's counter and branch instructions per trip, terminators;
+        // a boundary crossed, at most an allocation, a store and a load, or
+        // a call and the helper's `add` and `return`.
+        let per_op = if self.boundary_fraction > 0.0 { 6 } else { 3 };
         let ops = self.ops as u64 + 1;
         let trips = u64::from(self.loop_trips) + 1;
         self.inputs.max(1) as u64

@@ -1,10 +1,15 @@
 //! Noisy expression DAGs (the noisy-arithmetic model): `main` encodes its `u5` inputs, runs a
 //! DAG of noisy `add`/`sub`/`mul` with shared operands, and returns decoded
-//! sinks, optionally across a diamond or around a counted loop.
+//! sinks, optionally across a diamond or around a counted loop. Some results
+//! may cross a boundary first: a call of a helper `f1` that doubles its
+//! argument, or a store and a load.
 
 use crate::generate::Rng;
 use crate::generate::{NoiseConfig, NoiseControlFlow};
-use crate::{BinaryOp, Block, EntitySet, FuncCursor, Function, Module, Type, Value};
+use crate::{BinaryOp, Block, EntitySet, FuncCursor, FuncId, Function, Module, Type, Value};
+
+/// The helper the boundary crossings call: `main` is `f0`, it is `f1`.
+const HELPER: u32 = 1;
 
 /// The values in scope, and those no operation had used when they were
 /// last looked at (entries used since are dropped lazily, see `used`).
@@ -46,7 +51,23 @@ pub(crate) fn generate(seed: u64, config: &NoiseConfig) -> Module {
     gen.build(entry);
     let mut module = Module::new();
     module.push(gen.func);
+    if config.boundary_fraction > 0.0 {
+        module.push(helper());
+    }
     module
+}
+
+/// `fn double f1 { b0(v0: noisy): v1 = add v0, v0; return v1 }`.
+fn helper() -> Function {
+    let mut func = Function::new("double");
+    let entry = func.dfg.make_block();
+    func.layout.append_block(entry);
+    let param = func.dfg.append_block_param(entry, Type::Noisy);
+    let mut cursor = FuncCursor::new(&mut func);
+    cursor.goto_bottom(entry);
+    let doubled = cursor.binary(BinaryOp::Add, param, param);
+    cursor.ret(vec![doubled]);
+    func
 }
 
 impl NoiseGen<'_> {
@@ -166,8 +187,32 @@ impl NoiseGen<'_> {
             self.operand()
         };
         let value = self.cursor().binary(op, lhs, rhs);
+        let value = self.across_boundary(value);
         self.pool.add(value);
         value
+    }
+
+    /// `value`, or with probability `boundary_fraction` what comes back from
+    /// passing it to the helper or through memory.
+    fn across_boundary(&mut self, value: Value) -> Value {
+        let fraction = self.config.boundary_fraction;
+        if fraction <= 0.0 || !self.rng.chance(fraction) {
+            return value;
+        }
+        let call = self.rng.chance(0.5);
+        let mut cursor = self.cursor();
+        if call {
+            let inst = cursor.call(FuncId::from_u32(HELPER), vec![value], &[Type::Noisy]);
+            cursor
+                .func
+                .dfg
+                .first_result(inst)
+                .expect("the helper returns")
+        } else {
+            let cell = cursor.allocate(Type::Noisy);
+            cursor.store(value, cell);
+            cursor.load(cell)
+        }
     }
 
     fn ops(&mut self, count: usize) {
