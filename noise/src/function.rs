@@ -95,8 +95,10 @@ pub struct Options {
     pub params: NoiseParams,
     /// The time limit of the exact search and of the ILP.
     pub time_limit: Duration,
-    /// Noise of noisy function parameters and opaque definitions; `None`
-    /// means a fresh encoding.
+    /// Noise of what a function reads from outside (noisy parameters, call
+    /// results, loads, array reads), and so the most it may pass out (call
+    /// arguments, returned, stored and array values); `None` means a fresh
+    /// encoding, and less than the encoding noise counts as it.
     pub input_noise: Option<u32>,
     /// What the placement minimizes.
     pub cost: Cost,
