@@ -34,9 +34,8 @@
 //! **Costs.** Under [`Cost::Executions`] a reduction costs the times it
 //! runs: the product of the trip counts of the loops around its block
 //! (from the loop analysis; [`Options::trip_fallback`] for a loop whose
-//! trip count is not known). Every block of a loop is charged its trip
-//! count, the header included, though the header runs once more (its last
-//! test): the count the loop analysis reports is the trips of the body. Reducing a value from before a loop is then
+//! trip count is not known), one more for the loop's header, which also
+//! runs the last test that exits. Reducing a value from before a loop is then
 //! cheaper than reducing what a loop computes from it, and a value a loop
 //! computes can be reduced *after* the loop: for each block that uses it
 //! outside the loop, an exit node (the same noise, reduced at the top of
@@ -244,8 +243,10 @@ fn is_noisy(func: &Function, value: Value) -> bool {
     *func.dfg.value_type(value) == Type::Noisy
 }
 
-/// The times each block runs per call: the product of the trip counts of
-/// the loops around it, `fallback` for a loop of unknown trip count.
+/// The times each block runs per call: the product, over the loops around
+/// it, of their trip counts (`fallback` for a loop of unknown trip count),
+/// plus one for the loop whose header the block is (the trip count counts
+/// the body's runs; the header also runs the test that exits).
 pub fn block_executions(
     func: &Function,
     loops: &LoopAnalysis,
@@ -256,7 +257,13 @@ pub fn block_executions(
         let mut product = 1u64;
         let mut around = loops.innermost_loop(block);
         while let Some(lp) = around {
-            product = product.saturating_mul(loops.trip_count(lp).unwrap_or(fallback));
+            let trips = loops.trip_count(lp).unwrap_or(fallback);
+            let runs = if loops.header(lp) == block {
+                trips.saturating_add(1)
+            } else {
+                trips
+            };
+            product = product.saturating_mul(runs);
             around = loops.parent(lp);
         }
         times[block] = product;

@@ -196,9 +196,9 @@ pub(crate) fn solve_unrolled(
 /// often: a reduced loop parameter moves onto a value carried into it
 /// (`carried`: value and parameter), when that alone keeps the placement
 /// legal and the value's block is charged no more than the parameter's.
-/// The cost charges a loop header its trip count, but it runs once more
-/// (its last test), so a carried value is better reduced before the back
-/// edge than at the top of the loop. Returns whether anything moved.
+/// A loop header runs once more than its body (its last test), so a
+/// carried value is better reduced before the back edge than at the top of
+/// the loop, under the static cost too. Returns whether anything moved.
 fn sink_out_of_headers(
     func: &Function,
     times: &SecondaryMap<Block, u64>,
