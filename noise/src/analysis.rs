@@ -321,8 +321,8 @@ pub fn verify(
     let graph = FunctionGraph::new(func, &cfg);
     let results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let mut quiet = results.analysis().clone();
-    // `Some(noise)` when `value` is over `bound`, `noise` being `None` for
-    // `Top`.
+    // `Some(bits)` when `noise` is over `bound`, `bits` being `None` for
+    // `Top` (it grows without bound).
     let over = |noise: Max, bound: u32| match noise {
         Max::At(bits) if bits > u64::from(bound) => Some(Some(bits)),
         Max::Top => Some(None),
