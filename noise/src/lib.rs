@@ -31,7 +31,9 @@ mod unroll;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use analysis::{analyze, verify, NoiseAnalysis, NoiseMap, NoiseViolation};
+pub use analysis::{
+    analyze, passed_operands, returned_values, verify, NoiseAnalysis, NoiseMap, NoiseViolation,
+};
 pub use function::{
     block_executions, extract, extract_with_levels, insert_reductions,
     insert_reductions_with_exits, remove_reductions, CarriedLevels, Cost, ExitNode, Extraction,

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use kildall_dataflow::Max;
@@ -201,18 +202,57 @@ pub fn noise_dot(module: &Module, params: NoiseParams, input_noise: u32) -> Stri
     let mut out = String::from("digraph noise {\n  node [fontname=\"monospace\", fontsize=10];\n");
     for (id, function) in &module.functions {
         let map = kildall_noise::analyze(function, params, input_noise, false);
+        let passing = passed_over(function, &map, input_noise);
         let _ = writeln!(
             out,
             "  subgraph cluster_{id} {{\n    label=\"fn {} {id}: noise in bits (encode {}, max {}); reductions in green\";",
             function.name, params.encode, params.max
         );
         crate::dot::draw_function_annotated(&mut out, &id.to_string(), function, |line| {
-            annotate(function, &map, params, line)
+            match passing.get(line.trim()) {
+                Some(note) => Line {
+                    note: Some(note.clone()),
+                    colour: Some(OVER.into()),
+                    bold: false,
+                },
+                None => annotate(function, &map, params, line),
+            }
         });
         out.push_str("  }\n");
     }
     out.push_str("}\n");
     out
+}
+
+/// The printed lines of `function` that pass a value across a boundary (a
+/// call, a `return`, a store, an array) with more than the input noise, each
+/// with its note: `passes v4 with 24 bits, over 12`.
+fn passed_over(function: &Function, map: &NoiseMap, input_noise: u32) -> HashMap<String, String> {
+    let over = |values: &mut dyn Iterator<Item = Value>| -> Option<String> {
+        let passed: Vec<String> = values
+            .filter_map(|value| match map.noise[value] {
+                Max::At(bits) if bits > u64::from(input_noise) => {
+                    Some(format!("{value} with {bits} bits"))
+                }
+                Max::Top => Some(format!("{value} growing without bound")),
+                _ => None,
+            })
+            .collect();
+        (!passed.is_empty()).then(|| format!("passes {}, over {input_noise}", passed.join(", ")))
+    };
+    let mut lines = HashMap::new();
+    for block in function.layout.blocks() {
+        for inst in function.layout.block_insts(block) {
+            let passed = kildall_noise::passed_operands(function, inst);
+            if let Some(note) = over(&mut passed.into_iter()) {
+                lines.insert(function.display_inst(inst).to_string(), note);
+            }
+        }
+        if let Some(note) = over(&mut kildall_noise::returned_values(function, block)) {
+            lines.insert(function.display_terminator(block).to_string(), note);
+        }
+    }
+    lines
 }
 
 /// The value named by a printed `vN`, if the function has it.
@@ -391,5 +431,25 @@ mod tests {
         assert!(dot.contains("24 bits"));
         assert!(dot.contains(OVER));
         assert!(!dot.contains(REDUCED));
+    }
+
+    /// A call that passes a value over the input noise, and a `return` that
+    /// does, are the rows marked; once placed, none is.
+    #[test]
+    fn dot_marks_the_values_passed_over_the_input_noise() {
+        let text = include_str!("../../examples/noise/calls.ssa");
+        let mut module = kildall_ir::parse_module(text).unwrap();
+        let params = NoiseParams::default();
+        let dot = noise_dot(&module, params, params.encode);
+        parse_dot(&dot);
+        assert_eq!(dot.matches(OVER).count(), 2 * 2, "{dot}");
+        assert!(dot.contains("passes v4 with 24 bits, over 12"), "{dot}");
+        assert!(dot.contains("passes v3 with 25 bits, over 12"), "{dot}");
+        for func in module.functions.values_mut() {
+            kildall_noise::optimize(func, &Options::default()).unwrap();
+        }
+        let dot = noise_dot(&module, params, params.encode);
+        assert!(!dot.contains(OVER), "{dot}");
+        assert!(!dot.contains("passes"), "{dot}");
     }
 }
