@@ -9,7 +9,10 @@
 //! * [`analyze`] and [`verify`]: the noise analysis on the dataflow solver.
 //! * [`optimize`]: removes existing reductions from a function and places
 //!   new ones with the chosen strategy, minimizing the chosen [`Cost`]
-//!   (reductions in the text, or the times they run).
+//!   (reductions in the text, or the times they run). Functions are placed
+//!   one at a time: what crosses a function's boundary (call arguments and
+//!   results, returned, stored and array values) is held to the input noise
+//!   ([`passed_operands`], [`returned_values`]).
 #![deny(missing_docs)]
 
 pub mod analysis;
