@@ -126,8 +126,17 @@ fn render(path: &Path) -> String {
                     "{}: {strategy} on {args}",
                     path.display()
                 );
-                // Each executed reduce_noise is one more step.
-                runs.push(after.steps - before.steps);
+                // Each executed reduce_noise is one more step. The model
+                // charges every block the runs of its loops (every loop of
+                // these examples is counted), so no run does more.
+                let run = after.steps - before.steps;
+                assert!(
+                    run <= placement.executions,
+                    "{}: {strategy} on {args}: {run} runs, {} charged",
+                    path.display(),
+                    placement.executions
+                );
+                runs.push(run);
             }
             writeln!(
                 out,
