@@ -228,31 +228,39 @@ pub fn noise_dot(module: &Module, params: NoiseParams, input_noise: u32) -> Stri
 /// call, a `return`, a store, an array) with more than the input noise, each
 /// with its note: `passes v4 with 24 bits, over 12`.
 fn passed_over(function: &Function, map: &NoiseMap, input_noise: u32) -> HashMap<String, String> {
-    let over = |values: &mut dyn Iterator<Item = Value>| -> Option<String> {
-        let passed: Vec<String> = values
-            .filter_map(|value| match map.noise[value] {
-                Max::At(bits) if bits > u64::from(input_noise) => {
-                    Some(format!("{value} with {bits} bits"))
-                }
-                Max::Top => Some(format!("{value} growing without bound")),
-                _ => None,
-            })
-            .collect();
-        (!passed.is_empty()).then(|| format!("passes {}, over {input_noise}", passed.join(", ")))
-    };
     let mut lines = HashMap::new();
     for block in function.layout.blocks() {
         for inst in function.layout.block_insts(block) {
             let passed = kildall_noise::passed_operands(function, inst);
-            if let Some(note) = over(&mut passed.into_iter()) {
+            if let Some(note) = over_input(map, input_noise, passed) {
                 lines.insert(function.display_inst(inst).to_string(), note);
             }
         }
-        if let Some(note) = over(&mut kildall_noise::returned_values(function, block)) {
+        let returned = kildall_noise::returned_values(function, block);
+        if let Some(note) = over_input(map, input_noise, returned) {
             lines.insert(function.display_terminator(block).to_string(), note);
         }
     }
     lines
+}
+
+/// The note on the `values` passed with more than the input noise, if any.
+fn over_input(
+    map: &NoiseMap,
+    input_noise: u32,
+    values: impl IntoIterator<Item = Value>,
+) -> Option<String> {
+    let over: Vec<String> = values
+        .into_iter()
+        .filter_map(|value| match map.noise[value] {
+            Max::At(bits) if bits > u64::from(input_noise) => {
+                Some(format!("{value} with {bits} bits"))
+            }
+            Max::Top => Some(format!("{value} growing without bound")),
+            _ => None,
+        })
+        .collect();
+    (!over.is_empty()).then(|| format!("passes {}, over {input_noise}", over.join(", ")))
 }
 
 /// The value named by a printed `vN`, if the function has it.
