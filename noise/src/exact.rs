@@ -503,7 +503,7 @@ impl<'p> Search<'p> {
             return;
         }
         self.nodes += 1;
-        if self.nodes % 16 == 0 && Instant::now() >= self.deadline {
+        if Instant::now() >= self.deadline {
             self.timed_out = true;
             return;
         }

@@ -22,6 +22,7 @@ pub mod exact;
 mod function;
 pub mod greedy;
 pub mod ilp;
+mod incremental;
 mod levels;
 mod params;
 mod pass;

@@ -7,6 +7,7 @@ use crate::cover::ComponentMemo;
 use crate::exact::{solve_exact, solve_exact_memo};
 use crate::greedy::{relocate, solve_greedy};
 use crate::ilp::{solve_ilp, IlpStatus};
+use crate::incremental::Incremental;
 use crate::problem::{Problem, Violation};
 
 /// How reductions are placed.
@@ -116,7 +117,7 @@ pub(crate) fn solve_with(
     };
     let mut reduced = reduced;
     if strategy != Strategy::Greedy {
-        hoist(problem, &mut reduced);
+        hoist(problem, &mut reduced, deadline);
     }
     let count = reduced.iter().filter(|&&r| r).count();
     let cost = problem.cost_of(&reduced);
@@ -136,24 +137,15 @@ pub(crate) fn solve_with(
 /// moves to an input of the value it reduces, when that costs no more,
 /// while the placement stays legal and the total noise drops (so `mul` then
 /// `add`s reduces right after the `mul`, as the design's answers do). Each
-/// move lowers an integer sum, so the loop ends. A move is tried by
+/// move lowers an integer sum, so the passes end: at that fixed point, or
+/// after the first pass that ends past `deadline` (a large problem whose
+/// search took all its time still gets one pass). A move is tried by
 /// propagating the change forward only as far as the noise changes.
-pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool]) {
+pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool], deadline: Instant) {
     let nodes = problem.nodes();
     let encode = problem.params().encode;
-    let (noise, violation) = problem.evaluate(reduced);
-    if violation.is_some() {
+    let Some(mut trial) = Incremental::new(problem, reduced) else {
         return;
-    }
-    let mut trial = Trial {
-        problem,
-        users: problem.users(),
-        eff: (0..nodes.len())
-            .map(|v| if reduced[v] { encode } else { noise[v] })
-            .collect(),
-        noise,
-        queued: vec![false; nodes.len()],
-        undo: Vec::new(),
     };
     let mut changed = true;
     while changed {
@@ -166,83 +158,17 @@ pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool]) {
                 if reduced[a] || !nodes[a].reducible || nodes[a].cost > nodes[v].cost {
                     continue;
                 }
-                if trial.noise[a] > encode && trial.move_lowers_noise(reduced, v, a) {
+                if trial.noise()[a] > encode
+                    && trial.try_change(reduced, &[(v, false), (a, true)], |delta| delta < 0)
+                {
                     changed = true;
                     break;
                 }
             }
         }
-    }
-}
-
-/// The noise of a legal placement, updated in place as reductions move.
-struct Trial<'p> {
-    problem: &'p Problem,
-    users: Vec<Vec<usize>>,
-    /// Each node's noise before and after its reduction.
-    noise: Vec<u32>,
-    eff: Vec<u32>,
-    queued: Vec<bool>,
-    /// The nodes a trial changed, with their previous noise.
-    undo: Vec<(usize, u32, u32)>,
-}
-
-impl Trial<'_> {
-    /// Moves the reduction of `from` to `to` if the placement stays legal
-    /// and its total noise drops; otherwise leaves everything as it was.
-    fn move_lowers_noise(&mut self, reduced: &mut [bool], from: usize, to: usize) -> bool {
-        let params = self.problem.params();
-        let nodes = self.problem.nodes();
-        reduced[from] = false;
-        reduced[to] = true;
-        let mut delta: i64 = 0;
-        let mut legal = true;
-        let mut heap = std::collections::BinaryHeap::new();
-        for v in [to, from] {
-            self.queued[v] = true;
-            heap.push(std::cmp::Reverse(v));
+        if Instant::now() >= deadline {
+            break;
         }
-        // Nodes in topological order: every input of a node is final
-        // before the node is recomputed.
-        while let Some(std::cmp::Reverse(v)) = heap.pop() {
-            self.queued[v] = false;
-            let noise = self.problem.transfer(v, &self.eff);
-            let eff = if reduced[v] { params.encode } else { noise };
-            if noise > params.max || eff > nodes[v].cap {
-                legal = false;
-                break;
-            }
-            if (noise, eff) == (self.noise[v], self.eff[v]) {
-                continue;
-            }
-            self.undo.push((v, self.noise[v], self.eff[v]));
-            delta += i64::from(noise) - i64::from(self.noise[v]);
-            let eff_changed = eff != self.eff[v];
-            self.noise[v] = noise;
-            self.eff[v] = eff;
-            if eff_changed {
-                for &u in &self.users[v] {
-                    if !self.queued[u] {
-                        self.queued[u] = true;
-                        heap.push(std::cmp::Reverse(u));
-                    }
-                }
-            }
-        }
-        for std::cmp::Reverse(v) in heap {
-            self.queued[v] = false;
-        }
-        if legal && delta < 0 {
-            self.undo.clear();
-            return true;
-        }
-        for (v, noise, eff) in self.undo.drain(..).rev() {
-            self.noise[v] = noise;
-            self.eff[v] = eff;
-        }
-        reduced[from] = true;
-        reduced[to] = false;
-        false
     }
 }
 
@@ -291,7 +217,7 @@ mod tests {
             }
             let start = reduced.clone();
             let cost = p.cost_of(&reduced);
-            hoist(&p, &mut reduced);
+            hoist(&p, &mut reduced, Instant::now() + Duration::from_secs(60));
             assert!(p.is_legal(&reduced));
             assert_eq!(p.cost_of(&reduced), cost);
             moved += usize::from(reduced != start);

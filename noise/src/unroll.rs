@@ -175,7 +175,7 @@ pub(crate) fn solve_unrolled(
         if !fixed.problem.is_legal(&on) {
             return None;
         }
-        hoist(&fixed.problem, &mut on);
+        hoist(&fixed.problem, &mut on, deadline);
         let cost = fixed.problem.cost_of(&on);
         let lower_bound = (cover.lower_bound as u64).saturating_mul(scale).min(cost);
         let solution = Solution {

@@ -1,6 +1,7 @@
 //! The minimum hitting set of the witnesses: reductions, components,
 //! local search and the combinatorial branch and bound.
 
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -320,90 +321,161 @@ impl Instance {
 
     /// Applies the reduction rules to a fixed point; the values of forced
     /// elements go to `chosen`. Returns false if some set cannot be hit.
-    fn reduce(&mut self, chosen: &mut Vec<usize>) -> bool {
-        // Free elements are taken at once: they hit their sets for nothing.
+    ///
+    /// The rules: a free element is taken; a singleton forces its element;
+    /// a set containing another live set is implied by it (of two equal
+    /// sets the later goes); an element whose live sets all contain another
+    /// element, no dearer, is dominated by it (some optimum does without
+    /// it). They are applied from worklists, so that each change costs what
+    /// it touches: a set is examined when it shrinks (new subsets arise
+    /// only so, and every superset of a set contains its element of fewest
+    /// sets), an element when it loses a set (new dominations arise only
+    /// so: sets never gain elements, and degrees only fall).
+    pub(super) fn reduce(&mut self, chosen: &mut Vec<usize>) -> bool {
         for x in 0..self.of.len() {
             if self.weight(x) == 0 && !self.of[x].is_empty() {
                 chosen.push(self.names[x]);
                 self.take(x);
             }
         }
-        let mut changed = true;
-        while changed {
-            changed = false;
-            // Singletons force their element.
-            for s in 0..self.sets.len() {
-                if !self.alive[s] {
+        let alive = &self.alive;
+        let mut degree: Vec<usize> = self
+            .of
+            .iter_mut()
+            .map(|list| {
+                list.retain(|&s| alive[s as usize]);
+                list.len()
+            })
+            .collect();
+        let mut work = Worklists {
+            sets: (0..self.sets.len() as u32)
+                .rev()
+                .filter(|&s| self.alive[s as usize])
+                .collect(),
+            set_queued: self.alive.clone(),
+            elements: (0..self.of.len() as u32).rev().collect(),
+            element_queued: vec![true; self.of.len()],
+        };
+        loop {
+            if let Some(t) = work.sets.pop() {
+                let t = t as usize;
+                work.set_queued[t] = false;
+                if !self.alive[t] {
                     continue;
                 }
-                match self.sets[s].len() {
+                match self.sets[t].len() {
                     0 => return false,
                     1 => {
-                        let x = self.sets[s][0] as usize;
+                        let x = self.sets[t][0] as usize;
                         chosen.push(self.names[x]);
-                        self.take(x);
-                        changed = true;
+                        self.take_tracked(x, &mut degree, &mut work);
                     }
-                    _ => {}
+                    _ => self.drop_supersets(t, &mut degree, &mut work),
                 }
-            }
-            // A set containing another live set is implied by it.
-            for x in 0..self.of.len() {
-                let alive = &self.alive;
-                self.of[x].retain(|&s| alive[s as usize]);
-            }
-            for s in 0..self.sets.len() {
-                if !self.alive[s] {
-                    continue;
+            } else if let Some(x) = work.elements.pop() {
+                let x = x as usize;
+                work.element_queued[x] = false;
+                if degree[x] > 0 && self.is_dominated(x, &degree) {
+                    self.forbid_tracked(x, &mut degree, &mut work);
                 }
-                let set = &self.sets[s];
-                let Some(&pivot) = set.iter().min_by_key(|&&x| self.of[x as usize].len()) else {
-                    continue;
-                };
-                let superset = self.of[pivot as usize].iter().any(|&t| {
-                    let t = t as usize;
-                    t != s
-                        && self.alive[t]
-                        && (self.sets[t].len() < set.len()
-                            || (self.sets[t].len() == set.len() && t < s))
-                        && is_subset(&self.sets[t], set)
-                });
-                if superset {
-                    self.alive[s] = false;
-                    changed = true;
-                }
-            }
-            for x in 0..self.of.len() {
-                let alive = &self.alive;
-                self.of[x].retain(|&s| alive[s as usize]);
-            }
-            // An element whose sets all contain another element, no
-            // dearer, is dominated by it: some optimum does without it.
-            for x in 0..self.of.len() {
-                if self.of[x].is_empty() {
-                    continue;
-                }
-                let first = self.of[x][0] as usize;
-                let dominated = self.sets[first].iter().any(|&y| {
-                    let y = y as usize;
-                    let (wx, wy) = (self.weight(x), self.weight(y));
-                    y != x
-                        && wy <= wx
-                        && self.of[y].len() >= self.of[x].len()
-                        && (wy < wx || self.of[y].len() > self.of[x].len() || y < x)
-                        && self.of[x]
-                            .iter()
-                            .all(|&s| self.sets[s as usize].binary_search(&(y as u32)).is_ok())
-                });
-                if dominated {
-                    if !self.forbid(x) {
-                        return false;
-                    }
-                    changed = true;
-                }
+            } else {
+                break;
             }
         }
+        let alive = &self.alive;
+        for list in &mut self.of {
+            list.retain(|&s| alive[s as usize]);
+        }
         true
+    }
+
+    /// Drops the live sets that contain the live set `t`, and `t` itself
+    /// if an earlier set equals it.
+    fn drop_supersets(&mut self, t: usize, degree: &mut [usize], work: &mut Worklists) {
+        let set = &self.sets[t];
+        let pivot = *set
+            .iter()
+            .min_by_key(|&&x| degree[x as usize])
+            .expect("a set of two or more");
+        let mut implied = Vec::new();
+        let mut itself = false;
+        for &s in &self.of[pivot as usize] {
+            let s = s as usize;
+            if s == t || !self.alive[s] || self.sets[s].len() < set.len() {
+                continue;
+            }
+            if is_subset(set, &self.sets[s]) {
+                if self.sets[s].len() == set.len() && s < t {
+                    itself = true;
+                    break;
+                }
+                implied.push(s);
+            }
+        }
+        if itself {
+            implied = vec![t];
+        }
+        for s in implied {
+            self.kill(s, degree, work);
+        }
+    }
+
+    /// Whether some other element, no dearer, lies in every live set of `x`
+    /// (ties between equal elements go to the earlier one).
+    fn is_dominated(&self, x: usize, degree: &[usize]) -> bool {
+        let mut sets = self.live_of(x);
+        let Some(first) = sets.next() else {
+            return false;
+        };
+        let rest: Vec<u32> = sets.collect();
+        self.sets[first as usize].iter().any(|&y| {
+            let y = y as usize;
+            let (wx, wy) = (self.weight(x), self.weight(y));
+            y != x
+                && wy <= wx
+                && degree[y] >= degree[x]
+                && (wy < wx || degree[y] > degree[x] || y < x)
+                && rest
+                    .iter()
+                    .all(|&s| self.sets[s as usize].binary_search(&(y as u32)).is_ok())
+        })
+    }
+
+    /// Marks the live set `s` hit or implied; its elements lose it.
+    fn kill(&mut self, s: usize, degree: &mut [usize], work: &mut Worklists) {
+        self.alive[s] = false;
+        for &x in &self.sets[s] {
+            degree[x as usize] -= 1;
+            work.element(x);
+        }
+    }
+
+    /// [`Instance::take`], keeping the degrees and worklists.
+    fn take_tracked(&mut self, x: usize, degree: &mut [usize], work: &mut Worklists) {
+        for i in 0..self.of[x].len() {
+            let s = self.of[x][i] as usize;
+            if self.alive[s] {
+                self.kill(s, degree, work);
+            }
+        }
+        self.of[x].clear();
+    }
+
+    /// [`Instance::forbid`], keeping the degrees and worklists: every set
+    /// that loses `x` is examined again (an empty one ends the reduction).
+    fn forbid_tracked(&mut self, x: usize, degree: &mut [usize], work: &mut Worklists) {
+        let list = std::mem::take(&mut self.of[x]);
+        for &s in &list {
+            if !self.alive[s as usize] {
+                continue;
+            }
+            let set = &mut self.sets[s as usize];
+            if let Ok(i) = set.binary_search(&(x as u32)) {
+                set.remove(i);
+            }
+            work.set(s);
+        }
+        degree[x] = 0;
     }
 
     /// The connected components of the live sets, each as a compact instance.
@@ -533,17 +605,27 @@ impl Instance {
     }
 
     /// A hitting set (values) by repeatedly taking the element in most
-    /// live sets per unit of cost.
+    /// live sets per unit of cost (the last such element on ties). Scores
+    /// only fall as sets are hit, so a heap of possibly stale scores gives
+    /// the best element once its recomputed score is still on top.
     fn greedy(&self) -> Vec<usize> {
         let mut inst = self.clone();
         let mut chosen = Vec::new();
         let per_cost =
             |inst: &Instance, x: usize| inst.live_of(x).count() as f64 / inst.weight(x) as f64;
-        while let Some((x, _)) = (0..inst.of.len())
+        let mut heap: BinaryHeap<(Score, usize)> = (0..inst.of.len())
             .filter(|&x| inst.live_of(x).next().is_some())
-            .map(|x| (x, per_cost(&inst, x)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-        {
+            .map(|x| (Score(per_cost(&inst, x)), x))
+            .collect();
+        while let Some((Score(score), x)) = heap.pop() {
+            let now = per_cost(&inst, x);
+            if now == 0.0 {
+                continue;
+            }
+            if now < score {
+                heap.push((Score(now), x));
+                continue;
+            }
             chosen.push(inst.names[x]);
             inst.take(x);
         }
@@ -655,6 +737,47 @@ impl Instance {
         self.lambda.copy_from_slice(&best_lambda);
         let lagrange = ceil(best);
         (packing.max(lagrange), best, best_cost)
+    }
+}
+
+/// What [`Instance::reduce`] has yet to examine: sets that shrank and
+/// elements that lost a set, each queued once.
+struct Worklists {
+    sets: Vec<u32>,
+    set_queued: Vec<bool>,
+    elements: Vec<u32>,
+    element_queued: Vec<bool>,
+}
+
+impl Worklists {
+    fn set(&mut self, s: u32) {
+        if !std::mem::replace(&mut self.set_queued[s as usize], true) {
+            self.sets.push(s);
+        }
+    }
+
+    fn element(&mut self, x: u32) {
+        if !std::mem::replace(&mut self.element_queued[x as usize], true) {
+            self.elements.push(x);
+        }
+    }
+}
+
+/// A score ordered by `f64::total_cmp`, for heaps.
+#[derive(Clone, Copy, PartialEq)]
+struct Score(f64);
+
+impl Eq for Score {}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 

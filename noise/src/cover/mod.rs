@@ -165,6 +165,43 @@ mod tests {
         }
     }
 
+    /// The reductions keep an optimum: what they force plus the optimum of
+    /// what is left is the optimum of the instance. At their fixed point
+    /// no live set contains another, no live set is a singleton, and no
+    /// element is dominated.
+    #[test]
+    fn reductions_keep_the_optimum_and_reach_their_fixed_point() {
+        let mut reduced_some = 0;
+        for (n, sets) in random_instances() {
+            let optimum = brute_force(n, &sets);
+            let mut inst = Instance::new((0..n).collect(), sets.clone(), None, None);
+            let mut chosen = Vec::new();
+            assert!(inst.reduce(&mut chosen));
+            let live: Vec<Set> = (0..inst.sets.len())
+                .filter(|&s| inst.alive[s])
+                .map(|s| inst.sets[s].clone())
+                .collect();
+            reduced_some += usize::from(live.len() < sets.len());
+            assert_eq!(chosen.len() + brute_force(n, &live), optimum, "{sets:?}");
+            for (i, a) in live.iter().enumerate() {
+                assert!(a.len() >= 2, "{sets:?}");
+                for (j, b) in live.iter().enumerate() {
+                    assert!(i == j || !super::witness::is_subset(a, b), "{sets:?}");
+                }
+            }
+            let degree = |x: u32| live.iter().filter(|s| s.contains(&x)).count();
+            for x in 0..n as u32 {
+                let of_x: Vec<&Set> = live.iter().filter(|s| s.contains(&x)).collect();
+                for y in (0..n as u32).filter(|&y| y != x && !of_x.is_empty()) {
+                    let dominates =
+                        of_x.iter().all(|s| s.contains(&y)) && (degree(y) > degree(x) || y < x);
+                    assert!(!dominates, "{x} dominated by {y} in {sets:?}");
+                }
+            }
+        }
+        assert!(reduced_some > 60, "only {reduced_some} instances reduced");
+    }
+
     /// A memo filled by one instance serves the next, which shares some of
     /// its components and changes others (one more set): the answers stay
     /// optimal, and an instance met again is not searched at all.

@@ -12,12 +12,13 @@ pub(crate) struct Witnesses {
     pub sets: Vec<Set>,
 }
 
-/// Most witnesses kept for one demand, and in all (at least; the total
-/// grows with the problem, since every node holds a few demands).
+/// Most witnesses kept for one demand, and in all (counting every partial
+/// set the listing keeps). The total is fixed, not grown with the problem,
+/// so that the listing's memory is bounded whatever the size: it takes the
+/// generated DAGs of up to about 15,000 ops; larger ones take the search
+/// on the DAG.
 const CAP_PER_DEMAND: usize = 4_096;
-const CAP_TOTAL: usize = 400_000;
-/// The total cap per node of the problem, beyond [`CAP_TOTAL`].
-const CAP_PER_NODE: usize = 400;
+const CAP_TOTAL: usize = 6_000_000;
 
 struct Enumerator<'p> {
     p: &'p Problem,
@@ -30,7 +31,6 @@ struct Enumerator<'p> {
     /// Memo of `pre(v, k)`, indexed `v * (h + 2) + k`.
     memo: Vec<Option<std::rc::Rc<Vec<Set>>>>,
     total: usize,
-    cap_total: usize,
     overflow: bool,
 }
 
@@ -104,7 +104,7 @@ impl Enumerator<'_> {
             out.truncate(CAP_PER_DEMAND);
         }
         self.total += out.len();
-        if self.total > self.cap_total {
+        if self.total > CAP_TOTAL {
             self.overflow = true;
         }
         let out = std::rc::Rc::new(out);
@@ -216,7 +216,6 @@ pub(crate) fn witnesses_over(problem: &Problem, element_of: &[u32]) -> Option<Wi
         hi,
         memo: vec![None; n * (h as usize + 2)],
         total: 0,
-        cap_total: CAP_TOTAL.max(CAP_PER_NODE * n),
         overflow: false,
     };
     let mut sets = Vec::new();
