@@ -5,7 +5,9 @@
 //! count, bound and whether it timed out are printed once per size. The
 //! `noise-loop` group places the exact strategy on the generator's loop
 //! shape (the DAG inside a counted loop with a carried value) of 30 and 100
-//! operations under both costs.
+//! operations under both costs. The `noise-large` group times the greedy
+//! strategy (with the exact strategy's presolve bound it reports) at
+//! 10,000 and 100,000 operations, where cost must grow near-linearly.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -103,5 +105,21 @@ fn loops(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, placement, loops);
+fn large(c: &mut Criterion) {
+    let mut group = c.benchmark_group("noise-large");
+    group.sample_size(10);
+    for ops in [10_000, 100_000] {
+        let func = function(ops);
+        let options = options(Strategy::Greedy);
+        group.bench_with_input(BenchmarkId::new("greedy", ops), &func, |b, func| {
+            b.iter(|| {
+                let mut f = func.clone();
+                black_box(optimize(&mut f, &options).expect("placeable").count)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, placement, loops, large);
 criterion_main!(benches);
