@@ -14,18 +14,18 @@
 //! free. The README has the measured times.
 //!
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
-//! ops optimal within the default 10 s: seeds 7, 11 and 15 (`cargo xtask
-//! gen --kind noise --seed 7 --insts 1000`) stop 3 to 4 reductions above
-//! their proven bound. Their counts are optimal, the proof is what takes
-//! the time: without the limit the same search proves them in 73 s (seed
-//! 7, 2,399 search nodes), 14 s (seed 11, 277 nodes) and 17 s (seed 15,
-//! 368 nodes). Seeds 7 and 11's largest components (835 and 800 values)
-//! keep root bounds of 295.8 and 280.5 after the cut rounds, against
-//! optima of 301 and 285, and each child strong branching solves costs
-//! about 70 dual simplex iterations, 11 ms in `microlp`. The crate's
-//! README lists what was tried; untried is a cheaper cut round
-//! (`microlp` rebuilds its rows and refactorizes the basis for every
-//! constraint added).
+//! ops optimal within the default 10 s: seed 7 (`cargo xtask gen --kind
+//! noise --seed 7 --insts 1000`) stops 4 reductions above its proven
+//! bound, and seed 15 1 above it, at the edge (proven in 9.8 s when the
+//! limit is longer, the root's cut rounds taking a share of a longer
+//! time). Their counts are optimal, the proof is what takes the time:
+//! without the limit the same search proves seed 7 in 78.5 s (3,613
+//! search nodes). Its largest component (835 values) keeps a root bound
+//! of 295.8 after the cut rounds, against an optimum of 301, and each
+//! child strong branching solves costs about 70 dual simplex iterations,
+//! 11 ms in `microlp`. The crate's README lists what was tried; untried
+//! is a cheaper cut round (`microlp` rebuilds its rows and refactorizes
+//! the basis for every constraint added).
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same
