@@ -107,7 +107,12 @@ pub(crate) fn solve_with(
             let mut warm = solve_greedy(problem).ok_or_else(infeasible)?;
             relocate(problem, &mut warm);
             let bound = solve_exact(problem, start)?.lower_bound;
-            let s = solve_ilp(problem, &warm, time_limit);
+            // The warm start and the bound count against the limit too.
+            let s = solve_ilp(
+                problem,
+                &warm,
+                deadline.saturating_duration_since(Instant::now()),
+            );
             let cost = problem.cost_of(&s.reduced);
             match s.status {
                 IlpStatus::Optimal => (s.reduced, cost, false),
