@@ -52,16 +52,17 @@ const LIGHT: f64 = 1.0 - EPS;
 /// as much as the relaxation's re-solve and seldom finds more.
 const SETTLED: usize = 150;
 
-/// Totally ordered distance for the heap.
+/// An `f64` ordered by `f64::total_cmp`, for heaps (distances here,
+/// scores in the greedy cover).
 #[derive(Copy, Clone, PartialEq)]
-struct Dist(f64);
-impl Eq for Dist {}
-impl PartialOrd for Dist {
+pub(crate) struct TotalF64(pub(crate) f64);
+impl Eq for TotalF64 {}
+impl PartialOrd for TotalF64 {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Dist {
+impl Ord for TotalF64 {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)
     }
@@ -143,9 +144,9 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
         dist[source] = 0.0;
         touched.push(source);
         heap.clear();
-        heap.push(Reverse((Dist(0.0), source)));
+        heap.push(Reverse((TotalF64(0.0), source)));
         let mut settled = 0;
-        while let Some(Reverse((Dist(d), u))) = heap.pop() {
+        while let Some(Reverse((TotalF64(d), u))) = heap.pop() {
             if d > dist[u] || u == target {
                 if u == target {
                     break;
@@ -167,7 +168,7 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
                     }
                     dist[v] = nd;
                     pred[v] = (u as u32, c);
-                    heap.push(Reverse((Dist(nd), v)));
+                    heap.push(Reverse((TotalF64(nd), v)));
                 }
             }
         }

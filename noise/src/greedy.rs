@@ -103,32 +103,7 @@ pub(crate) fn relocate(problem: &Problem, reduced: &mut [bool]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NoiseParams;
-
-    /// A random DAG of `add`s and `mul`s over three encodings, reductions
-    /// costing 1 to 4 when `weighted`.
-    fn random_problem(rng: &mut kildall_ir::generate::Rng, weighted: bool) -> Problem {
-        let mut p = Problem::new(NoiseParams::default());
-        for _ in 0..3 {
-            p.encode();
-        }
-        for _ in 0..(4 + rng.below(40)) {
-            let len = p.len() as u64;
-            let a = (len - 1 - rng.below(len.min(5))) as usize;
-            let b = rng.below(len) as usize;
-            if rng.below(4) == 0 {
-                p.mul(a, b);
-            } else {
-                p.add(a, b);
-            }
-        }
-        if weighted {
-            for v in 0..p.len() {
-                p.set_cost(v, 1 + rng.below(4));
-            }
-        }
-        p
-    }
+    use crate::problem::random_problem;
 
     /// Dropping, judged by propagating each change, ends where a full
     /// evaluation agrees: legal, and no reduction left can go.
@@ -137,7 +112,7 @@ mod tests {
         let mut rng = kildall_ir::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut dropped = 0;
         for _ in 0..300 {
-            let p = random_problem(&mut rng, false);
+            let p = random_problem(&mut rng, 40, false);
             let mut reduced: Vec<bool> = p.nodes().iter().map(|n| n.reducible).collect();
             if !p.is_legal(&reduced) {
                 continue;
@@ -162,7 +137,7 @@ mod tests {
         let mut rng = kildall_ir::generate::Rng::new(0xbf58_476d_1ce4_e5b9);
         let mut moved = 0;
         for _ in 0..300 {
-            let p = random_problem(&mut rng, true);
+            let p = random_problem(&mut rng, 40, true);
             let Some(mut reduced) = solve_greedy(&p) else {
                 continue;
             };

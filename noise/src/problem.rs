@@ -325,3 +325,34 @@ impl Problem {
         None
     }
 }
+
+/// A random DAG for tests: three encodings, then 4 to `4 + extra - 1` ops,
+/// a quarter `mul`s and the rest `add`s, each reading one of the last five
+/// nodes and any node; reductions cost 1 to 4 when `weighted`.
+#[cfg(test)]
+pub(crate) fn random_problem(
+    rng: &mut kildall_ir::generate::Rng,
+    extra: u64,
+    weighted: bool,
+) -> Problem {
+    let mut p = Problem::new(crate::NoiseParams::default());
+    for _ in 0..3 {
+        p.encode();
+    }
+    for _ in 0..(4 + rng.below(extra)) {
+        let len = p.len() as u64;
+        let a = (len - 1 - rng.below(len.min(5))) as usize;
+        let b = rng.below(len) as usize;
+        if rng.below(4) == 0 {
+            p.mul(a, b);
+        } else {
+            p.add(a, b);
+        }
+    }
+    if weighted {
+        for v in 0..p.len() {
+            p.set_cost(v, 1 + rng.below(4));
+        }
+    }
+    p
+}

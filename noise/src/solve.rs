@@ -180,7 +180,7 @@ pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool], deadline: Instant) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NoiseParams;
+    use crate::problem::random_problem;
 
     /// Whether moving the reduction of `v` to its input `a` passes the
     /// hoisting rule, judged by evaluating the whole placement.
@@ -202,20 +202,7 @@ mod tests {
         let mut rng = kildall_ir::generate::Rng::new(0x1405_7b7e_f767_814f);
         let mut moved = 0;
         for _ in 0..300 {
-            let mut p = Problem::new(NoiseParams::default());
-            for _ in 0..3 {
-                p.encode();
-            }
-            for _ in 0..(4 + rng.below(30)) {
-                let len = p.len() as u64;
-                let a = (len - 1 - rng.below(len.min(5))) as usize;
-                let b = rng.below(len) as usize;
-                if rng.below(4) == 0 {
-                    p.mul(a, b);
-                } else {
-                    p.add(a, b);
-                }
-            }
+            let p = random_problem(&mut rng, 30, false);
             let mut reduced: Vec<bool> = (0..p.len()).map(|_| rng.below(2) == 0).collect();
             if !p.is_legal(&reduced) {
                 reduced = p.nodes().iter().map(|n| n.reducible).collect();

@@ -10,6 +10,7 @@ use super::local_search::{row_weighting, Stop};
 use super::lp_branch::{lp_root, LpRoot};
 use super::memo::{ComponentKey, ComponentMemo};
 use super::witness::{is_subset, Set};
+use crate::cuts::TotalF64;
 
 /// The outcome of the hitting-set search.
 pub(crate) struct Cover {
@@ -355,6 +356,7 @@ impl Instance {
             set_queued: self.alive.clone(),
             elements: (0..self.of.len() as u32).rev().collect(),
             element_queued: vec![true; self.of.len()],
+            implied: Vec::new(),
         };
         loop {
             if let Some(t) = work.sets.pop() {
@@ -397,8 +399,7 @@ impl Instance {
             .iter()
             .min_by_key(|&&x| degree[x as usize])
             .expect("a set of two or more");
-        let mut implied = Vec::new();
-        let mut itself = false;
+        let mut implied = std::mem::take(&mut work.implied);
         for &s in &self.of[pivot as usize] {
             let s = s as usize;
             if s == t || !self.alive[s] || self.sets[s].len() < set.len() {
@@ -406,18 +407,18 @@ impl Instance {
             }
             if is_subset(set, &self.sets[s]) {
                 if self.sets[s].len() == set.len() && s < t {
-                    itself = true;
+                    implied.clear();
+                    implied.push(t);
                     break;
                 }
                 implied.push(s);
             }
         }
-        if itself {
-            implied = vec![t];
-        }
-        for s in implied {
+        for &s in &implied {
             self.kill(s, degree, work);
         }
+        implied.clear();
+        work.implied = implied;
     }
 
     /// Whether some other element, no dearer, lies in every live set of `x`
@@ -613,17 +614,17 @@ impl Instance {
         let mut chosen = Vec::new();
         let per_cost =
             |inst: &Instance, x: usize| inst.live_of(x).count() as f64 / inst.weight(x) as f64;
-        let mut heap: BinaryHeap<(Score, usize)> = (0..inst.of.len())
+        let mut heap: BinaryHeap<(TotalF64, usize)> = (0..inst.of.len())
             .filter(|&x| inst.live_of(x).next().is_some())
-            .map(|x| (Score(per_cost(&inst, x)), x))
+            .map(|x| (TotalF64(per_cost(&inst, x)), x))
             .collect();
-        while let Some((Score(score), x)) = heap.pop() {
+        while let Some((TotalF64(score), x)) = heap.pop() {
             let now = per_cost(&inst, x);
             if now == 0.0 {
                 continue;
             }
             if now < score {
-                heap.push((Score(now), x));
+                heap.push((TotalF64(now), x));
                 continue;
             }
             chosen.push(inst.names[x]);
@@ -747,6 +748,8 @@ struct Worklists {
     set_queued: Vec<bool>,
     elements: Vec<u32>,
     element_queued: Vec<bool>,
+    /// Scratch: the sets one shrunk set implies.
+    implied: Vec<usize>,
 }
 
 impl Worklists {
@@ -760,24 +763,6 @@ impl Worklists {
         if !std::mem::replace(&mut self.element_queued[x as usize], true) {
             self.elements.push(x);
         }
-    }
-}
-
-/// A score ordered by `f64::total_cmp`, for heaps.
-#[derive(Clone, Copy, PartialEq)]
-struct Score(f64);
-
-impl Eq for Score {}
-
-impl PartialOrd for Score {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Score {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 
