@@ -16,16 +16,12 @@
 //! FIXME: the exact strategy does not prove every generated DAG of 1,000
 //! ops optimal within the default 10 s: seed 7 (`cargo xtask gen --kind
 //! noise --seed 7 --insts 1000`) stops 4 reductions above its proven
-//! bound, and seed 15 1 above it, at the edge (proven in 9.8 s when the
-//! limit is longer, the root's cut rounds taking a share of a longer
-//! time). Their counts are optimal, the proof is what takes the time:
-//! without the limit the same search proves seed 7 in 78.5 s (3,613
-//! search nodes). Its largest component (835 values) keeps a root bound
-//! of 295.8 after the cut rounds, against an optimum of 301, and each
-//! child strong branching solves costs about 70 dual simplex iterations,
-//! 11 ms in `microlp`. The crate's README lists what was tried; untried
-//! is a cheaper cut round (`microlp` rebuilds its rows and refactorizes
-//! the basis for every constraint added).
+//! bound. Its count is optimal, the proof is what takes the time: without
+//! the limit the same search proves it in about 40 s (about 4,000 search
+//! nodes). Its largest component (835 values) keeps a root bound of 295.8
+//! after the cut rounds, against an optimum of 301, and each child strong
+//! branching solves costs about 77 dual simplex pivots, 7 ms. The crate's
+//! README lists what was tried.
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same

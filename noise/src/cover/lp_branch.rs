@@ -8,11 +8,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
-use super::reduced_cost::{fixings, row_duals, Row};
+use super::reduced_cost::{fixings, Row};
+use super::simplex::{Relaxation, Status};
 use super::witness::Set;
 
 /// The root of the branch and bound on one component with the linear
-/// relaxation of the hitting set as bound (`microlp`). The relaxation
+/// relaxation of the hitting set as bound (the `simplex` module). The relaxation
 /// starts from the small witnesses only and takes in the others as they are
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
@@ -21,9 +22,10 @@ use super::witness::Set;
 /// close the gap (see [`SEARCH_GAP`]), and while it stays below
 /// `upper` (the size of the best cover known, which a concurrent local
 /// search may lower). Every few rounds the rows the point leaves slack are
-/// dropped and the relaxation is solved again from scratch: each re-solve
-/// pays for every row, and most rows are slack (a witness dropped joins
-/// again when violated; a dropped cut may be separated again). `None`
+/// dropped: each pivot pays for every row, and most rows are slack (a
+/// witness dropped joins again when violated; a dropped cut may be
+/// separated again). Each round is a dual simplex re-solve from the last
+/// basis. `None`
 /// when the relaxation could not be solved before `deadline` (then the
 /// caller keeps its combinatorial search).
 pub(super) fn lp_root<'a>(
@@ -41,28 +43,29 @@ pub(super) fn lp_root<'a>(
         .collect();
     let refs: Vec<&[u32]> = live.iter().map(|s| s.as_slice()).collect();
     let mut in_lp: Vec<bool> = live.iter().map(|s| s.len() <= INITIAL_ROWS).collect();
-    let mut rows: Vec<Row> = live
+    let rows: Vec<Row> = live
         .iter()
         .zip(&in_lp)
         .filter(|(_, &i)| i)
-        .map(|(s, _)| (s.iter().map(|&x| (x, 1.0)).collect(), 1.0))
+        .map(|(s, _)| witness_row(s))
         .collect();
     // The witness each row is, if it is one (not a cut).
     let mut origin: Vec<Option<usize>> = (0..live.len()).filter(|&i| in_lp[i]).map(Some).collect();
-    // One solve from scratch with the short witnesses; the long ones the
-    // point leaves unhit join in the rounds below, each by a dual simplex
-    // re-solve from the last basis (a solve from scratch costs as much as
-    // a hundred of those on the large components).
-    let (mut root, mut vars) = solve_rows(&costs, &rows, deadline)?;
-    // Cut rounds, each re-solved by the dual simplex from the last basis,
-    // until the bound rises by less than `STALL` in `STALL_ROUNDS` rounds,
-    // or the root has had its share of the time (the search below needs
-    // the rest).
+    // One solve with the short witnesses; the long ones the point leaves
+    // unhit join in the rounds below, each round re-solved from the last
+    // basis.
+    let mut root = Relaxation::new(&costs, rows);
+    if root.solve(deadline) != Status::Optimal {
+        return None;
+    }
+    // Cut rounds until the bound rises by less than `STALL` in
+    // `STALL_ROUNDS` rounds, or the root has had its share of the time
+    // (the search below needs the rest).
     let start = Instant::now();
     let root_end = start + deadline.saturating_duration_since(start) / ROOT_SHARE;
     let mut history: Vec<f64> = Vec::new();
     loop {
-        let objective = root.objective();
+        let objective = root.bound();
         let gap = upper.load(Ordering::Relaxed) as f64 - objective;
         let now = Instant::now();
         if ceil(objective) >= upper.load(Ordering::Relaxed)
@@ -71,13 +74,13 @@ pub(super) fn lp_root<'a>(
         {
             break;
         }
-        let value = point(&root, &vars);
+        let value = root.point();
         let mut new_rows: Vec<Row> = Vec::new();
         let mut new_origin: Vec<Option<usize>> = Vec::new();
         for (i, set) in live.iter().enumerate() {
             if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
                 in_lp[i] = true;
-                new_rows.push((set.iter().map(|&x| (x, 1.0)).collect(), 1.0));
+                new_rows.push(witness_row(set));
                 new_origin.push(Some(i));
             }
         }
@@ -98,113 +101,67 @@ pub(super) fn lp_root<'a>(
         if new_rows.is_empty() {
             break;
         }
-        let mut next = Some(root.clone());
-        for (terms, rhs) in &new_rows {
-            if Instant::now() >= deadline {
-                // The cuts added so far already give a valid relaxation.
-                break;
-            }
-            let Some(cur) = next.take() else { break };
-            let mut expr = microlp::LinearExpr::empty();
-            for &(e, c) in terms {
-                expr.add(vars[e as usize], c);
-            }
-            if let Ok(outcome) = cur.add_constraint(expr, microlp::ComparisonOp::Ge, *rhs) {
-                next = outcome.into_solution().ok().filter(|s| s.is_optimal_lp());
-            }
-        }
-        let Some(next) = next else {
-            // Out of time (or a failed re-solve): the last complete
-            // relaxation still bounds the optimum.
+        let mut next = root.clone();
+        next.add_rows(new_rows);
+        if next.solve(deadline) != Status::Optimal {
+            // Out of time: the last complete relaxation still bounds the
+            // optimum.
             break;
-        };
-        rows.extend(new_rows);
+        }
         origin.extend(new_origin);
         root = next;
-        // Every re-solve pays for every row, and most cuts of the early
-        // rounds go slack later: now and then the slack rows go and the
-        // relaxation is solved again from scratch (its optimum stays the
-        // same; a witness that goes joins again when violated).
+        // Every pivot pays for every row, and most cuts of the early rounds
+        // go slack later: now and then the rows the point leaves slack go
+        // (the point stays optimal; a witness that goes joins again when
+        // violated, a cut may be separated again).
         if cut_round && history.len() % PURGE_ROUNDS == 0 {
-            let value = point(&root, &vars);
-            let tight: Vec<bool> = rows
-                .iter()
-                .map(|(terms, rhs)| {
-                    terms
-                        .iter()
-                        .map(|&(x, c)| c * value[x as usize])
-                        .sum::<f64>()
-                        < rhs + EPS
-                })
-                .collect();
-            let slack = tight.iter().filter(|&&t| !t).count();
-            if slack * PURGE_SHARE >= rows.len() {
-                let kept: Vec<Row> = rows
-                    .iter()
-                    .zip(&tight)
-                    .filter(|(_, &t)| t)
-                    .map(|(r, _)| r.clone())
-                    .collect();
-                let Some((fresh, fresh_vars)) = solve_rows(&costs, &kept, deadline) else {
-                    break;
-                };
-                for (o, &t) in origin.iter().zip(&tight) {
-                    if let (Some(i), false) = (o, t) {
-                        in_lp[*i] = false;
-                    }
-                }
-                origin = origin
-                    .iter()
-                    .zip(&tight)
-                    .filter(|(_, &t)| t)
-                    .map(|(o, _)| *o)
-                    .collect();
-                rows = kept;
-                (root, vars) = (fresh, fresh_vars);
-            }
+            drop_slack_rows(&mut root, &mut origin, &mut in_lp);
         }
     }
-    let root_bound = ceil(root.objective());
-    // The search re-solves after every fixing, and each re-solve pays for
-    // every row: the rows the root leaves slack (most cuts of the early
-    // rounds, long witnesses) go. The root's point stays optimal without
-    // them, and a witness violated below joins again there.
-    let value = point(&root, &vars);
-    let before = rows.len();
-    rows.retain(|(terms, rhs)| {
-        let activity: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
-        activity < rhs + EPS
-    });
-    if rows.len() < before {
-        if let Some((tight, tight_vars)) = solve_rows(&costs, &rows, deadline) {
-            (root, vars) = (tight, tight_vars);
-        }
-    }
+    // The search re-solves after every fixing: the rows the root leaves
+    // slack (most cuts of the early rounds, long witnesses) go, and a
+    // witness violated below joins again there.
+    drop_slack_rows(&mut root, &mut origin, &mut in_lp);
     Some(LpRoot {
         ctx: LpContext {
             inst,
             live,
-            pseudocosts: Mutex::new(vec![Pseudocost::default(); vars.len()]),
+            pseudocosts: Mutex::new(vec![Pseudocost::default(); costs.len()]),
             incumbent: AtomicUsize::new(usize::MAX),
             running: AtomicUsize::new(1),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            vars,
             costs,
         },
+        bound: ceil(root.bound()),
         solution: root,
-        bound: root_bound,
-        rows,
     })
+}
+
+/// The row `sum of set >= 1` of a witness.
+fn witness_row(set: &Set) -> Row {
+    (set.iter().map(|&x| (x, 1.0)).collect(), 1.0)
+}
+
+/// Drops the rows `root` leaves slack, and forgets the witnesses among
+/// them (they join again when violated).
+fn drop_slack_rows(root: &mut Relaxation, origin: &mut Vec<Option<usize>>, in_lp: &mut [bool]) {
+    let keep = root.drop_slack_rows();
+    let mut kept = keep.iter();
+    origin.retain(|o| {
+        let k = *kept.next().expect("one origin per row");
+        if let (Some(i), false) = (o, k) {
+            in_lp[*i] = false;
+        }
+        k
+    });
 }
 
 /// The relaxation at the root of a component's search.
 pub(super) struct LpRoot<'a> {
     ctx: LpContext<'a>,
-    solution: microlp::Solution,
+    solution: Relaxation,
     /// The root's lower bound on the component's optimum.
     pub(super) bound: usize,
-    /// The root's rows, whose dual fixes elements by reduced cost.
-    rows: Vec<Row>,
 }
 
 impl LpRoot<'_> {
@@ -218,24 +175,21 @@ impl LpRoot<'_> {
         let costs = &self.ctx.costs;
         let upper = self.ctx.inst.cost_of(best);
         self.ctx.incumbent.store(upper, Ordering::Relaxed);
-        if let Some(y) = row_duals(costs, &self.rows, solver.deadline) {
-            let (out, taken) = fixings(costs, &self.rows, &y, upper);
-            let fixed = out
-                .iter()
-                .map(|&x| (x, 0.0))
-                .chain(taken.iter().map(|&x| (x, 1.0)));
-            for (x, val) in fixed {
-                match solution.fix_var(self.ctx.vars[x], val) {
-                    Ok(outcome) => match self.ctx.child(outcome, solver) {
-                        Some(s) => solution = s,
-                        None => return self.bound,
-                    },
-                    // No cover smaller than `best` at all.
-                    Err(microlp::Error::Infeasible) => return usize::MAX,
-                    Err(_) => {
-                        solver.timed_out = true;
-                        return self.bound;
-                    }
+        let (out, taken) = fixings(costs, solution.rows(), &solution.duals(), upper);
+        if !out.is_empty() || !taken.is_empty() {
+            for &x in &out {
+                solution.fix(x, 0.0);
+            }
+            for &x in &taken {
+                solution.fix(x, 1.0);
+            }
+            match solution.solve(solver.deadline) {
+                Status::Optimal => {}
+                // No cover smaller than `best` at all.
+                Status::Infeasible => return usize::MAX,
+                Status::Stopped => {
+                    solver.timed_out = true;
+                    return self.bound;
                 }
             }
         }
@@ -246,7 +200,7 @@ impl LpRoot<'_> {
 /// What solving both children of a branching gave.
 enum Branch {
     /// Both children survive, with their objective gains over the node.
-    Both(Box<[microlp::Solution; 2]>, [f64; 2]),
+    Both(Box<[Relaxation; 2]>, [f64; 2]),
     /// The node's result is known, to be raised to its own bound: at most
     /// one side survived and was searched, or a re-solve was cut short
     /// (`0`: nothing beyond the node's bound).
@@ -259,6 +213,9 @@ enum Branch {
 const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
+
+/// Violated witnesses a node adds to its relaxation per re-solve.
+const NODE_WITNESSES: usize = 16;
 
 /// Strong branching solves an element's children until each side has been
 /// solved this many times, and stops after [`LOOKAHEAD`] solved elements
@@ -283,53 +240,12 @@ const STALL: f64 = 0.05;
 /// and only the cuts raise the bound).
 const ROOT_SHARE: u32 = 2;
 const SEARCH_GAP: f64 = 5.0;
-/// Every this many cut rounds the rows the relaxation leaves slack go, when
-/// they are at least one in [`PURGE_SHARE`].
+/// Every this many cut rounds the rows the relaxation leaves slack go.
 const PURGE_ROUNDS: usize = 4;
-const PURGE_SHARE: usize = 3;
-
-/// The relaxation `min costs.x` subject to `rows` and `0 <= x <= 1`,
-/// solved from scratch, with its variables; `None` if it could not be
-/// solved before `deadline`.
-fn solve_rows(
-    costs: &[f64],
-    rows: &[Row],
-    deadline: Instant,
-) -> Option<(microlp::Solution, Vec<microlp::Variable>)> {
-    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
-    let mut lp = Lp::new(OptimizationDirection::Minimize);
-    let vars: Vec<microlp::Variable> = costs.iter().map(|&c| lp.add_var(c, (0.0, 1.0))).collect();
-    for (terms, rhs) in rows {
-        let mut expr = LinearExpr::empty();
-        for &(x, c) in terms {
-            expr.add(vars[x as usize], c);
-        }
-        lp.add_constraint(expr, ComparisonOp::Ge, *rhs);
-    }
-    lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
-    let sol = lp.solve().ok()?.into_solution().ok()?;
-    sol.is_optimal_lp().then_some((sol, vars))
-}
-
-/// The relaxation's point: the value `sol` gives each of `vars`.
-fn point(sol: &microlp::Solution, vars: &[microlp::Variable]) -> Vec<f64> {
-    vars.iter().map(|&v| sol.var_value(v)).collect()
-}
-
-trait OptimalLp {
-    fn is_optimal_lp(&self) -> bool;
-}
-
-impl OptimalLp for microlp::Solution {
-    fn is_optimal_lp(&self) -> bool {
-        self.status() == microlp::SolutionStatus::Optimal
-    }
-}
 
 struct LpContext<'a> {
     inst: &'a Instance,
     live: Vec<&'a Set>,
-    vars: Vec<microlp::Variable>,
     /// What each element costs (the relaxation's objective).
     costs: Vec<f64>,
     pseudocosts: Mutex<Vec<Pseudocost>>,
@@ -375,75 +291,57 @@ impl LpContext<'_> {
     /// least of its children's where it branched.
     fn dfs(
         &self,
-        mut sol: microlp::Solution,
+        mut sol: Relaxation,
         depth: usize,
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> usize {
-        if !sol.is_optimal_lp() {
-            solver.timed_out = true;
-            return 0;
-        }
-        let mut bound = ceil(sol.objective());
+        let mut bound = ceil(sol.bound());
         if !solver.enter_node() {
             return bound;
         }
         let mut value: Vec<f64>;
         let mut cut_rounds = 0;
-        let mut pending: Vec<Row> = Vec::new();
         loop {
-            bound = bound.max(ceil(sol.objective()));
+            bound = bound.max(ceil(sol.bound()));
             if bound >= self.upper() {
                 return bound;
             }
-            value = point(&sol, &self.vars);
-            // A witness the relaxation left out and the point leaves unhit
-            // joins it, here and below (a sibling checks again for itself).
-            let violated = (0..self.live.len()).find(|&i| {
-                self.live[i].iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS
-            });
-            let violates = |(terms, rhs): &Row| {
-                terms
-                    .iter()
-                    .map(|&(x, c)| c * value[x as usize])
-                    .sum::<f64>()
-                    < rhs - EPS
-            };
-            while pending.last().is_some_and(|row| !violates(row)) {
-                pending.pop();
+            value = sol.point();
+            // The witnesses the relaxation left out and the point leaves
+            // unhit join it, here and below (a sibling checks again for
+            // itself).
+            let mut rows: Vec<Row> = self
+                .live
+                .iter()
+                .filter(|set| set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS)
+                .map(|set| witness_row(set))
+                .collect();
+            if rows.len() > NODE_WITNESSES {
+                // The most violated first: a few usually bring the point
+                // over the rest.
+                let activity = |r: &Row| r.0.iter().map(|&(x, _)| value[x as usize]).sum::<f64>();
+                rows.sort_by(|a, b| activity(a).total_cmp(&activity(b)));
+                rows.truncate(NODE_WITNESSES);
             }
-            let row: Row = if let Some(i) = violated {
-                (self.live[i].iter().map(|&x| (x, 1.0)).collect(), 1.0)
-            } else if let Some(row) = pending.pop() {
-                row
-            } else if depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
+            if rows.is_empty() && depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
                 // Near the root, {0,1/2}-cuts at the node's point too (they
                 // hold at every cover, so in the whole subtree).
                 cut_rounds += 1;
                 let refs: Vec<&[u32]> = self.live.iter().map(|s| s.as_slice()).collect();
-                pending = crate::cuts::odd_cycle_cuts(&refs, &value, NODE_CUTS)
+                rows = crate::cuts::odd_cycle_cuts(&refs, &value, NODE_CUTS)
                     .into_iter()
-                    .rev()
                     .map(|c| (c.terms, c.rhs))
                     .collect();
-                match pending.pop() {
-                    Some(row) => row,
-                    None => break,
-                }
-            } else {
-                break;
-            };
-            let mut expr = microlp::LinearExpr::empty();
-            for &(x, c) in &row.0 {
-                expr.add(self.vars[x as usize], c);
             }
-            match sol.add_constraint(expr, microlp::ComparisonOp::Ge, row.1) {
-                Ok(outcome) => match self.child(outcome, solver) {
-                    Some(s) => sol = s,
-                    None => return bound,
-                },
-                Err(microlp::Error::Infeasible) => return usize::MAX,
-                Err(_) => {
+            if rows.is_empty() {
+                break;
+            }
+            sol.add_rows(rows);
+            match sol.solve(solver.deadline) {
+                Status::Optimal => {}
+                Status::Infeasible => return usize::MAX,
+                Status::Stopped => {
                     solver.timed_out = true;
                     return bound;
                 }
@@ -467,7 +365,7 @@ impl LpContext<'_> {
         candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
         candidates.truncate(STRONG_CANDIDATES);
         let score = |up: f64, down: f64| up.max(1e-6) * down.max(1e-6);
-        let mut chosen: Option<(f64, [microlp::Solution; 2])> = None;
+        let mut chosen: Option<(f64, [Relaxation; 2])> = None;
         // The best element by its pseudocosts, when it beats the solved ones.
         let mut estimated: Option<(f64, usize)> = None;
         let mut solved_without_gain = 0;
@@ -514,7 +412,7 @@ impl LpContext<'_> {
         };
         // The weaker child first: it holds the better covers, which prune
         // the rest of the tree. A child left unsearched keeps its own bound.
-        let (first, second) = if b.objective() < a.objective() {
+        let (first, second) = if b.bound() < a.bound() {
             (b, a)
         } else {
             (a, b)
@@ -529,7 +427,7 @@ impl LpContext<'_> {
     /// searched), and so is one whose re-solve was cut short.
     fn branch(
         &self,
-        sol: &microlp::Solution,
+        sol: &Relaxation,
         x: usize,
         value: f64,
         depth: usize,
@@ -539,7 +437,7 @@ impl LpContext<'_> {
         let Some((children, pruned)) = self.children(sol, x, self.upper(), solver) else {
             return Branch::Settled(0);
         };
-        let children: [microlp::Solution; 2] = match children.try_into() {
+        let children: [Relaxation; 2] = match children.try_into() {
             Ok(both) => both,
             Err(children) => {
                 // At most one side survives: this node is that side.
@@ -550,11 +448,8 @@ impl LpContext<'_> {
                 return Branch::Settled(side.min(pruned));
             }
         };
-        let parent = sol.objective();
-        let gains = [
-            children[0].objective() - parent,
-            children[1].objective() - parent,
-        ];
+        let parent = sol.bound();
+        let gains = [children[0].bound() - parent, children[1].bound() - parent];
         self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x]
             .record(gains, [1.0 - value, value]);
         Branch::Both(Box::new(children), gains)
@@ -566,44 +461,27 @@ impl LpContext<'_> {
     /// re-solve was cut short.
     fn children(
         &self,
-        sol: &microlp::Solution,
+        sol: &Relaxation,
         x: usize,
         upper: usize,
         solver: &mut Solver,
-    ) -> Option<(Vec<microlp::Solution>, usize)> {
+    ) -> Option<(Vec<Relaxation>, usize)> {
         let mut children = Vec::with_capacity(2);
         let mut pruned = usize::MAX;
         for val in [1.0, 0.0] {
-            match sol.clone().fix_var(self.vars[x], val) {
-                Ok(outcome) => match self.child(outcome, solver) {
-                    Some(child) if ceil(child.objective()) < upper => children.push(child),
-                    Some(child) => pruned = pruned.min(ceil(child.objective())),
-                    None => return None,
-                },
-                Err(microlp::Error::Infeasible) => {}
-                Err(_) => {
+            let mut child = sol.clone();
+            child.fix(x, val);
+            match child.solve(solver.deadline) {
+                Status::Optimal if ceil(child.bound()) < upper => children.push(child),
+                Status::Optimal => pruned = pruned.min(ceil(child.bound())),
+                Status::Infeasible => {}
+                Status::Stopped => {
                     solver.timed_out = true;
                     return None;
                 }
             }
         }
         Some((children, pruned))
-    }
-
-    /// The solution of a re-solve; an interrupted or failed one leaves the
-    /// search open (never counted as pruned).
-    fn child(
-        &self,
-        outcome: microlp::SolveOutcome,
-        solver: &mut Solver,
-    ) -> Option<microlp::Solution> {
-        match outcome.into_solution() {
-            Ok(s) if s.is_optimal_lp() => Some(s),
-            _ => {
-                solver.timed_out = true;
-                None
-            }
-        }
     }
 
     /// Replaces `best` by the cover [`rounded_cover`] reads off `value`
@@ -632,8 +510,8 @@ impl LpContext<'_> {
     /// least of their bounds.
     fn dfs_both(
         &self,
-        first: microlp::Solution,
-        second: microlp::Solution,
+        first: Relaxation,
+        second: Relaxation,
         depth: usize,
         best: &mut Vec<usize>,
         solver: &mut Solver,
@@ -647,7 +525,7 @@ impl LpContext<'_> {
         if !forks {
             let a = self.dfs(first, depth, best, solver);
             let b = if solver.timed_out {
-                ceil(second.objective())
+                ceil(second.bound())
             } else {
                 self.dfs(second, depth, best, solver)
             };

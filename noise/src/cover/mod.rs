@@ -30,11 +30,11 @@
 //! Lagrangian bound, reducing again at every search node. Large ones, and
 //! small ones that do not close in their share of the time, get a branch
 //! and bound on the linear relaxation: row generation (the long witnesses
-//! join the relaxation only when violated, by dual simplex re-solves),
+//! join the relaxation only when violated; every change is re-solved by a
+//! bounded dual simplex from the last basis, the `simplex` module),
 //! {0,1/2}-cuts at the root and the nodes near it (the
-//! `cuts` module), fixing by reduced cost below the root (the dual of the
-//! root's rows is solved for, since `microlp` reports none; the
-//! `reduced_cost` module), rounding and reliability branching (strong
+//! `cuts` module), fixing by reduced cost below the root (from the dual of
+//! the root's basis; the `reduced_cost` module), rounding and reliability branching (strong
 //! branching until pseudocosts take over) at every node, the two subtrees
 //! of a branching on two threads while a core is free. On large
 //! components the local search runs on a second thread while the root
@@ -58,6 +58,7 @@ mod local_search;
 mod lp_branch;
 mod memo;
 mod reduced_cost;
+mod simplex;
 mod witness;
 
 pub(crate) use hitting_set::min_hitting_set;

@@ -10,42 +10,12 @@
 //! and takes every `j` with `L + w_j > upper - 1`. The inequality holds for
 //! any `y >= 0`, so the fixings are valid however the multipliers were
 //! found; they are strong when `y` is the optimal dual, where `L` is the
-//! relaxation's value. `microlp` does not report duals, so they come from
-//! solving the dual program of the root's tight rows.
-
-use std::time::Instant;
+//! relaxation's value; they are read off the root's optimal basis.
 
 use super::hitting_set::EPS;
 
 /// A row `sum coef * x >= rhs` over element indices.
 pub(super) type Row = (Vec<(u32, f64)>, f64);
-
-/// Multipliers of `rows` (over the elements of `costs`, each in `[0, 1]`):
-/// the optimal dual of the relaxation `min costs.x`, found by solving the
-/// dual program, or `None` if it could not be solved before `deadline`.
-pub(super) fn row_duals(costs: &[f64], rows: &[Row], deadline: Instant) -> Option<Vec<f64>> {
-    use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem as Lp};
-    let mut lp = Lp::new(OptimizationDirection::Maximize);
-    let y: Vec<microlp::Variable> = rows
-        .iter()
-        .map(|(_, rhs)| lp.add_var(*rhs, (0.0, f64::INFINITY)))
-        .collect();
-    let mut columns: Vec<LinearExpr> = costs.iter().map(|_| LinearExpr::empty()).collect();
-    for (i, (terms, _)) in rows.iter().enumerate() {
-        for &(x, c) in terms {
-            columns[x as usize].add(y[i], c);
-        }
-    }
-    for (mut column, &cost) in columns.into_iter().zip(costs) {
-        // The upper bound `x_j <= 1` has its own multiplier `w_j`.
-        column.add(lp.add_var(-1.0, (0.0, f64::INFINITY)), -1.0);
-        lp.add_constraint(column, ComparisonOp::Le, cost);
-    }
-    lp.set_time_limit(deadline.checked_duration_since(Instant::now())?);
-    let solution = lp.solve().ok()?.into_solution().ok()?;
-    (solution.status() == microlp::SolutionStatus::Optimal)
-        .then(|| y.iter().map(|&v| solution.var_value(v).max(0.0)).collect())
-}
 
 /// The elements every cover of cost at most `upper - 1` leaves out, and
 /// those it takes, by the multipliers `y` of `rows` (integer `costs`).
@@ -88,6 +58,8 @@ pub(super) fn fixings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cover::simplex::{Relaxation, Status};
+    use std::time::Instant;
 
     /// On random instances, unit-cost and weighted, no fixing excludes an
     /// element of some cover of cost at most `upper - 1`, or leaves out an
@@ -131,7 +103,9 @@ mod tests {
                 })
                 .collect();
             let optimum = covers.iter().map(|&m| cost_of(m)).min().unwrap();
-            let y = row_duals(&costs, &rows, far).expect("dual solved");
+            let mut relaxation = Relaxation::new(&costs, rows.clone());
+            assert_eq!(relaxation.solve(far), Status::Optimal);
+            let y = relaxation.duals();
             for upper in [optimum + 1, optimum + 2] {
                 let (out, taken) = fixings(&costs, &rows, &y, upper);
                 fixed += out.len() + taken.len();

@@ -1,0 +1,1329 @@
+//! The relaxations of the branch and bound: a bounded dual simplex made for
+//! covering programs `min c.x` subject to `A x >= b` and `0 <= x <= 1`,
+//! with `c >= 0`.
+//!
+//! Every variable is boxed: a structural one by `[0, 1]` (or fixed by the
+//! search), the surplus `s_i = a_i x - b_i` of a row by `[0, U_i]`, where
+//! `U_i` is the most the box lets `a_i x` exceed `b_i` (an implied bound,
+//! which changes nothing). A basis is therefore dual feasible as soon as
+//! each non-basic variable sits at the bound its reduced cost asks for, so
+//! the dual simplex needs no first phase: it starts from the surplus basis,
+//! and after a fixing or an added row it resumes from the last basis
+//! (which is what makes a child of the search cost a few dozen pivots).
+//!
+//! The method is the textbook one of Koberstein ("The dual simplex method,
+//! techniques for a fast and stable implementation", PhD thesis, Paderborn
+//! 2005): dual steepest-edge pricing (Forrest and Goldfarb, 1992) and the
+//! bound-flipping ratio test, which lets a step pass every breakpoint the
+//! dual objective still rises through by moving boxed variables to their
+//! other bound. The basis is kept as sparse LU factors (see [`Factors`];
+//! the columns are ordered by a triangularization first), with the pivots
+//! since in product form (an eta file), and refactorized every
+//! [`REINVERT_AFTER`] pivots and after rows are added or dropped.
+//!
+//! Costs are perturbed by a relative `1e-7` against the dual degeneracy of
+//! covering programs, under which an unperturbed dual simplex can cycle.
+//!
+//! The bound the search prunes with is not the simplex's objective but the
+//! Lagrangian bound of its row duals (see [`Relaxation::bound`]), valid for
+//! any multipliers, so round-off in the pivots can weaken it, never make
+//! it wrong.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::reduced_cost::Row;
+
+/// Primal feasibility tolerance on the basic values.
+const PRIMAL_TOL: f64 = 1e-9;
+/// Dual feasibility tolerance on the reduced costs.
+const DUAL_TOL: f64 = 1e-7;
+/// The smallest pivot element the ratio test accepts.
+const PIVOT_TOL: f64 = 1e-7;
+/// Entries of a transformed column below this are dropped.
+const DROP_TOL: f64 = 1e-13;
+/// The relative perturbation of the costs, against the dual degeneracy of
+/// covering programs (cycling); the bound is taken with the true costs.
+const PERTURBATION: f64 = 1e-7;
+/// Pivots between two factorizations of the basis.
+const REINVERT_AFTER: usize = 32;
+
+/// How a solve ended.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Status {
+    Optimal,
+    /// No point satisfies the rows within the bounds.
+    Infeasible,
+    /// The deadline passed, or the pivots stalled.
+    Stopped,
+}
+
+/// The rows, by row and by column, shared between the relaxations of a
+/// search until one of them adds a row.
+#[derive(Clone, Debug)]
+struct Matrix {
+    rows: Vec<Row>,
+    columns: Vec<Vec<(u32, f64)>>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum State {
+    Basic,
+    Lower,
+    Upper,
+}
+
+/// LU factors of a basis, `B = L U` up to the order of the pivots,
+/// computed column by column (left-looking, as in Gilbert and Peierls,
+/// "Sparse partial pivoting in time proportional to arithmetic
+/// operations", 1988). A basic surplus's column `-e_i` pivots on its own
+/// row before every structural column, so it has no entries of its own and
+/// only its sign is kept. Each structural column `k`, pivoting on row
+/// `p_k`, has an `L` column (unit diagonal; entries in the rows pivoted
+/// after it) and a `U` column (its diagonal, and entries in the rows
+/// pivoted before it).
+#[derive(Clone, Debug, Default)]
+struct Factors {
+    /// Pivot row and `U` diagonal of each structural column, in order.
+    pivots: Vec<(u32, f64)>,
+    l_starts: Vec<u32>,
+    l_entries: Vec<(u32, f64)>,
+    u_starts: Vec<u32>,
+    u_entries: Vec<(u32, f64)>,
+    /// Whether a structural column pivots on the row (else its surplus).
+    structural_row: Vec<bool>,
+    /// The structural column pivoting on each row (`u32::MAX`: none).
+    column_of_row: Vec<u32>,
+}
+
+impl Factors {
+    fn clear(&mut self, rows: usize) {
+        self.pivots.clear();
+        self.l_starts.clear();
+        self.l_entries.clear();
+        self.u_starts.clear();
+        self.u_entries.clear();
+        self.structural_row.clear();
+        self.structural_row.resize(rows, false);
+        self.column_of_row.clear();
+        self.column_of_row.resize(rows, u32::MAX);
+    }
+
+    fn l_column(&self, k: usize) -> &[(u32, f64)] {
+        let end = self
+            .l_starts
+            .get(k + 1)
+            .map_or(self.l_entries.len(), |&e| e as usize);
+        &self.l_entries[self.l_starts[k] as usize..end]
+    }
+
+    fn u_column(&self, k: usize) -> &[(u32, f64)] {
+        let end = self
+            .u_starts
+            .get(k + 1)
+            .map_or(self.u_entries.len(), |&e| e as usize);
+        &self.u_entries[self.u_starts[k] as usize..end]
+    }
+
+    /// `v <- L^-1 v` with the columns so far.
+    fn eliminate(&self, v: &mut [f64]) {
+        for k in 0..self.pivots.len() {
+            let t = v[self.pivots[k].0 as usize];
+            if t != 0.0 {
+                for &(i, l) in self.l_column(k) {
+                    v[i as usize] -= l * t;
+                }
+            }
+        }
+    }
+
+    /// `v <- L^-1 v` with the columns so far, for `v` whose nonzeros
+    /// `nonzeros` lists; the entries it fills in join the list. Only the
+    /// columns whose pivot row is nonzero are applied, in their order (a
+    /// column's entries lie in rows pivoted after it), found through
+    /// `pending`, a heap of column indices.
+    fn eliminate_sparse(
+        &self,
+        v: &mut [f64],
+        nonzeros: &mut Vec<u32>,
+        pending: &mut BinaryHeap<Reverse<u32>>,
+    ) {
+        pending.clear();
+        for &i in nonzeros.iter() {
+            let k = self.column_of_row[i as usize];
+            if k != u32::MAX {
+                pending.push(Reverse(k));
+            }
+        }
+        let mut last = u32::MAX;
+        while let Some(Reverse(k)) = pending.pop() {
+            if k == last {
+                continue;
+            }
+            last = k;
+            let t = v[self.pivots[k as usize].0 as usize];
+            if t == 0.0 {
+                continue;
+            }
+            for &(i, l) in self.l_column(k as usize) {
+                if v[i as usize] == 0.0 {
+                    nonzeros.push(i);
+                    let later = self.column_of_row[i as usize];
+                    if later != u32::MAX {
+                        pending.push(Reverse(later));
+                    }
+                }
+                v[i as usize] -= l * t;
+            }
+        }
+    }
+
+    /// Appends the column `v = L^-1 a` (nonzero at most at `nonzeros`)
+    /// pivoting on row `p`, and zeroes `v` but for the pivot; `unpivoted`
+    /// marks the rows no column has pivoted on (a basic surplus's row is
+    /// pivoted from the start).
+    fn push(&mut self, p: usize, v: &mut [f64], nonzeros: &[u32], unpivoted: &[bool]) {
+        let pivot = v[p];
+        self.l_starts.push(self.l_entries.len() as u32);
+        self.u_starts.push(self.u_entries.len() as u32);
+        self.column_of_row[p] = self.pivots.len() as u32;
+        self.pivots.push((p as u32, pivot));
+        self.structural_row[p] = true;
+        for &i in nonzeros {
+            if i as usize == p {
+                continue;
+            }
+            // Zeroed once taken: a row listed twice is taken once.
+            let a = std::mem::take(&mut v[i as usize]);
+            if a.abs() <= DROP_TOL {
+                continue;
+            }
+            if unpivoted[i as usize] {
+                self.l_entries.push((i, a / pivot));
+            } else {
+                self.u_entries.push((i, a));
+            }
+        }
+    }
+
+    /// `v <- B^-1 v`, from row space to basis positions (a column's
+    /// position is its pivot row).
+    fn solve(&self, v: &mut [f64]) {
+        self.eliminate(v);
+        for k in (0..self.pivots.len()).rev() {
+            let (p, pivot) = self.pivots[k];
+            let t = v[p as usize] / pivot;
+            v[p as usize] = t;
+            if t != 0.0 {
+                for &(i, u) in self.u_column(k) {
+                    v[i as usize] -= u * t;
+                }
+            }
+        }
+        for (x, &structural) in v.iter_mut().zip(&self.structural_row) {
+            if !structural {
+                *x = -*x;
+            }
+        }
+    }
+
+    /// `v <- B^-T v`, from basis positions to row space.
+    fn solve_transposed(&self, v: &mut [f64]) {
+        for (x, &structural) in v.iter_mut().zip(&self.structural_row) {
+            if !structural {
+                *x = -*x;
+            }
+        }
+        for k in 0..self.pivots.len() {
+            let (p, pivot) = self.pivots[k];
+            let mut t = v[p as usize];
+            for &(i, u) in self.u_column(k) {
+                t -= u * v[i as usize];
+            }
+            v[p as usize] = t / pivot;
+        }
+        for k in (0..self.pivots.len()).rev() {
+            let p = self.pivots[k].0 as usize;
+            let mut t = v[p];
+            for &(i, l) in self.l_column(k) {
+                t -= l * v[i as usize];
+            }
+            v[p] = t;
+        }
+    }
+}
+
+/// The pivots since the last factorization, in product form:
+/// `B^-1 = E_t ... E_1 (LU)^-1`.
+#[derive(Clone, Debug, Default)]
+struct Etas {
+    /// Pivot position and pivot element of each eta.
+    pivots: Vec<(u32, f64)>,
+    /// Where each eta's other entries start in `entries`.
+    starts: Vec<u32>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl Etas {
+    fn clear(&mut self) {
+        self.pivots.clear();
+        self.starts.clear();
+        self.entries.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.pivots.len()
+    }
+
+    fn push(&mut self, p: usize, column: &[f64]) {
+        self.starts.push(self.entries.len() as u32);
+        self.pivots.push((p as u32, column[p]));
+        for (i, &a) in column.iter().enumerate() {
+            if i != p && a.abs() > DROP_TOL {
+                self.entries.push((i as u32, a));
+            }
+        }
+    }
+
+    fn entries(&self, k: usize) -> &[(u32, f64)] {
+        let end = self
+            .starts
+            .get(k + 1)
+            .map_or(self.entries.len(), |&e| e as usize);
+        &self.entries[self.starts[k] as usize..end]
+    }
+
+    /// `v <- E_t ... E_1 v`.
+    fn apply(&self, v: &mut [f64]) {
+        for k in 0..self.len() {
+            let (p, pivot) = self.pivots[k];
+            let t = v[p as usize];
+            if t == 0.0 {
+                continue;
+            }
+            let t = t / pivot;
+            v[p as usize] = t;
+            for &(i, a) in self.entries(k) {
+                v[i as usize] -= a * t;
+            }
+        }
+    }
+
+    /// `v <- E_1^T ... E_t^T v`.
+    fn apply_transposed(&self, v: &mut [f64]) {
+        for k in (0..self.len()).rev() {
+            let (p, pivot) = self.pivots[k];
+            let mut t = v[p as usize];
+            for &(i, a) in self.entries(k) {
+                t -= a * v[i as usize];
+            }
+            v[p as usize] = t / pivot;
+        }
+    }
+}
+
+/// A covering relaxation and its current basis.
+#[derive(Clone, Debug)]
+pub(super) struct Relaxation {
+    matrix: Arc<Matrix>,
+    /// The structural variables' costs.
+    true_cost: Vec<f64>,
+    /// Structural variables first (perturbed), then one surplus per row.
+    cost: Vec<f64>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    state: Vec<State>,
+    /// Every variable's value (basic ones from the basis).
+    value: Vec<f64>,
+    /// Reduced costs of the non-basic variables (zero for basic ones).
+    reduced: Vec<f64>,
+    /// Dual steepest-edge weights of the basic variables.
+    weight: Vec<f64>,
+    /// The variable at each basis position.
+    basic: Vec<u32>,
+    factors: Factors,
+    etas: Etas,
+    /// The rows changed since the basis was factorized.
+    stale: bool,
+    status: Status,
+    bound: f64,
+}
+
+impl Relaxation {
+    /// `min costs.x` subject to `rows` and `0 <= x <= 1`, not yet solved.
+    pub(super) fn new(costs: &[f64], rows: Vec<Row>) -> Self {
+        let n = costs.len();
+        let mut relaxation = Relaxation {
+            matrix: Arc::new(Matrix {
+                rows: Vec::new(),
+                columns: vec![Vec::new(); n],
+            }),
+            true_cost: costs.to_vec(),
+            cost: costs
+                .iter()
+                .enumerate()
+                .map(|(j, &c)| c + c * PERTURBATION * (1.0 + perturbation(j)))
+                .collect(),
+            lower: vec![0.0; n],
+            upper: vec![1.0; n],
+            state: vec![State::Lower; n],
+            value: vec![0.0; n],
+            reduced: vec![0.0; n],
+            weight: vec![1.0; n],
+            basic: Vec::new(),
+            factors: Factors::default(),
+            etas: Etas::default(),
+            stale: true,
+            status: Status::Stopped,
+            bound: f64::NEG_INFINITY,
+        };
+        relaxation.add_rows(rows);
+        relaxation
+    }
+
+    fn structurals(&self) -> usize {
+        self.matrix.columns.len()
+    }
+
+    /// The rows, in the order of [`Self::duals`].
+    pub(super) fn rows(&self) -> &[Row] {
+        &self.matrix.rows
+    }
+
+    /// Adds `rows` (each `terms >= rhs`); their surpluses join the basis.
+    pub(super) fn add_rows(&mut self, rows: impl IntoIterator<Item = Row>) {
+        let n = self.structurals();
+        let matrix = Arc::make_mut(&mut self.matrix);
+        for (terms, rhs) in rows {
+            let i = matrix.rows.len() as u32;
+            let reach: f64 = terms.iter().map(|&(_, c)| c.max(0.0)).sum();
+            let activity: f64 = terms.iter().map(|&(x, c)| c * self.value[x as usize]).sum();
+            for &(x, c) in &terms {
+                matrix.columns[x as usize].push((i, c));
+            }
+            matrix.rows.push((terms, rhs));
+            self.cost.push(0.0);
+            self.lower.push(0.0);
+            self.upper.push((reach - rhs).max(0.0));
+            self.state.push(State::Basic);
+            self.value.push(activity - rhs);
+            self.reduced.push(0.0);
+            // Its weight in the surplus basis; the exact one would cost a
+            // solve, and pricing needs no more than an estimate.
+            self.weight.push(1.0);
+            self.basic.push((n + i as usize) as u32);
+            self.stale = true;
+        }
+    }
+
+    /// Drops the rows whose surplus is basic and positive at the current
+    /// point (the rows it leaves slack): the basis stays a basis, and the
+    /// point stays optimal. Returns, for each row before, whether it stays.
+    pub(super) fn drop_slack_rows(&mut self) -> Vec<bool> {
+        let n = self.structurals();
+        let m = self.matrix.rows.len();
+        let keep: Vec<bool> = (0..m)
+            .map(|i| !(self.state[n + i] == State::Basic && self.value[n + i] > 1e-6))
+            .collect();
+        if keep.iter().all(|&k| k) {
+            return keep;
+        }
+        let kept_rows: Vec<Row> = self
+            .matrix
+            .rows
+            .iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(r, _)| r.clone())
+            .collect();
+        let mut columns = vec![Vec::new(); n];
+        for (i, (terms, _)) in kept_rows.iter().enumerate() {
+            for &(x, c) in terms {
+                columns[x as usize].push((i as u32, c));
+            }
+        }
+        self.matrix = Arc::new(Matrix {
+            rows: kept_rows,
+            columns,
+        });
+        fn surplus_keep<T>(v: &mut Vec<T>, n: usize, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                i <= n || keep[i - 1 - n]
+            });
+        }
+        surplus_keep(&mut self.cost, n, &keep);
+        surplus_keep(&mut self.lower, n, &keep);
+        surplus_keep(&mut self.upper, n, &keep);
+        surplus_keep(&mut self.state, n, &keep);
+        surplus_keep(&mut self.value, n, &keep);
+        surplus_keep(&mut self.reduced, n, &keep);
+        surplus_keep(&mut self.weight, n, &keep);
+        let rows = self.matrix.rows.len();
+        self.basic = (0..(n + rows) as u32)
+            .filter(|&j| self.state[j as usize] == State::Basic)
+            .collect();
+        debug_assert_eq!(self.basic.len(), rows);
+        self.stale = true;
+        keep
+    }
+
+    /// Fixes structural `x` at `val` (0 or 1).
+    pub(super) fn fix(&mut self, x: usize, val: f64) {
+        self.lower[x] = val;
+        self.upper[x] = val;
+        if self.state[x] != State::Basic {
+            let delta = val - self.value[x];
+            if delta != 0.0 {
+                self.value[x] = val;
+                let mut shift = vec![0.0; self.matrix.rows.len()];
+                for &(i, c) in &self.matrix.columns[x] {
+                    shift[i as usize] = c * delta;
+                }
+                self.move_basics(&mut shift);
+            }
+        }
+    }
+
+    /// The basic values after the non-basic ones moved by `shift` (row
+    /// space, `sum a_j dx_j`): `dx_B = -B^-1 shift`.
+    fn move_basics(&mut self, shift: &mut [f64]) {
+        if self.stale {
+            // The rebuild recomputes every value.
+            return;
+        }
+        self.ftran(shift);
+        for (p, &d) in shift.iter().enumerate() {
+            self.value[self.basic[p] as usize] -= d;
+        }
+    }
+
+    /// A lower bound on `costs.x` over the points of the box (with the
+    /// search's fixings) that satisfy the rows: the Lagrangian bound `b.y +
+    /// sum_j min over [l_j, u_j] of (c_j - a_j.y) x_j` of the row duals
+    /// `y`, clamped at 0. It holds for any such `y`; at an optimal basis it
+    /// is the relaxation's value.
+    pub(super) fn bound(&self) -> f64 {
+        self.bound
+    }
+
+    /// The structural values.
+    pub(super) fn point(&self) -> Vec<f64> {
+        self.value[..self.structurals()].to_vec()
+    }
+
+    /// The row duals of the basis, clamped at 0 (each row is `>=`).
+    pub(super) fn duals(&self) -> Vec<f64> {
+        let n = self.structurals();
+        self.reduced[n..].iter().map(|&y| y.max(0.0)).collect()
+    }
+
+    /// `v <- B^-1 v`, from row space to basis positions.
+    fn ftran(&self, v: &mut [f64]) {
+        self.factors.solve(v);
+        self.etas.apply(v);
+    }
+
+    /// `v <- B^-T v`, from basis positions to row space.
+    fn btran(&self, v: &mut [f64]) {
+        self.etas.apply_transposed(v);
+        self.factors.solve_transposed(v);
+    }
+
+    fn column(&self, j: usize) -> Vec<f64> {
+        let n = self.structurals();
+        let mut v = vec![0.0; self.matrix.rows.len()];
+        if j < n {
+            for &(i, c) in &self.matrix.columns[j] {
+                v[i as usize] = c;
+            }
+        } else {
+            v[j - n] = -1.0;
+        }
+        v
+    }
+
+    /// Solves from the current basis by the dual simplex.
+    pub(super) fn solve(&mut self, deadline: Instant) -> Status {
+        self.status = self.run(deadline);
+        self.bound = match self.status {
+            Status::Optimal => self.lagrangian_bound(),
+            Status::Infeasible => f64::INFINITY,
+            Status::Stopped => f64::NEG_INFINITY,
+        };
+        self.status
+    }
+
+    fn run(&mut self, deadline: Instant) -> Status {
+        let m = self.matrix.rows.len();
+        let n = self.structurals();
+        if self.stale || self.etas.len() >= REINVERT_AFTER {
+            self.reinvert();
+        }
+        // A generous stall guard: a covering program needs far fewer.
+        let limit = 50 * (n + m) as u64 + 1000;
+        let mut row = vec![0.0; n + m];
+        let mut listed = vec![false; n + m];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut rho = vec![0.0; m];
+        let mut candidates: Vec<(f64, f64, u32)> = Vec::new();
+        for iteration in 0.. {
+            if iteration % 32 == 31 && Instant::now() >= deadline {
+                return Status::Stopped;
+            }
+            if iteration >= limit {
+                return Status::Stopped;
+            }
+            if self.etas.len() >= REINVERT_AFTER {
+                self.reinvert();
+            }
+            // Pricing: the most infeasible basic variable by its edge.
+            let mut leaving: Option<(usize, f64)> = None;
+            let mut best = 0.0;
+            for (p, &j) in self.basic.iter().enumerate() {
+                let j = j as usize;
+                let v = self.value[j];
+                let infeasibility = if v < self.lower[j] - PRIMAL_TOL {
+                    v - self.lower[j]
+                } else if v > self.upper[j] + PRIMAL_TOL {
+                    v - self.upper[j]
+                } else {
+                    continue;
+                };
+                let score = infeasibility * infeasibility / self.weight[j];
+                if score > best {
+                    best = score;
+                    leaving = Some((p, infeasibility));
+                }
+            }
+            let Some((r, mut delta)) = leaving else {
+                return Status::Optimal;
+            };
+            let out = self.basic[r] as usize;
+            let to_lower = delta < 0.0;
+
+            // The pivot row `e_r B^-1 A` over the non-basic variables.
+            rho.iter_mut().for_each(|x| *x = 0.0);
+            rho[r] = 1.0;
+            self.btran(&mut rho);
+            // Sparse: on large programs most of the row is zero, and the
+            // passes below visit only its nonzeros (`touched`).
+            for &j in &touched {
+                row[j as usize] = 0.0;
+                listed[j as usize] = false;
+            }
+            touched.clear();
+            for (i, &y) in rho.iter().enumerate() {
+                if y != 0.0 {
+                    for &(x, c) in &self.matrix.rows[i].0 {
+                        row[x as usize] += y * c;
+                        if !std::mem::replace(&mut listed[x as usize], true) {
+                            touched.push(x);
+                        }
+                    }
+                    row[n + i] = -y;
+                    listed[n + i] = true;
+                    touched.push((n + i) as u32);
+                }
+            }
+
+            // Bound-flipping ratio test: the breakpoints of the dual
+            // objective along the ray, passed while its slope stays
+            // positive.
+            let sign = if to_lower { -1.0 } else { 1.0 };
+            candidates.clear();
+            for &j in &touched {
+                let j = j as usize;
+                if self.state[j] == State::Basic || self.lower[j] == self.upper[j] {
+                    continue;
+                }
+                let a = sign * row[j];
+                let ratio = match self.state[j] {
+                    State::Lower if a > PIVOT_TOL => self.reduced[j].max(0.0) / a,
+                    State::Upper if a < -PIVOT_TOL => self.reduced[j].min(0.0) / a,
+                    _ => continue,
+                };
+                candidates.push((ratio, a.abs(), j as u32));
+            }
+            candidates.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let mut slope = delta.abs();
+            let mut entering = None;
+            let mut flips = 0;
+            for (k, &(_, a, j)) in candidates.iter().enumerate() {
+                let j = j as usize;
+                slope -= a * (self.upper[j] - self.lower[j]);
+                if slope < 0.0 || k + 1 == candidates.len() {
+                    entering = Some(j);
+                    flips = k;
+                    break;
+                }
+            }
+            if entering.is_none() || slope > PRIMAL_TOL {
+                // Even with every candidate at its other bound the row
+                // stays violated: `rho` combines the rows into one that no
+                // point of the box satisfies, if the arithmetic agrees.
+                return if self.proves_infeasible(&rho) {
+                    Status::Infeasible
+                } else {
+                    Status::Stopped
+                };
+            }
+            let q = entering.expect("checked above");
+
+            // The flipped variables move the basic values.
+            if flips > 0 {
+                let mut shift = vec![0.0; m];
+                for &(_, _, j) in &candidates[..flips] {
+                    let j = j as usize;
+                    let (from, to, state) = match self.state[j] {
+                        State::Lower => (self.lower[j], self.upper[j], State::Upper),
+                        _ => (self.upper[j], self.lower[j], State::Lower),
+                    };
+                    self.state[j] = state;
+                    self.value[j] = to;
+                    let d = to - from;
+                    if j < n {
+                        for &(i, c) in &self.matrix.columns[j] {
+                            shift[i as usize] += c * d;
+                        }
+                    } else {
+                        shift[j - n] -= d;
+                    }
+                }
+                self.move_basics(&mut shift);
+                let bound = if to_lower {
+                    self.lower[out]
+                } else {
+                    self.upper[out]
+                };
+                delta = self.value[out] - bound;
+            }
+
+            // The entering column, and a check that it agrees with the row.
+            let mut column = self.column(q);
+            self.ftran(&mut column);
+            let pivot = column[r];
+            if (pivot - row[q]).abs() > 1e-6 * (1.0 + pivot.abs()) || pivot.abs() < PIVOT_TOL {
+                if self.etas.len() == 0 {
+                    return Status::Stopped;
+                }
+                self.reinvert();
+                continue;
+            }
+
+            // Dual step.
+            let theta_dual = self.reduced[q] / row[q];
+            for &j in &touched {
+                let j = j as usize;
+                if self.state[j] != State::Basic {
+                    self.reduced[j] -= theta_dual * row[j];
+                }
+            }
+            self.reduced[q] = 0.0;
+            self.reduced[out] = -theta_dual;
+
+            // Primal step.
+            let theta_primal = delta / pivot;
+            for (p, &a) in column.iter().enumerate() {
+                if a != 0.0 {
+                    self.value[self.basic[p] as usize] -= theta_primal * a;
+                }
+            }
+            self.value[q] += theta_primal;
+            self.value[out] = if to_lower {
+                self.lower[out]
+            } else {
+                self.upper[out]
+            };
+
+            // Dual steepest-edge weights (Forrest and Goldfarb's update).
+            let w_out: f64 = rho.iter().map(|y| y * y).sum();
+            let mut tau = rho.clone();
+            self.ftran(&mut tau);
+            for (p, &a) in column.iter().enumerate() {
+                if p != r && a != 0.0 {
+                    let j = self.basic[p] as usize;
+                    let k = a / pivot;
+                    self.weight[j] = (self.weight[j] + k * (k * w_out - 2.0 * tau[p])).max(1e-10);
+                }
+            }
+            self.weight[q] = (w_out / (pivot * pivot)).max(1e-10);
+
+            self.state[out] = if to_lower { State::Lower } else { State::Upper };
+            self.state[q] = State::Basic;
+            self.basic[r] = q as u32;
+            self.etas.push(r, &column);
+        }
+        unreachable!()
+    }
+
+    /// Rebuilds the eta file from the basis columns, then recomputes the
+    /// basic values and the reduced costs from it. A column that depends on
+    /// the ones before it leaves the basis for a surplus; a non-basic
+    /// variable whose reduced cost asks for its other bound moves there
+    /// (both keep the basis dual feasible).
+    fn reinvert(&mut self) {
+        let n = self.structurals();
+        let m = self.matrix.rows.len();
+        self.etas.clear();
+        // Surpluses hold their own rows; structurals take the rows whose
+        // surplus is not basic, in an order that keeps the factors sparse.
+        let structurals: Vec<usize> = self
+            .basic
+            .iter()
+            .map(|&j| j as usize)
+            .filter(|&j| j < n)
+            .collect();
+        let mut free: Vec<bool> = (0..m).map(|i| self.state[n + i] != State::Basic).collect();
+        let order = self.triangular_order(structurals, &free);
+        let mut basic: Vec<u32> = (n as u32..(n + m) as u32).collect();
+        self.factors.clear(m);
+        // One dense column, its nonzeros listed (the columns and their
+        // eliminations are sparse; the rows are many).
+        let mut column = vec![0.0; m];
+        let mut nonzeros: Vec<u32> = Vec::new();
+        let mut pending = BinaryHeap::new();
+        for (j, row) in order {
+            for &(i, c) in &self.matrix.columns[j] {
+                column[i as usize] = c;
+                nonzeros.push(i);
+            }
+            self.factors
+                .eliminate_sparse(&mut column, &mut nonzeros, &mut pending);
+            // The planned row unless its element is small against the
+            // column's largest (threshold pivoting).
+            let largest = nonzeros
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&p| free[p])
+                .max_by(|&a, &b| column[a].abs().total_cmp(&column[b].abs()));
+            let pivot = match largest {
+                Some(big)
+                    if row < m && free[row] && column[row].abs() >= 0.01 * column[big].abs() =>
+                {
+                    Some(row)
+                }
+                other => other,
+            };
+            match pivot {
+                Some(p) if column[p].abs() > PIVOT_TOL => {
+                    free[p] = false;
+                    basic[p] = j as u32;
+                    self.factors.push(p, &mut column, &nonzeros, &free);
+                }
+                _ => {
+                    // Dependent: it leaves at the bound nearest its value.
+                    let v = self.value[j];
+                    self.state[j] = if v - self.lower[j] <= self.upper[j] - v {
+                        State::Lower
+                    } else {
+                        State::Upper
+                    };
+                }
+            }
+            for i in nonzeros.drain(..) {
+                column[i as usize] = 0.0;
+            }
+        }
+        // Rows no structural took keep their surplus basic.
+        for (p, &f) in free.iter().enumerate() {
+            if f {
+                self.state[n + p] = State::Basic;
+            }
+        }
+        self.basic = basic;
+        self.stale = false;
+        for j in 0..n + m {
+            match self.state[j] {
+                State::Lower => self.value[j] = self.lower[j],
+                State::Upper => self.value[j] = self.upper[j],
+                State::Basic => {}
+            }
+        }
+        self.recompute_reduced_costs();
+        // Dual feasibility: each non-basic variable at the bound its
+        // reduced cost asks for.
+        for j in 0..n + m {
+            let state = self.state[j];
+            if state == State::Lower && self.reduced[j] < -DUAL_TOL {
+                self.state[j] = State::Upper;
+                self.value[j] = self.upper[j];
+            } else if state == State::Upper && self.reduced[j] > DUAL_TOL {
+                self.state[j] = State::Lower;
+                self.value[j] = self.lower[j];
+            }
+        }
+        self.recompute_values();
+    }
+
+    /// The order in which [`Self::reinvert`] takes the basic `structurals`
+    /// into the eta file, each with the row it should pivot on (`usize::MAX`
+    /// for a column left with no free row, which depends on the others).
+    ///
+    /// This is the triangularization that precedes a Markowitz
+    /// factorization, on the pattern alone ([`Self::reinvert`] checks each
+    /// pivot's magnitude), among the `free` rows (those whose surplus leaves
+    /// the basis). A column with one free row left takes that row and goes
+    /// to the end, in the reverse order of finding: the rows its other
+    /// entries had are pivoted on after it. A free row that one remaining
+    /// column alone touches takes that column at the front: its other
+    /// entries lie in rows no eta has pivoted on yet. Either way the eta is
+    /// the column itself (no fill). What is left (the bump) goes in the
+    /// middle, the column with the fewest free rows first, on its free row
+    /// that the fewest remaining columns touch (they are the ones that fill
+    /// in), and the singletons it makes are taken again.
+    fn triangular_order(&self, structurals: Vec<usize>, free: &[bool]) -> Vec<(usize, usize)> {
+        let mut pattern = Pattern::new(&self.matrix, &structurals, free);
+        let mut back = Vec::new();
+        let mut front = Vec::with_capacity(structurals.len());
+        loop {
+            if let Some((j, i)) = pattern.column_singleton() {
+                back.push((j, i));
+                pattern.take(j, i);
+            } else if let Some((j, i)) = pattern.row_singleton() {
+                front.push((j, i));
+                pattern.take(j, i);
+            } else {
+                let Some((j, i)) = pattern.bump_pivot() else {
+                    break;
+                };
+                front.push((j, i));
+                pattern.take(j, i);
+            }
+        }
+        front.extend(
+            structurals
+                .into_iter()
+                .filter(|&j| !pattern.taken[j])
+                .map(|j| (j, usize::MAX)),
+        );
+        front.extend(back.into_iter().rev());
+        front
+    }
+
+    /// Whether the combination `rho` of the rows `a_i x - s_i = b_i` proves
+    /// them unsatisfiable in the box (structural bounds with the search's
+    /// fixings, surpluses in `[0, U_i]`): `rho.b` lies beyond the range
+    /// of `rho.(A x - s)` over the box, by a margin round-off cannot close.
+    fn proves_infeasible(&self, rho: &[f64]) -> bool {
+        let n = self.structurals();
+        let mut target = 0.0;
+        let (mut low, mut high) = (0.0, 0.0);
+        let mut scale = 0.0f64;
+        let mut add = |g: f64, lower: f64, upper: f64| {
+            let (a, b) = (g * lower, g * upper);
+            low += a.min(b);
+            high += a.max(b);
+            scale = scale.max(a.abs()).max(b.abs());
+        };
+        let mut combined = vec![0.0; n];
+        for (i, (terms, rhs)) in self.matrix.rows.iter().enumerate() {
+            if rho[i] == 0.0 {
+                continue;
+            }
+            target += rho[i] * rhs;
+            for &(x, c) in terms {
+                combined[x as usize] += rho[i] * c;
+            }
+            add(-rho[i], self.lower[n + i], self.upper[n + i]);
+        }
+        for (j, &g) in combined.iter().enumerate() {
+            add(g, self.lower[j], self.upper[j]);
+        }
+        let margin = 1e-6 * (1.0 + scale.max(target.abs()));
+        target > high + margin || target < low - margin
+    }
+
+    /// `x_B = B^-1 (b - N x_N)`.
+    fn recompute_values(&mut self) {
+        let n = self.structurals();
+        let m = self.matrix.rows.len();
+        let mut rhs: Vec<f64> = self.matrix.rows.iter().map(|r| r.1).collect();
+        for j in 0..n + m {
+            if self.state[j] == State::Basic || self.value[j] == 0.0 {
+                continue;
+            }
+            let v = self.value[j];
+            if j < n {
+                for &(i, c) in &self.matrix.columns[j] {
+                    rhs[i as usize] -= c * v;
+                }
+            } else {
+                rhs[j - n] += v;
+            }
+        }
+        self.ftran(&mut rhs);
+        for (p, &v) in rhs.iter().enumerate() {
+            self.value[self.basic[p] as usize] = v;
+        }
+    }
+
+    /// `y = B^-T c_B`, `d_j = c_j - a_j y`; a surplus's reduced cost is its
+    /// row's dual.
+    fn recompute_reduced_costs(&mut self) {
+        let n = self.structurals();
+        let mut y: Vec<f64> = self.basic.iter().map(|&j| self.cost[j as usize]).collect();
+        self.btran(&mut y);
+        for j in 0..n {
+            self.reduced[j] = if self.state[j] == State::Basic {
+                0.0
+            } else {
+                self.cost[j]
+                    - self.matrix.columns[j]
+                        .iter()
+                        .map(|&(i, c)| c * y[i as usize])
+                        .sum::<f64>()
+            };
+        }
+        for (i, &dual) in y.iter().enumerate() {
+            self.reduced[n + i] = if self.state[n + i] == State::Basic {
+                0.0
+            } else {
+                dual
+            };
+        }
+    }
+
+    #[cfg(test)]
+    fn dual_errors(&mut self) -> Vec<String> {
+        let kept = self.reduced.clone();
+        self.recompute_reduced_costs();
+        let mut errors = Vec::new();
+        for (j, &before) in kept.iter().enumerate() {
+            let d = self.reduced[j];
+            if (d - before).abs() > 1e-6 {
+                errors.push(format!("drift {j}: {before} vs {d}"));
+            }
+            if self.lower[j] < self.upper[j] {
+                match self.state[j] {
+                    State::Lower if d < -1e-6 => errors.push(format!("{j} lower d {d}")),
+                    State::Upper if d > 1e-6 => errors.push(format!("{j} upper d {d}")),
+                    _ => {}
+                }
+            }
+        }
+        self.reduced = kept;
+        errors
+    }
+
+    /// See [`Self::bound`]; the duals are recomputed from the basis.
+    fn lagrangian_bound(&self) -> f64 {
+        let n = self.structurals();
+        let m = self.matrix.rows.len();
+        let mut y: Vec<f64> = self.basic.iter().map(|&j| self.cost[j as usize]).collect();
+        self.btran(&mut y);
+        let mut bound = 0.0;
+        for (i, (_, rhs)) in self.matrix.rows.iter().enumerate() {
+            y[i] = y[i].max(0.0);
+            bound += rhs * y[i];
+        }
+        for j in 0..n {
+            let d = self.true_cost[j]
+                - self.matrix.columns[j]
+                    .iter()
+                    .map(|&(i, c)| c * y[i as usize])
+                    .sum::<f64>();
+            bound += d * if d < 0.0 {
+                self.upper[j]
+            } else {
+                self.lower[j]
+            };
+        }
+        debug_assert!(m == self.basic.len());
+        bound
+    }
+}
+
+/// The counts of [`Relaxation::triangular_order`]: the remaining basis
+/// columns per free row and the free rows per remaining column, with the
+/// rows and columns whose count fell to one.
+struct Pattern<'a> {
+    matrix: &'a Matrix,
+    in_basis: Vec<bool>,
+    taken: Vec<bool>,
+    active: Vec<bool>,
+    row_count: Vec<u32>,
+    column_count: Vec<u32>,
+    row_singletons: Vec<usize>,
+    column_singletons: Vec<usize>,
+    /// Remaining columns by free rows, fewest first (stale entries are
+    /// skipped).
+    by_count: BinaryHeap<Reverse<(u32, u32)>>,
+}
+
+impl<'a> Pattern<'a> {
+    fn new(matrix: &'a Matrix, structurals: &[usize], free: &[bool]) -> Self {
+        let n = matrix.columns.len();
+        let mut in_basis = vec![false; n];
+        let mut row_count = vec![0u32; free.len()];
+        let mut column_count = vec![0u32; n];
+        for &j in structurals {
+            in_basis[j] = true;
+            for &(i, _) in &matrix.columns[j] {
+                if free[i as usize] {
+                    row_count[i as usize] += 1;
+                    column_count[j] += 1;
+                }
+            }
+        }
+        Pattern {
+            matrix,
+            taken: vec![false; n],
+            active: free.to_vec(),
+            row_singletons: (0..free.len())
+                .filter(|&i| free[i] && row_count[i] == 1)
+                .collect(),
+            column_singletons: structurals
+                .iter()
+                .copied()
+                .filter(|&j| column_count[j] == 1)
+                .collect(),
+            by_count: structurals
+                .iter()
+                .map(|&j| Reverse((column_count[j], j as u32)))
+                .collect(),
+            in_basis,
+            row_count,
+            column_count,
+        }
+    }
+
+    /// A remaining column with one free row left, and that row.
+    fn column_singleton(&mut self) -> Option<(usize, usize)> {
+        while let Some(j) = self.column_singletons.pop() {
+            if self.taken[j] || self.column_count[j] != 1 {
+                continue;
+            }
+            let i = self.matrix.columns[j]
+                .iter()
+                .map(|&(i, _)| i as usize)
+                .find(|&i| self.active[i])
+                .expect("a column's count is its free rows");
+            return Some((j, i));
+        }
+        None
+    }
+
+    /// A free row with one remaining column, and that column.
+    fn row_singleton(&mut self) -> Option<(usize, usize)> {
+        while let Some(i) = self.row_singletons.pop() {
+            if !self.active[i] || self.row_count[i] != 1 {
+                continue;
+            }
+            let j = self.matrix.rows[i]
+                .0
+                .iter()
+                .map(|&(x, _)| x as usize)
+                .find(|&x| self.in_basis[x] && !self.taken[x])
+                .expect("a row's count is its remaining columns");
+            return Some((j, i));
+        }
+        None
+    }
+
+    /// The bump's next pivot: the remaining column with the fewest free
+    /// rows (at least one), on its free row the fewest columns touch.
+    fn bump_pivot(&mut self) -> Option<(usize, usize)> {
+        while let Some(Reverse((count, j))) = self.by_count.pop() {
+            let j = j as usize;
+            if self.taken[j] || count != self.column_count[j] || count == 0 {
+                continue;
+            }
+            let i = self.matrix.columns[j]
+                .iter()
+                .map(|&(i, _)| i as usize)
+                .filter(|&i| self.active[i])
+                .min_by_key(|&i| self.row_count[i])
+                .expect("a column's count is its free rows");
+            return Some((j, i));
+        }
+        None
+    }
+
+    /// Column `j` pivots on row `i`.
+    fn take(&mut self, j: usize, i: usize) {
+        self.taken[j] = true;
+        self.active[i] = false;
+        for &(r, _) in &self.matrix.columns[j] {
+            let r = r as usize;
+            if self.active[r] {
+                self.row_count[r] -= 1;
+                if self.row_count[r] == 1 {
+                    self.row_singletons.push(r);
+                }
+            }
+        }
+        // The remaining columns that touch row `i` lose a free row.
+        for &(x, _) in &self.matrix.rows[i].0 {
+            let x = x as usize;
+            if self.in_basis[x] && !self.taken[x] {
+                self.column_count[x] -= 1;
+                if self.column_count[x] == 1 {
+                    self.column_singletons.push(x);
+                }
+                self.by_count
+                    .push(Reverse((self.column_count[x], x as u32)));
+            }
+        }
+    }
+}
+
+/// A pseudo-random number in `[0, 1)` for variable `j`.
+fn perturbation(j: usize) -> f64 {
+    let mut x = (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 29;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn microlp_optimum(costs: &[f64], rows: &[Row], fixed: &[(usize, f64)]) -> Option<f64> {
+        use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem};
+        let mut lp = Problem::new(OptimizationDirection::Minimize);
+        let vars: Vec<_> = costs
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| {
+                let fix = fixed.iter().rev().find(|f| f.0 == j).map(|f| f.1);
+                lp.add_var(c, fix.map_or((0.0, 1.0), |v| (v, v)))
+            })
+            .collect();
+        for (terms, rhs) in rows {
+            let mut expr = LinearExpr::empty();
+            for &(x, c) in terms {
+                expr.add(vars[x as usize], c);
+            }
+            lp.add_constraint(expr, ComparisonOp::Ge, *rhs);
+        }
+        match lp.solve() {
+            Ok(outcome) => outcome.into_solution().ok().map(|s| s.objective()),
+            Err(microlp::Error::Infeasible) => None,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn random_rows(rng: &mut Rng, n: usize, m: usize) -> Vec<Row> {
+        (0..m)
+            .map(|_| {
+                let mut terms: Vec<(u32, f64)> = Vec::new();
+                for _ in 0..2 + rng.below(4) {
+                    let x = rng.below(n as u64) as u32;
+                    if terms.iter().all(|t| t.0 != x) {
+                        terms.push((x, 1.0 + rng.below(2) as f64));
+                    }
+                }
+                let reach: f64 = terms.iter().map(|t| t.1).sum();
+                let rhs = (1 + rng.below(2)) as f64;
+                (terms, rhs.min(reach))
+            })
+            .collect()
+    }
+
+    /// Re-solving after fixings, added rows and dropped rows, the dual
+    /// simplex agrees with `microlp` solving each program from scratch on
+    /// feasibility, its point satisfies the rows and the fixings, and both
+    /// its bound and its point's cost lie within the reach of the cost
+    /// perturbation of that optimum, the bound never above it.
+    #[test]
+    fn dual_simplex_matches_microlp() {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for case in 0..2000 {
+            // Half small, half as large as the components the search meets
+            // most often.
+            let scale = if case % 4 < 2 { 1 } else { 4 };
+            let n = 3 + rng.below(30 * scale) as usize;
+            let m = 1 + rng.below(40 * scale) as usize;
+            let costs: Vec<f64> = (0..n)
+                .map(|_| (1 + rng.below(if case % 2 == 0 { 1 } else { 9 })) as f64)
+                .collect();
+            let mut rows = random_rows(&mut rng, n, m);
+            let mut lp = Relaxation::new(&costs, rows.clone());
+            let mut fixed: Vec<(usize, f64)> = Vec::new();
+            let mut ops: Vec<String> = Vec::new();
+            for step in 0..6 {
+                let status = lp.solve(deadline);
+                let expected = microlp_optimum(&costs, &rows, &fixed);
+                match expected {
+                    None => {
+                        assert_eq!(status, Status::Infeasible, "case {case} step {step}");
+                        break;
+                    }
+                    Some(opt) => {
+                        assert_eq!(status, Status::Optimal, "case {case} step {step}");
+                        let reach = 2.0 * PERTURBATION * costs.iter().sum::<f64>() + 1e-9;
+                        let bound = lp.bound();
+                        let errors = lp.dual_errors();
+                        assert!(
+                            errors.is_empty(),
+                            "case {case} step {step}: {errors:?} {ops:?}"
+                        );
+                        assert!(
+                            bound <= opt + 1e-9,
+                            "case {case} step {step}: {bound} > {opt}"
+                        );
+                        assert!(
+                            bound >= opt - reach,
+                            "case {case} step {step}: {bound} < {opt}"
+                        );
+                        let value = lp.point();
+                        let objective: f64 = value.iter().zip(&costs).map(|(v, c)| v * c).sum();
+                        assert!((objective - opt).abs() <= reach, "case {case} step {step}");
+                        for (terms, rhs) in &rows {
+                            let a: f64 = terms.iter().map(|&(x, c)| c * value[x as usize]).sum();
+                            assert!(a >= rhs - 1e-7, "case {case} step {step}");
+                        }
+                        for &(x, v) in &fixed {
+                            let last = fixed.iter().rev().find(|f| f.0 == x).map(|f| f.1);
+                            assert!(last != Some(v) || (value[x] - v).abs() < 1e-9);
+                        }
+                    }
+                }
+                match rng.below(3) {
+                    0 => {
+                        let count = 1 + rng.below(4) as usize;
+                        let more = random_rows(&mut rng, n, count);
+                        ops.push(format!("add {}", more.len()));
+                        rows.extend(more.iter().cloned());
+                        lp.add_rows(more);
+                    }
+                    1 => {
+                        let keep = lp.drop_slack_rows();
+                        ops.push(format!("drop {}", keep.iter().filter(|&&k| !k).count()));
+                        rows = rows
+                            .into_iter()
+                            .zip(&keep)
+                            .filter(|(_, &k)| k)
+                            .map(|(r, _)| r)
+                            .collect();
+                    }
+                    _ => {
+                        let x = rng.below(n as u64) as usize;
+                        let v = rng.below(2) as f64;
+                        ops.push(format!("fix {x} {v}"));
+                        fixed.push((x, v));
+                        lp.fix(x, v);
+                    }
+                }
+            }
+        }
+    }
+}
