@@ -75,6 +75,38 @@ enum State {
     Upper,
 }
 
+/// Sparse columns stored one after another: the entries `(row, value)` of
+/// column `k` are `entries[starts[k]..starts[k + 1]]`.
+#[derive(Clone, Debug, Default)]
+struct Columns {
+    starts: Vec<u32>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl Columns {
+    fn clear(&mut self) {
+        self.starts.clear();
+        self.entries.clear();
+    }
+
+    /// Starts a new column; [`Self::push`] fills it.
+    fn open(&mut self) {
+        self.starts.push(self.entries.len() as u32);
+    }
+
+    fn push(&mut self, row: u32, value: f64) {
+        self.entries.push((row, value));
+    }
+
+    fn get(&self, k: usize) -> &[(u32, f64)] {
+        let end = self
+            .starts
+            .get(k + 1)
+            .map_or(self.entries.len(), |&e| e as usize);
+        &self.entries[self.starts[k] as usize..end]
+    }
+}
+
 /// LU factors of a basis, `B = L U` up to the order of the pivots,
 /// computed column by column (left-looking, as in Gilbert and Peierls,
 /// "Sparse partial pivoting in time proportional to arithmetic
@@ -88,10 +120,8 @@ enum State {
 struct Factors {
     /// Pivot row and `U` diagonal of each structural column, in order.
     pivots: Vec<(u32, f64)>,
-    l_starts: Vec<u32>,
-    l_entries: Vec<(u32, f64)>,
-    u_starts: Vec<u32>,
-    u_entries: Vec<(u32, f64)>,
+    l: Columns,
+    u: Columns,
     /// Whether a structural column pivots on the row (else its surplus).
     structural_row: Vec<bool>,
     /// The structural column pivoting on each row (`u32::MAX`: none).
@@ -101,30 +131,12 @@ struct Factors {
 impl Factors {
     fn clear(&mut self, rows: usize) {
         self.pivots.clear();
-        self.l_starts.clear();
-        self.l_entries.clear();
-        self.u_starts.clear();
-        self.u_entries.clear();
+        self.l.clear();
+        self.u.clear();
         self.structural_row.clear();
         self.structural_row.resize(rows, false);
         self.column_of_row.clear();
         self.column_of_row.resize(rows, u32::MAX);
-    }
-
-    fn l_column(&self, k: usize) -> &[(u32, f64)] {
-        let end = self
-            .l_starts
-            .get(k + 1)
-            .map_or(self.l_entries.len(), |&e| e as usize);
-        &self.l_entries[self.l_starts[k] as usize..end]
-    }
-
-    fn u_column(&self, k: usize) -> &[(u32, f64)] {
-        let end = self
-            .u_starts
-            .get(k + 1)
-            .map_or(self.u_entries.len(), |&e| e as usize);
-        &self.u_entries[self.u_starts[k] as usize..end]
     }
 
     /// `v <- L^-1 v` with the columns so far.
@@ -132,7 +144,7 @@ impl Factors {
         for k in 0..self.pivots.len() {
             let t = v[self.pivots[k].0 as usize];
             if t != 0.0 {
-                for &(i, l) in self.l_column(k) {
+                for &(i, l) in self.l.get(k) {
                     v[i as usize] -= l * t;
                 }
             }
@@ -167,7 +179,7 @@ impl Factors {
             if t == 0.0 {
                 continue;
             }
-            for &(i, l) in self.l_column(k as usize) {
+            for &(i, l) in self.l.get(k as usize) {
                 if v[i as usize] == 0.0 {
                     nonzeros.push(i);
                     let later = self.column_of_row[i as usize];
@@ -186,8 +198,8 @@ impl Factors {
     /// pivoted from the start).
     fn push(&mut self, p: usize, v: &mut [f64], nonzeros: &[u32], unpivoted: &[bool]) {
         let pivot = v[p];
-        self.l_starts.push(self.l_entries.len() as u32);
-        self.u_starts.push(self.u_entries.len() as u32);
+        self.l.open();
+        self.u.open();
         self.column_of_row[p] = self.pivots.len() as u32;
         self.pivots.push((p as u32, pivot));
         self.structural_row[p] = true;
@@ -201,9 +213,9 @@ impl Factors {
                 continue;
             }
             if unpivoted[i as usize] {
-                self.l_entries.push((i, a / pivot));
+                self.l.push(i, a / pivot);
             } else {
-                self.u_entries.push((i, a));
+                self.u.push(i, a);
             }
         }
     }
@@ -217,7 +229,7 @@ impl Factors {
             let t = v[p as usize] / pivot;
             v[p as usize] = t;
             if t != 0.0 {
-                for &(i, u) in self.u_column(k) {
+                for &(i, u) in self.u.get(k) {
                     v[i as usize] -= u * t;
                 }
             }
@@ -239,7 +251,7 @@ impl Factors {
         for k in 0..self.pivots.len() {
             let (p, pivot) = self.pivots[k];
             let mut t = v[p as usize];
-            for &(i, u) in self.u_column(k) {
+            for &(i, u) in self.u.get(k) {
                 t -= u * v[i as usize];
             }
             v[p as usize] = t / pivot;
@@ -247,7 +259,7 @@ impl Factors {
         for k in (0..self.pivots.len()).rev() {
             let p = self.pivots[k].0 as usize;
             let mut t = v[p];
-            for &(i, l) in self.l_column(k) {
+            for &(i, l) in self.l.get(k) {
                 t -= l * v[i as usize];
             }
             v[p] = t;
@@ -261,16 +273,14 @@ impl Factors {
 struct Etas {
     /// Pivot position and pivot element of each eta.
     pivots: Vec<(u32, f64)>,
-    /// Where each eta's other entries start in `entries`.
-    starts: Vec<u32>,
-    entries: Vec<(u32, f64)>,
+    /// Each eta's other entries.
+    columns: Columns,
 }
 
 impl Etas {
     fn clear(&mut self) {
         self.pivots.clear();
-        self.starts.clear();
-        self.entries.clear();
+        self.columns.clear();
     }
 
     fn len(&self) -> usize {
@@ -278,21 +288,13 @@ impl Etas {
     }
 
     fn push(&mut self, p: usize, column: &[f64]) {
-        self.starts.push(self.entries.len() as u32);
+        self.columns.open();
         self.pivots.push((p as u32, column[p]));
         for (i, &a) in column.iter().enumerate() {
             if i != p && a.abs() > DROP_TOL {
-                self.entries.push((i as u32, a));
+                self.columns.push(i as u32, a);
             }
         }
-    }
-
-    fn entries(&self, k: usize) -> &[(u32, f64)] {
-        let end = self
-            .starts
-            .get(k + 1)
-            .map_or(self.entries.len(), |&e| e as usize);
-        &self.entries[self.starts[k] as usize..end]
     }
 
     /// `v <- E_t ... E_1 v`.
@@ -305,7 +307,7 @@ impl Etas {
             }
             let t = t / pivot;
             v[p as usize] = t;
-            for &(i, a) in self.entries(k) {
+            for &(i, a) in self.columns.get(k) {
                 v[i as usize] -= a * t;
             }
         }
@@ -316,7 +318,7 @@ impl Etas {
         for k in (0..self.len()).rev() {
             let (p, pivot) = self.pivots[k];
             let mut t = v[p as usize];
-            for &(i, a) in self.entries(k) {
+            for &(i, a) in self.columns.get(k) {
                 t -= a * v[i as usize];
             }
             v[p as usize] = t / pivot;
@@ -347,7 +349,6 @@ pub(super) struct Relaxation {
     etas: Etas,
     /// The rows changed since the basis was factorized.
     stale: bool,
-    status: Status,
     bound: f64,
 }
 
@@ -376,7 +377,6 @@ impl Relaxation {
             factors: Factors::default(),
             etas: Etas::default(),
             stale: true,
-            status: Status::Stopped,
             bound: f64::NEG_INFINITY,
         };
         relaxation.add_rows(rows);
@@ -548,13 +548,13 @@ impl Relaxation {
 
     /// Solves from the current basis by the dual simplex.
     pub(super) fn solve(&mut self, deadline: Instant) -> Status {
-        self.status = self.run(deadline);
-        self.bound = match self.status {
+        let status = self.run(deadline);
+        self.bound = match status {
             Status::Optimal => self.lagrangian_bound(),
             Status::Infeasible => f64::INFINITY,
             Status::Stopped => f64::NEG_INFINITY,
         };
-        self.status
+        status
     }
 
     fn run(&mut self, deadline: Instant) -> Status {
