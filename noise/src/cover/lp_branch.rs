@@ -137,6 +137,12 @@ pub(super) fn lp_root<'a>(
     })
 }
 
+/// The bound past which a relaxation's subtree holds no cover cheaper
+/// than `upper` (integer costs; see [`ceil`]).
+fn cutoff(upper: usize) -> f64 {
+    upper as f64 - 1.0 + 2.0 * EPS
+}
+
 /// The row `sum of set >= 1` of a witness.
 fn witness_row(set: &Set) -> Row {
     (set.iter().map(|&x| (x, 1.0)).collect(), 1.0)
@@ -183,10 +189,11 @@ impl LpRoot<'_> {
             for &x in &taken {
                 solution.fix(x, 1.0);
             }
-            match solution.solve(solver.deadline) {
+            match solution.solve_with_cutoff(solver.deadline, cutoff(upper)) {
                 Status::Optimal => {}
                 // No cover smaller than `best` at all.
                 Status::Infeasible => return usize::MAX,
+                Status::Cutoff => return ceil(solution.bound()),
                 Status::Stopped => {
                     solver.timed_out = true;
                     return self.bound;
@@ -338,8 +345,9 @@ impl LpContext<'_> {
                 break;
             }
             sol.add_rows(rows);
-            match sol.solve(solver.deadline) {
+            match sol.solve_with_cutoff(solver.deadline, cutoff(self.upper())) {
                 Status::Optimal => {}
+                Status::Cutoff => return ceil(sol.bound()).max(bound),
                 Status::Infeasible => return usize::MAX,
                 Status::Stopped => {
                     solver.timed_out = true;
@@ -351,37 +359,47 @@ impl LpContext<'_> {
         if bound >= self.upper() {
             return bound;
         }
-        // Reliability branching: both children of the most fractional
-        // elements are solved (strong branching) until each side of an
-        // element has been solved `RELIABLE` times; after that the mean
-        // gain per unit of change seen so far (its pseudocost) stands in
-        // for the solves. The search branches where the weaker child rises
-        // most (the product rule of Achterberg, Koch and Martin, "Branching
-        // rules revisited", 2005). A child the incumbent already prunes
-        // settles its element at once.
-        let mut candidates: Vec<usize> = (0..value.len())
-            .filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS)
-            .collect();
-        candidates.sort_by(|&a, &b| (value[a] - 0.5).abs().total_cmp(&(value[b] - 0.5).abs()));
-        candidates.truncate(STRONG_CANDIDATES);
+        sol.fix_by_reduced_cost(self.upper());
+        // Reliability branching: the search branches where the weaker child
+        // rises most (the product rule of Achterberg, Koch and Martin,
+        // "Branching rules revisited", 2005). Once each side of an element
+        // has been solved `RELIABLE` times, the mean gain per unit of change
+        // seen so far (its pseudocost) stands in for the solves, and the
+        // best of those elements is a candidate; the others are solved
+        // (strong branching), most fractional first (in the most witnesses
+        // among equals: the point of a covering relaxation is mostly 1/2),
+        // at most `STRONG_CANDIDATES` and until `LOOKAHEAD` in a row do not
+        // beat the best. A child the incumbent already prunes settles its
+        // element at once.
         let score = |up: f64, down: f64| up.max(1e-6) * down.max(1e-6);
-        let mut chosen: Option<(f64, [Relaxation; 2])> = None;
-        // The best element by its pseudocosts, when it beats the solved ones.
         let mut estimated: Option<(f64, usize)> = None;
-        let mut solved_without_gain = 0;
-        for &x in &candidates {
-            let change = [1.0 - value[x], value[x]];
-            if let Some(gains) =
-                self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x].estimate(change)
-            {
-                let s = score(gains[0], gains[1]);
-                if estimated.map_or(true, |e| s > e.0) {
-                    estimated = Some((s, x));
+        let mut unreliable: Vec<usize> = Vec::new();
+        {
+            let pseudocosts = self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner());
+            for x in (0..value.len()).filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS) {
+                match pseudocosts[x].estimate([1.0 - value[x], value[x]]) {
+                    Some(gains) => {
+                        let s = score(gains[0], gains[1]);
+                        if estimated.map_or(true, |e| s > e.0) {
+                            estimated = Some((s, x));
+                        }
+                    }
+                    None => unreliable.push(x),
                 }
-                continue;
             }
+        }
+        unreliable.sort_by(|&a, &b| {
+            (value[a] - 0.5)
+                .abs()
+                .total_cmp(&(value[b] - 0.5).abs())
+                .then(self.inst.of[b].len().cmp(&self.inst.of[a].len()))
+        });
+        unreliable.truncate(STRONG_CANDIDATES);
+        let mut chosen: Option<(f64, [Relaxation; 2])> = None;
+        let mut solved_without_gain = 0;
+        for &x in &unreliable {
             if solved_without_gain >= LOOKAHEAD {
-                continue;
+                break;
             }
             let (children, gains) = match self.branch(&sol, x, value[x], depth, best, solver) {
                 Branch::Both(children, gains) => (*children, gains),
@@ -471,9 +489,9 @@ impl LpContext<'_> {
         for val in [1.0, 0.0] {
             let mut child = sol.clone();
             child.fix(x, val);
-            match child.solve(solver.deadline) {
+            match child.solve_with_cutoff(solver.deadline, cutoff(upper)) {
                 Status::Optimal if ceil(child.bound()) < upper => children.push(child),
-                Status::Optimal => pruned = pruned.min(ceil(child.bound())),
+                Status::Optimal | Status::Cutoff => pruned = pruned.min(ceil(child.bound())),
                 Status::Infeasible => {}
                 Status::Stopped => {
                     solver.timed_out = true;

@@ -70,6 +70,7 @@ mod tests {
         let mut next = move |bound: u64| rng.below(bound);
         let far = Instant::now() + std::time::Duration::from_secs(60);
         let mut fixed = 0;
+        let mut node_fixed = 0;
         for round in 0..300 {
             let n = 6 + next(8) as usize;
             let costs: Vec<f64> = (0..n)
@@ -114,7 +115,32 @@ mod tests {
                     assert!(taken.iter().all(|&j| mask >> j & 1 == 1), "{rows:?}");
                 }
             }
+            // The same at a search node: below a fixing, the node's own
+            // fixings keep every cover of the node cheaper than `upper`.
+            let (x, v) = (next(n as u64) as usize, next(2) as u32);
+            let mut node = relaxation.clone();
+            node.fix(x, f64::from(v));
+            if node.solve(far) != Status::Optimal {
+                continue;
+            }
+            let below: Vec<u32> = covers
+                .iter()
+                .copied()
+                .filter(|&m| m >> x & 1 == v)
+                .collect();
+            for upper in [optimum + 1, optimum + 2] {
+                let mut fixed_node = node.clone();
+                node_fixed += fixed_node.fix_by_reduced_cost(upper);
+                for &mask in below.iter().filter(|&&m| cost_of(m) < upper) {
+                    for j in 0..n {
+                        let (l, u) = fixed_node.bounds(j);
+                        let taken = f64::from(mask >> j & 1);
+                        assert!(l <= taken && taken <= u, "{rows:?} {x}={v} {j}");
+                    }
+                }
+            }
         }
         assert!(fixed > 100, "only {fixed} fixings");
+        assert!(node_fixed > 100, "only {node_fixed} fixings at nodes");
     }
 }

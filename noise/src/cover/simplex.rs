@@ -48,6 +48,9 @@ const DROP_TOL: f64 = 1e-13;
 /// covering programs (cycling); the bound is taken with the true costs.
 const PERTURBATION: f64 = 1e-7;
 /// Pivots between two factorizations of the basis.
+/// Pivots after a failed check of the bound against the cutoff before the
+/// next.
+const CUTOFF_RECHECK: u64 = 8;
 const REINVERT_AFTER: usize = 32;
 
 /// How a solve ended.
@@ -58,6 +61,9 @@ pub(super) enum Status {
     Infeasible,
     /// The deadline passed, or the pivots stalled.
     Stopped,
+    /// The bound passed the cutoff before the relaxation was solved (the
+    /// point is not yet feasible).
+    Cutoff,
 }
 
 /// The rows, by row and by column, shared between the relaxations of a
@@ -510,6 +516,12 @@ impl Relaxation {
         self.bound
     }
 
+    /// Structural `x`'s bounds (equal once the search fixed it).
+    #[cfg(test)]
+    pub(super) fn bounds(&self, x: usize) -> (f64, f64) {
+        (self.lower[x], self.upper[x])
+    }
+
     /// The structural values.
     pub(super) fn point(&self) -> Vec<f64> {
         self.value[..self.structurals()].to_vec()
@@ -548,16 +560,24 @@ impl Relaxation {
 
     /// Solves from the current basis by the dual simplex.
     pub(super) fn solve(&mut self, deadline: Instant) -> Status {
-        let status = self.run(deadline);
+        self.solve_with_cutoff(deadline, f64::INFINITY)
+    }
+
+    /// Solves from the current basis by the dual simplex, or stops with
+    /// [`Status::Cutoff`] once the bound exceeds `cutoff`: every basis the
+    /// dual simplex passes is dual feasible, so its objective rises towards
+    /// the optimum, and the Lagrangian bound of its duals holds on the way.
+    pub(super) fn solve_with_cutoff(&mut self, deadline: Instant, cutoff: f64) -> Status {
+        let status = self.run(deadline, cutoff);
         self.bound = match status {
-            Status::Optimal => self.lagrangian_bound(),
+            Status::Optimal | Status::Cutoff => self.lagrangian_bound(),
             Status::Infeasible => f64::INFINITY,
             Status::Stopped => f64::NEG_INFINITY,
         };
         status
     }
 
-    fn run(&mut self, deadline: Instant) -> Status {
+    fn run(&mut self, deadline: Instant, cutoff: f64) -> Status {
         let m = self.matrix.rows.len();
         let n = self.structurals();
         if self.stale || self.etas.len() >= REINVERT_AFTER {
@@ -570,6 +590,9 @@ impl Relaxation {
         let mut touched: Vec<u32> = Vec::new();
         let mut rho = vec![0.0; m];
         let mut candidates: Vec<(f64, f64, u32)> = Vec::new();
+        // The first iteration at which the bound may be checked against the
+        // cutoff (a check costs a solve).
+        let mut next_check = 0;
         for iteration in 0.. {
             if iteration % 32 == 31 && Instant::now() >= deadline {
                 return Status::Stopped;
@@ -756,6 +779,18 @@ impl Relaxation {
             self.state[q] = State::Basic;
             self.basic[r] = q as u32;
             self.etas.push(r, &column);
+
+            // The basic point's objective is the dual objective; once it
+            // passes the cutoff, the bound with the true costs is checked.
+            if cutoff.is_finite() && iteration >= next_check {
+                let objective: f64 = (0..n).map(|j| self.cost[j] * self.value[j]).sum();
+                if objective > cutoff {
+                    if self.lagrangian_bound() > cutoff {
+                        return Status::Cutoff;
+                    }
+                    next_check = iteration + CUTOFF_RECHECK;
+                }
+            }
         }
         unreachable!()
     }
@@ -1011,8 +1046,15 @@ impl Relaxation {
 
     /// See [`Self::bound`]; the duals are recomputed from the basis.
     fn lagrangian_bound(&self) -> f64 {
+        self.lagrangian().1
+    }
+
+    /// The structurals' reduced costs `c_j - a_j y` under the true costs
+    /// and the basis's duals `y` clamped at 0, and the Lagrangian bound
+    /// they give (see [`Self::bound`]).
+    fn lagrangian(&self) -> (Vec<f64>, f64) {
         let n = self.structurals();
-        let m = self.matrix.rows.len();
+        debug_assert!(self.matrix.rows.len() == self.basic.len());
         let mut y: Vec<f64> = self.basic.iter().map(|&j| self.cost[j as usize]).collect();
         self.btran(&mut y);
         let mut bound = 0.0;
@@ -1020,20 +1062,54 @@ impl Relaxation {
             y[i] = y[i].max(0.0);
             bound += rhs * y[i];
         }
-        for j in 0..n {
-            let d = self.true_cost[j]
-                - self.matrix.columns[j]
-                    .iter()
-                    .map(|&(i, c)| c * y[i as usize])
-                    .sum::<f64>();
+        let reduced: Vec<f64> = (0..n)
+            .map(|j| {
+                self.true_cost[j]
+                    - self.matrix.columns[j]
+                        .iter()
+                        .map(|&(i, c)| c * y[i as usize])
+                        .sum::<f64>()
+            })
+            .collect();
+        for (j, &d) in reduced.iter().enumerate() {
             bound += d * if d < 0.0 {
                 self.upper[j]
             } else {
                 self.lower[j]
             };
         }
-        debug_assert!(m == self.basic.len());
-        bound
+        (reduced, bound)
+    }
+
+    /// Fixing by reduced cost at a search node: fixes every free
+    /// non-basic structural at its bound when moving it to the other would
+    /// lift the Lagrangian bound past `upper - 1`, so that, with integer
+    /// costs, no point of the box cheaper than `upper` satisfying the rows
+    /// moves it (valid for any multipliers `y >= 0`; see the
+    /// `reduced_cost` module). The point and the basis stay as they are.
+    /// Returns how many were fixed; none while the rows changed since the
+    /// last solve.
+    pub(super) fn fix_by_reduced_cost(&mut self, upper: usize) -> usize {
+        if self.stale {
+            return 0;
+        }
+        let (reduced, bound) = self.lagrangian();
+        // A margin keeps rounding errors on the safe side.
+        let limit = upper as f64 - 1.0 + 1e-6;
+        let mut fixed = 0;
+        for (j, &d) in reduced.iter().enumerate() {
+            let (l, u) = (self.lower[j], self.upper[j]);
+            let at = match self.state[j] {
+                _ if l == u => continue,
+                State::Lower if bound + d * (u - l) > limit => l,
+                State::Upper if bound - d * (u - l) > limit => u,
+                _ => continue,
+            };
+            self.lower[j] = at;
+            self.upper[j] = at;
+            fixed += 1;
+        }
+        fixed
     }
 }
 
@@ -1260,8 +1336,25 @@ mod tests {
             let mut fixed: Vec<(usize, f64)> = Vec::new();
             let mut ops: Vec<String> = Vec::new();
             for step in 0..6 {
+                let before = lp.clone();
                 let status = lp.solve(deadline);
                 let expected = microlp_optimum(&costs, &rows, &fixed);
+                if let Some(opt) = expected {
+                    // A cutoff below the optimum may stop the solve, with a
+                    // bound past it; one above may not.
+                    let mut below = before.clone();
+                    match below.solve_with_cutoff(deadline, opt - 1.0) {
+                        Status::Cutoff => assert!(
+                            below.bound() > opt - 1.0 && below.bound() <= opt + 1e-9,
+                            "case {case} step {step}: cut off at {}",
+                            below.bound()
+                        ),
+                        status => assert_eq!(status, Status::Optimal, "case {case} step {step}"),
+                    }
+                    let mut above = before;
+                    let status = above.solve_with_cutoff(deadline, opt + 0.5);
+                    assert_eq!(status, Status::Optimal, "case {case} step {step}");
+                }
                 match expected {
                     None => {
                         assert_eq!(status, Status::Infeasible, "case {case} step {step}");
