@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
-use super::reduced_cost::{fixings, Row};
+use super::reduced_cost::{fix_by_reduced_cost, Row};
 use super::simplex::{Relaxation, Status};
 use super::witness::Set;
 
@@ -171,33 +171,22 @@ pub(super) struct LpRoot<'a> {
 }
 
 impl LpRoot<'_> {
-    /// Branches from the root, replacing `best` by the smaller covers found.
-    /// The elements the root's reduced costs settle for every cover smaller
-    /// than `best` are fixed first (see the `reduced_cost` module); below
-    /// the root the relaxation is re-solved by the dual simplex after each
-    /// fixing.
+    /// Branches from the root, replacing `best` by the smaller covers found;
+    /// every node re-solves the relaxation by the dual simplex from its
+    /// parent's basis.
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
-        let costs = &self.ctx.costs;
         let upper = self.ctx.inst.cost_of(best);
         self.ctx.incumbent.store(upper, Ordering::Relaxed);
-        let (out, taken) = fixings(costs, solution.rows(), &solution.duals(), upper);
-        if !out.is_empty() || !taken.is_empty() {
-            for &x in &out {
-                solution.fix(x, 0.0);
-            }
-            for &x in &taken {
-                solution.fix(x, 1.0);
-            }
-            match solution.solve_with_cutoff(solver.deadline, cutoff(upper)) {
-                Status::Optimal => {}
-                // No cover smaller than `best` at all.
-                Status::Infeasible => return usize::MAX,
-                Status::Cutoff => return ceil(solution.bound()),
-                Status::Stopped => {
-                    solver.timed_out = true;
-                    return self.bound;
-                }
+        // The root dropped its slack rows: one solve refactorizes the basis
+        // (the point stays optimal) for the fixings and the children.
+        match solution.solve_with_cutoff(solver.deadline, cutoff(upper)) {
+            Status::Optimal => {}
+            Status::Cutoff => return ceil(solution.bound()),
+            Status::Infeasible => return usize::MAX,
+            Status::Stopped => {
+                solver.timed_out = true;
+                return self.bound;
             }
         }
         self.ctx.dfs(solution, 0, best, solver).max(self.bound)
@@ -359,7 +348,7 @@ impl LpContext<'_> {
         if bound >= self.upper() {
             return bound;
         }
-        sol.fix_by_reduced_cost(self.upper());
+        fix_by_reduced_cost(&mut sol, self.upper());
         // Reliability branching: the search branches where the weaker child
         // rises most (the product rule of Achterberg, Koch and Martin,
         // "Branching rules revisited", 2005). Once each side of an element

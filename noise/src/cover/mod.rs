@@ -33,10 +33,11 @@
 //! join the relaxation only when violated; every change is re-solved by a
 //! bounded dual simplex from the last basis, the `simplex` module),
 //! {0,1/2}-cuts at the root and the nodes near it (the
-//! `cuts` module), fixing by reduced cost below the root (from the dual of
-//! the root's basis; the `reduced_cost` module), rounding and reliability branching (strong
-//! branching until pseudocosts take over) at every node, the two subtrees
-//! of a branching on two threads while a core is free. On large
+//! `cuts` module), fixing by reduced cost at every node (from the duals of
+//! its basis; the `reduced_cost` module), rounding and reliability
+//! branching (strong branching until pseudocosts take over) at every node,
+//! each re-solve stopped once its bound passes the incumbent, the two
+//! subtrees of a branching on two threads while a core is free. On large
 //! components the local search runs on a second thread while the root
 //! relaxation is solved (until it stops finding smaller covers), and the
 //! cover it finds ends the cut rounds early when the bound meets it. The

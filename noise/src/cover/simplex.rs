@@ -393,11 +393,6 @@ impl Relaxation {
         self.matrix.columns.len()
     }
 
-    /// The rows, in the order of [`Self::duals`].
-    pub(super) fn rows(&self) -> &[Row] {
-        &self.matrix.rows
-    }
-
     /// Adds `rows` (each `terms >= rhs`); their surpluses join the basis.
     pub(super) fn add_rows(&mut self, rows: impl IntoIterator<Item = Row>) {
         let n = self.structurals();
@@ -517,7 +512,6 @@ impl Relaxation {
     }
 
     /// Structural `x`'s bounds (equal once the search fixed it).
-    #[cfg(test)]
     pub(super) fn bounds(&self, x: usize) -> (f64, f64) {
         (self.lower[x], self.upper[x])
     }
@@ -525,12 +519,6 @@ impl Relaxation {
     /// The structural values.
     pub(super) fn point(&self) -> Vec<f64> {
         self.value[..self.structurals()].to_vec()
-    }
-
-    /// The row duals of the basis, clamped at 0 (each row is `>=`).
-    pub(super) fn duals(&self) -> Vec<f64> {
-        let n = self.structurals();
-        self.reduced[n..].iter().map(|&y| y.max(0.0)).collect()
     }
 
     /// `v <- B^-1 v`, from row space to basis positions.
@@ -1051,7 +1039,12 @@ impl Relaxation {
 
     /// The structurals' reduced costs `c_j - a_j y` under the true costs
     /// and the basis's duals `y` clamped at 0, and the Lagrangian bound
-    /// they give (see [`Self::bound`]).
+    /// they give (see [`Self::bound`]); `None` while the rows changed since
+    /// the last solve.
+    pub(super) fn reduced_costs(&self) -> Option<(Vec<f64>, f64)> {
+        (!self.stale).then(|| self.lagrangian())
+    }
+
     fn lagrangian(&self) -> (Vec<f64>, f64) {
         let n = self.structurals();
         debug_assert!(self.matrix.rows.len() == self.basic.len());
@@ -1079,37 +1072,6 @@ impl Relaxation {
             };
         }
         (reduced, bound)
-    }
-
-    /// Fixing by reduced cost at a search node: fixes every free
-    /// non-basic structural at its bound when moving it to the other would
-    /// lift the Lagrangian bound past `upper - 1`, so that, with integer
-    /// costs, no point of the box cheaper than `upper` satisfying the rows
-    /// moves it (valid for any multipliers `y >= 0`; see the
-    /// `reduced_cost` module). The point and the basis stay as they are.
-    /// Returns how many were fixed; none while the rows changed since the
-    /// last solve.
-    pub(super) fn fix_by_reduced_cost(&mut self, upper: usize) -> usize {
-        if self.stale {
-            return 0;
-        }
-        let (reduced, bound) = self.lagrangian();
-        // A margin keeps rounding errors on the safe side.
-        let limit = upper as f64 - 1.0 + 1e-6;
-        let mut fixed = 0;
-        for (j, &d) in reduced.iter().enumerate() {
-            let (l, u) = (self.lower[j], self.upper[j]);
-            let at = match self.state[j] {
-                _ if l == u => continue,
-                State::Lower if bound + d * (u - l) > limit => l,
-                State::Upper if bound - d * (u - l) > limit => u,
-                _ => continue,
-            };
-            self.lower[j] = at;
-            self.upper[j] = at;
-            fixed += 1;
-        }
-        fixed
     }
 }
 
