@@ -47,10 +47,10 @@ const DROP_TOL: f64 = 1e-13;
 /// The relative perturbation of the costs, against the dual degeneracy of
 /// covering programs (cycling); the bound is taken with the true costs.
 const PERTURBATION: f64 = 1e-7;
-/// Pivots between two factorizations of the basis.
 /// Pivots after a failed check of the bound against the cutoff before the
 /// next.
 const CUTOFF_RECHECK: u64 = 8;
+/// Pivots between two factorizations of the basis.
 const REINVERT_AFTER: usize = 32;
 
 /// How a solve ended.
