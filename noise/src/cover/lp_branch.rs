@@ -1,6 +1,7 @@
 //! The branch and bound on the linear relaxation: row generation,
-//! {0,1/2}-cuts at the root and at the nodes near it, rounding and
-//! reliability branching at every node, and a bound on the subtrees left
+//! {0,1/2}-cuts at the root and at the nodes near it, fixing by reduced
+//! cost, rounding and reliability branching at every node, re-solves
+//! stopped at the incumbent's cutoff, and a bound on the subtrees left
 //! open when the time runs out.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
