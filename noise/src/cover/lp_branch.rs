@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
-use super::reduced_cost::{fix_by_reduced_cost, Row};
-use super::simplex::{Relaxation, Status};
+use super::reduced_cost::fix_by_reduced_cost;
+use super::simplex::{Relaxation, Row, Status};
 use super::witness::Set;
 
 /// The root of the branch and bound on one component with the linear
@@ -308,19 +308,19 @@ impl LpContext<'_> {
             // The witnesses the relaxation left out and the point leaves
             // unhit join it, here and below (a sibling checks again for
             // itself).
-            let mut rows: Vec<Row> = self
+            let mut violated: Vec<(f64, &Set)> = self
                 .live
                 .iter()
-                .filter(|set| set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS)
-                .map(|set| witness_row(set))
+                .map(|set| (set.iter().map(|&x| value[x as usize]).sum::<f64>(), *set))
+                .filter(|&(activity, _)| activity < 1.0 - EPS)
                 .collect();
-            if rows.len() > NODE_WITNESSES {
+            if violated.len() > NODE_WITNESSES {
                 // The most violated first: a few usually bring the point
                 // over the rest.
-                let activity = |r: &Row| r.0.iter().map(|&(x, _)| value[x as usize]).sum::<f64>();
-                rows.sort_by(|a, b| activity(a).total_cmp(&activity(b)));
-                rows.truncate(NODE_WITNESSES);
+                violated.sort_by(|a, b| a.0.total_cmp(&b.0));
+                violated.truncate(NODE_WITNESSES);
             }
+            let mut rows: Vec<Row> = violated.iter().map(|&(_, set)| witness_row(set)).collect();
             if rows.is_empty() && depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
                 // Near the root, {0,1/2}-cuts at the node's point too (they
                 // hold at every cover, so in the whole subtree).

@@ -16,9 +16,6 @@
 use super::hitting_set::EPS;
 use super::simplex::Relaxation;
 
-/// A row `sum coef * x >= rhs` over element indices.
-pub(super) type Row = (Vec<(u32, f64)>, f64);
-
 /// Fixes the elements of `sol` that every cover of its node cheaper than
 /// `upper` keeps at their bound (integer costs), among those the point
 /// already has there, so the point and the basis stay as they are. Returns
@@ -51,7 +48,7 @@ pub(super) fn fix_by_reduced_cost(sol: &mut Relaxation, upper: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cover::simplex::{Relaxation, Status};
+    use crate::cover::simplex::{Row, Status};
     use std::time::Instant;
 
     /// On random instances, unit-cost and weighted, no fixing at the root

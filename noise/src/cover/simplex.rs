@@ -34,7 +34,10 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::reduced_cost::Row;
+use kildall_ir::generate::Rng;
+
+/// A row `sum coef * x >= rhs` over structural indices.
+pub(super) type Row = (Vec<(u32, f64)>, f64);
 
 /// Primal feasibility tolerance on the basic values.
 const PRIMAL_TOL: f64 = 1e-9;
@@ -558,7 +561,9 @@ impl Relaxation {
     pub(super) fn solve_with_cutoff(&mut self, deadline: Instant, cutoff: f64) -> Status {
         let status = self.run(deadline, cutoff);
         self.bound = match status {
-            Status::Optimal | Status::Cutoff => self.lagrangian_bound(),
+            Status::Optimal => self.lagrangian_bound(),
+            // The bound that passed the cutoff, which `run` just took.
+            Status::Cutoff => self.bound,
             Status::Infeasible => f64::INFINITY,
             Status::Stopped => f64::NEG_INFINITY,
         };
@@ -773,7 +778,9 @@ impl Relaxation {
             if cutoff.is_finite() && iteration >= next_check {
                 let objective: f64 = (0..n).map(|j| self.cost[j] * self.value[j]).sum();
                 if objective > cutoff {
-                    if self.lagrangian_bound() > cutoff {
+                    let bound = self.lagrangian_bound();
+                    if bound > cutoff {
+                        self.bound = bound;
                         return Status::Cutoff;
                     }
                     next_check = iteration + CUTOFF_RECHECK;
@@ -1209,13 +1216,10 @@ impl<'a> Pattern<'a> {
     }
 }
 
-/// A pseudo-random number in `[0, 1)` for variable `j`.
+/// A pseudo-random number in `[0, 1)` for variable `j`, the same on every
+/// run.
 fn perturbation(j: usize) -> f64 {
-    let mut x = (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x ^= x >> 31;
-    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 29;
-    (x >> 11) as f64 / (1u64 << 53) as f64
+    (Rng::new(j as u64).next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]
@@ -1248,16 +1252,6 @@ mod tests {
         }
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
-
     fn random_rows(rng: &mut Rng, n: usize, m: usize) -> Vec<Row> {
         (0..m)
             .map(|_| {
@@ -1283,7 +1277,7 @@ mod tests {
     #[test]
     fn dual_simplex_matches_microlp() {
         let deadline = Instant::now() + Duration::from_secs(60);
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for case in 0..2000 {
             // Half small, half as large as the components the search meets
             // most often.
