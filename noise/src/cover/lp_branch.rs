@@ -215,9 +215,11 @@ const NODE_CUT_ROUNDS: usize = 2;
 const NODE_WITNESSES: usize = 16;
 
 /// Strong branching solves an element's children until each side has been
-/// solved this many times, and stops after [`LOOKAHEAD`] solved elements
-/// in a row that do not beat the best one.
-const RELIABLE: u32 = 2;
+/// solved this many times (once: on the trees of large components the
+/// first gain predicts the next well enough, and a second solve of every
+/// element cost more than the nodes it saved), and stops after
+/// [`LOOKAHEAD`] solved elements in a row that do not beat the best one.
+const RELIABLE: u32 = 1;
 const LOOKAHEAD: usize = 4;
 
 /// Elements whose two children strong branching solves at each node.
@@ -225,8 +227,10 @@ const STRONG_CANDIDATES: usize = 8;
 
 /// Witnesses of at most this many values start in the relaxation.
 const INITIAL_ROWS: usize = 3;
-/// Cuts added per separation round at the root.
-const CUTS_PER_ROUND: usize = 64;
+/// Cuts added per separation round at the root. Many per round: the
+/// separation heuristic finds fewer cuts at the later points than the
+/// earlier rounds could have taken, so small rounds stop at a lower bound.
+const CUTS_PER_ROUND: usize = 256;
 /// Separation stops when the last this many rounds raised the bound by
 /// less than [`STALL`] in all.
 const STALL_ROUNDS: usize = 8;
