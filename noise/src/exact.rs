@@ -17,12 +17,14 @@
 //! ops optimal within the default 10 s: seed 7 (`cargo xtask gen --kind
 //! noise --seed 7 --insts 1000`) stops 4 reductions above its proven
 //! bound. Its count is optimal, the proof is what takes the time: without
-//! the limit the same search proves it in 16-19 s (about 1,300 search
-//! nodes). The relaxation of its largest component (606 values) keeps a
-//! root bound of 246.8 after the cut rounds, against an optimum of 252,
-//! and each child the search solves costs about 57 dual simplex pivots,
-//! 5 ms: the basis inverse is dense (a pivot row holds about 400 of 856
-//! entries). The crate's README lists what was tried.
+//! the limit the same search proves it in 12-14 s (750-1,000 search
+//! nodes, depending on the threads' paths). The relaxation of its largest
+//! component (606 values) keeps a root bound of 247.2 after the cut
+//! rounds, against an optimum of 252 (the odd-walk separation finds no
+//! more {0,1/2}-cuts there), and each child the search solves costs about
+//! 59 dual simplex pivots of about 130 us: the basis inverse is dense (a
+//! pivot row holds about 400 of 856 entries). The crate's README lists
+//! what was tried.
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same
