@@ -17,8 +17,8 @@
 //! ops optimal within the default 10 s: seed 7 (`cargo xtask gen --kind
 //! noise --seed 7 --insts 1000`) stops 4 reductions above its proven
 //! bound. Its count is optimal, the proof is what takes the time: without
-//! the limit the same search proves it in 12-14 s (750-1,000 search
-//! nodes, depending on the threads' paths). The relaxation of its largest
+//! the limit the same search proves it in 11.9-14.1 s over three runs
+//! (678-774 search nodes: the two threads take different paths). The relaxation of its largest
 //! component (606 values) keeps a root bound of 247.2 after the cut
 //! rounds, against an optimum of 252 (the odd-walk separation finds no
 //! more {0,1/2}-cuts there), and each child the search solves costs about
