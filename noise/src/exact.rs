@@ -22,8 +22,9 @@
 //! 16.6-33.7 s with other draws of the random part of the cost
 //! perturbation (which picks among degenerate optimal vertices, and so
 //! the branchings). The relaxation of its largest component (606 values)
-//! keeps a root bound of 247.2 after the cut rounds, against an optimum
-//! of 252 (the odd-walk separation finds no more {0,1/2}-cuts there), and
+//! keeps a root bound of 247.2 after the cut rounds (246.3-246.5 with the
+//! other draws, hence their larger trees), against an optimum of 252 (the
+//! odd-walk separation finds no more {0,1/2}-cuts there), and
 //! each child the search solves costs about 50 dual simplex pivots of
 //! about 125 us (the factors of the basis hold 7,000-14,000 entries for
 //! 3,500 in its rows). The variants whose pivots were counted did about
