@@ -17,8 +17,8 @@
 //! ops optimal within the default 10 s: seed 7 (`cargo xtask gen --kind
 //! noise --seed 7 --insts 1000`) stops 4 reductions above its proven
 //! bound. Its count is optimal, the proof is what takes the time: without
-//! the limit the same search proves it in 11.9-14.1 s over three runs
-//! (678-774 search nodes: the two threads take different paths), and in
+//! the limit the same search proves it in 12.7-13.6 s over three runs
+//! (665-726 search nodes: the two threads take different paths), and in
 //! 16.6-33.7 s with other draws of the random part of the cost
 //! perturbation (which picks among degenerate optimal vertices, and so
 //! the branchings). The relaxation of its largest component (606 values)
@@ -26,7 +26,7 @@
 //! other draws, hence their larger trees), against an optimum of 252 (the
 //! odd-walk separation finds no more {0,1/2}-cuts there). A solve of the
 //! search takes 48 dual simplex pivots on average (a strong-branching
-//! child about 59), of about 125 us each (the factors of the basis hold
+//! child about 59), of 100-125 us each (the factors of the basis hold
 //! 7,000-14,000 entries for 3,500 in its rows). The variants whose pivots were counted did about
 //! as many as the shipped search (what they saved in nodes they spent in
 //! pivots per node), so the proof needs about 1.3 times less work on the

@@ -116,6 +116,56 @@ impl Columns {
     }
 }
 
+/// The entries of one row in one vector or in several solved side by
+/// side: the solves are bound by their reads of the factors, so the
+/// entering column and the steepest-edge `tau` share one pass.
+trait Lanes: Copy {
+    fn is_zero(&self) -> bool;
+    fn divide(&mut self, d: f64);
+    /// `self -= a * t`.
+    fn sub_scaled(&mut self, a: f64, t: Self);
+    fn negate(&mut self);
+}
+
+impl Lanes for f64 {
+    fn is_zero(&self) -> bool {
+        *self == 0.0
+    }
+
+    fn divide(&mut self, d: f64) {
+        *self /= d;
+    }
+
+    fn sub_scaled(&mut self, a: f64, t: f64) {
+        *self -= a * t;
+    }
+
+    fn negate(&mut self) {
+        *self = -*self;
+    }
+}
+
+impl Lanes for [f64; 2] {
+    fn is_zero(&self) -> bool {
+        self[0] == 0.0 && self[1] == 0.0
+    }
+
+    fn divide(&mut self, d: f64) {
+        self[0] /= d;
+        self[1] /= d;
+    }
+
+    fn sub_scaled(&mut self, a: f64, t: Self) {
+        self[0] -= a * t[0];
+        self[1] -= a * t[1];
+    }
+
+    fn negate(&mut self) {
+        self[0] = -self[0];
+        self[1] = -self[1];
+    }
+}
+
 /// LU factors of a basis, `B = L U` up to the order of the pivots,
 /// computed column by column (left-looking, as in Gilbert and Peierls,
 /// "Sparse partial pivoting in time proportional to arithmetic
@@ -148,55 +198,41 @@ impl Factors {
         self.column_of_row.resize(rows, u32::MAX);
     }
 
-    /// `v <- L^-1 v` with the columns so far.
-    fn eliminate(&self, v: &mut [f64]) {
-        for k in 0..self.pivots.len() {
-            let t = v[self.pivots[k].0 as usize];
-            if t != 0.0 {
-                for &(i, l) in self.l.get(k) {
-                    v[i as usize] -= l * t;
-                }
-            }
-        }
-    }
-
     /// `v <- L^-1 v` with the columns so far, for `v` whose nonzeros
     /// `nonzeros` lists; the entries it fills in join the list. Only the
     /// columns whose pivot row is nonzero are applied, in their order (a
-    /// column's entries lie in rows pivoted after it), found through
-    /// `pending`, a heap of column indices.
-    fn eliminate_sparse(
-        &self,
-        v: &mut [f64],
-        nonzeros: &mut Vec<u32>,
-        pending: &mut BinaryHeap<Reverse<u32>>,
-    ) {
-        pending.clear();
+    /// column's entries lie in rows pivoted after it, so the columns still
+    /// to apply all come after the current one), found through `pending`, a
+    /// bit set of column indices left empty on return.
+    fn eliminate_sparse(&self, v: &mut [f64], nonzeros: &mut Vec<u32>, pending: &mut Vec<u64>) {
+        pending.resize(self.pivots.len().div_ceil(64), 0);
+        let mut first = pending.len();
         for &i in nonzeros.iter() {
             let k = self.column_of_row[i as usize];
             if k != u32::MAX {
-                pending.push(Reverse(k));
+                pending[k as usize / 64] |= 1 << (k % 64);
+                first = first.min(k as usize / 64);
             }
         }
-        let mut last = u32::MAX;
-        while let Some(Reverse(k)) = pending.pop() {
-            if k == last {
-                continue;
-            }
-            last = k;
-            let t = v[self.pivots[k as usize].0 as usize];
-            if t == 0.0 {
-                continue;
-            }
-            for &(i, l) in self.l.get(k as usize) {
-                if v[i as usize] == 0.0 {
-                    nonzeros.push(i);
-                    let later = self.column_of_row[i as usize];
-                    if later != u32::MAX {
-                        pending.push(Reverse(later));
-                    }
+        for word in first..pending.len() {
+            while pending[word] != 0 {
+                let bit = pending[word].trailing_zeros() as usize;
+                pending[word] &= pending[word] - 1;
+                let k = word * 64 + bit;
+                let t = v[self.pivots[k].0 as usize];
+                if t == 0.0 {
+                    continue;
                 }
-                v[i as usize] -= l * t;
+                for &(i, l) in self.l.get(k) {
+                    if v[i as usize] == 0.0 {
+                        nonzeros.push(i);
+                        let later = self.column_of_row[i as usize];
+                        if later != u32::MAX {
+                            pending[later as usize / 64] |= 1 << (later % 64);
+                        }
+                    }
+                    v[i as usize] -= l * t;
+                }
             }
         }
     }
@@ -229,23 +265,31 @@ impl Factors {
         }
     }
 
-    /// `v <- B^-1 v`, from row space to basis positions (a column's
-    /// position is its pivot row).
-    fn solve(&self, v: &mut [f64]) {
-        self.eliminate(v);
+    /// `v <- B^-1 v` for one vector or several side by side (see
+    /// [`Lanes`]), from row space to basis positions (a column's position
+    /// is its pivot row).
+    fn solve<V: Lanes>(&self, v: &mut [V]) {
+        for k in 0..self.pivots.len() {
+            let t = v[self.pivots[k].0 as usize];
+            if !t.is_zero() {
+                for &(i, l) in self.l.get(k) {
+                    v[i as usize].sub_scaled(l, t);
+                }
+            }
+        }
         for k in (0..self.pivots.len()).rev() {
             let (p, pivot) = self.pivots[k];
-            let t = v[p as usize] / pivot;
-            v[p as usize] = t;
-            if t != 0.0 {
+            v[p as usize].divide(pivot);
+            let t = v[p as usize];
+            if !t.is_zero() {
                 for &(i, u) in self.u.get(k) {
-                    v[i as usize] -= u * t;
+                    v[i as usize].sub_scaled(u, t);
                 }
             }
         }
         for (x, &structural) in v.iter_mut().zip(&self.structural_row) {
             if !structural {
-                *x = -*x;
+                x.negate();
             }
         }
     }
@@ -306,18 +350,17 @@ impl Etas {
         }
     }
 
-    /// `v <- E_t ... E_1 v`.
-    fn apply(&self, v: &mut [f64]) {
+    /// `v <- E_t ... E_1 v` (see [`Factors::solve`]).
+    fn apply<V: Lanes>(&self, v: &mut [V]) {
         for k in 0..self.len() {
             let (p, pivot) = self.pivots[k];
-            let t = v[p as usize];
-            if t == 0.0 {
+            if v[p as usize].is_zero() {
                 continue;
             }
-            let t = t / pivot;
-            v[p as usize] = t;
+            v[p as usize].divide(pivot);
+            let t = v[p as usize];
             for &(i, a) in self.columns.get(k) {
-                v[i as usize] -= a * t;
+                v[i as usize].sub_scaled(a, t);
             }
         }
     }
@@ -524,8 +567,9 @@ impl Relaxation {
         self.value[..self.structurals()].to_vec()
     }
 
-    /// `v <- B^-1 v`, from row space to basis positions.
-    fn ftran(&self, v: &mut [f64]) {
+    /// `v <- B^-1 v`, from row space to basis positions, for one vector or
+    /// several side by side (see [`Lanes`]).
+    fn ftran<V: Lanes>(&self, v: &mut [V]) {
         self.factors.solve(v);
         self.etas.apply(v);
     }
@@ -718,9 +762,16 @@ impl Relaxation {
                 delta = self.value[out] - bound;
             }
 
-            // The entering column, and a check that it agrees with the row.
-            let mut column = self.column(q);
-            self.ftran(&mut column);
+            // The entering column, and a check that it agrees with the row;
+            // beside it `tau = B^-1 rho` for the steepest-edge update.
+            let mut lanes: Vec<[f64; 2]> = self
+                .column(q)
+                .iter()
+                .zip(&rho)
+                .map(|(&a, &y)| [a, y])
+                .collect();
+            self.ftran(&mut lanes);
+            let column: Vec<f64> = lanes.iter().map(|x| x[0]).collect();
             let pivot = column[r];
             if (pivot - row[q]).abs() > 1e-6 * (1.0 + pivot.abs()) || pivot.abs() < PIVOT_TOL {
                 if self.etas.len() == 0 {
@@ -757,8 +808,7 @@ impl Relaxation {
 
             // Dual steepest-edge weights (Forrest and Goldfarb's update).
             let w_out: f64 = rho.iter().map(|y| y * y).sum();
-            let mut tau = rho.clone();
-            self.ftran(&mut tau);
+            let tau: Vec<f64> = lanes.iter().map(|x| x[1]).collect();
             for (p, &a) in column.iter().enumerate() {
                 if p != r && a != 0.0 {
                     let j = self.basic[p] as usize;
@@ -815,7 +865,7 @@ impl Relaxation {
         // eliminations are sparse; the rows are many).
         let mut column = vec![0.0; m];
         let mut nonzeros: Vec<u32> = Vec::new();
-        let mut pending = BinaryHeap::new();
+        let mut pending = Vec::new();
         for (j, row) in order {
             for &(i, c) in &self.matrix.columns[j] {
                 column[i as usize] = c;
