@@ -27,9 +27,9 @@
 //! odd-walk separation finds no more {0,1/2}-cuts there). A solve of the
 //! search takes 48 dual simplex pivots on average (a strong-branching
 //! child about 59), of 100-125 us each (the factors of the basis hold
-//! 7,000-14,000 entries for 3,500 in its rows). The variants whose pivots were counted did about
-//! as many as the shipped search (what they saved in nodes they spent in
-//! pivots per node), so the proof needs about 1.3 times less work on the
+//! 7,000-14,000 entries for 3,500 in its rows). The variants whose pivots
+//! were counted did about as many as the shipped search (what they saved
+//! in nodes they spent in pivots per node), so the proof needs about 1.3 times less work on the
 //! shipped draw and 1.7 times on the mean of four; the crate's README
 //! lists what was tried.
 //!

@@ -235,6 +235,7 @@ impl Factors {
                 }
             }
         }
+        debug_assert!(pending.iter().all(|&w| w == 0));
     }
 
     /// Appends the column `v = L^-1 a` (nonzero at most at `nonzeros`)
@@ -808,12 +809,12 @@ impl Relaxation {
 
             // Dual steepest-edge weights (Forrest and Goldfarb's update).
             let w_out: f64 = rho.iter().map(|y| y * y).sum();
-            let tau: Vec<f64> = lanes.iter().map(|x| x[1]).collect();
             for (p, &a) in column.iter().enumerate() {
                 if p != r && a != 0.0 {
                     let j = self.basic[p] as usize;
                     let k = a / pivot;
-                    self.weight[j] = (self.weight[j] + k * (k * w_out - 2.0 * tau[p])).max(1e-10);
+                    self.weight[j] =
+                        (self.weight[j] + k * (k * w_out - 2.0 * lanes[p][1])).max(1e-10);
                 }
             }
             self.weight[q] = (w_out / (pivot * pivot)).max(1e-10);
@@ -1317,6 +1318,49 @@ mod tests {
                 (terms, rhs.min(reach))
             })
             .collect()
+    }
+
+    /// A solve of two vectors side by side gives each exactly what it
+    /// gives alone, through the factors and through the eta file.
+    #[test]
+    fn two_lanes_solve_as_one() {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+        let mut with_etas = 0;
+        for _ in 0..50 {
+            let n = 10 + rng.below(60) as usize;
+            let m = 5 + rng.below(80) as usize;
+            let mut lp = Relaxation::new(&vec![1.0; n], random_rows(&mut rng, n, m));
+            if lp.solve(deadline) != Status::Optimal {
+                continue;
+            }
+            for x in 0..n.min(3) {
+                lp.fix(x, 0.0);
+            }
+            lp.solve(deadline);
+            let vector = |rng: &mut Rng| -> Vec<f64> {
+                (0..m)
+                    .map(|_| match rng.below(3) {
+                        0 => 0.0,
+                        _ => rng.below(1000) as f64 / 7.0 - 70.0,
+                    })
+                    .collect()
+            };
+            let (mut a, mut b) = (vector(&mut rng), vector(&mut rng));
+            let mut lanes: Vec<[f64; 2]> = a.iter().zip(&b).map(|(&x, &y)| [x, y]).collect();
+            with_etas += usize::from(lp.etas.len() > 0);
+            lp.ftran(&mut lanes);
+            lp.ftran(&mut a);
+            lp.ftran(&mut b);
+            for (p, lane) in lanes.iter().enumerate() {
+                assert_eq!(lane[0].to_bits() | (1 << 63), a[p].to_bits() | (1 << 63));
+                assert_eq!(lane[1].to_bits() | (1 << 63), b[p].to_bits() | (1 << 63));
+            }
+        }
+        assert!(
+            with_etas > 10,
+            "only {with_etas} bases with pivots since factorizing"
+        );
     }
 
     /// Re-solving after fixings, added rows and dropped rows, the dual
