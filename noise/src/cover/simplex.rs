@@ -17,8 +17,9 @@
 //! bound-flipping ratio test, which lets a step pass every breakpoint the
 //! dual objective still rises through by moving boxed variables to their
 //! other bound. The basis is kept as sparse LU factors (see [`Factors`];
-//! the columns are ordered by a triangularization first), with the pivots
-//! since in product form (an eta file), and refactorized every
+//! the columns are ordered by a triangularization first, and what is left
+//! in Markowitz order), with the pivots since in product form (an eta
+//! file), and refactorized every
 //! [`REINVERT_AFTER`] pivots and after rows are added or dropped.
 //!
 //! Costs are perturbed by a relative `1e-7` against the dual degeneracy of
@@ -29,8 +30,6 @@
 //! any multipliers, so round-off in the pivots can weaken it, never make
 //! it wrong.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -941,21 +940,18 @@ impl Relaxation {
     }
 
     /// The order in which [`Self::reinvert`] takes the basic `structurals`
-    /// into the eta file, each with the row it should pivot on (`usize::MAX`
+    /// into the factors, each with the row it should pivot on (`usize::MAX`
     /// for a column left with no free row, which depends on the others).
     ///
-    /// This is the triangularization that precedes a Markowitz
-    /// factorization, on the pattern alone ([`Self::reinvert`] checks each
-    /// pivot's magnitude), among the `free` rows (those whose surplus leaves
-    /// the basis). A column with one free row left takes that row and goes
-    /// to the end, in the reverse order of finding: the rows its other
-    /// entries had are pivoted on after it. A free row that one remaining
-    /// column alone touches takes that column at the front: its other
-    /// entries lie in rows no eta has pivoted on yet. Either way the eta is
-    /// the column itself (no fill). What is left (the bump) goes in the
-    /// middle, the column with the fewest free rows first, on its free row
-    /// that the fewest remaining columns touch (they are the ones that fill
-    /// in), and the singletons it makes are taken again.
+    /// First the triangularization, on the pattern alone ([`Self::reinvert`]
+    /// checks each pivot's magnitude), among the `free` rows (those whose
+    /// surplus leaves the basis). A column with one free row left takes
+    /// that row and goes to the end, in the reverse order of finding: the
+    /// rows its other entries had are pivoted on after it. A free row that
+    /// one remaining column alone touches takes that column at the front:
+    /// its other entries lie in rows no column has pivoted on yet. Either
+    /// way the factors hold the column itself (no fill). What is left (the
+    /// nucleus) goes in the middle, in the order of [`markowitz_order`].
     fn triangular_order(&self, structurals: Vec<usize>, free: &[bool]) -> Vec<(usize, usize)> {
         let mut pattern = Pattern::new(&self.matrix, &structurals, free);
         let mut back = Vec::new();
@@ -968,18 +964,37 @@ impl Relaxation {
                 front.push((j, i));
                 pattern.take(j, i);
             } else {
-                let Some((j, i)) = pattern.bump_pivot() else {
-                    break;
-                };
-                front.push((j, i));
-                pattern.take(j, i);
+                break;
             }
         }
+        // The nucleus, its free rows renumbered densely.
+        let nucleus: Vec<usize> = structurals
+            .into_iter()
+            .filter(|&j| !pattern.taken[j])
+            .collect();
+        let mut index = vec![u32::MAX; free.len()];
+        let mut rows: Vec<usize> = Vec::new();
+        let columns: Vec<Vec<u32>> = nucleus
+            .iter()
+            .map(|&j| {
+                self.matrix.columns[j]
+                    .iter()
+                    .map(|&(i, _)| i as usize)
+                    .filter(|&i| pattern.active[i])
+                    .map(|i| {
+                        if index[i] == u32::MAX {
+                            index[i] = rows.len() as u32;
+                            rows.push(i);
+                        }
+                        index[i]
+                    })
+                    .collect()
+            })
+            .collect();
         front.extend(
-            structurals
+            markowitz_order(&columns, rows.len())
                 .into_iter()
-                .filter(|&j| !pattern.taken[j])
-                .map(|j| (j, usize::MAX)),
+                .map(|(c, r)| (nucleus[c], r.map_or(usize::MAX, |r| rows[r]))),
         );
         front.extend(back.into_iter().rev());
         front
@@ -1145,9 +1160,6 @@ struct Pattern<'a> {
     column_count: Vec<u32>,
     row_singletons: Vec<usize>,
     column_singletons: Vec<usize>,
-    /// Remaining columns by free rows, fewest first (stale entries are
-    /// skipped).
-    by_count: BinaryHeap<Reverse<(u32, u32)>>,
 }
 
 impl<'a> Pattern<'a> {
@@ -1176,10 +1188,6 @@ impl<'a> Pattern<'a> {
                 .iter()
                 .copied()
                 .filter(|&j| column_count[j] == 1)
-                .collect(),
-            by_count: structurals
-                .iter()
-                .map(|&j| Reverse((column_count[j], j as u32)))
                 .collect(),
             in_basis,
             row_count,
@@ -1220,25 +1228,6 @@ impl<'a> Pattern<'a> {
         None
     }
 
-    /// The bump's next pivot: the remaining column with the fewest free
-    /// rows (at least one), on its free row the fewest columns touch.
-    fn bump_pivot(&mut self) -> Option<(usize, usize)> {
-        while let Some(Reverse((count, j))) = self.by_count.pop() {
-            let j = j as usize;
-            if self.taken[j] || count != self.column_count[j] || count == 0 {
-                continue;
-            }
-            let i = self.matrix.columns[j]
-                .iter()
-                .map(|&(i, _)| i as usize)
-                .filter(|&i| self.active[i])
-                .min_by_key(|&i| self.row_count[i])
-                .expect("a column's count is its free rows");
-            return Some((j, i));
-        }
-        None
-    }
-
     /// Column `j` pivots on row `i`.
     fn take(&mut self, j: usize, i: usize) {
         self.taken[j] = true;
@@ -1260,9 +1249,132 @@ impl<'a> Pattern<'a> {
                 if self.column_count[x] == 1 {
                     self.column_singletons.push(x);
                 }
-                self.by_count
-                    .push(Reverse((self.column_count[x], x as u32)));
             }
+        }
+    }
+}
+
+/// The pivots of a sparse LU factorization of the matrix whose columns
+/// hold the rows `columns` (of `rows` rows), in Markowitz order: each
+/// step pivots on the entry whose row and column hold the fewest other
+/// entries of what is left (the product of the two counts bounds the fill
+/// of the step), the pattern of what is left updated for that fill
+/// (Markowitz, "The elimination form of the inverse and its application
+/// to linear programming", 1957). As usual (Duff, Erisman and Reid,
+/// "Direct methods for sparse matrices", ch. 7), the search looks at the
+/// few columns of fewest entries only, and at every row in them. The
+/// numeric factorization may still pivot elsewhere for stability. A
+/// column left without rows (the matrix is singular) ends the order, with
+/// no row.
+///
+/// The patterns are bit sets, by column and by row: a nucleus has a few
+/// hundred columns, so a step's fill is a few words per touched row.
+fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usize>)> {
+    /// Columns of the fewest entries the search looks at each step.
+    const SEARCH_COLUMNS: usize = 4;
+    let k = columns.len();
+    let row_words = rows.div_ceil(64);
+    let column_words = k.div_ceil(64);
+    // `by_column[c]` holds the rows of column `c`, `by_row[r]` the columns
+    // of row `r`.
+    let mut by_column = vec![0u64; k * row_words];
+    let mut by_row = vec![0u64; rows * column_words];
+    for (c, column) in columns.iter().enumerate() {
+        for &r in column {
+            let r = r as usize;
+            by_column[c * row_words + r / 64] |= 1 << (r % 64);
+            by_row[r * column_words + c / 64] |= 1 << (c % 64);
+        }
+    }
+    let count = |set: &[u64]| set.iter().map(|w| w.count_ones()).sum::<u32>();
+    let mut column_count: Vec<u32> = (0..k)
+        .map(|c| count(&by_column[c * row_words..(c + 1) * row_words]))
+        .collect();
+    let mut row_count: Vec<u32> = (0..rows)
+        .map(|r| count(&by_row[r * column_words..(r + 1) * column_words]))
+        .collect();
+    // The columns by their count (a column whose count changed is listed
+    // again under the new one; the stale entries go when met).
+    let mut by_count: Vec<Vec<u32>> = vec![Vec::new(); rows + 1];
+    for (c, &n) in column_count.iter().enumerate() {
+        by_count[n as usize].push(c as u32);
+    }
+    let mut done = vec![false; k];
+    let mut order = Vec::with_capacity(k);
+    let mut pivot_row = vec![0u64; column_words];
+    let mut pivot_column = vec![0u64; row_words];
+    loop {
+        // The columns of fewest entries (none empty).
+        let mut candidates: Vec<usize> = Vec::with_capacity(SEARCH_COLUMNS);
+        'search: for (n, listed) in by_count.iter_mut().enumerate().skip(1) {
+            let mut i = 0;
+            while i < listed.len() {
+                let c = listed[i] as usize;
+                if done[c] || column_count[c] as usize != n || candidates.contains(&c) {
+                    listed.swap_remove(i);
+                    continue;
+                }
+                candidates.push(c);
+                if candidates.len() == SEARCH_COLUMNS {
+                    break 'search;
+                }
+                i += 1;
+            }
+        }
+        let mut best: Option<(u64, usize, usize)> = None;
+        for &c in &candidates {
+            for_each_bit(&by_column[c * row_words..(c + 1) * row_words], |r| {
+                let cost = u64::from(column_count[c] - 1) * u64::from(row_count[r] - 1);
+                if best.map_or(true, |b| cost < b.0) {
+                    best = Some((cost, c, r));
+                }
+            });
+        }
+        let Some((_, c, r)) = best else {
+            break;
+        };
+        done[c] = true;
+        order.push((c, Some(r)));
+        // What is left loses row `r` and column `c`; every other row of
+        // column `c` takes the columns of row `r` (the fill).
+        pivot_row.copy_from_slice(&by_row[r * column_words..(r + 1) * column_words]);
+        pivot_row[c / 64] &= !(1 << (c % 64));
+        pivot_column.copy_from_slice(&by_column[c * row_words..(c + 1) * row_words]);
+        pivot_column[r / 64] &= !(1 << (r % 64));
+        for_each_bit(&pivot_column, |s| {
+            let row = &mut by_row[s * column_words..(s + 1) * column_words];
+            row[c / 64] &= !(1 << (c % 64));
+            for (w, &p) in row.iter_mut().zip(&pivot_row) {
+                *w |= p;
+            }
+            row_count[s] = count(row);
+        });
+        for_each_bit(&pivot_row, |d| {
+            let column = &mut by_column[d * row_words..(d + 1) * row_words];
+            column[r / 64] &= !(1 << (r % 64));
+            for (w, &p) in column.iter_mut().zip(&pivot_column) {
+                *w |= p;
+            }
+            let n = count(column);
+            if n != column_count[d] {
+                column_count[d] = n;
+                by_count[n as usize].push(d as u32);
+            }
+        });
+        by_row[r * column_words..(r + 1) * column_words].fill(0);
+        row_count[r] = 0;
+    }
+    order.extend((0..k).filter(|&c| !done[c]).map(|c| (c, None)));
+    order
+}
+
+/// Calls `f` with the index of every bit set in `words`.
+fn for_each_bit(words: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
         }
     }
 }
@@ -1318,6 +1430,68 @@ mod tests {
                 (terms, rhs.min(reach))
             })
             .collect()
+    }
+
+    /// The fill of eliminating `columns` (rows of each column) in `order`
+    /// (right-looking: a pivot updates the columns not yet eliminated).
+    fn fill_of(columns: &[Vec<u32>], rows: usize, order: &[(usize, Option<usize>)]) -> usize {
+        let mut pattern: Vec<Vec<bool>> = columns
+            .iter()
+            .map(|c| (0..rows as u32).map(|r| c.contains(&r)).collect())
+            .collect();
+        let mut pivoted = vec![false; rows];
+        let mut eliminated = vec![false; columns.len()];
+        let mut fill = 0;
+        for &(c, r) in order {
+            eliminated[c] = true;
+            let Some(r) = r else { continue };
+            assert!(
+                pattern[c][r] && !pivoted[r],
+                "a pivot on an entry of a free row"
+            );
+            pivoted[r] = true;
+            let others: Vec<usize> = (0..rows)
+                .filter(|&s| !pivoted[s] && pattern[c][s])
+                .collect();
+            for (d, column) in pattern.iter_mut().enumerate() {
+                if !eliminated[d] && column[r] {
+                    for &s in &others {
+                        if !std::mem::replace(&mut column[s], true) {
+                            fill += 1;
+                        }
+                    }
+                }
+            }
+        }
+        fill
+    }
+
+    /// Markowitz order takes every column once and each row at most once,
+    /// leaves the columns of a singular pattern without a row, and
+    /// eliminates an arrowhead matrix (dense first row and column) without
+    /// fill, where the natural order fills it completely.
+    #[test]
+    fn markowitz_order_avoids_the_fill_of_an_arrowhead() {
+        let n = 12u32;
+        let arrow: Vec<Vec<u32>> = (0..n)
+            .map(|c| if c == 0 { (0..n).collect() } else { vec![0, c] })
+            .collect();
+        let natural: Vec<(usize, Option<usize>)> = (0..n as usize).map(|c| (c, Some(c))).collect();
+        assert_eq!(
+            fill_of(&arrow, n as usize, &natural),
+            ((n - 1) * (n - 2)) as usize
+        );
+        let order = markowitz_order(&arrow, n as usize);
+        let mut columns: Vec<usize> = order.iter().map(|&(c, _)| c).collect();
+        columns.sort_unstable();
+        assert_eq!(columns, (0..n as usize).collect::<Vec<_>>());
+        assert!(order.iter().all(|&(_, r)| r.is_some()));
+        assert_eq!(fill_of(&arrow, n as usize, &order), 0);
+        // Two columns on the same single row: one of them has none left.
+        let singular = vec![vec![0], vec![0], vec![1]];
+        let order = markowitz_order(&singular, 2);
+        assert_eq!(order.iter().filter(|&&(_, r)| r.is_none()).count(), 1);
+        assert_eq!(fill_of(&singular, 2, &order), 0);
     }
 
     /// A solve of two vectors side by side gives each exactly what it
