@@ -708,11 +708,24 @@ impl Relaxation {
                 };
                 candidates.push((ratio, a.abs(), j as u32));
             }
-            candidates.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            // The breakpoints in order (of ratio, the larger pivot first
+            // among equals), each selected from the rest when the slope is
+            // still positive: the step passes few of them (most often
+            // none), so sorting them all would cost more.
             let mut slope = delta.abs();
             let mut entering = None;
             let mut flips = 0;
-            for (k, &(_, a, j)) in candidates.iter().enumerate() {
+            for k in 0..candidates.len() {
+                let next = (k..candidates.len())
+                    .min_by(|&x, &y| {
+                        let (a, b) = (candidates[x], candidates[y]);
+                        a.0.total_cmp(&b.0)
+                            .then(b.1.total_cmp(&a.1))
+                            .then(a.2.cmp(&b.2))
+                    })
+                    .expect("k is in range");
+                candidates.swap(k, next);
+                let (_, a, j) = candidates[k];
                 let j = j as usize;
                 slope -= a * (self.upper[j] - self.lower[j]);
                 if slope < 0.0 || k + 1 == candidates.len() {
