@@ -1299,13 +1299,13 @@ fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usiz
             by_row[r * column_words + c / 64] |= 1 << (c % 64);
         }
     }
-    let count = |set: &[u64]| set.iter().map(|w| w.count_ones()).sum::<u32>();
-    let mut column_count: Vec<u32> = (0..k)
-        .map(|c| count(&by_column[c * row_words..(c + 1) * row_words]))
-        .collect();
-    let mut row_count: Vec<u32> = (0..rows)
-        .map(|r| count(&by_row[r * column_words..(r + 1) * column_words]))
-        .collect();
+    // The counts follow the bits as they change (a population count is
+    // a dozen instructions where the target has no instruction for it).
+    let mut column_count: Vec<u32> = columns.iter().map(|c| c.len() as u32).collect();
+    let mut row_count = vec![0u32; rows];
+    for &r in columns.iter().flatten() {
+        row_count[r as usize] += 1;
+    }
     // The columns by their count (a column whose count changed is listed
     // again under the new one; the stale entries go when met).
     let mut by_count: Vec<Vec<u32>> = vec![Vec::new(); rows + 1];
@@ -1357,18 +1357,12 @@ fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usiz
         for_each_bit(&pivot_column, |s| {
             let row = &mut by_row[s * column_words..(s + 1) * column_words];
             row[c / 64] &= !(1 << (c % 64));
-            for (w, &p) in row.iter_mut().zip(&pivot_row) {
-                *w |= p;
-            }
-            row_count[s] = count(row);
+            row_count[s] = row_count[s] - 1 + merge(row, &pivot_row);
         });
         for_each_bit(&pivot_row, |d| {
             let column = &mut by_column[d * row_words..(d + 1) * row_words];
             column[r / 64] &= !(1 << (r % 64));
-            for (w, &p) in column.iter_mut().zip(&pivot_column) {
-                *w |= p;
-            }
-            let n = count(column);
+            let n = column_count[d] - 1 + merge(column, &pivot_column);
             if n != column_count[d] {
                 column_count[d] = n;
                 by_count[n as usize].push(d as u32);
@@ -1379,6 +1373,19 @@ fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usiz
     }
     order.extend((0..k).filter(|&c| !done[c]).map(|c| (c, None)));
     order
+}
+
+/// Sets in `set` the bits of `add`; returns how many were not set.
+fn merge(set: &mut [u64], add: &[u64]) -> u32 {
+    let mut added = 0;
+    for (w, &a) in set.iter_mut().zip(add) {
+        let new = a & !*w;
+        if new != 0 {
+            added += new.count_ones();
+            *w |= new;
+        }
+    }
+    added
 }
 
 /// Calls `f` with the index of every bit set in `words`.
