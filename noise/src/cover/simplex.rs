@@ -1308,13 +1308,16 @@ fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usiz
             by_row[r * column_words + c / 64] |= 1 << (c % 64);
         }
     }
-    // The counts follow the bits as they change (a population count is
-    // a dozen instructions where the target has no instruction for it).
-    let mut column_count: Vec<u32> = columns.iter().map(|c| c.len() as u32).collect();
-    let mut row_count = vec![0u32; rows];
-    for &r in columns.iter().flatten() {
-        row_count[r as usize] += 1;
-    }
+    // Counted once; then the counts follow the bits as they change (a
+    // population count is a dozen instructions where the target has no
+    // instruction for it).
+    let count = |set: &[u64]| set.iter().map(|w| w.count_ones()).sum::<u32>();
+    let mut column_count: Vec<u32> = (0..k)
+        .map(|c| count(&by_column[c * row_words..(c + 1) * row_words]))
+        .collect();
+    let mut row_count: Vec<u32> = (0..rows)
+        .map(|r| count(&by_row[r * column_words..(r + 1) * column_words]))
+        .collect();
     // The columns by their count (a column whose count changed is listed
     // again under the new one; the stale entries go when met).
     let mut by_count: Vec<Vec<u32>> = vec![Vec::new(); rows + 1];
@@ -1325,9 +1328,10 @@ fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, Option<usiz
     let mut order = Vec::with_capacity(k);
     let mut pivot_row = vec![0u64; column_words];
     let mut pivot_column = vec![0u64; row_words];
+    let mut candidates: Vec<usize> = Vec::with_capacity(SEARCH_COLUMNS);
     loop {
         // The columns of fewest entries (none empty).
-        let mut candidates: Vec<usize> = Vec::with_capacity(SEARCH_COLUMNS);
+        candidates.clear();
         'search: for (n, listed) in by_count.iter_mut().enumerate().skip(1) {
             let mut i = 0;
             while i < listed.len() {
@@ -1521,6 +1525,12 @@ mod tests {
         let order = markowitz_order(&singular, 2);
         assert_eq!(order.iter().filter(|&&(_, r)| r.is_none()).count(), 1);
         assert_eq!(fill_of(&singular, 2, &order), 0);
+        // Columns with no rows at all, and a row listed twice.
+        assert_eq!(
+            markowitz_order(&[vec![], vec![]], 0),
+            [(0, None), (1, None)]
+        );
+        assert_eq!(markowitz_order(&[vec![1, 1]], 2), [(0, Some(1))]);
     }
 
     /// A solve of two vectors side by side gives each exactly what it
