@@ -1282,12 +1282,12 @@ impl<'a> Pattern<'a> {
 /// entries of what is left (the product of the two counts bounds the fill
 /// of the step), the pattern of what is left updated for that fill
 /// (Markowitz, "The elimination form of the inverse and its application
-/// to linear programming", 1957). As usual (Duff, Erisman and Reid,
-/// "Direct methods for sparse matrices", ch. 7), the search looks at the
-/// few columns of fewest entries only, and at every row in them. The
-/// numeric factorization may still pivot elsewhere for stability. A
-/// column left without rows (the matrix is singular) ends the order, with
-/// no row.
+/// to linear programming", 1957). The search looks at the few columns
+/// of fewest entries only, and at every row in them (Zlatev's restricted
+/// search, "On some pivotal strategies in Gaussian elimination by sparse
+/// technique", 1980). The numeric factorization may still pivot
+/// elsewhere for stability. A column left without rows (the matrix is
+/// singular) ends the order, with no row.
 ///
 /// The patterns are bit sets, by column and by row: a nucleus has a few
 /// hundred columns, so a step's fill is a few words per touched row.
