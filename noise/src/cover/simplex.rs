@@ -340,11 +340,15 @@ impl Etas {
         self.pivots.len()
     }
 
-    fn push(&mut self, p: usize, column: &[f64]) {
+    /// Appends the eta of a pivot on position `p`, `column` being the
+    /// entering column `B^-1 a_q` position by position.
+    fn push(&mut self, p: usize, column: impl Iterator<Item = f64>) {
         self.columns.open();
-        self.pivots.push((p as u32, column[p]));
-        for (i, &a) in column.iter().enumerate() {
-            if i != p && a.abs() > DROP_TOL {
+        self.pivots.push((p as u32, 0.0));
+        for (i, a) in column.enumerate() {
+            if i == p {
+                self.pivots.last_mut().expect("just pushed").1 = a;
+            } else if a.abs() > DROP_TOL {
                 self.columns.push(i as u32, a);
             }
         }
@@ -580,19 +584,6 @@ impl Relaxation {
         self.factors.solve_transposed(v);
     }
 
-    fn column(&self, j: usize) -> Vec<f64> {
-        let n = self.structurals();
-        let mut v = vec![0.0; self.matrix.rows.len()];
-        if j < n {
-            for &(i, c) in &self.matrix.columns[j] {
-                v[i as usize] = c;
-            }
-        } else {
-            v[j - n] = -1.0;
-        }
-        v
-    }
-
     /// Solves from the current basis by the dual simplex.
     pub(super) fn solve(&mut self, deadline: Instant) -> Status {
         self.solve_with_cutoff(deadline, f64::INFINITY)
@@ -626,6 +617,8 @@ impl Relaxation {
         let mut touched: Vec<u32> = Vec::new();
         let mut rho = vec![0.0; m];
         let mut candidates: Vec<(f64, f64, u32)> = Vec::new();
+        // The entering column and `tau` side by side, reused by every pivot.
+        let mut lanes: Vec<[f64; 2]> = vec![[0.0; 2]; m];
         // The first iteration at which the bound may be checked against the
         // cutoff (a check costs a solve).
         let mut next_check = 0;
@@ -786,15 +779,18 @@ impl Relaxation {
 
             // The entering column, and a check that it agrees with the row;
             // beside it `tau = B^-1 rho` for the steepest-edge update.
-            let mut lanes: Vec<[f64; 2]> = self
-                .column(q)
-                .iter()
-                .zip(&rho)
-                .map(|(&a, &y)| [a, y])
-                .collect();
+            for (lane, &y) in lanes.iter_mut().zip(&rho) {
+                *lane = [0.0, y];
+            }
+            if q < n {
+                for &(i, c) in &self.matrix.columns[q] {
+                    lanes[i as usize][0] = c;
+                }
+            } else {
+                lanes[q - n][0] = -1.0;
+            }
             self.ftran(&mut lanes);
-            let column: Vec<f64> = lanes.iter().map(|x| x[0]).collect();
-            let pivot = column[r];
+            let pivot = lanes[r][0];
             if (pivot - row[q]).abs() > 1e-6 * (1.0 + pivot.abs()) || pivot.abs() < PIVOT_TOL {
                 if self.etas.len() == 0 {
                     return Status::Stopped;
@@ -803,20 +799,17 @@ impl Relaxation {
                 continue;
             }
 
-            // Dual step.
+            // Dual step (`touched` holds non-basic variables only).
             let theta_dual = self.reduced[q] / row[q];
             for &j in &touched {
-                let j = j as usize;
-                if self.state[j] != State::Basic {
-                    self.reduced[j] -= theta_dual * row[j];
-                }
+                self.reduced[j as usize] -= theta_dual * row[j as usize];
             }
             self.reduced[q] = 0.0;
             self.reduced[out] = -theta_dual;
 
             // Primal step.
             let theta_primal = delta / pivot;
-            for (p, &a) in column.iter().enumerate() {
+            for (p, &[a, _]) in lanes.iter().enumerate() {
                 if a != 0.0 {
                     self.value[self.basic[p] as usize] -= theta_primal * a;
                 }
@@ -830,12 +823,11 @@ impl Relaxation {
 
             // Dual steepest-edge weights (Forrest and Goldfarb's update).
             let w_out: f64 = rho.iter().map(|y| y * y).sum();
-            for (p, &a) in column.iter().enumerate() {
+            for (p, &[a, tau]) in lanes.iter().enumerate() {
                 if p != r && a != 0.0 {
                     let j = self.basic[p] as usize;
                     let k = a / pivot;
-                    self.weight[j] =
-                        (self.weight[j] + k * (k * w_out - 2.0 * lanes[p][1])).max(1e-10);
+                    self.weight[j] = (self.weight[j] + k * (k * w_out - 2.0 * tau)).max(1e-10);
                 }
             }
             self.weight[q] = (w_out / (pivot * pivot)).max(1e-10);
@@ -843,7 +835,7 @@ impl Relaxation {
             self.state[out] = if to_lower { State::Lower } else { State::Upper };
             self.state[q] = State::Basic;
             self.basic[r] = q as u32;
-            self.etas.push(r, &column);
+            self.etas.push(r, lanes.iter().map(|lane| lane[0]));
 
             // The basic point's objective is the dual objective; once it
             // passes the cutoff, the bound with the true costs is checked.
