@@ -11,7 +11,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use kildall_benches::{sampling, total_blocks};
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
 
 fn bench(c: &mut Criterion) {
     bench_mix(c, "blockmerge", CfgConfig::sized);

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kildall_dataflow::{liveness, FunctionGraph};
+use kildall_harness::generate::Rng;
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
-use kildall_ir::generate::Rng;
 use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::{BinaryOp, Block, FuncCursor, Function, Type, Value};
 

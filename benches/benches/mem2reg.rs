@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use kildall_benches::{peak_rss_mib, sampling, total_blocks};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::Module;
 
 fn program(blocks: usize) -> Module {

@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_ir::Function;
 use kildall_noise::{optimize, Cost, Options, Strategy};
 

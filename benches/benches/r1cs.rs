@@ -10,8 +10,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::Module;
 use kildall_r1cs::prove::{prove, rng, setup};
 use kildall_r1cs::trace::{record, Trace};

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
 
 /// Nanoseconds this thread has run on a CPU (0 where the kernel does not
 /// say).

@@ -4,7 +4,7 @@
 
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{run_module, Options, R1cs};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let min_block_size = match std::env::args().nth(1) {

@@ -9,7 +9,7 @@
 //!   parameters become `vR = if e1 then x1 else (if e2) x2` chains over the
 //!   predicates of the incoming edges. Exactly one edge predicate holds
 //!   when `P` does, so the chain selects the value of the path taken;
-//! - predication follows the interpreter's rules (`kildall_ir::interpreter`): an
+//! - predication follows the interpreter's rules (`kildall_interpreter`): an
 //!   `enable_side_effects` is emitted before the next instruction with side
 //!   effects whenever the predicate changes, and an arm's own
 //!   `enable_side_effects x` becomes the predicate `P and x` for the rest of

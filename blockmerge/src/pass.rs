@@ -43,13 +43,4 @@ impl FunctionPass for BlockMerge {
     ) -> Result<Reports, Infallible> {
         Ok(Reports(vec![run_with(func, analyses, options)]))
     }
-
-    /// Small thresholds, so that components merge in small programs too.
-    fn options_for_knob(knob: u64) -> Options<'static> {
-        const MIN_BLOCK_SIZES: [u64; 6] = [0, 1, 4, 16, 64, 1024];
-        Options {
-            min_block_size: MIN_BLOCK_SIZES[(knob % 6) as usize],
-            ..Options::default()
-        }
-    }
 }

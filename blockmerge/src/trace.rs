@@ -7,7 +7,7 @@
 //! runs), and the marked lines of the output are the trace. The outcome is
 //! taken from a run of the module as given.
 
-use kildall_ir::interpreter::{interpret, Execution, InterpreterOptions, RuntimeValue};
+use kildall_interpreter::{interpret, Execution, InterpreterOptions, RuntimeValue};
 use kildall_ir::{Block, Builtin, ConstValue, FuncCursor, FuncId, Module, Type};
 
 use crate::cost::CostModel;

@@ -14,8 +14,8 @@
 use std::path::Path;
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::interpreter::{RuntimeValue, TrapRule};
-use kildall_ir::testing::{check_data_dir, check_same_behaviour};
+use kildall_harness::testing::{check_data_dir, check_same_behaviour};
+use kildall_interpreter::{RuntimeValue, TrapRule};
 use kildall_ir::{parse_module, verify_module};
 
 /// Runs the pass on the input part of a data file; returns the actual

@@ -6,8 +6,8 @@
 //! the input does.
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
-use kildall_ir::testing::check_same_behaviour;
+use kildall_harness::testing::check_same_behaviour;
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::{parse_module, verify_module, FuncId, Module};
 
 const DEPTH: u32 = 10_000;

@@ -5,9 +5,9 @@
 
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{run_module, MergeRule, Options, R1cs};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
-use kildall_ir::testing::check_same_behaviour;
+use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_harness::testing::check_same_behaviour;
+use kildall_interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
 
 /// Enough for every generated program.
 const FUEL: u64 = 1_000_000;
@@ -59,7 +59,7 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
         check_same_behaviour(&before, &after, &args, TrapRule::SameKind, FUEL).map_err(|e| {
             format!(
                 "seed {seed}: {e}\n--- test file:\n// min-block-size: {min_block_size}\n// args: {}\n{before}",
-                kildall_ir::interpreter::display_list(&args)
+                kildall_interpreter::display_list(&args)
             )
         })?;
     }
@@ -129,7 +129,7 @@ fn generated_programs_behave_the_same() {
 
 #[test]
 fn noisy_programs_behave_the_same() {
-    use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+    use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
     let mut failures = Vec::new();
     for seed in 0..300u64 {
         let control_flow = [

@@ -4,7 +4,7 @@
 
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{run_module, Options, R1cs};
-use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 
 #[test]
 fn examples_merge_and_cost_less() {

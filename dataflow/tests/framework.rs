@@ -1,5 +1,5 @@
 //! The solver on a graph type of its own (not `ir` functions; only the
-//! random shapes come from `kildall_ir::testing`): a mock analysis whose
+//! random shapes come from `kildall_harness::testing`): a mock analysis whose
 //! state is unique at every program point, checked through the cursor from
 //! every point in both directions, as rustc's dataflow framework tests do,
 //! with states kept everywhere or at joins and loops iterated or settled
@@ -12,8 +12,8 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, Direction, EffectId, Effects, Flat, Forward, Graph,
     JoinSemiLattice, Loop, MapLattice, Max, Min, PowerSet, ProgramPoint, SparseGraph, StatesKept,
 };
-use kildall_ir::generate::Rng;
-use kildall_ir::testing::{random_cfg, TerminatorMix};
+use kildall_harness::generate::Rng;
+use kildall_harness::testing::{random_cfg, TerminatorMix};
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Node(u32);

@@ -7,9 +7,9 @@ use kildall_dataflow::{
     liveness, loop_order, Analysis, Backward, BitSet, Forward, FunctionGraph, JoinSemiLattice,
     Liveness, LoopForest, MapLattice, Max,
 };
+use kildall_harness::generate::{generate_cfg, CfgConfig, Rng};
+use kildall_harness::testing::{random_cfg, TerminatorMix};
 use kildall_ir::cfg::ControlFlowGraph;
-use kildall_ir::generate::{generate_cfg, CfgConfig, Rng};
-use kildall_ir::testing::{random_cfg, TerminatorMix};
 use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Inst, Terminator, Type, Value};
 
 /// The mix of the random graphs: half jumps, some branches, a fifth

@@ -4,10 +4,10 @@
 //! definition.
 
 use kildall_dataflow::{loop_order, FunctionGraph, LoopForest};
+use kildall_harness::generate::{generate_cfg, CfgConfig, Rng};
+use kildall_harness::testing::{cfg_function, random_cfg, TerminatorMix};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::DominatorTree;
-use kildall_ir::generate::{generate_cfg, CfgConfig, Rng};
-use kildall_ir::testing::{cfg_function, random_cfg, TerminatorMix};
 use kildall_ir::{Block, EntityRef};
 
 /// Blocks that sit between a loop header and its latch in `order`

@@ -1,4 +1,4 @@
-//! The `blockmerge` target (see `targets.rs`).
+//! The `blockmerge` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

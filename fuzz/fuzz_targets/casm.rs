@@ -1,4 +1,4 @@
-//! The `casm` target (see `targets.rs`).
+//! The `casm` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! The `ir-interp` target (see `targets.rs`).
+//! The `ir-interp` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

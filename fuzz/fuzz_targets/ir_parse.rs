@@ -1,4 +1,4 @@
-//! The `ir-parse` target (see `targets.rs`).
+//! The `ir-parse` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

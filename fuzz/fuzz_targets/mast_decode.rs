@@ -1,4 +1,4 @@
-//! The `mast-decode` target (see `targets.rs`).
+//! The `mast-decode` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

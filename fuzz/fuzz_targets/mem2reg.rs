@@ -1,4 +1,4 @@
-//! The `mem2reg` target (see `targets.rs`).
+//! The `mem2reg` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! The `noise` target (see `targets.rs`).
+//! The `noise` target (see the crate root).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -11,9 +11,9 @@
 
 use std::error::Error;
 
+use kildall_interpreter::{display_list, interpret, InterpreterOptions, Outcome};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::DominatorTree;
-use kildall_ir::interpreter::{display_list, interpret, InterpreterOptions, Outcome};
 use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::{parse_module, verify_module, Block, Function};
 

@@ -1,6 +1,10 @@
 //! SSA intermediate representation: entity-indexed arenas, a Noir-compatible
-//! text format, a verifier, CFG analyses, an interpreter and a program
-//! generator.
+//! text format, a verifier, and the control-flow analyses (CFG, dominator
+//! trees, loops) behind the pass interface.
+//!
+//! The interpreter that gives the IR its meaning is the
+//! `kildall-interpreter` crate; program generators and the differential
+//! oracle of pass tests are `kildall-harness`.
 //!
 //! The layout follows Cranelift's: typed `u32` entity references
 //! ([`Block`], [`Value`], [`Inst`], [`FuncId`]) index arenas owned by the
@@ -16,19 +20,13 @@ mod dfg;
 pub mod dominators;
 mod entities;
 mod function;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-pub mod generate;
 mod global;
 mod instructions;
-pub mod interpreter;
 mod layout;
 pub mod loops;
 mod parser;
 pub mod pass;
 pub mod plaintext;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod types;
 mod verifier;
 mod write;

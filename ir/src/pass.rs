@@ -7,6 +7,7 @@
 //! fuzz targets) holds them as [`ModulePass`] objects: every
 //! [`FunctionPass`] is one through [`Registered`].
 
+use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::AddAssign;
@@ -45,20 +46,6 @@ pub trait FunctionPass {
         analyses: &mut FunctionAnalyses,
         options: &Self::Options,
     ) -> Result<Self::Report, Self::Error>;
-
-    /// Options spread over what the pass can do, for the differential tests
-    /// and fuzz targets: each `knob` picks one point of the option space.
-    fn options_for_knob(knob: u64) -> Self::Options {
-        let _ = knob;
-        Self::Options::default()
-    }
-
-    /// Whether the output runs within the noise bound with the
-    /// interpreter's noise checking on, whatever the input did (the contract
-    /// of a noise-placement pass, which the differential tests then check).
-    fn establishes_noise_bound() -> bool {
-        false
-    }
 }
 
 /// A pass that failed on one function of a module.
@@ -187,22 +174,50 @@ impl FunctionAnalyses {
     }
 }
 
+/// What a [`ModulePass`] reports: the pass's own [`FunctionPass::Report`],
+/// printable, and recoverable by its type.
+pub trait PassReport: fmt::Display + fmt::Debug + Any {
+    /// The report as [`Any`], to downcast to the pass's report type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<R: fmt::Display + fmt::Debug + Any> PassReport for R {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl dyn PassReport {
+    /// The report as `R`, if it is one.
+    pub fn downcast_ref<R: Any>(&self) -> Option<&R> {
+        self.as_any().downcast_ref()
+    }
+}
+
+/// A pass of a [`ModulePass`] pipeline that declined a function.
+#[derive(Debug, thiserror::Error)]
+#[error("pass `{pass}` failed in function `{function}`: {error}")]
+pub struct ModulePassError {
+    /// The pass's name.
+    pub pass: &'static str,
+    /// The function it declined.
+    pub function: String,
+    /// Why.
+    pub error: Box<dyn std::error::Error + Send + Sync>,
+}
+
 /// A pass as a driver holds it when it picks passes by name at run time.
 pub trait ModulePass: Sync {
     /// The pass's [`FunctionPass::NAME`].
     fn name(&self) -> &'static str;
 
-    /// Runs the pass on every function of `module` with its default options
-    /// (`knob` `None`) or those of [`FunctionPass::options_for_knob`];
-    /// returns the report as one text.
+    /// Runs the pass with its default options on every function of
+    /// `module` ([`run_module`]).
     ///
     /// # Errors
     ///
-    /// The first function the pass declines, as text.
-    fn run(&self, module: &mut Module, knob: Option<u64>) -> Result<String, String>;
-
-    /// The pass's [`FunctionPass::establishes_noise_bound`].
-    fn establishes_noise_bound(&self) -> bool;
+    /// The first function the pass declines.
+    fn run(&self, module: &mut Module) -> Result<Box<dyn PassReport>, ModulePassError>;
 }
 
 /// A [`FunctionPass`] as a [`ModulePass`]: `&Registered::<P>::NEW`.
@@ -213,20 +228,25 @@ impl<P> Registered<P> {
     pub const NEW: Registered<P> = Registered(PhantomData);
 }
 
-impl<P: FunctionPass> ModulePass for Registered<P> {
+impl<P> ModulePass for Registered<P>
+where
+    P: FunctionPass,
+    P::Report: fmt::Debug + Any,
+    P::Error: Send + Sync + 'static,
+{
     fn name(&self) -> &'static str {
         P::NAME
     }
 
-    fn run(&self, module: &mut Module, knob: Option<u64>) -> Result<String, String> {
-        let options = knob.map_or_else(P::Options::default, P::options_for_knob);
-        run_module::<P>(module, &options)
-            .map(|report| report.to_string())
-            .map_err(|err| err.to_string())
-    }
-
-    fn establishes_noise_bound(&self) -> bool {
-        P::establishes_noise_bound()
+    fn run(&self, module: &mut Module) -> Result<Box<dyn PassReport>, ModulePassError> {
+        match run_module::<P>(module, &P::Options::default()) {
+            Ok(report) => Ok(Box::new(report)),
+            Err(PassError { function, error }) => Err(ModulePassError {
+                pass: P::NAME,
+                function,
+                error: Box::new(error),
+            }),
+        }
     }
 }
 
@@ -290,8 +310,9 @@ mod tests {
         let registered: &dyn ModulePass = &Registered::<CountBlocks>::NEW;
         let passes = [registered];
         let pass = find(&passes, "count-blocks").unwrap();
-        assert_eq!(pass.run(&mut module, None).unwrap(), "3 blocks");
-        assert!(!pass.establishes_noise_bound());
+        let report = pass.run(&mut module).unwrap();
+        assert_eq!(report.to_string(), "3 blocks");
+        assert_eq!(report.downcast_ref::<Blocks>(), Some(&Blocks(3)));
         assert!(find(&passes, "other").is_none());
     }
 }

@@ -3,11 +3,11 @@
 //! post-dominance likewise on the reversed graph, random paths, natural
 //! loops by their textbook definition, and trip counts by simulation.
 
+use kildall_harness::generate::Rng;
+use kildall_harness::testing::{cfg_function, random_cfg, TerminatorMix};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree, PostDominatorTree};
-use kildall_ir::generate::Rng;
 use kildall_ir::loops::LoopAnalysis;
-use kildall_ir::testing::{cfg_function, random_cfg, TerminatorMix};
 use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Type};
 
 /// The mix of the random graphs: mostly branches and jumps, a few

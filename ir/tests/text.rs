@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kildall_ir::testing::{check_cases, check_each, check_file, data_files};
+use kildall_harness::testing::{check_cases, check_each, check_file, data_files};
 use kildall_ir::{
     parse_module, verify_module, ConstValue, FuncId, InstructionData, ParseErrorKind, Type, Value,
     ValueDef,

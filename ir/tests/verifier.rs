@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use kildall_ir::testing::check_cases;
+use kildall_harness::testing::check_cases;
 use kildall_ir::{
     parse_module, verify_function, verify_module, FuncCursor, FuncId, Function, Location,
     Terminator, Type, VerifierErrorKind,

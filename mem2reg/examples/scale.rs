@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use kildall_ir::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::InstructionData;
 
 /// Peak resident set size in MiB, from `/proc/self/status` (Linux only).

@@ -14,8 +14,8 @@
 use std::fs;
 use std::path::Path;
 
-use kildall_ir::interpreter::{RuntimeValue, TrapRule};
-use kildall_ir::testing::{self, check_data_dir, check_each, SEPARATOR};
+use kildall_harness::testing::{self, check_data_dir, check_each, SEPARATOR};
+use kildall_interpreter::{RuntimeValue, TrapRule};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module};
 use kildall_mem2reg::{run_module_with, Options};
 

@@ -8,9 +8,9 @@
 //! and checks that the pass leaves no load the design note's rule could still
 //! replace: forwarding run again on the output finds nothing.
 
-use kildall_ir::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
-use kildall_ir::interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
-use kildall_ir::testing::check_same_behaviour;
+use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
+use kildall_harness::testing::check_same_behaviour;
+use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::{verify_module, InstructionData, Module};
 use kildall_mem2reg::{run_module, run_module_with, Options};
 

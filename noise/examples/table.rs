@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use kildall_ir::generate::{generate_noise, NoiseConfig};
+use kildall_harness::generate::{generate_noise, NoiseConfig};
 use kildall_noise::{optimize, Options, Strategy};
 
 fn main() {

@@ -265,7 +265,7 @@ mod tests {
     /// (brute force over small random instances).
     #[test]
     fn cuts_are_valid_for_every_cover() {
-        let mut rng = kildall_ir::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = kildall_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = move |bound: u64| rng.below(bound);
         let mut found = 0;
         for _ in 0..300 {

@@ -109,7 +109,7 @@ mod tests {
     /// evaluation agrees: legal, and no reduction left can go.
     #[test]
     fn dropping_ends_where_no_reduction_can_go() {
-        let mut rng = kildall_ir::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = kildall_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut dropped = 0;
         for _ in 0..300 {
             let p = random_problem(&mut rng, 40, false);
@@ -134,7 +134,7 @@ mod tests {
     /// some reductions.
     #[test]
     fn relocating_stays_legal_and_no_dearer() {
-        let mut rng = kildall_ir::generate::Rng::new(0xbf58_476d_1ce4_e5b9);
+        let mut rng = kildall_testkit::Rng::new(0xbf58_476d_1ce4_e5b9);
         let mut moved = 0;
         for _ in 0..300 {
             let p = random_problem(&mut rng, 40, true);

@@ -328,7 +328,7 @@ impl LevelSearch<'_, '_> {
 mod tests {
     use super::*;
     use crate::Cost;
-    use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+    use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 
     /// Out of time before the copies show the fixed point, the unrolled
     /// placement still comes back legal (the carried value reduced), with

@@ -2,12 +2,11 @@
 
 use std::fmt;
 use std::ops::AddAssign;
-use std::time::Duration;
 
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{optimize_with, Cost, NoiseError, Options, Placement, Strategy};
+use crate::{optimize_with, NoiseError, Options, Placement};
 
 /// The placement of the fewest `reduce_noise`: [`optimize_with`] as a
 /// [`FunctionPass`].
@@ -51,30 +50,5 @@ impl FunctionPass for NoisePlacement {
         options: &Options,
     ) -> Result<Placements, NoiseError> {
         Ok(Placements(vec![optimize_with(func, analyses, options)?]))
-    }
-
-    /// Every strategy, the exact one twice as often, under both costs and a
-    /// short limit.
-    fn options_for_knob(knob: u64) -> Options {
-        let strategy = match knob % 4 {
-            0 | 1 => Strategy::Exact,
-            2 => Strategy::Greedy,
-            _ => Strategy::Ilp,
-        };
-        let cost = if knob / 4 % 2 == 0 {
-            Cost::Executions
-        } else {
-            Cost::Static
-        };
-        Options {
-            strategy,
-            cost,
-            time_limit: Duration::from_secs(2),
-            ..Options::default()
-        }
-    }
-
-    fn establishes_noise_bound() -> bool {
-        true
     }
 }

@@ -331,7 +331,7 @@ impl Problem {
 /// nodes and any node; reductions cost 1 to 4 when `weighted`.
 #[cfg(test)]
 pub(crate) fn random_problem(
-    rng: &mut kildall_ir::generate::Rng,
+    rng: &mut kildall_testkit::Rng,
     extra: u64,
     weighted: bool,
 ) -> Problem {

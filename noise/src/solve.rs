@@ -199,7 +199,7 @@ mod tests {
     /// under a full evaluation (the incremental trials agree with it).
     #[test]
     fn hoisting_ends_at_a_fixed_point_of_full_evaluation() {
-        let mut rng = kildall_ir::generate::Rng::new(0x1405_7b7e_f767_814f);
+        let mut rng = kildall_testkit::Rng::new(0x1405_7b7e_f767_814f);
         let mut moved = 0;
         for _ in 0..300 {
             let p = random_problem(&mut rng, 30, false);

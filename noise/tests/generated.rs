@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use kildall_ir::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
-use kildall_ir::testing::check_same_behaviour;
+use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
+use kildall_harness::testing::check_same_behaviour;
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::verify_module;
 use kildall_noise::{
     extract, extract_with_levels, optimize, solve, verify, CarriedLevels, Cost, Options, Strategy,

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{parse_module, Block, Function, Module, SecondaryMap, Type, Value, ValueDef};
 use kildall_noise::{

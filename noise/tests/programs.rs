@@ -9,10 +9,10 @@ use std::fmt::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use kildall_ir::interpreter::{
+use kildall_harness::testing;
+use kildall_interpreter::{
     interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
-use kildall_ir::testing;
 use kildall_ir::{parse_module, verify_module, Module};
 use kildall_noise::{optimize, verify, Cost, NoiseParams, Options, Strategy};
 

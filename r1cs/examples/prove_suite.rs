@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use kildall_blockmerge::{largest_block, run_module, MergeRule, Options, R1cs, WithAccesses};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::Module;
 use kildall_r1cs::calibrate::Calibration;
 use kildall_r1cs::prove::prove_trace;

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ark_bn254::Fr;
-use kildall_ir::interpreter::{
+use kildall_interpreter::{
     interpret_observed, BlockObserver, BlockValues, Execution, InterpreterOptions, RuntimeValue,
 };
 use kildall_ir::{Block, FuncId, Inst, Module, Terminator, Value};

@@ -3,8 +3,8 @@
 //! check (loads, stores and allocations across calls) is satisfied.
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::generate::{generate_cfg, CfgConfig};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_r1cs::trace::{record, TraceError};
 use kildall_r1cs::LowerError;
 

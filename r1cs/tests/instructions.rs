@@ -5,7 +5,7 @@
 //! is unsatisfiable.
 
 use ark_bn254::Fr;
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{Module, Value};
 use kildall_r1cs::trace::record;
 use kildall_r1cs::{assign_block, LowerOptions};
@@ -138,12 +138,12 @@ fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
         &'a mut std::collections::HashMap<Value, RuntimeValue>,
         &'a kildall_ir::Function,
     );
-    impl kildall_ir::interpreter::BlockObserver for Keep<'_> {
+    impl kildall_interpreter::BlockObserver for Keep<'_> {
         fn block_executed(
             &mut self,
             _: kildall_ir::FuncId,
             _: kildall_ir::Block,
-            values: &kildall_ir::interpreter::BlockValues<'_>,
+            values: &kildall_interpreter::BlockValues<'_>,
         ) {
             for (v, _) in self.1.dfg.values() {
                 if let Some(x) = values.get(v) {
@@ -153,7 +153,7 @@ fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
         }
     }
     let func = &silent.functions[main];
-    kildall_ir::interpreter::interpret_observed(
+    kildall_interpreter::interpret_observed(
         &silent,
         main,
         args.to_vec(),

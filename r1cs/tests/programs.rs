@@ -3,7 +3,7 @@
 //! check of each run.
 
 use kildall_blockmerge::{run_module, Options};
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_r1cs::trace::record;
 
 fn suite() -> Vec<(String, String)> {

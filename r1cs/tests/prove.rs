@@ -2,7 +2,7 @@
 //! against changed public inputs.
 #![cfg(feature = "prove")]
 
-use kildall_ir::interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_r1cs::prove::{prove, prove_trace, rng, setup, verify};
 use kildall_r1cs::trace::record;
 

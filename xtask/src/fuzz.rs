@@ -3,7 +3,7 @@
 //!
 //! With `cargo fuzz` and a nightly toolchain installed, the target runs
 //! under libFuzzer (coverage-guided) from the `fuzz/` folder. Otherwise the
-//! in-process engine feeds the same entry point (`fuzz/targets.rs`) seeded
+//! in-process engine feeds the same entry point (`kildall-fuzz`) seeded
 //! random bytes, which the harnesses decode with `arbitrary` into
 //! structured inputs (generated programs, token and byte mutations). Each
 //! input runs under `catch_unwind` and a watchdog: a panic, or an input
@@ -19,12 +19,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kildall_ir::fuzzing::arbitrary::{Arbitrary, Unstructured};
-use kildall_ir::fuzzing::{InterpInput, ParseInput, PassInput};
-use kildall_ir::generate::Rng;
+use kildall_harness::fuzzing::arbitrary::{Arbitrary, Unstructured};
+use kildall_harness::fuzzing::{InterpInput, ParseInput, PassInput};
+use kildall_harness::generate::Rng;
 
-#[path = "../../fuzz/targets.rs"]
-mod targets;
+use kildall_fuzz as targets;
 
 /// The fuzzing engine.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -102,7 +101,15 @@ fn run_libfuzzer(cmd: &Cmd) -> anyhow::Result<ExitCode> {
     println!("engine: libFuzzer (cargo +nightly fuzz run {})", cmd.target);
     let status = Command::new("cargo")
         .current_dir(workspace_root())
-        .args(["+nightly", "fuzz", "run", "--release", &cmd.target, "--"])
+        .args([
+            "+nightly",
+            "fuzz",
+            "run",
+            "--release",
+            "--features",
+            "libfuzzer",
+        ])
+        .args([&cmd.target, "--"])
         .arg(format!("-max_total_time={}", cmd.seconds))
         .arg(format!("-timeout={}", cmd.timeout))
         .arg(format!("-max_len={}", cmd.max_len.max(64)))
@@ -275,10 +282,10 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
         "mem2reg" | "blockmerge" | "noise" => {
             let text = match (
                 PassInput::arbitrary_take_rest(Unstructured::new(data)),
-                kildall_pipeline::find(target),
+                kildall_fuzz::find_pass(target),
             ) {
                 (Ok(input), Some(main)) => {
-                    input.regression_file(&input.pipeline(main, &kildall_pipeline::PASSES))
+                    input.regression_file(&input.pipeline(main, &kildall_fuzz::PASSES))
                 }
                 _ => String::new(),
             };
@@ -392,15 +399,15 @@ fn report_failure(target: &str, data: &[u8], message: &str) {
 mod tests {
     use std::path::PathBuf;
 
-    use kildall_ir::fuzzing::{self, PassInput};
+    use kildall_harness::fuzzing::{self, PassInput};
 
     use super::targets;
 
     /// Seeded smoke run of a pass target, about a second.
     fn smoke(name: &str, seed: u64, iterations: usize) {
-        let main = kildall_pipeline::find(name).expect("a pass target");
+        let main = kildall_fuzz::find_pass(name).expect("a pass target");
         fuzzing::smoke::<PassInput>(seed, iterations, 96, |input| {
-            fuzzing::check_pass_input(input, main, &kildall_pipeline::PASSES)
+            fuzzing::check_pass_input(input, main, &kildall_fuzz::PASSES)
         });
     }
 
@@ -423,8 +430,8 @@ mod tests {
     fn pass_targets_transform_programs() {
         // A differential harness whose pass never changes anything proves
         // nothing: each pass must rewrite some of the smoke inputs.
-        for pass in kildall_pipeline::PASSES {
-            let mut rng = kildall_ir::generate::Rng::new(0xC4A6);
+        for pass in kildall_fuzz::PASSES {
+            let mut rng = kildall_harness::generate::Rng::new(0xC4A6);
             let mut changed = 0;
             for _ in 0..60 {
                 let len = rng.index(97);
@@ -433,7 +440,7 @@ mod tests {
                 };
                 let (mut module, _) = input.program.build();
                 let before = module.to_string();
-                pass.run(&mut module, Some(input.options)).unwrap();
+                pass.run(&mut module, input.options).unwrap();
                 changed += usize::from(module.to_string() != before);
             }
             assert!(
@@ -459,7 +466,7 @@ mod tests {
             for path in files {
                 eprintln!("replaying {}", path.display());
                 let text = std::fs::read_to_string(&path).unwrap();
-                fuzzing::check_regression_file(&text, &kildall_pipeline::PASSES);
+                fuzzing::check_regression_file(&text, &kildall_fuzz::PASSES);
             }
         }
     }
@@ -541,7 +548,7 @@ mod tests {
             .path
             .starts_with("mem2reg/tests/fuzz_regressions/fuzz_"));
         assert!(text.contains("// pipeline: "), "{text}");
-        fuzzing::check_regression_file(&text, &kildall_pipeline::PASSES);
+        fuzzing::check_regression_file(&text, &kildall_fuzz::PASSES);
         // An ir-parse file is the parsed text itself.
         let file = super::regression("ir-parse", b"\x00fn main f0 {");
         assert!(file.path.ends_with(".ssa"));

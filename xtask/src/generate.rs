@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use kildall_ir::generate::{
+use kildall_harness::generate::{
     generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow,
 };
 

@@ -19,7 +19,7 @@ use kildall_blockmerge::trace::{trace, TraceCost};
 use kildall_blockmerge::{
     final_heads, run_module, CostModel, MergeRule, Options, R1cs, WithAccesses,
 };
-use kildall_ir::interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{FuncId, Module};
 use kildall_r1cs::calibrate::Calibration;
 use kildall_r1cs::prove::{prove_trace, ProofReport};

@@ -46,12 +46,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Err(diagnostic) => return Ok(report(diagnostic)),
     };
     for pass in passes {
-        match pass.run(&mut module, None) {
+        match pass.run(&mut module) {
             Ok(summary) => eprintln!("{}: {summary}", pass.name()),
-            Err(message) => {
-                let message = format!("pass `{}`: {message}", pass.name());
-                return Ok(report(Diagnostic::new(&cmd.file, None, message)));
-            }
+            Err(err) => return Ok(report(Diagnostic::new(&cmd.file, None, err.to_string()))),
         }
         if let Err(err) = kildall_ir::verify_module(&module) {
             let message = format!("after pass `{}`: {err}", pass.name());

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 
 use crate::input::{self, Diagnostic};
 

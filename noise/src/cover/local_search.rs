@@ -337,7 +337,7 @@ mod tests {
     /// and finds the optimum of at least `percent` of 150 small random
     /// instances whose elements cost `1..=max_cost` each.
     fn check_small_optima(max_cost: u64, percent: usize) {
-        let mut rng = kildall_ir::generate::Rng::new(0x5851_f42d_4c95_7f2d);
+        let mut rng = kildall_testkit::Rng::new(0x5851_f42d_4c95_7f2d);
         let mut next = move |bound: u64| rng.below(bound);
         let (mut tried, mut optimal) = (0, 0);
         for _ in 0..150 {

@@ -91,7 +91,7 @@ mod tests {
     }
 
     fn random_instances() -> Vec<(usize, Vec<Set>)> {
-        let mut rng = kildall_ir::generate::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut rng = kildall_testkit::Rng::new(0x853c_49e6_748f_ea9b);
         let mut next = move |bound: u64| rng.below(bound);
         (0..120)
             .map(|_| {
@@ -209,7 +209,7 @@ mod tests {
     /// optimal, and an instance met again is not searched at all.
     #[test]
     fn memo_carries_identical_components_only() {
-        let mut rng = kildall_ir::generate::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rng = kildall_testkit::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut reused = 0;
         for (n, sets) in random_instances() {
             let mut memo = ComponentMemo::default();
@@ -243,7 +243,7 @@ mod tests {
     /// optimum.
     #[test]
     fn lp_search_branches_to_the_optimum() {
-        let mut rng = kildall_ir::generate::Rng::new(0x5851_f42d_4c95_7f2d);
+        let mut rng = kildall_testkit::Rng::new(0x5851_f42d_4c95_7f2d);
         let mut branched = 0;
         for _ in 0..6 {
             let n = 20;
@@ -284,7 +284,7 @@ mod tests {
     /// elements get it).
     #[test]
     fn weighted_hitting_set_matches_enumeration() {
-        let mut rng = kildall_ir::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = kildall_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
         for (n, sets) in random_instances() {
             let weights: Vec<u64> = (0..n)
                 .map(|_| [0, 1, 1, 2, 3, 7][rng.below(6) as usize])

@@ -56,7 +56,7 @@ mod tests {
     /// at most `upper - 1`.
     #[test]
     fn fixings_keep_every_smaller_cover() {
-        let mut rng = kildall_ir::generate::Rng::new(0x2c1b_3c6d_5f5e_4b3a);
+        let mut rng = kildall_testkit::Rng::new(0x2c1b_3c6d_5f5e_4b3a);
         let mut next = move |bound: u64| rng.below(bound);
         let far = Instant::now() + std::time::Duration::from_secs(60);
         let mut fixed = [0; 2];

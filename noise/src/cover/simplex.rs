@@ -33,8 +33,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use kildall_ir::generate::Rng;
-
 /// A row `sum coef * x >= rhs` over structural indices.
 pub(super) type Row = (Vec<(u32, f64)>, f64);
 
@@ -1407,12 +1405,22 @@ fn for_each_bit(words: &[u64], mut f: impl FnMut(usize)) {
 /// A pseudo-random number in `[0, 1)` for variable `j`, the same on every
 /// run.
 fn perturbation(j: usize) -> f64 {
-    (Rng::new(j as u64).next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    (splitmix64(j as u64) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// SplitMix64's output function (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", 2014): a fixed, well-mixed hash of `x`.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kildall_testkit::Rng;
     use std::time::Duration;
 
     fn microlp_optimum(costs: &[f64], rows: &[Row], fixed: &[(usize, f64)]) -> Option<f64> {

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 
 use ark_bn254::Fr;
 use ark_ff::{Field, One, PrimeField, Zero};
-use kildall_ir::interpreter::RuntimeValue;
+use kildall_interpreter::RuntimeValue;
 use kildall_ir::{Block, Function, Inst, Terminator, Type, Value, ValueDef};
 
 use crate::system::{Assignment, ConstraintSystem, Lc, Origin, Var};

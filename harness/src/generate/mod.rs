@@ -42,7 +42,7 @@ mod noise;
 
 pub use kildall_testkit::Rng;
 
-use crate::Module;
+use kildall_ir::Module;
 
 /// The knobs of [`generate_cfg`]. Weights are relative frequencies (0
 /// disables the feature); probabilities are in `[0, 1]`.

@@ -5,7 +5,7 @@
 //! reports an [`Execution`]: the [`Outcome`] (`Return`, `Trap` or
 //! `OutOfFuel`), what `print` wrote, and how many steps ran.
 //!
-//! The semantics are those of the design brief's table:
+//! The semantics, written down once here:
 //!
 //! - `Field` is the BN254 scalar field (`ark-bn254`); `div` multiplies by the
 //!   inverse, `lt` compares canonical representatives, `mod` and the bitwise
@@ -29,17 +29,19 @@
 //!   the wrapped value, or zero for a division or shift. `store` does
 //!   nothing, `call` is skipped and yields zero values (fresh cells for
 //!   references). Noise limits and type errors are not predicated.
-//! - Noisy values carry a plaintext mod 32 and a noise bound in bits (seed
-//!   004): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
+//! - Noisy values carry a plaintext mod 32 and a noise bound in bits (the
+//!   noisy-arithmetic model): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a
 //!   result above [`NoiseParams::max_bits`] traps unless noise checking is off.
 //!   With a plaintext integer operand (`mul v2, u5 4`) `mul` adds
-//!   `ceil(log2(|c|))` bits and `add`/`sub` none ([`crate::plaintext`]).
+//!   `ceil(log2(|c|))` bits and `add`/`sub` none ([`kildall_ir::plaintext`]).
 //! - Fuel: every executed instruction and terminator costs one step; with
 //!   no fuel left the run stops with [`Outcome::OutOfFuel`].
 //!
 //! Calls use an explicit frame stack, never Rust recursion, so deep IR
 //! recursion is bounded only by [`InterpreterOptions::max_call_depth`].
+
+#![deny(missing_docs)]
 
 mod black_box;
 mod builtins;
@@ -56,7 +58,7 @@ use std::sync::Arc;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
-use crate::{
+use kildall_ir::{
     AssertMessage, Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst,
     InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
@@ -821,7 +823,7 @@ fn exec_inst(
                         let brillig = func
                             .runtime
                             .as_ref()
-                            .is_some_and(|r| r.kind == crate::RuntimeKind::Brillig);
+                            .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
                         let values = builtins::call(*builtin, args, &types, brillig, output)?;
                         if values.len() != results.len() {
                             return Err(TrapKind::TypeError(format!(
@@ -881,3 +883,8 @@ fn exec_inst(
         ))),
     }
 }
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

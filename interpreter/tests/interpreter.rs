@@ -17,20 +17,18 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kildall_ir::interpreter::{
+use kildall_interpreter::{
     interpret, Execution, InterpreterOptions, NoiseParams, Outcome, RuntimeValue, TrapKind,
 };
-use kildall_ir::testing::{self, check_each, check_expectation};
 use kildall_ir::{parse_module, verify_module, BinaryOp, FuncCursor, Function, Module, Type};
+use kildall_testkit::expect::{self as testing, check_each, check_expectation};
 
 /// The text of an outcome in the expectation lines.
 fn outcome_text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Return(values) => {
-            format!("return {}", kildall_ir::interpreter::display_list(values))
-                .trim_end()
-                .to_string()
-        }
+        Outcome::Return(values) => format!("return {}", kildall_interpreter::display_list(values))
+            .trim_end()
+            .to_string(),
         Outcome::Trap(trap) => format!("trap: {trap}"),
         Outcome::OutOfFuel => "out of fuel".to_string(),
     }
@@ -379,7 +377,7 @@ fn runtime_value_text() {
                 noisy(plaintext 5, noise 12), &mut 0, f1, Field 0, i128 -170141183460469231731687303715884105728";
     let values = RuntimeValue::parse_list(text).unwrap();
     assert_eq!(values.len(), 11);
-    assert_eq!(kildall_ir::interpreter::display_list(&values), text);
+    assert_eq!(kildall_interpreter::display_list(&values), text);
     assert_eq!(
         RuntimeValue::parse_list("Field -1").unwrap()[0].to_string(),
         "Field 21888242871839275222246405745257275088548364400416034343698204186575808495616"
@@ -560,4 +558,24 @@ fn down f1 {
         with_depth(4, 5).outcome,
         Outcome::Trap(ref t) if t.kind == TrapKind::CallDepthExceeded { limit: 5 }
     ));
+}
+
+#[test]
+fn a_plaintext_operand_scales_the_noise() {
+    let text = "fn main f0 {
+  b0(v0: u5):
+    v1 = encode v0 -> noisy
+    v2 = mul u5 4, v1
+    v3 = sub v2, i5 -3
+    v4 = decode v3 -> u5
+    return v4
+}";
+    let module = parse_module(text).unwrap();
+    verify_module(&module).unwrap();
+    let main = module.main().unwrap();
+    let args = RuntimeValue::parse_list("u5 5").unwrap();
+    let run = interpret(&module, main, args, &InterpreterOptions::default());
+    // (5 * 4 + 3) mod 32, with 12 + 2 bits of noise on the way.
+    let expected = RuntimeValue::parse_list("u5 23").unwrap();
+    assert_eq!(run.outcome, Outcome::Return(expected));
 }

@@ -76,7 +76,7 @@ fn canonical(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interpreter::{RefId, RuntimeValue};
+    use crate::{RefId, RuntimeValue};
 
     fn returning(refs: &[u32]) -> Execution {
         Execution {

@@ -2,12 +2,12 @@
 //! generated program keeps (it verifies, and it terminates within its fuel)
 //! checked with the verifier and the interpreter over thousands of seeds.
 
-use kildall_ir::generate::{
+use kildall_harness::generate::{
     generate_cfg, generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow,
     Rng,
 };
-use kildall_ir::interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
-use kildall_ir::testing::{check_each, check_file};
+use kildall_harness::testing::{check_each, check_file};
+use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module, Terminator, Type};
 
 /// Arguments for `main` drawn from `seed`: small, edge and full-range values.

@@ -24,7 +24,7 @@
 
 use crate::generate::CfgConfig;
 use crate::generate::Rng;
-use crate::{
+use kildall_ir::{
     BinaryOp, Block, Builtin, ConstValue, FuncCursor, FuncId, Function, Module, Type, Value,
 };
 

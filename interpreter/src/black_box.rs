@@ -18,7 +18,7 @@ use ark_bn254::Fr;
 use blake2::Digest;
 
 use super::value::RuntimeValue;
-use crate::{BlackBox, Type};
+use kildall_ir::{BlackBox, Type};
 
 /// The results of `black_box` on `args`, `None` when the interpreter does
 /// not compute it, an error naming what is wrong with the arguments.

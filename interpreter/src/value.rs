@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ark_bn254::Fr;
 use ark_ff::{BigInteger, PrimeField};
 
-use crate::{ConstValue, EntityRef, FuncId, Type, MAX_INT_BITS};
+use kildall_ir::{ConstValue, EntityRef, FuncId, Type, MAX_INT_BITS};
 
 /// The largest number of flattened elements a zero array built from a type
 /// may have, so that a huge array type in a signature cannot exhaust memory.

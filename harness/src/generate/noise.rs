@@ -6,7 +6,7 @@
 
 use crate::generate::Rng;
 use crate::generate::{NoiseConfig, NoiseControlFlow};
-use crate::{BinaryOp, Block, EntitySet, FuncCursor, FuncId, Function, Module, Type, Value};
+use kildall_ir::{BinaryOp, Block, EntitySet, FuncCursor, FuncId, Function, Module, Type, Value};
 
 /// The helper the boundary crossings call: `main` is `f0`, it is `f1`.
 const HELPER: u32 = 1;
@@ -180,7 +180,7 @@ impl NoiseGen<'_> {
         let plaintext =
             self.config.plaintext_fraction > 0.0 && self.rng.chance(self.config.plaintext_fraction);
         let rhs = if plaintext {
-            // A plaintext constant scales the noise (see `crate::plaintext`).
+            // A plaintext constant scales the noise (see `kildall_ir::plaintext`).
             let c = self.rng.below(32);
             self.cursor().constant(u128::from(c), Type::Unsigned(5))
         } else {

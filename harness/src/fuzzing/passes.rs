@@ -3,6 +3,30 @@
 
 use super::*;
 
+/// A pass as the differential harness runs it: its name, a run whose
+/// options are drawn from a `knob` (each value one point of the pass's
+/// option space), and the contract the harness checks beyond "the outcome
+/// does not change". The fuzzing crate implements it for every pass, so
+/// the passes carry no fuzzing concern.
+pub trait FuzzedPass: Sync {
+    /// The pass's name in pipelines and regression files.
+    fn name(&self) -> &'static str;
+
+    /// Runs the pass on every function of `module` with the options of
+    /// `knob`.
+    ///
+    /// # Errors
+    ///
+    /// Why the pass declined the module.
+    fn run(&self, module: &mut Module, knob: u64) -> Result<(), String>;
+
+    /// Whether the output runs within the noise bound with the
+    /// interpreter's noise checking on, whatever the input did.
+    fn establishes_noise_bound(&self) -> bool {
+        false
+    }
+}
+
 /// The input of the pass targets: a generated program, its arguments, and
 /// the pipeline around the pass under test.
 #[derive(Clone, Debug, Arbitrary)]
@@ -23,10 +47,10 @@ impl PassInput {
     /// The pipeline: `main` and up to three of `all`, in the chosen order.
     pub fn pipeline<'p>(
         &self,
-        main: &'p dyn ModulePass,
-        all: &[&'p dyn ModulePass],
-    ) -> Vec<&'p dyn ModulePass> {
-        let mut passes: Vec<&dyn ModulePass> = if all.is_empty() {
+        main: &'p dyn FuzzedPass,
+        all: &[&'p dyn FuzzedPass],
+    ) -> Vec<&'p dyn FuzzedPass> {
+        let mut passes: Vec<&dyn FuzzedPass> = if all.is_empty() {
             Vec::new()
         } else {
             self.others
@@ -41,7 +65,7 @@ impl PassInput {
     }
 
     /// The regression file of this input run through `pipeline`.
-    pub fn regression_file(&self, pipeline: &[&dyn ModulePass]) -> String {
+    pub fn regression_file(&self, pipeline: &[&dyn FuzzedPass]) -> String {
         let (module, bound) = self.program.build();
         let main = module.main().expect("generated programs have a main");
         let args = random_args(&module, main, self.args_seed).unwrap_or_default();
@@ -79,7 +103,7 @@ pub fn check_pipeline(
     args: &[RuntimeValue],
     fuel: u64,
     options: u64,
-    pipeline: &[&dyn ModulePass],
+    pipeline: &[&dyn FuzzedPass],
 ) {
     let names: Vec<&str> = pipeline.iter().map(|p| p.name()).collect();
     let names = names.join(", ");
@@ -95,7 +119,7 @@ pub fn check_pipeline(
     }
     let mut after = module.clone();
     for pass in pipeline {
-        if let Err(message) = pass.run(&mut after, Some(options)) {
+        if let Err(message) = pass.run(&mut after, options) {
             panic!("[{names}] pass `{}` failed: {message}", pass.name());
         }
         if let Err(err) = verify_module(&after) {
@@ -140,7 +164,7 @@ pub fn check_pipeline(
 }
 
 /// A pass target: `main` in a pipeline drawn from `input` among `all`.
-pub fn check_pass_input(input: &PassInput, main: &dyn ModulePass, all: &[&dyn ModulePass]) {
+pub fn check_pass_input(input: &PassInput, main: &dyn FuzzedPass, all: &[&dyn FuzzedPass]) {
     let (module, fuel) = input.program.build();
     verify_module(&module)
         .unwrap_or_else(|e| panic!("a generated program does not verify: {e}\n{module}"));
@@ -201,7 +225,7 @@ impl Header {
 /// Replays a pass regression file (see [`PassInput::regression_file`])
 /// with the passes of `all` named in its `// pipeline:` line. Panics when a
 /// property fails, or when the file is malformed or names an unknown pass.
-pub fn check_regression_file(text: &str, all: &[&dyn ModulePass]) {
+pub fn check_regression_file(text: &str, all: &[&dyn FuzzedPass]) {
     let header = Header::parse(text);
     let module =
         parse_module(text).unwrap_or_else(|e| panic!("the regression file does not parse: {e}"));
@@ -209,10 +233,15 @@ pub fn check_regression_file(text: &str, all: &[&dyn ModulePass]) {
         .unwrap_or_else(|e| panic!("the regression program does not verify: {e}"));
     let args = RuntimeValue::parse_list(header.args.as_deref().unwrap_or(""))
         .unwrap_or_else(|e| panic!("bad `// args:` line: {e}"));
-    let pipeline: Vec<&dyn ModulePass> = header
+    let pipeline: Vec<&dyn FuzzedPass> = header
         .pipeline
         .iter()
-        .map(|name| find(all, name).unwrap_or_else(|| panic!("unknown pass `{name}`")))
+        .map(|name| {
+            all.iter()
+                .copied()
+                .find(|pass| pass.name() == name)
+                .unwrap_or_else(|| panic!("unknown pass `{name}`"))
+        })
         .collect();
     check_pipeline(
         &module,

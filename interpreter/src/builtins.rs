@@ -13,7 +13,7 @@ use ark_ff::{BigInteger, PrimeField};
 use super::ops::{fits_bits, index_of};
 use super::trap::TrapKind;
 use super::value::{display_list, RuntimeValue};
-use crate::{BlackBox, Builtin, Type};
+use kildall_ir::{BlackBox, Builtin, Type};
 
 /// The results of `builtin` on `args`; `result_types` are the call's
 /// result types, `brillig` whether the caller is unconstrained. `print`

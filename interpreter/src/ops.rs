@@ -8,7 +8,7 @@
 use ark_bn254::Fr;
 use ark_ff::{Field, PrimeField};
 
-use crate::{BinaryOp, Type, MAX_INT_BITS};
+use kildall_ir::{BinaryOp, Type, MAX_INT_BITS};
 
 use super::trap::TrapKind;
 use super::value::{field_bits, field_to_const, mask, sign_extend, RuntimeValue};
@@ -133,7 +133,7 @@ pub(super) fn binary(
 }
 
 /// `op` of a noisy value and a plaintext integer (the rule is in
-/// [`crate::plaintext`]): `mul` grows the noise by `ceil(log2(|c|))` bits,
+/// [`kildall_ir::plaintext`]): `mul` grows the noise by `ceil(log2(|c|))` bits,
 /// `add`/`sub` leave it.
 #[allow(clippy::too_many_arguments)]
 fn noisy_with_plaintext(
@@ -160,7 +160,7 @@ fn noisy_with_plaintext(
         BinaryOp::Sub => (c_mod.wrapping_sub(plaintext), noise),
         BinaryOp::Mul => (
             plaintext.wrapping_mul(c_mod),
-            noise.saturating_add(crate::plaintext::scale_bits(c.unsigned_abs())),
+            noise.saturating_add(kildall_ir::plaintext::scale_bits(c.unsigned_abs())),
         ),
         _ => return Err(mismatch(op, lhs, rhs)),
     };

@@ -3,7 +3,7 @@
 //! the values the block computed. A witness generator for a per-block
 //! prover reads each executed block's values from it.
 
-use crate::{Block, FuncId, Function, Inst, Value};
+use kildall_ir::{Block, FuncId, Function, Inst, Value};
 
 use super::{read, Frame, FuncInfo, RuntimeValue};
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{BinaryOp, Block, FuncId, Inst, SourceLoc, Type, Value};
+use kildall_ir::{BinaryOp, Block, FuncId, Inst, SourceLoc, Type, Value};
 
 use super::value::RuntimeValue;
 

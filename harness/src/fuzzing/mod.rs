@@ -1,4 +1,4 @@
-//! Fuzz harnesses (feature `fuzzing`), inside the library so that the
+//! Fuzz harnesses, in a library so that the
 //! `cargo fuzz` targets, the driver's in-process fuzzer and the seeded smoke
 //! tests share them (the regalloc2 arrangement).
 //!
@@ -17,7 +17,7 @@
 //!   its generator computed, and printing then parsing a verified module
 //!   does not change what it computes.
 //! - [`check_pipeline`]: the differential harness of the passes. A generated
-//!   program runs before and after a sequence of passes ([`ModulePass`]); the output must
+//!   program runs before and after a sequence of passes ([`FuzzedPass`]); the output must
 //!   verify and the outcome (returned values or trap, and printed lines)
 //!   must not change. The passes themselves are supplied by the caller, so
 //!   that this crate depends on none of them.
@@ -34,18 +34,17 @@ use arbitrary::Arbitrary;
 use crate::generate::{
     generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow, Rng,
 };
-use crate::interpreter::{
+use kildall_interpreter::{
     display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapKind,
     TrapRule,
 };
-use crate::pass::{find, ModulePass};
-use crate::{parse_module, verify_module, FuncId, Module, ParseError, Type};
+use kildall_ir::{parse_module, verify_module, FuncId, Module, ParseError, Type};
 
 mod passes;
 
 use passes::Header;
 pub use passes::{
-    check_pass_input, check_pipeline, check_regression_file, outcome_text, PassInput,
+    check_pass_input, check_pipeline, check_regression_file, outcome_text, FuzzedPass, PassInput,
 };
 
 /// The largest fuel the interpreter harness grants a run of a parsed module.

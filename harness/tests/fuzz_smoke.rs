@@ -1,15 +1,14 @@
-//! Seeded smoke runs of the fuzz harnesses of `kildall_ir::fuzzing` (about
+//! Seeded smoke runs of the fuzz harnesses of `kildall_harness::fuzzing` (about
 //! a second each), and the replay of every regression file the fuzzers
 //! found: `tests/fuzz_regressions/ir-parse/*` (raw parser input) and
 //! `tests/fuzz_regressions/ir-interp/*` (a module with `// fuel:`,
 //! `// args-seed:` and `// noise:` header lines). The pass targets' files
 //! (`mem2reg/`, `blockmerge/`, `noise/`) are replayed by the driver's
 //! tests, which see the passes.
-#![cfg(feature = "fuzzing")]
 
 use std::path::PathBuf;
 
-use kildall_ir::fuzzing::{self, InterpInput, ParseInput};
+use kildall_harness::fuzzing::{self, InterpInput, ParseInput};
 
 fn regression_files(target: &str) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -7,20 +7,21 @@
 //! limbs and must be below the group order. The result at infinity is
 //! `(0, 0)` with its flag set.
 //!
-//! Arithmetic is affine (one inversion per addition or doubling) and
-//! multiplication is double-and-add: an interpreter computes a handful of
-//! these, not millions.
+//! The curve arithmetic is `ark-grumpkin`'s: its base field is `ark-bn254`'s
+//! scalar field, so coordinates pass between the two without conversion.
 
 use std::sync::Arc;
 
 use ark_bn254::Fr;
-use ark_ff::{BigInteger, Field, PrimeField, Zero};
+use ark_ec::{AffineRepr, CurveGroup};
+use ark_ff::{BigInt, BigInteger, PrimeField, Zero};
+use ark_grumpkin::Affine;
 
 use super::value::RuntimeValue;
-use crate::Type;
+use kildall_ir::Type;
 
 /// A point of the curve, `None` at infinity.
-type Point = Option<(Fr, Fr)>;
+type Point = Option<Affine>;
 
 /// The group order, BN254's base field modulus, as (high, low) 128-bit limbs.
 const ORDER: (u128, u128) = (
@@ -117,51 +118,41 @@ fn point(fields: &[RuntimeValue]) -> Result<Point, String> {
     if infinite || x.is_zero() && y.is_zero() {
         return Ok(None);
     }
-    if y.square() != x.square() * x - Fr::from(17u8) {
+    let point = Affine::new_unchecked(x, y);
+    // Grumpkin has prime order: every point on the curve is in the group.
+    if !point.is_on_curve() {
         return Err(format!("({x}, {y}) is not on the curve"));
     }
-    Ok(Some((x, y)))
+    Ok(Some(point))
 }
 
 fn add(p: Point, q: Point) -> Point {
-    let ((x1, y1), (x2, y2)) = match (p, q) {
-        (None, other) | (other, None) => return other,
-        (Some(p), Some(q)) => (p, q),
-    };
-    let slope = if x1 == x2 {
-        if y1 != y2 || y1.is_zero() {
-            return None;
-        }
-        // Doubling on a curve with `a = 0`.
-        (x1.square() * Fr::from(3u8)) * (y1 + y1).inverse()?
-    } else {
-        (y2 - y1) * (x2 - x1).inverse()?
-    };
-    let x3 = slope.square() - x1 - x2;
-    Some((x3, slope * (x1 - x3) - y1))
-}
-
-/// `scalar * base`, the scalar `high * 2^128 + low`, by double-and-add
-/// from the most significant bit.
-fn multiply(base: Point, high: u128, low: u128) -> Point {
-    let mut acc = None;
-    for bit in (0..256).rev() {
-        acc = add(acc, acc);
-        let set = if bit >= 128 {
-            high >> (bit - 128) & 1 == 1
-        } else {
-            low >> bit & 1 == 1
-        };
-        if set {
-            acc = add(acc, base);
+    match (p, q) {
+        (None, other) | (other, None) => other,
+        (Some(p), Some(q)) => {
+            let sum = (p + q).into_affine();
+            (!sum.is_zero()).then_some(sum)
         }
     }
-    acc
+}
+
+/// `scalar * base`, the scalar `high * 2^128 + low`.
+fn multiply(base: Point, high: u128, low: u128) -> Point {
+    let scalar = BigInt::<4>([
+        low as u64,
+        (low >> 64) as u64,
+        high as u64,
+        (high >> 64) as u64,
+    ]);
+    let product = base?.mul_bigint(scalar).into_affine();
+    (!product.is_zero()).then_some(product)
 }
 
 /// The result as the call's type spells a point.
 fn result(point: Point, result_types: &[Type]) -> Result<Vec<RuntimeValue>, String> {
-    let (x, y) = point.unwrap_or((Fr::zero(), Fr::zero()));
+    let (x, y) = point
+        .and_then(|p| p.xy())
+        .unwrap_or((Fr::zero(), Fr::zero()));
     let infinite = point.is_none();
     let (elements, types): (Vec<RuntimeValue>, Arc<[Type]>) = match result_types {
         [Type::Array(types, 1)] if types.len() == 3 => (

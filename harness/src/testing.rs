@@ -23,10 +23,10 @@
 pub use kildall_testkit::expect::*;
 
 use crate::generate::Rng;
-use crate::interpreter::{
+use kildall_interpreter::{
     display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
-use crate::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type};
+use kildall_ir::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type};
 
 /// The oracle of a pass: `after` verifies, and `main` of `after` on `args`
 /// behaves as `main` of `before` under `trap_rule` (noise checking off).
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn the_oracle_sees_changed_returns_and_traps() {
-        let parse = |text: &str| crate::parse_module(text).unwrap();
+        let parse = |text: &str| kildall_ir::parse_module(text).unwrap();
         let returns = |c: u32| {
             parse(&format!(
                 "fn main f0 {{\n  b0(v0: u32):\n    v1 = add v0, u32 {c}\n    return v1\n}}\n"
@@ -215,10 +215,10 @@ mod tests {
             let got: Vec<usize> = func
                 .dfg
                 .successors(b)
-                .map(crate::EntityRef::index)
+                .map(kildall_ir::EntityRef::index)
                 .collect();
             assert_eq!(&got, successors);
         }
-        crate::verify_function(&func).unwrap();
+        kildall_ir::verify_function(&func).unwrap();
     }
 }

@@ -3,7 +3,7 @@
 //! calls and prints.
 
 use super::*;
-use crate::{AssertMessage, InstructionData};
+use kildall_ir::{AssertMessage, InstructionData};
 
 impl FnGen<'_> {
     pub(super) fn op(&mut self) {
