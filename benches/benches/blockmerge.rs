@@ -10,8 +10,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use kildall_benches::{sampling, total_blocks};
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_ir::pass::run_module;
 
 fn bench(c: &mut Criterion) {
     bench_mix(c, "blockmerge", CfgConfig::sized);
@@ -31,7 +32,7 @@ fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig)
         let module = generate_cfg(1, &config(blocks));
         let actual = total_blocks(&module);
         let mut once = module.clone();
-        let reports = run_module(&mut once, &options);
+        let reports = run_module::<BlockMerge>(&mut once, &options).unwrap().0;
         let after = total_blocks(&once);
         let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
         let rounds = reports.iter().map(|r| r.rounds).max().unwrap_or(0);
@@ -45,7 +46,7 @@ fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig)
         group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
             b.iter_batched(
                 || module.clone(),
-                |mut m| black_box(run_module(&mut m, &options)),
+                |mut m| black_box(run_module::<BlockMerge>(&mut m, &options).unwrap().0),
                 BatchSize::PerIteration,
             )
         });

@@ -9,9 +9,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_ir::Module;
 use kildall_r1cs::prove::{prove, rng, setup};
 use kildall_r1cs::trace::{record, Trace};
@@ -95,7 +96,9 @@ fn bench(c: &mut Criterion) {
     for name in ["find_min", "string_match"] {
         let (before, args) = program(name);
         let mut after = before.clone();
-        run_module(&mut after, &Options::default());
+        run_module::<BlockMerge>(&mut after, &Options::default())
+            .unwrap()
+            .0;
         for (which, module) in [("before", &before), ("after", &after)] {
             let trace = traced(module, &args);
             let mut rng = rng();

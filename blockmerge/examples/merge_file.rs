@@ -1,7 +1,8 @@
 //! Merges the blocks of an IR file and prints the result and the report:
 //! `cargo run -p kildall-blockmerge --example merge_file -- FILE [MIN_BLOCK_SIZE]`.
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
+use kildall_ir::pass::run_module;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -19,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         min_block_size,
         ..Options::default()
     };
-    for report in run_module(&mut module, &options) {
+    for report in run_module::<BlockMerge>(&mut module, &options).unwrap().0 {
         eprint!("{report}");
     }
     kildall_ir::verify_module(&module)?;

@@ -12,8 +12,9 @@
 
 use std::time::{Duration, Instant};
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_ir::pass::run_module;
 
 /// Nanoseconds this thread has run on a CPU (0 where the kernel does not
 /// say).
@@ -56,7 +57,9 @@ fn main() {
     for _ in 0..repeat {
         let mut copy = module.clone();
         let (start, cpu_start) = (Instant::now(), cpu_ns());
-        let reports = run_module(&mut copy, &Options::default());
+        let reports = run_module::<BlockMerge>(&mut copy, &Options::default())
+            .unwrap()
+            .0;
         times.push(start.elapsed());
         cpu.push(cpu_ns() - cpu_start);
         let after: usize = copy.functions.values().map(|f| f.layout.num_blocks()).sum();

@@ -3,8 +3,9 @@
 //! `cargo run -p kildall-blockmerge --example suite [MIN_BLOCK_SIZE]`.
 
 use kildall_blockmerge::trace::trace;
-use kildall_blockmerge::{run_module, Options, R1cs};
+use kildall_blockmerge::{BlockMerge, Options, R1cs};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let min_block_size = match std::env::args().nth(1) {
@@ -33,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             min_block_size,
             ..Options::default()
         };
-        let reports = run_module(&mut after, &options);
+        let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
         kildall_ir::verify_module(&after)?;
         let main = before.main().ok_or("no function")?;
         let interp = InterpreterOptions::default();

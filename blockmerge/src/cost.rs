@@ -167,15 +167,15 @@ impl CostModel for R1cs {
 /// read at a dynamic index; a load, store or allocation per element), in
 /// constraints each: what a prover with a proven memory check pays per
 /// access. A merge that turns a dynamic index into a constant saves it.
-#[derive(Copy, Clone)]
-pub struct WithAccesses<'a> {
+#[derive(Clone)]
+pub struct WithAccesses {
     /// The constraints of the instructions themselves.
-    pub model: &'a dyn CostModel,
+    pub model: std::sync::Arc<dyn CostModel>,
     /// The price of one access, in constraints.
     pub per_access: u64,
 }
 
-impl WithAccesses<'_> {
+impl WithAccesses {
     /// The memory accesses `inst` makes.
     ///
     /// FIXME: the initialisation of an array read at a dynamic index (one
@@ -198,7 +198,7 @@ impl WithAccesses<'_> {
     }
 }
 
-impl CostModel for WithAccesses<'_> {
+impl CostModel for WithAccesses {
     fn instruction(&self, func: &Function, inst: Inst) -> u64 {
         Self::accesses(func, inst)
             .saturating_mul(self.per_access)

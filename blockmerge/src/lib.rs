@@ -5,19 +5,20 @@
 //! fixed size, the next power of two of the largest block's constraints,
 //! and pays for each transition between blocks. Merging small blocks into
 //! larger ones removes transitions without growing the instance. The pass
-//! works in three stages, as the design does:
+//! works in three stages, as CoBBl does:
 //!
 //! 1. estimate the constraints of every block with a [`CostModel`]
 //!    ([`R1cs`] by default) and fix the threshold
 //!    `max(min_block_size, max(constraints).next_power_of_two())`;
-//! 2. find the merge components and their flattened sizes by the design's
+//! 2. find the merge components and their flattened sizes by CoBBl's
 //!    backward analysis, on the `kildall-dataflow` solver ([`components`]);
 //! 3. merge every component under the threshold, outermost first, by
 //!    flattening it into its head (module `flatten`), and repeat
 //!    until nothing merges.
 //!
 //! ```
-//! use kildall_blockmerge::{run, Options};
+//! use kildall_blockmerge::{BlockMerge, Options};
+//! use kildall_ir::pass::run_module;
 //!
 //! let mut module = kildall_ir::parse_module("
 //! fn main f0 {
@@ -33,8 +34,8 @@
 //!   b3():
 //!     return v2
 //! }").unwrap();
-//! let report = run(&mut module.functions[kildall_ir::FuncId::from_u32(0)], &Options::default());
-//! assert_eq!((report.blocks_before, report.blocks_after), (4, 1));
+//! let reports = run_module::<BlockMerge>(&mut module, &Options::default()).unwrap();
+//! assert_eq!((reports.0[0].blocks_before, reports.0[0].blocks_after), (4, 1));
 //! kildall_ir::verify_module(&module).unwrap();
 //! ```
 #![deny(missing_docs)]
@@ -45,24 +46,23 @@ mod flatten;
 mod pass;
 pub mod trace;
 
-use std::fmt;
+mod merge;
 
-use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, EntitySet, Function, Module};
+use std::fmt;
+use std::sync::Arc;
+
+use kildall_ir::{Block, Function};
 
 pub use components::{Component, Rejection};
 pub use cost::{CostModel, R1cs, WithAccesses};
 pub use pass::{BlockMerge, Reports};
 
-use components::{BlockFacts, Components};
-use flatten::Flattener;
-
-/// The design's `MIN_BLOCK_SIZE`.
+/// CoBBl's `MIN_BLOCK_SIZE`.
 pub const MIN_BLOCK_SIZE: u64 = 1024;
 
 /// The knobs of the pass.
-#[derive(Copy, Clone)]
-pub struct Options<'m> {
+#[derive(Clone)]
+pub struct Options {
     /// The smallest threshold: components up to this many constraints merge
     /// even when every block is smaller.
     pub min_block_size: u64,
@@ -71,7 +71,7 @@ pub struct Options<'m> {
     /// would otherwise unroll without bound).
     pub max_merged_insts: u64,
     /// The constraint estimates.
-    pub cost_model: &'m dyn CostModel,
+    pub cost_model: Arc<dyn CostModel>,
     /// How a component is chosen for merging.
     pub rule: MergeRule,
 }
@@ -79,7 +79,7 @@ pub struct Options<'m> {
 /// How the pass decides whether a component merges.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum MergeRule {
-    /// The design's rule: merge when the component's estimate is under
+    /// CoBBl's rule: merge when the component's estimate is under
     /// the threshold.
     #[default]
     Threshold,
@@ -97,18 +97,18 @@ pub enum MergeRule {
     },
 }
 
-impl Default for Options<'static> {
+impl Default for Options {
     fn default() -> Self {
         Options {
             min_block_size: MIN_BLOCK_SIZE,
             max_merged_insts: 1 << 16,
-            cost_model: &R1cs,
+            cost_model: Arc::new(R1cs),
             rule: MergeRule::Threshold,
         }
     }
 }
 
-impl fmt::Debug for Options<'_> {
+impl fmt::Debug for Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Options")
             .field("min_block_size", &self.min_block_size)
@@ -201,232 +201,29 @@ pub fn largest_block(func: &Function, model: &dyn CostModel) -> u64 {
         .unwrap_or(0)
 }
 
-/// The design's threshold: `max(min_block_size, max(constraints).next_power_of_two())`.
-pub fn threshold(func: &Function, options: &Options<'_>) -> u64 {
-    let largest = largest_block(func, options.cost_model);
-    let padded = largest.checked_next_power_of_two().unwrap_or(u64::MAX);
-    options.min_block_size.max(padded)
-}
-
-/// Merges the components of `func` under the threshold, outermost first,
-/// round after round until a round merges nothing.
-///
-/// `func` must verify (`kildall_ir::verify_function`); the result does.
-/// Each round recomputes the CFG, the dominator and post-dominator trees,
-/// the loops and the component sizes once (one solver visit per block),
-/// then merges every chosen component: linear per round, and the rounds
-/// are bounded by the nesting depth plus the logarithm of the longest
-/// chain of components. Nothing recurses per nesting level, so deeply
-/// nested input needs no deep stack.
-pub fn run(func: &mut Function, options: &Options<'_>) -> Report {
-    run_with(func, &mut FunctionAnalyses::new(), options)
-}
-
-/// [`run`] given the analyses of `func` as it is; they describe the merged
-/// function on return.
-pub fn run_with(
-    func: &mut Function,
-    analyses: &mut FunctionAnalyses,
-    options: &Options<'_>,
-) -> Report {
-    let model = options.cost_model;
-    let mut facts = BlockFacts::new(func, model);
-    if let MergeRule::Calibrated { per_instance } = options.rule {
-        facts.instance = per_instance;
-    }
-    let largest = |func: &Function, facts: &BlockFacts| {
-        func.layout
-            .blocks()
-            .map(|b| facts.block_cost(b))
-            .max()
-            .unwrap_or(0)
-    };
-    let largest_before = largest(func, &facts);
-    let mut report = Report {
-        function: func.name.clone(),
-        blocks_before: func.layout.num_blocks(),
-        largest_before,
-        threshold: options.min_block_size.max(
-            largest_before
-                .checked_next_power_of_two()
-                .unwrap_or(u64::MAX),
-        ),
-        ..Report::default()
-    };
-    let mut env = kildall_ir::SecondaryMap::new();
-    loop {
-        report.rounds += 1;
-        let round = analyses.all(func);
-        let components = Components::compute(func, round, model, &facts);
-        let mut candidates: Vec<Component> = Vec::new();
-        let mut rejected = std::collections::BTreeMap::new();
-        for head in round.cfg.reverse_postorder() {
-            let Some(component) = components.component(head) else {
-                continue;
-            };
-            let component = match (component, options.rule) {
-                (Ok(c), MergeRule::Threshold) if c.estimate > report.threshold => {
-                    Err(Rejection::TooLarge)
+impl Report {
+    /// For every block of the merges, the head that holds it at the end (a
+    /// head merged into a later head follows it).
+    pub fn final_heads(&self) -> std::collections::HashMap<Block, Block> {
+        let mut owner = std::collections::HashMap::new();
+        for merge in &self.merges {
+            for &b in &merge.blocks {
+                owner.insert(b, merge.head);
+            }
+        }
+        let blocks: Vec<Block> = owner.keys().copied().collect();
+        for b in blocks {
+            let mut h = owner[&b];
+            while let Some(&next) = owner.get(&h) {
+                if next == h {
+                    break;
                 }
-                (Ok(c), MergeRule::Calibrated { per_instance })
-                    if c.estimate.saturating_add(per_instance) > c.cheapest =>
-                {
-                    Err(Rejection::Slower)
-                }
-                (Ok(c), _) if c.insts > options.max_merged_insts => {
-                    Err(Rejection::TooManyInstructions)
-                }
-                (other, _) => other,
-            };
-            match component {
-                Ok(c) => candidates.push(c),
-                Err(reason) => *rejected.entry(reason).or_insert(0) += 1,
+                h = next;
             }
+            owner.insert(b, h);
         }
-        let kinds = components.kinds();
-        drop(components);
-        // Outermost first: heads come in reverse post-order, so a component
-        // is chosen before the ones nested in it or following it.
-        let mut taken = EntitySet::<Block>::new();
-        let mut chosen: Vec<(Component, Vec<Block>)> = Vec::new();
-        for component in candidates {
-            if taken.contains(component.head) {
-                continue;
-            }
-            let mut blocks = Vec::new();
-            kinds.region_blocks(component.head, component.tail, &mut blocks);
-            blocks.push(component.tail);
-            if blocks.iter().any(|&b| taken.contains(b)) {
-                continue;
-            }
-            for &b in &blocks {
-                taken.insert(b);
-            }
-            chosen.push((component, blocks));
-        }
-        if chosen.is_empty() {
-            report.rejected = rejected.into_iter().collect();
-            break;
-        }
-        // Merging changes the control flow.
-        analyses.invalidate();
-        for (component, blocks) in chosen {
-            debug_assert_eq!(blocks.first(), Some(&component.head));
-            Flattener::new(&kinds, &mut env, component.head).run(func, component.tail, &blocks);
-            report.merges.push(Merge {
-                round: report.rounds,
-                head: component.head,
-                tail: component.tail,
-                blocks,
-                estimate: component.estimate,
-                constraints: {
-                    facts.update(func, model, component.head);
-                    facts.block_cost(component.head)
-                },
-            });
-        }
-        func.dfg.resolve_aliases();
+        owner
     }
-    let heads: Vec<Block> = report.merges.iter().map(|m| m.head).collect();
-    // Removing instructions keeps the control flow: the analyses stay valid.
-    remove_dead_code(func, &heads);
-    // The last merge into each surviving head reports the final block.
-    let mut updated = EntitySet::<Block>::new();
-    for merge in report.merges.iter_mut().rev() {
-        if func.layout.is_block_inserted(merge.head) && updated.insert(merge.head) {
-            facts.update(func, model, merge.head);
-            merge.constraints = facts.block_cost(merge.head);
-        }
-    }
-    report.blocks_after = func.layout.num_blocks();
-    report.largest_after = largest(func, &facts);
-    report
-}
-
-/// Removes the instructions of `blocks` that have no side effects and whose
-/// results are unused: mostly the exit tests of unrolled loops and the
-/// conditions of branches folded away. Linear: use counts are taken once
-/// over the function, and each block is swept backward so that chains of
-/// dead instructions go in one sweep.
-fn remove_dead_code(func: &mut Function, blocks: &[Block]) {
-    if blocks.is_empty() {
-        return;
-    }
-    let mut uses = kildall_ir::SecondaryMap::<kildall_ir::Value, u32>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            for &v in func.dfg[inst].arguments().as_slice() {
-                uses[func.dfg.resolve(v)] += 1;
-            }
-        }
-        if let Some(terminator) = func.dfg.terminator(block) {
-            for &v in terminator.arguments() {
-                uses[func.dfg.resolve(v)] += 1;
-            }
-        }
-    }
-    let mut seen = EntitySet::<Block>::new();
-    for &block in blocks {
-        if !func.layout.is_block_inserted(block) || !seen.insert(block) {
-            continue;
-        }
-        let mut cursor = func.layout.last_inst(block);
-        while let Some(inst) = cursor {
-            cursor = func.layout.prev_inst(inst);
-            let dead = !func.dfg[inst].has_side_effects()
-                && !matches!(func.dfg[inst], kildall_ir::InstructionData::Call { .. })
-                && func.dfg.inst_results(inst).iter().all(|&r| uses[r] == 0);
-            if dead {
-                for &v in func.dfg[inst].arguments().as_slice() {
-                    let v = func.dfg.resolve(v);
-                    uses[v] = uses[v].saturating_sub(1);
-                }
-                func.remove_inst(inst);
-            }
-        }
-    }
-}
-
-/// A one-line summary of the reports of a module: merges, blocks before
-/// and after, and the largest block after.
-pub fn summarize(reports: &[Report]) -> String {
-    let merges: usize = reports.iter().map(|r| r.merges.len()).sum();
-    let before: usize = reports.iter().map(|r| r.blocks_before).sum();
-    let after: usize = reports.iter().map(|r| r.blocks_after).sum();
-    let largest = reports.iter().map(|r| r.largest_after).max().unwrap_or(0);
-    format!("{merges} merges, blocks {before} -> {after}, largest block {largest} constraints")
-}
-
-/// Runs [`run`] on every function of `module`.
-pub fn run_module(module: &mut Module, options: &Options<'_>) -> Vec<Report> {
-    module
-        .functions
-        .values_mut()
-        .map(|func| run(func, options))
-        .collect()
-}
-
-/// For every block of the report's merges, the head that holds it at the end
-/// (a head merged into a later head follows it).
-pub fn final_heads(report: &Report) -> std::collections::HashMap<Block, Block> {
-    let mut owner = std::collections::HashMap::new();
-    for merge in &report.merges {
-        for &b in &merge.blocks {
-            owner.insert(b, merge.head);
-        }
-    }
-    let blocks: Vec<Block> = owner.keys().copied().collect();
-    for b in blocks {
-        let mut h = owner[&b];
-        while let Some(&next) = owner.get(&h) {
-            if next == h {
-                break;
-            }
-            h = next;
-        }
-        owner.insert(b, h);
-    }
-    owner
 }
 
 /// The README's example, compiled and run as a doctest.

@@ -7,9 +7,12 @@ use std::ops::AddAssign;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{run_with, summarize, Options, Report};
+use crate::merge::merge_function;
+use crate::{Options, Report};
 
-/// Block merging: [`run_with`] as a [`FunctionPass`].
+/// Block merging, the crate's one entry point: merges the components of
+/// each function that the [`Options`] accept, round after round until
+/// nothing merges (run it with [`kildall_ir::pass::run_module`]).
 pub struct BlockMerge;
 
 /// The reports of the functions a run went over, in order.
@@ -22,16 +25,23 @@ impl AddAssign for Reports {
     }
 }
 
-/// The one-line [`summarize`] of the reports.
+/// One line: merges, blocks before and after, and the largest block after.
 impl fmt::Display for Reports {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&summarize(&self.0))
+        let merges: usize = self.0.iter().map(|r| r.merges.len()).sum();
+        let before: usize = self.0.iter().map(|r| r.blocks_before).sum();
+        let after: usize = self.0.iter().map(|r| r.blocks_after).sum();
+        let largest = self.0.iter().map(|r| r.largest_after).max().unwrap_or(0);
+        write!(
+            f,
+            "{merges} merges, blocks {before} -> {after}, largest block {largest} constraints"
+        )
     }
 }
 
 impl FunctionPass for BlockMerge {
     const NAME: &'static str = "blockmerge";
-    type Options = Options<'static>;
+    type Options = Options;
     type Report = Reports;
     type Error = Infallible;
 
@@ -39,8 +49,8 @@ impl FunctionPass for BlockMerge {
     fn run(
         func: &mut Function,
         analyses: &mut FunctionAnalyses,
-        options: &Options<'static>,
+        options: &Options,
     ) -> Result<Reports, Infallible> {
-        Ok(Reports(vec![run_with(func, analyses, options)]))
+        Ok(Reports(vec![merge_function(func, analyses, options)]))
     }
 }

@@ -3,7 +3,8 @@
 //! per-instance cost): a loop unrolls whatever its size, a branch with one
 //! expensive arm stays apart, and no threshold applies.
 
-use kildall_blockmerge::{run_module, MergeRule, Options, Rejection};
+use kildall_blockmerge::{BlockMerge, MergeRule, Options, Rejection};
+use kildall_ir::pass::run_module;
 
 fn merge(text: &str, per_instance: u64) -> kildall_blockmerge::Report {
     let mut module = kildall_ir::parse_module(text).unwrap();
@@ -11,7 +12,7 @@ fn merge(text: &str, per_instance: u64) -> kildall_blockmerge::Report {
         rule: MergeRule::Calibrated { per_instance },
         ..Options::default()
     };
-    let reports = run_module(&mut module, &options);
+    let reports = run_module::<BlockMerge>(&mut module, &options).unwrap().0;
     kildall_ir::verify_module(&module).unwrap();
     reports.into_iter().next().unwrap()
 }
@@ -40,7 +41,9 @@ fn a_branch_merges_only_while_its_expensive_arm_costs_less_than_the_instances_sa
     assert!(dear.rejected.contains(&(Rejection::Slower, 1)), "{dear}");
     // Under the threshold rule the dear branch merges (400 < 1024).
     let mut module = kildall_ir::parse_module(&branch(400)).unwrap();
-    let reports = run_module(&mut module, &Options::default());
+    let reports = run_module::<BlockMerge>(&mut module, &Options::default())
+        .unwrap()
+        .0;
     assert_eq!(reports[0].merges.len(), 1);
 }
 
@@ -59,7 +62,9 @@ fn a_counted_loop_unrolls_above_the_threshold() {
     let report = merge(&text, 70);
     assert_eq!(report.blocks_after, 1, "{report}");
     let mut module = kildall_ir::parse_module(&text).unwrap();
-    let threshold = run_module(&mut module, &Options::default());
+    let threshold = run_module::<BlockMerge>(&mut module, &Options::default())
+        .unwrap()
+        .0;
     assert!(threshold[0].blocks_after > 1, "{}", threshold[0]);
 }
 
@@ -85,7 +90,7 @@ fn main f0 {
     let func = &module.functions[module.main().unwrap()];
     let block = func.entry_block().unwrap();
     let priced = WithAccesses {
-        model: &R1cs,
+        model: std::sync::Arc::new(R1cs),
         per_access: 50,
     };
     // 1 dynamic read, 3 allocated, 3 stored, 3 loaded elements.

@@ -1,7 +1,8 @@
 //! The default R1CS model against hand-counted golden values, and a custom
 //! model changing what merges.
 
-use kildall_blockmerge::{run_module, CostModel, Options, R1cs};
+use kildall_blockmerge::{BlockMerge, CostModel, Options, R1cs};
+use kildall_ir::pass::run_module;
 use kildall_ir::{parse_module, FuncId, Function, Inst};
 
 #[test]
@@ -64,16 +65,18 @@ fn the_model_decides() {
     return v2
 }";
     let mut merged = parse_module(text).unwrap();
-    let reports = run_module(&mut merged, &Options::default());
+    let reports = run_module::<BlockMerge>(&mut merged, &Options::default())
+        .unwrap()
+        .0;
     assert_eq!(reports[0].blocks_after, 1);
 
     // Under the flat model the unrolled loop costs 5 * 300 + 4 * 600 > 1024.
     let mut kept = parse_module(text).unwrap();
     let options = Options {
-        cost_model: &Flat300,
+        cost_model: std::sync::Arc::new(Flat300),
         ..Options::default()
     };
-    let reports = run_module(&mut kept, &options);
+    let reports = run_module::<BlockMerge>(&mut kept, &options).unwrap().0;
     assert_eq!(reports[0].blocks_after, 4, "{}", reports[0]);
     assert_eq!(reports[0].threshold, 1024);
     assert_eq!(

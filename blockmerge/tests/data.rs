@@ -13,9 +13,10 @@
 
 use std::path::Path;
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::testing::{check_data_dir, check_same_behaviour};
 use kildall_interpreter::{RuntimeValue, TrapRule};
+use kildall_ir::pass::run_module;
 use kildall_ir::{parse_module, verify_module};
 
 /// Runs the pass on the input part of a data file; returns the actual
@@ -39,7 +40,7 @@ fn run(input: &str) -> Result<String, String> {
         min_block_size,
         ..Options::default()
     };
-    let reports = run_module(&mut after, &options);
+    let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
     let mut actual = after.to_string();
     for report in &reports {
         for line in report.to_string().lines() {

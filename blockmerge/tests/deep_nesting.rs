@@ -5,9 +5,10 @@
 //! 2 MiB stack of a test thread here), and the merged program behaves as
 //! the input does.
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::testing::check_same_behaviour;
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::pass::run_module;
 use kildall_ir::{parse_module, verify_module, FuncId, Module};
 
 const DEPTH: u32 = 10_000;
@@ -69,7 +70,7 @@ fn merge_on_small_stack(module: &Module, min_block_size: u64) -> (Module, usize)
                 max_merged_insts: 1 << 24,
                 ..Options::default()
             };
-            let reports = run_module(&mut module, &options);
+            let reports = run_module::<BlockMerge>(&mut module, &options).unwrap().0;
             (module, reports[0].blocks_after)
         })
         .unwrap()

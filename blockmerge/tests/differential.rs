@@ -4,10 +4,11 @@
 //! ready-to-add `tests/data` file.
 
 use kildall_blockmerge::trace::trace;
-use kildall_blockmerge::{run_module, MergeRule, Options, R1cs};
+use kildall_blockmerge::{BlockMerge, MergeRule, Options, R1cs};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_harness::testing::check_same_behaviour;
 use kildall_interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
+use kildall_ir::pass::run_module;
 
 /// Enough for every generated program.
 const FUEL: u64 = 1_000_000;
@@ -42,7 +43,7 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
         rule,
         ..Options::default()
     };
-    let reports = run_module(&mut after, &options);
+    let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
     for report in &reports {
         for merge in &report.merges {
             let over = rule == MergeRule::Threshold && merge.estimate > report.threshold;
@@ -143,7 +144,9 @@ fn noisy_programs_behave_the_same() {
         };
         let before = generate_noise(seed, &config);
         let mut after = before.clone();
-        run_module(&mut after, &Options::default());
+        run_module::<BlockMerge>(&mut after, &Options::default())
+            .unwrap()
+            .0;
         let main = before.main().unwrap();
         let params = before.functions[main].param_types();
         let args: Vec<RuntimeValue> = params

@@ -3,8 +3,9 @@
 //! padded cost of their runs.
 
 use kildall_blockmerge::trace::trace;
-use kildall_blockmerge::{run_module, Options, R1cs};
+use kildall_blockmerge::{BlockMerge, Options, R1cs};
 use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::pass::run_module;
 
 #[test]
 fn examples_merge_and_cost_less() {
@@ -35,13 +36,15 @@ fn examples_merge_and_cost_less() {
                 n.trim().parse().unwrap()
             });
         let mut after = before.clone();
-        run_module(
+        run_module::<BlockMerge>(
             &mut after,
             &Options {
                 min_block_size,
                 ..Options::default()
             },
-        );
+        )
+        .unwrap()
+        .0;
         kildall_ir::verify_module(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();
@@ -86,7 +89,9 @@ fn find_min_trace_golden() {
     let text = std::fs::read_to_string(path).unwrap();
     let before = kildall_ir::parse_module(&text).unwrap();
     let mut after = before.clone();
-    run_module(&mut after, &Options::default());
+    run_module::<BlockMerge>(&mut after, &Options::default())
+        .unwrap()
+        .0;
     let args = RuntimeValue::parse_list("[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]")
         .unwrap();
     let main = before.main().unwrap();

@@ -9,8 +9,8 @@
 //! gives no noise at all and is counted as 0 bits). `add`/`sub` of a
 //! plaintext constant moves the plaintext, not the noise: 0 bits. An
 //! *encoded* constant (`encode u5 4 -> noisy`) is a fresh encryption, which
-//! carries the encoding noise like any other (the design's examples encode
-//! their constants and count 24 bits after `mul`).
+//! carries the encoding noise like any other (the noisy-arithmetic model's
+//! examples encode their constants and count 24 bits after `mul`).
 
 use crate::{Function, Type, Value, ValueDef};
 

@@ -10,8 +10,9 @@
 
 use std::time::Duration;
 
-use kildall_blockmerge::{largest_block, run_module, MergeRule, Options, R1cs, WithAccesses};
+use kildall_blockmerge::{largest_block, BlockMerge, MergeRule, Options, R1cs, WithAccesses};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_ir::Module;
 use kildall_r1cs::calibrate::Calibration;
 use kildall_r1cs::prove::prove_trace;
@@ -24,7 +25,7 @@ fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
             min_block_size,
             ..Options::default()
         };
-        run_module(&mut out, &options);
+        run_module::<BlockMerge>(&mut out, &options).unwrap().0;
     }
     out
 }
@@ -35,17 +36,17 @@ fn calibrated(module: &Module) -> Module {
     let mut out = module.clone();
     let calibration = Calibration::default();
     let model = WithAccesses {
-        model: &R1cs,
+        model: std::sync::Arc::new(R1cs),
         per_access: calibration.per_access_in_constraints(),
     };
     let options = Options {
         rule: MergeRule::Calibrated {
             per_instance: calibration.per_instance_in_constraints(),
         },
-        cost_model: &model,
+        cost_model: std::sync::Arc::new(model),
         ..Options::default()
     };
-    run_module(&mut out, &options);
+    run_module::<BlockMerge>(&mut out, &options).unwrap().0;
     out
 }
 

@@ -2,9 +2,10 @@
 //! constraints, before and after block merging, and the run's memory
 //! check (loads, stores and allocations across calls) is satisfied.
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_r1cs::trace::{record, TraceError};
 use kildall_r1cs::LowerError;
 
@@ -53,7 +54,9 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
     for seed in 0..500u64 {
         let before = generate_cfg(seed, &configs[(seed % 3) as usize]);
         let mut after = before.clone();
-        run_module(&mut after, &Options::default());
+        run_module::<BlockMerge>(&mut after, &Options::default())
+            .unwrap()
+            .0;
         let main = before.main().unwrap();
         for (which, module) in [("before", &before), ("after", &after)] {
             match record(module, main, args(seed), &interp) {

@@ -2,8 +2,9 @@
 //! constraints, before and after block merging, and so does the memory
 //! check of each run.
 
-use kildall_blockmerge::{run_module, Options};
+use kildall_blockmerge::{BlockMerge, Options};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_r1cs::trace::record;
 
 fn suite() -> Vec<(String, String)> {
@@ -45,7 +46,7 @@ fn suite_instances_are_satisfied_before_and_after_merging() {
             min_block_size,
             ..Options::default()
         };
-        run_module(&mut after, &options);
+        run_module::<BlockMerge>(&mut after, &options).unwrap().0;
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();
         let a =

@@ -15,11 +15,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use kildall_blockmerge::trace::{trace, TraceCost};
-use kildall_blockmerge::{
-    final_heads, run_module, CostModel, MergeRule, Options, R1cs, WithAccesses,
-};
+use kildall_blockmerge::{BlockMerge, CostModel, MergeRule, Options, R1cs, WithAccesses};
 use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_ir::{FuncId, Module};
 use kildall_r1cs::calibrate::Calibration;
 use kildall_r1cs::prove::{prove_trace, ProofReport};
@@ -98,16 +99,16 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     // The calibrated rule prices memory accesses as the proven memory
     // check measured them.
     let with_accesses = WithAccesses {
-        model: &R1cs,
+        model: Arc::new(R1cs),
         per_access: calibration.per_access_in_constraints(),
     };
-    let (rule, cost_model): (_, &dyn CostModel) = match cmd.cost {
-        Cost::Threshold => (MergeRule::Threshold, &R1cs),
+    let (rule, cost_model): (_, Arc<dyn CostModel>) = match cmd.cost {
+        Cost::Threshold => (MergeRule::Threshold, Arc::new(R1cs)),
         Cost::Calibrated => (
             MergeRule::Calibrated {
                 per_instance: calibration.per_instance_in_constraints(),
             },
-            &with_accesses,
+            Arc::new(with_accesses),
         ),
     };
     let mut after = before.clone();
@@ -117,7 +118,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         cost_model,
         ..Options::default()
     };
-    let reports = run_module(&mut after, &options);
+    let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
     for r in &reports {
         eprint!("{r}");
     }
@@ -137,7 +138,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                     "  subgraph cluster_{id} {{\n    label=\"fn {} {id}\";",
                     function.name
                 );
-                let heads = final_heads(r);
+                let heads = r.final_heads();
                 let mut colours = std::collections::HashMap::new();
                 let fill = |block| {
                     let head = heads.get(&block)?;

@@ -60,7 +60,7 @@ impl BlockFacts {
                 }
                 _ => None,
             };
-            // A call is reported before anything else, as the design does.
+            // A call is reported before anything else, as CoBBl does.
             if let Some(found) = found {
                 if hazard.is_none() || found == Rejection::Call {
                     hazard = Some(found);

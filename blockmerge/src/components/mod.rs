@@ -9,7 +9,7 @@
 //! the tail of a head `h` is its *same-scope immediate post-dominator*: the
 //! first block on `h`'s chain in the post-dominator tree that lies in `h`'s
 //! innermost loop (blocks of deeper loops are skipped: that is how the block
-//! before a loop, the design's explicit loop head, gets the loop exit as its
+//! before a loop, CoBBl's explicit loop head, gets the loop exit as its
 //! tail). The component is `h`, everything reachable from `h` without
 //! passing the tail, and the tail. The tail labels are read from the
 //! post-dominator tree of `kildall_ir::dominators` (Cooper, Harvey and
@@ -25,9 +25,9 @@
 //! - its *step*: what flattening does at `b` (a `Kind`: fall through a
 //!   jump, a branch flattened up to its join, or a counted loop unrolled up
 //!   to its exit), the block it continues at (the tail of the component
-//!   `b` heads) and its flattened constraints, the design's `count[b] =
+//!   `b` heads) and its flattened constraints, CoBBl's `count[b] =
 //!   cons[b] + Σ count[s] * iter[s]` without the tail;
-//! - its *region* (`Agg`), the design's `agg_count[b]`: the constraints of
+//! - its *region* (`Agg`), CoBBl's `agg_count[b]`: the constraints of
 //!   the chain of steps from `b` to the first block the chain does not
 //!   enter alone (a join also entered by the other arm, a loop header
 //!   entered again by its latch), which is where every region ends;
@@ -78,7 +78,7 @@
 //! the tail leaves the function (`return`, `unreachable`), when it holds a
 //! call to a function of the module or a memory operation (`allocate`,
 //! `load`, `store`) or a noisy operation (noise limits trap whatever the
-//! predicate): the design's KILL of a call, here a fact of the block that
+//! predicate): CoBBl's KILL of a call, here a fact of the block that
 //! every region through it inherits; when it holds a loop without a
 //! constant trip count or with exits other than its header's, or when its
 //! shape is not the single-entry single-exit nesting flattening needs.
@@ -208,7 +208,7 @@ fn sat_mul(a: u64, b: u64) -> u64 {
     a.saturating_mul(b)
 }
 
-/// The region from a block to the end of its chain of steps: the design's
+/// The region from a block to the end of its chain of steps: CoBBl's
 /// `agg_count`, with what flattening needs besides.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Agg {
@@ -233,7 +233,7 @@ pub(crate) struct Summary {
     pub block: Block,
     /// What flattening does at the block.
     pub step: Result<Step, Rejection>,
-    /// The region from the block (the design's `agg_count`).
+    /// The region from the block (CoBBl's `agg_count`).
     pub agg: Result<Agg, Rejection>,
     /// The component the block heads (`None`: it heads none), with its
     /// tail and count.
@@ -420,7 +420,7 @@ impl<'g> Analysis<Blocks<'g>> for ComponentAnalysis<'_> {
 
     fn apply_instruction_effect(&mut self, _: &Blocks<'g>, _: &mut State, _: Inst) {
         // The constraints and hazards of a block's instructions are its
-        // `BlockFacts`, gathered before (the design's first stage) and kept
+        // `BlockFacts`, gathered before (CoBBl's first stage) and kept
         // across rounds; the transfer function reads them whole.
     }
 

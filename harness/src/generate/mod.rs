@@ -9,8 +9,8 @@
 //!   indices kept in bounds, checked arithmetic, `constrain`, predication
 //!   with `enable_side_effects` and `if`). These exercise the analyses, the
 //!   `mem2reg` pass (Noir's mem2reg design) and block merging (CoBBl).
-//! - [`generate_noise`]: noisy expression DAGs with shared operands (seed
-//!   004), optionally across a diamond or around a loop.
+//! - [`generate_noise`]: noisy expression DAGs with shared operands (the
+//!   noisy-arithmetic model), optionally across a diamond or around a loop.
 //!
 //! The same seed and configuration give the same program on every
 //! platform: the random numbers come from our own SplitMix64 ([`Rng`]).
