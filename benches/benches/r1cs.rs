@@ -96,9 +96,7 @@ fn bench(c: &mut Criterion) {
     for name in ["find_min", "string_match"] {
         let (before, args) = program(name);
         let mut after = before.clone();
-        run_module::<BlockMerge>(&mut after, &Options::default())
-            .unwrap()
-            .0;
+        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
         for (which, module) in [("before", &before), ("after", &after)] {
             let trace = traced(module, &args);
             let mut rng = rng();

@@ -17,7 +17,7 @@ use kildall_ir::{BinaryOp, Block, Function, Inst, InstructionData, Type, Value};
 /// one [`if_merge`](Self::if_merge) per replaced join parameter and
 /// incoming edge beyond the first, and one [`predicate`](Self::predicate)
 /// per arm predicate or rewritten `enable_side_effects`.
-pub trait CostModel {
+pub trait CostModel: Send + Sync {
     /// The constraints of `inst` in `func`.
     fn instruction(&self, func: &Function, inst: Inst) -> u64;
 

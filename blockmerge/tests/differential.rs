@@ -144,9 +144,7 @@ fn noisy_programs_behave_the_same() {
         };
         let before = generate_noise(seed, &config);
         let mut after = before.clone();
-        run_module::<BlockMerge>(&mut after, &Options::default())
-            .unwrap()
-            .0;
+        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
         let main = before.main().unwrap();
         let params = before.functions[main].param_types();
         let args: Vec<RuntimeValue> = params

@@ -43,8 +43,7 @@ fn examples_merge_and_cost_less() {
                 ..Options::default()
             },
         )
-        .unwrap()
-        .0;
+        .unwrap();
         kildall_ir::verify_module(&after).unwrap_or_else(|e| panic!("{name}: {e}"));
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();
@@ -89,9 +88,7 @@ fn find_min_trace_golden() {
     let text = std::fs::read_to_string(path).unwrap();
     let before = kildall_ir::parse_module(&text).unwrap();
     let mut after = before.clone();
-    run_module::<BlockMerge>(&mut after, &Options::default())
-        .unwrap()
-        .0;
+    run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
     let args = RuntimeValue::parse_list("[u32 5, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 6]")
         .unwrap();
     let main = before.main().unwrap();

@@ -25,7 +25,7 @@ fn merged(module: &Module, min_block_size: Option<u64>) -> Module {
             min_block_size,
             ..Options::default()
         };
-        run_module::<BlockMerge>(&mut out, &options).unwrap().0;
+        run_module::<BlockMerge>(&mut out, &options).unwrap();
     }
     out
 }
@@ -46,7 +46,7 @@ fn calibrated(module: &Module) -> Module {
         cost_model: std::sync::Arc::new(model),
         ..Options::default()
     };
-    run_module::<BlockMerge>(&mut out, &options).unwrap().0;
+    run_module::<BlockMerge>(&mut out, &options).unwrap();
     out
 }
 

@@ -54,9 +54,7 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
     for seed in 0..500u64 {
         let before = generate_cfg(seed, &configs[(seed % 3) as usize]);
         let mut after = before.clone();
-        run_module::<BlockMerge>(&mut after, &Options::default())
-            .unwrap()
-            .0;
+        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
         let main = before.main().unwrap();
         for (which, module) in [("before", &before), ("after", &after)] {
             match record(module, main, args(seed), &interp) {

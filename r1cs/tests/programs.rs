@@ -46,7 +46,7 @@ fn suite_instances_are_satisfied_before_and_after_merging() {
             min_block_size,
             ..Options::default()
         };
-        run_module::<BlockMerge>(&mut after, &options).unwrap().0;
+        run_module::<BlockMerge>(&mut after, &options).unwrap();
         let main = before.main().unwrap();
         let interp = InterpreterOptions::default();
         let a =
