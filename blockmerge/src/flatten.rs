@@ -61,6 +61,16 @@ impl Walk {
     }
 }
 
+/// What a walk does next.
+enum Step {
+    /// It moved within its region.
+    Next,
+    /// A nested region starts.
+    Push(Walk),
+    /// It reached its stop, with these edges into it.
+    Done(Vec<Edge>),
+}
+
 /// Where a [`Walk`] stands.
 enum At {
     /// About to emit this block and follow its step.
@@ -260,134 +270,158 @@ impl<'k> Flattener<'k> {
         // The edges out of the walk that finished last, for its parent.
         let mut finished: Option<Vec<Edge>> = None;
         loop {
-            let top = stack.len() - 1;
-            let walk = &mut stack[top];
-            let (stop, pred, copy) = (walk.stop, walk.pred, walk.copy);
-            let done = match &mut walk.at {
-                At::Block(cur) => {
-                    let cur = *cur;
-                    if cur != self.head {
-                        self.emit_insts(func, cur, pred, copy);
+            let walk = stack.last_mut().expect("a walk in progress");
+            let step = match walk.at {
+                At::Block(cur) => self.step_block(func, walk, cur),
+                At::Arms { .. } => self.step_arms(func, walk, finished.take()),
+                At::Unroll { .. } => self.step_unroll(func, walk, finished.take()),
+            };
+            match step {
+                Step::Next => {}
+                Step::Push(child) => stack.push(child),
+                Step::Done(edges) => {
+                    stack.pop();
+                    if stack.is_empty() {
+                        return edges;
                     }
-                    match self.kinds.kind(cur).expect("planned block") {
-                        Kind::Plain { dest } => {
-                            let args = self.jump_args(func, cur);
-                            let edge = Edge { pred, args };
-                            if dest == stop {
-                                Some(vec![edge])
-                            } else {
-                                self.bind(func, dest, &[edge]);
-                                walk.at = At::Block(dest);
-                                None
-                            }
-                        }
-                        Kind::Branch {
-                            cond,
-                            then_dest,
-                            else_dest,
-                            join,
-                        } => {
-                            let c = self.lookup(func, cond);
-                            let then_pred = self.and(func, pred, c);
-                            let not_c = self
-                                .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
-                                .expect("one result");
-                            let else_pred = self.and(func, pred, not_c);
-                            walk.at = At::Arms {
-                                join,
-                                arms: [(then_dest, then_pred), (else_dest, else_pred)],
-                                next: 0,
-                                edges: Vec::new(),
-                            };
-                            None
-                        }
-                        Kind::Loop {
-                            header,
-                            body,
-                            exit,
-                            trip,
-                        } => {
-                            let args = self.jump_args(func, cur);
-                            self.bind(func, header, &[Edge { pred, args }]);
-                            walk.at = At::Unroll {
-                                header,
-                                body,
-                                exit,
-                                left: trip,
-                            };
-                            None
-                        }
-                    }
+                    finished = Some(edges);
                 }
-                At::Arms {
+            }
+        }
+    }
+
+    /// Emits block `cur` of `walk` and follows its step: on to the next
+    /// block, into the arms of a branch, or into an unrolled loop.
+    fn step_block(&mut self, func: &mut Function, walk: &mut Walk, cur: Block) -> Step {
+        let (stop, pred) = (walk.stop, walk.pred);
+        if cur != self.head {
+            self.emit_insts(func, cur, pred, walk.copy);
+        }
+        match self.kinds.kind(cur).expect("planned block") {
+            Kind::Plain { dest } => {
+                let edge = Edge {
+                    pred,
+                    args: self.jump_args(func, cur),
+                };
+                if dest == stop {
+                    return Step::Done(vec![edge]);
+                }
+                self.bind(func, dest, &[edge]);
+                walk.at = At::Block(dest);
+            }
+            Kind::Branch {
+                cond,
+                then_dest,
+                else_dest,
+                join,
+            } => {
+                let c = self.lookup(func, cond);
+                let then_pred = self.and(func, pred, c);
+                let not_c = self
+                    .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
+                    .expect("one result");
+                let else_pred = self.and(func, pred, not_c);
+                walk.at = At::Arms {
                     join,
-                    arms,
-                    next,
-                    edges,
-                } => {
-                    let join = *join;
-                    edges.extend(finished.take().into_iter().flatten());
-                    let mut child = None;
-                    while let Some(&(arm, arm_pred)) = arms.get(*next) {
-                        *next += 1;
-                        if arm == join {
-                            edges.push(Edge {
-                                pred: Some(arm_pred),
-                                args: Vec::new(),
-                            });
-                        } else {
-                            child = Some(Walk::new(arm, join, Some(arm_pred), copy));
-                            break;
-                        }
-                    }
-                    if let Some(child) = child {
-                        stack.push(child);
-                        continue;
-                    }
-                    let edges = std::mem::take(edges);
-                    if join == stop {
-                        Some(edges)
-                    } else {
-                        self.bind(func, join, &edges);
-                        walk.at = At::Block(join);
-                        None
-                    }
-                }
-                At::Unroll {
+                    arms: [(then_dest, then_pred), (else_dest, else_pred)],
+                    next: 0,
+                    edges: Vec::new(),
+                };
+            }
+            Kind::Loop {
+                header,
+                body,
+                exit,
+                trip,
+            } => {
+                let args = self.jump_args(func, cur);
+                self.bind(func, header, &[Edge { pred, args }]);
+                walk.at = At::Unroll {
                     header,
                     body,
                     exit,
-                    left,
-                } => {
-                    let (header, body, exit) = (*header, *body, *exit);
-                    if let Some(latch) = finished.take() {
-                        self.bind(func, header, &latch);
-                    }
-                    self.emit_insts(func, header, pred, true);
-                    if *left > 0 {
-                        *left -= 1;
-                        stack.push(Walk::new(body, header, pred, true));
-                        continue;
-                    }
-                    if exit == stop {
-                        Some(vec![Edge {
-                            pred,
-                            args: Vec::new(),
-                        }])
-                    } else {
-                        walk.at = At::Block(exit);
-                        None
-                    }
-                }
-            };
-            if let Some(edges) = done {
-                stack.pop();
-                if stack.is_empty() {
-                    return edges;
-                }
-                finished = Some(edges);
+                    left: trip,
+                };
             }
         }
+        Step::Next
+    }
+
+    /// Gathers the edges of the arm that `finished`, and starts the next
+    /// arm; after both, binds the join's parameters and goes on from it.
+    fn step_arms(
+        &mut self,
+        func: &mut Function,
+        walk: &mut Walk,
+        finished: Option<Vec<Edge>>,
+    ) -> Step {
+        let (stop, copy) = (walk.stop, walk.copy);
+        let At::Arms {
+            join,
+            arms,
+            next,
+            edges,
+        } = &mut walk.at
+        else {
+            unreachable!("a walk in the arms of a branch")
+        };
+        let join = *join;
+        edges.extend(finished.into_iter().flatten());
+        while let Some(&(arm, arm_pred)) = arms.get(*next) {
+            *next += 1;
+            if arm != join {
+                return Step::Push(Walk::new(arm, join, Some(arm_pred), copy));
+            }
+            edges.push(Edge {
+                pred: Some(arm_pred),
+                args: Vec::new(),
+            });
+        }
+        let edges = std::mem::take(edges);
+        if join == stop {
+            return Step::Done(edges);
+        }
+        self.bind(func, join, &edges);
+        walk.at = At::Block(join);
+        Step::Next
+    }
+
+    /// Binds the header to the latch edges of the iteration that
+    /// `finished`, emits the header's test, and starts the next iteration's
+    /// body while iterations are left.
+    fn step_unroll(
+        &mut self,
+        func: &mut Function,
+        walk: &mut Walk,
+        finished: Option<Vec<Edge>>,
+    ) -> Step {
+        let (stop, pred) = (walk.stop, walk.pred);
+        let At::Unroll {
+            header,
+            body,
+            exit,
+            left,
+        } = &mut walk.at
+        else {
+            unreachable!("a walk unrolling a loop")
+        };
+        let (header, body, exit) = (*header, *body, *exit);
+        if let Some(latch) = finished {
+            self.bind(func, header, &latch);
+        }
+        self.emit_insts(func, header, pred, true);
+        if *left > 0 {
+            *left -= 1;
+            return Step::Push(Walk::new(body, header, pred, true));
+        }
+        if exit == stop {
+            return Step::Done(vec![Edge {
+                pred,
+                args: Vec::new(),
+            }]);
+        }
+        walk.at = At::Block(exit);
+        Step::Next
     }
 
     /// Flattens the component from the head to `tail` (whose blocks are

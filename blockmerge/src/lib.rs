@@ -35,7 +35,7 @@
 //!     return v2
 //! }").unwrap();
 //! let reports = run_module::<BlockMerge>(&mut module, &Options::default()).unwrap().0;
-//! assert_eq!((reports.0[0].blocks_before, reports.0[0].blocks_after), (4, 1));
+//! assert_eq!((reports[0].blocks_before, reports[0].blocks_after), (4, 1));
 //! kildall_ir::verify_module(&module).unwrap();
 //! ```
 #![deny(missing_docs)]

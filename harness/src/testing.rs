@@ -75,23 +75,6 @@ pub fn check_same_behaviour(
     Ok(a)
 }
 
-/// [`check_same_behaviour`], panicking on a difference.
-///
-/// # Panics
-///
-/// When the behaviour differs or `after` does not verify; the message
-/// shows `after`.
-pub fn assert_same_behaviour(
-    before: &Module,
-    after: &Module,
-    args: &[RuntimeValue],
-    trap_rule: TrapRule,
-    fuel: u64,
-) -> Execution {
-    check_same_behaviour(before, after, args, trap_rule, fuel)
-        .unwrap_or_else(|message| panic!("{message}\n--- after\n{after}"))
-}
-
 /// The relative frequencies of the terminators [`random_cfg`] draws.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TerminatorMix {

@@ -71,7 +71,7 @@ pub(super) fn binary(
             if !is_shift && (bits != rbits || signed != rsigned) {
                 return Err(mismatch(op, lhs, rhs));
             }
-            int_binary(op, bits, signed, a, b, lhs, rhs, enabled)
+            int_binary(op, (bits, signed), (a, b), (lhs, rhs), enabled)
         }
         (
             &R::Noisy {
@@ -120,10 +120,8 @@ pub(super) fn binary(
             },
         ) => noisy_with_plaintext(
             op,
-            lhs,
-            rhs,
-            plaintext,
-            n,
+            (lhs, rhs),
+            (plaintext, n),
             (bits, signed, value),
             noise,
             check_noise_limit,
@@ -135,13 +133,12 @@ pub(super) fn binary(
 /// `op` of a noisy value and a plaintext integer (the rule is in
 /// [`kildall_ir::plaintext`]): `mul` grows the noise by `ceil(log2(|c|))` bits,
 /// `add`/`sub` leave it.
-#[allow(clippy::too_many_arguments)]
+/// The noisy operand is `(plaintext, noise)`, the integer one `(bits,
+/// signed, value)`; `lhs`, `rhs` are the operands in order.
 fn noisy_with_plaintext(
     op: BinaryOp,
-    lhs: &RuntimeValue,
-    rhs: &RuntimeValue,
-    plaintext: u8,
-    noise: u32,
+    (lhs, rhs): (&RuntimeValue, &RuntimeValue),
+    (plaintext, noise): (u8, u32),
     (bits, signed, value): (u32, bool, u128),
     params: &NoiseParams,
     check_noise_limit: bool,
@@ -205,15 +202,13 @@ fn field_binary(
     }))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `op` on two integers `a`, `b` of the type `(bits, signed)`, whose
+/// runtime values `lhs`, `rhs` a trap names.
 fn int_binary(
     op: BinaryOp,
-    bits: u32,
-    signed: bool,
-    a: u128,
-    b: u128,
-    lhs: &RuntimeValue,
-    rhs: &RuntimeValue,
+    (bits, signed): (u32, bool),
+    (a, b): (u128, u128),
+    (lhs, rhs): (&RuntimeValue, &RuntimeValue),
     enabled: bool,
 ) -> Result<RuntimeValue, TrapKind> {
     let m = mask(bits);

@@ -105,13 +105,6 @@ impl DataFlowGraph {
         self.blocks[block].params.push(value);
     }
 
-    /// Removes every parameter of `block`; the values become [`ValueDef::Unused`].
-    pub fn clear_block_params(&mut self, block: Block) {
-        for value in std::mem::take(&mut self.blocks[block].params) {
-            self.values[value].def = ValueDef::Unused;
-        }
-    }
-
     /// Removes parameter `index` of `block`, renumbering the ones after it.
     /// The caller updates the jumps into the block.
     pub fn remove_block_param(&mut self, block: Block, index: usize) {
@@ -167,11 +160,6 @@ impl DataFlowGraph {
     /// The number of instructions created (including removed ones).
     pub fn num_insts(&self) -> usize {
         self.insts.len()
-    }
-
-    /// Whether `inst` is an instruction of this graph.
-    pub fn inst_is_valid(&self, inst: Inst) -> bool {
-        self.insts.is_valid(inst)
     }
 
     /// Appends a result of type `ty` to `inst`.

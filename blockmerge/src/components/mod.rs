@@ -627,8 +627,6 @@ impl<'a> ComponentAnalysis<'a> {
         if let Some(reason) = self.facts.hazard[block] {
             return Err(reason);
         }
-        let own = self.facts.merged_cost[block];
-        let len = self.len(block);
         let dest = match self.func.dfg.terminator(block) {
             None | Some(Terminator::Return { .. } | Terminator::Unreachable) => {
                 return Err(Rejection::Exit)
@@ -645,60 +643,82 @@ impl<'a> ComponentAnalysis<'a> {
                 else_destination,
             }) => {
                 let join = tail.ok_or(Rejection::Unstructured)?;
-                if !self.domtree.dominates(block, join) {
-                    return Err(Rejection::Unstructured);
-                }
-                // Both sides are paid for: see the module documentation.
-                let mut cost = own.saturating_add(2 * self.model.predicate());
-                let mut insts = len + 4;
-                let mut edges = 0u32;
-                let mut cheapest_arm = u64::MAX;
-                for arm in [then_destination, else_destination] {
-                    let (c, i, e, cheap) = if arm == join {
-                        (0, 0, 1, 0)
-                    } else {
-                        self.region(self.find(inputs, arm), join)?
-                    };
-                    cost = cost.saturating_add(c);
-                    insts = insts.saturating_add(i);
-                    edges = edges.saturating_add(e);
-                    cheapest_arm = cheapest_arm.min(cheap);
-                }
-                return Ok(Step {
-                    kind: Kind::Branch {
-                        cond: condition,
-                        then_dest: then_destination,
-                        else_dest: else_destination,
-                        join,
-                    },
-                    next: join,
-                    edges,
-                    cost,
-                    insts,
-                    cheapest: self.facts.unmerged(block).saturating_add(cheapest_arm),
-                });
+                let arms = [then_destination, else_destination];
+                return self.branch_step(block, condition, arms, join, inputs);
             }
         };
         let plain = Step {
             kind: Kind::Plain { dest },
             next: dest,
             edges: 1,
-            cost: own,
-            insts: len,
+            cost: self.facts.merged_cost[block],
+            insts: self.len(block),
             cheapest: self.facts.unmerged(block),
         };
-        let Some(lp) = self.loops.is_loop_header(dest) else {
-            return Ok(plain);
-        };
-        if self.loops.contains(lp, block) {
+        match self.loops.is_loop_header(dest) {
             // A back edge: the region of the loop's body ends at it.
-            return Ok(plain);
+            Some(lp) if !self.loops.contains(lp, block) => self.loop_step(block, lp, inputs),
+            _ => Ok(plain),
         }
+    }
+
+    /// The step at `block`, which branches on `cond` to `arms` (then, else)
+    /// that meet at `join`: both sides are paid for (see the module
+    /// documentation).
+    fn branch_step(
+        &self,
+        block: Block,
+        cond: Value,
+        arms: [Block; 2],
+        join: Block,
+        inputs: &[Option<Id>; 2],
+    ) -> Result<Step, Rejection> {
+        if !self.domtree.dominates(block, join) {
+            return Err(Rejection::Unstructured);
+        }
+        let mut cost = self.facts.merged_cost[block].saturating_add(2 * self.model.predicate());
+        let mut insts = self.len(block) + 4;
+        let mut edges = 0u32;
+        let mut cheapest_arm = u64::MAX;
+        for arm in arms {
+            let (c, i, e, cheap) = if arm == join {
+                (0, 0, 1, 0)
+            } else {
+                self.region(self.find(inputs, arm), join)?
+            };
+            cost = cost.saturating_add(c);
+            insts = insts.saturating_add(i);
+            edges = edges.saturating_add(e);
+            cheapest_arm = cheapest_arm.min(cheap);
+        }
+        Ok(Step {
+            kind: Kind::Branch {
+                cond,
+                then_dest: arms[0],
+                else_dest: arms[1],
+                join,
+            },
+            next: join,
+            edges,
+            cost,
+            insts,
+            cheapest: self.facts.unmerged(block).saturating_add(cheapest_arm),
+        })
+    }
+
+    /// The step at `block`, the preheader of loop `lp`: the whole loop,
+    /// unrolled, when it is a counted loop with one exit.
+    fn loop_step(
+        &self,
+        block: Block,
+        lp: Loop,
+        inputs: &[Option<Id>; 2],
+    ) -> Result<Step, Rejection> {
         let counted = self
             .loops
             .counted_loop(lp)
             .ok_or(Rejection::UncountedLoop)?;
-        let header = dest;
+        let header = self.loops.header(lp);
         if counted.preheader != block
             || self.exits[lp]
                 != (LoopExits {
@@ -722,10 +742,11 @@ impl<'a> ComponentAnalysis<'a> {
         // counts of the loops nested in it already multiplied by theirs.
         let trip = counted.trip_count;
         let header_runs = trip.saturating_add(1);
-        let cost = own
+        let cost = self.facts.merged_cost[block]
             .saturating_add(sat_mul(header_runs, self.facts.merged_cost[header]))
             .saturating_add(sat_mul(trip, body_cost));
-        let insts = len
+        let insts = self
+            .len(block)
             .saturating_add(sat_mul(header_runs, self.len(header)))
             .saturating_add(sat_mul(trip, body_insts));
         Ok(Step {

@@ -108,11 +108,6 @@ impl GenProgram {
             }
         }
     }
-
-    /// Whether the program comes from the noisy-DAG generator.
-    pub fn is_noise(&self) -> bool {
-        self.shape % 8 >= 5
-    }
 }
 
 /// One edit of a program's token sequence.

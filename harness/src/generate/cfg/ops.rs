@@ -129,59 +129,7 @@ impl FnGen<'_> {
         let b = self.get(kind);
         let risky = self.risky();
         let (value, bits) = match self.rng.below(16) {
-            0..=2 => {
-                let (a, b) = if risky || a.bits.max(b.bits) < width {
-                    (a, b)
-                } else {
-                    (
-                        self.truncate(a, kind, width - 1),
-                        self.truncate(b, kind, width - 1),
-                    )
-                };
-                let value = self.bin(BinaryOp::Add, a.value, b.value);
-                (value, (a.bits.max(b.bits) + 1).min(width))
-            }
-            3 | 4 => {
-                if risky {
-                    (self.bin(BinaryOp::Sub, a.value, b.value), width)
-                } else {
-                    // `a - (a & m)` never underflows.
-                    let mask = self.random_const(kind);
-                    let low = self.bin(BinaryOp::And, a.value, mask.value);
-                    (self.bin(BinaryOp::Sub, a.value, low), a.bits)
-                }
-            }
-            5 | 6 => {
-                let (a, b) = if risky || a.bits + b.bits <= width {
-                    (a, b)
-                } else {
-                    (
-                        self.truncate(a, kind, width / 2),
-                        self.truncate(b, kind, width / 2),
-                    )
-                };
-                let value = self.bin(BinaryOp::Mul, a.value, b.value);
-                (value, (a.bits + b.bits).min(width))
-            }
-            7 => {
-                let op = if self.rng.chance(0.5) {
-                    BinaryOp::Div
-                } else {
-                    BinaryOp::Mod
-                };
-                let divisor = if risky {
-                    b.value
-                } else {
-                    let one = self.konst(1, kind);
-                    self.bin(BinaryOp::Or, b.value, one.value)
-                };
-                let bits = if op == BinaryOp::Mod {
-                    a.bits.min(b.bits.max(1))
-                } else {
-                    a.bits
-                };
-                (self.bin(op, a.value, divisor), bits)
-            }
+            pick @ 0..=7 => self.checked_int_op(pick, kind, (a, b), risky),
             8 => {
                 let op = [
                     BinaryOp::UncheckedAdd,
@@ -249,6 +197,74 @@ impl FnGen<'_> {
             }
         };
         self.push(kind, value, bits);
+    }
+
+    /// The checked arithmetic of [`int_op`](Self::int_op), operands kept
+    /// small enough not to trap unless the operation is `risky`: `add`
+    /// (`pick` 0-2), `sub` (3-4), `mul` (5-6), `div` or `mod` (7).
+    fn checked_int_op(
+        &mut self,
+        pick: u64,
+        kind: Kind,
+        (a, b): (Item, Item),
+        risky: bool,
+    ) -> (Value, u16) {
+        let width = kind.width();
+        match pick {
+            0..=2 => {
+                let (a, b) = if risky || a.bits.max(b.bits) < width {
+                    (a, b)
+                } else {
+                    (
+                        self.truncate(a, kind, width - 1),
+                        self.truncate(b, kind, width - 1),
+                    )
+                };
+                let value = self.bin(BinaryOp::Add, a.value, b.value);
+                (value, (a.bits.max(b.bits) + 1).min(width))
+            }
+            3 | 4 => {
+                if risky {
+                    (self.bin(BinaryOp::Sub, a.value, b.value), width)
+                } else {
+                    // `a - (a & m)` never underflows.
+                    let mask = self.random_const(kind);
+                    let low = self.bin(BinaryOp::And, a.value, mask.value);
+                    (self.bin(BinaryOp::Sub, a.value, low), a.bits)
+                }
+            }
+            5 | 6 => {
+                let (a, b) = if risky || a.bits + b.bits <= width {
+                    (a, b)
+                } else {
+                    (
+                        self.truncate(a, kind, width / 2),
+                        self.truncate(b, kind, width / 2),
+                    )
+                };
+                let value = self.bin(BinaryOp::Mul, a.value, b.value);
+                (value, (a.bits + b.bits).min(width))
+            }
+            _ => {
+                let op = if self.rng.chance(0.5) {
+                    BinaryOp::Div
+                } else {
+                    BinaryOp::Mod
+                };
+                let divisor = if risky {
+                    b.value
+                } else {
+                    let one = self.konst(1, kind);
+                    self.bin(BinaryOp::Or, b.value, one.value)
+                };
+                let bits = if op == BinaryOp::Mod {
+                    a.bits.min(b.bits.max(1))
+                } else {
+                    a.bits
+                };
+                (self.bin(op, a.value, divisor), bits)
+            }
+        }
     }
 
     /// An in-bounds index into an array of `len` entries: constant, or
