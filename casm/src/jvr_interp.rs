@@ -336,14 +336,69 @@ pub fn execute(
         .filter(|f| f.body.is_some())
         .map(|f| (f.name.as_str(), f))
         .collect();
-    let find = |name: &str| -> Result<&Function, JvrRunError> {
-        funcs
+    let main = funcs
+        .get(entry)
+        .copied()
+        .ok_or_else(|| JvrRunError::NoEntry(entry.to_string()))?;
+    let mut m = Machine {
+        module,
+        funcs,
+        limits,
+        stack: Vec::new(),
+        steps: 0,
+        traces: Vec::new(),
+    };
+    m.lookup(entry, args.len())?;
+    m.stack.push(new_frame(main, args, None));
+    loop {
+        let Some(frame) = m.stack.last_mut() else {
+            return Err(JvrRunError::NoReturn(entry.to_string()));
+        };
+        let Some(cont) = frame.conts.last_mut() else {
+            return Err(JvrRunError::NoReturn(frame.func.name.clone()));
+        };
+        let (stmts, idx) = *cont;
+        if idx == stmts.len() {
+            frame.conts.pop();
+            continue;
+        }
+        cont.1 += 1;
+        let stmt = &stmts[idx];
+        m.steps += 1;
+        if m.steps > m.limits.fuel {
+            return Err(JvrRunError::OutOfFuel);
+        }
+        if let Some(value) = m.exec(stmt)? {
+            return Ok(Outcome {
+                value,
+                traces: m.traces,
+                steps: m.steps,
+            });
+        }
+    }
+}
+
+/// The state of a run: the call stack and what the run has printed.
+struct Machine<'m> {
+    module: &'m Module,
+    funcs: HashMap<&'m str, &'m Function>,
+    limits: Limits,
+    stack: Vec<Frame<'m>>,
+    steps: u64,
+    traces: Vec<Val>,
+}
+
+impl<'m> Machine<'m> {
+    fn find(&self, name: &str) -> Result<&'m Function, JvrRunError> {
+        self.funcs
             .get(name)
             .copied()
             .ok_or_else(|| JvrRunError::UnknownFunction(name.to_string()))
-    };
-    let lookup = |name: &str, n: usize| -> Result<&Function, JvrRunError> {
-        let f = find(name)?;
+    }
+
+    /// The definition of `name`, which must take `n` arguments.
+    fn lookup(&self, name: &str, n: usize) -> Result<&'m Function, JvrRunError> {
+        let f = self.find(name)?;
         if f.params.len() != n {
             return Err(JvrRunError::Arity {
                 name: name.to_string(),
@@ -352,137 +407,117 @@ pub fn execute(
             });
         }
         Ok(f)
-    };
-    // A closure call: the stored arguments, then the new ones, exactly
-    // filling the function's parameters.
-    let enter_closure =
-        |c: &ClosureVal, more: Vec<Val>| -> Result<(&Function, Vec<Val>), JvrRunError> {
-            let expected = c.arity - c.args.len();
-            if more.len() != expected {
-                return Err(JvrRunError::ClosureArity {
-                    func: c.func.clone(),
-                    expected,
-                    found: more.len(),
-                });
-            }
-            let f = find(&c.func)?;
-            let mut all = c.args.clone();
-            all.extend(more);
-            Ok((f, all))
-        };
-    let main = funcs
-        .get(entry)
-        .copied()
-        .ok_or_else(|| JvrRunError::NoEntry(entry.to_string()))?;
-    lookup(entry, args.len())?;
-    let mut stack = vec![new_frame(main, args, None)];
-    let mut steps = 0u64;
-    let mut traces = Vec::new();
-    loop {
-        let Some(frame) = stack.last_mut() else {
-            return Err(JvrRunError::NoReturn(entry.to_string()));
-        };
-        let Some((stmts, idx)) = frame.conts.last_mut() else {
-            return Err(JvrRunError::NoReturn(frame.func.name.clone()));
-        };
-        if *idx == stmts.len() {
-            frame.conts.pop();
-            continue;
+    }
+
+    /// A closure call: the stored arguments, then the new ones, exactly
+    /// filling the function's parameters.
+    fn enter_closure(
+        &self,
+        c: &ClosureVal,
+        more: Vec<Val>,
+    ) -> Result<(&'m Function, Vec<Val>), JvrRunError> {
+        let expected = c.arity - c.args.len();
+        if more.len() != expected {
+            return Err(JvrRunError::ClosureArity {
+                func: c.func.clone(),
+                expected,
+                found: more.len(),
+            });
         }
-        let stmt = &stmts[*idx];
-        *idx += 1;
-        steps += 1;
-        if steps > limits.fuel {
-            return Err(JvrRunError::OutOfFuel);
+        let f = self.find(&c.func)?;
+        let mut all = c.args.clone();
+        all.extend(more);
+        Ok((f, all))
+    }
+
+    fn frame(&mut self) -> &mut Frame<'m> {
+        self.stack.last_mut().expect("a running frame")
+    }
+
+    fn env(&mut self) -> &mut HashMap<VarName, Val> {
+        &mut self.frame().env
+    }
+
+    /// Pushes the frame of a call whose result goes to `dst`.
+    fn call(
+        &mut self,
+        callee: &'m Function,
+        args: Vec<Val>,
+        dst: &VarName,
+    ) -> Result<(), JvrRunError> {
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(JvrRunError::TooDeep(self.limits.max_depth));
         }
-        let env = &mut frame.env;
-        match &stmt.kind {
-            StmtKind::Assign { dst, src } => {
-                let v = read(env, src)?;
-                env.insert(dst.clone(), v);
+        self.stack.push(new_frame(callee, args, Some(dst.clone())));
+        Ok(())
+    }
+
+    /// Replaces the running frame by the callee's.
+    fn tail_call(&mut self, callee: &'m Function, args: Vec<Val>) {
+        let frame = self.frame();
+        let ret_dst = frame.ret_dst.take();
+        *frame = new_frame(callee, args, ret_dst);
+    }
+
+    /// Returns `v` to the caller; `Some(v)` when the entry returns.
+    fn ret(&mut self, v: Val) -> Option<Val> {
+        let done = self.stack.pop().and_then(|f| f.ret_dst);
+        match (self.stack.last_mut(), done) {
+            (Some(caller), Some(dst)) => {
+                caller.env.insert(dst, v);
+                None
             }
+            _ => Some(v),
+        }
+    }
+
+    /// Executes one statement; `Some(v)` when the entry returned `v`.
+    fn exec(&mut self, stmt: &'m Stmt) -> Result<Option<Val>, JvrRunError> {
+        let env = &self.stack.last().expect("a running frame").env;
+        let (dst, v) = match &stmt.kind {
+            StmtKind::Assign { dst, src } => (dst, read(env, src)?),
             StmtKind::Binop { dst, op, a, b } => {
                 let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
-                let v = op.eval(a, b)?;
-                env.insert(dst.clone(), Val::Felt(v));
+                (dst, Val::Felt(op.eval(a, b)?))
             }
             StmtKind::ArgsNum { dst, closure: c } => {
                 let c = closure(read(env, c)?)?;
-                let n = Felt::from_u128((c.arity - c.args.len()) as u128);
-                env.insert(dst.clone(), Val::Felt(n));
+                (
+                    dst,
+                    Val::Felt(Felt::from_u128((c.arity - c.args.len()) as u128)),
+                )
             }
-            StmtKind::Builtin { dst, op, args } => {
-                let args = read_all(env, args)?;
-                let v = builtin(*op, &args)?;
-                env.insert(dst.clone(), v);
-            }
-            StmtKind::Alloc { dst, ctor, args } => {
-                let (ty, tag, decl) = module
-                    .ctor(ctor)
-                    .ok_or_else(|| JvrRunError::UnknownConstructor(ctor.clone()))?;
-                let fields = read_all(env, args)?;
-                if fields.len() != decl.arity {
-                    return Err(JvrRunError::Kind(format!(
-                        "constructor {ctor} takes {} fields, {} given",
-                        decl.arity,
-                        fields.len()
-                    )));
-                }
-                let v = CtorVal {
-                    tag,
-                    name: ctor.clone(),
-                    is_record: ty.ctors.len() == 1,
-                    fields,
-                };
-                env.insert(dst.clone(), Val::Ctor(Rc::new(v)));
-            }
+            StmtKind::Builtin { dst, op, args } => (dst, builtin(*op, &read_all(env, args)?)?),
+            StmtKind::Alloc { dst, ctor, args } => (dst, self.alloc(ctor, read_all(env, args)?)?),
             StmtKind::CAlloc { dst, func, args } => {
-                let f = find(func)?;
+                let f = self.find(func)?;
                 let args = read_all(env, args)?;
-                if args.len() > f.params.len() {
-                    return Err(JvrRunError::ClosureArity {
-                        func: func.clone(),
-                        expected: f.params.len(),
-                        found: args.len(),
-                    });
-                }
-                let c = ClosureVal {
-                    func: func.clone(),
-                    arity: f.params.len(),
-                    args,
-                };
-                env.insert(dst.clone(), Val::Closure(Rc::new(c)));
+                (dst, calloc(f, args)?)
             }
             StmtKind::CExtend {
                 dst,
                 closure: c,
                 args,
-            } => {
-                let c = closure(read(env, c)?)?;
-                let more = read_all(env, args)?;
-                if c.args.len() + more.len() > c.arity {
-                    return Err(JvrRunError::ClosureArity {
-                        func: c.func.clone(),
-                        expected: c.arity - c.args.len(),
-                        found: more.len(),
-                    });
-                }
-                let mut all = c.args.clone();
-                all.extend(more);
-                let v = ClosureVal {
-                    func: c.func.clone(),
-                    arity: c.arity,
-                    args: all,
-                };
-                env.insert(dst.clone(), Val::Closure(Rc::new(v)));
-            }
+            } => (
+                dst,
+                cextend(&*closure(read(env, c)?)?, read_all(env, args)?)?,
+            ),
+            _ => return self.control(stmt),
+        };
+        self.env().insert(dst.clone(), v);
+        Ok(None)
+    }
+
+    /// A statement that moves control: calls, returns, branches, blocks,
+    /// traces and failures.
+    fn control(&mut self, stmt: &'m Stmt) -> Result<Option<Val>, JvrRunError> {
+        let env = &self.stack.last().expect("a running frame").env;
+        let body: &'m [Stmt] = match &stmt.kind {
             StmtKind::Call { dst, func, args } => {
                 let vals = read_all(env, args)?;
-                let callee = lookup(func, vals.len())?;
-                if stack.len() >= limits.max_depth {
-                    return Err(JvrRunError::TooDeep(limits.max_depth));
-                }
-                stack.push(new_frame(callee, vals, Some(dst.clone())));
+                let callee = self.lookup(func, vals.len())?;
+                self.call(callee, vals, dst)?;
+                return Ok(None);
             }
             StmtKind::CallClosure {
                 dst,
@@ -490,31 +525,37 @@ pub fn execute(
                 args,
             } => {
                 let c = closure(read(env, c)?)?;
-                let (callee, vals) = enter_closure(&c, read_all(env, args)?)?;
-                if stack.len() >= limits.max_depth {
-                    return Err(JvrRunError::TooDeep(limits.max_depth));
-                }
-                stack.push(new_frame(callee, vals, Some(dst.clone())));
+                let (callee, vals) = self.enter_closure(&c, read_all(env, args)?)?;
+                self.call(callee, vals, dst)?;
+                return Ok(None);
             }
             StmtKind::TailCall { func, args } => {
                 let vals = read_all(env, args)?;
-                let callee = lookup(func, vals.len())?;
-                let ret_dst = frame.ret_dst.take();
-                *frame = new_frame(callee, vals, ret_dst);
+                let callee = self.lookup(func, vals.len())?;
+                self.tail_call(callee, vals);
+                return Ok(None);
             }
             StmtKind::TailCallClosure { closure: c, args } => {
                 let c = closure(read(env, c)?)?;
-                let (callee, vals) = enter_closure(&c, read_all(env, args)?)?;
-                let ret_dst = frame.ret_dst.take();
-                *frame = new_frame(callee, vals, ret_dst);
+                let (callee, vals) = self.enter_closure(&c, read_all(env, args)?)?;
+                self.tail_call(callee, vals);
+                return Ok(None);
             }
-            StmtKind::Trace(v) => traces.push(read(env, v)?),
+            StmtKind::Trace(v) => {
+                let v = read(env, v)?;
+                self.traces.push(v);
+                return Ok(None);
+            }
             StmtKind::Fail(v) => {
                 let msg = read(env, v)?.output_lines().join(" ");
                 return Err(JvrRunError::Fail(msg));
             }
-            StmtKind::Dump | StmtKind::Nop => {}
-            StmtKind::Block(body) => frame.conts.push((body, 0)),
+            StmtKind::Ret(v) => {
+                let v = read(env, v)?;
+                return Ok(self.ret(v));
+            }
+            StmtKind::Dump | StmtKind::Nop => return Ok(None),
+            StmtKind::Block(body) => body,
             StmtKind::Case {
                 value,
                 arms,
@@ -527,28 +568,11 @@ pub fn execute(
                         return Err(JvrRunError::Kind(format!("case on {}", describe(&other))))
                     }
                 };
-                let body: &[Stmt] = match arms.iter().find(|a| a.ctor == c.name) {
+                match arms.iter().find(|a| a.ctor == c.name) {
                     Some(arm) => &arm.body,
                     None => default
                         .as_deref()
                         .ok_or_else(|| JvrRunError::NoArm(c.name.clone()))?,
-                };
-                frame.conts.push((body, 0));
-            }
-            StmtKind::Ret(v) => {
-                let v = read(env, v)?;
-                let done = stack.pop().and_then(|f| f.ret_dst);
-                match (stack.last_mut(), done) {
-                    (Some(caller), Some(dst)) => {
-                        caller.env.insert(dst, v);
-                    }
-                    _ => {
-                        return Ok(Outcome {
-                            value: v,
-                            traces,
-                            steps,
-                        })
-                    }
                 }
             }
             StmtKind::Branch {
@@ -564,9 +588,70 @@ pub fn execute(
                         op.holds(a, b)?
                     }
                 };
-                let arm: &[Stmt] = if taken { on_true } else { on_false };
-                frame.conts.push((arm, 0));
+                if taken {
+                    on_true
+                } else {
+                    on_false
+                }
             }
-        }
+            _ => unreachable!("not a control statement: {stmt:?}"),
+        };
+        self.frame().conts.push((body, 0));
+        Ok(None)
     }
+
+    /// `alloc C (fields)`.
+    fn alloc(&self, ctor: &str, fields: Vec<Val>) -> Result<Val, JvrRunError> {
+        let (ty, tag, decl) = self
+            .module
+            .ctor(ctor)
+            .ok_or_else(|| JvrRunError::UnknownConstructor(ctor.to_string()))?;
+        if fields.len() != decl.arity {
+            return Err(JvrRunError::Kind(format!(
+                "constructor {ctor} takes {} fields, {} given",
+                decl.arity,
+                fields.len()
+            )));
+        }
+        Ok(Val::Ctor(Rc::new(CtorVal {
+            tag,
+            name: ctor.to_string(),
+            is_record: ty.ctors.len() == 1,
+            fields,
+        })))
+    }
+}
+
+/// `calloc f (args)`.
+fn calloc(f: &Function, args: Vec<Val>) -> Result<Val, JvrRunError> {
+    if args.len() > f.params.len() {
+        return Err(JvrRunError::ClosureArity {
+            func: f.name.clone(),
+            expected: f.params.len(),
+            found: args.len(),
+        });
+    }
+    Ok(Val::Closure(Rc::new(ClosureVal {
+        func: f.name.clone(),
+        arity: f.params.len(),
+        args,
+    })))
+}
+
+/// `cextend c (more)`.
+fn cextend(c: &ClosureVal, more: Vec<Val>) -> Result<Val, JvrRunError> {
+    if c.args.len() + more.len() > c.arity {
+        return Err(JvrRunError::ClosureArity {
+            func: c.func.clone(),
+            expected: c.arity - c.args.len(),
+            found: more.len(),
+        });
+    }
+    let mut all = c.args.clone();
+    all.extend(more);
+    Ok(Val::Closure(Rc::new(ClosureVal {
+        func: c.func.clone(),
+        arity: c.arity,
+        args: all,
+    })))
 }

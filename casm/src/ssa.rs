@@ -525,243 +525,315 @@ impl FnBuilder<'_> {
                 return err(s.pos, JvrErrorKind::Unreachable);
             }
             self.load_fields(env, &s.kind, out)?;
-            match &s.kind {
-                StmtKind::Assign { dst, src } => {
-                    let src = self.operand(env, src)?;
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::Copy { dst: d, src });
-                }
-                StmtKind::Binop { dst, op, a, b } => {
-                    let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::Binop {
-                        dst: d,
-                        op: *op,
-                        a,
-                        b,
-                    });
-                }
-                StmtKind::Call { dst, func, args } => {
-                    let args = self.operands(env, args)?;
-                    let func = self.callee(s.pos, func, args.len())?;
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::Call { dst: d, func, args });
-                }
-                StmtKind::TailCall { func, args } => {
-                    let args = self.operands(env, args)?;
-                    let func = self.callee(s.pos, func, args.len())?;
-                    out.push(Inst::TailCall { func, args });
-                    falls = false;
-                }
-                StmtKind::Nop | StmtKind::Dump => {}
-                StmtKind::Block(body) => {
-                    if !self.seq(env, body, out)? {
-                        falls = false;
-                    }
-                }
-                StmtKind::Alloc { dst, ctor, args } => {
-                    let args = self.operands(env, args)?;
-                    let (tag, arity) = match self.module.ctor(ctor) {
-                        Some((_, tag, c)) => (tag, c.arity),
-                        None => return err(s.pos, JvrErrorKind::UnknownConstructor(ctor.clone())),
-                    };
-                    if arity != args.len() {
-                        return err(
-                            s.pos,
-                            JvrErrorKind::CtorArity {
-                                name: ctor.clone(),
-                                expected: arity,
-                                found: args.len(),
-                            },
-                        );
-                    }
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    self.known.insert((d, tag));
-                    out.push(Inst::Alloc { dst: d, tag, args });
-                }
-                StmtKind::CAlloc { dst, func, args } => {
-                    let args = self.operands(env, args)?;
-                    let id = self.closure_target(s.pos, func, args.len())?;
-                    if !self.closure_funcs.contains(&id) {
-                        self.closure_funcs.push(id);
-                    }
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::CAlloc {
-                        dst: d,
-                        func: id,
-                        args,
-                    });
-                }
-                StmtKind::ArgsNum { dst, closure } => {
-                    let closure = self.operand(env, closure)?;
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::ArgsNum { dst: d, closure });
-                }
-                StmtKind::CExtend { dst, closure, args }
-                | StmtKind::CallClosure { dst, closure, args } => {
-                    let kind = match &s.kind {
-                        StmtKind::CExtend { .. } => ApplyKind::Extend,
-                        _ => ApplyKind::Call,
-                    };
-                    let closure = self.operand(env, closure)?;
-                    let args = self.operands(env, args)?;
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::Apply {
-                        dst: d,
-                        kind,
-                        closure,
-                        args,
-                    });
-                }
-                StmtKind::TailCallClosure { closure, args } => {
-                    let closure = self.operand(env, closure)?;
-                    let args = self.operands(env, args)?;
-                    out.push(Inst::TailApply { closure, args });
-                    falls = false;
-                }
-                StmtKind::Trace(v) => out.push(Inst::Trace(self.operand(env, v)?)),
-                StmtKind::Fail(v) => {
-                    out.push(Inst::Fail(self.operand(env, v)?));
-                    falls = false;
-                }
-                StmtKind::Case {
-                    ty,
-                    value,
-                    out: out_name,
-                    arms,
-                    default,
-                } => {
-                    let scrut = self.operand(env, value)?;
-                    let Some(decl) = self.module.types.iter().find(|t| t.name == *ty) else {
-                        let ctor = arms.first().map(|a| a.ctor.clone()).unwrap_or_default();
-                        return err(
-                            s.pos,
-                            JvrErrorKind::CaseArm {
-                                ty: ty.clone(),
-                                ctor,
-                            },
-                        );
-                    };
-                    let first_tag = decl
-                        .ctors
-                        .first()
-                        .and_then(|c| self.module.ctor(&c.name))
-                        .map_or(0, |(_, tag, _)| tag);
-                    let mut table = vec![usize::MAX; decl.ctors.len()];
-                    for (k, arm) in arms.iter().enumerate() {
-                        match decl.ctors.iter().position(|c| c.name == arm.ctor) {
-                            Some(i) if table[i] == usize::MAX => table[i] = k,
-                            _ => {
-                                return err(
-                                    arm.pos,
-                                    JvrErrorKind::CaseArm {
-                                        ty: ty.clone(),
-                                        ctor: arm.ctor.clone(),
-                                    },
-                                )
-                            }
-                        }
-                    }
-                    let mut bodies: Vec<&[Stmt]> = arms.iter().map(|a| &a.body[..]).collect();
-                    if let Some(d) = default {
-                        for t in table.iter_mut().filter(|t| **t == usize::MAX) {
-                            *t = bodies.len();
-                        }
-                        bodies.push(d);
-                    }
-                    // A constructor without an arm and without a default
-                    // gets an arm that fails, as the reference interpreter.
-                    let missing = table.contains(&usize::MAX);
-                    let mut changed = Vec::new();
-                    let mut converted = Vec::new();
-                    for (k, body) in bodies.into_iter().enumerate() {
-                        // In a constructor's arm the scrutinee is known to
-                        // be that constructor (not in `default`).
-                        let known = match (&scrut, arms.get(k)) {
-                            (Operand::Var(v), Some(arm)) => {
-                                self.module.ctor(&arm.ctor).map(|(_, tag, _)| (*v, tag))
-                            }
-                            _ => None,
-                        };
-                        converted.push(self.arm_knowing(
-                            env,
-                            body,
-                            out_name.as_ref(),
-                            s.pos,
-                            &mut changed,
-                            known,
-                        )?);
-                    }
-                    if missing {
-                        for t in table.iter_mut().filter(|t| **t == usize::MAX) {
-                            *t = converted.len();
-                        }
-                        converted.push(Arm {
-                            body: vec![Inst::Fail(Operand::Const(Felt::ZERO))],
-                            falls: false,
-                            result: None,
-                        });
-                    }
-                    let (join, any_falls) =
-                        self.join_arms(env, changed, out_name.as_ref(), &converted);
-                    out.push(Inst::Case {
-                        scrut,
-                        first_tag,
-                        table,
-                        out: join,
-                        arms: converted,
-                    });
-                    falls = any_falls;
-                }
-                StmtKind::Builtin { dst, op, args } => {
-                    let args = self.operands(env, args)?;
-                    let d = self.fresh();
-                    env.insert(dst.clone(), Some(d));
-                    out.push(Inst::Builtin {
-                        dst: d,
-                        op: *op,
-                        args,
-                    });
-                }
-                StmtKind::Ret(v) => {
-                    out.push(Inst::Ret(self.operand(env, v)?));
-                    falls = false;
-                }
-                StmtKind::Branch {
-                    cond,
-                    out: out_name,
-                    on_true,
-                    on_false,
-                } => {
-                    let cond = match cond {
-                        Cond::NonZero(v) => SCond::NonZero(self.operand(env, v)?),
-                        Cond::Cmp(op, a, b) => {
-                            SCond::Cmp(*op, self.operand(env, a)?, self.operand(env, b)?)
-                        }
-                    };
-                    let mut changed = Vec::new();
-                    let t = self.arm(env, on_true, out_name.as_ref(), s.pos, &mut changed)?;
-                    let f = self.arm(env, on_false, out_name.as_ref(), s.pos, &mut changed)?;
-                    let arms = [t, f];
-                    let (join, any_falls) = self.join_arms(env, changed, out_name.as_ref(), &arms);
-                    out.push(Inst::Branch {
-                        cond,
-                        out: join,
-                        arms: Box::new(arms),
-                    });
-                    falls = any_falls;
-                }
-            }
+            falls = self.stmt(env, s, out)?;
         }
         Ok(falls)
     }
+
+    /// A fresh variable for the source name `dst`, bound from now on.
+    fn define(&mut self, env: &mut Env, dst: &VarName) -> Var {
+        let d = self.fresh();
+        env.insert(dst.clone(), Some(d));
+        d
+    }
+
+    /// Converts one statement; returns whether it can fall through.
+    fn stmt(&mut self, env: &mut Env, s: &Stmt, out: &mut Vec<Inst>) -> Result<bool, JvrError> {
+        let inst = match &s.kind {
+            StmtKind::Assign { dst, src } => {
+                let src = self.operand(env, src)?;
+                Inst::Copy {
+                    dst: self.define(env, dst),
+                    src,
+                }
+            }
+            StmtKind::Binop { dst, op, a, b } => {
+                let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
+                Inst::Binop {
+                    dst: self.define(env, dst),
+                    op: *op,
+                    a,
+                    b,
+                }
+            }
+            StmtKind::Call { dst, func, args } => {
+                let args = self.operands(env, args)?;
+                let func = self.callee(s.pos, func, args.len())?;
+                Inst::Call {
+                    dst: self.define(env, dst),
+                    func,
+                    args,
+                }
+            }
+            StmtKind::Builtin { dst, op, args } => {
+                let args = self.operands(env, args)?;
+                Inst::Builtin {
+                    dst: self.define(env, dst),
+                    op: *op,
+                    args,
+                }
+            }
+            StmtKind::Nop | StmtKind::Dump => return Ok(true),
+            StmtKind::Block(body) => return self.seq(env, body, out),
+            StmtKind::Alloc { dst, ctor, args } => {
+                self.alloc(env, s.pos, dst, ctor, args, out)?;
+                return Ok(true);
+            }
+            StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?),
+            StmtKind::CAlloc { .. }
+            | StmtKind::ArgsNum { .. }
+            | StmtKind::CExtend { .. }
+            | StmtKind::CallClosure { .. } => self.closure_stmt(env, s)?,
+            _ => return self.terminator_or_branch(env, s, out),
+        };
+        out.push(inst);
+        Ok(true)
+    }
+
+    /// `calloc`, `argsnum`, `cextend` and calls through closures.
+    fn closure_stmt(&mut self, env: &mut Env, s: &Stmt) -> Result<Inst, JvrError> {
+        Ok(match &s.kind {
+            StmtKind::CAlloc { dst, func, args } => {
+                let args = self.operands(env, args)?;
+                let id = self.closure_target(s.pos, func, args.len())?;
+                if !self.closure_funcs.contains(&id) {
+                    self.closure_funcs.push(id);
+                }
+                Inst::CAlloc {
+                    dst: self.define(env, dst),
+                    func: id,
+                    args,
+                }
+            }
+            StmtKind::ArgsNum { dst, closure } => {
+                let closure = self.operand(env, closure)?;
+                Inst::ArgsNum {
+                    dst: self.define(env, dst),
+                    closure,
+                }
+            }
+            StmtKind::CExtend { dst, closure, args }
+            | StmtKind::CallClosure { dst, closure, args } => {
+                let kind = match &s.kind {
+                    StmtKind::CExtend { .. } => ApplyKind::Extend,
+                    _ => ApplyKind::Call,
+                };
+                let closure = self.operand(env, closure)?;
+                let args = self.operands(env, args)?;
+                Inst::Apply {
+                    dst: self.define(env, dst),
+                    kind,
+                    closure,
+                    args,
+                }
+            }
+            _ => unreachable!("not a closure statement"),
+        })
+    }
+
+    /// Statements that end a path or split it: `ret`, `fail`, tail calls,
+    /// `case` and branches. Returns whether control can fall through.
+    fn terminator_or_branch(
+        &mut self,
+        env: &mut Env,
+        s: &Stmt,
+        out: &mut Vec<Inst>,
+    ) -> Result<bool, JvrError> {
+        let inst = match &s.kind {
+            StmtKind::TailCall { func, args } => {
+                let args = self.operands(env, args)?;
+                let func = self.callee(s.pos, func, args.len())?;
+                Inst::TailCall { func, args }
+            }
+            StmtKind::TailCallClosure { closure, args } => {
+                let closure = self.operand(env, closure)?;
+                let args = self.operands(env, args)?;
+                Inst::TailApply { closure, args }
+            }
+            StmtKind::Fail(v) => Inst::Fail(self.operand(env, v)?),
+            StmtKind::Ret(v) => Inst::Ret(self.operand(env, v)?),
+            StmtKind::Case {
+                ty,
+                value,
+                out: out_name,
+                arms,
+                default,
+            } => {
+                let case = CaseStmt {
+                    pos: s.pos,
+                    ty,
+                    value,
+                    out: out_name.as_ref(),
+                    arms,
+                    default: default.as_deref(),
+                };
+                return self.case(env, &case, out);
+            }
+            StmtKind::Branch {
+                cond,
+                out: out_name,
+                on_true,
+                on_false,
+            } => {
+                let arms = [&on_true[..], &on_false[..]];
+                return self.branch(env, s.pos, cond, out_name.as_ref(), arms, out);
+            }
+            _ => unreachable!("handled by `stmt`"),
+        };
+        out.push(inst);
+        Ok(false)
+    }
+
+    /// `dst = alloc C (args)`.
+    fn alloc(
+        &mut self,
+        env: &mut Env,
+        pos: Pos,
+        dst: &VarName,
+        ctor: &str,
+        args: &[Value],
+        out: &mut Vec<Inst>,
+    ) -> Result<(), JvrError> {
+        let args = self.operands(env, args)?;
+        let (tag, arity) = match self.module.ctor(ctor) {
+            Some((_, tag, c)) => (tag, c.arity),
+            None => return err(pos, JvrErrorKind::UnknownConstructor(ctor.to_string())),
+        };
+        if arity != args.len() {
+            return err(
+                pos,
+                JvrErrorKind::CtorArity {
+                    name: ctor.to_string(),
+                    expected: arity,
+                    found: args.len(),
+                },
+            );
+        }
+        let d = self.fresh();
+        env.insert(dst.clone(), Some(d));
+        self.known.insert((d, tag));
+        out.push(Inst::Alloc { dst: d, tag, args });
+        Ok(())
+    }
+
+    /// A `case`; returns whether it can fall through.
+    fn case(
+        &mut self,
+        env: &mut Env,
+        c: &CaseStmt<'_>,
+        out: &mut Vec<Inst>,
+    ) -> Result<bool, JvrError> {
+        let scrut = self.operand(env, c.value)?;
+        let Some(decl) = self.module.types.iter().find(|t| t.name == c.ty) else {
+            let ctor = c.arms.first().map(|a| a.ctor.clone()).unwrap_or_default();
+            return err(
+                c.pos,
+                JvrErrorKind::CaseArm {
+                    ty: c.ty.to_string(),
+                    ctor,
+                },
+            );
+        };
+        let first_tag = decl
+            .ctors
+            .first()
+            .and_then(|c| self.module.ctor(&c.name))
+            .map_or(0, |(_, tag, _)| tag);
+        let mut table = vec![usize::MAX; decl.ctors.len()];
+        for (k, arm) in c.arms.iter().enumerate() {
+            match decl.ctors.iter().position(|c| c.name == arm.ctor) {
+                Some(i) if table[i] == usize::MAX => table[i] = k,
+                _ => {
+                    return err(
+                        arm.pos,
+                        JvrErrorKind::CaseArm {
+                            ty: c.ty.to_string(),
+                            ctor: arm.ctor.clone(),
+                        },
+                    )
+                }
+            }
+        }
+        let mut bodies: Vec<&[Stmt]> = c.arms.iter().map(|a| &a.body[..]).collect();
+        if let Some(d) = c.default {
+            for t in table.iter_mut().filter(|t| **t == usize::MAX) {
+                *t = bodies.len();
+            }
+            bodies.push(d);
+        }
+        // A constructor without an arm and without a default
+        // gets an arm that fails, as the reference interpreter.
+        let missing = table.contains(&usize::MAX);
+        let mut changed = Vec::new();
+        let mut converted = Vec::new();
+        for (k, body) in bodies.into_iter().enumerate() {
+            // In a constructor's arm the scrutinee is known to
+            // be that constructor (not in `default`).
+            let known = match (&scrut, c.arms.get(k)) {
+                (Operand::Var(v), Some(arm)) => {
+                    self.module.ctor(&arm.ctor).map(|(_, tag, _)| (*v, tag))
+                }
+                _ => None,
+            };
+            converted.push(self.arm_knowing(env, body, c.out, c.pos, &mut changed, known)?);
+        }
+        if missing {
+            for t in table.iter_mut().filter(|t| **t == usize::MAX) {
+                *t = converted.len();
+            }
+            converted.push(Arm {
+                body: vec![Inst::Fail(Operand::Const(Felt::ZERO))],
+                falls: false,
+                result: None,
+            });
+        }
+        let (join, any_falls) = self.join_arms(env, changed, c.out, &converted);
+        out.push(Inst::Case {
+            scrut,
+            first_tag,
+            table,
+            out: join,
+            arms: converted,
+        });
+        Ok(any_falls)
+    }
+
+    /// A `br` or `if`; returns whether it can fall through.
+    fn branch(
+        &mut self,
+        env: &mut Env,
+        pos: Pos,
+        cond: &Cond,
+        out_name: Option<&VarName>,
+        [on_true, on_false]: [&[Stmt]; 2],
+        out: &mut Vec<Inst>,
+    ) -> Result<bool, JvrError> {
+        let cond = match cond {
+            Cond::NonZero(v) => SCond::NonZero(self.operand(env, v)?),
+            Cond::Cmp(op, a, b) => SCond::Cmp(*op, self.operand(env, a)?, self.operand(env, b)?),
+        };
+        let mut changed = Vec::new();
+        let t = self.arm(env, on_true, out_name, pos, &mut changed)?;
+        let f = self.arm(env, on_false, out_name, pos, &mut changed)?;
+        let arms = [t, f];
+        let (join, any_falls) = self.join_arms(env, changed, out_name, &arms);
+        out.push(Inst::Branch {
+            cond,
+            out: join,
+            arms: Box::new(arms),
+        });
+        Ok(any_falls)
+    }
+}
+
+/// A `case` statement of the source.
+struct CaseStmt<'a> {
+    pos: Pos,
+    ty: &'a str,
+    value: &'a Value,
+    out: Option<&'a VarName>,
+    arms: &'a [crate::jvr::CaseArm],
+    default: Option<&'a [Stmt]>,
 }
 
 /// Resolves names and converts every defined function to SSA form.

@@ -94,17 +94,12 @@ fn lines(
 impl ResourceTracker for HintRunner<'_> {}
 
 fn to_vm(f: Felt) -> Felt252 {
-    Felt252::from_hex_unchecked(&f.to_hex())
+    f.to_stark()
 }
 
 /// Converts a VM field element to ours.
 pub fn from_vm(f: &Felt252) -> Felt {
-    let mut felt = Felt::ZERO;
-    let two64 = Felt::from_u128(1u128 << 64);
-    for l in f.to_le_digits().iter().rev() {
-        felt = felt * two64 + Felt::from_u128(u128::from(*l));
-    }
-    felt
+    Felt::from_stark(*f)
 }
 
 impl HintProcessorLogic for HintRunner<'_> {

@@ -5,8 +5,7 @@
 //! strict interpreter and, with the `cairo-vm` feature, on the Cairo VM, in
 //! execution and proof mode.
 
-mod common;
-
+use crate::common;
 use kildall_casm::heap::Cell;
 use kildall_casm::interp::{self, RunResult};
 use kildall_casm::jvr_interp::{self, Limits};

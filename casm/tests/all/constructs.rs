@@ -5,8 +5,7 @@
 //! feature, on the Cairo VM in execution and proof mode, and must print the
 //! same.
 
-mod common;
-
+use crate::common;
 use std::path::Path;
 
 use kildall_casm::jvr::{self, JvrErrorKind};
