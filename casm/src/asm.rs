@@ -89,6 +89,8 @@ pub struct Program {
     pub builtins: Vec<Builtin>,
     /// Names of constructors and closure functions, to print heap values.
     pub names: crate::heap::HeapNames,
+    /// What the entry returns, for printing it as a term.
+    pub result_kind: crate::heap::Kind,
     /// What the entry sequence writes to the `output` builtin.
     pub result: ResultShape,
 }
@@ -304,6 +306,7 @@ pub fn assemble_with_objects(
         start_end,
         builtins,
         names: crate::heap::HeapNames::default(),
+        result_kind: crate::heap::Kind::Any,
         result,
     })
 }

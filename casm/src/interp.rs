@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
 use crate::felt::Felt;
-use crate::heap::{self, Cell};
+use crate::heap::{self, Cell, Kind};
 use crate::listing::{Builtin, Hint, Val};
 
 /// A memory segment.
@@ -127,6 +127,10 @@ pub struct RunResult {
     /// as read from the `output` builtin (a record field by field; see
     /// [`crate::heap::value_lines`]).
     pub output: Vec<String>,
+    /// What the run prints as Juvix's Reg interpreter prints terms: a
+    /// line per `trace` (by the kind the program gives the value), then the
+    /// result (nothing for `void`); see [`crate::heap::value_term`].
+    pub terms: Vec<String>,
     /// The cells of the `output` builtin, the run's public output: the
     /// result, or a record's fields (an address as its offset in the
     /// execution segment).
@@ -140,7 +144,7 @@ struct Machine<'p> {
     mem: Vec<Option<Word>>,
     /// Cells of each builtin segment, by `Builtin::ALL` index.
     builtin_mem: [Vec<Word>; 4],
-    traces: Vec<Word>,
+    traces: Vec<(Word, Kind)>,
     fail: Option<Word>,
     /// The error a hint recorded for the failing assertion after it.
     trap: Option<InterpError>,
@@ -318,6 +322,16 @@ impl Machine<'_> {
         self.felt(w)
     }
 
+    /// The text of a value as a term of kind `kind`.
+    fn term(&self, w: Word, kind: Kind) -> R<String> {
+        let cell = |w: Word| match w {
+            Word::Felt(f) => Cell::Num(f),
+            Word::Ptr(s, o) => Cell::Ptr((s, o)),
+        };
+        let load = |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(cell);
+        heap::value_term(&cell(w), kind, &load, &self.prog.names).map_err(InterpError::Print)
+    }
+
     /// The lines a value prints as.
     fn lines(&self, w: Word) -> R<Vec<String>> {
         let cell = |w: Word| match w {
@@ -334,9 +348,9 @@ impl Machine<'_> {
         };
         for h in hs.clone() {
             match h {
-                Hint::Trace { v } => {
+                Hint::Trace { v, kind } => {
                     let w = self.word(v)?;
-                    self.traces.push(w);
+                    self.traces.push((w, kind));
                 }
                 Hint::Fail { v } => self.fail = Some(self.word(v)?),
                 Hint::ExtendRefused { closure, given } => {
@@ -710,8 +724,13 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     };
     let value = number(v)?;
     let mut output = Vec::new();
-    for t in &m.traces {
+    let mut terms = Vec::new();
+    for (t, kind) in &m.traces {
         output.extend(m.lines(*t)?);
+        terms.push(m.term(*t, *kind)?);
+    }
+    if prog.result_kind != Kind::Void {
+        terms.push(m.term(v, prog.result_kind)?);
     }
     let public = &m.builtin_mem[slot(Builtin::Output)];
     for w in public {
@@ -729,6 +748,7 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         value,
         steps,
         output,
+        terms: terms.join("\n").lines().map(str::to_string).collect(),
         public_output,
         cells: m.mem.len(),
     })

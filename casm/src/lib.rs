@@ -138,6 +138,9 @@ pub fn build_module_values(
         mode,
     )?;
     prog.names = heap::HeapNames::of(module, &ssa);
+    if let Some(f) = ssa.functions.iter().find(|f| f.name == entry) {
+        prog.result_kind = f.result_kind;
+    }
     Ok(prog)
 }
 
@@ -154,7 +157,14 @@ fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
 /// (with an id, and stubs in the call and `cextend` routines).
 fn add_closure_funcs(v: &jvr_interp::Val, ssa: &mut ssa::SsaModule) -> Result<(), String> {
     match v {
-        jvr_interp::Val::Felt(_) => Ok(()),
+        jvr_interp::Val::Felt(_)
+        | jvr_interp::Val::Bool(_)
+        | jvr_interp::Val::Unit
+        | jvr_interp::Val::Void => Ok(()),
+        jvr_interp::Val::Str(_) | jvr_interp::Val::Io(_) => Err(format!(
+            "{}, which cannot be laid out on Cairo",
+            v.describe()
+        )),
         jvr_interp::Val::Ctor(c) => c.fields.iter().try_for_each(|f| add_closure_funcs(f, ssa)),
         jvr_interp::Val::Closure(c) => {
             let Some(at) = ssa.functions.iter().position(|f| f.name == c.func) else {
@@ -188,7 +198,18 @@ fn entry_arg(
 ) -> Result<asm::EntryArg, String> {
     let imm = |x: u128| asm::EntryArg::Imm(Felt::from_u128(x));
     let (mut cells, inner) = match v {
-        jvr_interp::Val::Felt(f) => return Ok(asm::EntryArg::Imm(*f)),
+        jvr_interp::Val::Str(_) | jvr_interp::Val::Io(_) => {
+            return Err(format!(
+                "{}, which cannot be laid out on Cairo",
+                v.describe()
+            ))
+        }
+        jvr_interp::Val::Felt(_)
+        | jvr_interp::Val::Bool(_)
+        | jvr_interp::Val::Unit
+        | jvr_interp::Val::Void => {
+            return v.felt().map(asm::EntryArg::Imm).map_err(|e| e.to_string())
+        }
         jvr_interp::Val::Ctor(c) => (vec![imm(heap::ctor_header(c.tag))], &c.fields),
         jvr_interp::Val::Closure(c) => {
             // `add_closure_funcs` has given the function an id.

@@ -6,7 +6,7 @@ use crate::felt::Felt;
 use super::lex::{lex, Tok};
 use super::{
     BinOp, BuiltinOp, CaseArm, Cond, Ctor, Function, JvrError, JvrErrorKind, Module, Param, Pos,
-    Stmt, StmtKind, TypeDecl, Value, VarName,
+    Stmt, StmtKind, StrOp, TypeDecl, Value, VarName,
 };
 
 /// Deepest block nesting the parser accepts; deeper input is an error, not
@@ -14,25 +14,14 @@ use super::{
 pub const MAX_NESTING: usize = 64;
 
 const KEYWORDS: &[&str] = &[
-    "function", "type", "ret", "tcall", "br", "if", "case", "call", "true", "false", "unit", "out",
-    "arg", "tmp", "add", "sub", "mul", "div", "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt",
-    "le", "nop", "trace", "dump", "fail", "prealloc", "alloc", "calloc", "cextend", "argsnum",
-    "poseidon", "ec_op",
+    "function", "type", "ret", "tcall", "tccall", "ccall", "void", "show", "atoi", "strcat", "br",
+    "if", "case", "call", "true", "false", "unit", "out", "arg", "tmp", "add", "sub", "mul", "div",
+    "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt", "le", "nop", "trace", "dump", "fail",
+    "prealloc", "alloc", "calloc", "cextend", "argsnum", "poseidon", "ec_op",
 ];
-
-/// JuvixReg instructions on strings: Cairo has no strings.
-const STRING_OPS: &[&str] = &["strcat", "show", "atoi"];
 
 /// JuvixReg instructions this crate rejects by name.
-const UNSUPPORTED: &[&str] = &[
-    "ccall",
-    "tccall",
-    "assert",
-    "random_ec_point",
-    "range_check",
-    "itof",
-    "ftoi",
-];
+const UNSUPPORTED: &[&str] = &["assert", "random_ec_point", "range_check", "itof", "ftoi"];
 
 struct Parser {
     toks: Vec<(Tok, Pos)>,
@@ -224,6 +213,10 @@ impl Parser {
                 self.bump();
                 Ok(Value::Unit)
             }
+            Tok::Ident(s) if s == "void" => {
+                self.bump();
+                Ok(Value::Void)
+            }
             Tok::Ident(_) => {
                 let (v, p) = self.var()?;
                 if self.is_punct('.') {
@@ -239,10 +232,10 @@ impl Parser {
                 }
                 Ok(Value::Var(v, p))
             }
-            Tok::Str => Err(JvrError {
-                pos: self.pos(),
-                kind: JvrErrorKind::NotForCairo("string literal".to_string()),
-            }),
+            Tok::Str(text) => {
+                self.bump();
+                Ok(Value::Str(text))
+            }
             _ => self.err("an operand"),
         }
     }
@@ -315,7 +308,7 @@ impl Parser {
     fn stmt(&mut self) -> PResult<Stmt> {
         let pos = self.pos();
         if let Tok::Ident(word) = self.peek() {
-            if UNSUPPORTED.contains(&word.as_str()) || STRING_OPS.contains(&word.as_str()) {
+            if UNSUPPORTED.contains(&word.as_str()) {
                 return Err(JvrError {
                     pos,
                     kind: JvrErrorKind::Unsupported(word.clone()),
@@ -365,6 +358,12 @@ impl Parser {
             let v = self.value()?;
             self.expect_punct(';')?;
             StmtKind::Ret(v)
+        } else if self.is_ident("tccall") {
+            self.bump();
+            let closure = self.value()?;
+            let args = self.args()?;
+            self.expect_punct(';')?;
+            StmtKind::TailCallClosures { closure, args }
         } else if self.is_ident("tcall") {
             self.bump();
             if self.closure_operand() {
@@ -482,17 +481,10 @@ impl Parser {
         let (dst, _) = self.var()?;
         self.expect_punct('=')?;
         if let Tok::Ident(word) = self.peek() {
-            let bad = if STRING_OPS.contains(&word.as_str()) {
-                Some(JvrErrorKind::NotForCairo(word.clone()))
-            } else if UNSUPPORTED.contains(&word.as_str()) {
-                Some(JvrErrorKind::Unsupported(word.clone()))
-            } else {
-                None
-            };
-            if let Some(kind) = bad {
+            if UNSUPPORTED.contains(&word.as_str()) {
                 return Err(JvrError {
                     pos: self.pos(),
-                    kind,
+                    kind: JvrErrorKind::Unsupported(word.clone()),
                 });
             }
         }
@@ -509,6 +501,24 @@ impl Parser {
                 self.live_vars()?;
                 StmtKind::Call { dst, func, args }
             }
+        } else if self.is_ident("ccall") {
+            self.bump();
+            let closure = self.value()?;
+            let args = self.args()?;
+            self.live_vars()?;
+            StmtKind::CallClosures { dst, closure, args }
+        } else if let Some(op) = [StrOp::Show, StrOp::Atoi]
+            .into_iter()
+            .find(|op| self.is_ident(op.name()))
+        {
+            self.bump();
+            let a = self.value()?;
+            StmtKind::StrUnop { dst, op, a }
+        } else if self.is_ident("strcat") {
+            self.bump();
+            let a = self.value()?;
+            let b = self.value()?;
+            StmtKind::StrCat { dst, a, b }
         } else if self.is_ident("alloc") {
             self.bump();
             let ctor = self.name("a constructor name")?.0;

@@ -48,7 +48,7 @@ use objects::runtime;
 use crate::felt::Felt;
 use crate::heap;
 use crate::listing::{ArithOp, Builtin, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
-use crate::ssa::{ApplyKind, Arm, Inst, Operand, SsaFunction, SsaModule, Var};
+use crate::ssa::{Arm, Inst, Operand, SsaFunction, SsaModule, Var};
 
 /// A lowering failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -349,12 +349,12 @@ impl Lowerer<'_> {
                 let p = self.in_cell(frame, closure);
                 (*dst, self.push(frame, Rhs::Deref(p, heap::CLOSURE_LEFT)))
             }
-            Inst::Trace(v) => {
+            Inst::Trace(v, kind) => {
                 // The hint records the value; the copy is the
                 // instruction it is attached to, so that it runs on
                 // this path only.
                 let v = self.val(frame, v);
-                self.emit(Instr::Hint(Hint::Trace { v }));
+                self.emit(Instr::Hint(Hint::Trace { v, kind: *kind }));
                 self.push(frame, Rhs::Val(v));
                 return;
             }
@@ -382,8 +382,12 @@ impl Lowerer<'_> {
                 self.push_args_and_call(frame, *func, args);
                 self.emit(Instr::Ret);
             }
-            Inst::TailApply { closure, args } => {
-                self.push_apply(frame, ApplyKind::Call, closure, args);
+            Inst::TailApply {
+                kind,
+                closure,
+                args,
+            } => {
+                self.push_apply(frame, *kind, closure, args);
                 self.emit(Instr::Ret);
             }
             Inst::Ret(v) => {

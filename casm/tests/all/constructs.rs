@@ -9,7 +9,7 @@ use crate::common;
 use std::path::Path;
 
 use kildall_casm::jvr::{self, JvrErrorKind};
-use kildall_casm::jvr_interp::{self, JvrRunError, Limits};
+use kildall_casm::jvr_interp::{self, JvrRunError, Limits, Show};
 use kildall_casm::{build_module, interp, Mode, MAX_STEPS};
 
 fn expectation(src: &str) -> &str {
@@ -22,11 +22,7 @@ fn expectation(src: &str) -> &str {
 fn check(name: &str) -> bool {
     let (src, module) = common::load("constructs", name);
     let actual = match jvr_interp::execute(&module, "main", Vec::new(), Limits::default()) {
-        Ok(o) => {
-            let mut lines: Vec<String> = o.traces.iter().flat_map(|t| t.output_lines()).collect();
-            lines.extend(o.value.output_lines());
-            lines.join(" | ")
-        }
+        Ok(o) => o.lines(Show::Felt).join(" | "),
         Err(JvrRunError::Fail(msg)) => format!("fail: {msg}"),
         Err(e) => panic!("{name}: {e}"),
     };

@@ -1,263 +1,13 @@
-//! SSA form of a checked `.jvr` module: every assignment defines a fresh
-//! variable, names are resolved, calls bound to function indices.
-//!
-//! A branch with `out: x` becomes a join variable: each arm that falls
-//! through carries the operand that `x` denotes at its end (the operand of
-//! a phi), and only the join variable is visible after the branch. This is
-//! the structured form of the classic construction (Cytron et al., "Efficiently
-//! Computing Static Single Assignment Form", TOPLAS 1991) for code whose only
-//! joins are branch ends.
+//! The conversion of a checked `.jvr` module to SSA form: names resolved
+//! per statement, a fresh variable per assignment, branch outputs joined,
+//! and what each variable is known to be ([`Kind`]) for printing and for
+//! equality.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
-use crate::felt::Felt;
-use crate::jvr::{
-    BinOp, BuiltinOp, Cond, JvrError, JvrErrorKind, Module, Pos, Stmt, StmtKind, Value, VarName,
-};
+use crate::heap::Kind;
 
-/// An SSA variable of one function; parameters are `0..n_params`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Var(pub u32);
-
-impl fmt::Display for Var {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "v{}", self.0)
-    }
-}
-
-/// A function of an [`SsaModule`], by index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FuncId(pub u32);
-
-/// An operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operand {
-    /// A variable.
-    Var(Var),
-    /// A constant.
-    Const(Felt),
-}
-
-impl Operand {
-    /// The variable read, if any.
-    pub fn var(&self) -> Option<Var> {
-        match self {
-            Operand::Var(v) => Some(*v),
-            Operand::Const(_) => None,
-        }
-    }
-}
-
-/// A branch condition.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SCond {
-    /// Non-zero.
-    NonZero(Operand),
-    /// A comparison holds.
-    Cmp(BinOp, Operand, Operand),
-}
-
-/// One arm of a branch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Arm {
-    /// Instructions.
-    pub body: Vec<Inst>,
-    /// Whether the arm can reach its end (rather than returning).
-    pub falls: bool,
-    /// The value of the branch output at the arm's end, when it falls
-    /// through and the branch has an output.
-    pub result: Option<Operand>,
-}
-
-/// SSA instructions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Inst {
-    /// `dst = src`.
-    Copy {
-        /// Destination.
-        dst: Var,
-        /// Source.
-        src: Operand,
-    },
-    /// `dst = op a b`.
-    Binop {
-        /// Destination.
-        dst: Var,
-        /// Operation.
-        op: BinOp,
-        /// Left.
-        a: Operand,
-        /// Right.
-        b: Operand,
-    },
-    /// `dst = call func(args)`.
-    Call {
-        /// Destination.
-        dst: Var,
-        /// Callee.
-        func: FuncId,
-        /// Arguments.
-        args: Vec<Operand>,
-    },
-    /// `tcall func(args)`.
-    TailCall {
-        /// Callee.
-        func: FuncId,
-        /// Arguments.
-        args: Vec<Operand>,
-    },
-    /// `ret v`.
-    Ret(Operand),
-    /// `dst = alloc`: a constructor `[2 tag + 1, fields...]` in memory.
-    Alloc {
-        /// Destination (the address).
-        dst: Var,
-        /// The constructor's index in the module.
-        tag: u32,
-        /// Fields.
-        args: Vec<Operand>,
-    },
-    /// `dst = [[src] + 1 + index]`: a constructor's field.
-    Load {
-        /// Destination.
-        dst: Var,
-        /// The constructor's address.
-        src: Var,
-        /// Field index.
-        index: u32,
-    },
-    /// Asserts that the constructor at `src` is the one of index `tag`
-    /// (its header is `2 tag + 1`), before a field read that names it.
-    CheckTag {
-        /// The constructor's address.
-        src: Var,
-        /// The constructor the read names.
-        tag: u32,
-    },
-    /// `dst = calloc`: a closure `[2 id, left, stored, args...]`.
-    CAlloc {
-        /// Destination (the address).
-        dst: Var,
-        /// The function.
-        func: FuncId,
-        /// Stored arguments.
-        args: Vec<Operand>,
-    },
-    /// `dst = argsnum closure`: the arguments it still takes.
-    ArgsNum {
-        /// Destination.
-        dst: Var,
-        /// The closure.
-        closure: Operand,
-    },
-    /// A call of a closure or of a runtime routine, that returns like a
-    /// function call (and so ends a block).
-    Apply {
-        /// Destination.
-        dst: Var,
-        /// What is called.
-        kind: ApplyKind,
-        /// The closure.
-        closure: Operand,
-        /// Arguments.
-        args: Vec<Operand>,
-    },
-    /// A tail call through a closure.
-    TailApply {
-        /// The closure.
-        closure: Operand,
-        /// Arguments.
-        args: Vec<Operand>,
-    },
-    /// `dst = poseidon s` or `dst = ec_op p m q`, through the builtin.
-    Builtin {
-        /// Destination (a new constructor like the first operand's).
-        dst: Var,
-        /// Which builtin.
-        op: BuiltinOp,
-        /// Operands.
-        args: Vec<Operand>,
-    },
-    /// `trace v`: one output line.
-    Trace(Operand),
-    /// `fail v`: stops the run with `v` as the message.
-    Fail(Operand),
-    /// Dispatch on a constructor's tag.
-    Case {
-        /// The constructor's address.
-        scrut: Operand,
-        /// The module index of the type's first constructor.
-        first_tag: u32,
-        /// For each constructor of the type, in order, its arm.
-        table: Vec<usize>,
-        /// Join variable defined by the case.
-        out: Option<Var>,
-        /// Arms (the `default` one last, when present).
-        arms: Vec<Arm>,
-    },
-    /// Two-way branch.
-    Branch {
-        /// Condition.
-        cond: SCond,
-        /// Join variable defined by the branch.
-        out: Option<Var>,
-        /// `[true arm, false arm]`.
-        arms: Box<[Arm; 2]>,
-    },
-}
-
-/// A call through a closure value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ApplyKind {
-    /// Call the closure with exactly its remaining arguments.
-    Call,
-    /// `cextend`: a new closure with more stored arguments.
-    Extend,
-}
-
-/// A function in SSA form.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SsaFunction {
-    /// Name.
-    pub name: String,
-    /// Number of parameters (variables `0..n_params`).
-    pub n_params: u32,
-    /// Number of variables.
-    pub n_vars: u32,
-    /// Body.
-    pub body: Vec<Inst>,
-}
-
-/// The defined functions of a module in SSA form, in source order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SsaModule {
-    /// Functions; [`FuncId`] indexes this.
-    pub functions: Vec<SsaFunction>,
-    /// The functions `calloc` names, in order of first use: a closure
-    /// stores its function's index in this list.
-    pub closure_funcs: Vec<FuncId>,
-}
-
-impl SsaModule {
-    /// A function's closure id, if some closure can hold it.
-    pub fn closure_id(&self, f: FuncId) -> Option<u32> {
-        self.closure_funcs
-            .iter()
-            .position(|g| *g == f)
-            .map(|i| i as u32)
-    }
-}
-
-impl SsaModule {
-    /// The index of the function called `name`.
-    pub fn find(&self, name: &str) -> Option<FuncId> {
-        self.functions
-            .iter()
-            .position(|f| f.name == name)
-            .map(|i| FuncId(i as u32))
-    }
-}
+use super::*;
 
 fn err<T>(pos: Pos, kind: JvrErrorKind) -> Result<T, JvrError> {
     Err(JvrError { pos, kind })
@@ -272,11 +22,17 @@ struct FnBuilder<'s> {
     sigs: &'s Signatures,
     module: &'s Module,
     closure_funcs: &'s mut Vec<FuncId>,
+    /// What the module knows of constructor fields.
+    fields_known: &'s mut FieldKinds,
     n_params: u32,
     next: u32,
     /// The variables holding the field reads `x.C[i]` of the statement
     /// being converted, loaded before it.
     fields: HashMap<(VarName, String, u32), Var>,
+    /// What each variable is known to be (absent: nothing).
+    kinds: HashMap<Var, Kind>,
+    /// What the `ret`s and tail calls seen so far return.
+    returns: Option<Kind>,
     /// The variables whose constructor is known at this point, with its
     /// tag: allocated here, checked by an earlier field read, or the
     /// scrutinee of the `case` arm being converted. A field read of a
@@ -288,7 +44,8 @@ struct FnBuilder<'s> {
 fn read_values(kind: &StmtKind) -> Vec<&Value> {
     match kind {
         StmtKind::Assign { src, .. } => vec![src],
-        StmtKind::Binop { a, b, .. } => vec![a, b],
+        StmtKind::Binop { a, b, .. } | StmtKind::StrCat { a, b, .. } => vec![a, b],
+        StmtKind::StrUnop { a, .. } => vec![a],
         StmtKind::Call { args, .. }
         | StmtKind::TailCall { args, .. }
         | StmtKind::Builtin { args, .. }
@@ -296,6 +53,8 @@ fn read_values(kind: &StmtKind) -> Vec<&Value> {
         | StmtKind::CAlloc { args, .. } => args.iter().collect(),
         StmtKind::CExtend { closure, args, .. }
         | StmtKind::CallClosure { closure, args, .. }
+        | StmtKind::CallClosures { closure, args, .. }
+        | StmtKind::TailCallClosures { closure, args }
         | StmtKind::TailCallClosure { closure, args } => {
             std::iter::once(closure).chain(args).collect()
         }
@@ -327,7 +86,12 @@ impl FnBuilder<'_> {
         match v {
             Value::Const(c) => Ok(Operand::Const(*c)),
             Value::Bool(b) => Ok(Operand::Const(crate::jvr::bool_felt(*b))),
-            Value::Unit => Ok(Operand::Const(Felt::ZERO)),
+            Value::Unit | Value::Void => Ok(Operand::Const(Felt::ZERO)),
+            // `seq` refuses a statement that reads a string first.
+            Value::Str(_) => err(
+                Pos::default(),
+                JvrErrorKind::NotForCairo("string".to_string()),
+            ),
             Value::Field {
                 var, ctor, index, ..
             } => Ok(Operand::Var(
@@ -382,6 +146,8 @@ impl FnBuilder<'_> {
                     out.push(Inst::CheckTag { src, tag });
                 }
                 let dst = self.fresh();
+                let kind = self.fields_known.get(tag, *index as usize);
+                self.kinds.insert(dst, kind);
                 out.push(Inst::Load {
                     dst,
                     src,
@@ -454,6 +220,16 @@ impl FnBuilder<'_> {
             Some(name) if any_falls => {
                 let j = self.fresh();
                 env.insert(name.clone(), Some(j));
+                let kind = arms
+                    .iter()
+                    .filter_map(|a| a.result)
+                    .map(|r| match r {
+                        Operand::Var(v) => self.kinds.get(&v).copied().unwrap_or_default(),
+                        Operand::Const(_) => Kind::Any,
+                    })
+                    .reduce(Kind::join)
+                    .unwrap_or_default();
+                self.kinds.insert(j, kind);
                 Some(j)
             }
             _ => None,
@@ -524,6 +300,13 @@ impl FnBuilder<'_> {
             if !falls {
                 return err(s.pos, JvrErrorKind::Unreachable);
             }
+            if read_values(&s.kind)
+                .iter()
+                .any(|v| matches!(v, Value::Str(_)))
+            {
+                // FIXME: string constants on Cairo (packed short strings).
+                return err(s.pos, JvrErrorKind::NotForCairo("string".to_string()));
+            }
             self.load_fields(env, &s.kind, out)?;
             falls = self.stmt(env, s, out)?;
         }
@@ -537,8 +320,131 @@ impl FnBuilder<'_> {
         d
     }
 
+    /// What `v` is known to be.
+    fn kind(&self, env: &Env, v: &Value) -> Kind {
+        match v {
+            Value::Const(_) => Kind::Int,
+            Value::Bool(_) => Kind::Bool,
+            Value::Unit => Kind::Unit,
+            Value::Void => Kind::Void,
+            Value::Var(name, _) => match env.get(name) {
+                Some(Some(x)) => self.kinds.get(x).copied().unwrap_or_default(),
+                _ => Kind::Any,
+            },
+            Value::Field { .. } | Value::Str(_) => Kind::Any,
+        }
+    }
+
+    /// The kind of the declared result type of function `name`.
+    fn declared_result(&self, name: &str) -> Kind {
+        self.module
+            .functions
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(Kind::Any, |f| type_kind(self.module, &f.ret))
+    }
+
+    fn returns(&mut self, kind: Kind) {
+        self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+    }
+
     /// Converts one statement; returns whether it can fall through.
     fn stmt(&mut self, env: &mut Env, s: &Stmt, out: &mut Vec<Inst>) -> Result<bool, JvrError> {
+        let kind = match &s.kind {
+            StmtKind::Assign { src, .. } => self.kind(env, src),
+            StmtKind::Binop { op, .. } if op.is_comparison() => Kind::Bool,
+            StmtKind::Binop { .. } => Kind::Int,
+            StmtKind::Call { func, .. } => self.declared_result(func),
+            StmtKind::Block(body) => return self.seq(env, body, out),
+            StmtKind::TailCall { .. }
+            | StmtKind::TailCallClosure { .. }
+            | StmtKind::TailCallClosures { .. }
+            | StmtKind::Fail(_)
+            | StmtKind::Ret(_)
+            | StmtKind::Case { .. }
+            | StmtKind::Branch { .. } => return self.terminator_or_branch(env, s, out),
+            _ => Kind::Any,
+        };
+        let inst = self.defining_stmt(env, s, out)?;
+        let Some(inst) = inst else {
+            return Ok(true);
+        };
+        if let Inst::Copy { dst, .. } | Inst::Binop { dst, .. } | Inst::Call { dst, .. } = &inst {
+            self.kinds.insert(*dst, kind);
+        }
+        out.push(inst);
+        Ok(true)
+    }
+
+    /// `dst = eq a b` on operands that are not both integers: of two
+    /// constructors, the structural comparison of the runtime; of two
+    /// values stored in one field element (or of which nothing is known),
+    /// the comparison of the elements. A constructor compared with a
+    /// number, or constructors some field of which holds values whose kind
+    /// the program does not say, is refused.
+    fn equality(
+        &mut self,
+        env: &mut Env,
+        pos: Pos,
+        dst: Option<&VarName>,
+        [a, b]: [&Value; 2],
+    ) -> Result<Inst, JvrError> {
+        let kinds = (self.kind(env, a), self.kind(env, b));
+        let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
+        let mut define = |this: &mut Self| match dst {
+            Some(name) => this.define(env, name),
+            None => this.fresh(),
+        };
+        let inst = match kinds {
+            (Kind::Object, Kind::Object) => {
+                if self.fields_known.checked {
+                    if let Some((tag, k)) = self.fields_known.unknown() {
+                        let ctor = self.module.ctor_by_tag(tag).unwrap_or_default();
+                        return err(
+                            pos,
+                            JvrErrorKind::EqUndefined(format!(
+                                "constructors: field {k} of {ctor} holds values of unknown kind"
+                            )),
+                        );
+                    }
+                }
+                Inst::Apply {
+                    dst: define(self),
+                    kind: ApplyKind::Equal,
+                    closure: a,
+                    args: vec![b],
+                }
+            }
+            (Kind::Object, other) | (other, Kind::Object) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(format!(
+                        "a constructor and {}",
+                        other.name().unwrap_or("a value of unknown kind")
+                    )),
+                );
+            }
+            _ => Inst::Binop {
+                dst: define(self),
+                op: BinOp::Eq,
+                a,
+                b,
+            },
+        };
+        if let Inst::Apply { dst, .. } | Inst::Binop { dst, .. } = &inst {
+            self.kinds.insert(*dst, Kind::Bool);
+        }
+        Ok(inst)
+    }
+
+    /// Converts a statement that falls through; `None` when it added its
+    /// instructions to `out` itself.
+    fn defining_stmt(
+        &mut self,
+        env: &mut Env,
+        s: &Stmt,
+        out: &mut Vec<Inst>,
+    ) -> Result<Option<Inst>, JvrError> {
         let inst = match &s.kind {
             StmtKind::Assign { dst, src } => {
                 let src = self.operand(env, src)?;
@@ -546,6 +452,12 @@ impl FnBuilder<'_> {
                     dst: self.define(env, dst),
                     src,
                 }
+            }
+            StmtKind::Binop { dst, op, a, b }
+                if *op == BinOp::Eq
+                    && (self.kind(env, a), self.kind(env, b)) != (Kind::Int, Kind::Int) =>
+            {
+                return self.equality(env, s.pos, Some(dst), [a, b]).map(Some);
             }
             StmtKind::Binop { dst, op, a, b } => {
                 let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
@@ -573,21 +485,29 @@ impl FnBuilder<'_> {
                     args,
                 }
             }
-            StmtKind::Nop | StmtKind::Dump => return Ok(true),
-            StmtKind::Block(body) => return self.seq(env, body, out),
+            StmtKind::Nop | StmtKind::Dump => return Ok(None),
             StmtKind::Alloc { dst, ctor, args } => {
                 self.alloc(env, s.pos, dst, ctor, args, out)?;
-                return Ok(true);
+                return Ok(None);
             }
-            StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?),
+            StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?, self.kind(env, v)),
             StmtKind::CAlloc { .. }
             | StmtKind::ArgsNum { .. }
             | StmtKind::CExtend { .. }
-            | StmtKind::CallClosure { .. } => self.closure_stmt(env, s)?,
-            _ => return self.terminator_or_branch(env, s, out),
+            | StmtKind::CallClosure { .. }
+            | StmtKind::CallClosures { .. } => self.closure_stmt(env, s)?,
+            // FIXME: strings on Cairo (packed short strings, `show`,
+            // `strcat`, `atoi`) are not lowered; the reference interpreter
+            // runs them.
+            StmtKind::StrUnop { op, .. } => {
+                return err(s.pos, JvrErrorKind::NotForCairo(op.name().to_string()))
+            }
+            StmtKind::StrCat { .. } => {
+                return err(s.pos, JvrErrorKind::NotForCairo("strcat".to_string()))
+            }
+            _ => unreachable!("`stmt` converts the other statements"),
         };
-        out.push(inst);
-        Ok(true)
+        Ok(Some(inst))
     }
 
     /// `calloc`, `argsnum`, `cextend` and calls through closures.
@@ -613,9 +533,11 @@ impl FnBuilder<'_> {
                 }
             }
             StmtKind::CExtend { dst, closure, args }
-            | StmtKind::CallClosure { dst, closure, args } => {
+            | StmtKind::CallClosure { dst, closure, args }
+            | StmtKind::CallClosures { dst, closure, args } => {
                 let kind = match &s.kind {
                     StmtKind::CExtend { .. } => ApplyKind::Extend,
+                    StmtKind::CallClosures { .. } => ApplyKind::Any,
                     _ => ApplyKind::Call,
                 };
                 let closure = self.operand(env, closure)?;
@@ -640,18 +562,33 @@ impl FnBuilder<'_> {
         out: &mut Vec<Inst>,
     ) -> Result<bool, JvrError> {
         let inst = match &s.kind {
-            StmtKind::TailCall { func, args } => {
+            StmtKind::TailCall { func: name, args } => {
                 let args = self.operands(env, args)?;
-                let func = self.callee(s.pos, func, args.len())?;
+                let func = self.callee(s.pos, name, args.len())?;
+                self.returns(self.declared_result(name));
                 Inst::TailCall { func, args }
             }
-            StmtKind::TailCallClosure { closure, args } => {
+            StmtKind::TailCallClosure { closure, args }
+            | StmtKind::TailCallClosures { closure, args } => {
+                let kind = match &s.kind {
+                    StmtKind::TailCallClosures { .. } => ApplyKind::Any,
+                    _ => ApplyKind::Call,
+                };
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
-                Inst::TailApply { closure, args }
+                self.returns(Kind::Any);
+                Inst::TailApply {
+                    kind,
+                    closure,
+                    args,
+                }
             }
             StmtKind::Fail(v) => Inst::Fail(self.operand(env, v)?),
-            StmtKind::Ret(v) => Inst::Ret(self.operand(env, v)?),
+            StmtKind::Ret(v) => {
+                let kind = self.kind(env, v);
+                self.returns(kind);
+                Inst::Ret(self.operand(env, v)?)
+            }
             StmtKind::Case {
                 ty,
                 value,
@@ -694,6 +631,7 @@ impl FnBuilder<'_> {
         args: &[Value],
         out: &mut Vec<Inst>,
     ) -> Result<(), JvrError> {
+        let kinds: Vec<Kind> = args.iter().map(|a| self.kind(env, a)).collect();
         let args = self.operands(env, args)?;
         let (tag, arity) = match self.module.ctor(ctor) {
             Some((_, tag, c)) => (tag, c.arity),
@@ -709,9 +647,13 @@ impl FnBuilder<'_> {
                 },
             );
         }
+        for (k, kind) in kinds.into_iter().enumerate() {
+            self.fields_known.store(tag, k, kind);
+        }
         let d = self.fresh();
         env.insert(dst.clone(), Some(d));
         self.known.insert((d, tag));
+        self.kinds.insert(d, Kind::Object);
         out.push(Inst::Alloc { dst: d, tag, args });
         Ok(())
     }
@@ -810,6 +752,23 @@ impl FnBuilder<'_> {
     ) -> Result<bool, JvrError> {
         let cond = match cond {
             Cond::NonZero(v) => SCond::NonZero(self.operand(env, v)?),
+            Cond::Cmp(BinOp::Eq, a, b)
+                if (self.kind(env, a), self.kind(env, b)) != (Kind::Int, Kind::Int) =>
+            {
+                match self.equality(env, pos, None, [a, b])? {
+                    Inst::Binop { a, b, .. } => SCond::Cmp(BinOp::Eq, a, b),
+                    inst => {
+                        let Inst::Apply { dst, .. } = &inst else {
+                            unreachable!("equality is a comparison or a call")
+                        };
+                        // The routine's answer is a Juvix boolean: zero
+                        // when equal, which `br` takes as true.
+                        let equal = SCond::NonZero(Operand::Var(*dst));
+                        out.push(inst);
+                        equal
+                    }
+                }
+            }
             Cond::Cmp(op, a, b) => SCond::Cmp(*op, self.operand(env, a)?, self.operand(env, b)?),
         };
         let mut changed = Vec::new();
@@ -863,22 +822,45 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
             n_defs += 1;
         }
     }
+    // The first pass learns what `alloc`s store in fields declared `*`;
+    // the second converts knowing it.
+    let mut fields_known = FieldKinds::declared(module);
+    convert_functions(module, &sigs, &mut fields_known)?;
+    fields_known.settle();
+    let (functions, closure_funcs) = convert_functions(module, &sigs, &mut fields_known)?;
+    Ok(SsaModule {
+        functions,
+        closure_funcs,
+        field_kinds: fields_known.by_tag(),
+    })
+}
+
+/// Converts every defined function.
+fn convert_functions(
+    module: &Module,
+    sigs: &Signatures,
+    fields_known: &mut FieldKinds,
+) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
     let mut functions = Vec::new();
     let mut closure_funcs = Vec::new();
     for f in &module.functions {
         let Some(body) = &f.body else { continue };
         let n_params = f.params.len() as u32;
         let mut b = FnBuilder {
-            sigs: &sigs,
+            sigs,
+            fields_known: &mut *fields_known,
             module,
             closure_funcs: &mut closure_funcs,
             n_params,
             next: n_params,
             fields: HashMap::new(),
             known: HashSet::new(),
+            kinds: HashMap::new(),
+            returns: None,
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {
+            b.kinds.insert(Var(i as u32), type_kind(module, &p.ty));
             env.insert(VarName::Arg(i as u32), Some(Var(i as u32)));
             if let Some(n) = &p.name {
                 env.insert(VarName::Named(n.clone()), Some(Var(i as u32)));
@@ -888,15 +870,105 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
         if b.seq(&mut env, body, &mut insts)? {
             return err(f.end, JvrErrorKind::MissingRet(f.name.clone()));
         }
+        let result_kind = match type_kind(module, &f.ret) {
+            Kind::Any => b.returns.unwrap_or_default(),
+            declared => declared,
+        };
         functions.push(SsaFunction {
             name: f.name.clone(),
             n_params,
             n_vars: b.next,
             body: insts,
+            result_kind,
         });
     }
-    Ok(SsaModule {
-        functions,
-        closure_funcs,
-    })
+    Ok((functions, closure_funcs))
+}
+
+/// The kind of a declared type: a type the module declares holds
+/// constructors.
+fn type_kind(module: &Module, ty: &str) -> Kind {
+    match Kind::of_type(ty) {
+        Kind::Any if module.types.iter().any(|t| t.name == ty.trim()) => Kind::Object,
+        k => k,
+    }
+}
+
+/// What the fields of each constructor hold: their declared types' kinds,
+/// and for a field declared `*` what the module's `alloc`s store in it.
+struct FieldKinds {
+    /// By tag, by field: the declared kind (`Any` for `*`).
+    declared: Vec<Vec<Kind>>,
+    /// What `alloc`s store, joined.
+    stored: HashMap<(u32, usize), Kind>,
+    /// The kinds the conversion uses (declared, then settled).
+    known: Vec<Vec<Kind>>,
+    /// Whether `known` is settled, so that equality may be checked.
+    checked: bool,
+}
+
+impl FieldKinds {
+    fn declared(module: &Module) -> FieldKinds {
+        let declared: Vec<Vec<Kind>> = module
+            .types
+            .iter()
+            .flat_map(|t| &t.ctors)
+            .map(|c| {
+                let mut kinds: Vec<Kind> = crate::jvr::ctor_field_types(&c.ty)
+                    .iter()
+                    .map(|ty| type_kind(module, ty))
+                    .collect();
+                kinds.resize(c.arity, Kind::Any);
+                kinds
+            })
+            .collect();
+        FieldKinds {
+            known: declared.clone(),
+            declared,
+            stored: HashMap::new(),
+            checked: false,
+        }
+    }
+
+    fn get(&self, tag: u32, k: usize) -> Kind {
+        self.known
+            .get(tag as usize)
+            .and_then(|f| f.get(k))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn store(&mut self, tag: u32, k: usize, kind: Kind) {
+        self.stored
+            .entry((tag, k))
+            .and_modify(|old| *old = old.join(kind))
+            .or_insert(kind);
+    }
+
+    /// Fields declared `*` take what every `alloc` stores in them.
+    fn settle(&mut self) {
+        for (tag, fields) in self.declared.iter().enumerate() {
+            for (k, declared) in fields.iter().enumerate() {
+                if *declared == Kind::Any {
+                    let stored = self.stored.get(&(tag as u32, k)).copied();
+                    self.known[tag][k] = stored.unwrap_or_default();
+                }
+            }
+        }
+        self.checked = true;
+    }
+
+    /// A field whose kind is neither a number's nor a constructor's.
+    fn unknown(&self) -> Option<(u32, usize)> {
+        self.known.iter().enumerate().find_map(|(tag, fields)| {
+            let k = fields
+                .iter()
+                .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
+            Some((tag as u32, k))
+        })
+    }
+
+    fn by_tag(&self) -> Vec<Vec<Kind>> {
+        self.known.clone()
+    }
 }

@@ -18,7 +18,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::felt::Felt;
-use crate::jvr::{bool_felt, BuiltinOp, Cond, Function, Module, Stmt, StmtKind, Value, VarName};
+use crate::jvr::{BinOp, BuiltinOp, Cond, Function, Module, Stmt, StmtKind, StrOp, Value, VarName};
+
+mod value;
+
+pub use value::{printed_lines, ClosureVal, CtorVal, Event, IoAction, Show, Val};
 
 /// Why a run stopped without a result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -78,6 +82,9 @@ pub enum JvrRunError {
     /// `fail v` ran.
     #[error("fail: {0}")]
     Fail(String),
+    /// `atoi` of a string that spells no integer.
+    #[error("string to integer: not an integer: {0:?}")]
+    NotAnInteger(String),
     /// A builtin's operands are not what it takes, or `ec_op` reached the
     /// point at infinity.
     #[error("{0}")]
@@ -102,85 +109,30 @@ impl Default for Limits {
     }
 }
 
-/// A run-time value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Val {
-    /// An integer, field element, boolean or unit.
-    Felt(Felt),
-    /// A constructor.
-    Ctor(Rc<CtorVal>),
-    /// A closure.
-    Closure(Rc<ClosureVal>),
-}
-
-/// A constructor value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CtorVal {
-    /// Its tag: the index of the constructor in the module.
-    pub tag: u32,
-    /// The constructor's name.
-    pub name: String,
-    /// Whether it is the only constructor of its type (a record).
-    pub is_record: bool,
-    /// Its fields.
-    pub fields: Vec<Val>,
-}
-
-/// A closure value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClosureVal {
-    /// The function.
-    pub func: String,
-    /// Its number of parameters.
-    pub arity: usize,
-    /// Arguments stored so far.
-    pub args: Vec<Val>,
-}
-
-impl Val {
-    /// The field element, or an error naming what the value is instead.
-    pub fn felt(&self) -> Result<Felt, JvrRunError> {
-        match self {
-            Val::Felt(f) => Ok(*f),
-            Val::Ctor(c) => Err(JvrRunError::Kind(format!(
-                "constructor {} used as a number",
-                c.name
-            ))),
-            Val::Closure(c) => Err(JvrRunError::Kind(format!(
-                "closure of {} used as a number",
-                c.func
-            ))),
-        }
-    }
-
-    /// The lines Juvix prints for a result: a number in signed decimal; a
-    /// record, each of its fields (records nested in it flattened); any
-    /// other constructor, its tag; a closure, its function's name.
-    pub fn output_lines(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        self.push_lines(&mut out);
-        out
-    }
-
-    fn push_lines(&self, out: &mut Vec<String>) {
-        match self {
-            Val::Felt(f) => out.push(f.to_string()),
-            Val::Ctor(c) if c.is_record => c.fields.iter().for_each(|f| f.push_lines(out)),
-            Val::Ctor(c) => out.push(format!("<{}>", c.name)),
-            Val::Closure(c) => out.push(format!("<closure {}>", c.func)),
-        }
-    }
-}
-
 /// The result of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     /// The entry function's result.
     pub value: Val,
-    /// The values of the `trace` instructions executed, in order.
-    pub traces: Vec<Val>,
+    /// What the run printed (`trace`s and IO `write`s), in order.
+    pub events: Vec<Event>,
     /// Instructions executed.
     pub steps: u64,
+}
+
+impl Outcome {
+    /// The lines the run prints: its events, then its result.
+    pub fn lines(&self, show: Show) -> Vec<String> {
+        printed_lines(&self.events, &self.value, show)
+    }
+
+    /// The values of the `trace` instructions executed, in order.
+    pub fn traces(&self) -> impl Iterator<Item = &Val> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Trace(v) => Some(v),
+            Event::Write(_) => None,
+        })
+    }
 }
 
 struct Frame<'a> {
@@ -216,8 +168,10 @@ fn lookup_var(env: &HashMap<VarName, Val>, name: &VarName) -> Result<Val, JvrRun
 fn read(env: &HashMap<VarName, Val>, v: &Value) -> Result<Val, JvrRunError> {
     match v {
         Value::Const(c) => Ok(Val::Felt(*c)),
-        Value::Bool(b) => Ok(Val::Felt(bool_felt(*b))),
-        Value::Unit => Ok(Val::Felt(Felt::ZERO)),
+        Value::Bool(b) => Ok(Val::Bool(*b)),
+        Value::Unit => Ok(Val::Unit),
+        Value::Void => Ok(Val::Void),
+        Value::Str(text) => Ok(Val::Str(text.as_str().into())),
         Value::Var(name, _) => lookup_var(env, name),
         Value::Field {
             var, ctor, index, ..
@@ -229,17 +183,9 @@ fn read(env: &HashMap<VarName, Val>, v: &Value) -> Result<Val, JvrRunError> {
                 .ok_or_else(|| JvrRunError::Kind(format!("{ctor} has no field {index}"))),
             other => Err(JvrRunError::Kind(format!(
                 "{var}.{ctor}[{index}] read from {}",
-                describe(&other)
+                other.describe()
             ))),
         },
-    }
-}
-
-fn describe(v: &Val) -> String {
-    match v {
-        Val::Felt(f) => format!("the number {f}"),
-        Val::Ctor(c) => format!("constructor {}", c.name),
-        Val::Closure(c) => format!("a closure of {}", c.func),
     }
 }
 
@@ -256,7 +202,7 @@ fn closure(v: Val) -> Result<Rc<ClosureVal>, JvrRunError> {
         Val::Closure(c) => Ok(c),
         other => Err(JvrRunError::Kind(format!(
             "{} used as a closure",
-            describe(&other)
+            other.describe()
         ))),
     }
 }
@@ -346,36 +292,22 @@ pub fn execute(
         limits,
         stack: Vec::new(),
         steps: 0,
-        traces: Vec::new(),
+        events: Vec::new(),
     };
     m.lookup(entry, args.len())?;
-    m.stack.push(new_frame(main, args, None));
-    loop {
-        let Some(frame) = m.stack.last_mut() else {
-            return Err(JvrRunError::NoReturn(entry.to_string()));
-        };
-        let Some(cont) = frame.conts.last_mut() else {
-            return Err(JvrRunError::NoReturn(frame.func.name.clone()));
-        };
-        let (stmts, idx) = *cont;
-        if idx == stmts.len() {
-            frame.conts.pop();
-            continue;
-        }
-        cont.1 += 1;
-        let stmt = &stmts[idx];
-        m.steps += 1;
-        if m.steps > m.limits.fuel {
-            return Err(JvrRunError::OutOfFuel);
-        }
-        if let Some(value) = m.exec(stmt)? {
-            return Ok(Outcome {
-                value,
-                traces: m.traces,
-                steps: m.steps,
-            });
-        }
-    }
+    let result = m.run(main, args)?;
+    let value = m.run_io(result)?;
+    Ok(Outcome {
+        value,
+        events: m.events,
+        steps: m.steps,
+    })
+}
+
+/// What applying a closure gives: a value, or a function to enter.
+enum Applied<'m> {
+    Value(Val),
+    Enter(&'m Function, Vec<Val>),
 }
 
 /// The state of a run: the call stack and what the run has printed.
@@ -385,10 +317,87 @@ struct Machine<'m> {
     limits: Limits,
     stack: Vec<Frame<'m>>,
     steps: u64,
-    traces: Vec<Val>,
+    events: Vec<Event>,
 }
 
 impl<'m> Machine<'m> {
+    /// Runs a call of `func` on `args` to its return, on the machine's
+    /// stack (so that a call from inside a run, by an over-applied closure
+    /// or an IO `bind`, shares its depth limit and fuel).
+    fn run(&mut self, func: &'m Function, args: Vec<Val>) -> Result<Val, JvrRunError> {
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(JvrRunError::TooDeep(self.limits.max_depth));
+        }
+        self.stack.push(new_frame(func, args, None));
+        loop {
+            let Some(frame) = self.stack.last_mut() else {
+                return Err(JvrRunError::NoReturn(func.name.clone()));
+            };
+            let Some(cont) = frame.conts.last_mut() else {
+                return Err(JvrRunError::NoReturn(frame.func.name.clone()));
+            };
+            let (stmts, idx) = *cont;
+            if idx == stmts.len() {
+                frame.conts.pop();
+                continue;
+            }
+            cont.1 += 1;
+            let stmt = &stmts[idx];
+            self.steps += 1;
+            if self.steps > self.limits.fuel {
+                return Err(JvrRunError::OutOfFuel);
+            }
+            if let Some(value) = self.exec(stmt)? {
+                return Ok(value);
+            }
+        }
+    }
+
+    /// Runs the effects of an IO action in order, as Juvix's interpreter
+    /// does with the result of `main`; any other value is its own result.
+    fn run_io(&mut self, v: Val) -> Result<Val, JvrRunError> {
+        let Val::Io(action) = v else { return Ok(v) };
+        match &*action {
+            IoAction::Return(x) => Ok(x.clone()),
+            IoAction::Write(x) => {
+                self.events.push(Event::Write(x.clone()));
+                Ok(Val::Void)
+            }
+            IoAction::Bind(x, f) => {
+                let x = self.run_io(x.clone())?;
+                let c = closure(f.clone())?;
+                let (func, args) = self.enter_closure(&c, vec![x])?;
+                let next = self.run(func, args)?;
+                self.run_io(next)
+            }
+        }
+    }
+
+    /// Applies closure `c` to `args`, any number of them (Juvix's
+    /// `CallClosures`): fewer than it takes extend it, as many enter its
+    /// function, more call it with what it takes and apply the closure it
+    /// returns to the rest. The last call is returned to enter, not run,
+    /// so that `tccall` stays a tail call.
+    fn apply_closures(
+        &mut self,
+        mut c: Rc<ClosureVal>,
+        mut args: Vec<Val>,
+    ) -> Result<Applied<'m>, JvrRunError> {
+        loop {
+            let left = c.arity - c.args.len();
+            if args.len() < left {
+                return Ok(Applied::Value(cextend(&c, args)?));
+            }
+            let rest = args.split_off(left);
+            let (func, all) = self.enter_closure(&c, args)?;
+            if rest.is_empty() {
+                return Ok(Applied::Enter(func, all));
+            }
+            c = closure(self.run(func, all)?)?;
+            args = rest;
+        }
+    }
+
     fn find(&self, name: &str) -> Result<&'m Function, JvrRunError> {
         self.funcs
             .get(name)
@@ -476,9 +485,18 @@ impl<'m> Machine<'m> {
         let env = &self.stack.last().expect("a running frame").env;
         let (dst, v) = match &stmt.kind {
             StmtKind::Assign { dst, src } => (dst, read(env, src)?),
-            StmtKind::Binop { dst, op, a, b } => {
-                let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
-                (dst, Val::Felt(op.eval(a, b)?))
+            StmtKind::Binop { dst, op, a, b } => (dst, binop(*op, read(env, a)?, read(env, b)?)?),
+            StmtKind::StrUnop { dst, op, a } => {
+                let a = read(env, a)?;
+                let v = match op {
+                    StrOp::Show => Val::Str(a.text().into()),
+                    StrOp::Atoi => Val::Felt(atoi(&string(&a)?)?),
+                };
+                (dst, v)
+            }
+            StmtKind::StrCat { dst, a, b } => {
+                let (a, b) = (string(&read(env, a)?)?, string(&read(env, b)?)?);
+                (dst, Val::Str(format!("{a}{b}").into()))
             }
             StmtKind::ArgsNum { dst, closure: c } => {
                 let c = closure(read(env, c)?)?;
@@ -529,6 +547,31 @@ impl<'m> Machine<'m> {
                 self.call(callee, vals, dst)?;
                 return Ok(None);
             }
+            StmtKind::CallClosures {
+                dst,
+                closure: c,
+                args,
+            } => {
+                let c = closure(read(env, c)?)?;
+                match self.apply_closures(c, read_all(env, args)?)? {
+                    Applied::Value(v) => self.env().insert(dst.clone(), v),
+                    Applied::Enter(callee, vals) => {
+                        self.call(callee, vals, dst)?;
+                        None
+                    }
+                };
+                return Ok(None);
+            }
+            StmtKind::TailCallClosures { closure: c, args } => {
+                let c = closure(read(env, c)?)?;
+                return match self.apply_closures(c, read_all(env, args)?)? {
+                    Applied::Value(v) => Ok(self.ret(v)),
+                    Applied::Enter(callee, vals) => {
+                        self.tail_call(callee, vals);
+                        Ok(None)
+                    }
+                };
+            }
             StmtKind::TailCall { func, args } => {
                 let vals = read_all(env, args)?;
                 let callee = self.lookup(func, vals.len())?;
@@ -543,7 +586,7 @@ impl<'m> Machine<'m> {
             }
             StmtKind::Trace(v) => {
                 let v = read(env, v)?;
-                self.traces.push(v);
+                self.events.push(Event::Trace(v));
                 return Ok(None);
             }
             StmtKind::Fail(v) => {
@@ -565,7 +608,7 @@ impl<'m> Machine<'m> {
                 let c = match read(env, value)? {
                     Val::Ctor(c) => c,
                     other => {
-                        return Err(JvrRunError::Kind(format!("case on {}", describe(&other))))
+                        return Err(JvrRunError::Kind(format!("case on {}", other.describe())))
                     }
                 };
                 match arms.iter().find(|a| a.ctor == c.name) {
@@ -582,7 +625,10 @@ impl<'m> Machine<'m> {
                 ..
             } => {
                 let taken = match cond {
-                    Cond::NonZero(v) => read_felt(env, v)?.is_zero(),
+                    Cond::NonZero(v) => match read(env, v)? {
+                        Val::Bool(b) => b,
+                        other => other.felt()?.is_zero(),
+                    },
                     Cond::Cmp(op, a, b) => {
                         let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
                         op.holds(a, b)?
@@ -602,10 +648,11 @@ impl<'m> Machine<'m> {
 
     /// `alloc C (fields)`.
     fn alloc(&self, ctor: &str, fields: Vec<Val>) -> Result<Val, JvrRunError> {
-        let (ty, tag, decl) = self
-            .module
-            .ctor(ctor)
-            .ok_or_else(|| JvrRunError::UnknownConstructor(ctor.to_string()))?;
+        let Some((ty, tag, decl)) = self.module.ctor(ctor) else {
+            return IoAction::from_ctor(ctor, &fields)
+                .map(|a| Val::Io(Rc::new(a)))
+                .ok_or_else(|| JvrRunError::UnknownConstructor(ctor.to_string()));
+        };
         if fields.len() != decl.arity {
             return Err(JvrRunError::Kind(format!(
                 "constructor {ctor} takes {} fields, {} given",
@@ -620,6 +667,41 @@ impl<'m> Machine<'m> {
             fields,
         })))
     }
+}
+
+/// `op a b`: arithmetic on numbers, comparisons giving booleans, and
+/// `eq` on any two values that have an equality.
+fn binop(op: BinOp, a: Val, b: Val) -> Result<Val, JvrRunError> {
+    if op == BinOp::Eq && !(a.is_scalar() && b.is_scalar()) {
+        return Ok(Val::Bool(a.structural_eq(&b)?));
+    }
+    let (a, b) = (a.felt()?, b.felt()?);
+    if op.is_comparison() {
+        Ok(Val::Bool(op.holds(a, b)?))
+    } else {
+        Ok(Val::Felt(op.eval(a, b)?))
+    }
+}
+
+/// The text of a string value.
+fn string(v: &Val) -> Result<Rc<str>, JvrRunError> {
+    match v {
+        Val::Str(s) => Ok(s.clone()),
+        other => Err(JvrRunError::Kind(format!(
+            "{} used as a string",
+            other.describe()
+        ))),
+    }
+}
+
+/// The integer a string spells: an optional `-` and decimal digits, as
+/// Juvix's `atoi` reads it.
+pub fn atoi(s: &str) -> Result<Felt, JvrRunError> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 76 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(JvrRunError::NotAnInteger(s.to_string()));
+    }
+    Felt::parse_decimal(s).ok_or_else(|| JvrRunError::NotAnInteger(s.to_string()))
 }
 
 /// `calloc f (args)`.
