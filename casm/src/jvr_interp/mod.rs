@@ -193,10 +193,6 @@ fn read_all(env: &HashMap<VarName, Val>, vs: &[Value]) -> Result<Vec<Val>, JvrRu
     vs.iter().map(|v| read(env, v)).collect()
 }
 
-fn read_felt(env: &HashMap<VarName, Val>, v: &Value) -> Result<Felt, JvrRunError> {
-    read(env, v)?.felt()
-}
-
 fn closure(v: Val) -> Result<Rc<ClosureVal>, JvrRunError> {
     match v {
         Val::Closure(c) => Ok(c),
@@ -630,8 +626,7 @@ impl<'m> Machine<'m> {
                         other => other.felt()?.is_zero(),
                     },
                     Cond::Cmp(op, a, b) => {
-                        let (a, b) = (read_felt(env, a)?, read_felt(env, b)?);
-                        op.holds(a, b)?
+                        binop(*op, read(env, a)?, read(env, b)?)? == Val::Bool(true)
                     }
                 };
                 if taken {

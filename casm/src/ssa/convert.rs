@@ -7,6 +7,12 @@ use std::collections::{HashMap, HashSet};
 
 use crate::heap::Kind;
 
+use super::kinds::{type_kind, FieldKinds};
+
+mod join;
+
+use join::{live_after_branches, read_values, stmt_key};
+
 use super::*;
 
 fn err<T>(pos: Pos, kind: JvrErrorKind) -> Result<T, JvrError> {
@@ -33,42 +39,18 @@ struct FnBuilder<'s> {
     kinds: HashMap<Var, Kind>,
     /// What the `ret`s and tail calls seen so far return.
     returns: Option<Kind>,
+    /// The names the code after each branch may read (by statement).
+    live_after: HashMap<usize, HashSet<VarName>>,
+    /// The branch or `case` being joined.
+    branch_key: usize,
+    /// The bindings at the end of each arm converted since the last join
+    /// (`None` for an arm that does not fall through).
+    arm_ends: Vec<Option<Env>>,
     /// The variables whose constructor is known at this point, with its
     /// tag: allocated here, checked by an earlier field read, or the
     /// scrutinee of the `case` arm being converted. A field read of a
     /// known constructor needs no check.
     known: HashSet<(Var, u32)>,
-}
-
-/// The operands a statement reads (not those of nested bodies).
-fn read_values(kind: &StmtKind) -> Vec<&Value> {
-    match kind {
-        StmtKind::Assign { src, .. } => vec![src],
-        StmtKind::Binop { a, b, .. } | StmtKind::StrCat { a, b, .. } => vec![a, b],
-        StmtKind::StrUnop { a, .. } => vec![a],
-        StmtKind::Call { args, .. }
-        | StmtKind::TailCall { args, .. }
-        | StmtKind::Builtin { args, .. }
-        | StmtKind::Alloc { args, .. }
-        | StmtKind::CAlloc { args, .. } => args.iter().collect(),
-        StmtKind::CExtend { closure, args, .. }
-        | StmtKind::CallClosure { closure, args, .. }
-        | StmtKind::CallClosures { closure, args, .. }
-        | StmtKind::TailCallClosures { closure, args }
-        | StmtKind::TailCallClosure { closure, args } => {
-            std::iter::once(closure).chain(args).collect()
-        }
-        StmtKind::Ret(v)
-        | StmtKind::Trace(v)
-        | StmtKind::Fail(v)
-        | StmtKind::ArgsNum { closure: v, .. }
-        | StmtKind::Case { value: v, .. } => vec![v],
-        StmtKind::Branch { cond, .. } => match cond {
-            Cond::NonZero(v) => vec![v],
-            Cond::Cmp(_, a, b) => vec![a, b],
-        },
-        StmtKind::Dump | StmtKind::Nop | StmtKind::Block(_) => Vec::new(),
-    }
 }
 
 /// Current binding of each source name; `None` marks a name reassigned in a
@@ -263,9 +245,13 @@ impl FnBuilder<'_> {
         self.known.extend(known);
         let mut arm_env = env.clone();
         let mut insts = Vec::new();
+        // Branches nested in the arm join their own arms.
+        let outer_ends = std::mem::take(&mut self.arm_ends);
         let falls = self.seq(&mut arm_env, body, &mut insts);
+        self.arm_ends = outer_ends;
         self.known = before;
         let falls = falls?;
+        self.arm_ends.push(falls.then(|| arm_env.clone()));
         // Names the arm rebinds become unreadable after the branch, unless
         // they are its output (which the caller binds to the join variable).
         changed.extend(
@@ -337,11 +323,22 @@ impl FnBuilder<'_> {
 
     /// The kind of the declared result type of function `name`.
     fn declared_result(&self, name: &str) -> Kind {
-        self.module
+        let declared = self
+            .module
             .functions
             .iter()
             .find(|f| f.name == name)
-            .map_or(Kind::Any, |f| type_kind(self.module, &f.ret))
+            .map_or(Kind::Any, |f| type_kind(self.module, &f.ret));
+        match declared {
+            // What the first pass saw the function return.
+            Kind::Any => self
+                .fields_known
+                .results
+                .get(name)
+                .copied()
+                .unwrap_or_default(),
+            k => k,
+        }
     }
 
     fn returns(&mut self, kind: Kind) {
@@ -596,6 +593,7 @@ impl FnBuilder<'_> {
                 arms,
                 default,
             } => {
+                self.branch_key = stmt_key(s);
                 let case = CaseStmt {
                     pos: s.pos,
                     ty,
@@ -612,6 +610,7 @@ impl FnBuilder<'_> {
                 on_true,
                 on_false,
             } => {
+                self.branch_key = stmt_key(s);
                 let arms = [&on_true[..], &on_false[..]];
                 return self.branch(env, s.pos, cond, out_name.as_ref(), arms, out);
             }
@@ -665,6 +664,7 @@ impl FnBuilder<'_> {
         c: &CaseStmt<'_>,
         out: &mut Vec<Inst>,
     ) -> Result<bool, JvrError> {
+        let key = self.branch_key;
         let scrut = self.operand(env, c.value)?;
         let Some(decl) = self.module.types.iter().find(|t| t.name == c.ty) else {
             let ctor = c.arms.first().map(|a| a.ctor.clone()).unwrap_or_default();
@@ -729,7 +729,11 @@ impl FnBuilder<'_> {
                 result: None,
             });
         }
-        let (join, any_falls) = self.join_arms(env, changed, c.out, &converted);
+        self.arm_ends.resize(converted.len(), None);
+        self.branch_key = key;
+        let mut loads = Vec::new();
+        let (join, any_falls) =
+            self.join_with_phis(env, changed, c.out, &mut converted, &mut loads);
         out.push(Inst::Case {
             scrut,
             first_tag,
@@ -737,6 +741,7 @@ impl FnBuilder<'_> {
             out: join,
             arms: converted,
         });
+        out.extend(loads);
         Ok(any_falls)
     }
 
@@ -750,6 +755,7 @@ impl FnBuilder<'_> {
         [on_true, on_false]: [&[Stmt]; 2],
         out: &mut Vec<Inst>,
     ) -> Result<bool, JvrError> {
+        let key = self.branch_key;
         let cond = match cond {
             Cond::NonZero(v) => SCond::NonZero(self.operand(env, v)?),
             Cond::Cmp(BinOp::Eq, a, b)
@@ -774,13 +780,16 @@ impl FnBuilder<'_> {
         let mut changed = Vec::new();
         let t = self.arm(env, on_true, out_name, pos, &mut changed)?;
         let f = self.arm(env, on_false, out_name, pos, &mut changed)?;
-        let arms = [t, f];
-        let (join, any_falls) = self.join_arms(env, changed, out_name, &arms);
+        let mut arms = [t, f];
+        self.branch_key = key;
+        let mut loads = Vec::new();
+        let (join, any_falls) = self.join_with_phis(env, changed, out_name, &mut arms, &mut loads);
         out.push(Inst::Branch {
             cond,
             out: join,
             arms: Box::new(arms),
         });
+        out.extend(loads);
         Ok(any_falls)
     }
 }
@@ -857,6 +866,9 @@ fn convert_functions(
             known: HashSet::new(),
             kinds: HashMap::new(),
             returns: None,
+            live_after: live_after_branches(body),
+            branch_key: 0,
+            arm_ends: Vec::new(),
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {
@@ -874,101 +886,15 @@ fn convert_functions(
             Kind::Any => b.returns.unwrap_or_default(),
             declared => declared,
         };
+        let n_vars = b.next;
+        fields_known.results.insert(f.name.clone(), result_kind);
         functions.push(SsaFunction {
             name: f.name.clone(),
             n_params,
-            n_vars: b.next,
+            n_vars,
             body: insts,
             result_kind,
         });
     }
     Ok((functions, closure_funcs))
-}
-
-/// The kind of a declared type: a type the module declares holds
-/// constructors.
-fn type_kind(module: &Module, ty: &str) -> Kind {
-    match Kind::of_type(ty) {
-        Kind::Any if module.types.iter().any(|t| t.name == ty.trim()) => Kind::Object,
-        k => k,
-    }
-}
-
-/// What the fields of each constructor hold: their declared types' kinds,
-/// and for a field declared `*` what the module's `alloc`s store in it.
-struct FieldKinds {
-    /// By tag, by field: the declared kind (`Any` for `*`).
-    declared: Vec<Vec<Kind>>,
-    /// What `alloc`s store, joined.
-    stored: HashMap<(u32, usize), Kind>,
-    /// The kinds the conversion uses (declared, then settled).
-    known: Vec<Vec<Kind>>,
-    /// Whether `known` is settled, so that equality may be checked.
-    checked: bool,
-}
-
-impl FieldKinds {
-    fn declared(module: &Module) -> FieldKinds {
-        let declared: Vec<Vec<Kind>> = module
-            .types
-            .iter()
-            .flat_map(|t| &t.ctors)
-            .map(|c| {
-                let mut kinds: Vec<Kind> = crate::jvr::ctor_field_types(&c.ty)
-                    .iter()
-                    .map(|ty| type_kind(module, ty))
-                    .collect();
-                kinds.resize(c.arity, Kind::Any);
-                kinds
-            })
-            .collect();
-        FieldKinds {
-            known: declared.clone(),
-            declared,
-            stored: HashMap::new(),
-            checked: false,
-        }
-    }
-
-    fn get(&self, tag: u32, k: usize) -> Kind {
-        self.known
-            .get(tag as usize)
-            .and_then(|f| f.get(k))
-            .copied()
-            .unwrap_or_default()
-    }
-
-    fn store(&mut self, tag: u32, k: usize, kind: Kind) {
-        self.stored
-            .entry((tag, k))
-            .and_modify(|old| *old = old.join(kind))
-            .or_insert(kind);
-    }
-
-    /// Fields declared `*` take what every `alloc` stores in them.
-    fn settle(&mut self) {
-        for (tag, fields) in self.declared.iter().enumerate() {
-            for (k, declared) in fields.iter().enumerate() {
-                if *declared == Kind::Any {
-                    let stored = self.stored.get(&(tag as u32, k)).copied();
-                    self.known[tag][k] = stored.unwrap_or_default();
-                }
-            }
-        }
-        self.checked = true;
-    }
-
-    /// A field whose kind is neither a number's nor a constructor's.
-    fn unknown(&self) -> Option<(u32, usize)> {
-        self.known.iter().enumerate().find_map(|(tag, fields)| {
-            let k = fields
-                .iter()
-                .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
-            Some((tag as u32, k))
-        })
-    }
-
-    fn by_tag(&self) -> Vec<Vec<Kind>> {
-        self.known.clone()
-    }
 }

@@ -274,5 +274,6 @@ impl SsaModule {
 }
 
 mod convert;
+mod kinds;
 
 pub use convert::convert;
