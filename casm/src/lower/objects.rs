@@ -145,7 +145,7 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     if let Some(&most) = ccalls.iter().max() {
         get_fp = true;
         ccalls.extend(1..=most);
-        extends.extend(1..=most);
+        extends.extend(ccalls.iter().copied());
     }
     let funcs: Vec<heap::ClosureFunc<'_>> = module
         .closure_funcs
