@@ -118,19 +118,7 @@ pub struct ClosureFunc<'a> {
 pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> Vec<Instr> {
     let name = apply_label(n);
     let n16 = n as i16;
-    let mut out = vec![
-        Instr::Label(name.clone()),
-        push(Rhs::Deref(MemRef::fp(-3), 0)),
-        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
-        Instr::Jump {
-            target: Target::Cell(MemRef::fp(1)),
-            cond: None,
-            ap_incr: false,
-        },
-    ];
-    for id in 0..funcs.len() {
-        out.push(jmp(format!("{name}${id}")));
-    }
+    let mut out = dispatch_by_closure_id(&name, funcs.len());
     for (id, f) in funcs.iter().enumerate() {
         out.push(Instr::Label(format!("{name}${id}")));
         // The closure must take exactly `n` more arguments (a function
@@ -146,16 +134,43 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
             continue;
         }
         push_builtins(&mut out, n16, n_builtins);
-        for j in (0..n16).rev() {
-            out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
-        }
-        for i in (0..(f.arity - n) as i16).rev() {
-            out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
-        }
+        push_call_args(&mut out, n16, (f.arity - n) as i16);
         out.push(Instr::Call(Target::Label(f.name.to_string())));
         out.push(Instr::Ret);
     }
     out
+}
+
+/// The start of a routine called with a closure at `[fp - 3]`: it jumps by
+/// the closure's header `2 id` (plus one, over the `jmp` itself) into a
+/// table of two-word jumps to `{name}${id}`, one per closure function.
+fn dispatch_by_closure_id(name: &str, n_funcs: usize) -> Vec<Instr> {
+    let mut out = vec![
+        Instr::Label(name.to_string()),
+        push(Rhs::Deref(MemRef::fp(-3), 0)),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
+        Instr::Jump {
+            target: Target::Cell(MemRef::fp(1)),
+            cond: None,
+            ap_incr: false,
+        },
+    ];
+    for id in 0..n_funcs {
+        out.push(jmp(format!("{name}${id}")));
+    }
+    out
+}
+
+/// Pushes the arguments of a call of the closure's function: its `stored`
+/// arguments, then the first `new` of the routine's (at `[fp - 4 - j]`),
+/// the last parameter first.
+fn push_call_args(out: &mut Vec<Instr>, new: i16, stored: i16) {
+    for j in (0..new).rev() {
+        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+    }
+    for i in (0..stored).rev() {
+        out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
+    }
 }
 
 /// `__kildall_ccall_N`: called like `__kildall_apply_N`; applies the
@@ -176,19 +191,7 @@ pub fn ccall_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
     let name = ccall_label(n);
     let n16 = n as i16;
     let nb = n_builtins as i16;
-    let mut out = vec![
-        Instr::Label(name.clone()),
-        push(Rhs::Deref(MemRef::fp(-3), 0)),
-        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
-        Instr::Jump {
-            target: Target::Cell(MemRef::fp(1)),
-            cond: None,
-            ap_incr: false,
-        },
-    ];
-    for id in 0..funcs.len() {
-        out.push(jmp(format!("{name}${id}")));
-    }
+    let mut out = dispatch_by_closure_id(&name, funcs.len());
     for (id, f) in funcs.iter().enumerate() {
         let stub = format!("{name}${id}");
         out.push(Instr::Label(stub.clone()));
@@ -220,14 +223,8 @@ pub fn ccall_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
                 out.push(Instr::Ret);
                 continue;
             }
-            // The function's arguments: the stored ones, then the first
-            // `left` new ones; the last parameter is pushed first.
-            for j in (0..left as i16).rev() {
-                out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
-            }
-            for i in (0..(f.arity - left) as i16).rev() {
-                out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
-            }
+            // The stored arguments, then the first `left` new ones.
+            push_call_args(&mut out, left as i16, (f.arity - left) as i16);
             out.push(Instr::Call(Target::Label(f.name.to_string())));
             if left < n {
                 // The result at `[ap - 1]`, the builtins' pointers below.

@@ -3,9 +3,10 @@
 //!
 //! The pipeline:
 //!
-//! 1. [`jvr::parse`]: `.jvr` text (a JuvixReg subset) to a syntax tree.
+//! 1. [`jvr::parse`]: `.jvr` text (JuvixReg) to a syntax tree.
 //! 2. [`ssa::convert`]: names resolved, one variable per assignment, branch
-//!    outputs as join variables.
+//!    outputs as join variables, the kinds of values (for printing terms
+//!    and for structural equality).
 //! 3. [`lower::lower`]: CASM with blocks cut where the `ap` offset stops
 //!    being static, per-block liveness and `call rel` transfers
 //!    (the translation of Juvix PR #2697).

@@ -238,14 +238,14 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     let result = match r.vm {
-        Vm::Interp | Vm::Jvr => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS).map_err(
-            |e| match e {
+        Vm::Interp | Vm::Jvr => {
+            kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS).map_err(|e| match e {
                 kildall_casm::interp::InterpError::Fail(msg) => Failure::Fail(msg),
                 e => Failure::Other(
                     anyhow::Error::new(e).context(format!("{}: CASM interpreter", file.display())),
                 ),
-            },
-        ),
+            })
+        }
         Vm::Cairo => kildall_casm::vm::run(&prog).map_err(|e| match e {
             kildall_casm::vm::VmError::Fail(msg) => Failure::Fail(msg),
             e => Failure::Other(

@@ -15,12 +15,16 @@
 //! ```
 //!
 //! Operands are `arg[i]`, `tmp[i]`, named variables, integer literals
-//! (optionally negative) and `true`/`false` (1 and 0). Binary operations are
-//! `add sub mul` on integers, `fadd fsub fmul fdiv` on field elements and
-//! `eq lt le` (giving 1 or 0). `br v` takes the `true` arm when `v` is
-//! non-zero; `if eq/lt/le a b` when the comparison holds. A branch with
-//! `out: x` defines `x` in every arm that falls through and `x` is visible
-//! after it; other variables assigned in an arm stay local to the arm.
+//! (optionally negative), `true`/`false` (stored as 0 and 1), `unit`,
+//! `void` and string literals. Binary operations are `add sub mul div mod`
+//! on integers, `fadd fsub fmul fdiv` on field elements, `eq lt le`
+//! (giving booleans; `eq` compares constructors structurally) and
+//! `strcat`; `show` and `atoi` take one operand. `br v` takes the `true`
+//! arm when `v` is true (0); `if eq/lt/le a b` when the comparison holds.
+//! A branch with `out: x` defines `x` in every arm that falls through and
+//! `x` is visible after it; so is any variable every falling arm leaves
+//! bound. `call c (args)` applies a closure to exactly the arguments it
+//! still takes, `ccall`/`tccall` to any number.
 //! Comments run from `--` to the end of the line.
 //!
 //! The grammar follows the JuvixReg text format of the Juvix compiler

@@ -7,12 +7,15 @@
 //! explicit stack, so deep recursion cannot overflow the host stack, and
 //! `tcall` replaces the caller's frame.
 //!
-//! Values are field elements or heap values: constructors (a tag and
-//! fields) and closures (a function and the arguments stored so far). The
-//! semantics are those of Juvix's Cairo backend: booleans are 0 (`true`)
-//! and 1 (`false`), `div`/`mod` truncate toward zero, a closure is called
-//! with exactly the number of arguments it still takes, and a record (the
-//! only constructor of its type) prints as its fields, one per line.
+//! Values are numbers, booleans, `unit`, `void`, strings, constructors (a
+//! tag and fields), closures (a function and the arguments stored so far)
+//! and IO actions ([`Val`]). The arithmetic is that of Juvix's Cairo
+//! backend (integers are field elements, `div`/`mod` truncate toward zero,
+//! in the range the compiled code proves), and the rest that of Juvix's Reg
+//! interpreter: `eq` compares constructors structurally, `ccall` applies a
+//! closure to any number of arguments, and an IO action returned by the
+//! entry runs its effects in order. A run prints as terms or as the field
+//! elements the Cairo backend stores ([`Show`]).
 
 use std::collections::HashMap;
 use std::rc::Rc;
