@@ -216,7 +216,16 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
         None => felts(r.args)?.into_iter().map(Val::Felt).collect(),
     };
     if let Vm::Jvr = r.vm {
-        let outcome = jvr_interp::execute(&module, r.entry, values, jvr_interp::Limits::default());
+        // `readLn` reads the standard input, a line at a time.
+        let mut read_line = || {
+            let mut line = String::new();
+            match std::io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+            }
+        };
+        let limits = jvr_interp::Limits::default();
+        let outcome = jvr_interp::execute_io(&module, r.entry, values, limits, &mut read_line);
         return match outcome {
             Ok(o) => {
                 for line in o.lines(r.show) {

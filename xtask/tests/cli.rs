@@ -459,6 +459,20 @@ fn casm_run_divides_on_both_machines_and_refuses_a_zero_divisor() {
     assert_eq!(lines[0], lines[1], "both machines print the same lines");
 }
 
+#[test]
+fn casm_run_jvr_reads_readln_lines_from_stdin() {
+    let src = b"function greet(string) : IO {\n  tmp[0] = strcat \"hello \" arg[0];\n  \
+        tmp[0] = alloc write (tmp[0]);\n  ret tmp[0];\n}\n\
+        function main() : IO {\n  tmp[0] = alloc readLn ();\n  tmp[1] = calloc greet ();\n  \
+        tmp[0] = alloc bind (tmp[0], tmp[1]);\n  ret tmp[0];\n}\n";
+    let file = temp_file("readln.jvr", src);
+    let path = file.to_str().unwrap();
+    let (code, out) = xtask_piped(&["casm", "run", path, "--vm", "jvr"], b"world\n", None);
+    assert_eq!(code, Some(0));
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("hello world\nsteps: "), "{out}");
+}
+
 /// Runs the driver with `input` on its standard input; with `read_bytes`,
 /// reads only that many bytes of its output and closes the pipe.
 fn xtask_piped(args: &[&str], input: &[u8], read_bytes: Option<usize>) -> (Option<i32>, Vec<u8>) {

@@ -85,6 +85,9 @@ pub enum JvrRunError {
     /// `fail v` ran.
     #[error("fail: {0}")]
     Fail(String),
+    /// An IO `readLn` after the end of the input.
+    #[error("readLn: end of input")]
+    EndOfInput,
     /// `atoi` of a string that spells no integer.
     #[error("string to integer: not an integer: {0:?}")]
     NotAnInteger(String),
@@ -268,12 +271,25 @@ pub fn run(
     Ok((outcome.value.felt()?, outcome.steps))
 }
 
-/// Runs `entry` with `args` (numbers or heap values).
+/// Runs `entry` with `args` (numbers or heap values); an IO `readLn` finds
+/// no input.
 pub fn execute(
     module: &Module,
     entry: &str,
     args: Vec<Val>,
     limits: Limits,
+) -> Result<Outcome, JvrRunError> {
+    execute_io(module, entry, args, limits, &mut || None)
+}
+
+/// [`execute`], with the lines an IO `readLn` reads from `read_line`
+/// (`None` at the end of the input).
+pub fn execute_io<'m>(
+    module: &'m Module,
+    entry: &str,
+    args: Vec<Val>,
+    limits: Limits,
+    read_line: &'m mut dyn FnMut() -> Option<String>,
 ) -> Result<Outcome, JvrRunError> {
     let funcs: HashMap<&str, &Function> = module
         .functions
@@ -292,6 +308,7 @@ pub fn execute(
         stack: Vec::new(),
         steps: 0,
         events: Vec::new(),
+        read_line,
     };
     m.lookup(entry, args.len())?;
     let result = m.run(main, args)?;
@@ -317,6 +334,8 @@ struct Machine<'m> {
     stack: Vec<Frame<'m>>,
     steps: u64,
     events: Vec<Event>,
+    /// Where `readLn` reads its lines.
+    read_line: &'m mut dyn FnMut() -> Option<String>,
 }
 
 impl<'m> Machine<'m> {
@@ -362,6 +381,10 @@ impl<'m> Machine<'m> {
                 self.events.push(Event::Write(x.clone()));
                 Ok(Val::Void)
             }
+            IoAction::ReadLn => match (self.read_line)() {
+                Some(line) => Ok(Val::Str(line.into())),
+                None => Err(JvrRunError::EndOfInput),
+            },
             IoAction::Bind(x, f) => {
                 let x = self.run_io(x.clone())?;
                 let c = closure(f.clone())?;

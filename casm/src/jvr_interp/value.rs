@@ -65,6 +65,8 @@ pub enum IoAction {
     Bind(Val, Val),
     /// `write x`: prints `x` (a string as its text, without a newline).
     Write(Val),
+    /// `readLn`: the next line of the input, as a string.
+    ReadLn,
 }
 
 impl IoAction {
@@ -74,6 +76,7 @@ impl IoAction {
             ("return", [x]) => Some(IoAction::Return(x.clone())),
             ("bind", [x, f]) => Some(IoAction::Bind(x.clone(), f.clone())),
             ("write", [x]) => Some(IoAction::Write(x.clone())),
+            ("readLn", []) => Some(IoAction::ReadLn),
             _ => None,
         }
     }

@@ -161,3 +161,29 @@ fn a_tccall_loop_runs_in_constant_depth() {
         kildall_casm::Felt::ZERO
     );
 }
+
+/// `readLn` reads the next line of the input, as Juvix's interpreter reads
+/// its standard input; past the end the run stops.
+#[test]
+fn readln_reads_the_input_a_line_at_a_time() {
+    let src = "function greet(string) : IO {\n  tmp[0] = strcat \"hello \" arg[0];\n  \
+        tmp[0] = alloc write (tmp[0]);\n  ret tmp[0];\n}\n\
+        function main() : IO {\n  tmp[0] = alloc readLn ();\n  tmp[1] = calloc greet ();\n  \
+        tmp[0] = alloc bind (tmp[0], tmp[1]);\n  ret tmp[0];\n}\n";
+    let module = jvr::parse(src).unwrap();
+    let mut lines = vec!["world".to_string()].into_iter();
+    let mut read_line = || lines.next();
+    let o = jvr_interp::execute_io(
+        &module,
+        "main",
+        Vec::new(),
+        Limits::default(),
+        &mut read_line,
+    )
+    .unwrap();
+    assert_eq!(o.lines(Show::Term), ["hello world"]);
+    assert_eq!(
+        jvr_interp::execute(&module, "main", Vec::new(), Limits::default()),
+        Err(JvrRunError::EndOfInput)
+    );
+}
