@@ -89,6 +89,8 @@ pub struct Program {
     pub builtins: Vec<Builtin>,
     /// Names of constructors and closure functions, to print heap values.
     pub names: crate::heap::HeapNames,
+    /// What the entry returns, for printing it as a term.
+    pub result_kind: crate::heap::Kind,
     /// What the entry sequence writes to the `output` builtin.
     pub result: ResultShape,
 }
@@ -255,106 +257,23 @@ pub fn assemble_with_objects(
     if result.pushed() > i16::MAX as usize - 8 {
         return Err(AsmError::ResultTooLarge(result.pushed()));
     }
-    let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
-    let (first, after) = match mode {
-        Mode::Execution => ("__main__", None),
-        Mode::Proof => ("__start__", Some("__end__")),
-    };
-    items.push(Instr::Label(first.to_string()));
     let threaded: Vec<Builtin> = listing
         .builtins
         .iter()
         .copied()
         .filter(|b| *b != Builtin::Output)
         .collect();
-    let mut builtins = vec![Builtin::Output];
-    builtins.extend(&threaded);
-    // The runner puts the builtins' base pointers on the stack, `output`'s
-    // first: below `fp` for `main` (execution mode), at `[fp]` onwards for
-    // `__start__`.
-    let nb = threaded.len() as i16;
-    let n_all = nb + 1;
-    let push = |rhs| Instr::Assign {
-        dst: MemRef::ap(0),
-        rhs,
-        ap_incr: true,
+    let sequence = EntrySequence {
+        entry,
+        objects,
+        args,
+        result,
+        mode,
+        threaded: threaded.len() as i16,
     };
-    let output_ptr = match mode {
-        Mode::Execution => MemRef::fp(-2 - n_all),
-        Mode::Proof => MemRef::fp(0),
-    };
-    // Where the objects start, and the cell that holds `fp`.
-    let mut frame = 0i16;
-    if mode == Mode::Proof {
-        items.push(Instr::ApAdd(Felt::from_u128(n_all as u128)));
-        frame = n_all;
-    }
-    let fp_cell = frame;
-    let mut at = Vec::with_capacity(objects.len());
-    if !objects.is_empty() {
-        items.push(Instr::Call(Target::Label(crate::heap::GET_FP.to_string())));
-        frame += 2;
-        for o in objects {
-            at.push(frame);
-            for cell in o {
-                items.push(push(entry_cell(cell, fp_cell, &at)));
-                frame += 1;
-            }
-        }
-    }
-    match mode {
-        Mode::Execution => {
-            for k in 0..nb {
-                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(-1 - n_all + k)))));
-            }
-        }
-        Mode::Proof if !objects.is_empty() => {
-            for k in 0..nb {
-                items.push(push(Rhs::Val(Val::Mem(MemRef::fp(1 + k)))));
-            }
-        }
-        // The threaded pointers are the cells just below `ap`.
-        Mode::Proof => {}
-    }
-    for a in args.iter().rev() {
-        items.push(push(entry_cell(a, fp_cell, &at)));
-    }
-    items.push(Instr::Call(Target::Label(entry.to_string())));
-    // The result is at `[ap - 1]`, the threaded builtins' final pointers
-    // below it.
-    let fields = result.pushed() as i16;
-    for i in 0..fields {
-        items.push(push(Rhs::Deref(MemRef::ap(-1 - i), field_offset(i as u32))));
-    }
-    let out = result.output_cells() as i16;
-    for i in 0..out {
-        items.push(Instr::Assign {
-            dst: MemRef::ap(i - out),
-            rhs: Rhs::Deref(output_ptr, i),
-            ap_incr: false,
-        });
-    }
-    items.push(push(Rhs::Op(
-        ArithOp::Add,
-        output_ptr,
-        Val::Imm(Felt::from_i128(out as i128)),
-    )));
-    // Each threaded pointer is `2 + nb + fields` cells below the top when
-    // it is copied: the cells pushed since the call come between.
-    for _ in 0..nb {
-        items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-2 - nb - fields)))));
-    }
-    match after {
-        None => items.push(Instr::Ret),
-        Some(end) => {
-            items.push(Instr::Label(end.to_string()));
-            items.push(Instr::Jump {
-                target: Target::Rel(0),
-                cond: None,
-                ap_incr: false,
-            });
-        }
-    }
+    let mut items: Vec<Instr> = Vec::with_capacity(listing.items.len() + args.len() + 6);
+    sequence.call_entry(&mut items);
+    sequence.write_result(&mut items);
     items.extend(listing.items.iter().cloned());
     let has_get_fp = |items: &[Instr]| {
         items
@@ -365,10 +284,169 @@ pub fn assemble_with_objects(
         items.push(Instr::Label(crate::heap::GET_FP.to_string()));
         items.push(Instr::Ret);
     }
+    let (data, hints, labels) = encode(&items)?;
+    let main_pc = match mode {
+        Mode::Execution => 0,
+        Mode::Proof => *labels
+            .get(entry)
+            .ok_or_else(|| AsmError::UndefinedLabel(entry.to_string()))?,
+    };
+    let start_end = match mode {
+        Mode::Execution => None,
+        Mode::Proof => Some((0, labels.get("__end__").copied().unwrap_or(0))),
+    };
+    let mut builtins = vec![Builtin::Output];
+    builtins.extend(&threaded);
+    Ok(Program {
+        data,
+        hints,
+        labels,
+        main_pc,
+        mode,
+        start_end,
+        builtins,
+        names: crate::heap::HeapNames::default(),
+        result_kind: crate::heap::Kind::Any,
+        result,
+    })
+}
 
+/// What the entry sequence of [`assemble_with_objects`] is built from.
+struct EntrySequence<'a> {
+    entry: &'a str,
+    objects: &'a [Vec<EntryArg>],
+    args: &'a [EntryArg],
+    result: ResultShape,
+    mode: Mode,
+    /// The number of builtins the listing threads (all but `output`).
+    threaded: i16,
+}
+
+fn push(rhs: Rhs) -> Instr {
+    Instr::Assign {
+        dst: MemRef::ap(0),
+        rhs,
+        ap_incr: true,
+    }
+}
+
+impl EntrySequence<'_> {
+    /// The cell holding the `output` builtin's pointer. The runner puts
+    /// the builtins' base pointers on the stack, `output`'s first: below
+    /// `fp` for `main` (execution mode), at `[fp]` onwards for
+    /// `__start__`.
+    fn output_ptr(&self) -> MemRef {
+        match self.mode {
+            Mode::Execution => MemRef::fp(-2 - (self.threaded + 1)),
+            Mode::Proof => MemRef::fp(0),
+        }
+    }
+
+    /// The sequence up to the call of the entry: the objects, the threaded
+    /// builtins' pointers and the arguments.
+    fn call_entry(&self, items: &mut Vec<Instr>) {
+        let first = match self.mode {
+            Mode::Execution => "__main__",
+            Mode::Proof => "__start__",
+        };
+        items.push(Instr::Label(first.to_string()));
+        let nb = self.threaded;
+        let n_all = nb + 1;
+        // Where the objects start, and the cell that holds `fp`.
+        let mut frame = 0i16;
+        if self.mode == Mode::Proof {
+            items.push(Instr::ApAdd(Felt::from_u128(n_all as u128)));
+            frame = n_all;
+        }
+        let fp_cell = frame;
+        let mut at = Vec::with_capacity(self.objects.len());
+        if !self.objects.is_empty() {
+            items.push(Instr::Call(Target::Label(crate::heap::GET_FP.to_string())));
+            frame += 2;
+            for o in self.objects {
+                at.push(frame);
+                for cell in o {
+                    items.push(push(entry_cell(cell, fp_cell, &at)));
+                    frame += 1;
+                }
+            }
+        }
+        match self.mode {
+            Mode::Execution => {
+                for k in 0..nb {
+                    items.push(push(Rhs::Val(Val::Mem(MemRef::fp(-1 - n_all + k)))));
+                }
+            }
+            Mode::Proof if !self.objects.is_empty() => {
+                for k in 0..nb {
+                    items.push(push(Rhs::Val(Val::Mem(MemRef::fp(1 + k)))));
+                }
+            }
+            // The threaded pointers are the cells just below `ap`.
+            Mode::Proof => {}
+        }
+        for a in self.args.iter().rev() {
+            items.push(push(entry_cell(a, fp_cell, &at)));
+        }
+        items.push(Instr::Call(Target::Label(self.entry.to_string())));
+    }
+
+    /// The sequence after the call: the result to the `output` builtin,
+    /// every builtin's final pointer on top, then `ret` (or the proof
+    /// mode's final loop).
+    fn write_result(&self, items: &mut Vec<Instr>) {
+        let nb = self.threaded;
+        let output_ptr = self.output_ptr();
+        // The result is at `[ap - 1]`, the threaded builtins' final pointers
+        // below it.
+        let fields = self.result.pushed() as i16;
+        for i in 0..fields {
+            items.push(push(Rhs::Deref(MemRef::ap(-1 - i), field_offset(i as u32))));
+        }
+        let out = self.result.output_cells() as i16;
+        for i in 0..out {
+            items.push(Instr::Assign {
+                dst: MemRef::ap(i - out),
+                rhs: Rhs::Deref(output_ptr, i),
+                ap_incr: false,
+            });
+        }
+        items.push(push(Rhs::Op(
+            ArithOp::Add,
+            output_ptr,
+            Val::Imm(Felt::from_i128(out as i128)),
+        )));
+        // Each threaded pointer is `2 + nb + fields` cells below the top when
+        // it is copied: the cells pushed since the call come between.
+        for _ in 0..nb {
+            items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-2 - nb - fields)))));
+        }
+        match self.mode {
+            Mode::Execution => items.push(Instr::Ret),
+            Mode::Proof => {
+                items.push(Instr::Label("__end__".to_string()));
+                items.push(Instr::Jump {
+                    target: Target::Rel(0),
+                    cond: None,
+                    ap_incr: false,
+                });
+            }
+        }
+    }
+}
+
+/// The words, hints and labels of an assembled program.
+type Encoded = (
+    Vec<Felt>,
+    BTreeMap<usize, Vec<Hint>>,
+    HashMap<String, usize>,
+);
+
+/// Encodes `items` as Cairo words (two passes: labels, then words).
+fn encode(items: &[Instr]) -> Result<Encoded, AsmError> {
     let mut labels = HashMap::new();
     let mut pc = 0usize;
-    for i in &items {
+    for i in items {
         if let Instr::Label(l) = i {
             if labels.insert(l.clone(), pc).is_some() {
                 return Err(AsmError::DuplicateLabel(l.clone()));
@@ -376,22 +454,9 @@ pub fn assemble_with_objects(
         }
         pc += size(i);
     }
-    // A target's op1: an immediate offset, or the cell holding it.
-    let rel = |t: &Target, pc: usize| -> Result<Val, AsmError> {
-        match t {
-            Target::Cell(m) => Ok(Val::Mem(*m)),
-            Target::Rel(r) => Ok(Val::Imm(Felt::from_i128(*r as i128))),
-            Target::Label(l) => {
-                let to = *labels
-                    .get(l)
-                    .ok_or_else(|| AsmError::UndefinedLabel(l.clone()))?;
-                Ok(Val::Imm(Felt::from_i128(to as i128 - pc as i128)))
-            }
-        }
-    };
     let mut data = Vec::with_capacity(pc);
     let mut hints: BTreeMap<usize, Vec<Hint>> = BTreeMap::new();
-    for i in &items {
+    for i in items {
         let pc = data.len();
         match i {
             Instr::Label(_) | Instr::Nop => {}
@@ -405,31 +470,13 @@ pub fn assemble_with_objects(
                 }
                 hints.entry(pc).or_default().push(*h);
             }
-            Instr::Assign { dst, rhs, ap_incr } => {
-                let (d, op0, op1, res) = match rhs {
-                    Rhs::Val(v) => (*dst, UNUSED, v, 0),
-                    Rhs::Op(ArithOp::Add, a, v) => (*dst, *a, v, flag::RES_ADD),
-                    Rhs::Op(ArithOp::Mul, a, v) => (*dst, *a, v, flag::RES_MUL),
-                    Rhs::Op(ArithOp::Sub, a, v) => (*a, *dst, v, flag::RES_ADD),
-                    Rhs::Op(ArithOp::Div, a, v) => (*a, *dst, v, flag::RES_MUL),
-                    Rhs::Deref(cell, off) => {
-                        // op1 = [op0 + off]: no op1 source flag.
-                        let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
-                        data.push(word(*dst, *cell, *off, ap | flag::OP_ASSERT));
-                        continue;
-                    }
-                };
-                let (off1, src, imm) = op1_bits(op1);
-                let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
-                data.push(word(d, op0, off1, src | res | ap | flag::OP_ASSERT));
-                data.extend(imm);
-            }
+            Instr::Assign { dst, rhs, ap_incr } => encode_assign(*dst, rhs, *ap_incr, &mut data),
             Instr::Jump {
                 target,
                 cond,
                 ap_incr,
             } => {
-                let (off1, src, imm) = op1_bits(&rel(target, pc)?);
+                let (off1, src, imm) = op1_bits(&relative(target, pc, &labels)?);
                 let ap = if *ap_incr { flag::AP_ADD1 } else { 0 };
                 let (dst, pcu) = match cond {
                     Some(c) => (*c, flag::PC_JNZ),
@@ -439,7 +486,7 @@ pub fn assemble_with_objects(
                 data.extend(imm);
             }
             Instr::Call(target) => {
-                let (off1, src, imm) = op1_bits(&rel(target, pc)?);
+                let (off1, src, imm) = op1_bits(&relative(target, pc, &labels)?);
                 data.push(word(
                     MemRef::ap(0),
                     MemRef::ap(1),
@@ -462,27 +509,42 @@ pub fn assemble_with_objects(
             }
         }
     }
-    let main_pc = match mode {
-        Mode::Execution => 0,
-        Mode::Proof => *labels
-            .get(entry)
-            .ok_or_else(|| AsmError::UndefinedLabel(entry.to_string()))?,
+    Ok((data, hints, labels))
+}
+
+/// A jump or call target's op1 at `pc`: an immediate offset, or the cell
+/// holding it.
+fn relative(t: &Target, pc: usize, labels: &HashMap<String, usize>) -> Result<Val, AsmError> {
+    match t {
+        Target::Cell(m) => Ok(Val::Mem(*m)),
+        Target::Rel(r) => Ok(Val::Imm(Felt::from_i128(*r as i128))),
+        Target::Label(l) => {
+            let to = *labels
+                .get(l)
+                .ok_or_else(|| AsmError::UndefinedLabel(l.clone()))?;
+            Ok(Val::Imm(Felt::from_i128(to as i128 - pc as i128)))
+        }
+    }
+}
+
+/// Encodes an assertion `dst = rhs`.
+fn encode_assign(dst: MemRef, rhs: &Rhs, ap_incr: bool, data: &mut Vec<Felt>) {
+    let ap = if ap_incr { flag::AP_ADD1 } else { 0 };
+    let (d, op0, op1, res) = match rhs {
+        Rhs::Val(v) => (dst, UNUSED, v, 0),
+        Rhs::Op(ArithOp::Add, a, v) => (dst, *a, v, flag::RES_ADD),
+        Rhs::Op(ArithOp::Mul, a, v) => (dst, *a, v, flag::RES_MUL),
+        Rhs::Op(ArithOp::Sub, a, v) => (*a, dst, v, flag::RES_ADD),
+        Rhs::Op(ArithOp::Div, a, v) => (*a, dst, v, flag::RES_MUL),
+        Rhs::Deref(cell, off) => {
+            // op1 = [op0 + off]: no op1 source flag.
+            data.push(word(dst, *cell, *off, ap | flag::OP_ASSERT));
+            return;
+        }
     };
-    let start_end = match mode {
-        Mode::Execution => None,
-        Mode::Proof => Some((0, labels.get("__end__").copied().unwrap_or(0))),
-    };
-    Ok(Program {
-        data,
-        hints,
-        labels,
-        main_pc,
-        mode,
-        start_end,
-        builtins,
-        names: crate::heap::HeapNames::default(),
-        result,
-    })
+    let (off1, src, imm) = op1_bits(op1);
+    data.push(word(d, op0, off1, src | res | ap | flag::OP_ASSERT));
+    data.extend(imm);
 }
 
 impl Program {

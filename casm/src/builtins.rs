@@ -10,23 +10,11 @@ use starknet_types_core::hash::Poseidon;
 use crate::felt::Felt;
 
 fn to_core(f: Felt) -> CoreFelt {
-    let mut bytes = [0u8; 32];
-    for (i, limb) in f.limbs().iter().enumerate() {
-        bytes[i * 8..i * 8 + 8].copy_from_slice(&limb.to_le_bytes());
-    }
-    CoreFelt::from_bytes_le(&bytes)
+    f.to_stark()
 }
 
 fn from_core(f: CoreFelt) -> Felt {
-    let bytes = f.to_bytes_le();
-    let mut limbs = [0u64; 4];
-    for (i, limb) in limbs.iter_mut().enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
-        *limb = u64::from_le_bytes(word);
-    }
-    // A core felt is canonical, so this never falls back.
-    Felt::from_canonical_limbs(limbs).unwrap_or(Felt::ZERO)
+    Felt::from_stark(f)
 }
 
 /// The Hades permutation of Poseidon over a state of three elements, as

@@ -1,7 +1,6 @@
 //! Elements of the Cairo prime field, `P = 2^251 + 17 * 2^192 + 1`: the
 //! field element of the Cairo ecosystem (`starknet-types-core`, the one
-//! `cairo-vm` uses; faster than the hand-written Montgomery arithmetic the
-//! crate had, see the README), with the readings the `.jvr` language needs.
+//! `cairo-vm` uses), with the readings the `.jvr` language needs.
 //!
 //! Integers of the `.jvr` language are field elements too (as on the Cairo
 //! VM); comparisons read them as signed numbers in `[-(P-1)/2, (P-1)/2]`.

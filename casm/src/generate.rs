@@ -4,7 +4,9 @@
 //! one declared type (`shape`, of 0, 1 and 2 fields) taken apart by `case`
 //! (with or without `default`) and field reads; closures of the generated
 //! functions built by `calloc`, extended by `cextend`, asked `argsnum`, and
-//! called or tail-called with their remaining arguments.
+//! called or tail-called with their remaining arguments, or applied by
+//! `ccall`/`tccall` to some of them and then to the rest; structural `eq`
+//! of two constructors; the constant `void`.
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -84,6 +86,7 @@ fn seq_falls(body: &[Stmt]) -> bool {
             StmtKind::Ret(_)
             | StmtKind::TailCall { .. }
             | StmtKind::TailCallClosure { .. }
+            | StmtKind::TailCallClosures { .. }
             | StmtKind::Fail(_),
         ) => false,
         Some(StmtKind::Branch {
@@ -155,6 +158,10 @@ impl Gen<'_> {
 
     fn rhs(&mut self, me: Option<usize>, scope: &[VarName], dst: VarName) -> Stmt {
         match self.rng.index(10) {
+            0 if self.rng.chance(0.2) => st(StmtKind::Assign {
+                dst,
+                src: Value::Void,
+            }),
             0 => st(StmtKind::Assign {
                 dst,
                 src: self.operand(scope),
@@ -270,6 +277,9 @@ impl Gen<'_> {
                 if let Some(r) = self.closure(me, scope, &mut body) {
                     scope.push(r);
                 }
+            } else if self.rng.chance(0.04) {
+                let r = self.structural_eq(scope, &mut body);
+                scope.push(r);
             } else {
                 let dst = self.fresh();
                 let s = self.rhs(me, scope, dst.clone());
@@ -293,9 +303,12 @@ impl Gen<'_> {
                             func,
                             args: args[..k].to_vec(),
                         }));
-                        body.push(st(StmtKind::TailCallClosure {
-                            closure: var(&c),
-                            args: args[k..].to_vec(),
+                        let closure = var(&c);
+                        let args = args[k..].to_vec();
+                        body.push(st(if self.rng.chance(0.5) {
+                            StmtKind::TailCallClosures { closure, args }
+                        } else {
+                            StmtKind::TailCallClosure { closure, args }
                         }));
                     }
                     None => body.push(self.ret(me, scope)),
@@ -371,6 +384,42 @@ impl Gen<'_> {
         falls.then_some(o)
     }
 
+    /// Two constructors of `shape` and `r = eq` of them (equal or not, by
+    /// constructor and fields); returns `r`.
+    fn structural_eq(&mut self, scope: &[VarName], body: &mut Vec<Stmt>) -> VarName {
+        let mut objects = Vec::new();
+        for _ in 0..2 {
+            let (ctor, _, arity) = SHAPE_CTORS[self.rng.index(SHAPE_CTORS.len())];
+            let o = self.fresh();
+            let args = (0..arity).map(|_| self.small_or(scope)).collect();
+            body.push(st(StmtKind::Alloc {
+                dst: o.clone(),
+                ctor: ctor.to_string(),
+                args,
+            }));
+            objects.push(var(&o));
+        }
+        let r = self.fresh();
+        let b = objects.pop().unwrap_or(Value::Unit);
+        let a = objects.pop().unwrap_or(Value::Unit);
+        body.push(st(StmtKind::Binop {
+            dst: r.clone(),
+            op: BinOp::Eq,
+            a,
+            b,
+        }));
+        r
+    }
+
+    /// A small constant (so that fields often agree), or an operand.
+    fn small_or(&mut self, scope: &[VarName]) -> Value {
+        if self.rng.chance(0.7) {
+            Value::Const(Felt::from_i128(self.rng.index(2) as i128))
+        } else {
+            self.operand(scope)
+        }
+    }
+
     /// A closure of a function this one may call, holding some of the
     /// arguments; then `argsnum` of it, or a call with the rest (perhaps
     /// after a `cextend` with one of them). Returns the integer result.
@@ -390,11 +439,28 @@ impl Gen<'_> {
         }));
         let r = self.fresh();
         let mut rest = &args[k..];
-        match self.rng.index(3) {
+        match self.rng.index(4) {
             0 => {
                 body.push(st(StmtKind::ArgsNum {
                     dst: r.clone(),
                     closure: var(&c),
+                }));
+                return Some(r);
+            }
+            2 if !rest.is_empty() => {
+                // `ccall` with some of the rest (extending the closure),
+                // then with the others (calling it).
+                let j = self.rng.index(rest.len());
+                let c2 = self.fresh();
+                body.push(st(StmtKind::CallClosures {
+                    dst: c2.clone(),
+                    closure: var(&c),
+                    args: rest[..j].to_vec(),
+                }));
+                body.push(st(StmtKind::CallClosures {
+                    dst: r.clone(),
+                    closure: var(&c2),
+                    args: rest[j..].to_vec(),
                 }));
                 return Some(r);
             }

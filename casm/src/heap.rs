@@ -58,6 +58,14 @@ pub fn apply_label(n: usize) -> String {
     format!("__kildall_apply_{n}")
 }
 
+/// The routine applying a closure to `n` arguments, however many it takes.
+pub fn ccall_label(n: usize) -> String {
+    format!("__kildall_ccall_{n}")
+}
+
+/// The routine comparing two constructors structurally.
+pub const EQ: &str = "__kildall_eq";
+
 /// The routine extending a closure with `n` arguments.
 pub fn extend_label(n: usize) -> String {
     format!("__kildall_cextend_{n}")
@@ -110,19 +118,7 @@ pub struct ClosureFunc<'a> {
 pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> Vec<Instr> {
     let name = apply_label(n);
     let n16 = n as i16;
-    let mut out = vec![
-        Instr::Label(name.clone()),
-        push(Rhs::Deref(MemRef::fp(-3), 0)),
-        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
-        Instr::Jump {
-            target: Target::Cell(MemRef::fp(1)),
-            cond: None,
-            ap_incr: false,
-        },
-    ];
-    for id in 0..funcs.len() {
-        out.push(jmp(format!("{name}${id}")));
-    }
+    let mut out = dispatch_by_closure_id(&name, funcs.len());
     for (id, f) in funcs.iter().enumerate() {
         out.push(Instr::Label(format!("{name}${id}")));
         // The closure must take exactly `n` more arguments (a function
@@ -138,14 +134,112 @@ pub fn apply_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> 
             continue;
         }
         push_builtins(&mut out, n16, n_builtins);
-        for j in (0..n16).rev() {
-            out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
-        }
-        for i in (0..(f.arity - n) as i16).rev() {
-            out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
-        }
+        push_call_args(&mut out, n16, (f.arity - n) as i16);
         out.push(Instr::Call(Target::Label(f.name.to_string())));
         out.push(Instr::Ret);
+    }
+    out
+}
+
+/// The start of a routine called with a closure at `[fp - 3]`: it jumps by
+/// the closure's header `2 id` (plus one, over the `jmp` itself) into a
+/// table of two-word jumps to `{name}${id}`, one per closure function.
+fn dispatch_by_closure_id(name: &str, n_funcs: usize) -> Vec<Instr> {
+    let mut out = vec![
+        Instr::Label(name.to_string()),
+        push(Rhs::Deref(MemRef::fp(-3), 0)),
+        push(Rhs::Op(ArithOp::Add, MemRef::fp(0), imm(1))),
+        Instr::Jump {
+            target: Target::Cell(MemRef::fp(1)),
+            cond: None,
+            ap_incr: false,
+        },
+    ];
+    for id in 0..n_funcs {
+        out.push(jmp(format!("{name}${id}")));
+    }
+    out
+}
+
+/// Pushes the arguments of a call of the closure's function: its `stored`
+/// arguments, then the first `new` of the routine's (at `[fp - 4 - j]`),
+/// the last parameter first.
+fn push_call_args(out: &mut Vec<Instr>, new: i16, stored: i16) {
+    for j in (0..new).rev() {
+        out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+    }
+    for i in (0..stored).rev() {
+        out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_ARGS + i)));
+    }
+}
+
+/// `__kildall_ccall_N`: called like `__kildall_apply_N`; applies the
+/// closure to its `N` arguments as Juvix's `CallClosures` does. It jumps
+/// by the closure's id to a stub of its function (arity `A`), which jumps
+/// by the closure's `left` count (`0..=A`, as `calloc` and `cextend`
+/// keep it) into a table of `A + 1` entries:
+///
+/// * `left = N`: the function is called with the stored and new arguments;
+/// * `left > N`: `__kildall_cextend_N` extends the closure;
+/// * `left < N`: the function is called with the stored arguments and the
+///   first `left` new ones, and `__kildall_ccall_{N - left}` applies the
+///   closure it returns to the rest (found `ap`-relative, as the call
+///   leaves `ap` where the callee left it).
+///
+/// Every path ends in `call; ret`, as a tail call does on Cairo.
+pub fn ccall_routine(n: usize, funcs: &[ClosureFunc<'_>], n_builtins: usize) -> Vec<Instr> {
+    let name = ccall_label(n);
+    let n16 = n as i16;
+    let nb = n_builtins as i16;
+    let mut out = dispatch_by_closure_id(&name, funcs.len());
+    for (id, f) in funcs.iter().enumerate() {
+        let stub = format!("{name}${id}");
+        out.push(Instr::Label(stub.clone()));
+        // [fp + 2] left, [fp + 3] 2 left, [fp + 4] 2 left + 1.
+        out.push(push(Rhs::Deref(MemRef::fp(-3), CLOSURE_LEFT)));
+        out.push(push(Rhs::Op(
+            ArithOp::Add,
+            MemRef::fp(2),
+            Val::Mem(MemRef::fp(2)),
+        )));
+        out.push(push(Rhs::Op(ArithOp::Add, MemRef::fp(3), imm(1))));
+        out.push(Instr::Jump {
+            target: Target::Cell(MemRef::fp(4)),
+            cond: None,
+            ap_incr: false,
+        });
+        for left in 0..=f.arity {
+            out.push(jmp(format!("{stub}${left}")));
+        }
+        for left in 0..=f.arity {
+            out.push(Instr::Label(format!("{stub}${left}")));
+            push_builtins(&mut out, n16, n_builtins);
+            if left > n {
+                for j in (0..n16).rev() {
+                    out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+                }
+                out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-3)))));
+                out.push(Instr::Call(Target::Label(extend_label(n))));
+                out.push(Instr::Ret);
+                continue;
+            }
+            // The stored arguments, then the first `left` new ones.
+            push_call_args(&mut out, left as i16, (f.arity - left) as i16);
+            out.push(Instr::Call(Target::Label(f.name.to_string())));
+            if left < n {
+                // The result at `[ap - 1]`, the builtins' pointers below.
+                for _ in 0..nb {
+                    out.push(push(Rhs::Val(Val::Mem(MemRef::ap(-1 - nb)))));
+                }
+                let rest = n16 - left as i16;
+                for j in (left as i16..n16).rev() {
+                    out.push(push(Rhs::Val(Val::Mem(MemRef::fp(-4 - j)))));
+                }
+                out.push(push(Rhs::Val(Val::Mem(MemRef::ap(-1 - nb - rest)))));
+                out.push(Instr::Call(Target::Label(ccall_label(n - left))));
+            }
+            out.push(Instr::Ret);
+        }
     }
     out
 }
@@ -422,4 +516,245 @@ fn push_lines<P>(
         push_lines(&field, load, names, depth + 1, out)?;
     }
     Ok(())
+}
+
+/// What a value is, as far as the program's declared types and its
+/// operations say: the printer reads a field element by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Nothing known: a number prints as an integer, an address as the
+    /// object it points to.
+    #[default]
+    Any,
+    /// An integer or a field element.
+    Int,
+    /// A boolean (0 is `true`, as Juvix's Cairo backend stores it).
+    Bool,
+    /// `unit`.
+    Unit,
+    /// `void`.
+    Void,
+    /// The address of a constructor.
+    Object,
+}
+
+impl Kind {
+    /// The kind of a declared type: `integer`, `field`, `bool`, `unit`;
+    /// any other type says nothing.
+    pub fn of_type(ty: &str) -> Kind {
+        match ty.trim() {
+            "integer" | "field" => Kind::Int,
+            "bool" => Kind::Bool,
+            "unit" => Kind::Unit,
+            "void" => Kind::Void,
+            _ => Kind::Any,
+        }
+    }
+
+    /// Whether values of this kind are stored in one field element.
+    pub fn is_scalar(self) -> bool {
+        matches!(self, Kind::Int | Kind::Bool | Kind::Unit | Kind::Void)
+    }
+
+    /// What two paths agree on.
+    pub fn join(self, other: Kind) -> Kind {
+        if self == other {
+            self
+        } else {
+            Kind::Any
+        }
+    }
+
+    /// The name in a listing's `trace` hint (`None` for [`Kind::Any`]).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Kind::Any => None,
+            Kind::Int => Some("integer"),
+            Kind::Bool => Some("bool"),
+            Kind::Unit => Some("unit"),
+            Kind::Void => Some("void"),
+            Kind::Object => Some("object"),
+        }
+    }
+
+    /// The kind named `name` in a listing.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        [Kind::Int, Kind::Bool, Kind::Unit, Kind::Void, Kind::Object]
+            .into_iter()
+            .find(|k| k.name() == Some(name))
+    }
+}
+
+/// The text of a value as Juvix's Reg interpreter prints it (see
+/// `jvr_interp::Val::text`): a number by its kind, a constructor as a
+/// term `C f1 (D f2)`, a closure as `<closure f>`.
+pub fn value_term<P>(
+    v: &Cell<P>,
+    kind: Kind,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+    names: &HeapNames,
+) -> Result<String, String> {
+    let mut out = String::new();
+    push_term(v, kind, load, names, 0, &mut out)?;
+    Ok(out)
+}
+
+fn push_term<P>(
+    v: &Cell<P>,
+    kind: Kind,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+    names: &HeapNames,
+    depth: usize,
+    out: &mut String,
+) -> Result<(), String> {
+    let p = match (v, kind) {
+        (Cell::Num(f), Kind::Bool) => {
+            out.push_str(if f.is_zero() { "true" } else { "false" });
+            return Ok(());
+        }
+        (Cell::Num(_), Kind::Unit) => {
+            out.push_str("unit");
+            return Ok(());
+        }
+        (Cell::Num(_), Kind::Void) => {
+            out.push_str("void");
+            return Ok(());
+        }
+        (Cell::Num(f), _) => {
+            out.push_str(&f.to_string());
+            return Ok(());
+        }
+        (Cell::Ptr(p), _) => p,
+    };
+    if depth > MAX_PRINT_DEPTH {
+        return Err("constructors nested too deep to print".to_string());
+    }
+    let unknown = || "an object with an unknown header".to_string();
+    let header = match load(p, 0) {
+        Some(Cell::Num(h)) => h.limbs(),
+        _ => return Err("an address that holds no object".to_string()),
+    };
+    if header[1] != 0 || header[2] != 0 || header[3] != 0 {
+        return Err(unknown());
+    }
+    let h = header[0] as usize;
+    if h % 2 == 0 {
+        let f = names.closures.get(h / 2).ok_or_else(unknown)?;
+        out.push_str(&format!("<closure {f}>"));
+        return Ok(());
+    }
+    let (name, arity, _) = names.ctors.get(h / 2).ok_or_else(unknown)?;
+    if *arity > 0 && depth > 0 {
+        out.push('(');
+    }
+    out.push_str(name);
+    for k in 0..*arity {
+        let field = load(p, 1 + k).ok_or("a constructor with an unwritten field")?;
+        out.push(' ');
+        push_term(&field, Kind::Any, load, names, depth + 1, out)?;
+    }
+    if *arity > 0 && depth > 0 {
+        out.push(')');
+    }
+    Ok(())
+}
+
+/// Where the threaded builtins' pointers are inside `__kildall_eq`.
+#[derive(Clone, Copy)]
+enum BuiltinsAt {
+    /// Below the two operands, as the routine was called.
+    Entry,
+    /// Below the result of the last recursive call, `pushed` cells since.
+    AfterCall { pushed: i16 },
+}
+
+fn push_builtins_at(out: &mut Vec<Instr>, at: BuiltinsAt, n_builtins: usize) {
+    match at {
+        BuiltinsAt::Entry => push_builtins(out, 1, n_builtins),
+        BuiltinsAt::AfterCall { pushed } => {
+            let nb = n_builtins as i16;
+            for _ in 0..nb {
+                out.push(push(Rhs::Val(Val::Mem(MemRef::ap(-1 - nb - pushed)))));
+            }
+        }
+    }
+}
+
+/// `__kildall_eq`: structural equality of the constructors at `[fp - 3]`
+/// and `[fp - 4]` (threaded builtins below them, as a function takes
+/// them); returns a Juvix boolean (0 when equal). Different headers are
+/// unequal; equal headers jump by the header into a table of the
+/// module's constructors (`field_kinds` by tag), whose entry compares the
+/// fields in order: numbers by the difference of their cells, constructors
+/// by a recursive call. Every failing comparison ends in its own tail,
+/// which knows where the builtins' pointers are.
+pub fn eq_routine(field_kinds: &[Vec<Kind>], n_builtins: usize) -> Vec<Instr> {
+    let differ = format!("{EQ}$differ");
+    let mut out = vec![
+        Instr::Label(EQ.to_string()),
+        push(Rhs::Deref(MemRef::fp(-3), 0)),
+        push(Rhs::Deref(MemRef::fp(-4), 0)),
+        push(Rhs::Op(
+            ArithOp::Sub,
+            MemRef::fp(0),
+            Val::Mem(MemRef::fp(1)),
+        )),
+        Instr::Jump {
+            target: Target::Label(differ.clone()),
+            cond: Some(MemRef::fp(2)),
+            ap_incr: false,
+        },
+        // The header `2 tag + 1` is the jump to the table's entry for `tag`.
+        Instr::Jump {
+            target: Target::Cell(MemRef::fp(0)),
+            cond: None,
+            ap_incr: false,
+        },
+    ];
+    for tag in 0..field_kinds.len() {
+        out.push(jmp(format!("{EQ}${tag}")));
+    }
+    let mut tails = vec![(differ, BuiltinsAt::Entry)];
+    for (tag, kinds) in field_kinds.iter().enumerate() {
+        out.push(Instr::Label(format!("{EQ}${tag}")));
+        let mut at = BuiltinsAt::Entry;
+        for (k, kind) in kinds.iter().enumerate() {
+            let off = field_offset(k as u32);
+            if *kind == Kind::Object {
+                push_builtins_at(&mut out, at, n_builtins);
+                out.push(push(Rhs::Deref(MemRef::fp(-4), off)));
+                out.push(push(Rhs::Deref(MemRef::fp(-3), off)));
+                out.push(Instr::Call(Target::Label(EQ.to_string())));
+                at = BuiltinsAt::AfterCall { pushed: 0 };
+            } else {
+                out.push(push(Rhs::Deref(MemRef::fp(-3), off)));
+                out.push(push(Rhs::Deref(MemRef::fp(-4), off)));
+                out.push(push(Rhs::Op(
+                    ArithOp::Sub,
+                    MemRef::ap(-2),
+                    Val::Mem(MemRef::ap(-1)),
+                )));
+                if let BuiltinsAt::AfterCall { pushed } = &mut at {
+                    *pushed += 3;
+                }
+            }
+            let fail = format!("{EQ}${tag}$differ{k}");
+            out.push(Instr::Jump {
+                target: Target::Label(fail.clone()),
+                cond: Some(MemRef::ap(-1)),
+                ap_incr: false,
+            });
+            tails.push((fail, at));
+        }
+        push_builtins_at(&mut out, at, n_builtins);
+        out.push(push(Rhs::Val(imm(0))));
+        out.push(Instr::Ret);
+    }
+    for (label, at) in tails {
+        out.push(Instr::Label(label));
+        push_builtins_at(&mut out, at, n_builtins);
+        out.push(push(Rhs::Val(imm(1))));
+        out.push(Instr::Ret);
+    }
+    out
 }

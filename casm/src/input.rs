@@ -14,7 +14,7 @@ use std::rc::Rc;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::felt::Felt;
-use crate::jvr::{bool_felt, Function, Module, TypeDecl};
+use crate::jvr::{Function, Module, TypeDecl};
 use crate::jvr_interp::{CtorVal, Val};
 
 /// Why an input file does not fit the entry function.
@@ -247,7 +247,7 @@ fn convert(
         return bad(key, format!("nested deeper than {MAX_DEPTH}"));
     }
     match v {
-        Json::Bool(b) => Ok(Val::Felt(bool_felt(*b))),
+        Json::Bool(b) => Ok(Val::Bool(*b)),
         Json::Number(n) => match parse_number(n) {
             Some(f) => Ok(Val::Felt(f)),
             None => bad(key, format!("{n} is not an integer")),

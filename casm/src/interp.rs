@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use crate::asm::{Mode, Program};
 use crate::felt::Felt;
-use crate::heap::{self, Cell};
+use crate::heap::{self, Cell, Kind};
 use crate::listing::{Builtin, Hint, Val};
 
 /// A memory segment.
@@ -127,6 +127,10 @@ pub struct RunResult {
     /// as read from the `output` builtin (a record field by field; see
     /// [`crate::heap::value_lines`]).
     pub output: Vec<String>,
+    /// What the run prints as Juvix's Reg interpreter prints terms: a
+    /// line per `trace` (by the kind the program gives the value), then the
+    /// result (nothing for `void`); see [`crate::heap::value_term`].
+    pub terms: Vec<String>,
     /// The cells of the `output` builtin, the run's public output: the
     /// result, or a record's fields (an address as its offset in the
     /// execution segment).
@@ -140,7 +144,7 @@ struct Machine<'p> {
     mem: Vec<Option<Word>>,
     /// Cells of each builtin segment, by `Builtin::ALL` index.
     builtin_mem: [Vec<Word>; 4],
-    traces: Vec<Word>,
+    traces: Vec<(Word, Kind)>,
     fail: Option<Word>,
     /// The error a hint recorded for the failing assertion after it.
     trap: Option<InterpError>,
@@ -318,6 +322,16 @@ impl Machine<'_> {
         self.felt(w)
     }
 
+    /// The text of a value as a term of kind `kind`.
+    fn term(&self, w: Word, kind: Kind) -> R<String> {
+        let cell = |w: Word| match w {
+            Word::Felt(f) => Cell::Num(f),
+            Word::Ptr(s, o) => Cell::Ptr((s, o)),
+        };
+        let load = |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(cell);
+        heap::value_term(&cell(w), kind, &load, &self.prog.names).map_err(InterpError::Print)
+    }
+
     /// The lines a value prints as.
     fn lines(&self, w: Word) -> R<Vec<String>> {
         let cell = |w: Word| match w {
@@ -334,9 +348,9 @@ impl Machine<'_> {
         };
         for h in hs.clone() {
             match h {
-                Hint::Trace { v } => {
+                Hint::Trace { v, kind } => {
                     let w = self.word(v)?;
-                    self.traces.push(w);
+                    self.traces.push((w, kind));
                 }
                 Hint::Fail { v } => self.fail = Some(self.word(v)?),
                 Hint::ExtendRefused { closure, given } => {
@@ -364,19 +378,51 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn step(&mut self) -> R<()> {
-        self.run_hints()?;
+    /// Decodes the instruction at `pc` (the Cairo whitepaper's §4.4
+    /// encoding), refusing flag combinations the VM refuses.
+    fn decode(&self) -> R<Decoded> {
         let bad = InterpError::BadInstruction(self.pc);
-        let w_felt = *self.prog.data.get(self.pc).ok_or(bad.clone())?;
-        let l = w_felt.limbs();
+        let word = *self.prog.data.get(self.pc).ok_or(bad.clone())?;
+        let l = word.limbs();
         if l[1] != 0 || l[2] != 0 || l[3] != 0 || l[0] >> 63 != 0 {
             return Err(bad);
         }
         let w = l[0];
         let off = |k: u32| ((w >> (16 * k)) & 0xffff) as i64 - 0x8000;
         let flags = w >> 48;
-        let bit = |b: u32| (flags >> b) & 1 == 1;
-        let (off_dst, off_op0, off_op1) = (off(0), off(1), off(2));
+        let d = Decoded {
+            word,
+            off_dst: off(0),
+            off_op0: off(1),
+            off_op1: off(2),
+            dst_fp: flags & 1 == 1,
+            op0_fp: (flags >> 1) & 1 == 1,
+            op1_src: (flags >> 2) & 7,
+            res_logic: (flags >> 5) & 3,
+            pc_update: (flags >> 7) & 7,
+            ap_update: (flags >> 10) & 3,
+            opcode: (flags >> 12) & 7,
+            imm: None,
+        };
+        if !matches!(d.op1_src, 0 | 1 | 2 | 4)
+            || d.res_logic == 3
+            || !matches!(d.pc_update, 0 | 1 | 2 | 4)
+            || d.ap_update == 3
+            || !matches!(d.opcode, 0 | 1 | 2 | 4)
+        {
+            return Err(bad);
+        }
+        let imm = if d.op1_src == 1 {
+            Some(*self.prog.data.get(self.pc + 1).ok_or(bad)?)
+        } else {
+            None
+        };
+        Ok(Decoded { imm, ..d })
+    }
+
+    fn step(&mut self) -> R<()> {
+        self.run_hints()?;
+        let d = self.decode()?;
         let base = |fp_reg: bool| {
             if fp_reg {
                 self.fp as i64
@@ -384,42 +430,22 @@ impl Machine<'_> {
                 self.ap as i64
             }
         };
-        let dst_addr: Addr = (Segment::Exec, base(bit(0)) + off_dst);
-        let op0_addr: Addr = (Segment::Exec, base(bit(1)) + off_op0);
-        let op1_src = (flags >> 2) & 7;
-        let res_logic = (flags >> 5) & 3;
-        let pc_update = (flags >> 7) & 7;
-        let ap_update = (flags >> 10) & 3;
-        let opcode = (flags >> 12) & 7;
-        let size = if op1_src == 1 { 2 } else { 1 };
-        if !matches!(op1_src, 0 | 1 | 2 | 4)
-            || res_logic == 3
-            || !matches!(pc_update, 0 | 1 | 2 | 4)
-            || ap_update == 3
-            || !matches!(opcode, 0 | 1 | 2 | 4)
-        {
-            return Err(bad);
-        }
-        let imm = if op1_src == 1 {
-            Some(*self.prog.data.get(self.pc + 1).ok_or(bad.clone())?)
-        } else {
-            None
-        };
-        let next_pc = self.pc + size;
-
-        if opcode == 1 {
+        let dst_addr: Addr = (Segment::Exec, base(d.dst_fp) + d.off_dst);
+        let op0_addr: Addr = (Segment::Exec, base(d.op0_fp) + d.off_op0);
+        let next_pc = self.pc + if d.imm.is_some() { 2 } else { 1 };
+        if d.opcode == 1 {
             // call: [ap] = fp, [ap + 1] = return pc.
             self.write(dst_addr, Word::Ptr(Segment::Exec, self.fp))?;
             self.write(op0_addr, Word::Ptr(Segment::Code, next_pc))?;
         }
-        let mut op0 = self.get(op0_addr);
-        let op1_addr: Option<Addr> = match op1_src {
+        let op0 = self.get(op0_addr);
+        let op1_addr: Option<Addr> = match d.op1_src {
             1 => None,
-            2 => Some((Segment::Exec, self.fp as i64 + off_op1)),
-            4 => Some((Segment::Exec, self.ap as i64 + off_op1)),
+            2 => Some((Segment::Exec, self.fp as i64 + d.off_op1)),
+            4 => Some((Segment::Exec, self.ap as i64 + d.off_op1)),
             // op1 = [op0 + off]: op0 must hold an address.
             _ => match op0 {
-                Some(Word::Ptr(seg, o)) => Some((seg, o as i64 + off_op1)),
+                Some(Word::Ptr(seg, o)) => Some((seg, o as i64 + d.off_op1)),
                 Some(Word::Felt(_)) => return Err(InterpError::PointerArith(self.pc)),
                 None => {
                     return Err(InterpError::Unwritten {
@@ -432,133 +458,147 @@ impl Machine<'_> {
         if let Some(a) = op1_addr {
             self.deduce(a)?;
         }
-        let mut op1 = match (imm, op1_addr) {
+        let op1 = match (d.imm, op1_addr) {
             (Some(i), _) => Some(Word::Felt(i)),
             (None, Some(a)) => self.get(a),
             (None, None) => None,
         };
-        let mut dst = self.get(dst_addr);
-        if opcode == 4 {
-            // Assert-equal: deduce the one unknown cell.
-            match (op0, op1, dst) {
-                (Some(_), Some(_), Some(_)) => {}
-                (None, Some(o1), Some(d)) if res_logic != 0 && op1_src != 0 => {
-                    let v = if res_logic == 1 {
-                        self.sub(d, o1)?
-                    } else {
-                        let inv = self
-                            .felt(o1)?
-                            .inverse()
-                            .ok_or(InterpError::CannotDeduce(self.pc))?;
-                        Word::Felt(self.felt(d)? * inv)
-                    };
-                    self.write(op0_addr, v)?;
-                    op0 = Some(v);
-                }
-                (Some(o0), None, Some(d)) => {
-                    let a = op1_addr.ok_or(InterpError::CannotDeduce(self.pc))?;
-                    let v = match res_logic {
-                        0 => d,
-                        1 => self.sub(d, o0)?,
-                        _ => {
-                            let inv = self
-                                .felt(o0)?
-                                .inverse()
-                                .ok_or(InterpError::CannotDeduce(self.pc))?;
-                            Word::Felt(self.felt(d)? * inv)
-                        }
-                    };
-                    self.write(a, v)?;
-                    op1 = Some(v);
-                }
-                (None, Some(o1), None) if res_logic == 0 && op1_src != 0 => {
-                    self.write(dst_addr, o1)?;
-                    dst = Some(o1);
-                }
-                (Some(o0), Some(o1), None) => {
-                    let v = match res_logic {
-                        0 => o1,
-                        1 => self.add(o0, o1)?,
-                        _ => self.mul(o0, o1)?,
-                    };
-                    self.write(dst_addr, v)?;
-                    dst = Some(v);
-                }
-                _ => return Err(InterpError::CannotDeduce(self.pc)),
-            }
+        let mut operands = Operands {
+            dst: self.get(dst_addr),
+            op0,
+            op1,
+            dst_addr,
+            op0_addr,
+            op1_addr,
+        };
+        if d.opcode == 4 {
+            self.assert_equal(&d, &mut operands)?;
         }
         // Everything an instruction names must now be known, including the
         // unused operands at [fp - 1].
-        let dst = dst.ok_or(InterpError::Unwritten {
-            pc: self.pc,
-            addr: dst_addr.1,
-        })?;
-        let op0 = op0.ok_or(InterpError::Unwritten {
-            pc: self.pc,
-            addr: op0_addr.1,
-        })?;
-        let op1 = op1.ok_or(InterpError::Unwritten {
-            pc: self.pc,
-            addr: op1_addr.map_or(-1, |a| a.1),
-        })?;
-        let res = match res_logic {
+        let unwritten = |addr: i64| InterpError::Unwritten { pc: self.pc, addr };
+        let dst = operands.dst.ok_or(unwritten(dst_addr.1))?;
+        let op0 = operands.op0.ok_or(unwritten(op0_addr.1))?;
+        let op1 = operands
+            .op1
+            .ok_or(unwritten(op1_addr.map_or(-1, |a| a.1)))?;
+        let res = match d.res_logic {
             0 => op1,
             1 => self.add(op0, op1)?,
             _ => self.mul(op0, op1)?,
         };
-        if opcode == 4 && res != dst {
-            if let (true, Word::Felt(expected), Word::Felt(found)) =
-                (crate::asm::is_header_check(w_felt), dst, res)
-            {
-                let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
-                return Err(InterpError::WrongConstructor(self.pc, err));
-            }
-            if let (Some(label), Word::Felt(given), Word::Felt(left)) =
-                (label_at(self.prog, self.pc), dst, res)
-            {
-                let names = &self.prog.names;
-                if let Some(err) = heap::apply_arity_failure(label, given, left, names) {
-                    return Err(InterpError::ClosureArity(self.pc, err));
-                }
-            }
-            return Err(InterpError::AssertFailed(self.pc));
+        if d.opcode == 4 && res != dst {
+            return Err(self.assertion_failure(d.word, dst, res));
         }
-        let new_pc = match pc_update {
+        self.update_registers(&d, next_pc, Resolved { dst, op1, res })
+    }
+
+    /// An assert-equal with one unknown cell: deduces it (the Cairo
+    /// whitepaper's §4.5 deduction rules).
+    fn assert_equal(&mut self, d: &Decoded, o: &mut Operands) -> R<()> {
+        let inverse = |this: &Self, w: Word| {
+            this.felt(w)?
+                .inverse()
+                .ok_or(InterpError::CannotDeduce(this.pc))
+        };
+        match (o.op0, o.op1, o.dst) {
+            (Some(_), Some(_), Some(_)) => {}
+            (None, Some(o1), Some(dst)) if d.res_logic != 0 && d.op1_src != 0 => {
+                let v = if d.res_logic == 1 {
+                    self.sub(dst, o1)?
+                } else {
+                    Word::Felt(self.felt(dst)? * inverse(self, o1)?)
+                };
+                self.write(o.op0_addr, v)?;
+                o.op0 = Some(v);
+            }
+            (Some(o0), None, Some(dst)) => {
+                let a = o.op1_addr.ok_or(InterpError::CannotDeduce(self.pc))?;
+                let v = match d.res_logic {
+                    0 => dst,
+                    1 => self.sub(dst, o0)?,
+                    _ => Word::Felt(self.felt(dst)? * inverse(self, o0)?),
+                };
+                self.write(a, v)?;
+                o.op1 = Some(v);
+            }
+            (None, Some(o1), None) if d.res_logic == 0 && d.op1_src != 0 => {
+                self.write(o.dst_addr, o1)?;
+                o.dst = Some(o1);
+            }
+            (Some(o0), Some(o1), None) => {
+                let v = match d.res_logic {
+                    0 => o1,
+                    1 => self.add(o0, o1)?,
+                    _ => self.mul(o0, o1)?,
+                };
+                self.write(o.dst_addr, v)?;
+                o.dst = Some(v);
+            }
+            _ => return Err(InterpError::CannotDeduce(self.pc)),
+        }
+        Ok(())
+    }
+
+    /// The error of a failed assertion: a typed trap where the code says
+    /// which check it is, else [`InterpError::AssertFailed`].
+    fn assertion_failure(&self, word: Felt, dst: Word, res: Word) -> InterpError {
+        if let (true, Word::Felt(expected), Word::Felt(found)) =
+            (crate::asm::is_header_check(word), dst, res)
+        {
+            let err = heap::WrongConstructorError::new(expected, found, &self.prog.names);
+            return InterpError::WrongConstructor(self.pc, err);
+        }
+        if let (Some(label), Word::Felt(given), Word::Felt(left)) =
+            (label_at(self.prog, self.pc), dst, res)
+        {
+            let names = &self.prog.names;
+            if let Some(err) = heap::apply_arity_failure(label, given, left, names) {
+                return InterpError::ClosureArity(self.pc, err);
+            }
+        }
+        InterpError::AssertFailed(self.pc)
+    }
+
+    /// `pc`, `ap` and `fp` after the instruction.
+    fn update_registers(&mut self, d: &Decoded, next_pc: usize, v: Resolved) -> R<()> {
+        let new_pc = match d.pc_update {
             0 => next_pc,
-            1 => match res {
+            1 => match v.res {
                 Word::Ptr(Segment::Code, p) => p,
                 _ => return Err(InterpError::PointerArith(self.pc)),
             },
-            2 => offset(self.pc, self.felt(res)?).ok_or(InterpError::BadInstruction(self.pc))?,
+            2 => offset(self.pc, self.felt(v.res)?).ok_or(InterpError::BadInstruction(self.pc))?,
             _ => {
-                if self.felt(dst)?.is_zero() {
+                if self.felt(v.dst)?.is_zero() {
                     next_pc
                 } else {
-                    offset(self.pc, self.felt(op1)?).ok_or(InterpError::BadInstruction(self.pc))?
+                    offset(self.pc, self.felt(v.op1)?)
+                        .ok_or(InterpError::BadInstruction(self.pc))?
                 }
             }
         };
-        let (new_ap, new_fp) = match opcode {
+        let (new_ap, new_fp) = match d.opcode {
             1 => (self.ap + 2, self.ap + 2),
-            2 => match dst {
+            2 => match v.dst {
                 Word::Ptr(Segment::Exec, f) => (self.ap, f),
                 Word::Ptr(Segment::Outer, _) => (self.ap, 0),
                 _ => return Err(InterpError::PointerArith(self.pc)),
             },
             _ => (self.ap, self.fp),
         };
-        let new_ap = match ap_update {
+        let new_ap = match d.ap_update {
             0 => new_ap,
             2 => new_ap + 1,
             _ => {
-                let d = self.felt(res)?;
-                let l = d.limbs();
+                let by = self.felt(v.res)?;
+                let l = by.limbs();
                 if l[1] != 0 || l[2] != 0 || l[3] != 0 {
                     return Err(InterpError::PointerArith(self.pc));
                 }
                 usize::try_from(l[0])
                     .ok()
-                    .and_then(|d| new_ap.checked_add(d))
+                    .and_then(|by| new_ap.checked_add(by))
                     .ok_or(InterpError::PointerArith(self.pc))?
             }
         };
@@ -567,6 +607,40 @@ impl Machine<'_> {
         self.fp = new_fp;
         Ok(())
     }
+}
+
+/// A decoded instruction word.
+struct Decoded {
+    word: Felt,
+    off_dst: i64,
+    off_op0: i64,
+    off_op1: i64,
+    dst_fp: bool,
+    op0_fp: bool,
+    op1_src: u64,
+    res_logic: u64,
+    pc_update: u64,
+    ap_update: u64,
+    opcode: u64,
+    /// The immediate after the word, when `op1_src` is 1.
+    imm: Option<Felt>,
+}
+
+/// The operands of an instruction, known or not yet, and their addresses.
+struct Operands {
+    dst: Option<Word>,
+    op0: Option<Word>,
+    op1: Option<Word>,
+    dst_addr: Addr,
+    op0_addr: Addr,
+    op1_addr: Option<Addr>,
+}
+
+/// The values the register update reads.
+struct Resolved {
+    dst: Word,
+    op1: Word,
+    res: Word,
 }
 
 fn offset(pc: usize, by: Felt) -> Option<usize> {
@@ -650,8 +724,13 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
     };
     let value = number(v)?;
     let mut output = Vec::new();
-    for t in &m.traces {
+    let mut terms = Vec::new();
+    for (t, kind) in &m.traces {
         output.extend(m.lines(*t)?);
+        terms.push(m.term(*t, *kind)?);
+    }
+    if prog.result_kind != Kind::Void {
+        terms.push(m.term(v, prog.result_kind)?);
     }
     let public = &m.builtin_mem[slot(Builtin::Output)];
     for w in public {
@@ -669,6 +748,7 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         value,
         steps,
         output,
+        terms: terms.join("\n").lines().map(str::to_string).collect(),
         public_output,
         cells: m.mem.len(),
     })

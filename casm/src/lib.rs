@@ -3,9 +3,10 @@
 //!
 //! The pipeline:
 //!
-//! 1. [`jvr::parse`]: `.jvr` text (a JuvixReg subset) to a syntax tree.
+//! 1. [`jvr::parse`]: `.jvr` text (JuvixReg) to a syntax tree.
 //! 2. [`ssa::convert`]: names resolved, one variable per assignment, branch
-//!    outputs as join variables.
+//!    outputs as join variables, the kinds of values (for printing terms
+//!    and for structural equality).
 //! 3. [`lower::lower`]: CASM with blocks cut where the `ap` offset stops
 //!    being static, per-block liveness and `call rel` transfers
 //!    (the translation of Juvix PR #2697).
@@ -138,6 +139,9 @@ pub fn build_module_values(
         mode,
     )?;
     prog.names = heap::HeapNames::of(module, &ssa);
+    if let Some(f) = ssa.functions.iter().find(|f| f.name == entry) {
+        prog.result_kind = f.result_kind;
+    }
     Ok(prog)
 }
 
@@ -154,7 +158,14 @@ fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
 /// (with an id, and stubs in the call and `cextend` routines).
 fn add_closure_funcs(v: &jvr_interp::Val, ssa: &mut ssa::SsaModule) -> Result<(), String> {
     match v {
-        jvr_interp::Val::Felt(_) => Ok(()),
+        jvr_interp::Val::Felt(_)
+        | jvr_interp::Val::Bool(_)
+        | jvr_interp::Val::Unit
+        | jvr_interp::Val::Void => Ok(()),
+        jvr_interp::Val::Str(_) | jvr_interp::Val::Io(_) => Err(format!(
+            "{}, which cannot be laid out on Cairo",
+            v.describe()
+        )),
         jvr_interp::Val::Ctor(c) => c.fields.iter().try_for_each(|f| add_closure_funcs(f, ssa)),
         jvr_interp::Val::Closure(c) => {
             let Some(at) = ssa.functions.iter().position(|f| f.name == c.func) else {
@@ -188,7 +199,18 @@ fn entry_arg(
 ) -> Result<asm::EntryArg, String> {
     let imm = |x: u128| asm::EntryArg::Imm(Felt::from_u128(x));
     let (mut cells, inner) = match v {
-        jvr_interp::Val::Felt(f) => return Ok(asm::EntryArg::Imm(*f)),
+        jvr_interp::Val::Str(_) | jvr_interp::Val::Io(_) => {
+            return Err(format!(
+                "{}, which cannot be laid out on Cairo",
+                v.describe()
+            ))
+        }
+        jvr_interp::Val::Felt(_)
+        | jvr_interp::Val::Bool(_)
+        | jvr_interp::Val::Unit
+        | jvr_interp::Val::Void => {
+            return v.felt().map(asm::EntryArg::Imm).map_err(|e| e.to_string())
+        }
         jvr_interp::Val::Ctor(c) => (vec![imm(heap::ctor_header(c.tag))], &c.fields),
         jvr_interp::Val::Closure(c) => {
             // `add_closure_funcs` has given the function an id.

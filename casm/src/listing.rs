@@ -191,6 +191,8 @@ pub enum Hint {
     Trace {
         /// The value.
         v: Val,
+        /// What it is, for printing it as a term.
+        kind: crate::heap::Kind,
     },
     /// `fail v`: the runner records `v` as the failure's message (the
     /// instruction after it fails).
@@ -214,7 +216,7 @@ impl Hint {
         match *self {
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => vec![a, b],
             Hint::ExtendRefused { closure, given } => vec![closure, given],
-            Hint::Trace { v } | Hint::Fail { v } => vec![v],
+            Hint::Trace { v, .. } | Hint::Fail { v } => vec![v],
         }
     }
 
@@ -253,7 +255,10 @@ impl fmt::Display for Hint {
                 write!(f, "%{{ [ap] = {a} {op} {b} %}}")
             }
             Hint::DivMod { a, b } => write!(f, "%{{ [ap] = divmod({a}, {b}) %}}"),
-            Hint::Trace { v } => write!(f, "%{{ trace {v} %}}"),
+            Hint::Trace { v, kind } => match kind.name() {
+                Some(k) => write!(f, "%{{ trace {v} as {k} %}}"),
+                None => write!(f, "%{{ trace {v} %}}"),
+            },
             Hint::Fail { v } => write!(f, "%{{ fail {v} %}}"),
             Hint::ExtendRefused { closure, given } => {
                 write!(f, "%{{ refuse_cextend({closure}, {given}) %}}")
@@ -578,9 +583,22 @@ impl LineParser<'_> {
             if self.eat("trace") || self.eat("fail") {
                 let trace = self.s[..self.at].ends_with(b"trace");
                 let v = self.val()?;
+                let mut kind = crate::heap::Kind::Any;
+                if trace && self.eat("as") {
+                    self.ws();
+                    let start = self.at;
+                    while self.s.get(self.at).is_some_and(u8::is_ascii_alphabetic) {
+                        self.at += 1;
+                    }
+                    let name = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
+                    kind = match crate::heap::Kind::from_name(&name) {
+                        Some(k) => k,
+                        None => return self.err("a kind (integer, bool, unit, void)"),
+                    };
+                }
                 self.expect("%}")?;
                 return Ok(Instr::Hint(if trace {
-                    Hint::Trace { v }
+                    Hint::Trace { v, kind }
                 } else {
                     Hint::Fail { v }
                 }));

@@ -32,7 +32,7 @@ use cairo_vm::Felt252;
 
 use crate::asm::{self, Mode, Program};
 use crate::felt::Felt;
-use crate::heap::{self, Cell, HeapNames};
+use crate::heap::{self, Cell, HeapNames, Kind};
 use crate::interp::RunResult;
 use crate::listing::{self, Builtin, Hint, Instr, Val};
 
@@ -68,6 +68,8 @@ pub struct HintRunner<'a> {
     names: &'a HeapNames,
     /// The lines of the `trace`s executed.
     output: Vec<String>,
+    /// The `trace`s executed, printed as terms.
+    terms: Vec<String>,
     /// The message of the `fail` executed.
     fail: Option<String>,
     /// The error a hint recorded for the failing assertion after it.
@@ -79,6 +81,17 @@ fn cell(v: MaybeRelocatable) -> Cell<Relocatable> {
         MaybeRelocatable::Int(f) => Cell::Num(from_vm(&f)),
         MaybeRelocatable::RelocatableValue(r) => Cell::Ptr(r),
     }
+}
+
+/// The text of a value as a term of kind `kind`, read from the VM's memory.
+fn term(
+    vm: &VirtualMachine,
+    v: MaybeRelocatable,
+    kind: Kind,
+    names: &HeapNames,
+) -> Result<String, String> {
+    let load = |p: &Relocatable, k: usize| (*p + k).ok().and_then(|a| vm.get_maybe(&a)).map(cell);
+    heap::value_term(&cell(v), kind, &load, names)
 }
 
 /// The lines a value prints as, read from the VM's memory.
@@ -94,17 +107,12 @@ fn lines(
 impl ResourceTracker for HintRunner<'_> {}
 
 fn to_vm(f: Felt) -> Felt252 {
-    Felt252::from_hex_unchecked(&f.to_hex())
+    f.to_stark()
 }
 
 /// Converts a VM field element to ours.
 pub fn from_vm(f: &Felt252) -> Felt {
-    let mut felt = Felt::ZERO;
-    let two64 = Felt::from_u128(1u128 << 64);
-    for l in f.to_le_digits().iter().rev() {
-        felt = felt * two64 + Felt::from_u128(u128::from(*l));
-    }
-    felt
+    Felt::from_stark(*f)
 }
 
 impl HintProcessorLogic for HintRunner<'_> {
@@ -137,10 +145,12 @@ impl HintProcessorLogic for HintRunner<'_> {
             }
         };
         let (a, b) = match hint {
-            Hint::Trace { v } => {
+            Hint::Trace { v, kind } => {
                 let v = word(v)?;
                 self.output
-                    .extend(lines(vm, v, self.names).map_err(custom)?);
+                    .extend(lines(vm, v.clone(), self.names).map_err(custom)?);
+                self.terms
+                    .push(term(vm, v, kind, self.names).map_err(custom)?);
                 return Ok(());
             }
             Hint::Fail { v } => {
@@ -240,6 +250,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         answer,
         names: &prog.names,
         output: Vec::new(),
+        terms: Vec::new(),
         fail: None,
         trap: None,
     };
@@ -284,6 +295,12 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
                 .ok_or_else(|| vm_error(format!("unwritten output cell {k}")))?,
         );
     }
+    let mut terms = hints.terms;
+    if prog.result_kind != Kind::Void {
+        terms.push(
+            term(&runner.vm, result.clone(), prog.result_kind, &prog.names).map_err(vm_error)?,
+        );
+    }
     let mut output = hints.output;
     for v in &public {
         output.extend(lines(&runner.vm, v.clone(), &prog.names).map_err(vm_error)?);
@@ -292,6 +309,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         value: number(&result),
         steps: runner.vm.get_current_step() as u64,
         output,
+        terms: terms.join("\n").lines().map(str::to_string).collect(),
         public_output: public
             .iter()
             .map(|v| match v {

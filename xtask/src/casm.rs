@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use kildall_casm::jvr::{self, JvrError};
-use kildall_casm::jvr_interp::{self, Val};
+use kildall_casm::jvr_interp::{self, Show, Val};
 use kildall_casm::{Felt, Mode};
 
 /// Arguments of `cargo xtask casm`.
@@ -62,7 +62,21 @@ enum Action {
         /// Run in proof mode (`__start__`/`__end__`, steps padded).
         #[arg(long)]
         proof: bool,
+        /// How values print: `term` as Juvix's Reg interpreter prints them
+        /// (booleans, constructor terms, strings, nothing for `void`),
+        /// `felt` as the field elements the Cairo backend stores. Default:
+        /// `term` on `jvr`, `felt` on `interp` and `cairo`.
+        #[arg(long, value_enum)]
+        show: Option<ShowArg>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ShowArg {
+    /// Values as terms.
+    Term,
+    /// Values as field elements.
+    Felt,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -149,85 +163,122 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             input,
             entry,
             proof,
+            show,
         } => {
-            let src = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            let module = match jvr::parse(&src) {
-                Ok(m) => m,
-                Err(e) => return Ok(report(&file, &e)),
+            let show = match (show, vm) {
+                (Some(ShowArg::Term), _) | (None, Vm::Jvr) => Show::Term,
+                (Some(ShowArg::Felt), _) | (None, _) => Show::Felt,
             };
-            let values = match &input {
-                Some(path) => {
-                    let text = std::fs::read_to_string(path)
-                        .with_context(|| format!("cannot read {}", path.display()))?;
-                    let f = module
-                        .definition(&entry)
-                        .with_context(|| format!("{}: no function {entry}", file.display()))?;
-                    kildall_casm::input::args_from_text(&module, f, &text)
-                        .with_context(|| format!("{}", path.display()))?
-                }
-                None => felts(&args)?.into_iter().map(Val::Felt).collect(),
-            };
-            if let Vm::Jvr = vm {
-                let outcome =
-                    jvr_interp::execute(&module, &entry, values, jvr_interp::Limits::default());
-                return match outcome {
-                    Ok(o) => {
-                        for t in &o.traces {
-                            for line in t.output_lines() {
-                                println!("{line}");
-                            }
-                        }
-                        for line in o.value.output_lines() {
-                            println!("{line}");
-                        }
-                        println!("steps: {}", o.steps);
-                        Ok(ExitCode::SUCCESS)
-                    }
-                    Err(jvr_interp::JvrRunError::Fail(msg)) => {
-                        eprintln!("fail: {msg}");
-                        Ok(ExitCode::from(FAIL_STATUS))
-                    }
-                    Err(e) => Err(anyhow::anyhow!("{}: {e}", file.display())),
-                };
-            }
-            let prog =
-                match kildall_casm::build_module_values(&module, &entry, &values, mode(proof)) {
-                    Ok(p) => p,
-                    Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
-                    Err(e) => return Err(e.into()),
-                };
-            let result = match vm {
-                Vm::Interp | Vm::Jvr => kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS)
-                    .map_err(|e| match e {
-                        kildall_casm::interp::InterpError::Fail(msg) => Failure::Fail(msg),
-                        e => Failure::Other(
-                            anyhow::Error::new(e)
-                                .context(format!("{}: CASM interpreter", file.display())),
-                        ),
-                    }),
-                Vm::Cairo => kildall_casm::vm::run(&prog).map_err(|e| match e {
-                    kildall_casm::vm::VmError::Fail(msg) => Failure::Fail(msg),
-                    e => Failure::Other(
-                        anyhow::Error::new(e).context(format!("{}: Cairo VM", file.display())),
-                    ),
-                }),
-            };
-            match result {
-                Ok(result) => {
-                    for line in &result.output {
-                        println!("{line}");
-                    }
-                    println!("steps: {}", result.steps);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(Failure::Fail(msg)) => {
-                    eprintln!("fail: {msg}");
-                    Ok(ExitCode::from(FAIL_STATUS))
-                }
-                Err(Failure::Other(e)) => Err(e),
-            }
+            run_file(&RunRequest {
+                file: &file,
+                vm,
+                args: &args,
+                input: input.as_deref(),
+                entry: &entry,
+                proof,
+                show,
+            })
         }
+    }
+}
+
+/// What `casm run` runs, and how it prints.
+struct RunRequest<'a> {
+    file: &'a Path,
+    vm: Vm,
+    args: &'a [String],
+    input: Option<&'a Path>,
+    entry: &'a str,
+    proof: bool,
+    show: Show,
+}
+
+/// `casm run`: prints the run's lines (traces, IO output, result), then
+/// `steps: N`.
+fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
+    let file = r.file;
+    let src =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let module = match jvr::parse(&src) {
+        Ok(m) => m,
+        Err(e) => return Ok(report(file, &e)),
+    };
+    let values = match r.input {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let f = module
+                .definition(r.entry)
+                .with_context(|| format!("{}: no function {}", file.display(), r.entry))?;
+            kildall_casm::input::args_from_text(&module, f, &text)
+                .with_context(|| format!("{}", path.display()))?
+        }
+        None => felts(r.args)?.into_iter().map(Val::Felt).collect(),
+    };
+    if let Vm::Jvr = r.vm {
+        // `readLn` reads the standard input, a line at a time.
+        let mut read_line = || {
+            let mut line = String::new();
+            match std::io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+            }
+        };
+        let limits = jvr_interp::Limits::default();
+        let outcome = jvr_interp::execute_io(&module, r.entry, values, limits, &mut read_line);
+        return match outcome {
+            Ok(o) => {
+                for line in o.lines(r.show) {
+                    println!("{line}");
+                }
+                println!("steps: {}", o.steps);
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(jvr_interp::JvrRunError::Fail(msg)) => {
+                eprintln!("fail: {msg}");
+                Ok(ExitCode::from(FAIL_STATUS))
+            }
+            Err(e) => Err(anyhow::anyhow!("{}: {e}", file.display())),
+        };
+    }
+    let prog = match kildall_casm::build_module_values(&module, r.entry, &values, mode(r.proof)) {
+        Ok(p) => p,
+        Err(kildall_casm::Error::Jvr(e)) => return Ok(report(file, &e)),
+        Err(e) => return Err(e.into()),
+    };
+    let result = match r.vm {
+        Vm::Interp | Vm::Jvr => {
+            kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS).map_err(|e| match e {
+                kildall_casm::interp::InterpError::Fail(msg) => Failure::Fail(msg),
+                e => Failure::Other(
+                    anyhow::Error::new(e).context(format!("{}: CASM interpreter", file.display())),
+                ),
+            })
+        }
+        Vm::Cairo => kildall_casm::vm::run(&prog).map_err(|e| match e {
+            kildall_casm::vm::VmError::Fail(msg) => Failure::Fail(msg),
+            e => Failure::Other(
+                anyhow::Error::new(e).context(format!("{}: Cairo VM", file.display())),
+            ),
+        }),
+    };
+    match result {
+        Ok(result) => {
+            let lines = match r.show {
+                Show::Term => &result.terms,
+                Show::Felt => &result.output,
+            };
+            for line in lines {
+                println!("{line}");
+            }
+            println!("steps: {}", result.steps);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(Failure::Fail(msg)) => {
+            eprintln!("fail: {msg}");
+            Ok(ExitCode::from(FAIL_STATUS))
+        }
+        Err(Failure::Other(e)) => Err(e),
     }
 }
 

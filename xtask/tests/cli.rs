@@ -296,7 +296,20 @@ fn casm_run_reference_prints_traces_then_record_fields_then_steps() {
         input.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "5\n3\n5\n3\nsteps: 4\n");
+    // `jvr` prints terms by default, the record as a constructor term.
+    assert_eq!(stdout(&out), "5\n3\nmk 5 3\nsteps: 4\n");
+    let felt = xtask(&[
+        "casm",
+        "run",
+        file.to_str().unwrap(),
+        "--vm",
+        "jvr",
+        "--show",
+        "felt",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&felt), "5\n3\n5\n3\nsteps: 4\n");
 }
 
 #[test]
@@ -341,7 +354,7 @@ fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
         let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
         assert_eq!(out.status.code(), Some(1));
         assert!(
-            stderr(&out).ends_with("strcat.jvr:2:12: `strcat` cannot run on Cairo\n"),
+            stderr(&out).ends_with("strcat.jvr:2:3: `strcat` cannot run on Cairo\n"),
             "{}",
             stderr(&out)
         );
@@ -384,11 +397,35 @@ fn casm_run_prints_traces_then_a_record_field_by_field_on_every_machine() {
     let file = temp_file("record.jvr", src);
     let path = file.to_str().unwrap();
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&["casm", "run", path, "--vm", vm]);
+        let out = xtask(&["casm", "run", path, "--vm", vm, "--show", "felt"]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.starts_with("7\n2\n1\n2\nsteps: "), "{vm}: {stdout}");
     }
+}
+
+#[test]
+fn casm_run_show_term_prints_as_juvix_on_every_machine() {
+    let src = b"type list {\n  nil : list;\n  cons : (*, list) -> list;\n}\n\
+        function main() : * {\n  tmp[0] = alloc nil ();\n  tmp[0] = alloc cons (2, tmp[0]);\n  \
+        tmp[1] = alloc cons (1, tmp[0]);\n  trace tmp[1];\n  tmp[2] = eq tmp[1] tmp[0];\n  \
+        trace tmp[2];\n  trace unit;\n  tmp[3] = void;\n  ret tmp[3];\n}\n";
+    let file = temp_file("terms.jvr", src);
+    let path = file.to_str().unwrap();
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = xtask(&["casm", "run", path, "--vm", vm, "--show", "term"]);
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        // Nothing for the `void` result.
+        assert!(
+            stdout.starts_with("cons 1 (cons 2 nil)\nfalse\nunit\nsteps: "),
+            "{vm}: {stdout}"
+        );
+    }
+    // The compiled machines print field elements by default.
+    let out = xtask(&["casm", "run", path, "--vm", "interp"]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("<cons>\n1\n0\n0\nsteps: "), "{stdout}");
 }
 
 #[test]
@@ -420,6 +457,20 @@ fn casm_run_divides_on_both_machines_and_refuses_a_zero_divisor() {
         assert_ne!(out.status.code(), Some(0));
     }
     assert_eq!(lines[0], lines[1], "both machines print the same lines");
+}
+
+#[test]
+fn casm_run_jvr_reads_readln_lines_from_stdin() {
+    let src = b"function greet(string) : IO {\n  tmp[0] = strcat \"hello \" arg[0];\n  \
+        tmp[0] = alloc write (tmp[0]);\n  ret tmp[0];\n}\n\
+        function main() : IO {\n  tmp[0] = alloc readLn ();\n  tmp[1] = calloc greet ();\n  \
+        tmp[0] = alloc bind (tmp[0], tmp[1]);\n  ret tmp[0];\n}\n";
+    let file = temp_file("readln.jvr", src);
+    let path = file.to_str().unwrap();
+    let (code, out) = xtask_piped(&["casm", "run", path, "--vm", "jvr"], b"world\n", None);
+    assert_eq!(code, Some(0));
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("hello world\nsteps: "), "{out}");
 }
 
 /// Runs the driver with `input` on its standard input; with `read_bytes`,

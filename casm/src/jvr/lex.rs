@@ -14,7 +14,7 @@ pub(super) enum Tok {
     /// `->` or `→`.
     Arrow,
     /// A string literal: JuvixReg has them, Cairo does not.
-    Str,
+    Str(String),
     Eof,
 }
 
@@ -26,7 +26,7 @@ impl fmt::Display for Tok {
             Tok::FieldLit(s) => write!(f, "`{s}F`"),
             Tok::Punct(c) => write!(f, "`{c}`"),
             Tok::Arrow => f.write_str("`->`"),
-            Tok::Str => f.write_str("a string"),
+            Tok::Str(_) => f.write_str("a string"),
             Tok::Eof => f.write_str("end of input"),
         }
     }
@@ -58,13 +58,8 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
         }
         let start = i;
         if c == '"' {
-            // Skipped to its end so that the parser can name the construct.
-            i += 1;
-            while i < chars.len() && chars[i] != '"' && chars[i] != '\n' {
-                i += if chars[i] == '\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(chars.len());
-            out.push((Tok::Str, pos));
+            let text = string_literal(&chars, &mut i, pos)?;
+            out.push((Tok::Str(text), pos));
         } else if c == '→' {
             i += 1;
             out.push((Tok::Arrow, pos));
@@ -105,4 +100,44 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, JvrError> {
     }
     out.push((Tok::Eof, Pos { line, col }));
     Ok(out)
+}
+
+/// The string literal starting at `chars[*i]` (a `"`), unescaped (`\n`,
+/// `\t`, `\\`, `\"`); `*i` moves past its closing quote.
+fn string_literal(chars: &[char], i: &mut usize, pos: Pos) -> Result<String, JvrError> {
+    let mut text = String::new();
+    *i += 1;
+    loop {
+        let unterminated = JvrError {
+            pos,
+            kind: JvrErrorKind::UnterminatedString,
+        };
+        match chars.get(*i) {
+            None | Some('\n') => return Err(unterminated),
+            Some('"') => {
+                *i += 1;
+                return Ok(text);
+            }
+            Some('\\') => {
+                let c = match chars.get(*i + 1) {
+                    Some('n') => '\n',
+                    Some('t') => '\t',
+                    Some(c @ ('\\' | '"')) => *c,
+                    Some(c) => {
+                        return Err(JvrError {
+                            pos,
+                            kind: JvrErrorKind::BadEscape(*c),
+                        })
+                    }
+                    None => return Err(unterminated),
+                };
+                text.push(c);
+                *i += 2;
+            }
+            Some(c) => {
+                text.push(*c);
+                *i += 1;
+            }
+        }
+    }
 }

@@ -15,12 +15,16 @@
 //! ```
 //!
 //! Operands are `arg[i]`, `tmp[i]`, named variables, integer literals
-//! (optionally negative) and `true`/`false` (1 and 0). Binary operations are
-//! `add sub mul` on integers, `fadd fsub fmul fdiv` on field elements and
-//! `eq lt le` (giving 1 or 0). `br v` takes the `true` arm when `v` is
-//! non-zero; `if eq/lt/le a b` when the comparison holds. A branch with
-//! `out: x` defines `x` in every arm that falls through and `x` is visible
-//! after it; other variables assigned in an arm stay local to the arm.
+//! (optionally negative), `true`/`false` (stored as 0 and 1), `unit`,
+//! `void` and string literals. Binary operations are `add sub mul div mod`
+//! on integers, `fadd fsub fmul fdiv` on field elements, `eq lt le`
+//! (giving booleans; `eq` compares constructors structurally) and
+//! `strcat`; `show` and `atoi` take one operand. `br v` takes the `true`
+//! arm when `v` is true (0); `if eq/lt/le a b` when the comparison holds.
+//! A branch with `out: x` defines `x` in every arm that falls through and
+//! `x` is visible after it; so is any variable every falling arm leaves
+//! bound. `call c (args)` applies a closure to exactly the arguments it
+//! still takes, `ccall`/`tccall` to any number.
 //! Comments run from `--` to the end of the line.
 //!
 //! The grammar follows the JuvixReg text format of the Juvix compiler
@@ -65,6 +69,12 @@ pub enum JvrErrorKind {
     /// A character that starts no token.
     #[error("unexpected character {0:?}")]
     BadChar(char),
+    /// A string literal without its closing quote on its line.
+    #[error("unterminated string literal")]
+    UnterminatedString,
+    /// A backslash before a character that is no escape.
+    #[error("unknown escape \\{0} in a string literal")]
+    BadEscape(char),
     /// An index or literal that does not fit.
     #[error("number {0} is out of range")]
     NumberOutOfRange(String),
@@ -156,6 +166,9 @@ pub enum JvrErrorKind {
         /// The arm's constructor.
         ctor: String,
     },
+    /// `eq` of values that have no equality the compiled code can decide.
+    #[error("eq of {0} is not defined")]
+    EqUndefined(String),
     /// A constructor or type declared twice.
     #[error("{0} is declared twice")]
     DuplicateType(String),
@@ -203,6 +216,11 @@ pub enum Value {
     Bool(bool),
     /// `unit`.
     Unit,
+    /// `void`: the value of an instruction sequence that returns nothing
+    /// (Juvix compiles it like `unit`).
+    Void,
+    /// A string literal, unescaped.
+    Str(String),
     /// `x.C[i]`: field `i` of the constructor `C` that `x` holds.
     Field {
         /// The variable holding the constructor.
@@ -223,6 +241,8 @@ impl fmt::Display for Value {
             Value::Const(c) => c.fmt(f),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Unit => f.write_str("unit"),
+            Value::Void => f.write_str("void"),
+            Value::Str(text) => write_string_literal(f, text),
             Value::Field {
                 var, ctor, index, ..
             } => write!(f, "{var}.{ctor}[{index}]"),
@@ -514,6 +534,42 @@ pub enum StmtKind {
         /// Arguments.
         args: Vec<Value>,
     },
+    /// `x = ccall c (args)`: a closure applied to any number of arguments.
+    /// Fewer than it takes extend it; more call it with what it takes and
+    /// apply the result to the rest (Juvix's `CallClosures`).
+    CallClosures {
+        /// Destination.
+        dst: VarName,
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `tccall c (args)`: [`StmtKind::CallClosures`] in tail position.
+    TailCallClosures {
+        /// The closure.
+        closure: Value,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `x = show v`, `x = atoi v`: the string operations of one operand.
+    StrUnop {
+        /// Destination.
+        dst: VarName,
+        /// Operation.
+        op: StrOp,
+        /// Operand.
+        a: Value,
+    },
+    /// `x = strcat a b`.
+    StrCat {
+        /// Destination.
+        dst: VarName,
+        /// Left.
+        a: Value,
+        /// Right.
+        b: Value,
+    },
     /// `trace v`: prints `v` (one line per executed trace).
     Trace(Value),
     /// `fail v`: stops the program with the message `v`.
@@ -560,6 +616,41 @@ pub struct CaseArm {
     pub ctor: String,
     /// The arm's body.
     pub body: Vec<Stmt>,
+}
+
+/// The string operations of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StrOp {
+    /// `show v`: the text Juvix prints for `v`.
+    Show,
+    /// `atoi s`: the integer `s` spells (a failure when it spells none).
+    Atoi,
+}
+
+impl StrOp {
+    /// The mnemonic.
+    pub fn name(self) -> &'static str {
+        match self {
+            StrOp::Show => "show",
+            StrOp::Atoi => "atoi",
+        }
+    }
+}
+
+/// Writes `text` as a JuvixReg string literal (`\\`, `\"`, `\n`, `\t`
+/// escaped).
+fn write_string_literal(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in text.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\t' => f.write_str("\\t")?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    f.write_str("\"")
 }
 
 /// The Cairo builtins JuvixReg calls by name.
@@ -658,6 +749,53 @@ impl Function {
     }
 }
 
+/// The field types of a constructor type as written (`(*, list) -> list`
+/// gives `*` and `list`; `integer -> t` gives `integer`; `t` none).
+pub fn ctor_field_types(ty: &str) -> Vec<String> {
+    let bytes = ty.as_bytes();
+    let mut depth = 0usize;
+    let mut arrow = None;
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b'-' if depth == 0 && bytes.get(i + 1) == Some(&b'>') => {
+                arrow = Some((i, 2));
+                break;
+            }
+            _ if depth == 0 && ty[i..].starts_with('→') => {
+                arrow = Some((i, '→'.len_utf8()));
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some((at, _)) = arrow else {
+        return Vec::new();
+    };
+    let args = ty[..at].trim();
+    let inner = match args.strip_prefix('(').and_then(|a| a.strip_suffix(')')) {
+        Some(inner) => inner,
+        None => return vec![args.to_string()],
+    };
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(inner[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(inner[start..].trim().to_string());
+    parts
+}
+
 /// A `.jvr` file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
@@ -682,6 +820,15 @@ impl Module {
             }
         }
         None
+    }
+
+    /// The name of the constructor of tag `tag`.
+    pub fn ctor_by_tag(&self, tag: u32) -> Option<String> {
+        self.types
+            .iter()
+            .flat_map(|t| &t.ctors)
+            .nth(tag as usize)
+            .map(|c| c.name.clone())
     }
 
     /// The definition of `name`, if any.

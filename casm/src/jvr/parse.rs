@@ -6,7 +6,7 @@ use crate::felt::Felt;
 use super::lex::{lex, Tok};
 use super::{
     BinOp, BuiltinOp, CaseArm, Cond, Ctor, Function, JvrError, JvrErrorKind, Module, Param, Pos,
-    Stmt, StmtKind, TypeDecl, Value, VarName,
+    Stmt, StmtKind, StrOp, TypeDecl, Value, VarName,
 };
 
 /// Deepest block nesting the parser accepts; deeper input is an error, not
@@ -14,25 +14,14 @@ use super::{
 pub const MAX_NESTING: usize = 64;
 
 const KEYWORDS: &[&str] = &[
-    "function", "type", "ret", "tcall", "br", "if", "case", "call", "true", "false", "unit", "out",
-    "arg", "tmp", "add", "sub", "mul", "div", "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt",
-    "le", "nop", "trace", "dump", "fail", "prealloc", "alloc", "calloc", "cextend", "argsnum",
-    "poseidon", "ec_op",
+    "function", "type", "ret", "tcall", "tccall", "ccall", "void", "show", "atoi", "strcat", "br",
+    "if", "case", "call", "true", "false", "unit", "out", "arg", "tmp", "add", "sub", "mul", "div",
+    "mod", "fadd", "fsub", "fmul", "fdiv", "eq", "lt", "le", "nop", "trace", "dump", "fail",
+    "prealloc", "alloc", "calloc", "cextend", "argsnum", "poseidon", "ec_op",
 ];
-
-/// JuvixReg instructions on strings: Cairo has no strings.
-const STRING_OPS: &[&str] = &["strcat", "show", "atoi"];
 
 /// JuvixReg instructions this crate rejects by name.
-const UNSUPPORTED: &[&str] = &[
-    "ccall",
-    "tccall",
-    "assert",
-    "random_ec_point",
-    "range_check",
-    "itof",
-    "ftoi",
-];
+const UNSUPPORTED: &[&str] = &["assert", "random_ec_point", "range_check", "itof", "ftoi"];
 
 struct Parser {
     toks: Vec<(Tok, Pos)>,
@@ -224,6 +213,10 @@ impl Parser {
                 self.bump();
                 Ok(Value::Unit)
             }
+            Tok::Ident(s) if s == "void" => {
+                self.bump();
+                Ok(Value::Void)
+            }
             Tok::Ident(_) => {
                 let (v, p) = self.var()?;
                 if self.is_punct('.') {
@@ -239,10 +232,10 @@ impl Parser {
                 }
                 Ok(Value::Var(v, p))
             }
-            Tok::Str => Err(JvrError {
-                pos: self.pos(),
-                kind: JvrErrorKind::NotForCairo("string literal".to_string()),
-            }),
+            Tok::Str(text) => {
+                self.bump();
+                Ok(Value::Str(text))
+            }
             _ => self.err("an operand"),
         }
     }
@@ -315,7 +308,7 @@ impl Parser {
     fn stmt(&mut self) -> PResult<Stmt> {
         let pos = self.pos();
         if let Tok::Ident(word) = self.peek() {
-            if UNSUPPORTED.contains(&word.as_str()) || STRING_OPS.contains(&word.as_str()) {
+            if UNSUPPORTED.contains(&word.as_str()) {
                 return Err(JvrError {
                     pos,
                     kind: JvrErrorKind::Unsupported(word.clone()),
@@ -359,61 +352,18 @@ impl Parser {
             }
             StmtKind::Block(body)
         } else if self.is_ident("case") {
-            self.bump();
-            self.expect_punct('[')?;
-            let ty = self.name("a type name")?.0;
-            self.expect_punct(']')?;
-            let value = self.value()?;
-            let mut out = None;
-            if self.is_punct(',') {
-                self.bump();
-                self.expect_keyword("out")?;
-                self.expect_punct(':')?;
-                out = Some(self.var()?.0);
-            }
-            self.expect_punct('{')?;
-            self.enter()?;
-            let (mut arms, mut default) = (Vec::new(), None);
-            while !self.is_punct('}') {
-                let (ctor, cpos) = self.name("a constructor name or `default`")?;
-                self.expect_punct(':')?;
-                let (body, _) = self.block()?;
-                if self.is_punct(';') {
-                    self.bump();
-                }
-                if ctor == "default" {
-                    if default.is_some() {
-                        return Err(JvrError {
-                            pos: cpos,
-                            kind: JvrErrorKind::DuplicateType("default".to_string()),
-                        });
-                    }
-                    default = Some(body);
-                } else {
-                    arms.push(CaseArm {
-                        pos: cpos,
-                        ctor,
-                        body,
-                    });
-                }
-            }
-            self.depth -= 1;
-            self.expect_punct('}')?;
-            if self.is_punct(';') {
-                self.bump();
-            }
-            StmtKind::Case {
-                ty,
-                value,
-                out,
-                arms,
-                default,
-            }
+            self.case()?
         } else if self.is_ident("ret") {
             self.bump();
             let v = self.value()?;
             self.expect_punct(';')?;
             StmtKind::Ret(v)
+        } else if self.is_ident("tccall") {
+            self.bump();
+            let closure = self.value()?;
+            let args = self.args()?;
+            self.expect_punct(';')?;
+            StmtKind::TailCallClosures { closure, args }
         } else if self.is_ident("tcall") {
             self.bump();
             if self.closure_operand() {
@@ -427,17 +377,27 @@ impl Parser {
                 self.expect_punct(';')?;
                 StmtKind::TailCall { func, args }
             }
-        } else if self.is_ident("br") {
+        } else if self.is_ident("br") || self.is_ident("if") {
+            self.branch()?
+        } else {
+            self.assignment()?
+        };
+        Ok(Stmt { pos, kind })
+    }
+
+    /// `br v { ... }` or `if op a b { ... }`.
+    fn branch(&mut self) -> PResult<StmtKind> {
+        if self.is_ident("br") {
             self.bump();
             let v = self.value()?;
             let (out, on_true, on_false) = self.branch_tail()?;
-            StmtKind::Branch {
+            Ok(StmtKind::Branch {
                 cond: Cond::NonZero(v),
                 out,
                 on_true,
                 on_false,
-            }
-        } else if self.is_ident("if") {
+            })
+        } else {
             self.bump();
             let op = match self.peek() {
                 Tok::Ident(s) => BinOp::from_name(s).filter(|op| op.is_comparison()),
@@ -450,93 +410,160 @@ impl Parser {
             let a = self.value()?;
             let b = self.value()?;
             let (out, on_true, on_false) = self.branch_tail()?;
-            StmtKind::Branch {
+            Ok(StmtKind::Branch {
                 cond: Cond::Cmp(op, a, b),
                 out,
                 on_true,
                 on_false,
+            })
+        }
+    }
+
+    /// `case[T] x { C: {...}; default: {...}; }`.
+    fn case(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect_punct('[')?;
+        let ty = self.name("a type name")?.0;
+        self.expect_punct(']')?;
+        let value = self.value()?;
+        let mut out = None;
+        if self.is_punct(',') {
+            self.bump();
+            self.expect_keyword("out")?;
+            self.expect_punct(':')?;
+            out = Some(self.var()?.0);
+        }
+        self.expect_punct('{')?;
+        self.enter()?;
+        let (mut arms, mut default) = (Vec::new(), None);
+        while !self.is_punct('}') {
+            let (ctor, cpos) = self.name("a constructor name or `default`")?;
+            self.expect_punct(':')?;
+            let (body, _) = self.block()?;
+            if self.is_punct(';') {
+                self.bump();
             }
-        } else {
-            if !matches!(self.peek(), Tok::Ident(_)) {
-                return self.err("an instruction");
-            }
-            let (dst, _) = self.var()?;
-            self.expect_punct('=')?;
-            if let Tok::Ident(word) = self.peek() {
-                let bad = if STRING_OPS.contains(&word.as_str()) {
-                    Some(JvrErrorKind::NotForCairo(word.clone()))
-                } else if UNSUPPORTED.contains(&word.as_str()) {
-                    Some(JvrErrorKind::Unsupported(word.clone()))
-                } else {
-                    None
-                };
-                if let Some(kind) = bad {
+            if ctor == "default" {
+                if default.is_some() {
                     return Err(JvrError {
-                        pos: self.pos(),
-                        kind,
+                        pos: cpos,
+                        kind: JvrErrorKind::DuplicateType("default".to_string()),
                     });
                 }
+                default = Some(body);
+            } else {
+                arms.push(CaseArm {
+                    pos: cpos,
+                    ctor,
+                    body,
+                });
             }
-            let kind = if self.is_ident("call") {
-                self.bump();
-                if self.closure_operand() {
-                    let closure = self.value()?;
-                    let args = self.args()?;
-                    self.live_vars()?;
-                    StmtKind::CallClosure { dst, closure, args }
-                } else {
-                    let (func, _) = self.ident("a function name")?;
-                    let args = self.args()?;
-                    self.live_vars()?;
-                    StmtKind::Call { dst, func, args }
-                }
-            } else if self.is_ident("alloc") {
-                self.bump();
-                let ctor = self.name("a constructor name")?.0;
+        }
+        self.depth -= 1;
+        self.expect_punct('}')?;
+        if self.is_punct(';') {
+            self.bump();
+        }
+        Ok(StmtKind::Case {
+            ty,
+            value,
+            out,
+            arms,
+            default,
+        })
+    }
+
+    /// `x = ...;`: an operation, a call, an allocation or a copy.
+    fn assignment(&mut self) -> PResult<StmtKind> {
+        if !matches!(self.peek(), Tok::Ident(_)) {
+            return self.err("an instruction");
+        }
+        let (dst, _) = self.var()?;
+        self.expect_punct('=')?;
+        if let Tok::Ident(word) = self.peek() {
+            if UNSUPPORTED.contains(&word.as_str()) {
+                return Err(JvrError {
+                    pos: self.pos(),
+                    kind: JvrErrorKind::Unsupported(word.clone()),
+                });
+            }
+        }
+        let kind = if self.is_ident("call") {
+            self.bump();
+            if self.closure_operand() {
+                let closure = self.value()?;
                 let args = self.args()?;
-                StmtKind::Alloc { dst, ctor, args }
-            } else if self.is_ident("calloc") {
-                self.bump();
+                self.live_vars()?;
+                StmtKind::CallClosure { dst, closure, args }
+            } else {
                 let (func, _) = self.ident("a function name")?;
                 let args = self.args()?;
-                StmtKind::CAlloc { dst, func, args }
-            } else if self.is_ident("cextend") {
-                self.bump();
-                let closure = self.value()?;
-                let args = self.args()?;
-                StmtKind::CExtend { dst, closure, args }
-            } else if self.is_ident("argsnum") {
-                self.bump();
-                let closure = self.value()?;
-                StmtKind::ArgsNum { dst, closure }
-            } else if let Some(op) = [BuiltinOp::Poseidon, BuiltinOp::EcOp]
-                .into_iter()
-                .find(|op| self.is_ident(op.name()))
-            {
-                self.bump();
-                let mut args = Vec::new();
-                for _ in 0..op.arity() {
-                    args.push(self.value()?);
-                }
-                StmtKind::Builtin { dst, op, args }
-            } else if let Some(op) = match self.peek() {
-                Tok::Ident(s) => BinOp::from_name(s),
-                _ => None,
-            } {
-                self.bump();
-                let a = self.value()?;
-                let b = self.value()?;
-                StmtKind::Binop { dst, op, a, b }
-            } else {
-                StmtKind::Assign {
-                    dst,
-                    src: self.value()?,
-                }
-            };
-            self.expect_punct(';')?;
-            kind
+                self.live_vars()?;
+                StmtKind::Call { dst, func, args }
+            }
+        } else if self.is_ident("ccall") {
+            self.bump();
+            let closure = self.value()?;
+            let args = self.args()?;
+            self.live_vars()?;
+            StmtKind::CallClosures { dst, closure, args }
+        } else if let Some(op) = [StrOp::Show, StrOp::Atoi]
+            .into_iter()
+            .find(|op| self.is_ident(op.name()))
+        {
+            self.bump();
+            let a = self.value()?;
+            StmtKind::StrUnop { dst, op, a }
+        } else if self.is_ident("strcat") {
+            self.bump();
+            let a = self.value()?;
+            let b = self.value()?;
+            StmtKind::StrCat { dst, a, b }
+        } else if self.is_ident("alloc") {
+            self.bump();
+            let ctor = self.name("a constructor name")?.0;
+            let args = self.args()?;
+            StmtKind::Alloc { dst, ctor, args }
+        } else if self.is_ident("calloc") {
+            self.bump();
+            let (func, _) = self.ident("a function name")?;
+            let args = self.args()?;
+            StmtKind::CAlloc { dst, func, args }
+        } else if self.is_ident("cextend") {
+            self.bump();
+            let closure = self.value()?;
+            let args = self.args()?;
+            StmtKind::CExtend { dst, closure, args }
+        } else if self.is_ident("argsnum") {
+            self.bump();
+            let closure = self.value()?;
+            StmtKind::ArgsNum { dst, closure }
+        } else if let Some(op) = [BuiltinOp::Poseidon, BuiltinOp::EcOp]
+            .into_iter()
+            .find(|op| self.is_ident(op.name()))
+        {
+            self.bump();
+            let mut args = Vec::new();
+            for _ in 0..op.arity() {
+                args.push(self.value()?);
+            }
+            StmtKind::Builtin { dst, op, args }
+        } else if let Some(op) = match self.peek() {
+            Tok::Ident(s) => BinOp::from_name(s),
+            _ => None,
+        } {
+            self.bump();
+            let a = self.value()?;
+            let b = self.value()?;
+            StmtKind::Binop { dst, op, a, b }
+        } else {
+            StmtKind::Assign {
+                dst,
+                src: self.value()?,
+            }
         };
-        Ok(Stmt { pos, kind })
+        self.expect_punct(';')?;
+        Ok(kind)
     }
 
     /// A type, printed back as text: `*`, a name, a tuple `(a, b)` or an

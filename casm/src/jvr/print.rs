@@ -70,6 +70,18 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, indent: usize) -> fmt::Resul
             write_args(f, args)?;
             writeln!(f, ");")
         }
+        StmtKind::CallClosures { dst, closure, args } => {
+            write!(f, "{pad}{dst} = ccall {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::TailCallClosures { closure, args } => {
+            write!(f, "{pad}tccall {closure} (")?;
+            write_args(f, args)?;
+            writeln!(f, ");")
+        }
+        StmtKind::StrUnop { dst, op, a } => writeln!(f, "{pad}{dst} = {} {a};", op.name()),
+        StmtKind::StrCat { dst, a, b } => writeln!(f, "{pad}{dst} = strcat {a} {b};"),
         StmtKind::Trace(v) => writeln!(f, "{pad}trace {v};"),
         StmtKind::Fail(v) => writeln!(f, "{pad}fail {v};"),
         StmtKind::Dump => writeln!(f, "{pad}dump;"),

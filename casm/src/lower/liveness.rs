@@ -198,7 +198,7 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
                 return;
             }
             Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
-            Inst::Trace(v) => (None, vec![v]),
+            Inst::Trace(v, _) => (None, vec![v]),
             // Control instructions are terminators, never instructions.
             _ => (None, Vec::new()),
         };
@@ -220,7 +220,7 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
             Some(Inst::Case { scrut, .. }) => use_op(state, scrut),
             Some(Inst::Ret(v) | Inst::Fail(v)) => use_op(state, v),
             Some(Inst::TailCall { args, .. }) => args.iter().for_each(|a| use_op(state, a)),
-            Some(Inst::TailApply { closure, args }) => {
+            Some(Inst::TailApply { closure, args, .. }) => {
                 use_op(state, closure);
                 args.iter().for_each(|a| use_op(state, a));
             }

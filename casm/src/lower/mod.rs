@@ -48,7 +48,7 @@ use objects::runtime;
 use crate::felt::Felt;
 use crate::heap;
 use crate::listing::{ArithOp, Builtin, Hint, Instr, Listing, MemRef, Rhs, Target, Val};
-use crate::ssa::{ApplyKind, Arm, Inst, Operand, SsaFunction, SsaModule, Var};
+use crate::ssa::{Arm, Inst, Operand, SsaFunction, SsaModule, Var};
 
 /// A lowering failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -258,132 +258,10 @@ impl Lowerer<'_> {
     /// Lowers `insts` starting in `frame`. Returns the frame at the end when
     /// `kont` is [`Kont::Inline`] and the sequence falls through.
     fn seq(&mut self, mut frame: Frame, insts: &[Inst], kont: &Kont) -> Option<Frame> {
-        let mut i = 0;
-        while i < insts.len() {
+        for (i, inst) in insts.iter().enumerate() {
             let rest = &insts[i + 1..];
-            match &insts[i] {
-                Inst::Copy { dst, src } => {
-                    let c = self.push_operand(&mut frame, src);
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::Binop { dst, op, a, b } => {
-                    let c = self.binop(&mut frame, *op, a, b);
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::Alloc { dst, tag, args } => {
-                    let header = Felt::from_u128(heap::ctor_header(*tag));
-                    let c = self.alloc(&mut frame, header, args);
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::Builtin { dst, op, args } => {
-                    let c = self.builtin(&mut frame, *op, args);
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::CAlloc { dst, func, args } => {
-                    let c = self.calloc(&mut frame, *func, args);
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::CheckTag { src, tag } => {
-                    // `[ap] = 2 tag + 1; ap++` then `[ap - 1] = [[fp + k]]`:
-                    // a read that names another constructor cannot be
-                    // proved (`asm::is_header_check` recognises the
-                    // assertion, for the machines' error message).
-                    let p = self.cell(&frame, *src);
-                    let header = Felt::from_u128(heap::ctor_header(*tag));
-                    self.push(&mut frame, Rhs::Val(Val::Imm(header)));
-                    self.emit(Instr::Assign {
-                        dst: MemRef::ap(-1),
-                        rhs: Rhs::Deref(p, 0),
-                        ap_incr: false,
-                    });
-                }
-                Inst::Load { dst, src, index } => {
-                    let p = self.cell(&frame, *src);
-                    let c = self.push(&mut frame, Rhs::Deref(p, heap::field_offset(*index)));
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::ArgsNum { dst, closure } => {
-                    let p = self.in_cell(&mut frame, closure);
-                    let c = self.push(&mut frame, Rhs::Deref(p, heap::CLOSURE_LEFT));
-                    frame.loc.insert(*dst, c.off);
-                }
-                Inst::Trace(v) => {
-                    // The hint records the value; the copy is the
-                    // instruction it is attached to, so that it runs on
-                    // this path only.
-                    let v = self.val(&frame, v);
-                    self.emit(Instr::Hint(Hint::Trace { v }));
-                    self.push(&mut frame, Rhs::Val(v));
-                }
-                Inst::Fail(v) => {
-                    let v = self.val(&frame, v);
-                    self.emit(Instr::Hint(Hint::Fail { v }));
-                    self.emit(heap::fail_here());
-                    return None;
-                }
-                Inst::TailCall { func, args } => {
-                    // `tcall` is `call; ret`, as Cairo's own compiler lowers
-                    // `return f(...)`: no instruction but `call` sets `fp`,
-                    // and the callee's arguments below its `fp` cannot reuse
-                    // the caller's cells in write-once memory. A tail-recursive
-                    // loop thus costs its arguments plus two frame cells per
-                    // iteration (any Cairo loop writes fresh cells), and one
-                    // `ret` per iteration on the way out.
-                    self.push_args_and_call(&mut frame, *func, args);
-                    self.emit(Instr::Ret);
-                    return None;
-                }
-                Inst::TailApply { closure, args } => {
-                    self.push_apply(&mut frame, ApplyKind::Call, closure, args);
-                    self.emit(Instr::Ret);
-                    return None;
-                }
-                Inst::Ret(v) => {
-                    self.push_builtins(&mut frame);
-                    self.push_operand(&mut frame, v);
-                    self.emit(Instr::Ret);
-                    return None;
-                }
-                Inst::Call { dst, .. } | Inst::Apply { dst, .. } => {
-                    match &insts[i] {
-                        Inst::Call { func, args, .. } => {
-                            self.push_args_and_call(&mut frame, *func, args)
-                        }
-                        Inst::Apply {
-                            kind,
-                            closure,
-                            args,
-                            ..
-                        } => self.push_apply(&mut frame, *kind, closure, args),
-                        _ => unreachable!(),
-                    }
-                    if let [Inst::Ret(Operand::Var(r))] = rest {
-                        if r == dst {
-                            self.emit(Instr::Ret);
-                            return None;
-                        }
-                    }
-                    if rest.is_empty() {
-                        self.finish(&mut frame, kont, Some(*dst));
-                        return None;
-                    }
-                    let mut params = self.live.after(&insts[i]).clone();
-                    params.remove(*dst);
-                    let params: Vec<Var> = params.iter().collect();
-                    if params.len() > 30_000 {
-                        self.too_large = true;
-                    }
-                    // The call's result, and below it the callee's
-                    // `range_check` pointer, are in place: only the
-                    // parameters are pushed.
-                    for p in params.iter().rev() {
-                        self.push_operand(&mut frame, &Operand::Var(*p));
-                    }
-                    self.emit(Instr::Call(Target::Rel(3)));
-                    self.emit(Instr::Ret);
-                    self.emit(Instr::Nop);
-                    frame = block_frame(Some(*dst), &params, self.builtins.len());
-                }
+            frame = match inst {
+                Inst::Call { .. } | Inst::Apply { .. } => self.call(frame, inst, rest, kont)?,
                 Inst::Branch { cond, out, arms } => {
                     let (cell, holds_if_nonzero) = self.test(&mut frame, cond);
                     // The arm taken on a non-zero cell, and the other one.
@@ -399,11 +277,8 @@ impl Lowerer<'_> {
                         ap_incr: false,
                     });
                     let arms = [(z, None), (nz, Some(nz_label))];
-                    let after = self.live.after(&insts[i]).clone();
-                    match self.arms(frame, *out, &arms, &after, rest, kont) {
-                        Some(next) => frame = next,
-                        None => return None,
-                    }
+                    let after = self.live.after(inst).clone();
+                    self.arms(frame, *out, &arms, &after, rest, kont)?
                 }
                 Inst::Case {
                     scrut,
@@ -412,38 +287,21 @@ impl Lowerer<'_> {
                     out,
                     arms,
                 } => {
-                    // A jump table: the header `2 tag + 1`, less twice the
-                    // type's first tag, is the relative jump from the `jmp`
-                    // (one word) to the two-word entry of the constructor.
-                    let p = self.in_cell(&mut frame, scrut);
-                    let mut offset = self.push(&mut frame, Rhs::Deref(p, 0));
-                    if *first_tag != 0 {
-                        let by = Felt::from_i128(-2 * i128::from(*first_tag));
-                        offset = self.push(&mut frame, Rhs::Op(ArithOp::Add, offset, Val::Imm(by)));
-                    }
-                    self.emit(Instr::Jump {
-                        target: Target::Cell(offset),
-                        cond: None,
-                        ap_incr: false,
-                    });
-                    let labels: Vec<String> = arms.iter().map(|_| self.label()).collect();
-                    for k in table {
-                        self.emit(Instr::Jump {
-                            target: Target::Label(labels[*k].clone()),
-                            cond: None,
-                            ap_incr: false,
-                        });
-                    }
+                    let labels = self.jump_table(&mut frame, scrut, *first_tag, table, arms.len());
                     let arms: Vec<(&Arm, Option<String>)> =
                         arms.iter().zip(labels.into_iter().map(Some)).collect();
-                    let after = self.live.after(&insts[i]).clone();
-                    match self.arms(frame, *out, &arms, &after, rest, kont) {
-                        Some(next) => frame = next,
-                        None => return None,
-                    }
+                    let after = self.live.after(inst).clone();
+                    self.arms(frame, *out, &arms, &after, rest, kont)?
                 }
-            }
-            i += 1;
+                Inst::Fail(_) | Inst::TailCall { .. } | Inst::TailApply { .. } | Inst::Ret(_) => {
+                    self.terminator(&mut frame, inst);
+                    return None;
+                }
+                _ => {
+                    self.straight(&mut frame, inst);
+                    frame
+                }
+            };
         }
         match kont {
             Kont::Inline => Some(frame),
@@ -452,6 +310,174 @@ impl Lowerer<'_> {
                 None
             }
         }
+    }
+
+    /// An instruction that neither calls, branches nor ends the sequence.
+    fn straight(&mut self, frame: &mut Frame, inst: &Inst) {
+        let defined = match inst {
+            Inst::Copy { dst, src } => (*dst, self.push_operand(frame, src)),
+            Inst::Binop { dst, op, a, b } => (*dst, self.binop(frame, *op, a, b)),
+            Inst::Alloc { dst, tag, args } => {
+                let header = Felt::from_u128(heap::ctor_header(*tag));
+                (*dst, self.alloc(frame, header, args))
+            }
+            Inst::Builtin { dst, op, args } => (*dst, self.builtin(frame, *op, args)),
+            Inst::CAlloc { dst, func, args } => (*dst, self.calloc(frame, *func, args)),
+            Inst::CheckTag { src, tag } => {
+                // `[ap] = 2 tag + 1; ap++` then `[ap - 1] = [[fp + k]]`:
+                // a read that names another constructor cannot be
+                // proved (`asm::is_header_check` recognises the
+                // assertion, for the machines' error message).
+                let p = self.cell(frame, *src);
+                let header = Felt::from_u128(heap::ctor_header(*tag));
+                self.push(frame, Rhs::Val(Val::Imm(header)));
+                self.emit(Instr::Assign {
+                    dst: MemRef::ap(-1),
+                    rhs: Rhs::Deref(p, 0),
+                    ap_incr: false,
+                });
+                return;
+            }
+            Inst::Load { dst, src, index } => {
+                let p = self.cell(frame, *src);
+                (
+                    *dst,
+                    self.push(frame, Rhs::Deref(p, heap::field_offset(*index))),
+                )
+            }
+            Inst::ArgsNum { dst, closure } => {
+                let p = self.in_cell(frame, closure);
+                (*dst, self.push(frame, Rhs::Deref(p, heap::CLOSURE_LEFT)))
+            }
+            Inst::Trace(v, kind) => {
+                // The hint records the value; the copy is the
+                // instruction it is attached to, so that it runs on
+                // this path only.
+                let v = self.val(frame, v);
+                self.emit(Instr::Hint(Hint::Trace { v, kind: *kind }));
+                self.push(frame, Rhs::Val(v));
+                return;
+            }
+            _ => unreachable!("not a straight-line instruction: {inst:?}"),
+        };
+        frame.loc.insert(defined.0, defined.1.off);
+    }
+
+    /// An instruction that ends its sequence: `fail`, a tail call, `ret`.
+    fn terminator(&mut self, frame: &mut Frame, inst: &Inst) {
+        match inst {
+            Inst::Fail(v) => {
+                let v = self.val(frame, v);
+                self.emit(Instr::Hint(Hint::Fail { v }));
+                self.emit(heap::fail_here());
+            }
+            Inst::TailCall { func, args } => {
+                // `tcall` is `call; ret`, as Cairo's own compiler lowers
+                // `return f(...)`: no instruction but `call` sets `fp`,
+                // and the callee's arguments below its `fp` cannot reuse
+                // the caller's cells in write-once memory. A tail-recursive
+                // loop thus costs its arguments plus two frame cells per
+                // iteration (any Cairo loop writes fresh cells), and one
+                // `ret` per iteration on the way out.
+                self.push_args_and_call(frame, *func, args);
+                self.emit(Instr::Ret);
+            }
+            Inst::TailApply {
+                kind,
+                closure,
+                args,
+            } => {
+                self.push_apply(frame, *kind, closure, args);
+                self.emit(Instr::Ret);
+            }
+            Inst::Ret(v) => {
+                self.push_builtins(frame);
+                self.push_operand(frame, v);
+                self.emit(Instr::Ret);
+            }
+            _ => unreachable!("not a terminator: {inst:?}"),
+        }
+    }
+
+    /// A call (direct or through a closure), then the block after it,
+    /// entered by `call rel` with the variables live after the call.
+    /// Returns the frame of that block, or `None` when the sequence ends.
+    fn call(&mut self, mut frame: Frame, inst: &Inst, rest: &[Inst], kont: &Kont) -> Option<Frame> {
+        let dst = match inst {
+            Inst::Call { dst, func, args } => {
+                self.push_args_and_call(&mut frame, *func, args);
+                *dst
+            }
+            Inst::Apply {
+                dst,
+                kind,
+                closure,
+                args,
+            } => {
+                self.push_apply(&mut frame, *kind, closure, args);
+                *dst
+            }
+            _ => unreachable!("not a call: {inst:?}"),
+        };
+        if let [Inst::Ret(Operand::Var(r))] = rest {
+            if *r == dst {
+                self.emit(Instr::Ret);
+                return None;
+            }
+        }
+        if rest.is_empty() {
+            self.finish(&mut frame, kont, Some(dst));
+            return None;
+        }
+        let mut params = self.live.after(inst).clone();
+        params.remove(dst);
+        let params: Vec<Var> = params.iter().collect();
+        if params.len() > 30_000 {
+            self.too_large = true;
+        }
+        // The call's result, and below it the callee's
+        // `range_check` pointer, are in place: only the
+        // parameters are pushed.
+        for p in params.iter().rev() {
+            self.push_operand(&mut frame, &Operand::Var(*p));
+        }
+        self.emit(Instr::Call(Target::Rel(3)));
+        self.emit(Instr::Ret);
+        self.emit(Instr::Nop);
+        Some(block_frame(Some(dst), &params, self.builtins.len()))
+    }
+
+    /// The jump table of a `case`: the header `2 tag + 1`, less twice the
+    /// type's first tag, is the relative jump from the `jmp` (one word) to
+    /// the two-word entry of the constructor. Returns the arms' labels.
+    fn jump_table(
+        &mut self,
+        frame: &mut Frame,
+        scrut: &Operand,
+        first_tag: u32,
+        table: &[usize],
+        n_arms: usize,
+    ) -> Vec<String> {
+        let p = self.in_cell(frame, scrut);
+        let mut offset = self.push(frame, Rhs::Deref(p, 0));
+        if first_tag != 0 {
+            let by = Felt::from_i128(-2 * i128::from(first_tag));
+            offset = self.push(frame, Rhs::Op(ArithOp::Add, offset, Val::Imm(by)));
+        }
+        self.emit(Instr::Jump {
+            target: Target::Cell(offset),
+            cond: None,
+            ap_incr: false,
+        });
+        let labels: Vec<String> = (0..n_arms).map(|_| self.label()).collect();
+        for k in table {
+            self.emit(Instr::Jump {
+                target: Target::Label(labels[*k].clone()),
+                cond: None,
+                ap_incr: false,
+            });
+        }
+        labels
     }
 
     /// The arms of a branch or a case, each after its label (if any),

@@ -117,6 +117,8 @@ impl Lowerer<'_> {
         let name = match kind {
             ApplyKind::Call => heap::apply_label(args.len()),
             ApplyKind::Extend => heap::extend_label(args.len()),
+            ApplyKind::Any => heap::ccall_label(args.len()),
+            ApplyKind::Equal => heap::EQ.to_string(),
         };
         self.emit(Instr::Call(Target::Label(name)));
     }
@@ -127,43 +129,23 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut get_fp = false;
     let mut applies = std::collections::BTreeSet::new();
     let mut extends = std::collections::BTreeSet::new();
-    pub(super) fn scan(
-        insts: &[Inst],
-        get_fp: &mut bool,
-        applies: &mut std::collections::BTreeSet<usize>,
-        extends: &mut std::collections::BTreeSet<usize>,
-    ) {
-        for i in insts {
-            match i {
-                Inst::Alloc { .. } | Inst::CAlloc { .. } | Inst::Builtin { .. } => *get_fp = true,
-                Inst::Apply {
-                    kind: ApplyKind::Call,
-                    args,
-                    ..
-                }
-                | Inst::TailApply { args, .. } => {
-                    applies.insert(args.len());
-                }
-                Inst::Apply {
-                    kind: ApplyKind::Extend,
-                    args,
-                    ..
-                } => {
-                    *get_fp = true;
-                    extends.insert(args.len());
-                }
-                Inst::Branch { arms, .. } => arms
-                    .iter()
-                    .for_each(|a| scan(&a.body, get_fp, applies, extends)),
-                Inst::Case { arms, .. } => arms
-                    .iter()
-                    .for_each(|a| scan(&a.body, get_fp, applies, extends)),
-                _ => {}
-            }
-        }
-    }
+    let mut ccalls = std::collections::BTreeSet::new();
+    let mut eq = false;
+    let mut routines = Routines {
+        eq: &mut eq,
+        get_fp: &mut get_fp,
+        applies: &mut applies,
+        extends: &mut extends,
+        ccalls: &mut ccalls,
+    };
     for f in &module.functions {
-        scan(&f.body, &mut get_fp, &mut applies, &mut extends);
+        routines.scan(&f.body);
+    }
+    // `ccall N` may extend by, or apply the result to, any fewer arguments.
+    if let Some(&most) = ccalls.iter().max() {
+        get_fp = true;
+        ccalls.extend(1..=most);
+        extends.extend(ccalls.iter().copied());
     }
     let funcs: Vec<heap::ClosureFunc<'_>> = module
         .closure_funcs
@@ -188,5 +170,57 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     for n in extends {
         out.extend(heap::extend_routine(n, max_stored, n_builtins));
     }
+    for n in ccalls {
+        out.extend(heap::ccall_routine(n, &funcs, n_builtins));
+    }
+    if eq {
+        out.extend(heap::eq_routine(&module.field_kinds, n_builtins));
+    }
     out
+}
+
+/// The runtime routines a module's code calls, by argument count.
+struct Routines<'a> {
+    eq: &'a mut bool,
+    get_fp: &'a mut bool,
+    applies: &'a mut std::collections::BTreeSet<usize>,
+    extends: &'a mut std::collections::BTreeSet<usize>,
+    ccalls: &'a mut std::collections::BTreeSet<usize>,
+}
+
+impl Routines<'_> {
+    fn scan(&mut self, insts: &[Inst]) {
+        for i in insts {
+            let (kind, n) = match i {
+                Inst::Alloc { .. } | Inst::CAlloc { .. } | Inst::Builtin { .. } => {
+                    *self.get_fp = true;
+                    continue;
+                }
+                Inst::Apply { kind, args, .. } | Inst::TailApply { kind, args, .. } => {
+                    (*kind, args.len())
+                }
+                Inst::Branch { arms, .. } => {
+                    arms.iter().for_each(|a| self.scan(&a.body));
+                    continue;
+                }
+                Inst::Case { arms, .. } => {
+                    arms.iter().for_each(|a| self.scan(&a.body));
+                    continue;
+                }
+                _ => continue,
+            };
+            match kind {
+                ApplyKind::Call => self.applies.insert(n),
+                ApplyKind::Extend => {
+                    *self.get_fp = true;
+                    self.extends.insert(n)
+                }
+                ApplyKind::Any => self.ccalls.insert(n),
+                ApplyKind::Equal => {
+                    *self.eq = true;
+                    true
+                }
+            };
+        }
+    }
 }

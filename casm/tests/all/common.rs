@@ -1,6 +1,6 @@
 //! What the data-driven tests share.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use kildall_casm::jvr;
 
@@ -27,4 +27,18 @@ pub fn load(dir: &str, name: &str) -> (String, jvr::Module) {
     let src = std::fs::read_to_string(&path).unwrap();
     let module = jvr::parse(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
     (src, module)
+}
+
+/// The workspace's example programs (`examples/casm`), or `None` when the
+/// crate is built from its published package, which has no workspace
+/// around it. Inside the workspace (a `Cargo.toml` one level up) the
+/// directory must be there.
+pub fn workspace_examples() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if !root.join("Cargo.toml").is_file() {
+        return None;
+    }
+    let dir = root.join("examples/casm");
+    assert!(dir.is_dir(), "{} is missing", dir.display());
+    Some(dir)
 }

@@ -7,8 +7,13 @@ use std::path::Path;
 
 use kildall_casm::fuzzing;
 
+use crate::common;
+
+/// The workspace's example programs, or this crate's construct programs
+/// when it is built from its package.
 fn corpus() -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/casm");
+    let dir = common::workspace_examples()
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/constructs"));
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -3,8 +3,8 @@
 use kildall_casm::listing::{self, Instr};
 use kildall_casm::{compile, Felt};
 
-const SRC: &str = include_str!("data/translation_f.jvr");
-const EXPECTED: &str = include_str!("data/translation_f.casm");
+const SRC: &str = include_str!("../data/translation_f.jvr");
+const EXPECTED: &str = include_str!("../data/translation_f.casm");
 
 #[test]
 fn function_f_matches_the_listing_of_the_translation() {

@@ -5,11 +5,10 @@
 //! strict interpreter and, with the `cairo-vm` feature, on the Cairo VM, in
 //! execution and proof mode.
 
-mod common;
-
+use crate::common;
 use kildall_casm::heap::Cell;
 use kildall_casm::interp::{self, RunResult};
-use kildall_casm::jvr_interp::{self, Limits};
+use kildall_casm::jvr_interp::{self, Limits, Show};
 use kildall_casm::{build_module, Mode, MAX_STEPS};
 
 fn header<'a>(src: &'a str, key: &str) -> &'a str {
@@ -33,8 +32,7 @@ fn public(r: &RunResult) -> String {
 fn check(name: &str) {
     let (src, module) = common::load("output", name);
     let o = jvr_interp::execute(&module, "main", Vec::new(), Limits::default()).unwrap();
-    let mut lines: Vec<String> = o.traces.iter().flat_map(|t| t.output_lines()).collect();
-    lines.extend(o.value.output_lines());
+    let lines = o.lines(Show::Felt);
     let expect = header(&src, "-- expect:");
     assert_eq!(lines.join(" | "), expect, "{name}: reference interpreter");
     for mode in [Mode::Execution, Mode::Proof] {

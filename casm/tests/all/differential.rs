@@ -126,7 +126,20 @@ fn generated_programs_cover_the_language() {
         " = argsnum ",
         " = call tmp",
         "tcall tmp",
+        " = ccall tmp",
+        "tccall tmp",
+        " = void;",
     ] {
         assert!(text.contains(needle), "no `{needle}` in generated programs");
     }
+    // Structural equality: `eq` of two constructors.
+    let modules: Vec<_> = (0..50)
+        .map(|seed| generate(seed, &Config::default()))
+        .collect();
+    let compares_objects = modules.iter().any(|m| {
+        kildall_casm::compile_module(m).unwrap().items.iter().any(
+            |i| matches!(i, kildall_casm::listing::Instr::Label(l) if l == kildall_casm::heap::EQ),
+        )
+    });
+    assert!(compares_objects, "no structural eq in generated programs");
 }

@@ -110,3 +110,30 @@ fn out_of_range_operands_fail_honestly_too() {
     let prog = build(&program("div"), "main", &[f(7), f(0)], Mode::Execution).unwrap();
     assert!(vm::run(&prog).is_err());
 }
+
+/// Structural equality and calls through closures of unknown arity are
+/// decided by the code alone: their routines ask no hint for an answer
+/// (the only hint, of `cextend`, names the error of an assertion that
+/// fails), so a prover that lies to every hint changes nothing.
+#[test]
+fn equality_and_ccall_ask_no_hint() {
+    let src = "type list {\n  nil : list;\n  cons : (*, list) -> list;\n}\n\
+        function plus(integer, integer) : integer {\n  tmp[0] = add arg[0] arg[1];\n  ret tmp[0];\n}\n\
+        function main(integer, integer) : integer {\n  tmp[0] = alloc nil ();\n  \
+        tmp[1] = alloc cons (arg[0], tmp[0]);\n  tmp[2] = alloc cons (arg[1], tmp[0]);\n  \
+        tmp[3] = eq tmp[1] tmp[2];\n  tmp[4] = calloc plus ();\n  tmp[5] = ccall tmp[4] (tmp[3]);\n  \
+        tmp[6] = ccall tmp[5] (10);\n  ret tmp[6];\n}\n";
+    let listing = kildall_casm::compile(src).unwrap();
+    assert!(
+        !listing.items.iter().any(|i| matches!(
+            i,
+            kildall_casm::listing::Instr::Hint(Hint::Compare { .. } | Hint::DivMod { .. })
+        )),
+        "{listing}"
+    );
+    for (a, b, want) in [(1, 1, 10), (1, 2, 11)] {
+        let prog = build(src, "main", &[f(a), f(b)], Mode::Proof).unwrap();
+        let lie = |_: &Hint, _: Felt, _: Felt| vec![f(7); 4];
+        assert_eq!(vm::run_with_answers(&prog, &lie).unwrap().value, f(want));
+    }
+}

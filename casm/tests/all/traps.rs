@@ -5,8 +5,7 @@
 //! and proof mode. A failed assertion that the machines cannot name does
 //! not pass.
 
-mod common;
-
+use crate::common;
 use kildall_casm::interp::{self, InterpError};
 use kildall_casm::jvr_interp::{self, Limits};
 use kildall_casm::{build_module, Mode, MAX_STEPS};

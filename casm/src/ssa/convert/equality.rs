@@ -1,0 +1,75 @@
+//! `eq` beyond integers: structural equality of constructors (by the
+//! runtime routine `__kildall_eq`), the comparison of field elements for
+//! values stored in one, and the refusal of comparisons the compiled code
+//! cannot decide.
+
+use super::*;
+
+impl FnBuilder<'_> {
+    /// `dst = eq a b` on operands that are not both integers: of two
+    /// constructors, the structural comparison of the runtime; of two
+    /// values stored in one field element (or of which nothing is known),
+    /// the comparison of the elements. A constructor compared with a
+    /// number, or constructors some field of which holds values whose kind
+    /// the program does not say, is refused.
+    pub(super) fn equality(
+        &mut self,
+        env: &mut Env,
+        pos: Pos,
+        dst: Option<&VarName>,
+        [a, b]: [&Value; 2],
+    ) -> Result<Inst, JvrError> {
+        let kinds = (self.kind(env, a), self.kind(env, b));
+        let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
+        let mut define = |this: &mut Self| match dst {
+            Some(name) => this.define(env, name),
+            None => this.fresh(),
+        };
+        let inst = match kinds {
+            (Kind::Object, Kind::Object) => {
+                if self.fields_known.checked {
+                    if let Some((tag, k)) = self.fields_known.unknown() {
+                        let ctor = self.module.ctor_by_tag(tag).unwrap_or_default();
+                        return err(
+                            pos,
+                            JvrErrorKind::EqUndefined(format!(
+                                "constructors: field {k} of {ctor} holds values of unknown kind"
+                            )),
+                        );
+                    }
+                }
+                Inst::Apply {
+                    dst: define(self),
+                    kind: ApplyKind::Equal,
+                    closure: a,
+                    args: vec![b],
+                }
+            }
+            (Kind::Object, other) | (other, Kind::Object) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(format!(
+                        "a constructor and {}",
+                        other.name().unwrap_or("a value of unknown kind")
+                    )),
+                );
+            }
+            // FIXME: `eq` of two values of unknown kind (parameters and
+            // results typed `*`, closure results) compares field elements:
+            // two constructors there compare by address on Cairo, by
+            // structure in the reference interpreter. Neither of Juvix's
+            // suites compares such values; refusing them would refuse
+            // comparisons of numbers typed `*`.
+            _ => Inst::Binop {
+                dst: define(self),
+                op: BinOp::Eq,
+                a,
+                b,
+            },
+        };
+        if let Inst::Apply { dst, .. } | Inst::Binop { dst, .. } = &inst {
+            self.kinds.insert(*dst, Kind::Bool);
+        }
+        Ok(inst)
+    }
+}

@@ -1,0 +1,101 @@
+//! What the values of a module are known to be ([`Kind`]), across its
+//! functions: constructor fields and the results of functions declared
+//! `*`, learnt by a first conversion pass.
+
+use std::collections::HashMap;
+
+use crate::heap::Kind;
+use crate::jvr::Module;
+
+/// The kind of a declared type: a type the module declares holds
+/// constructors.
+pub(super) fn type_kind(module: &Module, ty: &str) -> Kind {
+    match Kind::of_type(ty) {
+        Kind::Any if module.types.iter().any(|t| t.name == ty.trim()) => Kind::Object,
+        k => k,
+    }
+}
+
+/// What the module's values are known to be across functions: the fields
+/// of each constructor (their declared types' kinds, and for a field
+/// declared `*` what the module's `alloc`s store in it) and the results of
+/// functions declared `*`.
+pub(super) struct FieldKinds {
+    /// By tag, by field: the declared kind (`Any` for `*`).
+    declared: Vec<Vec<Kind>>,
+    /// What `alloc`s store, joined.
+    stored: HashMap<(u32, usize), Kind>,
+    /// The kinds the conversion uses (declared, then settled).
+    known: Vec<Vec<Kind>>,
+    /// Whether `known` is settled, so that equality may be checked.
+    pub(super) checked: bool,
+    /// What each function declared `*` was seen to return.
+    pub(super) results: HashMap<String, Kind>,
+}
+
+impl FieldKinds {
+    pub(super) fn declared(module: &Module) -> FieldKinds {
+        let declared: Vec<Vec<Kind>> = module
+            .types
+            .iter()
+            .flat_map(|t| &t.ctors)
+            .map(|c| {
+                let mut kinds: Vec<Kind> = crate::jvr::ctor_field_types(&c.ty)
+                    .iter()
+                    .map(|ty| type_kind(module, ty))
+                    .collect();
+                kinds.resize(c.arity, Kind::Any);
+                kinds
+            })
+            .collect();
+        FieldKinds {
+            known: declared.clone(),
+            declared,
+            stored: HashMap::new(),
+            checked: false,
+            results: HashMap::new(),
+        }
+    }
+
+    pub(super) fn get(&self, tag: u32, k: usize) -> Kind {
+        self.known
+            .get(tag as usize)
+            .and_then(|f| f.get(k))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub(super) fn store(&mut self, tag: u32, k: usize, kind: Kind) {
+        self.stored
+            .entry((tag, k))
+            .and_modify(|old| *old = old.join(kind))
+            .or_insert(kind);
+    }
+
+    /// Fields declared `*` take what every `alloc` stores in them.
+    pub(super) fn settle(&mut self) {
+        for (tag, fields) in self.declared.iter().enumerate() {
+            for (k, declared) in fields.iter().enumerate() {
+                if *declared == Kind::Any {
+                    let stored = self.stored.get(&(tag as u32, k)).copied();
+                    self.known[tag][k] = stored.unwrap_or_default();
+                }
+            }
+        }
+        self.checked = true;
+    }
+
+    /// A field whose kind is neither a number's nor a constructor's.
+    pub(super) fn unknown(&self) -> Option<(u32, usize)> {
+        self.known.iter().enumerate().find_map(|(tag, fields)| {
+            let k = fields
+                .iter()
+                .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
+            Some((tag as u32, k))
+        })
+    }
+
+    pub(super) fn by_tag(&self) -> Vec<Vec<Kind>> {
+        self.known.clone()
+    }
+}
