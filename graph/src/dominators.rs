@@ -14,13 +14,13 @@
 //! the node that finishes earliest in the forward depth-first search (deep
 //! inside the loop), so every node reachable from the entry gets a parent.
 //!
-//! After computation both trees are numbered by a depth-first walk of the
-//! tree (pre-order and post-order), so `dominates(a, b)` is two comparisons.
+//! After computation both trees are numbered in pre-order, each node with
+//! the end of its subtree, so `dominates(a, b)` is two comparisons.
 
 use cranelift_entity::EntityRef;
 
 use crate::postorder::PostOrder;
-use crate::{Graph, NONE};
+use crate::{number_preorder, Graph, NONE};
 
 /// The dominator tree of the nodes reachable from a graph's entry.
 ///
@@ -39,9 +39,10 @@ pub struct DominatorTree<N> {
     /// Children of each node in the tree, compressed rows.
     child_start: Vec<u32>,
     children: Vec<N>,
-    /// Pre-order and post-order numbers in the walk of the tree.
+    /// Pre-order numbers in a walk of the tree, and one past the largest
+    /// number in each subtree.
     pre: Vec<u32>,
-    post: Vec<u32>,
+    end: Vec<u32>,
     valid: bool,
     // Scratch.
     stack: Vec<(u32, u32)>,
@@ -57,7 +58,7 @@ impl<N> Default for DominatorTree<N> {
             child_start: Vec::new(),
             children: Vec::new(),
             pre: Vec::new(),
-            post: Vec::new(),
+            end: Vec::new(),
             valid: false,
             stack: Vec::new(),
             fill: Vec::new(),
@@ -86,7 +87,7 @@ impl<N: EntityRef> DominatorTree<N> {
         self.child_start.clear();
         self.children.clear();
         self.pre.clear();
-        self.post.clear();
+        self.end.clear();
         self.valid = false;
     }
 
@@ -138,7 +139,7 @@ impl<N: EntityRef> DominatorTree<N> {
         self.number_tree(n, root);
     }
 
-    /// Builds the children rows and the pre/post numbering of the tree.
+    /// Builds the children rows and the pre-order numbering of the tree.
     fn number_tree(&mut self, n: usize, root: N) {
         self.child_start.resize(n + 1, 0);
         for node in 0..n {
@@ -160,27 +161,15 @@ impl<N: EntityRef> DominatorTree<N> {
             self.children[self.fill[idom] as usize] = node;
             self.fill[idom] += 1;
         }
-        self.pre.resize(n, NONE);
-        self.post.resize(n, NONE);
-        let (mut pre_count, mut post_count) = (0, 0);
-        let root = root.index() as u32;
-        self.stack.clear();
-        self.stack.push((root, self.child_start[root as usize]));
-        self.pre[root as usize] = pre_count;
-        pre_count += 1;
-        while let Some(&mut (node, ref mut next)) = self.stack.last_mut() {
-            if *next < self.child_start[node as usize + 1] {
-                let child = self.children[*next as usize].index() as u32;
-                *next += 1;
-                self.pre[child as usize] = pre_count;
-                pre_count += 1;
-                self.stack.push((child, self.child_start[child as usize]));
-            } else {
-                self.post[node as usize] = post_count;
-                post_count += 1;
-                self.stack.pop();
-            }
-        }
+        let children = &self.children;
+        number_preorder(
+            &self.child_start,
+            |k| children[k].index() as u32,
+            [root.index() as u32],
+            &mut self.pre,
+            &mut self.end,
+            &mut self.stack,
+        );
     }
 
     /// The root: the entry.
@@ -208,7 +197,7 @@ impl<N: EntityRef> DominatorTree<N> {
             return false;
         }
         let (a, b) = (a.index(), b.index());
-        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+        self.pre[a] <= self.pre[b] && self.pre[b] < self.end[a]
     }
 
     /// Whether `a` strictly dominates `b`.

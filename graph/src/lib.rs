@@ -92,6 +92,45 @@ pub trait Graph {
 /// Marks a node the depth-first search did not reach, in tables of `u32`.
 const NONE: u32 = u32::MAX;
 
+/// Numbers the nodes of a forest in the pre-order of a walk from `roots`:
+/// `pre[v]` is the position of `v`, `end[v]` one past the largest position
+/// in its subtree, so `u` is `v` or an ancestor of it when
+/// `pre[u] <= pre[v] < end[u]`. The children of `v` are `child(k)` for `k`
+/// in `first[v]..first[v + 1]`; nodes outside the trees keep `NONE`.
+fn number_preorder(
+    first: &[u32],
+    child: impl Fn(usize) -> u32,
+    roots: impl IntoIterator<Item = u32>,
+    pre: &mut Vec<u32>,
+    end: &mut Vec<u32>,
+    stack: &mut Vec<(u32, u32)>,
+) {
+    let n = first.len() - 1;
+    pre.clear();
+    pre.resize(n, NONE);
+    end.clear();
+    end.resize(n, NONE);
+    let mut next = 0u32;
+    stack.clear();
+    for root in roots {
+        pre[root as usize] = next;
+        next += 1;
+        stack.push((root, first[root as usize]));
+        while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+            if *k < first[v as usize + 1] {
+                let c = child(*k as usize);
+                *k += 1;
+                pre[c as usize] = next;
+                next += 1;
+                stack.push((c, first[c as usize]));
+            } else {
+                end[v as usize] = next;
+                stack.pop();
+            }
+        }
+    }
+}
+
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

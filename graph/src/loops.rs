@@ -27,7 +27,7 @@ use cranelift_entity::EntityRef;
 
 use crate::dominators::DominatorTree;
 use crate::postorder::PostOrder;
-use crate::{Graph, NONE};
+use crate::{number_preorder, Graph, NONE};
 
 /// The natural loops of a graph and how they nest.
 ///
@@ -288,54 +288,34 @@ impl<N: EntityRef> LoopForest<N> {
         }
     }
 
-    /// Pre-order numbers of the forest, and one past the largest number in
-    /// each subtree.
+    /// Numbers the forest in pre-order (see `contains_loop`).
     fn number_forest(&mut self) {
         let n = self.parents.len();
-        // Children lists, compressed: the children of `l` are
-        // `children[first[l]..first[l + 1]]`, in `outermost` and `end`.
-        let first = &mut self.outermost;
-        first.clear();
-        first.resize(n + 1, 0);
+        // Children rows: the children of `l` are `children[first[l]..first[l + 1]]`.
+        let mut first = vec![0u32; n + 1];
         for &p in self.parents.iter().filter(|&&p| p != NONE) {
             first[p as usize + 1] += 1;
         }
         for l in 0..n {
             first[l + 1] += first[l];
         }
-        let fill = &mut self.pre;
-        fill.extend_from_slice(&first[..n]);
-        let children = &mut self.end;
-        children.resize(first[n] as usize, 0);
+        let mut fill = first[..n].to_vec();
+        let mut children = vec![0u32; first[n] as usize];
         for (l, &p) in self.parents.iter().enumerate() {
             if p != NONE {
                 children[fill[p as usize] as usize] = l as u32;
                 fill[p as usize] += 1;
             }
         }
-        let mut pre = vec![0u32; n];
-        let mut end = vec![0u32; n];
-        let mut next = 0u32;
-        self.stack.clear();
-        for root in (0..n as u32).filter(|&l| self.parents[l as usize] == NONE) {
-            pre[root as usize] = next;
-            next += 1;
-            self.stack.push((root, first[root as usize]));
-            while let Some(&mut (l, ref mut k)) = self.stack.last_mut() {
-                if *k < first[l as usize + 1] {
-                    let c = children[*k as usize];
-                    *k += 1;
-                    pre[c as usize] = next;
-                    next += 1;
-                    self.stack.push((c, first[c as usize]));
-                } else {
-                    end[l as usize] = next;
-                    self.stack.pop();
-                }
-            }
-        }
-        self.pre = pre;
-        self.end = end;
+        let parents = &self.parents;
+        number_preorder(
+            &first,
+            |k| children[k],
+            (0..n as u32).filter(|&l| parents[l as usize] == NONE),
+            &mut self.pre,
+            &mut self.end,
+            &mut self.stack,
+        );
     }
 
     /// Whether every retreating edge of the depth-first search is a back
