@@ -21,7 +21,9 @@
 //! than one node; they are not natural loops and are not in the forest
 //! (though the natural loops inside and around them are), and
 //! [`LoopForest::is_reducible`] says so: a solver that relies on every
-//! cycle having one entry falls back to plain iteration.
+//! cycle having one entry falls back to plain iteration. They still count
+//! in the [cycle depth](LoopForest::cycle_depth) the loop-aware order sorts
+//! successors by, as Havlak's irreducible loops.
 
 use cranelift_entity::EntityRef;
 
@@ -44,6 +46,9 @@ pub struct LoopForest<N> {
     parents: Vec<u32>,
     /// How many loops contain each loop, itself included.
     depths: Vec<u32>,
+    /// How many irreducible cycles that are not natural loops hold each
+    /// node, by node index (empty when the graph is reducible).
+    irreducible_depth: Vec<u32>,
     /// The latches of each loop, compressed rows.
     latch_start: Vec<u32>,
     latches: Vec<N>,
@@ -67,6 +72,7 @@ impl<N> Default for LoopForest<N> {
             headers: Vec::new(),
             parents: Vec::new(),
             depths: Vec::new(),
+            irreducible_depth: Vec::new(),
             latch_start: Vec::new(),
             latches: Vec::new(),
             pre: Vec::new(),
@@ -160,6 +166,7 @@ impl<N: EntityRef> LoopForest<N> {
         self.headers.clear();
         self.parents.clear();
         self.depths.clear();
+        self.irreducible_depth.clear();
         self.latch_start.clear();
         self.latches.clear();
         self.pre.clear();
@@ -217,6 +224,71 @@ impl<N: EntityRef> LoopForest<N> {
         self.latch_start.push(self.latches.len() as u32);
         self.renumber_outer_first();
         self.number_forest();
+        if !self.reducible {
+            self.deepen_irreducible_cycles(graph, order, domtree);
+        }
+    }
+
+    /// Counts, for the loop-aware order, the cycles that are not natural
+    /// loops. A retreating edge `p -> h` whose target does not dominate its
+    /// source closes a cycle entered elsewhere than at `h`: Havlak's
+    /// irreducible loop headed by `h`, the nodes below `h` in the search
+    /// that reach `p` without passing `h`. Each of its nodes outside the
+    /// natural loop of `h` (if any) is one cycle deeper, so that the order
+    /// keeps it before the cycle's exits as it keeps a loop's body. The
+    /// walks share a budget linear in the graph: past it the order is
+    /// merely slower, never wrong.
+    fn deepen_irreducible_cycles<G: Graph<Node = N> + ?Sized>(
+        &mut self,
+        graph: &G,
+        order: &PostOrder<N>,
+        domtree: &DominatorTree<N>,
+    ) {
+        self.irreducible_depth.resize(graph.num_node_indices(), 0);
+        // The header whose cycle last took in each node (in the scratch
+        // buffer of the union-find, free by now).
+        let mut stamp = std::mem::take(&mut self.outermost);
+        stamp.clear();
+        stamp.resize(graph.num_node_indices(), NONE);
+        let mut budget = 8 * order.len() + 64;
+        for header in order.reverse_postorder() {
+            let h = order.number(header).expect("reachable");
+            let own = self.innermost_index(header);
+            let own = (own != NONE && self.headers[own as usize].index() == header.index())
+                .then_some(own);
+            self.work.clear();
+            self.work.extend(
+                graph.predecessors(header).filter(|&p| {
+                    order.is_retreating_edge(p, header) && !domtree.dominates(header, p)
+                }),
+            );
+            if self.work.is_empty() {
+                continue;
+            }
+            stamp[header.index()] = h;
+            if own.is_none() {
+                self.irreducible_depth[header.index()] += 1;
+            }
+            while let Some(node) = self.work.pop() {
+                if stamp[node.index()] == h || budget == 0 {
+                    continue;
+                }
+                budget -= 1;
+                stamp[node.index()] = h;
+                let m = self.innermost[node.index()];
+                let in_own = own.is_some_and(|l| m != NONE && self.contains_loop(l, m));
+                if !in_own {
+                    self.irreducible_depth[node.index()] += 1;
+                }
+                for pred in graph.predecessors(node) {
+                    let below = order.number(pred).is_some_and(|p| p < h);
+                    if below && stamp[pred.index()] != h {
+                        self.work.push(pred);
+                    }
+                }
+            }
+        }
+        self.outermost = stamp;
     }
 
     /// Walks backwards from the latches in `work` to the header of loop `l`,
@@ -361,6 +433,19 @@ impl<N: EntityRef> LoopForest<N> {
         self.innermost(node).map_or(0, |l| l.depth())
     }
 
+    /// How many cycles contain `node`: its [`loop_depth`](Self::loop_depth)
+    /// and, in an irreducible graph, the cycles entered at more than one
+    /// node that hold it (bounded by a budget linear in the graph). The key
+    /// of the loop-aware order.
+    pub fn cycle_depth(&self, node: N) -> u32 {
+        self.loop_depth(node)
+            + self
+                .irreducible_depth
+                .get(node.index())
+                .copied()
+                .unwrap_or(0)
+    }
+
     fn get(&self, index: u32) -> Loop<'_, N> {
         Loop {
             forest: self,
@@ -399,7 +484,8 @@ impl<N: EntityRef> PostOrder<N> {
     /// comes *after* the rest of the graph, and a solver working in that
     /// order goes down the whole graph again each time the loop's back edge
     /// changes its header. Here the search visits the successors of a node
-    /// by increasing loop depth (exits first), so that each loop ends up
+    /// by increasing [cycle depth](LoopForest::cycle_depth) (exits first),
+    /// so that each loop ends up
     /// contiguous after its header, as in a weak topological order (F.
     /// Bourdoncle, "Efficient chaotic iteration strategies with widenings",
     /// 1993).
@@ -408,7 +494,7 @@ impl<N: EntityRef> PostOrder<N> {
         graph: &G,
         forest: &LoopForest<N>,
     ) {
-        self.compute_sorted_by_key(graph, |node| forest.loop_depth(node));
+        self.compute_sorted_by_key(graph, |node| forest.cycle_depth(node));
     }
 }
 

@@ -446,7 +446,7 @@ fn loop_order_is_the_search_by_loop_depth_and_topological_but_for_back_edges() {
     for_random_graphs(7, 800, 30, |g| {
         nest.compute(g);
         let forest = nest.forest();
-        let depth = |s: usize| forest.loop_depth(Node::new(s));
+        let depth = |s: usize| forest.cycle_depth(Node::new(s));
         let expected = recursive_postorder(g, &|succs| succs.sort_by_key(|&s| depth(s)));
         let order = nest.loop_order();
         assert_eq!(indices(order.as_slice().iter().copied()), expected);
@@ -463,6 +463,63 @@ fn loop_order_is_the_search_by_loop_depth_and_topological_but_for_back_edges() {
             }
         }
     });
+}
+
+/// The cycle depth of each node by its definition: how many nodes `h`
+/// with a retreating predecessor have `b` in their cycle, `h` itself and
+/// the nodes below `h` in the search that reach such a predecessor without
+/// passing `h`. Natural loops or not, so on a reducible graph the loop depth.
+#[test]
+fn cycle_depth_counts_every_cycle_of_the_search() {
+    let mut nest = LoopNest::new();
+    let (mut irreducible, mut deeper) = (0, 0);
+    // Up to 12 nodes: the walks stay within their budget.
+    for_random_graphs(9, 1500, 12, |g| {
+        nest.compute(g);
+        let (order, forest) = (nest.postorder(), nest.forest());
+        let number = |b: usize| order.number(Node::new(b));
+        let mut depth = vec![0u32; g.len()];
+        for h in (0..g.len()).filter(|&h| number(h).is_some()) {
+            let below = |x: usize| number(x).is_some_and(|p| p < number(h).unwrap());
+            let retreating: Vec<usize> = g.preds[h]
+                .iter()
+                .copied()
+                .filter(|&p| order.is_retreating_edge(Node::new(p), Node::new(h)))
+                .collect();
+            if retreating.is_empty() {
+                continue;
+            }
+            let mut inside = vec![false; g.len()];
+            inside[h] = true;
+            let mut work = retreating;
+            while let Some(b) = work.pop() {
+                if !std::mem::replace(&mut inside[b], true) {
+                    work.extend(g.preds[b].iter().copied().filter(|&x| below(x)));
+                }
+            }
+            for (d, _) in depth.iter_mut().zip(&inside).filter(|(_, &i)| i) {
+                *d += 1;
+            }
+        }
+        for (b, &d) in depth.iter().enumerate() {
+            let node = Node::new(b);
+            assert_eq!(
+                forest.cycle_depth(node),
+                d,
+                "{:?}: cycle depth of {b}",
+                g.succs
+            );
+            if forest.is_reducible() {
+                assert_eq!(forest.loop_depth(node), d);
+            }
+            deeper += usize::from(forest.cycle_depth(node) > forest.loop_depth(node));
+        }
+        irreducible += usize::from(!forest.is_reducible());
+    });
+    assert!(
+        irreducible > 100 && deeper > 100,
+        "{irreducible} irreducible, {deeper} deeper"
+    );
 }
 
 #[test]
@@ -486,7 +543,7 @@ fn analyses_reuse_their_buffers_across_graphs() {
             assert_eq!(nest.domtree().idom(a), fresh.domtree().idom(a));
             assert_eq!(pdt.ipdom(a), fresh_pdt.ipdom(a));
             assert_eq!(df.frontier(a), fresh_df.frontier(a));
-            assert_eq!(nest.forest().loop_depth(a), fresh.forest().loop_depth(a));
+            assert_eq!(nest.forest().cycle_depth(a), fresh.forest().cycle_depth(a));
         }
     }
 }
