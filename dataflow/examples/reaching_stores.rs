@@ -18,7 +18,7 @@ use std::error::Error;
 
 use kildall_dataflow::lattice::{MapLattice, PowerSet};
 use kildall_dataflow::{Analysis, Forward, FunctionGraph};
-use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{parse_module, verify_module, Block, Inst, InstructionData, Value};
 
 /// `v0` is written before a branch, on one arm, and in a loop; each load
@@ -107,8 +107,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     verify_module(&module).map_err(|e| format!("{name}: {e}"))?;
 
     for (_, func) in module.functions.iter() {
-        let cfg = ControlFlowGraph::with_function(func);
-        let graph = FunctionGraph::new(func, &cfg);
+        let mut analyses = FunctionAnalyses::new();
+        let graph = FunctionGraph::new(func, &mut analyses);
         let mut results = ReachingStores.into_engine(&graph).iterate_to_fixpoint();
         println!(
             "== {}: fixed point after {} block visits ({:.2} per block)",

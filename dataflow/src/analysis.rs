@@ -2,49 +2,56 @@
 
 use std::fmt::Debug;
 
-use cranelift_entity::EntityRef;
+use kildall_graph::{Loop, LoopForest, PostOrder};
 
 use crate::engine::Engine;
 use crate::lattice::JoinSemiLattice;
-use crate::loops::Loop;
 
 /// A control-flow graph of blocks holding instructions: what the solver
-/// needs of a program. With the feature `ir`, a `kildall_ir::Function` seen
-/// with its `ControlFlowGraph` is one ([`FunctionGraph`](crate::FunctionGraph));
-/// any other IR can be, with its own entity types. The graph supplies its
-/// own edges in both directions and its depth-first order, so the solver
-/// builds no edge lists of its own (its loop-aware order and loop-nesting
-/// forest are computed from these edges).
-pub trait Graph {
-    /// A block: a dense index (`EntityRef`) so states live in vectors.
-    type Block: EntityRef + Debug;
+/// needs of a program. The blocks and edges are a [`kildall_graph::Graph`]
+/// (its nodes are the blocks); this trait adds their instructions and,
+/// where the graph keeps them, its loops. With the feature `ir`, a
+/// `kildall_ir::Function` seen with its analyses is one
+/// ([`FunctionGraph`](crate::FunctionGraph)); any other IR can be, with its
+/// own entity types.
+pub trait Graph: kildall_graph::Graph {
     /// An instruction (terminators are not instructions here: they have
     /// their own effect, [`Analysis::apply_terminator_effect`]).
     type Inst: Copy + Eq + Debug;
 
-    /// One past the largest block index.
-    fn num_block_indices(&self) -> usize;
-
-    /// The entry block, if the graph has blocks.
-    fn entry_block(&self) -> Option<Self::Block>;
-
-    /// The successors of `block`, in terminator order.
-    fn successors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
-
-    /// The predecessors of `block`: every block that has `block` among its
-    /// [`successors`](Self::successors).
-    fn predecessors(&self, block: Self::Block) -> impl Iterator<Item = Self::Block> + '_;
-
-    /// The blocks reachable from the entry, in the post-order of a
-    /// depth-first search from it (the entry last).
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = Self::Block> + '_;
-
     /// The instructions of `block` in program order, terminator excluded.
-    fn block_insts(&self, block: Self::Block) -> impl DoubleEndedIterator<Item = Self::Inst> + '_;
+    fn block_insts(&self, block: Self::Node) -> impl DoubleEndedIterator<Item = Self::Inst> + '_;
 
     /// The block holding `inst`.
-    fn inst_block(&self, inst: Self::Inst) -> Option<Self::Block>;
+    fn inst_block(&self, inst: Self::Inst) -> Option<Self::Node>;
+
+    /// The graph's loop-aware depth-first order
+    /// ([`PostOrder::compute_loops_together`]) and loop-nesting forest, if
+    /// it keeps them (as [`FunctionGraph`](crate::FunctionGraph) does, from
+    /// the function's analyses). The default keeps none, and the solver
+    /// computes them through the graph core at each solve.
+    fn loop_structure(&self) -> Option<LoopStructure<'_, Self::Node>> {
+        None
+    }
 }
+
+/// A graph's loop-aware depth-first order and its loop-nesting forest:
+/// the order a solver visits blocks in, and the loops it settles.
+#[derive(Debug)]
+pub struct LoopStructure<'a, N> {
+    /// The post-order whose reverse keeps each loop after its header.
+    pub order: &'a PostOrder<N>,
+    /// The natural loops and their nesting.
+    pub forest: &'a LoopForest<N>,
+}
+
+impl<N> Clone for LoopStructure<'_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<N> Copy for LoopStructure<'_, N> {}
 
 /// The direction information flows in: [`Forward`] or [`Backward`].
 pub trait Direction: private::Sealed + 'static {
@@ -125,7 +132,7 @@ pub enum StatesKept {
 /// states, whatever its worklist order, after at most `h + 1` visits of
 /// each block (each re-visit follows a strict increase of the block's entry
 /// state). How many visits it takes depends on the order: the worklist
-/// settles each loop before the blocks after it (see [`loop_order`](crate::loop_order)).
+/// settles each loop before the blocks after it (see [`LoopStructure`]).
 pub trait Analysis<G: Graph + ?Sized> {
     /// The lattice of states.
     type Domain: JoinSemiLattice + Clone;
@@ -139,14 +146,14 @@ pub trait Analysis<G: Graph + ?Sized> {
     /// Sets the state where information starts: forward, the entry block's
     /// entry state (function parameters); backward, the end state of each
     /// exit block (a block without successors). `state` is bottom on input.
-    fn initialize_start_block(&self, graph: &G, block: G::Block, state: &mut Self::Domain);
+    fn initialize_start_block(&self, graph: &G, block: G::Node, state: &mut Self::Domain);
 
     /// Applies the effect of `inst` (in the analysis direction).
     fn apply_instruction_effect(&mut self, graph: &G, state: &mut Self::Domain, inst: G::Inst);
 
     /// Applies the effect of the terminator of `block`, apart from what it
     /// passes along each edge (in the analysis direction).
-    fn apply_terminator_effect(&mut self, graph: &G, state: &mut Self::Domain, block: G::Block);
+    fn apply_terminator_effect(&mut self, graph: &G, state: &mut Self::Domain, block: G::Node);
 
     /// Applies the effect of the control-flow edge `from -> to` (in the
     /// analysis direction): typically binding `to`'s parameters to the
@@ -156,8 +163,8 @@ pub trait Analysis<G: Graph + ?Sized> {
         &mut self,
         graph: &G,
         state: &mut Self::Domain,
-        from: G::Block,
-        to: G::Block,
+        from: G::Node,
+        to: G::Node,
     ) {
         let _ = (graph, state, from, to);
     }
@@ -178,7 +185,7 @@ pub trait Analysis<G: Graph + ?Sized> {
         graph: &G,
         entry: &mut Self::Domain,
         incoming: &Self::Domain,
-        block: G::Block,
+        block: G::Node,
     ) -> bool {
         let _ = (graph, block);
         entry.join(incoming)
@@ -228,7 +235,7 @@ pub trait Analysis<G: Graph + ?Sized> {
     /// by the loop's exits, so the worklist carries it.
     ///
     /// The default declares nothing: `state` becomes bottom.
-    fn loop_invariant(&mut self, graph: &G, lp: &Loop<'_, G::Block>, state: &mut Self::Domain) {
+    fn loop_invariant(&mut self, graph: &G, lp: &Loop<'_, G::Node>, state: &mut Self::Domain) {
         let _ = lp;
         *state = self.bottom_value(graph);
     }

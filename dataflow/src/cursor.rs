@@ -41,7 +41,7 @@ pub struct ResultsCursor<
     graph: &'g G,
     results: R,
     state: A::Domain,
-    block: Option<G::Block>,
+    block: Option<G::Node>,
     insts: Vec<G::Inst>,
     /// The point within `block`: `k <= n` is before instruction `k` (`n`:
     /// before the terminator), `n + 1` is the block end.
@@ -87,7 +87,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
     }
 
     /// The block the cursor is in.
-    pub fn block(&self) -> Option<G::Block> {
+    pub fn block(&self) -> Option<G::Node> {
         self.block
     }
 
@@ -97,20 +97,20 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
     }
 
     /// Moves to the start of `block` (after its parameters are bound).
-    pub fn seek_to_block_start(&mut self, block: G::Block) -> &A::Domain {
+    pub fn seek_to_block_start(&mut self, block: G::Node) -> &A::Domain {
         self.seek_to_point(block, 0)
     }
 
     /// Moves to the end of `block` (after its terminator's effect, before
     /// the effect of any outgoing edge).
-    pub fn seek_to_block_end(&mut self, block: G::Block) -> &A::Domain {
+    pub fn seek_to_block_end(&mut self, block: G::Node) -> &A::Domain {
         self.load_block(block);
         let end = self.insts.len() + 1;
         self.seek_to_point(block, end)
     }
 
     /// Moves to right before the terminator of `block`.
-    pub fn seek_before_terminator(&mut self, block: G::Block) -> &A::Domain {
+    pub fn seek_before_terminator(&mut self, block: G::Node) -> &A::Domain {
         self.load_block(block);
         let n = self.insts.len();
         self.seek_to_point(block, n)
@@ -129,7 +129,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
     }
 
     /// Moves to `point`.
-    pub fn seek(&mut self, point: ProgramPoint<G::Block, G::Inst>) -> &A::Domain {
+    pub fn seek(&mut self, point: ProgramPoint<G::Node, G::Inst>) -> &A::Domain {
         match point {
             ProgramPoint::BlockStart(b) => self.seek_to_block_start(b),
             ProgramPoint::Before(i) => self.seek_before(i),
@@ -139,7 +139,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
         }
     }
 
-    fn load_block(&mut self, block: G::Block) {
+    fn load_block(&mut self, block: G::Node) {
         if self.block != Some(block) {
             self.insts.clear();
             self.insts.extend(self.graph.block_insts(block));
@@ -148,7 +148,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
         }
     }
 
-    fn locate(&mut self, inst: G::Inst) -> (G::Block, usize) {
+    fn locate(&mut self, inst: G::Inst) -> (G::Node, usize) {
         let block = self.graph.inst_block(inst).expect("instruction in a block");
         self.load_block(block);
         // Walks usually go one instruction at a time: look near the cursor first.
@@ -219,7 +219,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>, R: BorrowMut<Results<G, A>>>
         };
     }
 
-    fn seek_to_point(&mut self, block: G::Block, target: usize) -> &A::Domain {
+    fn seek_to_point(&mut self, block: G::Node, target: usize) -> &A::Domain {
         self.load_block(block);
         let n = self.insts.len();
         let graph = self.graph;

@@ -7,8 +7,11 @@
 //! states of the next blocks, which are (re)queued when they change.
 //!
 //! The worklist is a set (a block is queued at most once at a time) over a
-//! loop-aware reverse post-order ([`loop_order`]: each loop's body right
-//! after its header; reversed for a backward analysis), and always yields
+//! loop-aware reverse post-order (each loop's body right after its header,
+//! see [`PostOrder::compute_loops_together`]; reversed for a backward
+//! analysis), taken from the graph with its loop forest
+//! ([`Graph::loop_structure`]) or computed once per solve through the graph
+//! core when the graph keeps none, and always yields
 //! its earliest block. A change carried along a back edge therefore
 //! settles the loop before any block after the loop is visited again, as
 //! in Bourdoncle's iteration over a weak topological order; the round-robin
@@ -31,11 +34,14 @@
 use bitvec::vec::BitVec;
 use cranelift_entity::EntityRef;
 
-use crate::analysis::{Analysis, Direction, Graph, StatesKept};
+#[cfg(doc)]
+use kildall_graph::PostOrder;
+use kildall_graph::{LoopForest, LoopNest};
+
+use crate::analysis::{Analysis, Direction, Graph, LoopStructure, StatesKept};
 use crate::cursor::ResultsCursor;
 use crate::lattice::JoinSemiLattice;
-use crate::loops::LoopForest;
-use crate::order::{loop_order, Worklist};
+use crate::order::Worklist;
 
 const UNREACHED: u32 = u32::MAX;
 
@@ -93,7 +99,7 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
     ///
     /// If the analysis keeps states only at joins ([`StatesKept::AtJoins`])
     /// and `block` keeps none: the cursor recomputes those.
-    pub fn entry_state(&self, block: G::Block) -> &A::Domain {
+    pub fn entry_state(&self, block: G::Node) -> &A::Domain {
         self.kept_entry_state(block).unwrap_or_else(|| {
             panic!("{block:?} keeps no state (states kept at joins only): use a cursor")
         })
@@ -101,13 +107,13 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
 
     /// The entry state of `block` if the solver kept it (always, unless
     /// the analysis keeps states only at joins).
-    pub fn kept_entry_state(&self, block: G::Block) -> Option<&A::Domain> {
+    pub fn kept_entry_state(&self, block: G::Node) -> Option<&A::Domain> {
         self.keeps_state(block)
             .then(|| &self.entry_states[block.index()])
     }
 
     /// Whether the entry state of `block` is kept.
-    pub fn keeps_state(&self, block: G::Block) -> bool {
+    pub fn keeps_state(&self, block: G::Node) -> bool {
         self.kept
             .as_ref()
             .map_or(true, |k| k.get(block.index()).map_or(true, |b| *b))
@@ -119,7 +125,7 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
     }
 
     /// Whether the solver worked on `block` (it is reachable from the entry).
-    pub fn is_reachable(&self, block: G::Block) -> bool {
+    pub fn is_reachable(&self, block: G::Node) -> bool {
         self.reachable.get(block.index()).is_some_and(|b| *b)
     }
 
@@ -156,7 +162,7 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
 pub struct Engine<'g, G: Graph + ?Sized, A: Analysis<G>> {
     graph: &'g G,
     analysis: A,
-    order: Option<Vec<G::Block>>,
+    order: Option<Vec<G::Node>>,
 }
 
 impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
@@ -176,7 +182,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
     /// does. A backward analysis settled through its loop invariants (see
     /// [`Analysis::loop_invariant`]) keeps the default order, which its
     /// first pass relies on.
-    pub fn with_order(mut self, order: Vec<G::Block>) -> Self {
+    pub fn with_order(mut self, order: Vec<G::Node>) -> Self {
         self.order = Some(order);
         self
     }
@@ -189,20 +195,30 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             order,
         } = self;
         let forward = <A::Direction as Direction>::IS_FORWARD;
-        let n = graph.num_block_indices();
-        let postorder: Vec<u32> = graph.postorder().map(|b| b.index() as u32).collect();
+        let n = graph.num_node_indices();
+        let computed: LoopNest<G::Node>;
+        let LoopStructure {
+            order: loops_together,
+            forest,
+        } = match graph.loop_structure() {
+            Some(structure) => structure,
+            None => {
+                computed = LoopNest::with_graph(graph);
+                LoopStructure {
+                    order: computed.loop_order(),
+                    forest: computed.forest(),
+                }
+            }
+        };
+        let postorder = loops_together.as_slice();
 
         // Sweep order: a position per reachable block.
         let mut reachable: BitVec = BitVec::repeat(false, n);
-        for &b in &postorder {
-            reachable.set(b as usize, true);
+        for b in postorder {
+            reachable.set(b.index(), true);
         }
-        let loops_together = loop_order(graph);
-        let forest = if !forward && analysis.has_loop_invariants() {
-            LoopForest::new(graph, &loops_together)
-        } else {
-            None
-        };
+        let forest =
+            (!forward && analysis.has_loop_invariants() && forest.is_reducible()).then_some(forest);
         let mut blocks_in_order: Vec<u32> = Vec::with_capacity(postorder.len());
         let mut position = vec![UNREACHED; n];
         let mut place = |b: u32, blocks_in_order: &mut Vec<u32>| {
@@ -222,11 +238,11 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             }
         }
         if forward {
-            for b in &loops_together {
+            for b in loops_together.reverse_postorder() {
                 place(b.index() as u32, &mut blocks_in_order);
             }
         } else {
-            for b in loops_together.iter().rev() {
+            for b in postorder {
                 place(b.index() as u32, &mut blocks_in_order);
             }
         }
@@ -234,14 +250,13 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
         let bottom = analysis.bottom_value(graph);
         let mut entry_states: Vec<A::Domain> = vec![bottom.clone(); n];
         if forward {
-            if let Some(entry) = graph.entry_block() {
+            if let Some(entry) = graph.entry() {
                 analysis.initialize_start_block(graph, entry, &mut entry_states[entry.index()]);
             }
         } else {
-            for &b in &postorder {
-                let block = G::Block::new(b as usize);
+            for &block in postorder {
                 if graph.successors(block).next().is_none() {
-                    analysis.initialize_start_block(graph, block, &mut entry_states[b as usize]);
+                    analysis.initialize_start_block(graph, block, &mut entry_states[block.index()]);
                 }
             }
         }
@@ -266,7 +281,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             .unwrap_or_else(|| analysis.bottom_value(graph));
         let mut edge_state = state.clone();
         let mut insts: Vec<G::Inst> = Vec::new();
-        let mut next_blocks: Vec<G::Block> = Vec::new();
+        let mut next_blocks: Vec<G::Node> = Vec::new();
         let mut last = 0usize;
         // With loop invariants: the first pass leaves the back edges out
         // (backward, the flow from a header to its latches: edges to blocks
@@ -278,7 +293,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             header_starts.resize(forest.num_loops(), None);
             // What each back edge adds by itself reaches its latch before
             // the latch's visit.
-            for lp in forest.loops::<G::Block>() {
+            for lp in forest.loops() {
                 let header = lp.header();
                 for latch in graph.predecessors(header) {
                     let p = position[latch.index()];
@@ -303,7 +318,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 }
                 last = next;
                 let b = blocks_in_order[next];
-                let block = G::Block::new(b as usize);
+                let block = G::Node::new(b as usize);
                 stats.block_visits += 1;
                 if keeps(b as usize) {
                     state.clone_from(&entry_states[b as usize]);
@@ -332,7 +347,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                             let pp = position[p.index()];
                             pp != UNREACHED && pp as usize > next
                         }));
-                        if let Some(lp) = forest.as_ref().and_then(|f| f.headed_by(block)) {
+                        if let Some(lp) = forest.and_then(|f| f.headed_by(block)) {
                             header_starts[lp.index()] = Some(state.clone());
                         }
                     } else {
@@ -375,7 +390,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 break;
             }
             acyclic = false;
-            let forest = forest.as_ref().expect("loops to settle");
+            let forest = forest.expect("loops to settle");
             settle_loops(
                 graph,
                 &mut analysis,
@@ -408,7 +423,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
 fn settle_loops<G: Graph + ?Sized, A: Analysis<G>>(
     graph: &G,
     analysis: &mut A,
-    forest: &LoopForest,
+    forest: &LoopForest<G::Node>,
     mut header_starts: Vec<Option<A::Domain>>,
     entry_states: &mut [A::Domain],
     position: &[u32],
@@ -419,7 +434,7 @@ fn settle_loops<G: Graph + ?Sized, A: Analysis<G>>(
     // `held[l]`: the join of the invariants of `l` and of the loops around
     // it, which holds at every point of `l`.
     let mut held: Vec<A::Domain> = Vec::with_capacity(forest.num_loops());
-    for lp in forest.loops::<G::Block>() {
+    for lp in forest.loops() {
         let l = lp.index();
         let mut start = header_starts[l]
             .take()
@@ -447,13 +462,13 @@ fn settle_loops<G: Graph + ?Sized, A: Analysis<G>>(
         if position[b] == UNREACHED || kept.is_some_and(|k| !k[b]) {
             continue;
         }
-        if let Some(lp) = forest.innermost(G::Block::new(b)) {
+        if let Some(lp) = forest.innermost(G::Node::new(b)) {
             stats.invariant_joins += 1;
             state.join(&held[lp.index()]);
         }
     }
     let mut edge_state = analysis.bottom_value(graph);
-    for lp in forest.loops::<G::Block>() {
+    for lp in forest.loops() {
         let header = lp.header();
         let start = header_starts[lp.index()].as_ref().expect("settled");
         for latch in graph.predecessors(header) {
@@ -486,10 +501,10 @@ fn kept_at_joins<G: Graph + ?Sized>(
     // Unreachable blocks keep their state: bottom.
     let mut kept: BitVec = BitVec::repeat(true, position.len());
     for (i, &b) in blocks_in_order.iter().enumerate() {
-        let block = G::Block::new(b as usize);
+        let block = G::Node::new(b as usize);
         let mut incoming = 0usize;
         let mut back = false;
-        let mut count = |from: G::Block| {
+        let mut count = |from: G::Node| {
             let p = position[from.index()];
             if p != UNREACHED {
                 incoming += 1;
@@ -502,7 +517,7 @@ fn kept_at_joins<G: Graph + ?Sized>(
             graph.successors(block).for_each(&mut count);
         }
         let start = if forward {
-            graph.entry_block().is_some_and(|e| e.index() == b as usize)
+            graph.entry().is_some_and(|e| e.index() == b as usize)
         } else {
             incoming == 0
         };

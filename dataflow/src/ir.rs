@@ -1,33 +1,45 @@
-//! The binding to `kildall-ir`: a function with its control-flow graph as
-//! a [`Graph`], and liveness.
+//! The binding to `kildall-ir`: a function with its analyses as a
+//! [`Graph`], and liveness.
 
 use std::ops::Deref;
 
+use kildall_graph::{Loop, PostOrder};
 use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::loops::LoopAnalysis;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, Inst, Terminator, Value, ValueDef};
 
-use crate::analysis::{Analysis, Backward, Graph};
+use crate::analysis::{Analysis, Backward, Graph, LoopStructure};
 use crate::engine::Results;
 use crate::lattice::BitSet;
-use crate::loops::Loop;
 
-/// A function seen with its [`ControlFlowGraph`]: the [`Graph`] analyses
-/// of `kildall-ir` functions run over. The edges and the depth-first order
-/// are the control-flow graph's (a `jmpif` to one block twice is one edge;
-/// blocks outside the layout have none), the instructions the function's.
+/// A function seen with its analyses: the [`Graph`] analyses of
+/// `kildall-ir` functions run over. The edges are the
+/// [`ControlFlowGraph`]'s (a `jmpif` to one block twice is one edge;
+/// blocks outside the layout have none), the instructions the function's,
+/// and the loop-aware order and loop forest those of its
+/// [`FunctionAnalyses`], so a solve computes no order or loops of its own.
 /// It dereferences to the function, so an analysis reads the function
 /// through it.
 #[derive(Copy, Clone)]
 pub struct FunctionGraph<'a> {
     func: &'a Function,
     cfg: &'a ControlFlowGraph,
+    loops: &'a LoopAnalysis,
+    loop_order: &'a PostOrder<Block>,
 }
 
 impl<'a> FunctionGraph<'a> {
-    /// `func` with `cfg`, which must be computed for `func` as it is.
-    pub fn new(func: &'a Function, cfg: &'a ControlFlowGraph) -> Self {
-        debug_assert!(cfg.is_valid(), "the control-flow graph is not computed");
-        FunctionGraph { func, cfg }
+    /// `func` with its analyses, computing those missing; `analyses` must
+    /// describe `func` as it is (or have been invalidated since it changed).
+    pub fn new(func: &'a Function, analyses: &'a mut FunctionAnalyses) -> Self {
+        let (cfg, loops, loop_order) = analyses.loop_order(func);
+        FunctionGraph {
+            func,
+            cfg,
+            loops,
+            loop_order,
+        }
     }
 
     /// The function.
@@ -39,6 +51,11 @@ impl<'a> FunctionGraph<'a> {
     pub fn cfg(&self) -> &'a ControlFlowGraph {
         self.cfg
     }
+
+    /// The natural loops.
+    pub fn loops(&self) -> &'a LoopAnalysis {
+        self.loops
+    }
 }
 
 impl Deref for FunctionGraph<'_> {
@@ -49,15 +66,14 @@ impl Deref for FunctionGraph<'_> {
     }
 }
 
-impl Graph for FunctionGraph<'_> {
-    type Block = Block;
-    type Inst = Inst;
+impl kildall_graph::Graph for FunctionGraph<'_> {
+    type Node = Block;
 
-    fn num_block_indices(&self) -> usize {
+    fn num_node_indices(&self) -> usize {
         self.cfg.num_block_indices()
     }
 
-    fn entry_block(&self) -> Option<Block> {
+    fn entry(&self) -> Option<Block> {
         self.cfg.entry_block()
     }
 
@@ -68,10 +84,10 @@ impl Graph for FunctionGraph<'_> {
     fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
         self.cfg.predecessors(block).iter().copied()
     }
+}
 
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = Block> + '_ {
-        self.cfg.postorder().iter().copied()
-    }
+impl Graph for FunctionGraph<'_> {
+    type Inst = Inst;
 
     fn block_insts(&self, block: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {
         self.func.layout.block_insts(block)
@@ -79,6 +95,13 @@ impl Graph for FunctionGraph<'_> {
 
     fn inst_block(&self, inst: Inst) -> Option<Block> {
         self.func.layout.inst_block(inst)
+    }
+
+    fn loop_structure(&self) -> Option<LoopStructure<'_, Block>> {
+        Some(LoopStructure {
+            order: self.loop_order,
+            forest: self.loops.forest(),
+        })
     }
 }
 

@@ -17,7 +17,7 @@ use std::fmt;
 
 use cranelift_entity::EntityRef;
 
-use crate::analysis::Graph;
+use crate::analysis::{Graph, LoopStructure};
 
 /// An effect: its index in [`Effects`] (all blocks', in the order they were
 /// pushed). The instructions of a [`SparseGraph`].
@@ -188,38 +188,41 @@ impl<'a, G: Graph + ?Sized, E> SparseGraph<'a, G, E> {
     }
 }
 
-impl<G: Graph + ?Sized, E> Graph for SparseGraph<'_, G, E> {
-    type Block = G::Block;
-    type Inst = EffectId;
+impl<G: Graph + ?Sized, E> kildall_graph::Graph for SparseGraph<'_, G, E> {
+    type Node = G::Node;
 
-    fn num_block_indices(&self) -> usize {
-        self.graph.num_block_indices()
+    fn num_node_indices(&self) -> usize {
+        self.graph.num_node_indices()
     }
 
-    fn entry_block(&self) -> Option<G::Block> {
-        self.graph.entry_block()
+    fn entry(&self) -> Option<G::Node> {
+        self.graph.entry()
     }
 
-    fn successors(&self, block: G::Block) -> impl Iterator<Item = G::Block> + '_ {
+    fn successors(&self, block: G::Node) -> impl Iterator<Item = G::Node> + '_ {
         self.graph.successors(block)
     }
 
-    fn predecessors(&self, block: G::Block) -> impl Iterator<Item = G::Block> + '_ {
+    fn predecessors(&self, block: G::Node) -> impl Iterator<Item = G::Node> + '_ {
         self.graph.predecessors(block)
     }
+}
 
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = G::Block> + '_ {
-        self.graph.postorder()
-    }
+impl<G: Graph + ?Sized, E> Graph for SparseGraph<'_, G, E> {
+    type Inst = EffectId;
 
-    fn block_insts(&self, block: G::Block) -> impl DoubleEndedIterator<Item = EffectId> + '_ {
+    fn block_insts(&self, block: G::Node) -> impl DoubleEndedIterator<Item = EffectId> + '_ {
         self.effects.block_range(block).map(EffectId::new)
     }
 
-    fn inst_block(&self, inst: EffectId) -> Option<G::Block> {
+    fn inst_block(&self, inst: EffectId) -> Option<G::Node> {
         self.effects
             .blocks
             .get(inst.index())
-            .map(|&b| G::Block::new(b as usize))
+            .map(|&b| G::Node::new(b as usize))
+    }
+
+    fn loop_structure(&self) -> Option<LoopStructure<'_, G::Node>> {
+        self.graph.loop_structure()
     }
 }

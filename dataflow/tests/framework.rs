@@ -20,12 +20,11 @@ struct Node(u32);
 entity_impl!(Node, "n");
 
 /// A graph of blocks with `len` instructions each; instruction `(b, i)`.
-/// Predecessors and the post-order are computed from the definitions, by
-/// the simplest means, as the oracle for the solver's use of them.
+/// Predecessors are computed from the definitions, by the simplest means.
+/// It keeps no loop structure: the solver computes its order and loops.
 struct TestGraph {
     blocks: Vec<(usize, Vec<Node>)>,
     preds: Vec<Vec<Node>>,
-    postorder: Vec<Node>,
 }
 
 impl TestGraph {
@@ -36,39 +35,16 @@ impl TestGraph {
                 preds[s.index()].push(Node::new(b));
             }
         }
-        fn visit(b: Node, blocks: &[(usize, Vec<Node>)], seen: &mut [bool], out: &mut Vec<Node>) {
-            seen[b.index()] = true;
-            for &s in &blocks[b.index()].1 {
-                if !seen[s.index()] {
-                    visit(s, blocks, seen, out);
-                }
-            }
-            out.push(b);
-        }
-        let mut postorder = Vec::new();
-        if !blocks.is_empty() {
-            visit(
-                Node::new(0),
-                &blocks,
-                &mut vec![false; blocks.len()],
-                &mut postorder,
-            );
-        }
-        TestGraph {
-            blocks,
-            preds,
-            postorder,
-        }
+        TestGraph { blocks, preds }
     }
 }
 
-impl Graph for TestGraph {
-    type Block = Node;
-    type Inst = (Node, usize);
-    fn num_block_indices(&self) -> usize {
+impl kildall_graph::Graph for TestGraph {
+    type Node = Node;
+    fn num_node_indices(&self) -> usize {
         self.blocks.len()
     }
-    fn entry_block(&self) -> Option<Node> {
+    fn entry(&self) -> Option<Node> {
         (!self.blocks.is_empty()).then(|| Node::new(0))
     }
     fn successors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
@@ -77,9 +53,10 @@ impl Graph for TestGraph {
     fn predecessors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
         self.preds[block.index()].iter().copied()
     }
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = Node> + '_ {
-        self.postorder.iter().copied()
-    }
+}
+
+impl Graph for TestGraph {
+    type Inst = (Node, usize);
     fn block_insts(&self, block: Node) -> impl DoubleEndedIterator<Item = (Node, usize)> + '_ {
         (0..self.blocks[block.index()].0).map(move |i| (block, i))
     }

@@ -4,12 +4,12 @@
 //! `ir` functions for a backward bit-set analysis and a forward map lattice.
 
 use kildall_dataflow::{
-    liveness, loop_order, Analysis, Backward, BitSet, Forward, FunctionGraph, JoinSemiLattice,
-    Liveness, LoopForest, MapLattice, Max,
+    liveness, Analysis, Backward, BitSet, Forward, FunctionGraph, JoinSemiLattice, Liveness,
+    MapLattice, Max,
 };
 use kildall_harness::generate::{generate_cfg, CfgConfig, Rng};
 use kildall_harness::testing::{random_cfg, TerminatorMix};
-use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Inst, Terminator, Type, Value};
 
 /// The mix of the random graphs: half jumps, some branches, a fifth
@@ -142,8 +142,8 @@ fn liveness_agrees_with_paths() {
     for _ in 0..400 {
         let n = 1 + rng.index(8);
         let func = random_function(&mut rng, n);
-        let cfg = ControlFlowGraph::with_function(&func);
-        let graph = FunctionGraph::new(&func, &cfg);
+        let mut analyses = FunctionAnalyses::new();
+        let graph = FunctionGraph::new(&func, &mut analyses);
         let mut results = liveness(&graph);
         let stats = *results.stats();
         if stats.loops_settled > 0 {
@@ -242,12 +242,13 @@ fn liveness_settled_through_loop_invariants_is_the_iterated_fixed_point() {
     for seed in 0..60 {
         let module = generate_cfg(seed, &config);
         for func in module.functions.values() {
-            let cfg = ControlFlowGraph::with_function(func);
-            let graph = FunctionGraph::new(func, &cfg);
+            let mut analyses = FunctionAnalyses::new();
+            let graph = FunctionGraph::new(func, &mut analyses);
             let mut fast = liveness(&graph);
             let mut slow = Iterated.into_engine(&graph).iterate_to_fixpoint();
             let stats = *fast.stats();
-            match LoopForest::new(&graph, &loop_order(&graph)) {
+            let forest = graph.loops().forest();
+            match forest.is_reducible().then_some(forest) {
                 Some(forest) => {
                     assert_eq!(stats.loops_settled, forest.num_loops());
                     assert_eq!(stats.block_visits, stats.blocks as u64, "seed {seed}");
@@ -403,8 +404,8 @@ fn fixed_point_and_order_independence_on_ir() {
     for _ in 0..500 {
         let n = 1 + rng.index(14);
         let func = random_function(&mut rng, n);
-        let cfg = ControlFlowGraph::with_function(&func);
-        let graph = FunctionGraph::new(&func, &cfg);
+        let mut analyses = FunctionAnalyses::new();
+        let graph = FunctionGraph::new(&func, &mut analyses);
         check_order_independence(Liveness, &graph, &mut rng);
         check_order_independence(Depth, &graph, &mut rng);
     }

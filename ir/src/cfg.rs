@@ -4,14 +4,13 @@
 //! Edges are stored in compressed sparse rows (one offset table and one flat
 //! edge array per direction), so a graph of a million blocks costs a handful
 //! of allocations, and recomputing for another function reuses them. The
-//! depth-first search is iterative: functions may have a million blocks.
+//! graph is a [`kildall_graph::Graph`], and its depth-first orders are the
+//! graph core's [`PostOrder`].
 
 use cranelift_entity::EntityRef;
+use kildall_graph::{Graph, PostOrder};
 
 use crate::{Block, Function};
-
-/// Marks a block not reached by the depth-first search from the entry.
-const UNREACHED: u32 = u32::MAX;
 
 /// Successors, predecessors and the depth-first orders of a function's
 /// blocks. Only blocks in the layout take part; a `jmpif` whose two
@@ -27,13 +26,10 @@ pub struct ControlFlowGraph {
     succs: Vec<Block>,
     pred_start: Vec<u32>,
     preds: Vec<Block>,
-    postorder: Vec<Block>,
-    /// Index of each block in `postorder`, or `UNREACHED`.
-    po_number: Vec<u32>,
+    order: PostOrder<Block>,
     valid: bool,
-    // Scratch buffers kept across computations.
+    // Scratch kept across computations.
     pred_fill: Vec<u32>,
-    stack: Vec<(Block, u32)>,
 }
 
 impl ControlFlowGraph {
@@ -56,8 +52,7 @@ impl ControlFlowGraph {
         self.succs.clear();
         self.pred_start.clear();
         self.preds.clear();
-        self.postorder.clear();
-        self.po_number.clear();
+        self.order.clear();
         self.valid = false;
     }
 
@@ -108,35 +103,10 @@ impl ControlFlowGraph {
             }
         }
 
-        self.compute_postorder(n);
+        let mut order = std::mem::take(&mut self.order);
+        order.compute(&*self);
+        self.order = order;
         self.valid = true;
-    }
-
-    fn compute_postorder(&mut self, n: usize) {
-        self.po_number.clear();
-        self.po_number.resize(n, UNREACHED);
-        let Some(entry) = self.entry else { return };
-        // `UNREACHED - 1` marks "on the stack": discovered, not finished.
-        const DISCOVERED: u32 = UNREACHED - 1;
-        self.stack.clear();
-        self.stack.push((entry, 0));
-        self.po_number[entry.index()] = DISCOVERED;
-        while let Some(&mut (block, ref mut next)) = self.stack.last_mut() {
-            let lo = self.succ_start[block.index()];
-            let hi = self.succ_start[block.index() + 1];
-            if lo + *next < hi {
-                let succ = self.succs[(lo + *next) as usize];
-                *next += 1;
-                if self.po_number[succ.index()] == UNREACHED {
-                    self.po_number[succ.index()] = DISCOVERED;
-                    self.stack.push((succ, 0));
-                }
-            } else {
-                self.po_number[block.index()] = self.postorder.len() as u32;
-                self.postorder.push(block);
-                self.stack.pop();
-            }
-        }
     }
 
     /// The entry block.
@@ -146,7 +116,7 @@ impl ControlFlowGraph {
 
     /// One past the largest block index: the size of tables indexed by block.
     pub fn num_block_indices(&self) -> usize {
-        self.po_number.len()
+        self.succ_start.len().saturating_sub(1)
     }
 
     /// The successors of `block`, in terminator order.
@@ -168,7 +138,13 @@ impl ControlFlowGraph {
     /// The blocks reachable from the entry, in depth-first post-order
     /// (successors visited in terminator order).
     pub fn postorder(&self) -> &[Block] {
-        &self.postorder
+        self.order.as_slice()
+    }
+
+    /// The depth-first search from the entry that [`postorder`](Self::postorder)
+    /// lists, with its post-order numbers.
+    pub fn depth_first(&self) -> &PostOrder<Block> {
+        &self.order
     }
 
     /// The blocks reachable from the entry, in reverse post-order: every block
@@ -177,33 +153,47 @@ impl ControlFlowGraph {
     pub fn reverse_postorder(
         &self,
     ) -> impl DoubleEndedIterator<Item = Block> + ExactSizeIterator + '_ {
-        self.postorder.iter().rev().copied()
+        self.order.reverse_postorder()
     }
 
     /// The index of `block` in [`postorder`](Self::postorder), if reachable.
     pub fn postorder_number(&self, block: Block) -> Option<u32> {
-        self.po_number
-            .get(block.index())
-            .copied()
-            .filter(|&n| n != UNREACHED)
+        self.order.number(block)
     }
 
     /// Whether `block` is reachable from the entry.
     pub fn is_reachable(&self, block: Block) -> bool {
-        self.postorder_number(block).is_some()
+        self.order.is_reachable(block)
     }
 
     /// The number of reachable blocks.
     pub fn num_reachable(&self) -> usize {
-        self.postorder.len()
+        self.order.len()
     }
 
     /// Whether the edge `from -> to` is a retreating edge of the depth-first
     /// search (in a reducible graph: a back edge). Both must be reachable.
     pub fn is_retreating_edge(&self, from: Block, to: Block) -> bool {
-        match (self.postorder_number(from), self.postorder_number(to)) {
-            (Some(f), Some(t)) => t >= f,
-            _ => false,
-        }
+        self.order.is_retreating_edge(from, to)
+    }
+}
+
+impl Graph for ControlFlowGraph {
+    type Node = Block;
+
+    fn num_node_indices(&self) -> usize {
+        self.num_block_indices()
+    }
+
+    fn entry(&self) -> Option<Block> {
+        self.entry
+    }
+
+    fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        ControlFlowGraph::successors(self, block).iter().copied()
+    }
+
+    fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        ControlFlowGraph::predecessors(self, block).iter().copied()
     }
 }

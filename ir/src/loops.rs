@@ -4,11 +4,11 @@
 //! latch; the natural loop of a header is the header plus every block that
 //! reaches one of its latches without passing through the header (Aho, Lam,
 //! Sethi, Ullman, "Compilers", 2nd ed., 9.6.6). Loops sharing a header are
-//! one loop. Nesting is discovered as LLVM's `LoopInfo` does: headers are
-//! visited in post-order of the dominator tree (inner loops first) and each
-//! backward walk from the latches jumps over the loops it has already found,
-//! making them children. Irreducible cycles, which have no dominating
-//! header, are not loops here.
+//! one loop. The loops and their nesting are the graph core's
+//! [`LoopForest`] of the control-flow graph; this layer names them as
+//! [`Loop`] entities, innermost first, lists their blocks, and finds the
+//! counted ones. Irreducible cycles, which have no dominating header, are
+//! not loops here.
 //!
 //! A loop is *counted* when it has the canonical shape Noir emits for
 //! `for i in start..end` loops:
@@ -30,8 +30,8 @@
 //! only when it is finite and the induction variable's last value fits its
 //! type (so a checked `add` never traps and an unchecked one never wraps).
 
-use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap};
+use kildall_graph::LoopForest;
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
@@ -88,10 +88,6 @@ pub struct CountedLoop {
 
 #[derive(Clone, Debug)]
 struct LoopData {
-    header: Block,
-    parent: PackedOption<Loop>,
-    depth: u32,
-    latches: Vec<Block>,
     /// Every block of the loop, nested loops' blocks included; header first.
     blocks: Vec<Block>,
     children: Vec<Loop>,
@@ -101,11 +97,10 @@ struct LoopData {
 /// Natural loops of a function, their nesting, and trip counts.
 #[derive(Clone, Default, Debug)]
 pub struct LoopAnalysis {
+    forest: LoopForest<Block>,
+    /// By [`Loop`]: loop `loopN` is the forest's loop `count - 1 - N`.
     loops: PrimaryMap<Loop, LoopData>,
-    /// Innermost loop of each block.
-    innermost: SecondaryMap<Block, PackedOption<Loop>>,
     valid: bool,
-    stack: Vec<Block>,
 }
 
 impl LoopAnalysis {
@@ -116,8 +111,8 @@ impl LoopAnalysis {
 
     /// Empties the analysis, keeping its buffers.
     pub fn clear(&mut self) {
+        self.forest.clear();
         self.loops.clear();
-        self.innermost.clear();
         self.valid = false;
     }
 
@@ -129,89 +124,47 @@ impl LoopAnalysis {
     /// Finds the loops of `func` given its graph and dominator tree (both computed).
     pub fn compute(&mut self, func: &Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) {
         self.clear();
-        // Headers in post-order: an inner header is dominated by its outer
-        // header, so it comes later in reverse post-order.
-        let headers: Vec<Block> = cfg
-            .postorder()
-            .iter()
-            .copied()
-            .filter(|&h| cfg.predecessors(h).iter().any(|&p| domtree.dominates(h, p)))
-            .collect();
-        for header in headers {
-            let latches: Vec<Block> = cfg
-                .predecessors(header)
-                .iter()
-                .copied()
-                .filter(|&p| domtree.dominates(header, p))
-                .collect();
-            let lp = self.loops.push(LoopData {
-                header,
-                parent: None.into(),
-                depth: 0,
-                latches: latches.clone(),
+        self.forest.compute(cfg, cfg.depth_first(), domtree);
+        for _ in 0..self.forest.num_loops() {
+            self.loops.push(LoopData {
                 blocks: Vec::new(),
                 children: Vec::new(),
                 counted: None,
             });
-            self.innermost[header] = lp.into();
-            self.stack.clear();
-            self.stack
-                .extend(latches.iter().copied().filter(|&l| l != header));
-            while let Some(block) = self.stack.pop() {
-                match self.innermost[block].expand() {
-                    None => {
-                        self.innermost[block] = lp.into();
-                        for &p in cfg.predecessors(block) {
-                            if cfg.is_reachable(p) {
-                                self.stack.push(p);
-                            }
-                        }
-                    }
-                    Some(inner) => {
-                        let outer = self.outermost(inner);
-                        if outer != lp {
-                            self.loops[outer].parent = lp.into();
-                            let outer_header = self.loops[outer].header;
-                            for &p in cfg.predecessors(outer_header) {
-                                if cfg.is_reachable(p) && !domtree.dominates(outer_header, p) {
-                                    self.stack.push(p);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
         }
-        // Depths and children: parents were created after their children.
-        for lp in self.loops.keys().rev() {
-            if let Some(parent) = self.loops[lp].parent.expand() {
-                self.loops[lp].depth = self.loops[parent].depth + 1;
+        for lp in self.loops.keys() {
+            if let Some(parent) = self.parent(lp) {
                 self.loops[parent].children.push(lp);
-            } else {
-                self.loops[lp].depth = 1;
             }
         }
         // Block lists: every block joins its innermost loop and all ancestors.
         for block in cfg.reverse_postorder() {
-            let mut lp = self.innermost[block].expand();
+            let mut lp = self.innermost_loop(block);
             while let Some(l) = lp {
                 self.loops[l].blocks.push(block);
-                lp = self.loops[l].parent.expand();
+                lp = self.parent(l);
             }
         }
         for lp in self.loops.keys() {
-            self.loops[lp].children.reverse();
             let counted = self.find_counted(func, cfg, lp);
             self.loops[lp].counted = counted;
         }
         self.valid = true;
     }
 
-    fn outermost(&self, mut lp: Loop) -> Loop {
-        while let Some(parent) = self.loops[lp].parent.expand() {
-            lp = parent;
-        }
-        lp
+    /// The loop-nesting forest of the graph core the loops come from.
+    pub fn forest(&self) -> &LoopForest<Block> {
+        &self.forest
+    }
+
+    /// The forest's loop named `lp`.
+    fn forest_loop(&self, lp: Loop) -> kildall_graph::Loop<'_, Block> {
+        self.forest.loop_at(self.loops.len() - 1 - lp.index())
+    }
+
+    /// The name of the forest's loop `l`.
+    fn name(&self, l: kildall_graph::Loop<'_, Block>) -> Loop {
+        Loop::new(self.loops.len() - 1 - l.index())
     }
 
     /// The loops, innermost before outermost (in post-order of their headers).
@@ -226,19 +179,17 @@ impl LoopAnalysis {
 
     /// The loops that have no parent.
     pub fn top_level_loops(&self) -> impl Iterator<Item = Loop> + '_ {
-        self.loops
-            .keys()
-            .filter(|&l| self.loops[l].parent.is_none())
+        self.loops.keys().filter(|&l| self.parent(l).is_none())
     }
 
     /// The header of `lp`.
     pub fn header(&self, lp: Loop) -> Block {
-        self.loops[lp].header
+        self.forest_loop(lp).header()
     }
 
     /// The blocks that jump back to the header.
     pub fn latches(&self, lp: Loop) -> &[Block] {
-        &self.loops[lp].latches
+        self.forest_loop(lp).latches()
     }
 
     /// Every block of `lp`, blocks of nested loops included, in reverse post-order
@@ -249,7 +200,7 @@ impl LoopAnalysis {
 
     /// The loop directly containing `lp`.
     pub fn parent(&self, lp: Loop) -> Option<Loop> {
-        self.loops[lp].parent.expand()
+        self.forest_loop(lp).parent().map(|p| self.name(p))
     }
 
     /// The loops directly nested in `lp`.
@@ -259,39 +210,27 @@ impl LoopAnalysis {
 
     /// The nesting depth of `lp`: 1 for a top-level loop.
     pub fn depth(&self, lp: Loop) -> u32 {
-        self.loops[lp].depth
+        self.forest_loop(lp).depth()
     }
 
     /// The innermost loop containing `block`.
     pub fn innermost_loop(&self, block: Block) -> Option<Loop> {
-        self.innermost.get(block).and_then(|l| l.expand())
+        self.forest.innermost(block).map(|l| self.name(l))
     }
 
     /// The number of loops containing `block`: 0 outside any loop.
     pub fn loop_depth(&self, block: Block) -> u32 {
-        self.innermost_loop(block)
-            .map_or(0, |l| self.loops[l].depth)
+        self.forest.loop_depth(block)
     }
 
     /// Whether `block` is the header of a loop.
     pub fn is_loop_header(&self, block: Block) -> Option<Loop> {
-        self.innermost_loop(block)
-            .filter(|&l| self.loops[l].header == block)
+        self.forest.headed_by(block).map(|l| self.name(l))
     }
 
     /// Whether `block` belongs to `lp` (possibly through a nested loop).
     pub fn contains(&self, lp: Loop, block: Block) -> bool {
-        let mut current = self.innermost_loop(block);
-        while let Some(l) = current {
-            if l == lp {
-                return true;
-            }
-            if self.loops[l].depth <= self.loops[lp].depth {
-                return false;
-            }
-            current = self.loops[l].parent.expand();
-        }
-        false
+        self.forest_loop(lp).contains(block)
     }
 
     /// The edges leaving `lp`: `(inside, outside)` pairs.
@@ -327,9 +266,8 @@ impl LoopAnalysis {
         cfg: &ControlFlowGraph,
         lp: Loop,
     ) -> Option<CountedLoop> {
-        let data = &self.loops[lp];
-        let header = data.header;
-        let [latch] = data.latches[..] else {
+        let header = self.header(lp);
+        let [latch] = self.latches(lp)[..] else {
             return None;
         };
         let outside: Vec<Block> = cfg

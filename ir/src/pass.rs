@@ -12,10 +12,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::AddAssign;
 
+use kildall_graph::PostOrder;
+
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::{DominatorTree, PostDominatorTree};
 use crate::loops::LoopAnalysis;
-use crate::{Function, Module};
+use crate::{Block, Function, Module};
 
 /// A transformation of one function.
 ///
@@ -82,9 +84,9 @@ pub fn run_module<P: FunctionPass>(
     Ok(report)
 }
 
-/// The control-flow graph, dominator and post-dominator trees and loop
-/// forest of one function, each computed on first use and kept until
-/// [`invalidate`](Self::invalidate).
+/// The control-flow graph, dominator and post-dominator trees, loop forest
+/// and loop-aware order of one function, each computed on first use and
+/// kept until [`invalidate`](Self::invalidate).
 ///
 /// Passes and their phases ask for what they read instead of building it;
 /// one that changes the control flow (adds, removes or retargets a block)
@@ -95,6 +97,7 @@ pub struct FunctionAnalyses {
     domtree: DominatorTree,
     post_domtree: PostDominatorTree,
     loops: LoopAnalysis,
+    loop_order: PostOrder<Block>,
 }
 
 /// Every analysis of [`FunctionAnalyses`], borrowed together.
@@ -108,6 +111,8 @@ pub struct Analyses<'a> {
     pub post_domtree: &'a PostDominatorTree,
     /// The natural loops.
     pub loops: &'a LoopAnalysis,
+    /// The depth-first order that keeps each loop together after its header.
+    pub loop_order: &'a PostOrder<Block>,
 }
 
 impl FunctionAnalyses {
@@ -123,6 +128,7 @@ impl FunctionAnalyses {
         self.domtree.clear();
         self.post_domtree.clear();
         self.loops.clear();
+        self.loop_order.clear();
     }
 
     /// The control-flow graph of `func`.
@@ -146,9 +152,26 @@ impl FunctionAnalyses {
         (&self.cfg, &self.domtree, &self.loops)
     }
 
+    /// The control-flow graph, loops and loop-aware order of `func`: the
+    /// depth-first post-order that visits successors by increasing loop
+    /// depth, so that, reversed, each loop's body comes right after its
+    /// header ([`PostOrder::compute_loops_together`]). What a fixed-point
+    /// solver visits blocks in.
+    pub fn loop_order(
+        &mut self,
+        func: &Function,
+    ) -> (&ControlFlowGraph, &LoopAnalysis, &PostOrder<Block>) {
+        self.loops(func);
+        if !self.loop_order.is_valid() {
+            self.loop_order
+                .compute_loops_together(&self.cfg, self.loops.forest());
+        }
+        (&self.cfg, &self.loops, &self.loop_order)
+    }
+
     /// Every analysis of `func`.
     pub fn all(&mut self, func: &Function) -> Analyses<'_> {
-        self.loops(func);
+        self.loop_order(func);
         if !self.post_domtree.is_valid() {
             self.post_domtree.compute(&self.cfg);
         }
@@ -157,6 +180,7 @@ impl FunctionAnalyses {
             domtree: &self.domtree,
             post_domtree: &self.post_domtree,
             loops: &self.loops,
+            loop_order: &self.loop_order,
         }
     }
 

@@ -236,7 +236,7 @@ pub(crate) fn dead_stores(
         vec![Vec::new(); func.layout.blocks().count()]
     } else {
         let accesses = accesses(func, classes);
-        let graph = FunctionGraph::new(func, analyses.cfg(func));
+        let graph = FunctionGraph::new(func, analyses);
         let sparse = SparseGraph::new(&graph, &accesses);
         let results = Overwritten { classes }
             .into_engine(&sparse)

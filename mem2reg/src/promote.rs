@@ -178,7 +178,7 @@ pub(crate) fn promote(
     let blocks = func.dfg.num_blocks();
     let enabling = promote_cells(
         func,
-        cfg,
+        analyses,
         allocations.clone(),
         &ok,
         &raw,
@@ -220,7 +220,7 @@ pub(crate) fn promote(
     let blocks = func.dfg.num_blocks();
     let enabling = promote_cells(
         func,
-        cfg,
+        analyses,
         allocations,
         &|_| true,
         &raw_freed,
@@ -311,7 +311,7 @@ fn freed(
 #[allow(clippy::too_many_arguments)]
 fn promote_cells(
     func: &mut Function,
-    cfg: &ControlFlowGraph,
+    analyses: &mut FunctionAnalyses,
     mut allocations: Vec<(u32, Value)>,
     ok: &dyn Fn(Value) -> bool,
     raw: &[(Value, Block, Inst, Kind)],
@@ -321,6 +321,7 @@ fn promote_cells(
 ) -> bool {
     // Candidates: allocations in reachable blocks, numbered in reverse
     // post-order of their blocks (layout order within a block).
+    let cfg = analyses.cfg(func);
     allocations.sort_by_key(|&(po, _)| std::cmp::Reverse(po));
     let mut slot_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
     let mut slots: Vec<Slot> = Vec::new();
@@ -377,7 +378,7 @@ fn promote_cells(
     }
     drop(accesses);
 
-    let domtree = DominatorTree::with_cfg(cfg);
+    let (cfg, domtree) = analyses.domtree(func);
     let mut df = DominanceFrontiers::new();
     let mut df_computed = false;
 
@@ -463,7 +464,7 @@ fn promote_cells(
         // Parameters at the iterated dominance frontier of the definitions
         // (minimal SSA); the ones no load needs are pruned below.
         if !df_computed {
-            df.compute(cfg, &domtree);
+            df.compute(cfg, domtree);
             df_computed = true;
         }
         work.clear();
@@ -492,7 +493,7 @@ fn promote_cells(
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(func, cfg, &domtree, &by_block, &mut promoted, &phis);
+    let live = live_phis(func, cfg, domtree, &by_block, &mut promoted, &phis);
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {

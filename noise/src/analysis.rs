@@ -10,7 +10,7 @@
 use std::fmt;
 
 use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
-use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::plaintext::{plaintext_constant, scale_bits};
 use kildall_ir::{
     BinaryOp, Block, EntityRef, Function, Inst, InstructionData, SecondaryMap, SourceLoc,
@@ -224,15 +224,21 @@ pub struct NoiseMap {
     pub block_visits: u64,
 }
 
-/// Runs the noise analysis on `func` (with a trace when `trace` is set).
-pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bool) -> NoiseMap {
+/// Runs the noise analysis on `func` (with a trace when `trace` is set);
+/// `analyses` describe `func` as it is (or are invalidated).
+pub fn analyze(
+    func: &Function,
+    analyses: &mut FunctionAnalyses,
+    params: NoiseParams,
+    input_noise: u32,
+    trace: bool,
+) -> NoiseMap {
     let analysis = NoiseAnalysis {
         params,
         input_noise,
         trace: trace.then(Vec::new),
     };
-    let cfg = ControlFlowGraph::with_function(func);
-    let graph = FunctionGraph::new(func, &cfg);
+    let graph = FunctionGraph::new(func, analyses);
     let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let block_visits = results.stats().block_visits;
     let trace = results.analysis_mut().trace.take().unwrap_or_default();
@@ -242,7 +248,7 @@ pub fn analyze(func: &Function, params: NoiseParams, input_noise: u32, trace: bo
         input_noise,
         trace: None,
     };
-    for block in cfg.reverse_postorder() {
+    for block in graph.cfg().reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for &param in func.dfg.block_params(block) {
             noise[param].join(&state[param.index()]);
@@ -306,9 +312,11 @@ impl std::error::Error for NoiseViolation {}
 /// Checks that no noisy operation of `func` exceeds the maximum and that no
 /// value passed across a boundary (call arguments, returned, stored and
 /// array values) exceeds `input_noise`; the error names the first
-/// violation in reverse post-order.
+/// violation in reverse post-order. `analyses` describe `func` as it is
+/// (or are invalidated).
 pub fn verify(
     func: &Function,
+    analyses: &mut FunctionAnalyses,
     params: NoiseParams,
     input_noise: u32,
 ) -> Result<(), NoiseViolation> {
@@ -317,8 +325,7 @@ pub fn verify(
         input_noise,
         trace: None,
     };
-    let cfg = ControlFlowGraph::with_function(func);
-    let graph = FunctionGraph::new(func, &cfg);
+    let graph = FunctionGraph::new(func, analyses);
     let results = analysis.into_engine(&graph).iterate_to_fixpoint();
     let mut quiet = results.analysis().clone();
     // `Some(bits)` when `noise` is over `bound`, `bits` being `None` for
@@ -328,7 +335,7 @@ pub fn verify(
         Max::Top => Some(None),
         _ => None,
     };
-    for block in cfg.reverse_postorder() {
+    for block in graph.cfg().reverse_postorder() {
         let mut state = results.entry_state(block).clone();
         for inst in func.layout.block_insts(block) {
             let violation = |passed, noise| NoiseViolation {

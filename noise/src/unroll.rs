@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use kildall_dataflow::Max;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, SecondaryMap, Value, ValueDef};
 
 use crate::analysis::analyze;
@@ -123,7 +124,9 @@ pub(crate) fn solve_unrolled(
         let legal = |reduced: &[Value]| {
             let mut placed = func.clone();
             insert_reductions_with_exits(&mut placed, reduced, &after_loops);
-            verify(&placed, params, input).is_ok().then_some(placed)
+            verify(&placed, &mut FunctionAnalyses::new(), params, input)
+                .is_ok()
+                .then_some(placed)
         };
         let mut placed = match legal(&reduced) {
             Some(placed) => placed,
@@ -153,7 +156,7 @@ pub(crate) fn solve_unrolled(
         }
         // The carried levels of the fixed point: there the placement is a
         // placement of the level problem, where the usual hoisting applies.
-        let noise = analyze(&placed, params, input, false).noise;
+        let noise = analyze(&placed, &mut FunctionAnalyses::new(), params, input, false).noise;
         let levels: Vec<u32> = unrolled
             .carried_params
             .iter()

@@ -8,6 +8,7 @@ use std::time::Duration;
 use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_harness::testing::check_same_behaviour;
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::verify_module;
 use kildall_noise::{
     extract, extract_with_levels, optimize, solve, verify, CarriedLevels, Cost, Options, Strategy,
@@ -90,6 +91,7 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
                 .unwrap_or_else(|e| panic!("seed {seed} {strategy}: {e}"));
             verify(
                 &optimized.functions[main],
+                &mut FunctionAnalyses::new(),
                 options.params,
                 options.input_level(),
             )
@@ -182,8 +184,13 @@ fn values_crossing_calls_and_memory_stay_within_the_bound() {
                 let mut optimized = module.clone();
                 for (id, func) in optimized.functions.iter_mut() {
                     let placement = optimize(func, &options).unwrap();
-                    verify(func, options.params, options.input_level())
-                        .unwrap_or_else(|v| panic!("{what}: {v}"));
+                    verify(
+                        func,
+                        &mut FunctionAnalyses::new(),
+                        options.params,
+                        options.input_level(),
+                    )
+                    .unwrap_or_else(|v| panic!("{what}: {v}"));
                     if strategy == Strategy::Exact {
                         assert!(placement.optimal, "{what}");
                         if id == main && cost == Cost::Static && brute.is_some() {
@@ -259,6 +266,7 @@ fn loop_placement_matches_every_level_solved_alone() {
             assert_eq!(Some(placement.cost()), best, "seed {seed}, {cost} cost");
             verify(
                 &optimized.functions[main],
+                &mut FunctionAnalyses::new(),
                 options.params,
                 options.input_level(),
             )

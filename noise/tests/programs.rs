@@ -13,6 +13,7 @@ use kildall_harness::testing;
 use kildall_interpreter::{
     interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{parse_module, verify_module, Module};
 use kildall_noise::{optimize, verify, Cost, NoiseParams, Options, Strategy};
 
@@ -62,7 +63,7 @@ fn render(path: &Path) -> String {
     let violations: Vec<_> = module
         .functions
         .values()
-        .filter_map(|func| verify(func, params, params.encode).err())
+        .filter_map(|func| verify(func, &mut FunctionAnalyses::new(), params, params.encode).err())
         .collect();
     if violations.is_empty() {
         writeln!(out, "check: legal").unwrap();
@@ -87,9 +88,9 @@ fn render(path: &Path) -> String {
             let mut placement = Placement::default();
             for func in optimized.functions.values_mut() {
                 let one = optimize(func, &options).expect("placement exists");
-                verify(func, params, params.encode).unwrap_or_else(|v| {
-                    panic!("{}: {strategy} output over the bound: {v}", path.display())
-                });
+                verify(func, &mut FunctionAnalyses::new(), params, params.encode).unwrap_or_else(
+                    |v| panic!("{}: {strategy} output over the bound: {v}", path.display()),
+                );
                 placement.count += one.count;
                 placement.executions += one.executions;
                 placement.lower_bound += one.lower_bound;
@@ -187,7 +188,13 @@ fn plaintext_constants_scale_by_their_log2() {
     let main = module.main().unwrap();
     let func = &module.functions[main];
     let params = NoiseParams::default();
-    let map = kildall_noise::analyze(func, params, params.encode, false);
+    let map = kildall_noise::analyze(
+        func,
+        &mut FunctionAnalyses::new(),
+        params,
+        params.encode,
+        false,
+    );
     let bits = |name: &str| {
         let value = func
             .dfg

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use kildall_dataflow::Max;
+use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{EntityRef, Function, Module, Value};
 use kildall_noise::{Cost, NoiseMap, NoiseParams, Options, Strategy};
 
@@ -115,7 +116,13 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     };
     if cmd.trace {
         for (_, func) in module.functions.iter() {
-            let map = kildall_noise::analyze(func, params, options.input_level(), true);
+            let map = kildall_noise::analyze(
+                func,
+                &mut FunctionAnalyses::new(),
+                params,
+                options.input_level(),
+                true,
+            );
             eprintln!("// function {}", func.name);
             for line in &map.trace {
                 eprintln!("{line}");
@@ -128,7 +135,12 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         let mut legal = true;
         for (_, func) in module.functions.iter() {
-            if let Err(violation) = kildall_noise::verify(func, params, options.input_level()) {
+            if let Err(violation) = kildall_noise::verify(
+                func,
+                &mut FunctionAnalyses::new(),
+                params,
+                options.input_level(),
+            ) {
                 eprintln!(
                     "{}",
                     Diagnostic::new(&cmd.file, Some(violation.loc), violation.to_string())
@@ -165,7 +177,12 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
         }
-        if let Err(violation) = kildall_noise::verify(func, params, options.input_level()) {
+        if let Err(violation) = kildall_noise::verify(
+            func,
+            &mut FunctionAnalyses::new(),
+            params,
+            options.input_level(),
+        ) {
             anyhow::bail!("internal error: the placement is not legal: {violation}");
         }
     }
@@ -201,7 +218,13 @@ const NEAR: &str = "#f9e2af";
 pub fn noise_dot(module: &Module, params: NoiseParams, input_noise: u32) -> String {
     let mut out = String::from("digraph noise {\n  node [fontname=\"monospace\", fontsize=10];\n");
     for (id, function) in &module.functions {
-        let map = kildall_noise::analyze(function, params, input_noise, false);
+        let map = kildall_noise::analyze(
+            function,
+            &mut FunctionAnalyses::new(),
+            params,
+            input_noise,
+            false,
+        );
         let passing = passed_over(function, &map, input_noise);
         let _ = writeln!(
             out,
@@ -417,7 +440,13 @@ mod tests {
         assert!(dot.contains("label=\"back\""));
         // Every noisy value carries its noise (a block parameter's beside
         // the block), and none is over the maximum.
-        let map = kildall_noise::analyze(function, params, params.encode, false);
+        let map = kildall_noise::analyze(
+            function,
+            &mut FunctionAnalyses::new(),
+            params,
+            params.encode,
+            false,
+        );
         for block in function.layout.blocks() {
             for &param in function.dfg.block_params(block) {
                 if let Max::At(bits) = map.noise[param] {

@@ -85,7 +85,7 @@
 
 use std::fmt;
 
-use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice};
+use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice, LoopStructure};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::{Loop, LoopAnalysis};
@@ -350,34 +350,34 @@ pub(crate) fn loop_exits(
 }
 
 /// The graph the analysis runs over: the blocks and edges of a function's
-/// [`ControlFlowGraph`], without instructions. The analysis reads each
-/// block's instructions whole, through its `BlockFacts`, so the solver
-/// need not walk them.
-pub(crate) struct Blocks<'a>(&'a ControlFlowGraph);
+/// [`ControlFlowGraph`], without instructions, with the function's loop
+/// forest and loop-aware order. The analysis reads each block's
+/// instructions whole, through its `BlockFacts`, so the solver need not
+/// walk them.
+pub(crate) struct Blocks<'a>(Analyses<'a>);
 
-impl Graph for Blocks<'_> {
-    type Block = Block;
-    type Inst = Inst;
+impl kildall_graph::Graph for Blocks<'_> {
+    type Node = Block;
 
-    fn num_block_indices(&self) -> usize {
-        self.0.num_block_indices()
+    fn num_node_indices(&self) -> usize {
+        self.0.cfg.num_block_indices()
     }
 
-    fn entry_block(&self) -> Option<Block> {
-        self.0.entry_block()
+    fn entry(&self) -> Option<Block> {
+        self.0.cfg.entry_block()
     }
 
     fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.0.successors(block).iter().copied()
+        self.0.cfg.successors(block).iter().copied()
     }
 
     fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.0.predecessors(block).iter().copied()
+        self.0.cfg.predecessors(block).iter().copied()
     }
+}
 
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = Block> + '_ {
-        self.0.postorder().iter().copied()
-    }
+impl Graph for Blocks<'_> {
+    type Inst = Inst;
 
     fn block_insts(&self, _: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {
         std::iter::empty()
@@ -385,6 +385,13 @@ impl Graph for Blocks<'_> {
 
     fn inst_block(&self, _: Inst) -> Option<Block> {
         None
+    }
+
+    fn loop_structure(&self) -> Option<LoopStructure<'_, Block>> {
+        Some(LoopStructure {
+            order: self.0.loop_order,
+            forest: self.0.loops.forest(),
+        })
     }
 }
 
@@ -841,6 +848,7 @@ impl Components {
             domtree,
             post_domtree: pdt,
             loops,
+            ..
         } = analyses;
         let analysis = ComponentAnalysis {
             func,
@@ -854,7 +862,7 @@ impl Components {
             table: Vec::with_capacity(cfg.num_reachable()),
             latest: vec![None; func.dfg.num_blocks()],
         };
-        let graph = Blocks(cfg);
+        let graph = Blocks(analyses);
         let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
         // The last summary handed out for a block is its start state at the
         // fixed point: the block's last visit saw its final end state.

@@ -17,7 +17,8 @@
 use std::collections::HashMap;
 
 use cranelift_entity::{entity_impl, EntityRef};
-use kildall_dataflow::{Analysis, Backward, BitSet, Graph};
+use kildall_dataflow::{Analysis, Backward, BitSet, Graph, LoopStructure};
+use kildall_graph::LoopNest;
 
 use crate::ssa::{Arm, Inst, Operand, SCond, SsaFunction, Var};
 
@@ -58,7 +59,8 @@ struct Flat<'f> {
     phis: HashMap<(Node, Node), (Option<Var>, Option<Operand>)>,
     /// The join after each branch or `case` (by address) that has one.
     joins: HashMap<*const Inst, Node>,
-    postorder: Vec<Node>,
+    /// The depth-first orders and loops of the graph, once it is built.
+    nest: LoopNest<Node>,
 }
 
 impl<'f> Flat<'f> {
@@ -111,34 +113,15 @@ impl<'f> Flat<'f> {
         }
         Some(cur)
     }
-
-    fn compute_postorder(&mut self) {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack = vec![(Node::new(0), 0usize)];
-        seen[0] = true;
-        while let Some((n, k)) = stack.pop() {
-            match self.nodes[n.index()].succs.get(k).copied() {
-                Some(s) => {
-                    stack.push((n, k + 1));
-                    if !seen[s.index()] {
-                        seen[s.index()] = true;
-                        stack.push((s, 0));
-                    }
-                }
-                None => self.postorder.push(n),
-            }
-        }
-    }
 }
 
-impl Graph for Flat<'_> {
-    type Block = Node;
-    type Inst = u32;
+impl kildall_graph::Graph for Flat<'_> {
+    type Node = Node;
 
-    fn num_block_indices(&self) -> usize {
+    fn num_node_indices(&self) -> usize {
         self.nodes.len()
     }
-    fn entry_block(&self) -> Option<Node> {
+    fn entry(&self) -> Option<Node> {
         Some(Node::new(0))
     }
     fn successors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
@@ -147,14 +130,22 @@ impl Graph for Flat<'_> {
     fn predecessors(&self, block: Node) -> impl Iterator<Item = Node> + '_ {
         self.nodes[block.index()].preds.iter().copied()
     }
-    fn postorder(&self) -> impl DoubleEndedIterator<Item = Node> + '_ {
-        self.postorder.iter().copied()
-    }
+}
+
+impl Graph for Flat<'_> {
+    type Inst = u32;
+
     fn block_insts(&self, block: Node) -> impl DoubleEndedIterator<Item = u32> + '_ {
         self.nodes[block.index()].insts.iter().copied()
     }
     fn inst_block(&self, inst: u32) -> Option<Node> {
         self.inst_node.get(inst as usize).copied()
+    }
+    fn loop_structure(&self) -> Option<LoopStructure<'_, Node>> {
+        Some(LoopStructure {
+            order: self.nest.loop_order(),
+            forest: self.nest.forest(),
+        })
     }
 }
 
@@ -261,17 +252,17 @@ impl Liveness {
             nodes: Vec::new(),
             phis: HashMap::new(),
             joins: HashMap::new(),
-            postorder: Vec::new(),
+            nest: LoopNest::new(),
         };
         let entry = flat.new_node();
         flat.seq(&func.body, entry);
-        flat.compute_postorder();
+        flat.nest = LoopNest::with_graph(&flat);
         let mut results = LiveVars.into_engine(&flat).iterate_to_fixpoint();
         let mut after = HashMap::new();
         // Node start states: the join's start is what is live after its
         // branch.
         let mut start = vec![None; flat.nodes.len()];
-        for n in flat.postorder.iter().copied() {
+        for &n in flat.nest.postorder().as_slice() {
             let mut state = results.entry_state(n).clone();
             let analysis = results.analysis_mut();
             analysis.apply_terminator_effect(&flat, &mut state, n);

@@ -527,11 +527,10 @@ pub(crate) fn forward(
     loads_left: &mut Vec<Value>,
 ) -> bool {
     const SOLVES: usize = 3;
-    let cfg = analyses.cfg(func);
     let mut analysis = ReferenceValues::with_events(func, classes, events);
     let mut removed = EntitySet::<Inst>::new();
     for solve in 1..=SOLVES {
-        let graph = FunctionGraph::new(func, cfg);
+        let graph = FunctionGraph::new(func, analyses);
         let sparse = SparseGraph::new(&graph, &analysis.effects);
         let results = Solve::new(&analysis)
             .into_engine(&sparse)
