@@ -2,7 +2,7 @@
 //!
 //! **Main path: minimum hitting set.** The problem is first restated as a
 //! minimum hitting set of *witnesses* (sets of values that, left unreduced,
-//! already break a bound; see the `cover` module) and solved there: the
+//! already break a bound; the `witness` module) and solved by `kildall-cover`: the
 //! classical reduction rules of hitting set, connected components, a local
 //! search for a good first placement, and per large component a branch and
 //! bound on the linear relaxation, grown by row generation, tightened at
@@ -78,9 +78,9 @@
 
 use std::time::Instant;
 
-use crate::cover::ComponentMemo;
 use crate::greedy::{drop_redundant, relocate, solve_greedy};
 use crate::problem::{NodeKind, Problem, Violation};
+use kildall_cover::ComponentMemo;
 
 /// What the search has decided for a value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -207,12 +207,17 @@ fn solve_exact_with(
     let hitting_set = cover
         .then(|| hitting_set_weights(problem))
         .flatten()
-        .and_then(|weights| Some((crate::cover::witnesses(problem)?, weights)))
+        .and_then(|weights| Some((crate::witness::witnesses(problem)?, weights)))
         .filter(|(w, _)| w.sets.iter().all(|s| !s.is_empty()));
     if let Some((w, (weights, scale))) = hitting_set {
         let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
         let weights = (!unit).then_some(weights);
-        let c = crate::cover::min_hitting_set(n, w.sets, weights, deadline, memo.as_deref_mut());
+        let instance = kildall_cover::HittingSet {
+            elements: n,
+            sets: w.sets,
+            weights,
+        };
+        let c = kildall_cover::min_hitting_set(instance, deadline, memo.as_deref_mut());
         let mut reduced = vec![false; n];
         for &x in &c.chosen {
             reduced[x] = true;

@@ -32,7 +32,6 @@ use std::time::{Duration, Instant};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, SecondaryMap, Value};
 
-use crate::cover::ComponentMemo;
 use crate::function::{
     block_executions, extract_in_order, insert_reductions_with_exits, remove_reductions,
     CarriedLevels, Extraction, Options, Placement,
@@ -40,6 +39,7 @@ use crate::function::{
 use crate::solve::solve_with;
 use crate::unroll::solve_unrolled;
 use crate::{NoiseError, Solution, Strategy};
+use kildall_cover::ComponentMemo;
 
 /// The best placement over the choices of carried levels tried so far, and
 /// the least bound of the choices left open.

@@ -16,8 +16,6 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
-mod cover;
-mod cuts;
 pub mod exact;
 mod function;
 pub mod greedy;
@@ -29,6 +27,7 @@ mod pass;
 mod problem;
 mod solve;
 mod unroll;
+mod witness;
 
 /// The README's example, run as a doctest.
 #[doc = include_str!("../README.md")]

@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::cover::ComponentMemo;
 use crate::exact::{solve_exact, solve_exact_memo};
 use crate::greedy::{relocate, solve_greedy};
 use crate::ilp::{solve_ilp, IlpStatus};
 use crate::incremental::Incremental;
 use crate::problem::{Problem, Violation};
+use kildall_cover::ComponentMemo;
 
 /// How reductions are placed.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]

@@ -26,13 +26,15 @@ use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, SecondaryMap, Value, ValueDef};
 
 use crate::analysis::analyze;
-use crate::cover::{min_hitting_set, witnesses_over, ComponentMemo};
+use kildall_cover::{min_hitting_set, ComponentMemo, HittingSet};
+
 use crate::exact::hitting_set_weights;
 use crate::function::{
     extract_in_order, extract_unrolled, insert_reductions_with_exits, CarriedLevels, Extraction,
     Options,
 };
 use crate::solve::hoist;
+use crate::witness::witnesses_over;
 use crate::{verify, Solution};
 
 /// Copies of the function the search starts from.
@@ -102,7 +104,12 @@ pub(crate) fn solve_unrolled(
         sets.dedup();
         let weights: Vec<u64> = first_node.iter().map(|&node| weights[node]).collect();
         let weights = weights.iter().any(|&w| w != 1).then_some(weights);
-        let cover = min_hitting_set(keys.len(), sets, weights, deadline, Some(&mut *memo));
+        let instance = HittingSet {
+            elements: keys.len(),
+            sets,
+            weights,
+        };
+        let cover = min_hitting_set(instance, deadline, Some(&mut *memo));
 
         let mut reduced: Vec<Value> = cover
             .chosen

@@ -1,70 +1,71 @@
-//! The placement problem as a hitting-set problem, solved exactly.
+//! A weighted covering solver: the cheapest subset of elements that hits
+//! every given set (minimum-cost hitting set, equivalently set covering
+//! with the roles of elements and sets exchanged), proven optimal or with
+//! a proven lower bound.
 //!
-//! **Witnesses.** Legality is monotone in the set of reduced values, so a
-//! placement is illegal exactly when the values it leaves unreduced contain
-//! a *witness*: a set of values that, left unreduced with everything else
-//! reduced, already drives some op over its bound. The placements that are
-//! legal are therefore the hitting sets of the minimal witnesses, and the
-//! fewest reductions is a minimum hitting set. Witnesses are read off the
-//! transfer functions by asking, backwards from each op, which unreduced
-//! values can account for a given noise: an `add` at `k` bits above the
-//! encoding noise needs one input at `k - 1`, a `mul` a split of `k - e`
-//! between its inputs, a join one input at `k`. Under the design's model a
-//! `mul` is already at 24 bits, so the demand dies out within two or three
-//! steps and witnesses are small (a `mul` and the two `add`s after it, say).
-//! Where the demand travels along long chains of `add`s the witnesses can
-//! multiply; their number is capped and the caller falls back to the branch
-//! and bound of [`crate::exact`] when the cap is hit.
+//! An instance is a [`HittingSet`]: `elements` elements `0..elements`, each
+//! costing 1 or its integer weight, and sets over them (sorted, non-empty).
+//! [`min_hitting_set`] returns a [`Cover`]: the chosen elements, a lower
+//! bound that holds whatever the floating point did, and whether the search
+//! proved the cover optimal. It knows nothing of where the sets come from.
 //!
-//! **Minimum hitting set.** The classical reduction rules of hitting set
-//! (Weihe, "Covering trains by stations or the power of data reduction",
-//! ALEX 1998): a witness of one value forces its reduction, a witness that
-//! contains another is dropped, and a value whose witnesses all contain
-//! some other value is dominated by it and never reduced. The reduced
-//! instance splits into connected components. Each starts from a greedy
-//! cover improved by the row weighting local search of set covering (the
-//! `local_search` module: swaps below the best cover, weights on the
-//! witnesses left unhit, scores per unit of cost). Small components then get a combinatorial branch and bound
-//! (branch on the value the Lagrangian bound most wants: reduce it, or
-//! never) with a lower bound from pairwise disjoint witnesses and a
-//! Lagrangian bound, reducing again at every search node. Large ones, and
-//! small ones that do not close in their share of the time, get a branch
-//! and bound on the linear relaxation: row generation (the long witnesses
-//! join the relaxation only when violated; every change is re-solved by a
-//! bounded dual simplex from the last basis, the `simplex` module),
-//! {0,1/2}-cuts at the root and the nodes near it (the
-//! `cuts` module), fixing by reduced cost at every node (from the duals of
-//! its basis; the `reduced_cost` module), rounding and reliability
-//! branching (strong branching until pseudocosts take over) at every node,
-//! each re-solve stopped once its bound passes the incumbent, the two
-//! subtrees of a branching on two threads while a core is free. On large
-//! components the local search runs on a second thread while the root
-//! relaxation is solved (until it stops finding smaller covers), and the
-//! cover it finds ends the cut rounds early when the bound meets it. The
+//! **Reductions.** The classical reduction rules of hitting set (Weihe,
+//! "Covering trains by stations or the power of data reduction", ALEX
+//! 1998): a set of one element forces it, a set that contains another is
+//! dropped, and an element whose sets all contain some other element (no
+//! dearer) is dominated by it and never taken. They run from worklists to
+//! their fixed point, and the reduced instance splits into connected
+//! components, each solved on its own.
+//!
+//! **Upper bounds.** Each component starts from a greedy cover improved by
+//! the row weighting local search of set covering (Gao, Weise and Li,
+//! "An efficient local search heuristic with row weighting for the unicost
+//! set covering problem", EJOR 2015; the `local_search` module: swaps below
+//! the best cover, weights on the sets left unhit, scores per unit of cost).
+//!
+//! **Lower bounds and search.** Small unit-cost components get a
+//! combinatorial branch and bound (branch on the element the Lagrangian
+//! bound most wants: take it, or never) with a bound from pairwise disjoint
+//! sets and a Lagrangian bound by subgradient ascent, reducing again at
+//! every search node. Large ones, weighted ones, and small ones that do not
+//! close in their share of the effort get a branch and bound on the linear
+//! relaxation: row generation (long sets join the relaxation only when
+//! violated; every change is re-solved by a bounded dual simplex from the
+//! last basis, the `simplex` module), {0,1/2}-Chvátal-Gomory cuts from odd
+//! cycles at the root and the nodes near it (the `cuts` module), fixing by
+//! reduced cost at every node (the `reduced_cost` module), rounding and
+//! reliability branching (Achterberg, Koch and Martin, "Branching rules
+//! revisited", OR Letters 2005: strong branching until pseudocosts take
+//! over), each re-solve stopped once its bound passes the incumbent. The
 //! reductions preserve at least one optimum, so the optimum of the instance
-//! is proven when every component's search closes; otherwise the sum of
-//! the components' bounds is reported, each the least bound of the
-//! subtrees its search left open.
+//! is proven when every component's search closes; otherwise the sum of the
+//! components' bounds is reported, each the least bound of the subtrees its
+//! search left open.
 //!
-//! **Weights.** Where elements cost differently, the instance is a weighted
-//! hitting set: the reduction rules keep their form (free elements are
-//! taken, and an element is dominated only by one no dearer), a weighted
-//! greedy gives the first cover, and every component goes to the branch and
-//! bound on the relaxation with the costs as its objective (the costs are
-//! integers, so bounds still round up); the packing and Lagrangian bounds
-//! count each element at its cost.
+//! **Weights.** Where elements cost differently the reduction rules keep
+//! their form (free elements are taken, an element is dominated only by one
+//! no dearer), a weighted greedy gives the first cover, and every component
+//! goes to the branch and bound on the relaxation with the costs as its
+//! objective (integers, so bounds still round up).
+#![deny(missing_docs)]
 
+mod cuts;
 mod hitting_set;
 mod local_search;
 mod lp_branch;
 mod memo;
 mod reduced_cost;
+mod set;
 mod simplex;
-mod witness;
 
-pub(crate) use hitting_set::min_hitting_set;
-pub(crate) use memo::ComponentMemo;
-pub(crate) use witness::{witnesses, witnesses_over};
+pub use hitting_set::{min_hitting_set, Cover, HittingSet};
+pub use memo::ComponentMemo;
+pub use set::{is_subset, Set};
+
+/// The README's example, run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 #[cfg(test)]
 mod tests {
@@ -74,7 +75,7 @@ mod tests {
     use super::hitting_set::{min_hitting_set_with, Instance, Solver, COMBINATORIAL_FIRST};
     use super::lp_branch::lp_root;
     use super::memo::ComponentMemo;
-    use super::witness::Set;
+    use super::set::Set;
 
     fn covers(sets: &[Set], chosen: &[usize]) -> bool {
         sets.iter()
@@ -130,7 +131,7 @@ mod tests {
         (root, best, solver.nodes)
     }
 
-    /// The LP branch and bound (row generation, cuts, lazy witnesses)
+    /// The LP branch and bound (row generation, cuts, lazy sets)
     /// started from the worst cover ends at the optimum, and its root bound
     /// never exceeds it.
     #[test]
@@ -188,7 +189,7 @@ mod tests {
             for (i, a) in live.iter().enumerate() {
                 assert!(a.len() >= 2, "{sets:?}");
                 for (j, b) in live.iter().enumerate() {
-                    assert!(i == j || !super::witness::is_subset(a, b), "{sets:?}");
+                    assert!(i == j || !super::set::is_subset(a, b), "{sets:?}");
                 }
             }
             let degree = |x: u32| live.iter().filter(|s| s.contains(&x)).count();

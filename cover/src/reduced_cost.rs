@@ -1,7 +1,7 @@
 //! Fixing by reduced cost, at the root and at every search node.
 //!
 //! For multipliers `y >= 0` on rows `a_i x >= b_i` that every cover
-//! satisfies (witnesses and cuts), element costs `c_j` and the node's box
+//! satisfies (sets and cuts), element costs `c_j` and the node's box
 //! `l <= x <= u`, write `d_j = c_j - (A^T y)_j` and `L = b.y + sum_j min(d_j
 //! l_j, d_j u_j)`, the Lagrangian bound. Every cover `z` of the node then
 //! costs `c(z) >= L + sum_j |d_j| dist_j`, where `dist_j` is how far `z_j`
@@ -48,7 +48,7 @@ pub(super) fn fix_by_reduced_cost(sol: &mut Relaxation, upper: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cover::simplex::{Row, Status};
+    use crate::simplex::{Row, Status};
     use std::time::Instant;
 
     /// On random instances, unit-cost and weighted, no fixing at the root

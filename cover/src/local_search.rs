@@ -21,7 +21,7 @@
 //! found, so the walk stays below the best cover's cost. With unit costs
 //! the swap alone keeps it there, and the walk is the unicost one.
 
-use super::witness::Set;
+use super::set::Set;
 
 /// When the local search stops.
 pub(super) trait Stop {

@@ -1,5 +1,5 @@
-//! The minimum hitting set of the witnesses: reductions, components,
-//! local search and the combinatorial branch and bound.
+//! The minimum hitting set: reductions, components, local search and the
+//! combinatorial branch and bound.
 
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -9,12 +9,25 @@ use std::time::Instant;
 use super::local_search::{row_weighting, Stop};
 use super::lp_branch::{lp_root, LpRoot};
 use super::memo::{ComponentKey, ComponentMemo};
-use super::witness::{is_subset, Set};
+use super::set::{is_subset, Set};
 use crate::cuts::TotalF64;
 
+/// A weighted hitting-set instance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HittingSet {
+    /// The elements are `0..elements`.
+    pub elements: usize,
+    /// The sets to hit, each sorted and non-empty.
+    pub sets: Vec<Set>,
+    /// The cost of each element (`None`: 1 each). Integers, so that bounds
+    /// round up.
+    pub weights: Option<Vec<u64>>,
+}
+
 /// The outcome of the hitting-set search.
-pub(crate) struct Cover {
-    /// The values to reduce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cover {
+    /// The elements taken, ascending.
     pub chosen: Vec<usize>,
     /// A proven lower bound on the cost of any hitting set.
     pub lower_bound: usize,
@@ -42,19 +55,20 @@ const ROOT_ROUNDS: usize = 600;
 const NODE_ROUNDS: usize = 25;
 pub(super) const EPS: f64 = 1e-6;
 
-/// A cheapest hitting set of `sets` over the elements `0..n` (every set
-/// non-empty), unless `deadline` passes first. Every element costs 1, or
-/// its entry of `weights` (integers, so that bounds round up). Components
-/// found in `memo`, if given, are not searched again; those that close are
-/// added to it.
-pub(crate) fn min_hitting_set(
-    n: usize,
-    sets: Vec<Set>,
-    weights: Option<Vec<u64>>,
+/// A cheapest hitting set of `instance`, unless `deadline` passes first.
+/// Components found in `memo`, if given, are not searched again; those
+/// that close are added to it.
+pub fn min_hitting_set(
+    instance: HittingSet,
     deadline: Instant,
     memo: Option<&mut ComponentMemo>,
 ) -> Cover {
-    min_hitting_set_with(n, sets, weights, deadline, COMBINATORIAL_FIRST, memo)
+    let HittingSet {
+        elements,
+        sets,
+        weights,
+    } = instance;
+    min_hitting_set_with(elements, sets, weights, deadline, COMBINATORIAL_FIRST, memo)
 }
 
 /// [`min_hitting_set`], searching components of at most `small` elements
@@ -81,7 +95,7 @@ pub(super) fn min_hitting_set_with(
     let mut inst = Instance::new(names, sets, None, weights);
     let mut chosen = Vec::new();
     let feasible = inst.reduce(&mut chosen);
-    debug_assert!(feasible, "witnesses are non-empty");
+    debug_assert!(feasible, "sets are non-empty");
     let mut lower_bound = inst.cost_of(&chosen);
     let mut optimal = true;
     let components = inst.components();
@@ -106,9 +120,8 @@ pub(super) fn min_hitting_set_with(
             // The combinatorial search and the Lagrangian bound count
             // elements, so weighted components of any size take the
             // relaxation. Beside a large one's root the local search walks
-            // only while the root is solved: the root usually closes these
-            // components (loops under the executions cost), whose solves
-            // the unrolled placement repeats for more copies.
+            // only while the root is solved: the root usually closes
+            // weighted components, and callers often solve many of them.
             let upper = AtomicUsize::new(comp.cost_of(&greedy));
             let lp;
             (best, lp) = if comp.of.len() > small && Instant::now() < deadline {
@@ -220,10 +233,11 @@ impl Stop for Walk<'_> {
     }
 }
 
-/// A hitting-set instance over local element ids, each naming a value.
+/// A hitting-set instance over local element ids, each naming an element
+/// of the caller's instance (its *name*).
 #[derive(Clone)]
 pub(super) struct Instance {
-    /// The value of each element.
+    /// The name of each element.
     pub(super) names: Vec<usize>,
     pub(super) sets: Vec<Set>,
     pub(super) alive: Vec<bool>,
@@ -231,7 +245,7 @@ pub(super) struct Instance {
     pub(super) lambda: Vec<f64>,
     /// For each element, the sets containing it (possibly dead).
     pub(super) of: Vec<Vec<u32>>,
-    /// What reducing each value costs, indexed by value; `None`: 1 each.
+    /// What taking each element costs, indexed by element; `None`: 1 each.
     weights: Option<Arc<[u64]>>,
 }
 
@@ -260,7 +274,7 @@ impl Instance {
         }
     }
 
-    /// What identifies the instance: its values, sets and costs.
+    /// What identifies the instance: its names, sets and costs.
     fn key(&self) -> ComponentKey {
         ComponentKey {
             names: self.names.clone(),
@@ -277,7 +291,7 @@ impl Instance {
         self.weights.as_ref().map_or(1, |w| w[self.names[x]])
     }
 
-    /// The cost of taking `values` (values, not local elements).
+    /// The cost of taking `values` (names, not local elements).
     pub(super) fn cost_of(&self, values: &[usize]) -> usize {
         match &self.weights {
             Some(w) => values.iter().map(|&v| w[v] as usize).sum(),
@@ -320,7 +334,7 @@ impl Instance {
         ok
     }
 
-    /// Applies the reduction rules to a fixed point; the values of forced
+    /// Applies the reduction rules to a fixed point; the names of forced
     /// elements go to `chosen`. Returns false if some set cannot be hit.
     ///
     /// The rules: a free element is taken; a singleton forces its element;
@@ -578,7 +592,7 @@ impl Instance {
         })
     }
 
-    /// Improves the hitting set `cover` (values) by the row weighting local
+    /// Improves the hitting set `cover` (names) by the row weighting local
     /// search until `walk` stops it; returns the cheapest cover seen.
     fn local_search(&self, cover: &[usize], walk: &Walk<'_>) -> Vec<usize> {
         let live: Vec<&Set> = (0..self.sets.len())
@@ -605,7 +619,7 @@ impl Instance {
         found
     }
 
-    /// A hitting set (values) by repeatedly taking the element in most
+    /// A hitting set (names) by repeatedly taking the element in most
     /// live sets per unit of cost (the last such element on ties). Scores
     /// only fall as sets are hit, so a heap of possibly stale scores gives
     /// the best element once its recomputed score is still on top.
@@ -833,7 +847,7 @@ impl Solver {
         }
     }
 
-    /// Extends `picked` (values) to a hitting set of `inst`, replacing
+    /// Extends `picked` (names) to a hitting set of `inst`, replacing
     /// `best` when it finds one smaller than it.
     fn search(
         &mut self,

@@ -1,21 +1,19 @@
-//! Closed components kept for the next problem.
+//! Closed components kept for the next instance.
 //!
-//! The search over a loop's carried levels solves one problem per choice of
-//! levels, and the choices differ only around the carried values: most
-//! components of their hitting-set instances are the same from one choice
-//! to the next. (The unrolled placement, which solves again with twice the
-//! copies, keeps its components in the same memo.) A component is
-//! identified by what it is (its values, its witnesses over them, and their
+//! A caller that solves a sequence of instances which differ only in a few
+//! places (a parameter sweep, an instance grown step by step) finds most of
+//! their components unchanged from one instance to the next. A component
+//! is identified by what it is (its elements, its sets over them, and their
 //! costs), so a component found again is the same instance and its optimum
 //! carries over exactly.
 
 use std::collections::HashMap;
 
-use super::witness::Set;
+use super::set::Set;
 
 /// A component of a hitting-set instance: its values in order, its sets
 /// over their positions, and their costs (`None`: 1 each).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct ComponentKey {
     pub(super) names: Vec<usize>,
     pub(super) sets: Vec<Set>,
@@ -23,8 +21,8 @@ pub(super) struct ComponentKey {
 }
 
 /// The optimum of every component whose search closed.
-#[derive(Default)]
-pub(crate) struct ComponentMemo {
+#[derive(Default, Debug)]
+pub struct ComponentMemo {
     closed: HashMap<ComponentKey, Vec<usize>>,
     /// Components taken from the memo.
     hits: usize,
@@ -39,8 +37,7 @@ impl ComponentMemo {
     }
 
     /// How many components were taken from the memo.
-    #[cfg(test)]
-    pub(super) fn hits(&self) -> usize {
+    pub fn hits(&self) -> usize {
         self.hits
     }
 

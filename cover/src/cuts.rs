@@ -1,8 +1,8 @@
 //! Cutting planes for the linear relaxation of hitting set.
 //!
-//! The relaxation of "every witness is hit" is weak where witnesses overlap
-//! in odd patterns: three values pairwise in a witness of two cost 3/2 in
-//! the relaxation but 2 in any placement. The classical remedy is the
+//! The relaxation of "every set is hit" is weak where sets overlap
+//! in odd patterns: three elements pairwise in a set of two cost 3/2 in
+//! the relaxation but 2 in any cover. The classical remedy is the
 //! {0,1/2}-Chvátal-Gomory cut (Caprara and Fischetti, "{0,1/2}-Chvátal-Gomory
 //! cuts", Math. Prog. 1996): add an odd number `k` of covering constraints
 //! `x(S_i) >= 1`, halve, and round up both sides (valid because `x >= 0`

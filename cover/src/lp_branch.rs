@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use super::hitting_set::{ceil, Instance, Solver, EPS};
 use super::reduced_cost::fix_by_reduced_cost;
+use super::set::Set;
 use super::simplex::{Relaxation, Row, Status};
-use super::witness::Set;
 
 /// The root of the branch and bound on one component with the linear
 /// relaxation of the hitting set as bound (the `simplex` module). The relaxation
-/// starts from the small witnesses only and takes in the others as they are
+/// starts from the small sets only and takes in the others as they are
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
 /// while they raise the bound (by at least [`STALL`] in [`STALL_ROUNDS`]
@@ -24,7 +24,7 @@ use super::witness::Set;
 /// `upper` (the size of the best cover known, which a concurrent local
 /// search may lower). Every few rounds the rows the point leaves slack are
 /// dropped: each pivot pays for every row, and most rows are slack (a
-/// witness dropped joins again when violated; a dropped cut may be
+/// set dropped joins again when violated; a dropped cut may be
 /// separated again). Each round is a dual simplex re-solve from the last
 /// basis. `None`
 /// when the relaxation could not be solved before `deadline` (then the
@@ -48,11 +48,11 @@ pub(super) fn lp_root<'a>(
         .iter()
         .zip(&in_lp)
         .filter(|(_, &i)| i)
-        .map(|(s, _)| witness_row(s))
+        .map(|(s, _)| set_row(s))
         .collect();
-    // The witness each row is, if it is one (not a cut).
+    // The set each row is, if it is one (not a cut).
     let mut origin: Vec<Option<usize>> = (0..live.len()).filter(|&i| in_lp[i]).map(Some).collect();
-    // One solve with the short witnesses; the long ones the point leaves
+    // One solve with the short sets; the long ones the point leaves
     // unhit join in the rounds below, each round re-solved from the last
     // basis.
     let mut root = Relaxation::new(&costs, rows);
@@ -81,14 +81,14 @@ pub(super) fn lp_root<'a>(
         for (i, set) in live.iter().enumerate() {
             if !in_lp[i] && set.iter().map(|&x| value[x as usize]).sum::<f64>() < 1.0 - EPS {
                 in_lp[i] = true;
-                new_rows.push(witness_row(set));
+                new_rows.push(set_row(set));
                 new_origin.push(Some(i));
             }
         }
         let cut_round = new_rows.is_empty();
         if cut_round {
             // The stall counts cut rounds only: the rounds that bring
-            // witnesses back after a purge leave the optimum where it was.
+            // sets back after a purge leave the optimum where it was.
             history.push(objective);
             if history.len() > STALL_ROUNDS
                 && objective < history[history.len() - 1 - STALL_ROUNDS] + STALL
@@ -113,15 +113,15 @@ pub(super) fn lp_root<'a>(
         root = next;
         // Every pivot pays for every row, and most cuts of the early rounds
         // go slack later: now and then the rows the point leaves slack go
-        // (the point stays optimal; a witness that goes joins again when
+        // (the point stays optimal; a set that goes joins again when
         // violated, a cut may be separated again).
         if cut_round && history.len() % PURGE_ROUNDS == 0 {
             drop_slack_rows(&mut root, &mut origin, &mut in_lp);
         }
     }
     // The search re-solves after every fixing: the rows the root leaves
-    // slack (most cuts of the early rounds, long witnesses) go, and a
-    // witness violated below joins again there.
+    // slack (most cuts of the early rounds, long sets) go, and a
+    // set violated below joins again there.
     drop_slack_rows(&mut root, &mut origin, &mut in_lp);
     Some(LpRoot {
         ctx: LpContext {
@@ -144,12 +144,12 @@ fn cutoff(upper: usize) -> f64 {
     upper as f64 - 1.0 + 2.0 * EPS
 }
 
-/// The row `sum of set >= 1` of a witness.
-fn witness_row(set: &Set) -> Row {
+/// The row `sum of set >= 1` of a set.
+fn set_row(set: &Set) -> Row {
     (set.iter().map(|&x| (x, 1.0)).collect(), 1.0)
 }
 
-/// Drops the rows `root` leaves slack, and forgets the witnesses among
+/// Drops the rows `root` leaves slack, and forgets the sets among
 /// them (they join again when violated).
 fn drop_slack_rows(root: &mut Relaxation, origin: &mut Vec<Option<usize>>, in_lp: &mut [bool]) {
     let keep = root.drop_slack_rows();
@@ -211,7 +211,7 @@ const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
 
-/// Violated witnesses a node adds to its relaxation per re-solve.
+/// Violated sets a node adds to its relaxation per re-solve.
 const NODE_WITNESSES: usize = 16;
 
 /// Strong branching solves an element's children until each side has been
@@ -225,7 +225,7 @@ const LOOKAHEAD: usize = 4;
 /// Elements whose two children strong branching solves at each node.
 const STRONG_CANDIDATES: usize = 8;
 
-/// Witnesses of at most this many values start in the relaxation.
+/// Sets of at most this many elements start in the relaxation.
 const INITIAL_ROWS: usize = 3;
 /// Cuts added per separation round at the root. Many per round: the
 /// separation heuristic finds fewer cuts at the later points than the
@@ -260,7 +260,7 @@ struct LpContext<'a> {
 }
 
 /// The gains in bound seen when an element was fixed, per unit of change
-/// of its value: to 1 (reduced) and to 0.
+/// of its value: to 1 (taken) and to 0.
 #[derive(Clone, Default)]
 struct Pseudocost {
     sum: [f64; 2],
@@ -309,7 +309,7 @@ impl LpContext<'_> {
                 return bound;
             }
             value = sol.point();
-            // The witnesses the relaxation left out and the point leaves
+            // The sets the relaxation left out and the point leaves
             // unhit join it, here and below (a sibling checks again for
             // itself).
             let mut violated: Vec<(f64, &Set)> = self
@@ -324,7 +324,7 @@ impl LpContext<'_> {
                 violated.sort_by(|a, b| a.0.total_cmp(&b.0));
                 violated.truncate(NODE_WITNESSES);
             }
-            let mut rows: Vec<Row> = violated.iter().map(|&(_, set)| witness_row(set)).collect();
+            let mut rows: Vec<Row> = violated.iter().map(|&(_, set)| set_row(set)).collect();
             if rows.is_empty() && depth < CUT_DEPTH && cut_rounds < NODE_CUT_ROUNDS {
                 // Near the root, {0,1/2}-cuts at the node's point too (they
                 // hold at every cover, so in the whole subtree).
@@ -360,7 +360,7 @@ impl LpContext<'_> {
         // has been solved `RELIABLE` times, the mean gain per unit of change
         // seen so far (its pseudocost) stands in for the solves, and the
         // best of those elements is a candidate; the others are solved
-        // (strong branching), most fractional first (in the most witnesses
+        // (strong branching), most fractional first (in the most sets
         // among equals: the point of a covering relaxation is mostly 1/2),
         // at most `STRONG_CANDIDATES` and until `LOOKAHEAD` in a row do not
         // beat the best. A child the incumbent already prunes settles its
@@ -467,7 +467,7 @@ impl LpContext<'_> {
         Branch::Both(Box::new(children), gains)
     }
 
-    /// Both children of the node `sol` on element `x` (reduced first): the
+    /// Both children of the node `sol` on element `x` (taken first): the
     /// ones the incumbent of cost `upper` does not prune, and the least
     /// bound of the pruned ones (`usize::MAX` if none); `None` when a
     /// re-solve was cut short.

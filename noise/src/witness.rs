@@ -1,10 +1,9 @@
 //! Witnesses: the minimal sets of values that, left unreduced, drive some
 //! op over its bound, read off the transfer functions backwards.
 
-use crate::problem::{NodeKind, Problem};
+use kildall_cover::{is_subset, Set};
 
-/// A set of values (node indices), sorted.
-pub(super) type Set = Vec<u32>;
+use crate::problem::{NodeKind, Problem};
 
 /// Witness sets of one problem, or `None` if there are more than the cap.
 pub(crate) struct Witnesses {
@@ -157,20 +156,6 @@ fn union(x: &[u32], y: &[u32]) -> Set {
     out.extend_from_slice(&x[i..]);
     out.extend_from_slice(&y[j..]);
     out
-}
-
-pub(super) fn is_subset(small: &[u32], big: &[u32]) -> bool {
-    let mut j = 0;
-    for &x in small {
-        while j < big.len() && big[j] < x {
-            j += 1;
-        }
-        if j == big.len() || big[j] != x {
-            return false;
-        }
-        j += 1;
-    }
-    true
 }
 
 /// Drops duplicates and sets that contain another set.
