@@ -17,8 +17,7 @@ use core::ops::Range;
 
 use crate::decorator::Decorator;
 use crate::felt::{Digest, Felt};
-use crate::hash;
-use crate::ops::Operation;
+use crate::ops::{Isa, Operation};
 
 /// Groups per batch.
 pub const BATCH_SIZE: usize = 8;
@@ -49,6 +48,7 @@ pub struct OpBatch {
 }
 
 struct Accumulator {
+    isa: Isa,
     start: usize,
     groups: [u64; BATCH_SIZE],
     op_counts: [usize; BATCH_SIZE],
@@ -59,8 +59,9 @@ struct Accumulator {
 }
 
 impl Accumulator {
-    fn new(start: usize) -> Self {
+    fn new(isa: Isa, start: usize) -> Self {
         Accumulator {
+            isa,
             start,
             groups: [0; BATCH_SIZE],
             op_counts: [0; BATCH_SIZE],
@@ -103,7 +104,9 @@ impl Accumulator {
             self.groups[self.next_group_idx] = imm.as_u64();
             self.next_group_idx += 1;
         }
-        self.group |= (op.opcode() as u64) << (Operation::OP_BITS * self.op_idx);
+        // The builder only admits operations of the forest's version.
+        let code = op.opcode_in(self.isa).unwrap_or(0);
+        self.group |= (code as u64) << (Operation::OP_BITS * self.op_idx);
         self.op_idx += 1;
     }
 
@@ -149,13 +152,20 @@ impl BasicBlock {
         &self.decorators
     }
 
-    /// The batches, as Miden forms them.
+    /// The batches, as Miden 0.10 forms them.
     pub fn batches(&self) -> Vec<OpBatch> {
+        self.batches_in(Isa::V0_10)
+    }
+
+    /// The batches, as Miden forms them with the opcodes of `isa`. (Later
+    /// versions also pad groups with `noop`s, which are opcode zero: the group
+    /// values are the same.)
+    pub fn batches_in(&self, isa: Isa) -> Vec<OpBatch> {
         let mut batches = Vec::new();
-        let mut acc = Accumulator::new(0);
+        let mut acc = Accumulator::new(isa, 0);
         for (i, op) in self.ops.iter().enumerate() {
             if !acc.can_accept(op) {
-                batches.push(std::mem::replace(&mut acc, Accumulator::new(i)).finish(i));
+                batches.push(std::mem::replace(&mut acc, Accumulator::new(isa, i)).finish(i));
             }
             acc.add(op);
         }
@@ -165,10 +175,15 @@ impl BasicBlock {
         batches
     }
 
-    /// The block's digest.
+    /// The block's digest as Miden 0.10 computes it.
     pub fn digest(&self) -> Digest {
-        let groups: Vec<Felt> = self.batches().iter().flat_map(|b| b.groups).collect();
-        hash::hash_elements(&groups)
+        self.digest_in(Isa::V0_10)
+    }
+
+    /// The block's digest as version `isa` computes it.
+    pub fn digest_in(&self, isa: Isa) -> Digest {
+        let groups: Vec<Felt> = self.batches_in(isa).iter().flat_map(|b| b.groups).collect();
+        isa.hasher().hash_elements(&groups)
     }
 }
 
@@ -197,7 +212,7 @@ mod tests {
         let batches = b.batches();
         assert_eq!(batches.len(), 2);
         assert_eq!(batches[0].op_counts, [9; 8]);
-        let add = Operation::Add.opcode() as u64;
+        let add = Operation::Add.opcode_in(Isa::V0_10).unwrap() as u64;
         let packed: u64 = (0..9).map(|i| add << (7 * i)).sum();
         assert_eq!(batches[0].groups[0].as_u64(), packed);
         assert_eq!(batches[1].ops, 72..73);

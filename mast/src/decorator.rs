@@ -229,12 +229,11 @@ pub struct AsmOp {
     pub should_break: bool,
 }
 
-/// A decorator.
+/// A decorator (miden-core 0.10's set; the draft format encodes the first
+/// four kinds only).
 ///
-/// FIXME: miden-core 0.10 also has the debug options `MemAll`,
-/// `MemInterval` and `LocalInterval`, and source locations on `AssemblyOp`;
-/// the format of the design document has no encoding for them, so they are
-/// not represented.
+/// FIXME: source locations on 0.10 `AssemblyOp`s are not represented; the
+/// 0.10 decoder refuses them with a typed error.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Decorator {
@@ -246,4 +245,14 @@ pub enum Decorator {
     StackAll,
     /// Prints the top `n` stack elements (`Debug::StackTop(n)`).
     StackTop(u8),
+    /// Prints all of memory (`Debug::MemAll`).
+    MemAll,
+    /// Prints memory addresses `start..=end` (`Debug::MemInterval`).
+    MemInterval(u32, u32),
+    /// Prints procedure locals (`Debug::LocalInterval(start, second, end)`).
+    LocalInterval(u16, u16, u16),
+    /// Emits an event to the host (`Decorator::Event`, 0.10).
+    Event(u32),
+    /// Emits a trace marker (`Decorator::Trace`).
+    Trace(u32),
 }

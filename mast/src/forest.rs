@@ -15,8 +15,11 @@ use bitvec::prelude::{BitVec, Lsb0};
 use crate::block::BasicBlock;
 use crate::decorator::{Decorator, StringId};
 use crate::felt::Digest;
-use crate::hash::{self, CALL_DOMAIN, JOIN_DOMAIN, LOOP_DOMAIN, SPLIT_DOMAIN, SYSCALL_DOMAIN};
-use crate::ops::Operation;
+use crate::felt::Felt;
+use crate::hash::{
+    CALL_DOMAIN, DYNCALL_DOMAIN, DYN_DOMAIN, JOIN_DOMAIN, LOOP_DOMAIN, SPLIT_DOMAIN, SYSCALL_DOMAIN,
+};
+use crate::ops::{Isa, Operation};
 
 /// Index of a node in its [`MastForest`].
 ///
@@ -73,6 +76,8 @@ pub enum MastNode {
     },
     /// Executes the procedure whose digest is on the stack.
     Dyn,
+    /// Calls the procedure whose digest is on the stack (miden-core 0.23 on).
+    DynCall,
     /// A node defined outside this forest, known by digest.
     External(Digest),
 }
@@ -97,10 +102,12 @@ pub enum NodeKind {
     Dyn,
     /// `external`
     External,
+    /// `dyncall` (miden-core 0.23 on; not in the draft format)
+    DynCall,
 }
 
 impl NodeKind {
-    /// All kinds, in binary tag order.
+    /// The kinds of the draft format, in its binary tag order.
     pub const ALL: [NodeKind; 8] = [
         NodeKind::Join,
         NodeKind::Split,
@@ -123,6 +130,7 @@ impl NodeKind {
             NodeKind::SysCall => "syscall",
             NodeKind::Dyn => "dyn",
             NodeKind::External => "external",
+            NodeKind::DynCall => "dyncall",
         }
     }
 }
@@ -148,6 +156,7 @@ impl MastNode {
                 is_syscall: true, ..
             } => NodeKind::SysCall,
             MastNode::Dyn => NodeKind::Dyn,
+            MastNode::DynCall => NodeKind::DynCall,
             MastNode::External(_) => NodeKind::External,
         }
     }
@@ -159,33 +168,35 @@ impl MastNode {
             MastNode::Split { on_true, on_false } => (Some(on_true), Some(on_false)),
             MastNode::Loop { body } => (Some(body), None),
             MastNode::Call { callee, .. } => (Some(callee), None),
-            MastNode::Block(_) | MastNode::Dyn | MastNode::External(_) => (None, None),
+            MastNode::Block(_) | MastNode::Dyn | MastNode::DynCall | MastNode::External(_) => {
+                (None, None)
+            }
         };
         a.into_iter().chain(b)
     }
 
-    /// The digest of this node given the digests of its children.
-    pub(crate) fn compute_digest(&self, child: impl Fn(MastNodeId) -> Digest) -> Digest {
+    /// The digest of this node in version `isa`, given the digests of its children.
+    pub(crate) fn compute_digest(&self, isa: Isa, child: impl Fn(MastNodeId) -> Digest) -> Digest {
+        let h = isa.hasher();
         match self {
-            MastNode::Block(b) => b.digest(),
+            MastNode::Block(b) => b.digest_in(isa),
             MastNode::Join { left, right } => {
-                hash::merge_in_domain(&child(*left), &child(*right), JOIN_DOMAIN)
+                h.merge_in_domain(&child(*left), &child(*right), JOIN_DOMAIN)
             }
             MastNode::Split { on_true, on_false } => {
-                hash::merge_in_domain(&child(*on_true), &child(*on_false), SPLIT_DOMAIN)
+                h.merge_in_domain(&child(*on_true), &child(*on_false), SPLIT_DOMAIN)
             }
-            MastNode::Loop { body } => {
-                hash::merge_in_domain(&child(*body), &Digest::ZERO, LOOP_DOMAIN)
-            }
+            MastNode::Loop { body } => h.merge_in_domain(&child(*body), &Digest::ZERO, LOOP_DOMAIN),
             MastNode::Call { callee, is_syscall } => {
                 let domain = if *is_syscall {
                     SYSCALL_DOMAIN
                 } else {
                     CALL_DOMAIN
                 };
-                hash::merge_in_domain(&child(*callee), &Digest::ZERO, domain)
+                h.merge_in_domain(&child(*callee), &Digest::ZERO, domain)
             }
-            MastNode::Dyn => hash::dyn_digest(),
+            MastNode::Dyn => h.merge_in_domain(&Digest::ZERO, &Digest::ZERO, DYN_DOMAIN),
+            MastNode::DynCall => h.merge_in_domain(&Digest::ZERO, &Digest::ZERO, DYNCALL_DOMAIN),
             MastNode::External(d) => *d,
         }
     }
@@ -243,11 +254,51 @@ impl StringTable {
     serde(try_from = "ForestRepr", into = "ForestRepr")
 )]
 pub struct MastForest {
+    pub(crate) isa: Isa,
     pub(crate) nodes: Vec<MastNode>,
     pub(crate) digests: Vec<Digest>,
     pub(crate) roots: BitVec<u64, Lsb0>,
+    pub(crate) root_order: Vec<MastNodeId>,
     pub(crate) entrypoint: Option<MastNodeId>,
     pub(crate) strings: StringTable,
+    pub(crate) advice_map: Vec<(Digest, Vec<Felt>)>,
+    pub(crate) debug_info: Option<DebugInfo>,
+}
+
+/// The debug-info section of a miden-core 0.23 forest: decorators, their
+/// string table, error-code messages, the operation and node decorator
+/// tables, procedure names, assembly-op records and debug variables.
+///
+/// It is checked section by section when decoded (every length bounded by
+/// the input, every string UTF-8) and kept as its wire bytes, which is what
+/// lets a forest be rewritten byte for byte.
+///
+/// FIXME: the section's decorators and assembly ops are not lifted onto the
+/// blocks' decorator lists, so a 0.23 forest with debug info converts to
+/// 0.10 or to the draft only stripped (a typed error otherwise), and the
+/// error-code messages and procedure names are only counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebugInfo {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) error_codes: usize,
+    pub(crate) procedure_names: usize,
+}
+
+impl DebugInfo {
+    /// The section's wire bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Number of error-code messages.
+    pub fn error_code_count(&self) -> usize {
+        self.error_codes
+    }
+
+    /// Number of procedure names.
+    pub fn procedure_name_count(&self) -> usize {
+        self.procedure_names
+    }
 }
 
 impl MastForest {
@@ -284,9 +335,26 @@ impl MastForest {
         self.digests[id.index()]
     }
 
-    /// The roots, in index order.
+    /// The roots, in the order they were made roots (a file's root order;
+    /// index order for the draft format, which keeps a bitset).
     pub fn roots(&self) -> impl Iterator<Item = MastNodeId> + '_ {
-        self.roots.iter_ones().map(|i| MastNodeId(i as u32))
+        self.root_order.iter().copied()
+    }
+
+    /// The instruction-set version: the opcodes and the hash function of the
+    /// forest's digests.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The advice map (miden-core 0.23 on), in its wire order.
+    pub fn advice_map(&self) -> &[(Digest, Vec<Felt>)] {
+        &self.advice_map
+    }
+
+    /// The debug-info section of a miden-core 0.23 forest, if it has one.
+    pub fn debug_info(&self) -> Option<&DebugInfo> {
+        self.debug_info.as_ref()
     }
 
     /// Whether `id` is a root.
@@ -319,7 +387,7 @@ impl MastForest {
     pub fn verify_digests(&self) -> Option<MastNodeId> {
         let mut computed: Vec<Digest> = Vec::with_capacity(self.nodes.len());
         for (i, node) in self.nodes.iter().enumerate() {
-            let d = node.compute_digest(|c| computed[c.index()]);
+            let d = node.compute_digest(self.isa, |c| computed[c.index()]);
             if d != self.digests[i] {
                 return Some(MastNodeId(i as u32));
             }
@@ -333,7 +401,7 @@ impl MastForest {
     /// forest becomes an `External` node with that root's digest. This is the
     /// in-memory counterpart of [`crate::decode_root`].
     pub fn extract(&self, root: MastNodeId) -> MastForest {
-        let mut out = MastForestBuilder::new();
+        let mut out = MastForestBuilder::new_in(self.isa);
         let mut map: HashMap<u32, MastNodeId> = HashMap::new();
         // Post-order walk with an explicit stack: (node, children pushed?).
         let mut stack = vec![(root, false)];
@@ -382,13 +450,14 @@ impl MastForest {
                     is_syscall: *is_syscall,
                 },
                 MastNode::Dyn => MastNode::Dyn,
+                MastNode::DynCall => MastNode::DynCall,
                 MastNode::External(d) => MastNode::External(*d),
             };
             let new = out.push_unchecked(new_node, self.digest(id));
             map.insert(id.0, new);
         }
         let new_root = map[&root.0];
-        out.roots.insert(new_root.0);
+        out.roots.push(new_root);
         if self.entrypoint == Some(root) {
             out.entrypoint = Some(new_root);
         }
@@ -427,6 +496,14 @@ pub enum BuildError {
     /// A recorded digest that differs from the node's contents.
     #[error("digest of node {0} differs from its contents")]
     DigestMismatch(MastNodeId),
+    /// An operation that the forest's version does not have.
+    #[error("operation `{op}` does not exist in {isa}")]
+    NotInIsa {
+        /// The operation.
+        op: Operation,
+        /// The forest's version.
+        isa: Isa,
+    },
 }
 
 /// The serialized shape of a [`MastForest`].
@@ -489,17 +566,27 @@ impl TryFrom<ForestRepr> for MastForest {
 /// non-empty and decorators are in order, and computing digests.
 #[derive(Clone, Debug, Default)]
 pub struct MastForestBuilder {
+    isa: Isa,
     nodes: Vec<MastNode>,
     digests: Vec<Digest>,
-    roots: std::collections::BTreeSet<u32>,
+    roots: Vec<MastNodeId>,
     entrypoint: Option<MastNodeId>,
     strings: StringTable,
 }
 
 impl MastForestBuilder {
-    /// An empty builder.
+    /// An empty builder of a miden-core 0.10 forest (RPO256 digests), the
+    /// kind the draft format holds.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty builder of a forest of version `isa`.
+    pub fn new_in(isa: Isa) -> Self {
+        MastForestBuilder {
+            isa,
+            ..Self::default()
+        }
     }
 
     /// Number of nodes so far.
@@ -551,6 +638,18 @@ impl MastForestBuilder {
         }
     }
 
+    pub(crate) fn push_root_unchecked(&mut self, id: MastNodeId) {
+        self.roots.push(id);
+    }
+
+    pub(crate) fn strings(&self) -> &StringTable {
+        &self.strings
+    }
+
+    pub(crate) fn digests(&self) -> &[Digest] {
+        &self.digests
+    }
+
     pub(crate) fn push_unchecked(&mut self, node: MastNode, digest: Digest) -> MastNodeId {
         let id = MastNodeId(self.nodes.len() as u32);
         self.nodes.push(node);
@@ -570,6 +669,12 @@ impl MastForestBuilder {
             if b.ops.is_empty() {
                 return Err(BuildError::EmptyBlock);
             }
+            if let Some(op) = b.ops.iter().find(|op| !op.exists_in(self.isa)) {
+                return Err(BuildError::NotInIsa {
+                    op: *op,
+                    isa: self.isa,
+                });
+            }
             if b.ops.len() > u32::MAX as usize || b.decorators.len() > u32::MAX as usize {
                 return Err(BuildError::TooLarge);
             }
@@ -585,7 +690,7 @@ impl MastForestBuilder {
                 self.check_decorator(d)?;
             }
         }
-        let digest = node.compute_digest(|c| self.digests[c.index()]);
+        let digest = node.compute_digest(self.isa, |c| self.digests[c.index()]);
         Ok(self.push_unchecked(node, digest))
     }
 
@@ -643,7 +748,9 @@ impl MastForestBuilder {
     /// Marks `id` as a root.
     pub fn add_root(&mut self, id: MastNodeId) -> Result<(), BuildError> {
         self.check(id)?;
-        self.roots.insert(id.0);
+        if !self.roots.contains(&id) {
+            self.roots.push(id);
+        }
         Ok(())
     }
 
@@ -654,17 +761,21 @@ impl MastForestBuilder {
         Ok(())
     }
 
-    fn finish(self) -> MastForest {
+    pub(crate) fn finish(self) -> MastForest {
         let mut roots = BitVec::repeat(false, self.nodes.len());
-        for r in self.roots {
-            roots.set(r as usize, true);
+        for r in &self.roots {
+            roots.set(r.index(), true);
         }
         MastForest {
+            isa: self.isa,
             nodes: self.nodes,
             digests: self.digests,
             roots,
+            root_order: self.roots,
             entrypoint: self.entrypoint,
             strings: self.strings,
+            advice_map: Vec::new(),
+            debug_info: None,
         }
     }
 

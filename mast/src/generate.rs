@@ -8,7 +8,7 @@
 use crate::decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind};
 use crate::felt::{Digest, Felt, MODULUS};
 use crate::forest::{MastForest, MastForestBuilder, MastNodeId};
-use crate::ops::Operation;
+use crate::ops::{Isa, Operation};
 
 pub use kildall_testkit::Rng;
 
@@ -82,10 +82,16 @@ fn random_op(rng: &mut Rng, cfg: &GenConfig) -> Operation {
         return Operation::Push(Felt::reduce(v));
     }
     match rng.below(200) {
-        0 => Operation::Assert(rng.below(3) as u32),
-        1 => Operation::MpVerify(rng.below(1 << 32) as u32),
-        2 => Operation::U32assert2(rng.below(300) as u32),
-        _ => Operation::SIMPLE[rng.below(Operation::SIMPLE.len() as u64) as usize],
+        0 => Operation::Assert(Felt::reduce(rng.below(3))),
+        1 => Operation::MpVerify(Felt::reduce(rng.below(1 << 32))),
+        2 => Operation::U32assert2(Felt::reduce(rng.below(300))),
+        _ => loop {
+            // The 0.10 instruction set: the one generated forests are built in.
+            let op = Operation::SIMPLE[rng.below(Operation::SIMPLE.len() as u64) as usize];
+            if op.exists_in(Isa::V0_10) {
+                break op;
+            }
+        },
     }
 }
 

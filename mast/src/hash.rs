@@ -1,10 +1,13 @@
-//! MAST digests as Miden VM computes them (miden-core 0.10).
+//! MAST digests as Miden VM computes them, in each released version.
 //!
-//! The hash function is RPO256 (Rescue Prime Optimized, Ashur et al.,
-//! ePrint 2022/1577) over Goldilocks, taken from the `miden-crypto` crate so
-//! that our digests are Miden's by construction. Control nodes are hashed
-//! with `merge_in_domain`, the domain being the opcode of the control
-//! operation that starts the node in the VM:
+//! miden-core up to 0.10 hashes with RPO256 (Rescue Prime Optimized, Ashur et
+//! al., ePrint 2022/1577); miden-core 0.23 and later with Poseidon2 (Grassi et
+//! al., ePrint 2023/323) over the same Goldilocks field. Both come from one
+//! version of the `miden-crypto` crate, so our digests are Miden's by
+//! construction (for RPO256, miden-crypto's permutation inside the sponge
+//! layout of miden-crypto 0.10, which later versions changed). Control nodes are hashed with `merge_in_domain`, the domain
+//! being the opcode of the control operation that starts the node in the VM
+//! (these opcodes did not move between versions):
 //!
 //! | node    | digest                                            |
 //! |---------|---------------------------------------------------|
@@ -14,12 +17,14 @@
 //! | Call    | `merge_in_domain([callee, ZERO], 108)`            |
 //! | SysCall | `merge_in_domain([callee, ZERO], 104)`            |
 //! | Dyn     | `merge_in_domain([ZERO, ZERO], 88)`               |
+//! | DynCall | `merge_in_domain([ZERO, ZERO], 92)` (0.23 on)     |
 //! | Block   | `hash_elements(groups of all batches)`            |
 //!
 //! A basic block's hash covers the eight group values of every batch (see
 //! [`crate::block`]); decorators are not hashed.
 
-use miden_crypto::hash::rpo::{Rpo256, RpoDigest};
+use miden_crypto::hash::poseidon2::Poseidon2;
+use miden_crypto::hash::rpo::RpoPermutation256;
 
 use crate::felt::{Digest, Felt};
 
@@ -35,42 +40,137 @@ pub const CALL_DOMAIN: u64 = 108;
 pub const SYSCALL_DOMAIN: u64 = 104;
 /// Hash domain of `Dyn` nodes (the `DYN` opcode).
 pub const DYN_DOMAIN: u64 = 88;
+/// Hash domain of `DynCall` nodes (the `DYNCALL` opcode of miden-core 0.23).
+pub const DYNCALL_DOMAIN: u64 = 92;
 
-fn to_miden(e: Felt) -> miden_crypto::Felt {
-    miden_crypto::Felt::new(e.as_u64())
+/// RPO256 as miden-crypto 0.10 defines it: the RPO permutation over a state
+/// of 12 elements whose capacity is elements 0..4 and rate 4..12, the digest
+/// being elements 4..8. (Later miden-crypto versions moved the rate to the
+/// front of the state, which changes every digest; the permutation is the
+/// same.)
+mod rpo_0_10 {
+    use super::RpoPermutation256;
+    use miden_crypto::Felt;
+
+    const RATE: core::ops::Range<usize> = 4..12;
+    const DIGEST: core::ops::Range<usize> = 4..8;
+
+    fn squeeze(state: &[Felt; 12]) -> [Felt; 4] {
+        let mut d = [Felt::new_unchecked(0); 4];
+        d.copy_from_slice(&state[DIGEST]);
+        d
+    }
+
+    /// `hash_elements`: the first capacity element holds the input length
+    /// modulo the rate; the last block is padded with zeros.
+    pub(super) fn hash_elements(elements: &[Felt]) -> [Felt; 4] {
+        let mut state = [Felt::new_unchecked(0); 12];
+        state[0] = Felt::new_unchecked((elements.len() % 8) as u64);
+        let mut i = 0;
+        for &e in elements {
+            state[RATE.start + i] = e;
+            i += 1;
+            if i == 8 {
+                RpoPermutation256::apply_permutation(&mut state);
+                i = 0;
+            }
+        }
+        if i > 0 {
+            for slot in &mut state[RATE.start + i..] {
+                *slot = Felt::new_unchecked(0);
+            }
+            RpoPermutation256::apply_permutation(&mut state);
+        }
+        squeeze(&state)
+    }
+
+    /// `merge_in_domain`: both digests in the rate, the domain in the second
+    /// capacity element, one permutation.
+    pub(super) fn merge_in_domain(a: [Felt; 4], b: [Felt; 4], domain: Felt) -> [Felt; 4] {
+        let mut state = [Felt::new_unchecked(0); 12];
+        state[4..8].copy_from_slice(&a);
+        state[8..12].copy_from_slice(&b);
+        state[1] = domain;
+        RpoPermutation256::apply_permutation(&mut state);
+        squeeze(&state)
+    }
 }
 
-fn from_miden(d: RpoDigest) -> Digest {
-    let w = d.as_elements();
-    // `as_int` is canonical, so `reduce` is the identity here.
+/// The hash function a forest's digests are computed with.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Hasher {
+    /// RPO256: miden-core up to 0.10, and the draft format.
+    #[default]
+    Rpo256,
+    /// Poseidon2: miden-core 0.23 and later.
+    Poseidon2,
+}
+
+impl core::fmt::Display for Hasher {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Hasher::Rpo256 => "RPO256",
+            Hasher::Poseidon2 => "Poseidon2",
+        })
+    }
+}
+
+fn to_miden(e: Felt) -> miden_crypto::Felt {
+    miden_crypto::Felt::new_unchecked(e.as_u64())
+}
+
+fn from_miden(w: miden_crypto::Word) -> Digest {
+    let w = w.as_elements();
+    // `as_canonical_u64` is canonical, so `reduce` is the identity here.
     Digest([
-        Felt::reduce(w[0].as_int()),
-        Felt::reduce(w[1].as_int()),
-        Felt::reduce(w[2].as_int()),
-        Felt::reduce(w[3].as_int()),
+        Felt::reduce(w[0].as_canonical_u64()),
+        Felt::reduce(w[1].as_canonical_u64()),
+        Felt::reduce(w[2].as_canonical_u64()),
+        Felt::reduce(w[3].as_canonical_u64()),
     ])
 }
 
-fn digest_to_miden(d: &Digest) -> RpoDigest {
-    RpoDigest::new(d.0.map(to_miden))
+fn digest_to_miden(d: &Digest) -> miden_crypto::Word {
+    miden_crypto::Word::new(d.0.map(to_miden))
+}
+
+impl Hasher {
+    /// `hash_elements` over a sequence of field elements.
+    pub fn hash_elements(self, elements: &[Felt]) -> Digest {
+        let elems: Vec<miden_crypto::Felt> = elements.iter().copied().map(to_miden).collect();
+        from_miden(match self {
+            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::hash_elements(&elems)),
+            Hasher::Poseidon2 => Poseidon2::hash_elements(&elems),
+        })
+    }
+
+    /// `merge_in_domain` of two digests.
+    pub fn merge_in_domain(self, a: &Digest, b: &Digest, domain: u64) -> Digest {
+        let domain = miden_crypto::Felt::new_unchecked(domain);
+        let pair = [digest_to_miden(a), digest_to_miden(b)];
+        from_miden(match self {
+            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::merge_in_domain(
+                pair[0].into(),
+                pair[1].into(),
+                domain,
+            )),
+            Hasher::Poseidon2 => Poseidon2::merge_in_domain(&pair, domain),
+        })
+    }
 }
 
 /// RPO256 `hash_elements` over a sequence of field elements.
 pub fn hash_elements(elements: &[Felt]) -> Digest {
-    let elems: Vec<miden_crypto::Felt> = elements.iter().copied().map(to_miden).collect();
-    from_miden(Rpo256::hash_elements(&elems))
+    Hasher::Rpo256.hash_elements(elements)
 }
 
 /// RPO256 `merge_in_domain` of two digests.
 pub fn merge_in_domain(a: &Digest, b: &Digest, domain: u64) -> Digest {
-    let domain = miden_crypto::Felt::new(domain);
-    from_miden(Rpo256::merge_in_domain(
-        &[digest_to_miden(a), digest_to_miden(b)],
-        domain,
-    ))
+    Hasher::Rpo256.merge_in_domain(a, b, domain)
 }
 
-/// The digest of a `Dyn` node, a constant.
+/// The RPO256 digest of a `Dyn` node, a constant.
 pub fn dyn_digest() -> Digest {
     merge_in_domain(&Digest::ZERO, &Digest::ZERO, DYN_DOMAIN)
 }

@@ -28,10 +28,12 @@ pub mod generate;
 pub mod hash;
 pub mod ops;
 pub mod text;
+pub mod wire;
 
 pub use block::{BasicBlock, OpBatch};
 pub use decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, StringId};
 pub use felt::{Digest, Felt};
+pub use forest::DebugInfo;
 pub use forest::{
     BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable,
 };
@@ -40,5 +42,8 @@ pub use format::{
     EncodedForest,
 };
 pub use generate::{generate, GenConfig};
+pub use hash::Hasher;
+pub use ops::Isa;
 pub use ops::Operation;
 pub use text::{parse, ParseError};
+pub use wire::{Export, ExportTarget, Flags, Format, MastFile};

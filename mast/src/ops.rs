@@ -1,53 +1,81 @@
-//! The operation set of Miden VM as of miden-core 0.10.
+//! The operation set of Miden VM, across its released versions.
 //!
-//! Opcodes are 7-bit values; the table below is miden-core's
-//! `operations::opcode_constants`, and the names are those miden-core's
-//! `Display` prints (lowercase, no separators, immediates in parentheses).
+//! Opcodes are 7-bit values and moved between versions: the table below
+//! gives each operation's opcode in miden-core 0.10 and in miden-core 0.23
+//! (`operations::opcode_constants` of each), `None` where the version does
+//! not have the operation. Names are those miden-core's `Display` prints.
 //! `Push` carries a field element; `Assert`, `MpVerify` and `U32assert2`
-//! carry a `u32` error code, which is not part of the operation's hash.
+//! carry an error code, which is not part of the operation's hash: a `u32`
+//! up to 0.10, a full field element from 0.23 on.
 
 use core::fmt;
 use core::str::FromStr;
 
 use crate::felt::Felt;
 
-macro_rules! operations {
-    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $name:literal; )*) => {
-        /// One VM operation.
+/// An instruction-set version: which opcodes the operations have.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// miden-core 0.10 (and the draft format), hashed with RPO256.
+    #[default]
+    V0_10,
+    /// miden-core 0.23 and later, hashed with Poseidon2.
+    V0_23,
+}
+
+impl Isa {
+    /// The hash function of forests of this version.
+    pub fn hasher(self) -> crate::hash::Hasher {
+        match self {
+            Isa::V0_10 => crate::hash::Hasher::Rpo256,
+            Isa::V0_23 => crate::hash::Hasher::Poseidon2,
+        }
+    }
+}
+
+impl fmt::Display for Isa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Isa::V0_10 => "miden 0.10",
+            Isa::V0_23 => "miden 0.23",
+        })
+    }
+}
+
+macro_rules! operations {
+    ($( $(#[$doc:meta])* $variant:ident = ($v10:expr, $v23:expr), $name:literal; )*) => {
+        /// One VM operation.
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
         pub enum Operation {
             $( $(#[$doc])* $variant, )*
             /// Pushes the immediate field element onto the stack.
             Push(Felt),
             /// Pops the stack and fails with the error code unless the value was 1.
-            Assert(u32),
+            Assert(Felt),
             /// Verifies a Merkle path; fails with the error code otherwise.
-            MpVerify(u32),
+            MpVerify(Felt),
             /// Checks that the top two elements are `u32`; fails with the error code otherwise.
-            U32assert2(u32),
+            U32assert2(Felt),
         }
 
         impl Operation {
-            /// Every operation without an immediate, in opcode order of the source table.
+            /// Every operation without an immediate, in the order of the source table.
             pub const SIMPLE: &'static [Operation] = &[$(Operation::$variant,)*];
 
-            /// The 7-bit opcode.
-            pub const fn opcode(&self) -> u8 {
-                match self {
-                    $( Operation::$variant => $code, )*
-                    Operation::Push(_) => OPCODE_PUSH,
-                    Operation::Assert(_) => OPCODE_ASSERT,
-                    Operation::MpVerify(_) => OPCODE_MPVERIFY,
-                    Operation::U32assert2(_) => OPCODE_U32ASSERT2,
-                }
-            }
-
-            /// The operation without immediate whose opcode is `code`.
-            pub const fn simple_from_opcode(code: u8) -> Option<Operation> {
-                match code {
-                    $( $code => Some(Operation::$variant), )*
-                    _ => None,
+            /// The 7-bit opcode in version `isa`, `None` if that version does not have it.
+            pub const fn opcode_in(&self, isa: Isa) -> Option<u8> {
+                let (v10, v23): (Option<u8>, Option<u8>) = match self {
+                    $( Operation::$variant => ($v10, $v23), )*
+                    Operation::Push(_) => (Some(OPCODE_PUSH_0_10), Some(OPCODE_PUSH_0_23)),
+                    Operation::Assert(_) => (Some(OPCODE_ASSERT), Some(OPCODE_ASSERT)),
+                    Operation::MpVerify(_) => (Some(OPCODE_MPVERIFY), Some(OPCODE_MPVERIFY)),
+                    Operation::U32assert2(_) => (Some(OPCODE_U32ASSERT2), Some(OPCODE_U32ASSERT2)),
+                };
+                match isa {
+                    Isa::V0_10 => v10,
+                    Isa::V0_23 => v23,
                 }
             }
 
@@ -72,191 +100,233 @@ macro_rules! operations {
     };
 }
 
-/// Opcode of `assert`.
+/// Opcode of `assert` (every version).
 pub const OPCODE_ASSERT: u8 = 0b0010_0000;
-/// Opcode of `u32assert2`.
+/// Opcode of `u32assert2` (every version).
 pub const OPCODE_U32ASSERT2: u8 = 0b0100_1010;
-/// Opcode of `mpverify`.
+/// Opcode of `mpverify` (every version).
 pub const OPCODE_MPVERIFY: u8 = 0b0101_0001;
-/// Opcode of `push`.
-pub const OPCODE_PUSH: u8 = 0b0110_0100;
+/// Opcode of `push` in miden-core 0.10.
+pub const OPCODE_PUSH_0_10: u8 = 0b0110_0100;
+/// Opcode of `push` in miden-core 0.23.
+pub const OPCODE_PUSH_0_23: u8 = 0b0101_1011;
+
+/// Operations without immediate by opcode, per version.
+const fn simple_table(isa: Isa) -> [Option<Operation>; 128] {
+    let mut table = [None; 128];
+    let mut i = 0;
+    while i < Operation::SIMPLE.len() {
+        let op = Operation::SIMPLE[i];
+        if let Some(code) = op.opcode_in(isa) {
+            table[code as usize] = Some(op);
+        }
+        i += 1;
+    }
+    table
+}
+
+const SIMPLE_0_10: [Option<Operation>; 128] = simple_table(Isa::V0_10);
+const SIMPLE_0_23: [Option<Operation>; 128] = simple_table(Isa::V0_23);
 
 operations! {
     /// Does nothing for one cycle.
-    Noop = 0b0000_0000, "noop";
+    Noop = (Some(0b0000_0000), Some(0b0000_0000)), "noop";
     /// `a == 0`.
-    Eqz = 0b0000_0001, "eqz";
+    Eqz = (Some(0b0000_0001), Some(0b0000_0001)), "eqz";
     /// Field negation.
-    Neg = 0b0000_0010, "neg";
+    Neg = (Some(0b0000_0010), Some(0b0000_0010)), "neg";
     /// Field inverse.
-    Inv = 0b0000_0011, "inv";
+    Inv = (Some(0b0000_0011), Some(0b0000_0011)), "inv";
     /// Adds one.
-    Incr = 0b0000_0100, "incr";
+    Incr = (Some(0b0000_0100), Some(0b0000_0100)), "incr";
     /// Boolean not.
-    Not = 0b0000_0101, "not";
+    Not = (Some(0b0000_0101), Some(0b0000_0101)), "not";
     /// Adds the frame pointer.
-    FmpAdd = 0b0000_0110, "fmpadd";
+    FmpAdd = (Some(0b0000_0110), None), "fmpadd";
     /// Loads one element from memory.
-    MLoad = 0b0000_0111, "mload";
+    MLoad = (Some(0b0000_0111), Some(0b0000_0111)), "mload";
     /// Swaps the top two elements.
-    Swap = 0b0000_1000, "swap";
+    Swap = (Some(0b0000_1000), Some(0b0000_1000)), "swap";
     /// Hash of the caller of the current syscall.
-    Caller = 0b0000_1001, "caller";
+    Caller = (Some(0b0000_1001), Some(0b0000_1001)), "caller";
     /// Moves element 2 to the top.
-    MovUp2 = 0b0000_1010, "movup2";
+    MovUp2 = (Some(0b0000_1010), Some(0b0000_1010)), "movup2";
     /// Moves the top to position 2.
-    MovDn2 = 0b0000_1011, "movdn2";
+    MovDn2 = (Some(0b0000_1011), Some(0b0000_1011)), "movdn2";
     /// Moves element 3 to the top.
-    MovUp3 = 0b0000_1100, "movup3";
+    MovUp3 = (Some(0b0000_1100), Some(0b0000_1100)), "movup3";
     /// Moves the top to position 3.
-    MovDn3 = 0b0000_1101, "movdn3";
+    MovDn3 = (Some(0b0000_1101), Some(0b0000_1101)), "movdn3";
     /// Pops a word from the advice stack.
-    AdvPopW = 0b0000_1110, "advpopw";
+    AdvPopW = (Some(0b0000_1110), Some(0b0000_1110)), "advpopw";
     /// One step of exponent accumulation.
-    Expacc = 0b0000_1111, "expacc";
+    Expacc = (Some(0b0000_1111), Some(0b0000_1111)), "expacc";
     /// Moves element 4 to the top.
-    MovUp4 = 0b0001_0000, "movup4";
+    MovUp4 = (Some(0b0001_0000), Some(0b0001_0000)), "movup4";
     /// Moves the top to position 4.
-    MovDn4 = 0b0001_0001, "movdn4";
+    MovDn4 = (Some(0b0001_0001), Some(0b0001_0001)), "movdn4";
     /// Moves element 5 to the top.
-    MovUp5 = 0b0001_0010, "movup5";
+    MovUp5 = (Some(0b0001_0010), Some(0b0001_0010)), "movup5";
     /// Moves the top to position 5.
-    MovDn5 = 0b0001_0011, "movdn5";
+    MovDn5 = (Some(0b0001_0011), Some(0b0001_0011)), "movdn5";
     /// Moves element 6 to the top.
-    MovUp6 = 0b0001_0100, "movup6";
+    MovUp6 = (Some(0b0001_0100), Some(0b0001_0100)), "movup6";
     /// Moves the top to position 6.
-    MovDn6 = 0b0001_0101, "movdn6";
+    MovDn6 = (Some(0b0001_0101), Some(0b0001_0101)), "movdn6";
     /// Moves element 7 to the top.
-    MovUp7 = 0b0001_0110, "movup7";
+    MovUp7 = (Some(0b0001_0110), Some(0b0001_0110)), "movup7";
     /// Moves the top to position 7.
-    MovDn7 = 0b0001_0111, "movdn7";
+    MovDn7 = (Some(0b0001_0111), Some(0b0001_0111)), "movdn7";
     /// Swaps words 0 and 1.
-    SwapW = 0b0001_1000, "swapw";
+    SwapW = (Some(0b0001_1000), Some(0b0001_1000)), "swapw";
     /// Multiplication in the quadratic extension.
-    Ext2Mul = 0b0001_1001, "ext2mul";
+    Ext2Mul = (Some(0b0001_1001), Some(0b0001_1001)), "ext2mul";
     /// Moves element 8 to the top.
-    MovUp8 = 0b0001_1010, "movup8";
+    MovUp8 = (Some(0b0001_1010), Some(0b0001_1010)), "movup8";
     /// Moves the top to position 8.
-    MovDn8 = 0b0001_1011, "movdn8";
+    MovDn8 = (Some(0b0001_1011), Some(0b0001_1011)), "movdn8";
     /// Swaps words 0 and 2.
-    SwapW2 = 0b0001_1100, "swapw2";
+    SwapW2 = (Some(0b0001_1100), Some(0b0001_1100)), "swapw2";
     /// Swaps words 0 and 3.
-    SwapW3 = 0b0001_1101, "swapw3";
+    SwapW3 = (Some(0b0001_1101), Some(0b0001_1101)), "swapw3";
     /// Swaps double words.
-    SwapDW = 0b0001_1110, "swapdw";
+    SwapDW = (Some(0b0001_1110), Some(0b0001_1110)), "swapdw";
     /// Equality.
-    Eq = 0b0010_0001, "eq";
+    Eq = (Some(0b0010_0001), Some(0b0010_0001)), "eq";
     /// Field addition.
-    Add = 0b0010_0010, "add";
+    Add = (Some(0b0010_0010), Some(0b0010_0010)), "add";
     /// Field multiplication.
-    Mul = 0b0010_0011, "mul";
+    Mul = (Some(0b0010_0011), Some(0b0010_0011)), "mul";
     /// Boolean and.
-    And = 0b0010_0100, "and";
+    And = (Some(0b0010_0100), Some(0b0010_0100)), "and";
     /// Boolean or.
-    Or = 0b0010_0101, "or";
+    Or = (Some(0b0010_0101), Some(0b0010_0101)), "or";
     /// Bitwise and of `u32` values.
-    U32and = 0b0010_0110, "u32and";
+    U32and = (Some(0b0010_0110), Some(0b0010_0110)), "u32and";
     /// Bitwise xor of `u32` values.
-    U32xor = 0b0010_0111, "u32xor";
+    U32xor = (Some(0b0010_0111), Some(0b0010_0111)), "u32xor";
     /// FRI folding step.
-    FriE2F4 = 0b0010_1000, "frie2f4";
+    FriE2F4 = (Some(0b0010_1000), Some(0b0010_1000)), "frie2f4";
     /// Drops the top element.
-    Drop = 0b0010_1001, "drop";
+    Drop = (Some(0b0010_1001), Some(0b0010_1001)), "drop";
     /// Conditional swap.
-    CSwap = 0b0010_1010, "cswap";
+    CSwap = (Some(0b0010_1010), Some(0b0010_1010)), "cswap";
     /// Conditional word swap.
-    CSwapW = 0b0010_1011, "cswapw";
+    CSwapW = (Some(0b0010_1011), Some(0b0010_1011)), "cswapw";
     /// Loads a word from memory.
-    MLoadW = 0b0010_1100, "mloadw";
+    MLoadW = (Some(0b0010_1100), Some(0b0010_1100)), "mloadw";
     /// Stores one element to memory.
-    MStore = 0b0010_1101, "mstore";
+    MStore = (Some(0b0010_1101), Some(0b0010_1101)), "mstore";
     /// Stores a word to memory.
-    MStoreW = 0b0010_1110, "mstorew";
+    MStoreW = (Some(0b0010_1110), Some(0b0010_1110)), "mstorew";
     /// Updates the frame pointer.
-    FmpUpdate = 0b0010_1111, "fmpupdate";
+    FmpUpdate = (Some(0b0010_1111), None), "fmpupdate";
     /// Pushes zero.
-    Pad = 0b0011_0000, "pad";
+    Pad = (Some(0b0011_0000), Some(0b0011_0000)), "pad";
     /// Duplicates element 0.
-    Dup0 = 0b0011_0001, "dup0";
+    Dup0 = (Some(0b0011_0001), Some(0b0011_0001)), "dup0";
     /// Duplicates element 1.
-    Dup1 = 0b0011_0010, "dup1";
+    Dup1 = (Some(0b0011_0010), Some(0b0011_0010)), "dup1";
     /// Duplicates element 2.
-    Dup2 = 0b0011_0011, "dup2";
+    Dup2 = (Some(0b0011_0011), Some(0b0011_0011)), "dup2";
     /// Duplicates element 3.
-    Dup3 = 0b0011_0100, "dup3";
+    Dup3 = (Some(0b0011_0100), Some(0b0011_0100)), "dup3";
     /// Duplicates element 4.
-    Dup4 = 0b0011_0101, "dup4";
+    Dup4 = (Some(0b0011_0101), Some(0b0011_0101)), "dup4";
     /// Duplicates element 5.
-    Dup5 = 0b0011_0110, "dup5";
+    Dup5 = (Some(0b0011_0110), Some(0b0011_0110)), "dup5";
     /// Duplicates element 6.
-    Dup6 = 0b0011_0111, "dup6";
+    Dup6 = (Some(0b0011_0111), Some(0b0011_0111)), "dup6";
     /// Duplicates element 7.
-    Dup7 = 0b0011_1000, "dup7";
+    Dup7 = (Some(0b0011_1000), Some(0b0011_1000)), "dup7";
     /// Duplicates element 9.
-    Dup9 = 0b0011_1001, "dup9";
+    Dup9 = (Some(0b0011_1001), Some(0b0011_1001)), "dup9";
     /// Duplicates element 11.
-    Dup11 = 0b0011_1010, "dup11";
+    Dup11 = (Some(0b0011_1010), Some(0b0011_1010)), "dup11";
     /// Duplicates element 13.
-    Dup13 = 0b0011_1011, "dup13";
+    Dup13 = (Some(0b0011_1011), Some(0b0011_1011)), "dup13";
     /// Duplicates element 15.
-    Dup15 = 0b0011_1100, "dup15";
+    Dup15 = (Some(0b0011_1100), Some(0b0011_1100)), "dup15";
     /// Pops one element from the advice stack.
-    AdvPop = 0b0011_1101, "advpop";
+    AdvPop = (Some(0b0011_1101), Some(0b0011_1101)), "advpop";
     /// Pushes the stack depth.
-    SDepth = 0b0011_1110, "sdepth";
+    SDepth = (Some(0b0011_1110), Some(0b0011_1110)), "sdepth";
     /// Pushes the clock cycle.
-    Clk = 0b0011_1111, "clk";
+    Clk = (Some(0b0011_1111), Some(0b0011_1111)), "clk";
     /// `u32` addition.
-    U32add = 0b0100_0000, "u32add";
+    U32add = (Some(0b0100_0000), Some(0b0100_0000)), "u32add";
     /// `u32` subtraction.
-    U32sub = 0b0100_0010, "u32sub";
+    U32sub = (Some(0b0100_0010), Some(0b0100_0010)), "u32sub";
     /// `u32` multiplication.
-    U32mul = 0b0100_0100, "u32mul";
+    U32mul = (Some(0b0100_0100), Some(0b0100_0100)), "u32mul";
     /// `u32` division.
-    U32div = 0b0100_0110, "u32div";
+    U32div = (Some(0b0100_0110), Some(0b0100_0110)), "u32div";
     /// Splits an element into two `u32` halves.
-    U32split = 0b0100_1000, "u32split";
+    U32split = (Some(0b0100_1000), Some(0b0100_1000)), "u32split";
     /// Three-operand `u32` addition.
-    U32add3 = 0b0100_1100, "u32add3";
+    U32add3 = (Some(0b0100_1100), Some(0b0100_1100)), "u32add3";
     /// `u32` multiply-add.
-    U32madd = 0b0100_1110, "u32madd";
+    U32madd = (Some(0b0100_1110), Some(0b0100_1110)), "u32madd";
     /// RPO permutation of the top 12 elements.
-    HPerm = 0b0101_0000, "hperm";
+    HPerm = (Some(0b0101_0000), Some(0b0101_0000)), "hperm";
     /// Reads two words from the advice stack into memory.
-    Pipe = 0b0101_0010, "pipe";
+    Pipe = (Some(0b0101_0010), Some(0b0101_0010)), "pipe";
     /// Streams two words from memory.
-    MStream = 0b0101_0011, "mstream";
+    MStream = (Some(0b0101_0011), Some(0b0101_0011)), "mstream";
     /// Control: starts a split block.
-    Split = 0b0101_0100, "split";
+    Split = (Some(0b0101_0100), Some(0b0101_0100)), "split";
     /// Control: starts a loop block.
-    Loop = 0b0101_0101, "loop";
+    Loop = (Some(0b0101_0101), Some(0b0101_0101)), "loop";
     /// Control: starts a span block.
-    Span = 0b0101_0110, "span";
+    Span = (Some(0b0101_0110), Some(0b0101_0110)), "span";
     /// Control: starts a join block.
-    Join = 0b0101_0111, "join";
+    Join = (Some(0b0101_0111), Some(0b0101_0111)), "join";
     /// Control: starts a dynamic block.
-    Dyn = 0b0101_1000, "dyn";
+    Dyn = (Some(0b0101_1000), Some(0b0101_1000)), "dyn";
     /// Random linear combination step (printed `rcomb1` by Miden).
-    RCombBase = 0b0101_1001, "rcomb1";
+    RCombBase = (Some(0b0101_1001), None), "rcomb1";
     /// Merkle root update.
-    MrUpdate = 0b0110_0000, "mrupdate";
+    MrUpdate = (Some(0b0110_0000), Some(0b0110_0000)), "mrupdate";
     /// Control: starts a syscall.
-    SysCall = 0b0110_1000, "syscall";
+    SysCall = (Some(0b0110_1000), Some(0b0110_1000)), "syscall";
     /// Control: starts a call.
-    Call = 0b0110_1100, "call";
+    Call = (Some(0b0110_1100), Some(0b0110_1100)), "call";
     /// Control: ends a block.
-    End = 0b0111_0000, "end";
+    End = (Some(0b0111_0000), Some(0b0111_0000)), "end";
     /// Control: repeats a loop body.
-    Repeat = 0b0111_0100, "repeat";
+    Repeat = (Some(0b0111_0100), Some(0b0111_0100)), "repeat";
     /// Control: starts the next batch of a span.
-    Respan = 0b0111_1000, "respan";
+    Respan = (Some(0b0111_1000), Some(0b0111_1000)), "respan";
     /// Control: halts the VM.
-    Halt = 0b0111_1100, "halt";
+    Halt = (Some(0b0111_1100), Some(0b0111_1100)), "halt";
+    /// Emits an event whose id is on the stack (0.23 on).
+    Emit = (None, Some(0b0001_1111)), "emit";
+    /// Horner evaluation step over base-field coefficients (0.23 on).
+    HornerBase = (None, Some(0b0101_1001)), "horner_eval_base";
+    /// Horner evaluation step over extension-field coefficients (0.23 on).
+    HornerExt = (None, Some(0b0101_1010)), "horner_eval_ext";
+    /// Control: starts a dynamic call (0.23 on).
+    DynCall = (None, Some(0b0101_1100)), "dyncall";
+    /// Evaluates an arithmetic circuit (0.23 on).
+    EvalCircuit = (None, Some(0b0101_1101)), "eval_circuit";
+    /// Logs a precompile request (0.23 on).
+    LogPrecompile = (None, Some(0b0101_1110)), "log_precompile";
+    /// Encrypts a stream of memory words (0.23 on).
+    CryptoStream = (None, Some(0b0110_0100)), "crypto_stream";
 }
 
 impl Operation {
     /// Number of bits of an opcode.
     pub const OP_BITS: usize = 7;
+
+    /// The operation without immediate whose opcode in `isa` is `code`.
+    pub fn simple_from_opcode(isa: Isa, code: u8) -> Option<Operation> {
+        let table = match isa {
+            Isa::V0_10 => &SIMPLE_0_10,
+            Isa::V0_23 => &SIMPLE_0_23,
+        };
+        table.get(code as usize).copied().flatten()
+    }
 
     /// The field element that the operation contributes as its own group
     /// in a batch (only `Push` has one).
@@ -267,35 +337,38 @@ impl Operation {
         }
     }
 
-    /// Whether the binary format stores an immediate after the opcode.
+    /// Whether the operation carries an immediate (a value or an error code).
     pub const fn has_immediate(&self) -> bool {
-        matches!(
-            self,
-            Operation::Push(_)
-                | Operation::Assert(_)
-                | Operation::MpVerify(_)
-                | Operation::U32assert2(_)
-        )
+        self.immediate().is_some()
     }
 
-    /// The immediate as stored by the binary format.
-    pub const fn immediate(&self) -> Option<u64> {
+    /// The immediate: the pushed value or the error code.
+    pub const fn immediate(&self) -> Option<Felt> {
         match self {
-            Operation::Push(v) => Some(v.as_u64()),
-            Operation::Assert(c) | Operation::MpVerify(c) | Operation::U32assert2(c) => {
-                Some(*c as u64)
-            }
+            Operation::Push(v)
+            | Operation::Assert(v)
+            | Operation::MpVerify(v)
+            | Operation::U32assert2(v) => Some(*v),
             _ => None,
         }
     }
 
-    /// The operation with immediate whose opcode is `code`, given its raw
-    /// immediate; `Err(true)` if `code` takes an immediate that `imm` does
-    /// not fit, `Err(false)` if `code` takes no immediate.
-    pub fn with_immediate(code: u8, imm: u64) -> Result<Operation, bool> {
-        let err_code = || u32::try_from(imm).map_err(|_| true);
+    /// The operation with immediate whose opcode in `isa` is `code`, given
+    /// its immediate; `Err(true)` if `code` takes an immediate that `imm`
+    /// does not fit (not a field element, or an error code above `u32::MAX`
+    /// in 0.10), `Err(false)` if `code` takes no immediate.
+    pub fn with_immediate(isa: Isa, code: u8, imm: u64) -> Result<Operation, bool> {
+        let value = Felt::new(imm).ok_or(true);
+        let err_code = || match isa {
+            Isa::V0_10 if imm > u32::MAX as u64 => Err(true),
+            _ => value,
+        };
+        let push = match isa {
+            Isa::V0_10 => OPCODE_PUSH_0_10,
+            Isa::V0_23 => OPCODE_PUSH_0_23,
+        };
         match code {
-            OPCODE_PUSH => Felt::new(imm).map(Operation::Push).ok_or(true),
+            c if c == push => value.map(Operation::Push),
             OPCODE_ASSERT => err_code().map(Operation::Assert),
             OPCODE_MPVERIFY => err_code().map(Operation::MpVerify),
             OPCODE_U32ASSERT2 => err_code().map(Operation::U32assert2),
@@ -303,13 +376,25 @@ impl Operation {
         }
     }
 
+    /// Whether version `isa` can express this operation, immediate included.
+    pub fn exists_in(&self, isa: Isa) -> bool {
+        let code_fits = match (isa, self) {
+            (
+                Isa::V0_10,
+                Operation::Assert(c) | Operation::MpVerify(c) | Operation::U32assert2(c),
+            ) => c.as_u64() <= u32::MAX as u64,
+            _ => true,
+        };
+        code_fits && self.opcode_in(isa).is_some()
+    }
+
     /// Every operation, with a zero immediate where one is needed.
     pub fn all() -> impl Iterator<Item = Operation> {
         Self::SIMPLE.iter().copied().chain([
             Operation::Push(Felt::ZERO),
-            Operation::Assert(0),
-            Operation::MpVerify(0),
-            Operation::U32assert2(0),
+            Operation::Assert(Felt::ZERO),
+            Operation::MpVerify(Felt::ZERO),
+            Operation::U32assert2(Felt::ZERO),
         ])
     }
 }
@@ -353,11 +438,11 @@ impl FromStr for Operation {
             },
             None => (s, None),
         };
-        let template = match name {
-            "push" => Operation::Push(Felt::ZERO),
-            "assert" => Operation::Assert(0),
-            "mpverify" => Operation::MpVerify(0),
-            "u32assert2" => Operation::U32assert2(0),
+        let make: fn(Felt) -> Operation = match name {
+            "push" => Operation::Push,
+            "assert" => Operation::Assert,
+            "mpverify" => Operation::MpVerify,
+            "u32assert2" => Operation::U32assert2,
             _ => {
                 return match (Operation::simple_from_name(name), imm) {
                     (Some(op), None) => Ok(op),
@@ -365,20 +450,15 @@ impl FromStr for Operation {
                 }
             }
         };
+        let template = make(Felt::ZERO);
         let imm = imm.ok_or(ParseOpError::MissingImmediate(template.name()))?;
-        let bad = || ParseOpError::BadImmediate {
-            name: template.name(),
-            imm: imm.to_string(),
-        };
-        let value = if let Operation::Push(_) = template {
-            imm.parse::<Felt>().map_err(|_| bad())?.as_u64()
-        } else {
-            if !imm.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
-            }
-            imm.parse::<u32>().map_err(|_| bad())? as u64
-        };
-        Operation::with_immediate(template.opcode(), value).map_err(|_| bad())
+        let value = imm
+            .parse::<Felt>()
+            .map_err(|_| ParseOpError::BadImmediate {
+                name: template.name(),
+                imm: imm.to_string(),
+            })?;
+        Ok(make(value))
     }
 }
 
@@ -387,15 +467,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn opcodes_are_seven_bit_and_unique() {
-        let mut seen = [false; 128];
-        for op in Operation::all() {
-            let code = op.opcode() as usize;
-            assert!(code < 128, "{op}");
-            assert!(!seen[code], "duplicate opcode {code}");
-            seen[code] = true;
+    fn opcodes_are_seven_bit_and_unique_per_version() {
+        for isa in [Isa::V0_10, Isa::V0_23] {
+            let mut seen = [false; 128];
+            for op in Operation::all() {
+                let Some(code) = op.opcode_in(isa) else {
+                    continue;
+                };
+                assert!(code < 128, "{op}");
+                assert!(!seen[code as usize], "{isa}: duplicate opcode {code}");
+                seen[code as usize] = true;
+            }
         }
-        assert_eq!(Operation::all().count(), 89);
+        let count = |isa| {
+            Operation::all()
+                .filter(|o| o.opcode_in(isa).is_some())
+                .count()
+        };
+        assert_eq!(count(Isa::V0_10), 89);
+        assert_eq!(count(Isa::V0_23), 93);
     }
 
     #[test]
@@ -408,9 +498,22 @@ mod tests {
             Ok(Operation::Push(Felt::new(18446744069414584320).unwrap()))
         );
         assert!("push(18446744069414584321)".parse::<Operation>().is_err());
-        assert!("assert(4294967296)".parse::<Operation>().is_err());
         assert!("add(1)".parse::<Operation>().is_err());
         assert!("push".parse::<Operation>().is_err());
         assert!("frob".parse::<Operation>().is_err());
+    }
+
+    #[test]
+    fn wide_error_codes_exist_only_from_0_23() {
+        let wide = Operation::Assert(Felt::new(1 << 40).unwrap());
+        assert!(!wide.exists_in(Isa::V0_10));
+        assert!(wide.exists_in(Isa::V0_23));
+        assert_eq!(
+            Operation::with_immediate(Isa::V0_10, OPCODE_ASSERT, 1 << 40),
+            Err(true)
+        );
+        assert!(Operation::with_immediate(Isa::V0_23, OPCODE_ASSERT, 1 << 40).is_ok());
+        assert!(!Operation::FmpAdd.exists_in(Isa::V0_23));
+        assert!(!Operation::Emit.exists_in(Isa::V0_10));
     }
 }

@@ -22,10 +22,13 @@ use core::fmt;
 
 use crate::decorator::{AdviceInjector, AsmOp, Decorator};
 use crate::forest::{BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId};
-use crate::ops::Operation;
+use crate::ops::{Isa, Operation};
 
 impl fmt::Display for MastForest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.isa() != Isa::V0_10 {
+            writeln!(f, "isa 0.23")?;
+        }
         for node in self.nodes() {
             match node {
                 MastNode::Block(b) => {
@@ -54,6 +57,7 @@ impl fmt::Display for MastForest {
                     is_syscall: true,
                 } => writeln!(f, "syscall {callee}")?,
                 MastNode::Dyn => writeln!(f, "dyn")?,
+                MastNode::DynCall => writeln!(f, "dyncall")?,
                 MastNode::External(d) => writeln!(f, "external {d}")?,
             }
         }
@@ -87,6 +91,11 @@ impl MastForest {
             }
             Decorator::StackAll => f.write_str("@debug(stack)"),
             Decorator::StackTop(n) => write!(f, "@debug(stack.{n})"),
+            Decorator::MemAll => f.write_str("@debug(mem)"),
+            Decorator::MemInterval(a, b) => write!(f, "@debug(mem.{a}.{b})"),
+            Decorator::LocalInterval(a, b, c) => write!(f, "@debug(local.{a}.{b}.{c})"),
+            Decorator::Event(n) => write!(f, "@event({n})"),
+            Decorator::Trace(n) => write!(f, "@trace({n})"),
         }
     }
 }
@@ -247,6 +256,13 @@ fn parse_asmop(args: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
     }))
 }
 
+fn decimal<T: core::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
 fn parse_decorator(tok: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
     let (name, args) = tok.strip_prefix('@')?.split_once('(')?;
     let args = args.strip_suffix(')')?;
@@ -254,13 +270,29 @@ fn parse_decorator(tok: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
         "advice" => args.parse::<AdviceInjector>().ok().map(Decorator::Advice),
         "asmop" => parse_asmop(args, b),
         "debug" if args == "stack" => Some(Decorator::StackAll),
+        "debug" if args == "mem" => Some(Decorator::MemAll),
         "debug" => {
-            let n = args.strip_prefix("stack.")?;
-            if !n.bytes().all(|c| c.is_ascii_digit()) {
+            if let Some(n) = args.strip_prefix("stack.") {
+                return decimal(n).map(Decorator::StackTop);
+            }
+            if let Some(rest) = args.strip_prefix("mem.") {
+                let (a, b) = rest.split_once('.')?;
+                return Some(Decorator::MemInterval(decimal(a)?, decimal(b)?));
+            }
+            let rest = args.strip_prefix("local.")?;
+            let mut parts = rest.split('.');
+            let (a, b, c) = (parts.next()?, parts.next()?, parts.next()?);
+            if parts.next().is_some() {
                 return None;
             }
-            n.parse().ok().map(Decorator::StackTop)
+            Some(Decorator::LocalInterval(
+                decimal(a)?,
+                decimal(b)?,
+                decimal(c)?,
+            ))
         }
+        "event" => decimal(args).map(Decorator::Event),
+        "trace" => decimal(args).map(Decorator::Trace),
         _ => None,
     }
 }
@@ -299,7 +331,8 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
         let arity = match head.text {
             "join" | "split" => 2,
             "loop" | "call" | "syscall" | "root" | "entrypoint" => 1,
-            "dyn" => 0,
+            "dyn" | "dyncall" => 0,
+            "isa" => 1,
             "external" | "block" => usize::MAX,
             other => return Err(at(head, format!("unknown item `{other}`"))),
         };
@@ -317,6 +350,19 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
             "call" => b.add_call(node_ref(0)?, false).map(drop),
             "syscall" => b.add_call(node_ref(0)?, true).map(drop),
             "dyn" => b.add_dyn().map(drop),
+            "dyncall" => b.add_node(MastNode::DynCall).map(drop),
+            "isa" => {
+                let isa = match args[0].text {
+                    "0.10" => Isa::V0_10,
+                    "0.23" => Isa::V0_23,
+                    other => return Err(at(&args[0], format!("unknown isa `{other}`"))),
+                };
+                if !b.is_empty() {
+                    return Err(at(head, "`isa` must come before the nodes".into()));
+                }
+                b = MastForestBuilder::new_in(isa);
+                Ok(())
+            }
             "root" => b.add_root(node_ref(0)?),
             "entrypoint" => b.set_entrypoint(node_ref(0)?),
             "external" => {

@@ -9,12 +9,12 @@ use crate::block::BasicBlock;
 use crate::decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, StringId};
 use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable};
-use crate::ops::Operation;
+use crate::ops::{Isa, Operation};
 
 use super::error::{err, DecodeError, DecodeErrorKind, DecodeOptions, Result};
 use super::reader::{le_u32, Reader};
 use super::{
-    kind_tag, MAGIC, NODE_INFO_SIZE, SIMPLE_BY_OPCODE, STRING_REF_SIZE, TAG_ADVICE, TAG_ASMOP,
+    kind_tag, simple_by_opcode, MAGIC, NODE_INFO_SIZE, STRING_REF_SIZE, TAG_ADVICE, TAG_ASMOP,
     TAG_OP, TAG_OP_IMM, TAG_STACK_ALL, TAG_STACK_TOP, VERSION,
 };
 /// A node record, checked.
@@ -304,7 +304,7 @@ impl<'a> EncodedForest<'a> {
         let (uses_a, uses_b) = match kind {
             NodeKind::Join | NodeKind::Split | NodeKind::Block => (true, true),
             NodeKind::Loop | NodeKind::Call | NodeKind::SysCall => (true, false),
-            NodeKind::Dyn | NodeKind::External => (false, false),
+            NodeKind::Dyn | NodeKind::External | NodeKind::DynCall => (false, false),
         };
         if !uses_a && a != 0 {
             return err(at + 4, DecodeErrorKind::NonZeroPadding("unused node field"));
@@ -487,11 +487,15 @@ impl<'a> EncodedForest<'a> {
             roots.set(r as usize, true);
         }
         Ok(MastForest {
+            isa: Isa::V0_10,
             nodes,
             digests,
+            root_order: roots.iter_ones().map(|i| MastNodeId(i as u32)).collect(),
             roots,
             entrypoint: self.entrypoint.map(MastNodeId),
             strings,
+            advice_map: Vec::new(),
+            debug_info: None,
         })
     }
 
@@ -509,7 +513,7 @@ impl<'a> EncodedForest<'a> {
         if opts.trust_digests {
             return Ok(rec.digest);
         }
-        let computed = node.compute_digest(child_digest);
+        let computed = node.compute_digest(Isa::V0_10, child_digest);
         if computed != rec.digest {
             return err(
                 self.infos_offset + i as usize * NODE_INFO_SIZE + 16,
@@ -551,6 +555,7 @@ impl<'a> EncodedForest<'a> {
                 is_syscall: true,
             },
             NodeKind::Dyn => MastNode::Dyn,
+            NodeKind::DynCall => MastNode::DynCall,
             NodeKind::External => MastNode::External(rec.digest),
             NodeKind::Block => MastNode::Block(self.decode_block(i, rec, budget, end, string)?),
         })
@@ -592,7 +597,7 @@ impl<'a> EncodedForest<'a> {
         for _ in 0..total {
             // Fast path for the common entry, an operation without immediate.
             if let (Some(&TAG_OP), Some(&code)) = (r.bytes.get(r.pos), r.bytes.get(r.pos + 1)) {
-                if let Some(op) = SIMPLE_BY_OPCODE[code as usize] {
+                if let Some(op) = simple_by_opcode(code) {
                     if ops.len() < n_ops as usize {
                         ops.push(op);
                         r.pos += 2;
@@ -615,16 +620,16 @@ impl<'a> EncodedForest<'a> {
                 let code_at = r.at();
                 let code = r.u8("opcode")?;
                 let op = if tag == TAG_OP {
-                    match Operation::simple_from_opcode(code) {
+                    match Operation::simple_from_opcode(Isa::V0_10, code) {
                         Some(op) => op,
                         None => return err(code_at, unknown_or_mismatch(code, true)),
                     }
                 } else {
                     let imm_at = r.at();
                     let imm = r.vint("immediate")?;
-                    match Operation::with_immediate(code, imm) {
+                    match Operation::with_immediate(Isa::V0_10, code, imm) {
                         Ok(op) => op,
-                        Err(true) if code == crate::ops::OPCODE_PUSH => {
+                        Err(true) if code == crate::ops::OPCODE_PUSH_0_10 => {
                             return err(imm_at, DecodeErrorKind::NonCanonicalFelt("push immediate"))
                         }
                         Err(true) => {
@@ -799,8 +804,8 @@ fn layout_error(what: &'static str, expected: usize, found: usize) -> DecodeErro
 }
 
 fn unknown_or_mismatch(code: u8, under_plain_tag: bool) -> DecodeErrorKind {
-    let takes_imm = Operation::with_immediate(code, 0).is_ok();
-    let exists = takes_imm || Operation::simple_from_opcode(code).is_some();
+    let takes_imm = Operation::with_immediate(Isa::V0_10, code, 0).is_ok();
+    let exists = takes_imm || Operation::simple_from_opcode(Isa::V0_10, code).is_some();
     if !exists {
         DecodeErrorKind::UnknownOpcode(code)
     } else {

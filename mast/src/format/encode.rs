@@ -3,6 +3,7 @@
 use crate::block::BasicBlock;
 use crate::decorator::{AdviceInjector, Decorator, SignatureKind};
 use crate::forest::{MastForest, MastNode};
+use crate::ops::Isa;
 
 use super::{
     kind_tag, MAGIC, NODE_INFO_SIZE, TAG_ADVICE, TAG_ASMOP, TAG_OP, TAG_OP_IMM, TAG_STACK_ALL,
@@ -14,6 +15,82 @@ pub enum EncodeError {
     /// The data section would reach 2^32 bytes.
     #[error("data section exceeds 2^32 bytes")]
     DataTooLarge,
+    /// The forest holds something the target format cannot express.
+    #[error("{format} cannot express {what}")]
+    Unrepresentable {
+        /// The target format.
+        format: &'static str,
+        /// What it cannot express.
+        what: String,
+    },
+}
+
+impl EncodeError {
+    pub(crate) fn unrepresentable(format: &'static str, what: impl Into<String>) -> EncodeError {
+        EncodeError::Unrepresentable {
+            format,
+            what: what.into(),
+        }
+    }
+}
+
+/// Checks that the draft format can express `forest`: miden-core 0.10
+/// operations and RPO256 digests, no `dyncall`, no advice map, no 0.23 debug
+/// info, error codes that fit a `u32`.
+fn check_draft(forest: &MastForest) -> Result<(), EncodeError> {
+    const DRAFT: &str = "the draft format";
+    if forest.isa() != Isa::V0_10 {
+        return Err(EncodeError::unrepresentable(
+            DRAFT,
+            format!("a {} forest (convert it to 0.10 first)", forest.isa()),
+        ));
+    }
+    if !forest.advice_map().is_empty() {
+        return Err(EncodeError::unrepresentable(DRAFT, "an advice map"));
+    }
+    if forest.debug_info().is_some() {
+        return Err(EncodeError::unrepresentable(DRAFT, "miden 0.23 debug info"));
+    }
+    // The draft keeps the roots as a bitset: their order is index order.
+    if forest
+        .roots()
+        .zip(forest.roots().skip(1))
+        .any(|(a, b)| a > b)
+    {
+        return Err(EncodeError::unrepresentable(
+            DRAFT,
+            "roots out of index order",
+        ));
+    }
+    for (i, node) in forest.nodes().iter().enumerate() {
+        match node {
+            MastNode::DynCall => {
+                return Err(EncodeError::unrepresentable(
+                    DRAFT,
+                    format!("node {i}, a dyncall"),
+                ))
+            }
+            MastNode::Block(b) => {
+                let inexpressible = b.decorators.iter().find(|(_, d)| {
+                    !matches!(
+                        d,
+                        Decorator::Advice(_)
+                            | Decorator::AsmOp(_)
+                            | Decorator::StackAll
+                            | Decorator::StackTop(_)
+                    )
+                });
+                if let Some((_, d)) = inexpressible {
+                    return Err(EncodeError::unrepresentable(
+                        DRAFT,
+                        format!("node {i}: decorator {d:?}"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn put_vint(out: &mut Vec<u8>, v: u64) {
@@ -35,11 +112,13 @@ fn encode_block(b: &BasicBlock, data: &mut Vec<u8>) {
     };
     for (i, op) in b.ops.iter().enumerate() {
         emit_decs(i, data);
+        // `check_draft` and the builder admit only 0.10 operations.
+        let code = op.opcode_in(Isa::V0_10).unwrap_or(0);
         match op.immediate() {
-            None => data.extend_from_slice(&[TAG_OP, op.opcode()]),
+            None => data.extend_from_slice(&[TAG_OP, code]),
             Some(imm) => {
-                data.extend_from_slice(&[TAG_OP_IMM, op.opcode()]);
-                put_vint(data, imm);
+                data.extend_from_slice(&[TAG_OP_IMM, code]);
+                put_vint(data, imm.as_u64());
             }
         }
     }
@@ -72,11 +151,18 @@ fn encode_decorator(d: &Decorator, data: &mut Vec<u8>) {
         }
         Decorator::StackAll => data.push(TAG_STACK_ALL),
         Decorator::StackTop(n) => data.extend_from_slice(&[TAG_STACK_TOP, *n]),
+        // `check_draft` refused these.
+        Decorator::MemAll
+        | Decorator::MemInterval(..)
+        | Decorator::LocalInterval(..)
+        | Decorator::Event(_)
+        | Decorator::Trace(_) => {}
     }
 }
 
 /// Encodes `forest` following the encoding steps of the specification.
 pub fn encode(forest: &MastForest) -> Result<Vec<u8>, EncodeError> {
+    check_draft(forest)?;
     let n = forest.len();
     let mut out = Vec::with_capacity(64 + n * (NODE_INFO_SIZE + 1));
     let data_hint: usize = forest.strings().iter().map(str::len).sum::<usize>()
@@ -127,7 +213,7 @@ pub fn encode(forest: &MastForest) -> Result<Vec<u8>, EncodeError> {
             MastNode::Split { on_true, on_false } => (on_true.0, on_false.0, 0),
             MastNode::Loop { body } => (body.0, 0, 0),
             MastNode::Call { callee, .. } => (callee.0, 0, 0),
-            MastNode::Dyn | MastNode::External(_) => (0, 0, 0),
+            MastNode::Dyn | MastNode::DynCall | MastNode::External(_) => (0, 0, 0),
         };
         rec[4..8].copy_from_slice(&a.to_le_bytes());
         rec[8..12].copy_from_slice(&b.to_le_bytes());

@@ -199,9 +199,22 @@ pub enum DecodeErrorKind {
     /// No root has the requested digest.
     #[error("no root has digest {0}")]
     RootNotFound(Digest),
+    /// Flag bits that no version defines.
+    #[error("unknown flags {0:#04x}")]
+    UnknownFlags(u8),
+    /// A value that breaks a rule of the format.
+    #[error("{0}")]
+    Invalid(&'static str),
+    /// A well-formed layout that Miden's serializer never writes, which
+    /// could therefore not be rewritten byte for byte.
+    #[error("non-canonical {0}")]
+    NonCanonical(&'static str),
+    /// A construct this crate does not read yet.
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
 }
 
-/// A decoding error at a byte offset of the input.
+/// A decoding error at a byte offset of the input (of every format).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("error at byte {offset}: {kind}")]
 pub struct DecodeError {
@@ -211,11 +224,19 @@ pub struct DecodeError {
     pub kind: DecodeErrorKind,
 }
 
-pub(super) type Result<T, E = DecodeError> = core::result::Result<T, E>;
+impl DecodeError {
+    /// The error of a sub-slice starting at `base`, as an error of the whole input.
+    pub(crate) fn shifted(mut self, base: usize) -> DecodeError {
+        self.offset += base;
+        self
+    }
+}
+
+pub(crate) type Result<T, E = DecodeError> = core::result::Result<T, E>;
 
 #[cold]
 #[inline(never)]
-pub(super) fn err<T>(offset: usize, kind: DecodeErrorKind) -> Result<T> {
+pub(crate) fn err<T>(offset: usize, kind: DecodeErrorKind) -> Result<T> {
     Err(DecodeError { offset, kind })
 }
 

@@ -121,11 +121,12 @@
 
 mod decode;
 mod encode;
-mod error;
+pub(crate) mod error;
 mod reader;
 
 pub use decode::{decode, decode_root, EncodedForest, NodeRecord};
 pub use encode::{encode, EncodeError};
+pub(crate) use error::{err, Result};
 pub use error::{DecodeError, DecodeErrorKind, DecodeOptions};
 
 use crate::forest::NodeKind;
@@ -140,16 +141,10 @@ pub const NODE_INFO_SIZE: usize = 48;
 /// Size of a string record.
 pub const STRING_REF_SIZE: usize = 8;
 
-/// Operations without immediate by opcode, for the decoder's fast path.
-pub(crate) const SIMPLE_BY_OPCODE: [Option<Operation>; 256] = {
-    let mut table = [None; 256];
-    let mut code = 0;
-    while code < 256 {
-        table[code] = Operation::simple_from_opcode(code as u8);
-        code += 1;
-    }
-    table
-};
+/// Operations without immediate by 0.10 opcode, for the decoder's fast path.
+pub(crate) fn simple_by_opcode(code: u8) -> Option<Operation> {
+    Operation::simple_from_opcode(crate::ops::Isa::V0_10, code)
+}
 
 pub(crate) const TAG_OP: u8 = 0;
 pub(crate) const TAG_OP_IMM: u8 = 1;

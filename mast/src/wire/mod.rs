@@ -1,0 +1,481 @@
+//! The files Miden ships: every released wire version of a MAST forest, the
+//! draft format, and libraries (`.masl`).
+//!
+//! | format      | header                         | digests   | module      |
+//! |-------------|--------------------------------|-----------|-------------|
+//! | draft       | `MAST\0` `[0,0,0]`             | RPO256    | [`crate::format`] |
+//! | miden 0.10  | `MAST\0` `[0,0,0]`             | RPO256    | `v010`      |
+//! | miden 0.23  | `MAST` flags `[0,0,3]`         | Poseidon2 | `v023`      |
+//!
+//! The draft and miden-core 0.10 share their 8-byte header. They are told
+//! apart by layout: after the header, 0.10 has a `usize` node count, two
+//! `Vec<u32>`s and a `Vec<u8>`, then exactly 40 bytes per node. [`detect`]
+//! reads a file as 0.10 when those lengths fit in the file, and as the draft
+//! otherwise; the draft's first fields (an entrypoint, a node count, a
+//! bitset padded to 4 bytes, 48-byte records) do not fit them but for
+//! contrived inputs, and a caller who knows better says so (`Format::Draft`).
+//!
+//! A library is a forest followed by its exports: a `usize` count, then per
+//! export (0.10) a module path (`u16` length and bytes), a name (`usize`
+//! length and bytes), a tag (0: a node `u32`, 1: a digest), or (0.23) a tag
+//! 0, a path (`u16` length and bytes), a node `u32`, a signature flag and
+//! the attributes (a `Vec`).
+//!
+//! FIXME: the wire versions `[0,0,4]` (debug info moved out of the forest,
+//! trailing bytes refused) and `[0,0,5]` (the 1.0 line) are refused with a
+//! typed error: their layouts are not implemented.
+
+pub(crate) mod cursor;
+pub(crate) mod v010;
+pub(crate) mod v023;
+
+use core::fmt;
+
+use crate::felt::Digest;
+use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
+use crate::ops::Isa;
+
+use cursor::{put_u32, put_usize, put_word, Cursor};
+
+/// The wire formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// The MAST design document's draft (this crate's [`crate::format`]).
+    Draft,
+    /// miden-core 0.10, version `[0, 0, 0]`.
+    V0_10,
+    /// miden-core 0.23, version `[0, 0, 3]`.
+    V0_23,
+}
+
+impl Format {
+    /// The version bytes of the header.
+    pub fn version(self) -> [u8; 3] {
+        match self {
+            Format::Draft | Format::V0_10 => [0, 0, 0],
+            Format::V0_23 => v023::VERSION,
+        }
+    }
+
+    /// The instruction set of the format's forests.
+    pub fn isa(self) -> Isa {
+        match self {
+            Format::Draft | Format::V0_10 => Isa::V0_10,
+            Format::V0_23 => Isa::V0_23,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c] = self.version();
+        match self {
+            Format::Draft => write!(f, "draft (version [{a},{b},{c}])"),
+            Format::V0_10 => write!(f, "miden 0.10 (version [{a},{b},{c}])"),
+            Format::V0_23 => write!(f, "miden 0.23 (version [{a},{b},{c}])"),
+        }
+    }
+}
+
+/// The flags of the 0.23 header.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags {
+    /// No debug-info section.
+    pub stripped: bool,
+    /// No digests of internal nodes (implies `stripped`).
+    pub hashless: bool,
+}
+
+impl fmt::Display for Flags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match (self.stripped, self.hashless) {
+            (_, true) => "stripped, hashless",
+            (true, false) => "stripped",
+            (false, false) => "none",
+        })
+    }
+}
+
+/// An export of a library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Export {
+    /// The fully qualified path (`module::name`).
+    pub path: String,
+    /// What it names.
+    pub target: ExportTarget,
+}
+
+/// What an export names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// A root of the library's forest.
+    Node(MastNodeId),
+    /// A procedure of another library, by digest (0.10 re-exports).
+    Digest(Digest),
+}
+
+/// A decoded file: its format, its forest and, for a library, its exports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MastFile {
+    /// The wire format.
+    pub format: Format,
+    /// The flags (0.23; default otherwise).
+    pub flags: Flags,
+    /// The forest.
+    pub forest: MastForest,
+    /// The exports, for a library (`.masl`).
+    pub exports: Option<Vec<Export>>,
+}
+
+impl MastFile {
+    /// The digest an export names.
+    pub fn export_digest(&self, e: &Export) -> Digest {
+        match e.target {
+            ExportTarget::Node(id) => self.forest.digest(id),
+            ExportTarget::Digest(d) => d,
+        }
+    }
+}
+
+/// The format and flags of `bytes`, from its header (and, for the header the
+/// draft and 0.10 share, its layout; see the module docs).
+pub fn detect(bytes: &[u8]) -> Result<(Format, Flags)> {
+    if bytes.len() < 8 {
+        return err(bytes.len(), DecodeErrorKind::Truncated("header"));
+    }
+    if bytes[..4] != v023::MAGIC {
+        return err(0, DecodeErrorKind::BadMagic);
+    }
+    let version = [bytes[5], bytes[6], bytes[7]];
+    match version {
+        [0, 0, 0] if bytes[4] == 0 => Ok((
+            if v010::looks_like(bytes) {
+                Format::V0_10
+            } else {
+                Format::Draft
+            },
+            Flags::default(),
+        )),
+        [0, 0, 3] => Ok((Format::V0_23, v023::read_flags(bytes[4])?)),
+        // FIXME: [0,0,4] and [0,0,5] (see the module docs).
+        _ => err(5, DecodeErrorKind::UnsupportedVersion(version)),
+    }
+}
+
+/// Decodes a forest or a library in any format, detected by [`detect`].
+pub fn read(bytes: &[u8], opts: DecodeOptions) -> Result<MastFile> {
+    let (format, _) = detect(bytes)?;
+    read_as(bytes, format, opts)
+}
+
+/// Decodes a forest or a library in `format`.
+pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<MastFile> {
+    let (forest, end, flags) = match format {
+        Format::Draft => {
+            let (encoded, end) = crate::format::EncodedForest::parse_prefix(bytes)?;
+            (encoded.decode(opts)?, end, Flags::default())
+        }
+        Format::V0_10 => {
+            if bytes.get(..8) != Some(&v010::HEADER[..]) {
+                return err(0, DecodeErrorKind::BadMagic);
+            }
+            let (forest, end) = v010::decode(bytes, 8, opts)?;
+            (forest, end, Flags::default())
+        }
+        Format::V0_23 => {
+            let (f, flags) = detect(bytes)?;
+            if f != Format::V0_23 {
+                return err(5, DecodeErrorKind::UnsupportedVersion(f.version()));
+            }
+            let (forest, end) = v023::decode(bytes, flags, opts)?;
+            (forest, end, flags)
+        }
+    };
+    let exports = if end == bytes.len() {
+        None
+    } else if format == Format::Draft {
+        return err(end, DecodeErrorKind::TrailingBytes(bytes.len() - end));
+    } else {
+        let mut c = Cursor::new(bytes, end);
+        let exports = read_exports(&mut c, format, &forest)?;
+        if !c.is_at_end() {
+            return err(c.at(), DecodeErrorKind::TrailingBytes(c.remaining()));
+        }
+        Some(exports)
+    };
+    Ok(MastFile {
+        format,
+        flags,
+        forest,
+        exports,
+    })
+}
+
+fn read_exports(c: &mut Cursor<'_>, format: Format, forest: &MastForest) -> Result<Vec<Export>> {
+    let n = c.count("exports", 7)?;
+    let mut exports = Vec::with_capacity(n);
+    let path = |c: &mut Cursor<'_>| -> Result<String> {
+        let len = c.u16("path length")? as usize;
+        let at = c.at();
+        let bytes = c.take(len, "path")?;
+        match core::str::from_utf8(bytes) {
+            Ok(s) => Ok(s.to_string()),
+            Err(e) => err(
+                at + e.valid_up_to(),
+                DecodeErrorKind::Invalid("path is not UTF-8"),
+            ),
+        }
+    };
+    let node = |c: &mut Cursor<'_>| -> Result<ExportTarget> {
+        let at = c.at();
+        let id = c.u32("export node")?;
+        match forest.node_id(id as usize) {
+            Some(id) => Ok(ExportTarget::Node(id)),
+            None => err(
+                at,
+                DecodeErrorKind::NodeOutOfRange {
+                    index: id,
+                    count: forest.len() as u32,
+                },
+            ),
+        }
+    };
+    for _ in 0..n {
+        let export = if format == Format::V0_10 {
+            let module = path(c)?;
+            let path = format!("{module}::{}", c.string("export name")?);
+            let at = c.at();
+            let target = match c.u8("export tag")? {
+                0 => node(c)?,
+                1 => ExportTarget::Digest(c.word("export digest")?),
+                _ => return err(at, DecodeErrorKind::Invalid("export tag")),
+            };
+            Export { path, target }
+        } else {
+            let at = c.at();
+            if c.u8("export tag")? != 0 {
+                // FIXME: constant and type exports are not read.
+                return err(
+                    at,
+                    DecodeErrorKind::Unsupported("a constant or type export"),
+                );
+            }
+            let path = path(c)?;
+            let target = node(c)?;
+            let at = c.at();
+            if c.bool("signature flag")? {
+                // FIXME: procedure signatures are not read.
+                return err(at, DecodeErrorKind::Unsupported("a procedure signature"));
+            }
+            let at = c.at();
+            if c.usize("attributes")? != 0 {
+                // FIXME: procedure attributes are not read.
+                return err(at, DecodeErrorKind::Unsupported("procedure attributes"));
+            }
+            Export { path, target }
+        };
+        exports.push(export);
+    }
+    Ok(exports)
+}
+
+/// Encodes `forest` (with `exports`, a library) in `format` with `flags`.
+pub fn write(
+    forest: &MastForest,
+    exports: Option<&[Export]>,
+    format: Format,
+    flags: Flags,
+) -> core::result::Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    match format {
+        Format::Draft => {
+            if exports.is_some() {
+                return Err(EncodeError::unrepresentable(
+                    "the draft format",
+                    "library exports",
+                ));
+            }
+            out = crate::format::encode(forest)?;
+        }
+        Format::V0_10 => v010::encode(forest, &mut out)?,
+        Format::V0_23 => v023::encode(forest, flags, &mut out)?,
+    }
+    if let Some(exports) = exports {
+        put_usize(&mut out, exports.len());
+        for e in exports {
+            write_export(e, format, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+fn write_export(
+    e: &Export,
+    format: Format,
+    out: &mut Vec<u8>,
+) -> core::result::Result<(), EncodeError> {
+    let put_path = |out: &mut Vec<u8>, p: &str| -> core::result::Result<(), EncodeError> {
+        let len = u16::try_from(p.len())
+            .map_err(|_| EncodeError::unrepresentable("a library", "a path over 65535 bytes"))?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(p.as_bytes());
+        Ok(())
+    };
+    match format {
+        Format::V0_10 => {
+            let (module, name) = e.path.rsplit_once("::").unwrap_or(("", &e.path));
+            put_path(out, module)?;
+            cursor::put_str(out, name);
+            match e.target {
+                ExportTarget::Node(id) => {
+                    out.push(0);
+                    put_u32(out, id.0);
+                }
+                ExportTarget::Digest(d) => {
+                    out.push(1);
+                    put_word(out, &d);
+                }
+            }
+        }
+        _ => {
+            let ExportTarget::Node(id) = e.target else {
+                return Err(EncodeError::unrepresentable(
+                    "miden 0.23",
+                    "a re-export by digest",
+                ));
+            };
+            out.push(0);
+            put_path(out, &e.path)?;
+            put_u32(out, id.0);
+            // No signature, no attributes.
+            out.extend_from_slice(&[0, 1]);
+        }
+    }
+    Ok(())
+}
+
+/// Checks that version `isa` can express every node and operation of `forest`.
+pub(crate) fn check_encodable(
+    forest: &MastForest,
+    isa: Isa,
+    format: &'static str,
+) -> core::result::Result<(), EncodeError> {
+    if forest.isa() != isa {
+        return Err(EncodeError::unrepresentable(
+            format,
+            format!("a {} forest (convert it first)", forest.isa()),
+        ));
+    }
+    for (i, node) in forest.nodes().iter().enumerate() {
+        if let MastNode::Block(b) = node {
+            if let Some(op) = b.ops().iter().find(|op| !op.exists_in(isa)) {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: `{op}`"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The digest of a decoded node: the recorded one when digests are trusted,
+/// else the computed one, which must equal it (`at` is the recorded digest's
+/// offset).
+pub(crate) fn verify_or_take(
+    node: &MastNode,
+    isa: Isa,
+    recorded: Digest,
+    opts: DecodeOptions,
+    b: &MastForestBuilder,
+    at: usize,
+) -> Result<Digest> {
+    if opts.trust_digests {
+        return Ok(recorded);
+    }
+    let computed = node.compute_digest(isa, |c| b.digests()[c.index()]);
+    if computed != recorded {
+        let node = b.len() as u32;
+        return err(
+            at,
+            DecodeErrorKind::DigestMismatch {
+                node,
+                recorded,
+                computed,
+            },
+        );
+    }
+    Ok(computed)
+}
+
+/// `forest` in version `isa`: the same nodes, operations and roots, with
+/// digests recomputed by that version's rules.
+///
+/// Fails with a typed error when `isa` cannot express the forest: an
+/// operation the version lacks (or a 0.23 error code above `u32::MAX` for
+/// 0.10), a `dyncall` in 0.10, an external node (its digest belongs to the
+/// other hash function), an advice map or 0.23 debug info in 0.10.
+pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest, EncodeError> {
+    if forest.isa() == isa {
+        return Ok(forest.clone());
+    }
+    let format = match isa {
+        Isa::V0_10 => "miden 0.10",
+        Isa::V0_23 => "miden 0.23",
+    };
+    if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
+        return Err(EncodeError::unrepresentable(format, "an advice map"));
+    }
+    if isa == Isa::V0_10 && forest.debug_info().is_some() {
+        return Err(EncodeError::unrepresentable(
+            format,
+            "miden 0.23 debug info (strip it)",
+        ));
+    }
+    let mut b = MastForestBuilder::new_in(isa);
+    for s in forest.strings().iter() {
+        b.intern(s);
+    }
+    for (i, node) in forest.nodes().iter().enumerate() {
+        let node = match node {
+            MastNode::External(_) => {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: an external digest of the other hash function"),
+                ))
+            }
+            MastNode::Block(block) if isa == Isa::V0_23 && !block.decorators().is_empty() => {
+                // FIXME: 0.10 decorators are not moved into 0.23 debug info.
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: decorators"),
+                ));
+            }
+            other => other.clone(),
+        };
+        if let MastNode::Block(block) = &node {
+            if let Some(op) = block.ops().iter().find(|op| !op.exists_in(isa)) {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: `{op}`"),
+                ));
+            }
+        }
+        if matches!(node, MastNode::DynCall) && isa == Isa::V0_10 {
+            return Err(EncodeError::unrepresentable(
+                format,
+                format!("node {i}, a dyncall"),
+            ));
+        }
+        let digest = node.compute_digest(isa, |c| b.digests()[c.index()]);
+        b.push_unchecked(node, digest);
+    }
+    for r in forest.roots() {
+        b.push_root_unchecked(r);
+    }
+    let mut out = b.finish();
+    out.entrypoint = forest.entrypoint();
+    out.advice_map = forest.advice_map.clone();
+    Ok(out)
+}

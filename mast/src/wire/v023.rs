@@ -1,0 +1,668 @@
+//! The wire format of miden-core 0.23 (`MAST`, a flags byte, version
+//! `[0, 0, 3]`).
+//!
+//! ```text
+//! magic        4 bytes  b"MAST"
+//! flags        1 byte   bit 0 stripped (no debug info), bit 1 hashless (no
+//!                       internal digests; implies stripped); others zero
+//! version      3 bytes  [0, 0, 3]
+//! internal     usize    number of non-external nodes
+//! external     usize    number of external nodes
+//! roots        Vec<u32> node indices, in the forest's root order
+//! blocks       Vec<u8>  the basic-block data, back to back in node order
+//! entries      n = internal + external u64 entries: tag << 60 | payload;
+//!                       tags 0 Join, 1 Split, 2 Loop, 3 Block, 4 Call,
+//!                       5 SysCall, 6 Dyn, 7 DynCall, 8 External; a block's
+//!                       payload is its offset in `blocks`
+//! externals    external × 32-byte digests, in node order
+//! digests      internal × 32-byte digests, in node order (not if hashless)
+//! advice map   usize count, then (word key, Vec<Felt> values) pairs
+//! debug info   (not if stripped) see below
+//! ```
+//!
+//! A block's data is its operations in padded form (`Vec<Operation>`: an
+//! opcode byte and, for `push`/`assert`/`mpverify`/`u32assert2`, the value or
+//! error code as a `u64`), the number of batches as a `u32`, then per batch
+//! four bytes of group sizes (eight 4-bit deltas of the batch's index
+//! pointer), then per batch one byte of padding flags. Padding `noop`s close a
+//! group that would otherwise end with an immediate-carrying operation or be
+//! empty, and a batch's group count is rounded up to a power of two; the
+//! decoder recomputes this layout from the unpadded operations and requires
+//! the file's to be it, so that every block has one encoding.
+//!
+//! The debug-info section is, in order: decorator data (`Vec<u8>`), its
+//! string table (`Vec<usize>` offsets, `Vec<u8>` data), decorator records
+//! (5 bytes each), error-code messages (`BTreeMap<u64, String>`), the
+//! operation→decorator table (`Vec<u32>`, `Vec<usize>`, `Vec<usize>`), the
+//! node→decorator tables (two CSR matrices of `u32`), procedure names
+//! (`BTreeMap<Word, String>`), assembly-op data, string table and records
+//! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
+//! debug variables, and the operation→debug-variable table.
+
+use crate::block::{BasicBlock, BATCH_SIZE, GROUP_SIZE};
+use crate::felt::{Digest, Felt};
+use crate::forest::{DebugInfo, MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
+use crate::ops::{Isa, Operation};
+
+use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
+use super::v010::{add_roots, child_id};
+use super::{check_encodable, verify_or_take, Flags};
+
+/// The magic bytes.
+pub const MAGIC: [u8; 4] = *b"MAST";
+/// The version of the 0.23 line.
+pub const VERSION: [u8; 3] = [0, 0, 3];
+const FLAG_STRIPPED: u8 = 1;
+const FLAG_HASHLESS: u8 = 2;
+
+/// The flags of the header byte at offset 4.
+pub(crate) fn read_flags(byte: u8) -> Result<Flags> {
+    if byte & !(FLAG_STRIPPED | FLAG_HASHLESS) != 0 {
+        return err(4, DecodeErrorKind::UnknownFlags(byte));
+    }
+    if byte & FLAG_HASHLESS != 0 && byte & FLAG_STRIPPED == 0 {
+        return err(4, DecodeErrorKind::Invalid("hashless without stripped"));
+    }
+    Ok(Flags {
+        stripped: byte & FLAG_STRIPPED != 0,
+        hashless: byte & FLAG_HASHLESS != 0,
+    })
+}
+
+/// A batch of a block in the padded form of miden-core 0.23.
+#[derive(Debug, PartialEq, Eq)]
+struct PaddedBatch {
+    /// Group sizes in operations (padding `noop`s included).
+    group_sizes: [u8; BATCH_SIZE],
+    padding: [bool; BATCH_SIZE],
+}
+
+/// miden-core 0.23's batching of a block, with its padding `noop`s: the
+/// batches and the padded operation count. See the module docs.
+fn pad_batches(ops: &[Operation]) -> (Vec<PaddedBatch>, usize) {
+    let mut batches = Vec::new();
+    let mut acc = Accumulator::new();
+    let mut padded_len = 0;
+    for op in ops {
+        if !acc.can_accept(op) {
+            let (batch, len) = std::mem::replace(&mut acc, Accumulator::new()).finish();
+            padded_len += len;
+            batches.push(batch);
+        }
+        acc.add(op);
+    }
+    let (batch, len) = acc.finish();
+    batches.push(batch);
+    (batches, padded_len + len)
+}
+
+/// Counts of one batch under construction, following miden-core's
+/// `OpBatchAccumulator` (opcode values are not needed for the layout).
+struct Accumulator {
+    /// Operations so far, padding included.
+    ops: usize,
+    /// Operations per group (immediate groups hold none).
+    sizes: [u8; BATCH_SIZE],
+    padding: [bool; BATCH_SIZE],
+    op_idx: usize,
+    group_idx: usize,
+    next_group_idx: usize,
+    last_has_imm: bool,
+}
+
+impl Accumulator {
+    fn new() -> Self {
+        Accumulator {
+            ops: 0,
+            sizes: [0; BATCH_SIZE],
+            padding: [false; BATCH_SIZE],
+            op_idx: 0,
+            group_idx: 0,
+            next_group_idx: 1,
+            last_has_imm: false,
+        }
+    }
+
+    fn can_accept(&self, op: &Operation) -> bool {
+        if op.imm_value().is_some() {
+            if self.op_idx < GROUP_SIZE - 1 {
+                self.next_group_idx < BATCH_SIZE
+            } else {
+                self.next_group_idx + 1 < BATCH_SIZE
+            }
+        } else {
+            self.op_idx < GROUP_SIZE || self.next_group_idx < BATCH_SIZE
+        }
+    }
+
+    fn add(&mut self, op: &Operation) {
+        if self.op_idx == GROUP_SIZE {
+            self.finalize_group();
+        }
+        let has_imm = op.imm_value().is_some();
+        if has_imm {
+            if self.op_idx == GROUP_SIZE - 1 {
+                self.finalize_group();
+            }
+            self.next_group_idx += 1;
+        }
+        self.push(has_imm);
+    }
+
+    fn push(&mut self, has_imm: bool) {
+        self.ops += 1;
+        self.op_idx += 1;
+        self.last_has_imm = has_imm;
+    }
+
+    /// A group may neither be empty nor end with an immediate-carrying
+    /// operation: such a group is closed with a padding `noop`.
+    fn pad_if_needed(&mut self) {
+        if self.op_idx == 0 || self.last_has_imm {
+            self.push(false);
+            self.padding[self.group_idx] = true;
+        }
+    }
+
+    fn finalize_group(&mut self) {
+        self.pad_if_needed();
+        self.sizes[self.group_idx] = self.op_idx as u8;
+        self.group_idx = self.next_group_idx;
+        self.next_group_idx = self.group_idx + 1;
+        self.op_idx = 0;
+        self.last_has_imm = false;
+    }
+
+    /// The batch, its group count rounded up to a power of two with groups
+    /// of one padding `noop`, and its padded operation count.
+    fn finish(mut self) -> (PaddedBatch, usize) {
+        let num_groups = self.next_group_idx;
+        for _ in num_groups..num_groups.next_power_of_two() {
+            self.finalize_group();
+        }
+        self.pad_if_needed();
+        self.sizes[self.group_idx] = self.op_idx as u8;
+        let batch = PaddedBatch {
+            group_sizes: self.sizes,
+            padding: self.padding,
+        };
+        (batch, self.ops)
+    }
+}
+
+/// Where the sections of a 0.23 forest start.
+struct Sections<'a> {
+    internal: usize,
+    external: usize,
+    roots: Vec<(usize, u32)>,
+    blocks: &'a [u8],
+    blocks_at: usize,
+    entries_at: usize,
+    externals_at: usize,
+    hashes_at: Option<usize>,
+}
+
+fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
+    let internal = c.count("internal node count", 8)?;
+    let external = c.count("external node count", 8 + 32)?;
+    let n = c.count("roots", 4)?;
+    let mut roots = Vec::with_capacity(n);
+    for _ in 0..n {
+        roots.push((c.at(), c.u32("root")?));
+    }
+    let len = c.count("basic-block data", 1)?;
+    let blocks_at = c.at();
+    let blocks = c.take(len, "basic-block data")?;
+    let entries_at = c.at();
+    // Both counts are bounded by the input, so their sum cannot overflow.
+    let total = internal + external;
+    c.take(total.saturating_mul(8), "node entries")?;
+    let externals_at = c.at();
+    c.take(external * 32, "external digests")?;
+    let hashes_at = if flags.hashless {
+        None
+    } else {
+        let at = c.at();
+        c.take(internal.saturating_mul(32), "node digests")?;
+        Some(at)
+    };
+    Ok(Sections {
+        internal,
+        external,
+        roots,
+        blocks,
+        blocks_at,
+        entries_at,
+        externals_at,
+        hashes_at,
+    })
+}
+
+/// Decodes a 0.23 forest whose header says `flags`; returns it and the
+/// offset where it ends.
+pub(crate) fn decode(
+    bytes: &[u8],
+    flags: Flags,
+    opts: DecodeOptions,
+) -> Result<(MastForest, usize)> {
+    let mut c = Cursor::new(bytes, 8);
+    let s = read_sections(&mut c, flags)?;
+    let advice_map = read_advice_map(&mut c)?;
+    let debug_info = if flags.stripped {
+        None
+    } else {
+        Some(read_debug_info(&mut c)?)
+    };
+    let mut b = MastForestBuilder::new_in(Isa::V0_23);
+    let (mut block_pos, mut ext_seen, mut int_seen) = (0usize, 0usize, 0usize);
+    for i in 0..s.internal + s.external {
+        let at = s.entries_at + 8 * i;
+        let entry = Cursor::new(bytes, at).u64("node entry")?;
+        let (tag, payload) = ((entry >> 60) as u8, entry & ((1 << 60) - 1));
+        let pair = ((payload >> 30) as u32, (payload & 0x3fff_ffff) as u32);
+        let single = || -> Result<u32> {
+            u32::try_from(payload).or_else(|_| {
+                err(
+                    at,
+                    DecodeErrorKind::Invalid("entry payload exceeds 32 bits"),
+                )
+            })
+        };
+        let child = |id: u32| child_id(i, id, at);
+        let node = match tag {
+            0 => MastNode::Join {
+                left: child(pair.0)?,
+                right: child(pair.1)?,
+            },
+            1 => MastNode::Split {
+                on_true: child(pair.0)?,
+                on_false: child(pair.1)?,
+            },
+            2 => MastNode::Loop {
+                body: child(single()?)?,
+            },
+            4 | 5 => MastNode::Call {
+                callee: child(single()?)?,
+                is_syscall: tag == 5,
+            },
+            6..=8 if payload != 0 => {
+                return err(at, DecodeErrorKind::NonZeroPadding("unused entry payload"))
+            }
+            6 => MastNode::Dyn,
+            7 => MastNode::DynCall,
+            8 => {
+                if ext_seen == s.external {
+                    return err(
+                        at,
+                        DecodeErrorKind::Invalid("more external nodes than counted"),
+                    );
+                }
+                let d =
+                    Cursor::new(bytes, s.externals_at + 32 * ext_seen).word("external digest")?;
+                ext_seen += 1;
+                MastNode::External(d)
+            }
+            3 => {
+                if single()? as usize != block_pos {
+                    let (expected, found) = (block_pos as u64, payload);
+                    return err(
+                        at,
+                        DecodeErrorKind::DataLayout {
+                            what: "block",
+                            expected,
+                            found,
+                        },
+                    );
+                }
+                let mut d = Cursor::new(s.blocks, block_pos);
+                let block = decode_block(&mut d).map_err(|e| e.shifted(s.blocks_at))?;
+                block_pos = d.at();
+                MastNode::Block(block)
+            }
+            tag => {
+                return err(
+                    at,
+                    DecodeErrorKind::UnknownNodeTag {
+                        node: i as u32,
+                        tag,
+                    },
+                )
+            }
+        };
+        let digest = match (&node, s.hashes_at) {
+            (MastNode::External(d), _) => *d,
+            (_, None) => node.compute_digest(Isa::V0_23, |c| b.digests()[c.index()]),
+            (_, Some(hashes_at)) => {
+                if int_seen == s.internal {
+                    return err(
+                        at,
+                        DecodeErrorKind::Invalid("more internal nodes than counted"),
+                    );
+                }
+                let at = hashes_at + 32 * int_seen;
+                int_seen += 1;
+                let recorded = Cursor::new(bytes, at).word("node digest")?;
+                verify_or_take(&node, Isa::V0_23, recorded, opts, &b, at)?
+            }
+        };
+        b.push_unchecked(node, digest);
+    }
+    if ext_seen != s.external {
+        return err(
+            s.entries_at,
+            DecodeErrorKind::Invalid("fewer external nodes than counted"),
+        );
+    }
+    if block_pos != s.blocks.len() {
+        let unused = s.blocks.len() - block_pos;
+        return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
+    }
+    add_roots(&mut b, &s.roots, s.internal + s.external)?;
+    let mut forest = b.finish();
+    forest.advice_map = advice_map;
+    forest.debug_info = debug_info;
+    Ok((forest, c.at()))
+}
+
+fn decode_op(c: &mut Cursor<'_>) -> Result<Operation> {
+    let at = c.at();
+    let code = c.u8("opcode")?;
+    if let Some(op) = Operation::simple_from_opcode(Isa::V0_23, code) {
+        return Ok(op);
+    }
+    if Operation::with_immediate(Isa::V0_23, code, 0).is_err() {
+        return err(at, DecodeErrorKind::UnknownOpcode(code));
+    }
+    let imm = c.felt("immediate")?;
+    Operation::with_immediate(Isa::V0_23, code, imm.as_u64())
+        .or_else(|_| err(at, DecodeErrorKind::UnknownOpcode(code)))
+}
+
+/// A block's padded operations and batch layout, checked to be the layout
+/// miden-core computes for the unpadded operations.
+fn decode_block(c: &mut Cursor<'_>) -> Result<BasicBlock> {
+    let start = c.at();
+    let n = c.count("operations", 1)?;
+    let mut padded = Vec::with_capacity(n);
+    for _ in 0..n {
+        padded.push(decode_op(c)?);
+    }
+    let batches_at = c.at();
+    let num_batches = c.u32("batch count")? as usize;
+    if num_batches > c.remaining() / 5 {
+        let (count, available) = (num_batches as u64, c.remaining());
+        return err(
+            batches_at,
+            DecodeErrorKind::CountTooLarge {
+                field: "batches",
+                count,
+                available,
+            },
+        );
+    }
+    let mut wire = Vec::with_capacity(num_batches);
+    for _ in 0..num_batches {
+        let at = c.at();
+        let packed: [u8; 4] = c.array("group sizes")?;
+        let mut group_sizes = [0u8; BATCH_SIZE];
+        for (g, size) in group_sizes.iter_mut().enumerate() {
+            *size = (packed[g / 2] >> ((g % 2) * 4)) & 0x0f;
+            if *size as usize > GROUP_SIZE {
+                return err(
+                    at,
+                    DecodeErrorKind::Invalid("group of more than 9 operations"),
+                );
+            }
+        }
+        wire.push(PaddedBatch {
+            group_sizes,
+            padding: [false; BATCH_SIZE],
+        });
+    }
+    for batch in &mut wire {
+        let bits = c.u8("padding flags")?;
+        for (g, p) in batch.padding.iter_mut().enumerate() {
+            *p = bits & (1 << g) != 0;
+        }
+    }
+    let ops =
+        unpad(&padded, &wire).or_else(|what| err(batches_at, DecodeErrorKind::Invalid(what)))?;
+    if ops.is_empty() {
+        return err(start, DecodeErrorKind::Invalid("empty basic block"));
+    }
+    let (expected, padded_len) = pad_batches(&ops);
+    if expected != wire || padded_len != padded.len() {
+        return err(batches_at, DecodeErrorKind::NonCanonical("batch layout"));
+    }
+    Ok(BasicBlock {
+        ops,
+        decorators: Vec::new(),
+    })
+}
+
+/// The operations without their padding `noop`s.
+fn unpad(padded: &[Operation], batches: &[PaddedBatch]) -> Result<Vec<Operation>, &'static str> {
+    let mut ops = Vec::with_capacity(padded.len());
+    let mut pos = 0;
+    for batch in batches {
+        for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
+            let end = pos + *size as usize;
+            let group = padded.get(pos..end).ok_or("groups exceed the operations")?;
+            let kept = match (pad, group.split_last()) {
+                (false, _) => group,
+                (true, Some((Operation::Noop, rest))) => rest,
+                (true, _) => return Err("a padded group must end with noop"),
+            };
+            ops.extend_from_slice(kept);
+            pos = end;
+        }
+    }
+    if pos != padded.len() {
+        return Err("operations outside every group");
+    }
+    Ok(ops)
+}
+
+fn encode_block(block: &BasicBlock, out: &mut Vec<u8>) {
+    let (batches, padded_len) = pad_batches(&block.ops);
+    put_usize(out, padded_len);
+    let mut ops = block.ops.iter();
+    for batch in &batches {
+        for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
+            let real = *size as usize - pad as usize;
+            for op in ops.by_ref().take(real) {
+                out.push(op.opcode_in(Isa::V0_23).unwrap_or(0));
+                if let Some(imm) = op.immediate() {
+                    put_u64(out, imm.as_u64());
+                }
+            }
+            if pad {
+                out.push(0);
+            }
+        }
+    }
+    put_u32(out, batches.len() as u32);
+    for batch in &batches {
+        let mut packed = [0u8; 4];
+        for (g, size) in batch.group_sizes.iter().enumerate() {
+            packed[g / 2] |= size << ((g % 2) * 4);
+        }
+        out.extend_from_slice(&packed);
+    }
+    for batch in &batches {
+        let bits = batch
+            .padding
+            .iter()
+            .enumerate()
+            .map(|(g, p)| (*p as u8) << g);
+        out.push(bits.fold(0, |a, b| a | b));
+    }
+}
+
+fn read_advice_map(c: &mut Cursor<'_>) -> Result<Vec<(Digest, Vec<Felt>)>> {
+    let n = c.count("advice map", 33)?;
+    let mut map = Vec::with_capacity(n);
+    let mut keys = std::collections::HashSet::with_capacity(n);
+    for _ in 0..n {
+        let at = c.at();
+        let key = c.word("advice key")?;
+        if !keys.insert(key) {
+            return err(at, DecodeErrorKind::NonCanonical("repeated advice key"));
+        }
+        let len = c.count("advice values", 8)?;
+        let mut values = Vec::with_capacity(len);
+        for _ in 0..len {
+            values.push(c.felt("advice value")?);
+        }
+        map.push((key, values));
+    }
+    Ok(map)
+}
+
+/// Walks the debug-info section, checking every length and string, and keeps
+/// its bytes.
+fn read_debug_info(c: &mut Cursor<'_>) -> Result<DebugInfo> {
+    let start = c.at();
+    let skip_vec = |c: &mut Cursor<'_>, field: &'static str, size: usize| -> Result<()> {
+        let n = c.count(field, size)?;
+        c.take(n * size, field).map(drop)
+    };
+    let skip_usizes = |c: &mut Cursor<'_>, field: &'static str| -> Result<()> {
+        let n = c.count(field, 1)?;
+        (0..n).try_for_each(|_| c.usize(field).map(drop))
+    };
+    let string_table = |c: &mut Cursor<'_>| -> Result<()> {
+        skip_usizes(c, "string offsets")?;
+        skip_vec(c, "string data", 1)
+    };
+    skip_vec(c, "decorator data", 1)?;
+    string_table(c)?;
+    skip_vec(c, "decorator records", 5)?;
+    let error_codes = c.count("error codes", 9)?;
+    for _ in 0..error_codes {
+        c.u64("error code")?;
+        c.string("error message")?;
+    }
+    skip_vec(c, "decorator ids", 4)?;
+    skip_usizes(c, "operation decorator index")?;
+    skip_usizes(c, "node operation index")?;
+    for _ in 0..2 {
+        skip_vec(c, "node decorator ids", 4)?;
+        skip_usizes(c, "node decorator index")?;
+    }
+    let procedure_names = c.count("procedure names", 33)?;
+    for _ in 0..procedure_names {
+        c.word("procedure digest")?;
+        c.string("procedure name")?;
+    }
+    skip_vec(c, "assembly-op data", 1)?;
+    string_table(c)?;
+    skip_vec(c, "assembly-op records", 4)?;
+    let n = c.count("assembly-op ids", 5)?;
+    for _ in 0..n {
+        c.usize("operation index")?;
+        c.u32("assembly-op id")?;
+    }
+    skip_usizes(c, "assembly-op index")?;
+    let at = c.at();
+    if c.count("debug variables", 1)? != 0 {
+        // FIXME: debug variables (names, locations and types of source
+        // variables) are not read; the core library has none.
+        return err(at, DecodeErrorKind::Unsupported("debug variables"));
+    }
+    skip_vec(c, "debug variable ids", 4)?;
+    skip_usizes(c, "operation debug variable index")?;
+    skip_usizes(c, "node debug variable index")?;
+    Ok(DebugInfo {
+        bytes: c_slice(c, start).to_vec(),
+        error_codes,
+        procedure_names,
+    })
+}
+
+fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
+    c.since(start)
+}
+
+/// Encodes `forest` as miden-core 0.23 writes it, with `flags`.
+pub(crate) fn encode(
+    forest: &MastForest,
+    flags: Flags,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    const FORMAT: &str = "miden 0.23";
+    check_encodable(forest, Isa::V0_23, FORMAT)?;
+    let debug_info = match (flags.stripped, forest.debug_info()) {
+        (true, _) => None,
+        (false, Some(d)) => Some(d),
+        (false, None) => {
+            // FIXME: an empty debug-info section for a forest without one
+            // (its tables are sized by the nodes) is not written yet.
+            return Err(EncodeError::unrepresentable(
+                FORMAT,
+                "a full forest without debug info; write it --stripped",
+            ));
+        }
+    };
+    let mut blocks = Vec::new();
+    let mut entries = Vec::with_capacity(forest.len());
+    let (mut externals, mut hashes) = (Vec::new(), Vec::new());
+    for (node, digest) in forest.nodes().iter().zip(&forest.digests) {
+        let pair = |a: MastNodeId, b: MastNodeId| (a.0 as u64) << 30 | b.0 as u64;
+        entries.push(match node {
+            MastNode::Join { left, right } => pair(*left, *right),
+            MastNode::Split { on_true, on_false } => 1 << 60 | pair(*on_true, *on_false),
+            MastNode::Loop { body } => 2 << 60 | body.0 as u64,
+            MastNode::Call { callee, is_syscall } => {
+                (4 + *is_syscall as u64) << 60 | callee.0 as u64
+            }
+            MastNode::Dyn => 6 << 60,
+            MastNode::DynCall => 7 << 60,
+            MastNode::External(_) => 8 << 60,
+            MastNode::Block(block) => {
+                let offset = u32::try_from(blocks.len()).map_err(|_| EncodeError::DataTooLarge)?;
+                encode_block(block, &mut blocks);
+                3 << 60 | offset as u64
+            }
+        });
+        match node {
+            MastNode::External(_) => externals.push(*digest),
+            _ => hashes.push(*digest),
+        }
+    }
+    out.extend_from_slice(&MAGIC);
+    out.push((flags.stripped as u8 * FLAG_STRIPPED) | (flags.hashless as u8 * FLAG_HASHLESS));
+    out.extend_from_slice(&VERSION);
+    put_usize(out, hashes.len());
+    put_usize(out, externals.len());
+    put_usize(out, forest.root_order.len());
+    for r in forest.roots() {
+        put_u32(out, r.0);
+    }
+    put_usize(out, blocks.len());
+    out.extend_from_slice(&blocks);
+    for e in entries {
+        put_u64(out, e);
+    }
+    for d in &externals {
+        put_word(out, d);
+    }
+    if !flags.hashless {
+        for d in &hashes {
+            put_word(out, d);
+        }
+    }
+    put_usize(out, forest.advice_map().len());
+    for (key, values) in forest.advice_map() {
+        put_word(out, key);
+        put_usize(out, values.len());
+        for v in values {
+            put_u64(out, v.as_u64());
+        }
+    }
+    if let Some(d) = debug_info {
+        out.extend_from_slice(d.bytes());
+    }
+    Ok(())
+}
