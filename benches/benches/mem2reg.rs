@@ -12,7 +12,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use kildall_benches::{peak_rss_mib, sampling, total_blocks};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_ir::pass::run_module;
 use kildall_ir::Module;
+use kildall_mem2reg::Mem2Reg;
 
 fn program(blocks: usize) -> Module {
     let config = CfgConfig {
@@ -30,7 +32,7 @@ fn bench(c: &mut Criterion) {
         let module = program(blocks);
         let actual = total_blocks(&module);
         let mut once = module.clone();
-        let stats = kildall_mem2reg::run_module(&mut once);
+        let stats = run_module::<Mem2Reg>(&mut once, &Default::default()).unwrap();
         eprintln!(
             "mem2reg {blocks}: {actual} blocks, {stats}, {:.3} visits per block of each solve, peak RSS {:.0} MiB",
             stats.solver_visits as f64 / stats.solved_blocks.max(1) as f64,
@@ -47,7 +49,7 @@ fn bench(c: &mut Criterion) {
                 // million blocks) happens after the clock stops: it is not
                 // the pass's cost.
                 |mut m| {
-                    let stats = kildall_mem2reg::run_module(&mut m);
+                    let stats = run_module::<Mem2Reg>(&mut m, &Default::default()).unwrap();
                     black_box((m, stats))
                 },
                 BatchSize::PerIteration,

@@ -12,7 +12,9 @@
 use std::time::Instant;
 
 use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_ir::pass::run_module;
 use kildall_ir::InstructionData;
+use kildall_mem2reg::Mem2Reg;
 
 /// Peak resident set size in MiB, from `/proc/self/status` (Linux only).
 fn peak_rss_mib() -> Option<f64> {
@@ -81,9 +83,9 @@ fn main() {
     };
     let start = Instant::now();
     for mut copy in copies {
-        kildall_mem2reg::run_module(&mut copy);
+        run_module::<Mem2Reg>(&mut copy, &Default::default()).unwrap();
     }
-    let stats = kildall_mem2reg::run_module(&mut module);
+    let stats = run_module::<Mem2Reg>(&mut module, &Default::default()).unwrap();
     let elapsed = start.elapsed() / repeat;
     let cpu = (cpu_seconds().unwrap_or(0.0) - cpu_before) / f64::from(repeat);
     let (_, loads_after) = count(&module);

@@ -1,6 +1,6 @@
 //! Alias classes: which references may point to the same memory cell.
 //!
-//! The design note's alias sets (`{v1, *v2[0], v3[0], v4}`) are computed here with
+//! Noir's mem2reg alias sets (`{v1, *v2[0], v3[0], v4}`) are computed here with
 //! Steensgaard's unification-based points-to analysis (B. Steensgaard,
 //! "Points-to Analysis in Almost Linear Time", POPL 1996): every value whose
 //! type contains a reference gets a node standing for the cells its
@@ -9,7 +9,7 @@
 //! near-constant time per instruction. Two references may alias exactly when
 //! their nodes end in the same class.
 //!
-//! The rules are the design note's, flow-insensitive:
+//! The rules are Noir's alias-set rules, made flow-insensitive:
 //! - `allocate` makes a fresh class (a reference aliases itself);
 //! - the reference parameters of the entry block share one class that also
 //!   holds everything stored in it (parameters may alias each other);

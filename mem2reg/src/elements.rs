@@ -1,6 +1,5 @@
 //! Element forwarding: each element of an array is a location of its own
-//! (Noir's mem2reg design note: "we should treat each array element as an
-//! individual location"). An `array_get` at a constant index of an array
+//! (the aggregate model of Noir's mem2reg alias tracking). An `array_get` at a constant index of an array
 //! built by `make_array`, possibly updated by `array_set`s at constant
 //! indices, is the element itself; its result is replaced by that element,
 //! so a load through a reference taken out of an array of references is a

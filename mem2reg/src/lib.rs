@@ -1,14 +1,14 @@
 //! Memory-to-register promotion with alias tracking (Noir's mem2reg), run to
 //! a fixed point in the order of the [`kildall_dataflow`] solver.
 //!
-//! The specification is the design note "New mem2reg algorithm" of the Noir
-//! team: the value of each reference at the start of
-//! a block is the unification of its values at the end of the predecessors
-//! (`Known(v)` when all agree, else `Unknown`; no predecessor means
-//! `Unknown`), stores make a reference `Known`, loads of `Known` references
-//! are replaced, calls make the references they receive `Unknown`, and alias
-//! sets make a store through one reference forget the others. Three parts go
-//! beyond the note:
+//! The analysis is Noir's flow-sensitive, context-insensitive reference
+//! tracking: the value of each reference at the start of a block is the
+//! unification of its values at the end of the predecessors (`Known(v)`
+//! when all agree, else `Unknown`; no predecessor means `Unknown`), stores
+//! make a reference `Known`, loads of `Known` references are replaced,
+//! calls make the references they receive `Unknown`, and alias sets make a
+//! store through one reference forget the others. Three parts go beyond
+//! that scheme:
 //!
 //! - the analysis runs to its greatest fixed point ([`forward`] module
 //!   docs), so a loop whose body does not touch a reference keeps it
@@ -47,7 +47,8 @@
 //!     return v2
 //! }";
 //! let mut module = kildall_ir::parse_module(text).unwrap();
-//! let stats = kildall_mem2reg::run_module(&mut module);
+//! let stats = kildall_ir::pass::run_module::<kildall_mem2reg::Mem2Reg>(&mut module, &Default::default())
+//!     .unwrap();
 //! assert_eq!((stats.loads_replaced, stats.allocations_removed), (1, 1));
 //! assert!(!module.to_string().contains("load"));
 //! ```
@@ -56,11 +57,7 @@
 use std::fmt;
 use std::ops::AddAssign;
 
-use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{
-    Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, Module, SecondaryMap, Value,
-    ValueDef,
-};
+use kildall_ir::{Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, SecondaryMap, Value};
 
 pub mod alias;
 pub mod dse;
@@ -132,7 +129,7 @@ pub(crate) fn is_predicate_one(func: &Function, condition: Value) -> bool {
 pub struct Options {
     /// Promote allocations whose address never escapes to SSA values.
     pub promote: bool,
-    /// Replace loads of `Known` references (the design note's algorithm).
+    /// Replace loads of `Known` references (the per-block reference values).
     pub forward: bool,
     /// Remove unobservable stores and unused allocations.
     pub dead_stores: bool,
@@ -154,7 +151,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Only the design note's load forwarding, without promotion or dead-store removal
+    /// Only the forwarding of `Known` references, without promotion or dead-store removal
     /// (repeated while a round replaces a load: a replaced load of a reference
     /// can make a later store a store to a known reference).
     pub fn forward_only() -> Self {
@@ -171,26 +168,6 @@ impl Options {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
-
-/// Runs the pass on one function with every part enabled (`func` must
-/// verify, see [`run_with`]).
-pub fn run(func: &mut Function) -> Stats {
-    run_with(func, &Options::default())
-}
-
-/// Runs the pass on every function of a module.
-pub fn run_module(module: &mut Module) -> Stats {
-    run_module_with(module, &Options::default())
-}
-
-/// Runs the pass on every function of a module with the given options.
-pub fn run_module_with(module: &mut Module, options: &Options) -> Stats {
-    let mut stats = Stats::default();
-    for func in module.functions.values_mut() {
-        stats += run_with(func, options);
-    }
-    stats
-}
 
 /// Operands naming the results of replaced loads (values made aliases by
 /// [`kildall_ir::DataFlowGraph::replace_all_uses`]), to be rewritten to the
@@ -266,145 +243,4 @@ impl Renames {
             self.terminator(dfg, Block::new(b));
         }
     }
-}
-
-/// Runs the pass on one function with the given options.
-///
-/// `func` must verify ([`kildall_ir::verify_function`]): the promotion relies
-/// on SSA dominance to know that every promoted load has a reaching store.
-pub fn run_with(func: &mut Function, options: &Options) -> Stats {
-    run_with_analyses(func, &mut FunctionAnalyses::new(), options)
-}
-
-/// [`run_with`] given the analyses of `func` as it is; they describe the
-/// transformed function on return (promotion may split edges, and then
-/// rebuilds them).
-pub fn run_with_analyses(
-    func: &mut Function,
-    analyses: &mut FunctionAnalyses,
-    options: &Options,
-) -> Stats {
-    let mut stats = Stats::default();
-    if func.entry_block().is_none() {
-        return stats;
-    }
-    if (0..func.dfg.num_values())
-        .any(|v| matches!(func.dfg.value_def(Value::new(v)), ValueDef::Alias(_)))
-    {
-        func.dfg.resolve_aliases();
-    }
-    // The phases read operands as they are: after one replaced loads, the
-    // operands naming the replaced results are rewritten, by the next
-    // phase's walk where it has one.
-    let mut replaced: Vec<Value> = Vec::new();
-    let mut pending: Option<Renames> = None;
-    let changes = |s: &Stats| (s.loads_replaced, s.stores_removed, s.allocations_removed);
-    // Which phases may find more, given what the others did: the first round
-    // runs all of them, a later round only those whose inputs changed.
-    let (mut promote_due, mut forward_due, mut dead_due) = (true, true, true);
-    // FIXME: on a million generated blocks the pass takes 4.1 s (criterion
-    // median on a quiet machine, README), 1.08 times the 3.83 s of the
-    // version before element forwarding and dead stores across blocks, a
-    // thin margin: promotion, the alias classes
-    // and the dead-store removal each walk every instruction once per round
-    // (a cache miss each on a large function), where one shared walk, or
-    // walks over the events only, would do.
-    for _ in 0..options.max_rounds.max(1) {
-        if !(promote_due || forward_due || dead_due) {
-            break;
-        }
-        stats.rounds += 1;
-        let (mut promote_next, mut forward_next) = (false, false);
-        // Promotion finds more only once a store of a reference was
-        // removed (that reference may have stopped escaping); a replaced
-        // load hands its uses to a value that already escaped.
-        // Promotion that removed a store of an allocation's reference may
-        // have freed that allocation: promote again before forwarding
-        // rather than in another round (a few times at most; the rest is
-        // left to the next round).
-        if options.promote && promote_due {
-            let before = changes(&stats);
-            for _ in 0..options.max_rounds.max(1) {
-                promote_next =
-                    promote::promote(func, analyses, &mut stats, &mut replaced, pending.take());
-                pending = Renames::take(func, &mut replaced);
-                if !promote_next {
-                    break;
-                }
-            }
-            if changes(&stats) != before {
-                forward_due = true;
-                dead_due = true;
-            }
-        }
-        // Forwarding finds more only if names changed under it: a load of a
-        // reference was replaced (a replaced load's result that was stored
-        // is handled inside, see `forward::forward`), or the alias classes
-        // were split (by a removed store of a reference).
-        let mut classes = None;
-        if options.forward && forward_due {
-            if let Some(renames) = pending.take() {
-                renames.apply(func);
-            }
-            let (mut computed, events) = forward::classes_and_events(func);
-            if events.has_loads() {
-                let before = stats.loads_replaced;
-                let mut loads_left = Vec::new();
-                forward_next |= forward::forward(
-                    func,
-                    analyses,
-                    &computed,
-                    events,
-                    &mut stats,
-                    &mut replaced,
-                    &mut loads_left,
-                );
-                computed.set_loads(&loads_left);
-                if stats.loads_replaced != before {
-                    dead_due = true;
-                }
-                pending = Renames::take(func, &mut replaced);
-            }
-            classes = Some(computed);
-        }
-        // Dead stores: fewer loads make more classes unread. A removed
-        // store of a reference may let promotion take that reference's
-        // allocation, and splits the alias classes the store had merged,
-        // which makes forwarding more precise.
-        if options.dead_stores && dead_due {
-            // Forwarding left its classes with the loads it left.
-            let classes = match classes {
-                Some(classes) => classes,
-                None => {
-                    if let Some(renames) = pending.take() {
-                        renames.apply(func);
-                    }
-                    alias::AliasClasses::compute(func)
-                }
-            };
-            // The analysis across blocks runs in the first round only: later
-            // rounds remove what their changes expose within blocks, and
-            // solving the whole function again each round would double the
-            // pass's time on large programs.
-            let across_blocks = stats.rounds == 1;
-            if dse::dead_stores(
-                func,
-                analyses,
-                across_blocks,
-                &classes,
-                &mut stats,
-                pending.take(),
-            ) {
-                promote_next = true;
-                forward_next = true;
-            }
-        }
-        promote_due = promote_next;
-        forward_due = forward_next;
-        dead_due = false;
-    }
-    if let Some(renames) = pending.take() {
-        renames.apply(func);
-    }
-    stats
 }

@@ -64,23 +64,61 @@ struct Slot {
 
 const NONE: u32 = u32::MAX;
 
-/// The instructions accessing candidate cells, with the slot they access
-/// and how, grouped by block in layout order (compressed rows indexed by
-/// block). The walks along the dominator tree read these rather than the
+/// Items grouped by a key below `n`, each group in the order the items
+/// came (a counting sort into compressed rows). The walks along the
+/// dominator tree read the accesses of a block from these rather than the
 /// instructions, which they would visit out of layout order (a cache miss
 /// each on a large function).
-struct BlockAccesses {
+struct Rows<T> {
     start: Vec<u32>,
-    insts: Vec<(Inst, u32, Kind)>,
+    items: Vec<T>,
 }
 
-impl BlockAccesses {
-    fn of(&self, block: Block) -> &[(Inst, u32, Kind)] {
-        match self.start.get(block.index()..block.index() + 2) {
-            Some(&[lo, hi]) => &self.insts[lo as usize..hi as usize],
+impl<T: Copy> Rows<T> {
+    /// Groups `entries` (key, item) by key; `filler` only fills the buffer
+    /// before every slot is written.
+    fn group<I>(n: usize, entries: I, filler: T) -> Self
+    where
+        I: Iterator<Item = (usize, T)> + Clone,
+    {
+        let mut start = vec![0u32; n + 1];
+        for (key, _) in entries.clone() {
+            start[key + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![filler; start[n] as usize];
+        for (key, item) in entries {
+            items[fill[key] as usize] = item;
+            fill[key] += 1;
+        }
+        Rows { start, items }
+    }
+
+    fn row(&self, key: usize) -> &[T] {
+        match self.start.get(key..key + 2) {
+            Some(&[lo, hi]) => &self.items[lo as usize..hi as usize],
             _ => &[],
         }
     }
+}
+
+/// An access to a candidate cell: address, block, instruction, kind.
+type RawAccess = (Value, Block, Inst, Kind);
+
+/// What the first walk of [`promote`] found.
+struct Walk {
+    /// (postorder number of the block, reference) of each allocation in a
+    /// reachable block.
+    allocations: Vec<(u32, Value)>,
+    /// Values used other than as an address of a load or store.
+    escaped: EntitySet<Value>,
+    /// The accesses, in layout order.
+    raw: Vec<RawAccess>,
+    /// Every store's value, with the store.
+    stored: Vec<(Value, Inst)>,
 }
 
 /// Promotes every promotable allocation of `func`. Returns whether a store
@@ -96,109 +134,41 @@ pub(crate) fn promote(
     replaced: &mut Vec<Value>,
     pending: Option<Renames>,
 ) -> bool {
-    let cfg = analyses.cfg(func);
-    let Some(_) = cfg.entry_block() else {
+    if analyses.cfg(func).entry_block().is_none() {
         if let Some(renames) = pending {
             renames.apply(func);
         }
         return false;
-    };
+    }
     // 1. One walk over the instructions: allocations, the accesses
     // (load and store addresses, rc counts), and every other use of a
     // value, which makes it escape if it turns out to be an allocation.
-    let mut allocations: Vec<(u32, Value)> = Vec::new();
-    let mut escaped = EntitySet::<Value>::new();
-    let mut raw: Vec<(Value, Block, Inst, Kind)> = Vec::new();
-    let mut stored: Vec<(Value, Inst)> = Vec::new();
-    for block in func.layout.blocks() {
-        let reachable = cfg.is_reachable(block);
-        let mut predicate_one = true;
-        for inst in func.layout.block_insts(block) {
-            if let Some(renames) = &pending {
-                renames.inst(&mut func.dfg, inst);
-            }
-            let mut access = |v: Value, kind: Option<Kind>| match kind {
-                Some(kind) if reachable => raw.push((v, block, inst, kind)),
-                _ => {
-                    escaped.insert(v);
-                }
-            };
-            match &func.dfg[inst] {
-                InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = func
-                        .dfg
-                        .const_value(*condition)
-                        .is_some_and(|c| c.0 == [1, 0, 0, 0]);
-                }
-                InstructionData::Allocate => {
-                    if let Some(r) = func.dfg.first_result(inst) {
-                        if let Some(po) = cfg.postorder_number(block) {
-                            allocations.push((po, r));
-                        }
-                        access(r, Some(Kind::Alloc));
-                    }
-                }
-                InstructionData::Load { address } => access(*address, Some(Kind::Load)),
-                InstructionData::Store { value, address } => {
-                    // Stored: escapes unless the store goes with a promoted
-                    // cell (see `freed`).
-                    stored.push((*value, inst));
-                    // FIXME: a store under a predicate could become
-                    // `v = if c then value else current` when the cell is
-                    // initialised before it; such cells are not promoted yet.
-                    access(*address, predicate_one.then_some(Kind::Store));
-                }
-                InstructionData::IncRc { arg } | InstructionData::DecRc { arg } => {
-                    access(*arg, Some(Kind::Rc));
-                }
-                other => {
-                    for &v in other.arguments().as_slice() {
-                        escaped.insert(v);
-                    }
-                }
-            }
-        }
-        if let Some(renames) = &pending {
-            renames.terminator(&mut func.dfg, block);
-        }
-        if let Some(term) = func.dfg.terminator(block) {
-            for &v in term.arguments() {
-                escaped.insert(v);
-            }
-        }
-    }
+    let walk = walk(func, analyses.cfg(func), pending.as_ref());
     let mut stored_set = EntitySet::<Value>::new();
-    for &(v, _) in &stored {
+    for &(v, _) in &walk.stored {
         stored_set.insert(v);
     }
-    let ok = |r: Value| !escaped.contains(r) && !stored_set.contains(r);
+    let ok = |r: Value| !walk.escaped.contains(r) && !stored_set.contains(r);
     let mut log = Log::default();
-    // Splitting an edge is the only change of the graph promotion makes,
-    // and it adds a block.
-    let blocks = func.dfg.num_blocks();
-    let enabling = promote_cells(
-        func,
-        analyses,
-        allocations.clone(),
-        &ok,
-        &raw,
+    let candidates = Candidates {
+        allocations: walk.allocations.clone(),
+        ok: &ok,
+        raw: &walk.raw,
+    };
+    let mut out = Outcome {
         stats,
         replaced,
-        Some(&mut log),
-    );
-    if func.dfg.num_blocks() != blocks {
-        analyses.invalidate();
-    }
-    if !enabling {
+        log: Some(&mut log),
+    };
+    if !promote_cells(func, analyses, candidates, &mut out) {
         return false;
     }
     // 2. The allocations whose only escaping uses were stores into the
     // cells just promoted, promoted in turn without another walk.
-    let owner = freed(func, &allocations, &escaped, &stored, &log);
-    drop(log);
+    let owner = freed(func, &walk, &log);
     let mut freed_allocations = Vec::new();
     let mut raw_freed = Vec::new();
-    for &(v, b, i, k) in &raw {
+    for &(v, b, i, k) in &walk.raw {
         let a = owner[v];
         if a == NONE {
             continue;
@@ -217,21 +187,82 @@ pub(crate) fn promote(
         .into_iter()
         .filter_map(|(b, a)| Some((cfg.postorder_number(b)?, a)))
         .collect();
-    let blocks = func.dfg.num_blocks();
-    let enabling = promote_cells(
-        func,
-        analyses,
+    let candidates = Candidates {
         allocations,
-        &|_| true,
-        &raw_freed,
+        ok: &|_| true,
+        raw: &raw_freed,
+    };
+    let mut out = Outcome {
         stats,
         replaced,
-        None,
-    );
-    if func.dfg.num_blocks() != blocks {
-        analyses.invalidate();
+        log: None,
+    };
+    promote_cells(func, analyses, candidates, &mut out)
+}
+
+/// The first walk of [`promote`], which also applies `pending`.
+fn walk(func: &mut Function, cfg: &ControlFlowGraph, pending: Option<&Renames>) -> Walk {
+    let mut found = Walk {
+        allocations: Vec::new(),
+        escaped: EntitySet::new(),
+        raw: Vec::new(),
+        stored: Vec::new(),
+    };
+    for block in func.layout.blocks() {
+        let reachable = cfg.is_reachable(block);
+        let mut predicate_one = true;
+        for inst in func.layout.block_insts(block) {
+            if let Some(renames) = pending {
+                renames.inst(&mut func.dfg, inst);
+            }
+            let mut access = |v: Value, kind: Option<Kind>| match kind {
+                Some(kind) if reachable => found.raw.push((v, block, inst, kind)),
+                _ => {
+                    found.escaped.insert(v);
+                }
+            };
+            match &func.dfg[inst] {
+                InstructionData::EnableSideEffects { condition } => {
+                    predicate_one = crate::is_predicate_one(func, *condition);
+                }
+                InstructionData::Allocate => {
+                    if let Some(r) = func.dfg.first_result(inst) {
+                        if let Some(po) = cfg.postorder_number(block) {
+                            found.allocations.push((po, r));
+                        }
+                        access(r, Some(Kind::Alloc));
+                    }
+                }
+                InstructionData::Load { address } => access(*address, Some(Kind::Load)),
+                InstructionData::Store { value, address } => {
+                    // Stored: escapes unless the store goes with a promoted
+                    // cell (see `freed`).
+                    found.stored.push((*value, inst));
+                    // FIXME: a store under a predicate could become
+                    // `v = if c then value else current` when the cell is
+                    // initialised before it; such cells are not promoted yet.
+                    access(*address, predicate_one.then_some(Kind::Store));
+                }
+                InstructionData::IncRc { arg } | InstructionData::DecRc { arg } => {
+                    access(*arg, Some(Kind::Rc));
+                }
+                other => {
+                    for &v in other.arguments().as_slice() {
+                        found.escaped.insert(v);
+                    }
+                }
+            }
+        }
+        if let Some(renames) = pending {
+            renames.terminator(&mut func.dfg, block);
+        }
+        if let Some(term) = func.dfg.terminator(block) {
+            for &v in term.arguments() {
+                found.escaped.insert(v);
+            }
+        }
     }
-    enabling
+    found
 }
 
 /// What promotion did that tells which other allocations it freed.
@@ -245,29 +276,23 @@ struct Log {
     arguments: EntitySet<Value>,
 }
 
-/// The allocations among `allocations` that promotion (`log`) freed: their
+/// The allocations of `walk` that promotion (`log`) freed: their
 /// reference, and every load result replaced by it, is used only as the
 /// address of loads and stores, or stored by the stores promotion removed,
 /// and is passed to no new block parameter (this is what the walk of
 /// [`promote`] would find on the rewritten function). Returns, by value,
 /// the freed allocation each such value stands for (`NONE` for the rest).
-fn freed(
-    func: &Function,
-    allocations: &[(u32, Value)],
-    escaped: &EntitySet<Value>,
-    stored: &[(Value, Inst)],
-    log: &Log,
-) -> SecondaryMap<Value, u32> {
+fn freed(func: &Function, walk: &Walk, log: &Log) -> SecondaryMap<Value, u32> {
     let mut owner: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
     // Candidates: not escaped otherwise, stored only (the stores checked
     // below), and not passed to a new parameter.
     let mut stored_set = EntitySet::<Value>::new();
-    for &(v, _) in stored {
+    for &(v, _) in &walk.stored {
         stored_set.insert(v);
     }
     let mut owned: Vec<Value> = Vec::new();
-    for &(_, a) in allocations {
-        if !escaped.contains(a) && stored_set.contains(a) && !log.arguments.contains(a) {
+    for &(_, a) in &walk.allocations {
+        if !walk.escaped.contains(a) && stored_set.contains(a) && !log.arguments.contains(a) {
             if func.dfg.value_type(a).pointee().is_none() {
                 continue;
             }
@@ -286,11 +311,11 @@ fn freed(
         }
         owner[r] = a;
         owned.push(r);
-        if escaped.contains(r) {
+        if walk.escaped.contains(r) {
             rejected.insert(Value::new(a as usize));
         }
     }
-    for &(v, inst) in stored {
+    for &(v, inst) in &walk.stored {
         let a = owner[v];
         if a != NONE && !log.stores.contains(inst) {
             rejected.insert(Value::new(a as usize));
@@ -304,184 +329,108 @@ fn freed(
     owner
 }
 
-/// Promotes the promotable cells among `allocations` (postorder number of
-/// the block, reference), whose accesses are `raw` (address, block,
-/// instruction, kind; in layout order) and which `ok` says do not escape.
-/// Returns whether a store of an allocation's reference was removed.
-#[allow(clippy::too_many_arguments)]
+/// The cells one call of [`promote_cells`] considers.
+struct Candidates<'a> {
+    /// (postorder number of the block, reference) of each allocation.
+    allocations: Vec<(u32, Value)>,
+    /// Whether an allocation's reference does not escape.
+    ok: &'a dyn Fn(Value) -> bool,
+    /// The accesses to the cells, in layout order.
+    raw: &'a [RawAccess],
+}
+
+/// Where promotion writes down what it did.
+struct Outcome<'a> {
+    stats: &'a mut Stats,
+    /// Replaced load results (their uses renamed later, see [`Renames`]).
+    replaced: &'a mut Vec<Value>,
+    /// Kept by the first promotion, to find the allocations it freed.
+    log: Option<&'a mut Log>,
+}
+
+/// The candidate cells, numbered (as slots) in reverse post-order of their
+/// blocks and in layout order within a block, with their accesses grouped
+/// by block and by slot.
+struct Cells {
+    slots: Vec<Slot>,
+    /// (instruction, slot, kind) by block.
+    by_block: Rows<(Inst, u32, Kind)>,
+    /// (block, instruction, kind) by slot.
+    by_slot: Rows<(Block, Inst, Kind)>,
+}
+
+impl Cells {
+    fn collect(
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        candidates: Candidates<'_>,
+    ) -> Option<Cells> {
+        let mut allocations = candidates.allocations;
+        allocations.sort_by_key(|&(po, _)| std::cmp::Reverse(po));
+        let mut slot_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
+        let mut slots: Vec<Slot> = Vec::new();
+        for &(_, r) in &allocations {
+            let Some(ty) = func.dfg.value_type(r).pointee().cloned() else {
+                continue;
+            };
+            slot_of[r] = slots.len() as u32;
+            slots.push(Slot {
+                ty,
+                ok: (candidates.ok)(r),
+            });
+        }
+        if slots.is_empty() {
+            return None;
+        }
+        let accesses: Vec<(u32, Block, Inst, Kind)> = candidates
+            .raw
+            .iter()
+            .filter_map(|&(v, b, i, k)| {
+                let s = slot_of[v];
+                (s != NONE).then_some((s, b, i, k))
+            })
+            .collect();
+        let n = num_blocks(func, cfg);
+        let filler = (Inst::new(0), 0, Kind::Rc);
+        let by_block = Rows::group(
+            n,
+            accesses.iter().map(|&(s, b, i, k)| (b.index(), (i, s, k))),
+            filler,
+        );
+        let filler = (Block::new(0), Inst::new(0), Kind::Rc);
+        let by_slot = Rows::group(
+            slots.len(),
+            accesses.iter().map(|&(s, b, i, k)| (s as usize, (b, i, k))),
+            filler,
+        );
+        Some(Cells {
+            slots,
+            by_block,
+            by_slot,
+        })
+    }
+}
+
+/// Block indices of `func` as the tables indexed by block need them.
+fn num_blocks(func: &Function, cfg: &ControlFlowGraph) -> usize {
+    cfg.num_block_indices().max(func.dfg.num_blocks())
+}
+
+/// Promotes the promotable cells among `candidates`, with the control flow
+/// and dominators of `analyses`. Returns whether a store of an
+/// allocation's reference was removed.
 fn promote_cells(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
-    mut allocations: Vec<(u32, Value)>,
-    ok: &dyn Fn(Value) -> bool,
-    raw: &[(Value, Block, Inst, Kind)],
-    stats: &mut Stats,
-    replaced: &mut Vec<Value>,
-    mut log: Option<&mut Log>,
+    candidates: Candidates<'_>,
+    out: &mut Outcome<'_>,
 ) -> bool {
-    // Candidates: allocations in reachable blocks, numbered in reverse
-    // post-order of their blocks (layout order within a block).
-    let cfg = analyses.cfg(func);
-    allocations.sort_by_key(|&(po, _)| std::cmp::Reverse(po));
-    let mut slot_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
-    let mut slots: Vec<Slot> = Vec::new();
-    for &(_, r) in &allocations {
-        let Some(ty) = func.dfg.value_type(r).pointee().cloned() else {
-            continue;
-        };
-        slot_of[r] = slots.len() as u32;
-        slots.push(Slot { ty, ok: ok(r) });
-    }
-    drop(allocations);
-    if slots.is_empty() {
-        return false;
-    }
-    let accesses: Vec<(u32, Block, Inst, Kind)> = raw
-        .iter()
-        .filter_map(|&(v, b, i, k)| {
-            let s = slot_of[v];
-            (s != NONE).then_some((s, b, i, k))
-        })
-        .collect();
-    // The accesses of each block, in order: the renaming walks look at
-    // these, not at every instruction of the function.
-    let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-    let by_block = {
-        let mut start = vec![0u32; n + 1];
-        for a in &accesses {
-            start[a.1.index() + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut insts = vec![(Inst::new(0), 0, Kind::Rc); accesses.len()];
-        for &(s, b, i, k) in &accesses {
-            insts[fill[b.index()] as usize] = (i, s, k);
-            fill[b.index()] += 1;
-        }
-        BlockAccesses { start, insts }
-    };
-    // Group the accesses by slot, keeping layout order within a slot.
-    let mut start = vec![0u32; slots.len() + 1];
-    for a in &accesses {
-        start[a.0 as usize + 1] += 1;
-    }
-    for i in 0..slots.len() {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut grouped = vec![(Block::new(0), Inst::new(0), Kind::Rc); accesses.len()];
-    for &(s, b, i, k) in &accesses {
-        grouped[fill[s as usize] as usize] = (b, i, k);
-        fill[s as usize] += 1;
-    }
-    drop(accesses);
-
     let (cfg, domtree) = analyses.domtree(func);
-    let mut df = DominanceFrontiers::new();
-    let mut df_computed = false;
-
-    // 3. Per slot: initialisation check, liveness, parameter placement.
-    let mut access_stamp = vec![NONE; n];
-    let mut first_kind = vec![Kind::Rc; n];
-    let mut has_def = vec![false; n];
-    let mut visit_stamp = vec![NONE; n];
-    let mut idf_stamp = vec![NONE; n];
-    let mut work: Vec<Block> = Vec::new();
-    let mut defs: Vec<Block> = Vec::new();
-    let mut phis: Vec<(Block, u32)> = Vec::new();
-    let mut promoted = vec![false; slots.len()];
-    for s in 0..slots.len() {
-        if !slots[s].ok {
-            continue;
-        }
-        let stamp = s as u32;
-        let list = &grouped[start[s] as usize..start[s + 1] as usize];
-        // Per block: first access (ignoring rc), whether it defines.
-        let mut alloc_block = None;
-        let mut after_alloc: Option<Kind> = None;
-        let mut seen_alloc = false;
-        defs.clear();
-        for &(b, _, k) in list {
-            let bi = b.index();
-            if access_stamp[bi] != stamp {
-                access_stamp[bi] = stamp;
-                first_kind[bi] = Kind::Rc;
-                has_def[bi] = false;
-            }
-            if k == Kind::Rc {
-                continue;
-            }
-            if seen_alloc && after_alloc.is_none() && Some(b) == alloc_block {
-                after_alloc = Some(k);
-            }
-            if k == Kind::Alloc {
-                alloc_block = Some(b);
-                seen_alloc = true;
-            }
-            if first_kind[bi] == Kind::Rc {
-                first_kind[bi] = k;
-            }
-            if matches!(k, Kind::Alloc | Kind::Store) && !has_def[bi] {
-                has_def[bi] = true;
-                defs.push(b);
-            }
-        }
-        let Some(alloc_block) = alloc_block else {
-            continue;
-        };
-        // Definitely initialised: no load in the region reachable from the
-        // allocation before a store.
-        let mut ok = true;
-        work.clear();
-        match after_alloc {
-            Some(Kind::Load) => ok = false,
-            Some(_) => {}
-            None => work.extend(cfg.successors(alloc_block)),
-        }
-        while ok {
-            let Some(b) = work.pop() else { break };
-            let bi = b.index();
-            if visit_stamp[bi] == stamp {
-                continue;
-            }
-            visit_stamp[bi] = stamp;
-            let kind = if access_stamp[bi] == stamp {
-                first_kind[bi]
-            } else {
-                Kind::Rc
-            };
-            match kind {
-                Kind::Load => ok = false,
-                Kind::Store | Kind::Alloc => {}
-                Kind::Rc => work.extend(cfg.successors(b)),
-            }
-        }
-        if !ok {
-            continue;
-        }
-        // Parameters at the iterated dominance frontier of the definitions
-        // (minimal SSA); the ones no load needs are pruned below.
-        if !df_computed {
-            df.compute(cfg, domtree);
-            df_computed = true;
-        }
-        work.clear();
-        work.extend(defs.iter().copied());
-        while let Some(b) = work.pop() {
-            for &j in df.frontier(b) {
-                let ji = j.index();
-                if idf_stamp[ji] == stamp {
-                    continue;
-                }
-                idf_stamp[ji] = stamp;
-                work.push(j);
-                phis.push((j, s as u32));
-            }
-        }
-        promoted[s] = true;
-    }
+    let Some(cells) = Cells::collect(func, cfg, candidates) else {
+        return false;
+    };
+    let mut placement = Placement::new(num_blocks(func, cfg));
+    let (mut promoted, mut phis) = placement.place(cfg, domtree, &cells);
     if !promoted.iter().any(|&p| p) {
         return false;
     }
@@ -493,7 +442,7 @@ fn promote_cells(
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(func, cfg, domtree, &by_block, &mut promoted, &phis);
+    let live = live_phis(func, cfg, domtree, &cells.by_block, &mut promoted, &phis);
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {
@@ -505,72 +454,258 @@ fn promote_cells(
     if !promoted.iter().any(|&p| p) {
         return false;
     }
-    if !promoted.iter().any(|&p| p) {
-        return false;
+    // Splitting an edge is the only change of the graph promotion makes,
+    // and it adds a block.
+    let blocks = func.dfg.num_blocks();
+    let mut renaming = Renaming::new(func, &cells, promoted, &phis);
+    let enabling = renaming.run(func, domtree, &cells.by_block, out);
+    if func.dfg.num_blocks() != blocks {
+        analyses.invalidate();
     }
-    let mut enabling = false;
+    enabling
+}
 
-    // 4. Block parameters, grouped by block in slot order.
-    let mut phi_start: SecondaryMap<Block, u32> = SecondaryMap::with_default(NONE);
-    let mut phi_params: Vec<(u32, Value)> = Vec::with_capacity(phis.len());
-    let mut phi_end: SecondaryMap<Block, u32> = SecondaryMap::with_default(0);
-    for &(b, s) in &phis {
-        if phi_start[b] == NONE {
-            phi_start[b] = phi_params.len() as u32;
-        }
-        let ty = slots[s as usize].ty.clone();
-        let p = func.dfg.append_block_param(b, ty);
-        phi_params.push((s, p));
-        phi_end[b] = phi_params.len() as u32;
-    }
-    let phis_of = |b: Block| -> std::ops::Range<usize> {
-        let lo = phi_start[b];
-        if lo == NONE {
-            0..0
-        } else {
-            lo as usize..phi_end[b] as usize
-        }
-    };
+/// The work tables of parameter placement, indexed by block and stamped
+/// with the slot being placed, so that placing every slot allocates
+/// nothing per slot.
+struct Placement {
+    access_stamp: Vec<u32>,
+    /// The first access of the block (`Rc` for none).
+    first_kind: Vec<Kind>,
+    has_def: Vec<bool>,
+    visit_stamp: Vec<u32>,
+    idf_stamp: Vec<u32>,
+    work: Vec<Block>,
+    /// The blocks that define the slot (allocate or store it).
+    defs: Vec<Block>,
+}
 
-    // 5. Renaming along the dominator tree.
-    let mut current: Vec<Option<Value>> = vec![None; slots.len()];
-    let mut undo: Vec<(u32, Option<Value>)> = Vec::new();
-    enum Step {
-        Enter(Block),
-        Exit(usize),
+impl Placement {
+    fn new(n: usize) -> Self {
+        Placement {
+            access_stamp: vec![NONE; n],
+            first_kind: vec![Kind::Rc; n],
+            has_def: vec![false; n],
+            visit_stamp: vec![NONE; n],
+            idf_stamp: vec![NONE; n],
+            work: Vec::new(),
+            defs: Vec::new(),
+        }
     }
-    let mut stack = vec![Step::Enter(domtree.root().expect("entry reachable"))];
-    while let Some(step) = stack.pop() {
-        let block = match step {
-            Step::Exit(mark) => {
-                while undo.len() > mark {
-                    let (s, old) = undo.pop().expect("undo entry");
-                    current[s as usize] = old;
-                }
+
+    /// The slots that can be promoted, and the candidate parameters (block,
+    /// slot) at the iterated dominance frontiers of their definitions
+    /// (minimal SSA; [`live_phis`] prunes them).
+    fn place(
+        &mut self,
+        cfg: &ControlFlowGraph,
+        domtree: &DominatorTree,
+        cells: &Cells,
+    ) -> (Vec<bool>, Vec<(Block, u32)>) {
+        let mut df = DominanceFrontiers::new();
+        let mut phis = Vec::new();
+        let mut promoted = vec![false; cells.slots.len()];
+        for (s, slot) in cells.slots.iter().enumerate() {
+            if !slot.ok {
                 continue;
             }
-            Step::Enter(block) => block,
-        };
-        let mark = undo.len();
-        for &(s, p) in &phi_params[phis_of(block)] {
-            undo.push((s, current[s as usize]));
-            current[s as usize] = Some(p);
+            let stamp = s as u32;
+            let Some((alloc_block, after_alloc)) = self.scan(stamp, cells.by_slot.row(s)) else {
+                continue;
+            };
+            if !self.definitely_initialised(cfg, stamp, alloc_block, after_alloc) {
+                continue;
+            }
+            if !df.is_valid() {
+                df.compute(cfg, domtree);
+            }
+            self.work.clear();
+            self.work.extend(self.defs.iter().copied());
+            while let Some(b) = self.work.pop() {
+                for &j in df.frontier(b) {
+                    if self.idf_stamp[j.index()] == stamp {
+                        continue;
+                    }
+                    self.idf_stamp[j.index()] = stamp;
+                    self.work.push(j);
+                    phis.push((j, stamp));
+                }
+            }
+            promoted[s] = true;
         }
-        for &(inst, s, kind) in by_block.of(block) {
-            if !promoted[s as usize] {
+        (promoted, phis)
+    }
+
+    /// Notes, per block, the slot's first access (ignoring rc counts) and
+    /// whether it defines the slot. Returns the allocation's block and the
+    /// first access after the allocation in that block.
+    fn scan(&mut self, stamp: u32, list: &[(Block, Inst, Kind)]) -> Option<(Block, Option<Kind>)> {
+        let mut alloc_block = None;
+        let mut after_alloc: Option<Kind> = None;
+        self.defs.clear();
+        for &(b, _, k) in list {
+            let bi = b.index();
+            if self.access_stamp[bi] != stamp {
+                self.access_stamp[bi] = stamp;
+                self.first_kind[bi] = Kind::Rc;
+                self.has_def[bi] = false;
+            }
+            if k == Kind::Rc {
+                continue;
+            }
+            if alloc_block.is_some() && after_alloc.is_none() && Some(b) == alloc_block {
+                after_alloc = Some(k);
+            }
+            if k == Kind::Alloc {
+                alloc_block = Some(b);
+            }
+            if self.first_kind[bi] == Kind::Rc {
+                self.first_kind[bi] = k;
+            }
+            if matches!(k, Kind::Alloc | Kind::Store) && !self.has_def[bi] {
+                self.has_def[bi] = true;
+                self.defs.push(b);
+            }
+        }
+        alloc_block.map(|b| (b, after_alloc))
+    }
+
+    /// Whether no load is reachable from the allocation before a store
+    /// (the walk stops at the blocks whose first access stores).
+    fn definitely_initialised(
+        &mut self,
+        cfg: &ControlFlowGraph,
+        stamp: u32,
+        alloc_block: Block,
+        after_alloc: Option<Kind>,
+    ) -> bool {
+        self.work.clear();
+        match after_alloc {
+            Some(Kind::Load) => return false,
+            Some(_) => return true,
+            None => self.work.extend(cfg.successors(alloc_block)),
+        }
+        while let Some(b) = self.work.pop() {
+            let bi = b.index();
+            if self.visit_stamp[bi] == stamp {
+                continue;
+            }
+            self.visit_stamp[bi] = stamp;
+            let kind = if self.access_stamp[bi] == stamp {
+                self.first_kind[bi]
+            } else {
+                Kind::Rc
+            };
+            match kind {
+                Kind::Load => return false,
+                Kind::Store | Kind::Alloc => {}
+                Kind::Rc => self.work.extend(cfg.successors(b)),
+            }
+        }
+        true
+    }
+}
+
+/// The renaming of the promoted slots along the dominator tree (Cytron et
+/// al.'s second phase): the value each slot holds, with an undo log to
+/// restore it when the walk leaves a subtree.
+struct Renaming {
+    promoted: Vec<bool>,
+    /// (slot, parameter) of every new block parameter, grouped by block.
+    params: Rows<(u32, Value)>,
+    current: Vec<Option<Value>>,
+    undo: Vec<(u32, Option<Value>)>,
+}
+
+enum Step {
+    Enter(Block),
+    Exit(usize),
+}
+
+impl Renaming {
+    /// Appends the parameters `phis` (sorted by block, then slot) to their
+    /// blocks.
+    fn new(func: &mut Function, cells: &Cells, promoted: Vec<bool>, phis: &[(Block, u32)]) -> Self {
+        let entries: Vec<(usize, (u32, Value))> = phis
+            .iter()
+            .map(|&(b, s)| {
+                let ty = cells.slots[s as usize].ty.clone();
+                (b.index(), (s, func.dfg.append_block_param(b, ty)))
+            })
+            .collect();
+        let n = func.dfg.num_blocks();
+        let params = Rows::group(n, entries.into_iter(), (0, Value::new(0)));
+        Renaming {
+            current: vec![None; promoted.len()],
+            promoted,
+            params,
+            undo: Vec::new(),
+        }
+    }
+
+    fn set(&mut self, s: u32, value: Option<Value>) {
+        self.undo.push((s, self.current[s as usize]));
+        self.current[s as usize] = value;
+    }
+
+    fn run(
+        &mut self,
+        func: &mut Function,
+        domtree: &DominatorTree,
+        by_block: &Rows<(Inst, u32, Kind)>,
+        out: &mut Outcome<'_>,
+    ) -> bool {
+        let mut enabling = false;
+        let mut stack = vec![Step::Enter(domtree.root().expect("entry reachable"))];
+        while let Some(step) = stack.pop() {
+            let block = match step {
+                Step::Exit(mark) => {
+                    while self.undo.len() > mark {
+                        let (s, old) = self.undo.pop().expect("undo entry");
+                        self.current[s as usize] = old;
+                    }
+                    continue;
+                }
+                Step::Enter(block) => block,
+            };
+            let mark = self.undo.len();
+            for k in 0..self.params.row(block.index()).len() {
+                let (s, p) = self.params.row(block.index())[k];
+                self.set(s, Some(p));
+            }
+            enabling |= self.rewrite_accesses(func, by_block.row(block.index()), out);
+            self.pass_arguments(func, block, out);
+            stack.push(Step::Exit(mark));
+            for child in domtree.children(block) {
+                stack.push(Step::Enter(child));
+            }
+        }
+        enabling
+    }
+
+    /// Removes the accesses of one block to promoted slots, replacing each
+    /// load by the slot's current value. Returns whether a store of an
+    /// allocation's reference was removed.
+    fn rewrite_accesses(
+        &mut self,
+        func: &mut Function,
+        accesses: &[(Inst, u32, Kind)],
+        out: &mut Outcome<'_>,
+    ) -> bool {
+        let mut enabling = false;
+        for &(inst, s, kind) in accesses {
+            if !self.promoted[s as usize] {
                 continue;
             }
             match (kind, &func.dfg[inst]) {
                 (Kind::Alloc, _) => {
-                    undo.push((s, current[s as usize]));
-                    current[s as usize] = None;
+                    self.set(s, None);
                     func.remove_inst(inst);
-                    stats.allocations_removed += 1;
+                    out.stats.allocations_removed += 1;
                 }
                 (Kind::Store, &InstructionData::Store { value, .. }) => {
-                    undo.push((s, current[s as usize]));
                     let value = func.dfg.resolve(value);
-                    current[s as usize] = Some(value);
+                    self.set(s, Some(value));
                     // Only an allocation's own reference can become
                     // promotable by losing this use: any other value
                     // holding it got it through a use that escapes.
@@ -579,38 +714,53 @@ fn promote_cells(
                         ValueDef::Result(i, _) if matches!(func.dfg[i], InstructionData::Allocate)
                     );
                     func.remove_inst(inst);
-                    stats.stores_removed += 1;
-                    if let Some(log) = log.as_deref_mut() {
+                    out.stats.stores_removed += 1;
+                    if let Some(log) = out.log.as_deref_mut() {
                         log.stores.insert(inst);
                     }
                 }
                 (Kind::Load, _) => {
-                    let value =
-                        current[s as usize].expect("a promoted load is definitely initialised");
+                    let value = self.current[s as usize]
+                        .expect("a promoted load is definitely initialised");
                     let result = func.dfg.first_result(inst);
                     func.remove_inst(inst);
                     if let Some(result) = result {
                         func.dfg.replace_all_uses(result, value);
-                        replaced.push(result);
-                        if let Some(log) = log.as_deref_mut() {
+                        out.replaced.push(result);
+                        if let Some(log) = out.log.as_deref_mut() {
                             log.loads.push((result, value));
                         }
                     }
-                    stats.loads_replaced += 1;
+                    out.stats.loads_replaced += 1;
                 }
                 (Kind::Rc, _) => func.remove_inst(inst),
                 _ => {}
             }
         }
-        // Arguments for the successors' new parameters.
-        let args_for = |dest: Block, current: &[Option<Value>]| -> Vec<Value> {
-            phi_params[phis_of(dest)]
-                .iter()
-                .map(|&(s, _)| {
-                    current[s as usize].expect("a live variable is defined on every edge")
-                })
-                .collect()
-        };
+        enabling
+    }
+
+    /// The arguments `block` passes to the new parameters of `dest`.
+    fn arguments_for(&self, dest: Block, out: &mut Outcome<'_>) -> Vec<Value> {
+        let extra: Vec<Value> = self
+            .params
+            .row(dest.index())
+            .iter()
+            .map(|&(s, _)| {
+                self.current[s as usize].expect("a live variable is defined on every edge")
+            })
+            .collect();
+        if let Some(log) = out.log.as_deref_mut() {
+            for &v in &extra {
+                log.arguments.insert(v);
+            }
+        }
+        extra
+    }
+
+    /// Passes the slots' current values to the new parameters of the
+    /// successors of `block`.
+    fn pass_arguments(&self, func: &mut Function, block: Block, out: &mut Outcome<'_>) {
         // The terminator's shape, without cloning its arguments.
         let term = match func.dfg.terminator(block) {
             Some(&Terminator::Jmp { destination, .. }) => Some(Terminator::Jmp {
@@ -621,13 +771,11 @@ fn promote_cells(
             _ => None,
         };
         match term {
-            Some(Terminator::Jmp { destination, .. }) if !phis_of(destination).is_empty() => {
-                let extra = args_for(destination, &current);
-                if let Some(log) = log.as_deref_mut() {
-                    for &v in &extra {
-                        log.arguments.insert(v);
-                    }
+            Some(Terminator::Jmp { destination, .. }) => {
+                if self.params.row(destination.index()).is_empty() {
+                    return;
                 }
+                let extra = self.arguments_for(destination, out);
                 if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
                     arguments.extend(extra);
                 }
@@ -640,12 +788,7 @@ fn promote_cells(
                 // A `jmpif` passes no arguments: split the edge with a block
                 // that jumps with them.
                 let mut split = |dest: Block, func: &mut Function| -> Block {
-                    let extra = args_for(dest, &current);
-                    if let Some(log) = log.as_deref_mut() {
-                        for &v in &extra {
-                            log.arguments.insert(v);
-                        }
-                    }
+                    let extra = self.arguments_for(dest, out);
                     if extra.is_empty() {
                         return dest;
                     }
@@ -677,12 +820,7 @@ fn promote_cells(
             }
             _ => {}
         }
-        stack.push(Step::Exit(mark));
-        for child in domtree.children(block) {
-            stack.push(Step::Enter(child));
-        }
     }
-    enabling
 }
 
 /// What a variable holds during the pruning walk: nothing yet, a value
@@ -699,27 +837,25 @@ fn live_phis(
     func: &Function,
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
-    by_block: &BlockAccesses,
+    by_block: &Rows<(Inst, u32, Kind)>,
     promoted: &mut [bool],
     phis: &[(Block, u32)],
 ) -> Vec<bool> {
-    let n = cfg.num_block_indices().max(func.dfg.num_blocks());
-    // `first[b]..first[b + 1]` are the candidates of block `b`.
-    let mut counts = vec![0u32; n + 1];
-    for &(b, _) in phis {
-        counts[b.index() + 1] += 1;
-    }
-    for i in 0..n {
-        counts[i + 1] += counts[i];
-    }
-    let first = counts;
-    let of = |b: Block| first[b.index()] as usize..first[b.index() + 1] as usize;
+    let n = num_blocks(func, cfg);
+    // The candidates of each block.
+    let of = Rows::group(
+        n,
+        phis.iter()
+            .enumerate()
+            .map(|(k, &(b, _))| (b.index(), k as u32)),
+        0,
+    );
     let mut current = vec![UNDEFINED; promoted.len()];
     let mut undo: Vec<(u32, u32)> = Vec::new();
     let mut live = vec![false; phis.len()];
     let mut work: Vec<u32> = Vec::new();
     // (parameter, what its argument is) for every edge into its block.
-    let mut incoming: Vec<(u32, u32)> = Vec::new();
+    let mut incoming: Vec<(usize, u32)> = Vec::new();
     let mut stack: Vec<(Block, bool)> = vec![(domtree.root().expect("entry reachable"), true)];
     let mut marks: Vec<usize> = Vec::new();
     while let Some((block, enter)) = stack.pop() {
@@ -732,12 +868,12 @@ fn live_phis(
             continue;
         }
         marks.push(undo.len());
-        for k in of(block) {
-            let s = phis[k].1 as usize;
+        for &k in of.row(block.index()) {
+            let s = phis[k as usize].1 as usize;
             undo.push((s as u32, current[s]));
-            current[s] = k as u32;
+            current[s] = k;
         }
-        for &(_, s, kind) in by_block.of(block) {
+        for &(_, s, kind) in by_block.row(block.index()) {
             let s = s as usize;
             if !promoted[s] {
                 continue;
@@ -762,8 +898,8 @@ fn live_phis(
             }
         }
         for &succ in cfg.successors(block) {
-            for k in of(succ) {
-                incoming.push((k as u32, current[phis[k].1 as usize]));
+            for &k in of.row(succ.index()) {
+                incoming.push((k as usize, current[phis[k as usize].1 as usize]));
             }
         }
         stack.push((block, false));
@@ -772,21 +908,9 @@ fn live_phis(
         }
     }
     // Group the arguments by parameter and mark from the loads.
-    let mut start = vec![0u32; phis.len() + 1];
-    for &(k, _) in &incoming {
-        start[k as usize + 1] += 1;
-    }
-    for i in 0..phis.len() {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut args = vec![0u32; incoming.len()];
-    for &(k, c) in &incoming {
-        args[fill[k as usize] as usize] = c;
-        fill[k as usize] += 1;
-    }
+    let args = Rows::group(phis.len(), incoming.into_iter(), 0u32);
     while let Some(k) = work.pop() {
-        for &c in &args[start[k as usize] as usize..start[k as usize + 1] as usize] {
+        for &c in args.row(k as usize) {
             if c < STORED && !live[c as usize] {
                 live[c as usize] = true;
                 work.push(c);
@@ -797,10 +921,11 @@ fn live_phis(
         if !live[k] {
             continue;
         }
-        let args = &args[start[k] as usize..start[k + 1] as usize];
         // FIXME: an unreachable predecessor could pass any value of the type
         // (a zero constant) instead of blocking the promotion.
-        if args.contains(&UNDEFINED) || cfg.predecessors(b).iter().any(|&p| !cfg.is_reachable(p)) {
+        if args.row(k).contains(&UNDEFINED)
+            || cfg.predecessors(b).iter().any(|&p| !cfg.is_reachable(p))
+        {
             promoted[s as usize] = false;
         }
     }

@@ -16,8 +16,9 @@ use std::path::Path;
 
 use kildall_harness::testing::{self, check_data_dir, check_each, SEPARATOR};
 use kildall_interpreter::{RuntimeValue, TrapRule};
+use kildall_ir::pass::run_module;
 use kildall_ir::{parse_module, verify_module, InstructionData, Module};
-use kildall_mem2reg::{run_module_with, Options};
+use kildall_mem2reg::{Mem2Reg, Options};
 
 fn loads(module: &Module) -> usize {
     module
@@ -49,7 +50,7 @@ fn run(input: &str) -> Result<String, String> {
     let before = parse_module(input).map_err(|e| format!("parse: {e}"))?;
     verify_module(&before).map_err(|e| format!("input does not verify: {e}"))?;
     let mut after = before.clone();
-    let stats = run_module_with(&mut after, &options);
+    let stats = run_module::<Mem2Reg>(&mut after, &options).unwrap();
     let actual = format!("{after}// stats: {stats}\n");
     verify_module(&after).map_err(|e| format!("output does not verify: {e}\n{after}"))?;
 
@@ -102,7 +103,7 @@ fn check_behaviour(text: &str) -> Result<(), String> {
     let before = parse_module(text).map_err(|e| format!("parse: {e}"))?;
     verify_module(&before).map_err(|e| format!("input does not verify: {e}"))?;
     let mut after = before.clone();
-    kildall_mem2reg::run_module(&mut after);
+    run_module::<Mem2Reg>(&mut after, &Options::default()).unwrap();
     let args = text
         .lines()
         .find_map(|l| l.strip_prefix("// args:"))

@@ -11,8 +11,9 @@
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
 use kildall_harness::testing::check_same_behaviour;
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::pass::run_module;
 use kildall_ir::{verify_module, InstructionData, Module};
-use kildall_mem2reg::{run_module, run_module_with, Options};
+use kildall_mem2reg::{Mem2Reg, Options};
 
 fn count(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> usize {
     module
@@ -74,7 +75,7 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         let (before, fuel) = generate_cfg_with_fuel(seed, config);
         verify_module(&before).unwrap_or_else(|e| panic!("generated seed {seed}: {e}"));
         let mut after = before.clone();
-        run_module(&mut after);
+        run_module::<Mem2Reg>(&mut after, &Options::default()).unwrap();
         let args = arguments(seed);
         let a = check_same_behaviour(&before, &after, &args, TrapRule::SameKind, fuel)
             .unwrap_or_else(|e| {
@@ -88,7 +89,7 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         }
         // Nothing left for the design note's forwarding to find.
         let mut again = after.clone();
-        let stats = run_module_with(&mut again, &Options::forward_only());
+        let stats = run_module::<Mem2Reg>(&mut again, &Options::forward_only()).unwrap();
         assert_eq!(
             stats.loads_replaced,
             0,

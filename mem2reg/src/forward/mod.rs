@@ -1,4 +1,4 @@
-//! The design note's analysis: the value each reference holds, `Known(v)` or
+//! Noir's per-block reference analysis: the value each reference holds, `Known(v)` or
 //! `Unknown`, at every program point, run to a fixed point on the
 //! [`kildall_dataflow`] solver, and the replacement of the loads of `Known`
 //! references.
