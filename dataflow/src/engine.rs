@@ -9,10 +9,9 @@
 //! The worklist is a set (a block is queued at most once at a time) over a
 //! loop-aware reverse post-order (each loop's body right after its header,
 //! see [`PostOrder::compute_loops_together`]; reversed for a backward
-//! analysis), taken from the graph with its loop forest
-//! ([`Graph::loop_structure`]) or computed once per solve through the graph
-//! core when the graph keeps none, and always yields
-//! its earliest block. A change carried along a back edge therefore
+//! analysis), and always yields its earliest block. The order and the loop
+//! forest are the graph's ([`Graph::loop_structure`]), or computed once per
+//! solve through the graph core when the graph keeps none. A change carried along a back edge therefore
 //! settles the loop before any block after the loop is visited again, as
 //! in Bourdoncle's iteration over a weak topological order; the round-robin
 //! sweeps of Kam and Ullman instead carry each such change down the rest of

@@ -344,7 +344,7 @@ impl<N> Default for PostDominatorTree<N> {
     }
 }
 
-impl<N: EntityRef + std::fmt::Debug> PostDominatorTree<N> {
+impl<N: EntityRef> PostDominatorTree<N> {
     /// An empty tree.
     pub fn new() -> Self {
         Self::default()
