@@ -7,14 +7,17 @@
 //! together, as a copying allocator holds them. The inputs are valid
 //! encodings of generated forests of several shapes, the same encodings with
 //! bytes flipped, truncated, extended and overwritten by large counts, and
-//! random bytes with and without a valid header. Every decode runs trusted,
-//! verified, and partially (one tree by each root digest of the original).
+//! random bytes with and without a valid header, and the released Miden files
+//! whole, cut and corrupted. Every decode runs trusted, verified, and
+//! partially (one tree by each root digest of the original); the released
+//! files through the reader of the released formats.
 //!
 //! All the measuring happens in one test function, since the counter is
 //! global to the process and tests otherwise run on parallel threads.
 
 use kildall_mast::format::{MAGIC, NODE_INFO_SIZE, VERSION};
 use kildall_mast::generate::Rng;
+use kildall_mast::wire;
 use kildall_mast::{
     decode, decode_root, encode, generate, DecodeOptions, Decorator, Digest, EncodedForest,
     GenConfig, MastForestBuilder, Operation,
@@ -86,6 +89,15 @@ impl Stats {
             let p = peak_of(|| decode_root(bytes, d, DecodeOptions::TRUST));
             self.record(n, p, &format!("{what}, partial"));
         }
+    }
+
+    /// Reads `bytes` as a released format (any version), trusted and verified.
+    fn check_released(&mut self, bytes: &[u8], what: &str) {
+        let n = bytes.len();
+        let p = peak_of(|| wire::read(bytes, DecodeOptions::TRUST));
+        self.record(n, p, &format!("{what}, released format, trusted"));
+        let p = peak_of(|| wire::read(bytes, DecodeOptions::VERIFY));
+        self.record(n, p, &format!("{what}, released format, verified"));
     }
 }
 
@@ -278,6 +290,23 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
                 b[at] ^= mask;
                 stats.check(&b, &[], &format!("{name}.mast, {mask:#x} flipped at {at}"));
             }
+        }
+    }
+
+    // The released Miden files, whole, cut, and with bytes flipped.
+    for name in [
+        "core-0.23.5.stripped.mast",
+        "core-0.23.5.hashless.mast",
+        "std-0.10.5.mast",
+    ] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        stats.check_released(&bytes, name);
+        for i in 0..3 {
+            let at = rng.below(bytes.len() as u64) as usize;
+            stats.check_released(&bytes[..at], &format!("{name} cut at {at}"));
+            let mut b = bytes.clone();
+            b[at] ^= 1 << (i % 8);
+            stats.check_released(&b, &format!("{name}, bit flipped at {at}"));
         }
     }
 

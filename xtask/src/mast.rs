@@ -1,14 +1,18 @@
-//! `cargo xtask mast`: encode, decode, inspect and extract MAST forests.
+//! `cargo xtask mast`: inspect, convert, decode, encode and extract MAST
+//! forests and libraries in every wire format (miden-core 0.10, 0.23, the
+//! draft).
 //!
 //! A malformed binary file is reported as `error at byte N: ...` and exits
-//! with status 1; a malformed text file as `FILE:LINE:COL: ...`.
+//! with status 1; a malformed text file as `FILE:LINE:COL: ...`; a forest the
+//! target format cannot express as `error: ...`, status 1.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Subcommand};
-use kildall_mast::{DecodeError, DecodeOptions, Digest, EncodedForest, NodeKind};
+use clap::{Args, Subcommand, ValueEnum};
+use kildall_mast::wire::{self, Flags, Format, MastFile};
+use kildall_mast::{DecodeError, DecodeOptions, Digest, EncodeError, Isa, MastForest};
 
 /// Arguments of `cargo xtask mast`.
 #[derive(Args)]
@@ -17,28 +21,70 @@ pub struct Cmd {
     action: Action,
 }
 
+/// A target format of `convert` and `encode`.
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum FormatArg {
+    /// The MAST design document's draft.
+    Draft,
+    /// miden-core 0.10, version [0,0,0].
+    #[value(name = "0.10")]
+    V0_10,
+    /// miden-core 0.23, version [0,0,3].
+    #[value(name = "0.23")]
+    V0_23,
+    /// miden-core 0.25, version [0,0,4] (not implemented).
+    #[value(name = "0.25")]
+    V0_25,
+    /// miden-core 1.0, version [0,0,5] (not implemented).
+    #[value(name = "1.0")]
+    V1_0,
+}
+
 #[derive(Subcommand)]
 enum Action {
-    /// Encode a forest in text form into the binary format.
+    /// Encode a forest in text form into a binary format.
     Encode {
         /// The text form.
         file: PathBuf,
         /// Where to write the binary forest.
         #[arg(short, long)]
         output: PathBuf,
+        /// The format: by default the draft for a 0.10 forest, 0.23 (stripped) for a 0.23 one.
+        #[arg(long)]
+        format: Option<FormatArg>,
     },
-    /// Decode a binary forest and print its text form.
+    /// Decode a binary forest or library and print its text form.
     Decode {
-        /// The binary forest.
+        /// The binary file.
         file: PathBuf,
         /// Take recorded digests as they are instead of recomputing them.
         #[arg(long)]
         trust_digests: bool,
     },
-    /// Print a binary forest's header, node counts and roots.
+    /// Print a file's format, flags, counts, roots and exports.
     Inspect {
-        /// The binary forest.
+        /// The binary file.
         file: PathBuf,
+    },
+    /// Rewrite a file in another format (by default its own, byte for byte).
+    Convert {
+        /// The binary file.
+        file: PathBuf,
+        /// Where to write the result.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The target format (default: the input's).
+        #[arg(long)]
+        format: Option<FormatArg>,
+        /// Omit the debug info (0.23).
+        #[arg(long)]
+        stripped: bool,
+        /// Omit internal digests (0.23; implies --stripped).
+        #[arg(long)]
+        hashless: bool,
+        /// Take recorded digests as they are instead of recomputing them.
+        #[arg(long)]
+        trust_digests: bool,
     },
     /// Extract the tree of one root into a forest of its own.
     Extract {
@@ -69,14 +115,47 @@ fn malformed(e: DecodeError) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(1))
 }
 
+fn refused(e: EncodeError) -> anyhow::Result<ExitCode> {
+    eprintln!("error: {e}");
+    Ok(ExitCode::from(1))
+}
+
 fn options(trust_digests: bool) -> DecodeOptions {
     DecodeOptions { trust_digests }
+}
+
+fn target(format: FormatArg) -> Result<Format, EncodeError> {
+    match format {
+        FormatArg::Draft => Ok(Format::Draft),
+        FormatArg::V0_10 => Ok(Format::V0_10),
+        FormatArg::V0_23 => Ok(Format::V0_23),
+        FormatArg::V0_25 | FormatArg::V1_0 => Err(EncodeError::Unrepresentable {
+            format: "this build",
+            what: format!("{format:?}: wire versions [0,0,4] and [0,0,5] are not implemented"),
+        }),
+    }
+}
+
+/// `forest` (with `exports`) in `format` with `flags`, its digests
+/// recomputed if the format's hash function differs.
+fn convert(
+    forest: &MastForest,
+    exports: Option<&[wire::Export]>,
+    format: Format,
+    flags: Flags,
+) -> Result<Vec<u8>, EncodeError> {
+    let forest = wire::convert(forest, format.isa())?;
+    wire::write(&forest, exports, format, flags)
 }
 
 /// Runs `cargo xtask mast`.
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd.action {
-        Action::Encode { file, output } => {
+        Action::Encode {
+            file,
+            output,
+            format,
+        } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let forest = match kildall_mast::parse(&text) {
@@ -86,99 +165,172 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             };
-            let bytes = kildall_mast::encode(&forest)?;
-            write(&output, &bytes)?;
+            let (format, flags) = match format {
+                Some(f) => (
+                    f,
+                    Flags {
+                        stripped: true,
+                        hashless: false,
+                    },
+                ),
+                None if forest.isa() == Isa::V0_23 => (
+                    FormatArg::V0_23,
+                    Flags {
+                        stripped: true,
+                        hashless: false,
+                    },
+                ),
+                None => (FormatArg::Draft, Flags::default()),
+            };
+            match target(format).and_then(|f| convert(&forest, None, f, flags)) {
+                Ok(bytes) => write(&output, &bytes)?,
+                Err(e) => return refused(e),
+            }
             Ok(ExitCode::SUCCESS)
         }
         Action::Decode {
             file,
             trust_digests,
-        } => match kildall_mast::decode(&read(&file)?, options(trust_digests)) {
-            Ok(forest) => {
-                crate::output::emit(&forest.to_string())?;
+        } => match wire::read(&read(&file)?, options(trust_digests)) {
+            Ok(f) => {
+                crate::output::emit(&f.forest.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => malformed(e),
         },
-        Action::Inspect { file } => {
-            let bytes = read(&file)?;
-            match inspect(&bytes) {
-                Ok(report) => {
-                    crate::output::emit(&report.to_string())?;
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(e) => malformed(e),
+        Action::Inspect { file } => match wire::read(&read(&file)?, DecodeOptions::TRUST) {
+            Ok(f) => {
+                crate::output::emit(&inspect(&f))?;
+                Ok(ExitCode::SUCCESS)
             }
+            Err(e) => malformed(e),
+        },
+        Action::Convert {
+            file,
+            output,
+            format,
+            stripped,
+            hashless,
+            trust_digests,
+        } => {
+            let f = match wire::read(&read(&file)?, options(trust_digests)) {
+                Ok(f) => f,
+                Err(e) => return malformed(e),
+            };
+            let flags = if format.is_none() && !stripped && !hashless {
+                f.flags
+            } else {
+                Flags {
+                    stripped: stripped || hashless,
+                    hashless,
+                }
+            };
+            let format = match format.map(target).transpose() {
+                Ok(t) => t.unwrap_or(f.format),
+                Err(e) => return refused(e),
+            };
+            match convert(&f.forest, f.exports.as_deref(), format, flags) {
+                Ok(bytes) => write(&output, &bytes)?,
+                Err(e) => return refused(e),
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Action::Extract {
             file,
             root,
             output,
             trust_digests,
-        } => {
-            let bytes = read(&file)?;
-            let forest = match EncodedForest::parse(&bytes) {
-                Ok(f) => f,
-                Err(e) => return malformed(e),
-            };
-            let index = if let Ok(i) = root.parse::<u32>() {
-                if !forest.is_root(i) {
-                    eprintln!("error: node {i} is not a root");
-                    return Ok(ExitCode::from(1));
-                }
-                i
-            } else {
-                let digest: Digest = root
-                    .parse()
-                    .map_err(|e| anyhow::anyhow!("--root `{root}`: {e}"))?;
-                match forest.find_root(&digest) {
-                    Ok(i) => i,
-                    Err(e) => return malformed(e),
-                }
-            };
-            let tree = match forest.decode_tree(index, options(trust_digests)) {
-                Ok(t) => t,
-                Err(e) => return malformed(e),
-            };
-            write(&output, &kildall_mast::encode(&tree)?)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => extract(&read(&file)?, &root, &output, options(trust_digests)),
     }
 }
 
-/// The `inspect` report; reads the node records, not the data section.
-fn inspect(bytes: &[u8]) -> Result<String, DecodeError> {
-    use std::fmt::Write;
-    let f = EncodedForest::parse(bytes)?;
-    let counts = f.kind_counts()?;
-    let mut out = String::new();
-    let [a, b, c] = f.version();
-    let _ = writeln!(
-        out,
-        "format MAST version {a}.{b}.{c}, {} bytes",
-        bytes.len()
-    );
-    match f.entrypoint() {
-        Some(e) => {
-            let _ = writeln!(out, "entrypoint {e}");
+/// `extract`: the tree of one root, in the input's format (a 0.23 tree is
+/// written stripped: the file's debug info describes the whole forest).
+fn extract(
+    bytes: &[u8],
+    root: &str,
+    output: &Path,
+    opts: DecodeOptions,
+) -> anyhow::Result<ExitCode> {
+    let f = match wire::read(bytes, opts) {
+        Ok(f) => f,
+        Err(e) => return malformed(e),
+    };
+    let id = if let Ok(i) = root.parse::<u32>() {
+        match f
+            .forest
+            .node_id(i as usize)
+            .filter(|&id| f.forest.is_root(id))
+        {
+            Some(id) => id,
+            None => {
+                eprintln!("error: node {i} is not a root");
+                return Ok(ExitCode::from(1));
+            }
         }
-        None => out.push_str("entrypoint none (library)\n"),
+    } else {
+        let digest: Digest = root
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--root `{root}`: {e}"))?;
+        match f.forest.find_root(&digest) {
+            Some(id) => id,
+            None => {
+                eprintln!("error: no root has digest {digest}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    };
+    let tree = f.forest.extract(id);
+    let flags = match f.format {
+        Format::V0_23 => Flags {
+            stripped: true,
+            hashless: f.flags.hashless,
+        },
+        _ => f.flags,
+    };
+    match wire::write(&tree, None, f.format, flags) {
+        Ok(bytes) => write(output, &bytes)?,
+        Err(e) => return refused(e),
     }
-    let roots: Vec<u32> = f.roots().collect();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `inspect` report.
+fn inspect(f: &MastFile) -> String {
+    use std::fmt::Write;
+    let forest = &f.forest;
+    let mut out = String::new();
+    let _ = writeln!(out, "format: {}, flags: {}", f.format, f.flags);
+    let _ = writeln!(out, "digests: {}", forest.isa().hasher());
+    let mut counts = std::collections::BTreeMap::new();
+    for n in forest.nodes() {
+        *counts.entry(n.kind().keyword()).or_insert(0usize) += 1;
+    }
+    let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = writeln!(
         out,
-        "nodes {}, roots {}, strings {}, data {} bytes",
-        f.node_count(),
-        roots.len(),
-        f.strings_count(),
-        f.data_size()
+        "nodes {} ({}), roots {}, advice map {} entries, debug info {}",
+        forest.len(),
+        counts.join(", "),
+        forest.roots().count(),
+        forest.advice_map().len(),
+        forest
+            .debug_info()
+            .map_or("none".to_string(), |d| format!("{} bytes", d.bytes().len())),
     );
-    for (kind, n) in NodeKind::ALL.iter().zip(counts) {
-        let _ = writeln!(out, "  {kind:<8} {n}");
+    if let Some(e) = forest.entrypoint() {
+        let _ = writeln!(out, "entrypoint {e}");
     }
-    for r in roots {
-        let rec = f.record(r)?;
-        let _ = writeln!(out, "root {r} {} {}", rec.kind, rec.digest);
+    for r in forest.roots() {
+        let _ = writeln!(
+            out,
+            "root {r} {} {}",
+            forest.node(r).kind(),
+            forest.digest(r)
+        );
     }
-    Ok(out)
+    for e in f.exports.iter().flatten() {
+        let _ = writeln!(out, "export {} {}", e.path, f.export_digest(e));
+    }
+    out
 }

@@ -141,11 +141,12 @@ impl MastFile {
 /// The format and flags of `bytes`, from its header (and, for the header the
 /// draft and 0.10 share, its layout; see the module docs).
 pub fn detect(bytes: &[u8]) -> Result<(Format, Flags)> {
+    let magic = &v023::MAGIC[..bytes.len().min(4)];
+    if !bytes.starts_with(magic) {
+        return err(0, DecodeErrorKind::BadMagic);
+    }
     if bytes.len() < 8 {
         return err(bytes.len(), DecodeErrorKind::Truncated("header"));
-    }
-    if bytes[..4] != v023::MAGIC {
-        return err(0, DecodeErrorKind::BadMagic);
     }
     let version = [bytes[5], bytes[6], bytes[7]];
     match version {

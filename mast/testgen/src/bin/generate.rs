@@ -2,7 +2,7 @@
 //! Miden crates serialize them, and beside each file the root digests that
 //! those crates compute.
 //!
-//! Usage: `cargo run --release -- OUT_DIR` (see `tests/data/PROVENANCE.md`).
+//! Usage: `cargo run --release --bin generate -- OUT_DIR` (see `tests/data/PROVENANCE.md`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
