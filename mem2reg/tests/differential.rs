@@ -174,3 +174,17 @@ fn signed_integers_and_slices_of_references() {
     );
     assert!(totals.programs >= 600, "too few programs ran to completion");
 }
+
+#[test]
+fn branches_with_edge_arguments() {
+    // Diamonds whose `jmpif` passes references and values to its arms.
+    let config = CfgConfig {
+        memory: 6,
+        nested_references: 1,
+        reference_arrays: 1,
+        branch_arguments: 0.5,
+        ..CfgConfig::default()
+    };
+    let totals = differential(&config, 40_000..40_400);
+    assert!(totals.programs >= 300, "too few programs ran to completion");
+}

@@ -199,9 +199,10 @@ pub enum VerifierErrorKind {
         /// The argument's type.
         found: Type,
     },
-    /// A `jmpif` to a block with parameters.
-    #[error("`jmpif` target {0} has parameters")]
-    JmpIfTargetHasParams(Block),
+    /// A `jmpif` whose two edges go to the same block with different
+    /// arguments (an edge is named by its two blocks).
+    #[error("`jmpif` passes different arguments to {0} on its two edges")]
+    JmpIfEdgesDiffer(Block),
     /// A call to a function that the module does not have.
     #[error("call to {0}, which is not in the module")]
     UnknownCallee(FuncId),
