@@ -5,7 +5,7 @@
 //! for `tests/data/`.
 //!
 //! It also measures the optimisation power (the fraction of loads removed)
-//! and checks that the pass leaves no load the design note's rule could still
+//! and checks that the pass leaves no load the per-block forwarding rule could still
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
@@ -87,7 +87,7 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         if a.outcome == Outcome::OutOfFuel {
             continue;
         }
-        // Nothing left for the design note's forwarding to find.
+        // Nothing left for the per-block forwarding to find.
         let mut again = after.clone();
         let stats = run_module::<Mem2Reg>(&mut again, &Options::forward_only()).unwrap();
         assert_eq!(
