@@ -376,9 +376,18 @@ pub(super) fn check_call(
     let Some(signatures) = cx.signatures else {
         return Ok(());
     };
-    let Some((params, returns)) = signatures.get(id.as_u32() as usize) else {
+    let Some(signature) = signatures.get(id.as_u32() as usize) else {
         return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
     };
+    let unconstrained_caller = cx
+        .func
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.kind == RuntimeKind::Brillig);
+    if unconstrained_caller && signature.constrained {
+        return Err(cx.error(at, VerifierErrorKind::ConstrainedCalleeInUnconstrained(id)));
+    }
+    let (params, returns) = (&signature.params, &signature.returns);
     let matches =
         params.len() == args.len() && params.iter().zip(args).all(|(p, &a)| p == cx.ty(a));
     if !matches {
