@@ -69,11 +69,27 @@ fn random_function(rng: &mut Rng, n: usize) -> Function {
                     arguments: (0..arity).map(|_| pick(rng, &pool)).collect(),
                 }
             }
-            [then, otherwise] => Terminator::JmpIf {
-                condition: pick(rng, &pool),
-                then_destination: blocks[then],
-                else_destination: blocks[otherwise],
-            },
+            [then, otherwise] => {
+                let condition = pick(rng, &pool);
+                let mut args = |to: usize| -> Vec<Value> {
+                    let arity = cur.func.dfg.block_params(blocks[to]).len();
+                    (0..arity).map(|_| pick(rng, &pool)).collect()
+                };
+                let then_arguments = args(then);
+                // Two edges to one block carry the same arguments.
+                let else_arguments = if then == otherwise {
+                    then_arguments.clone()
+                } else {
+                    args(otherwise)
+                };
+                Terminator::JmpIf {
+                    condition,
+                    then_destination: blocks[then],
+                    then_arguments,
+                    else_destination: blocks[otherwise],
+                    else_arguments,
+                }
+            }
             _ => unreachable!("at most two successors"),
         };
         cur.terminate(t);

@@ -137,7 +137,9 @@ pub fn cfg_function(shape: &[Vec<usize>]) -> Function {
             [then, otherwise] => Terminator::JmpIf {
                 condition,
                 then_destination: blocks[then],
+                then_arguments: vec![],
                 else_destination: blocks[otherwise],
+                else_arguments: vec![],
             },
             _ => panic!("{block} has {} successors", successors.len()),
         });

@@ -577,7 +577,9 @@ fn exec_terminator(
         Some(Terminator::JmpIf {
             condition,
             then_destination,
+            then_arguments,
             else_destination,
+            else_arguments,
         }) => {
             let c = read(func, info, frame, *condition)?;
             if !matches!(c, RuntimeValue::Int { .. } | RuntimeValue::Field(_)) {
@@ -585,41 +587,19 @@ fn exec_terminator(
                     "jmpif condition {c} is not a number"
                 )));
             }
-            let destination = if c.is_true() {
-                *then_destination
+            let (destination, arguments) = if c.is_true() {
+                (*then_destination, then_arguments)
             } else {
-                *else_destination
+                (*else_destination, else_arguments)
             };
-            if !func.dfg.block_params(destination).is_empty() {
-                return Err(TrapKind::BranchArgumentCount {
-                    block: destination,
-                    expected: func.dfg.block_params(destination).len(),
-                    got: 0,
-                });
-            }
+            bind_arguments(func, info, frame, scratch, destination, arguments)?;
             destination
         }
         Some(Terminator::Jmp {
             destination,
             arguments,
         }) => {
-            let params = func.dfg.block_params(*destination);
-            if params.len() != arguments.len() {
-                return Err(TrapKind::BranchArgumentCount {
-                    block: *destination,
-                    expected: params.len(),
-                    got: arguments.len(),
-                });
-            }
-            // Read every argument before binding any parameter: a loop may
-            // pass its own parameters in another order.
-            scratch.clear();
-            for &argument in arguments {
-                scratch.push(read(func, info, frame, argument)?);
-            }
-            for (&param, value) in params.iter().zip(scratch.drain(..)) {
-                frame.values[param] = Some(value);
-            }
+            bind_arguments(func, info, frame, scratch, *destination, arguments)?;
             *destination
         }
     };
@@ -632,6 +612,35 @@ fn exec_terminator(
     frame.next = func.layout.first_inst(destination);
     frame.predicate = true;
     Ok(None)
+}
+
+/// Binds `destination`'s parameters to the values of `arguments`.
+fn bind_arguments(
+    func: &Function,
+    info: &FuncInfo,
+    frame: &mut Frame,
+    scratch: &mut Vec<RuntimeValue>,
+    destination: Block,
+    arguments: &[Value],
+) -> Result<(), TrapKind> {
+    let params = func.dfg.block_params(destination);
+    if params.len() != arguments.len() {
+        return Err(TrapKind::BranchArgumentCount {
+            block: destination,
+            expected: params.len(),
+            got: arguments.len(),
+        });
+    }
+    // Read every argument before binding any parameter: a loop may pass its
+    // own parameters in another order.
+    scratch.clear();
+    for &argument in arguments {
+        scratch.push(read(func, info, frame, argument)?);
+    }
+    for (&param, value) in params.iter().zip(scratch.drain(..)) {
+        frame.values[param] = Some(value);
+    }
+    Ok(())
 }
 
 /// Executes one instruction of the frame.

@@ -343,12 +343,15 @@ impl<'f> FuncCursor<'f> {
         });
     }
 
-    /// Ends the current block with `jmpif condition then: then_destination, else: else_destination`.
+    /// Ends the current block with `jmpif condition then: then_destination(),
+    /// else: else_destination()` (edges without arguments).
     pub fn jmpif(&mut self, condition: Value, then_destination: Block, else_destination: Block) {
         self.terminate(Terminator::JmpIf {
             condition,
             then_destination,
+            then_arguments: Vec::new(),
             else_destination,
+            else_arguments: Vec::new(),
         });
     }
 

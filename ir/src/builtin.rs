@@ -46,7 +46,7 @@ pub enum Builtin {
     SliceInsert,
     /// `vector_remove(len, slice, index) -> (u32, [T], entry..)`.
     SliceRemove,
-    /// `to_le_bits(x) -> [u1; N]` or `to_be_bits`: the `N` bits of `x`;
+    /// `to_le_bits(x: Field) -> [u1; N]` or `to_be_bits`: the `N` bits of `x`;
     /// traps when `x` needs more.
     ToBits {
         /// Most significant bit first.
@@ -301,9 +301,10 @@ impl Builtin {
                 }
                 expect_results(results, &expected)
             }
+            // A `Field` only, as Noir's validator requires (an integer is
+            // cast to `Field` first).
             B::ToBits { .. } => {
-                expect_count(args, 1)?;
-                expect_numeric(&args[0])?;
+                expect_args(args, &[Type::Field])?;
                 expect_array_of(results, &Type::BOOL)
             }
             B::ToRadix { .. } => {

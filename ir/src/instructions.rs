@@ -487,14 +487,21 @@ pub enum Terminator {
         /// One argument per destination parameter.
         arguments: Vec<Value>,
     },
-    /// `jmpif c then: bT, else: bF`: destinations take no arguments.
+    /// `jmpif c then: bT(args), else: bF(args)`: each edge binds its
+    /// destination's parameters. When both destinations are one block, the
+    /// verifier requires the same arguments on both edges, so that an edge
+    /// is named by its two blocks.
     JmpIf {
         /// The condition, `u1`.
         condition: Value,
         /// Taken when the condition is 1.
         then_destination: Block,
+        /// One argument per parameter of `then_destination`.
+        then_arguments: Vec<Value>,
         /// Taken when the condition is 0.
         else_destination: Block,
+        /// One argument per parameter of `else_destination`.
+        else_arguments: Vec<Value>,
     },
     /// `return v, ...`.
     Return {
@@ -521,33 +528,123 @@ impl Terminator {
         first.into_iter().chain(second)
     }
 
-    /// The values the terminator reads, in textual order.
-    pub fn arguments(&self) -> &[Value] {
+    /// The values the terminator reads, in textual order (a `jmpif`'s
+    /// condition, then the arguments of each edge).
+    pub fn arguments(&self) -> impl Iterator<Item = &Value> + '_ {
+        let none: &[Value] = &[];
+        let (first, second, third) = match self {
+            Terminator::Jmp { arguments, .. } => (arguments.as_slice(), none, none),
+            Terminator::JmpIf {
+                condition,
+                then_arguments,
+                else_arguments,
+                ..
+            } => (
+                std::slice::from_ref(condition),
+                then_arguments.as_slice(),
+                else_arguments.as_slice(),
+            ),
+            Terminator::Return { values } => (values.as_slice(), none, none),
+            Terminator::Unreachable => (none, none, none),
+        };
+        first.iter().chain(second).chain(third)
+    }
+
+    /// The arguments of every edge (a `jmpif`'s then edge, then its else
+    /// edge), without the condition.
+    pub fn branch_arguments(&self) -> impl Iterator<Item = &Value> + '_ {
+        let none: &[Value] = &[];
+        let (first, second) = match self {
+            Terminator::Jmp { arguments, .. } => (arguments.as_slice(), none),
+            Terminator::JmpIf {
+                then_arguments,
+                else_arguments,
+                ..
+            } => (then_arguments.as_slice(), else_arguments.as_slice()),
+            Terminator::Return { .. } | Terminator::Unreachable => (none, none),
+        };
+        first.iter().chain(second)
+    }
+
+    /// Rewrites the arguments of every edge through `f` (not the condition
+    /// nor the returned values).
+    pub fn map_branch_arguments(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            Terminator::Jmp { arguments, .. } => arguments,
-            Terminator::JmpIf { condition, .. } => std::slice::from_ref(condition),
-            Terminator::Return { values } => values,
-            Terminator::Unreachable => &[],
+            Terminator::Jmp { arguments, .. } => arguments.iter_mut().for_each(|v| *v = f(*v)),
+            Terminator::JmpIf {
+                then_arguments,
+                else_arguments,
+                ..
+            } => {
+                then_arguments.iter_mut().for_each(|v| *v = f(*v));
+                else_arguments.iter_mut().for_each(|v| *v = f(*v));
+            }
+            Terminator::Return { .. } | Terminator::Unreachable => {}
         }
     }
 
-    /// The arguments passed to `successor`'s parameters along this edge
-    /// (empty for `jmpif`, whose destinations take none).
+    /// The arguments passed to `successor`'s parameters along the edge to
+    /// it (empty if it is not a successor).
     pub fn edge_arguments(&self, successor: Block) -> &[Value] {
         match self {
             Terminator::Jmp {
                 destination,
                 arguments,
             } if *destination == successor => arguments,
+            Terminator::JmpIf {
+                then_destination,
+                then_arguments,
+                ..
+            } if *then_destination == successor => then_arguments,
+            Terminator::JmpIf {
+                else_destination,
+                else_arguments,
+                ..
+            } if *else_destination == successor => else_arguments,
             _ => &[],
         }
+    }
+
+    /// The argument lists of the edges to `successor`, to append to or
+    /// rewrite (both of a `jmpif` whose destinations are the same block).
+    pub fn edge_arguments_mut(
+        &mut self,
+        successor: Block,
+    ) -> impl Iterator<Item = &mut Vec<Value>> {
+        let (first, second) = match self {
+            Terminator::Jmp {
+                destination,
+                arguments,
+            } => ((*destination == successor).then_some(arguments), None),
+            Terminator::JmpIf {
+                then_destination,
+                then_arguments,
+                else_destination,
+                else_arguments,
+                ..
+            } => (
+                (*then_destination == successor).then_some(then_arguments),
+                (*else_destination == successor).then_some(else_arguments),
+            ),
+            Terminator::Return { .. } | Terminator::Unreachable => (None, None),
+        };
+        first.into_iter().chain(second)
     }
 
     /// Rewrites every operand through `f`.
     pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
             Terminator::Jmp { arguments, .. } => arguments.iter_mut().for_each(|v| *v = f(*v)),
-            Terminator::JmpIf { condition, .. } => *condition = f(*condition),
+            Terminator::JmpIf {
+                condition,
+                then_arguments,
+                else_arguments,
+                ..
+            } => {
+                *condition = f(*condition);
+                then_arguments.iter_mut().for_each(|v| *v = f(*v));
+                else_arguments.iter_mut().for_each(|v| *v = f(*v));
+            }
             Terminator::Return { values } => values.iter_mut().for_each(|v| *v = f(*v)),
             Terminator::Unreachable => {}
         }

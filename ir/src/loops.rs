@@ -301,6 +301,7 @@ impl LoopAnalysis {
             condition,
             then_destination,
             else_destination,
+            ..
         }) = dfg.terminator(header)
         else {
             return None;

@@ -411,11 +411,15 @@ fn write_terminator(
         Terminator::JmpIf {
             condition,
             then_destination,
+            then_arguments,
             else_destination,
+            else_arguments,
         } => write!(
             f,
-            "jmpif {} then: {then_destination}, else: {else_destination}",
-            Operand(func, *condition)
+            "jmpif {} then: {then_destination}({}), else: {else_destination}({})",
+            Operand(func, *condition),
+            List(func, then_arguments),
+            List(func, else_arguments)
         ),
         Terminator::Return { values } if values.is_empty() => f.write_str("return"),
         Terminator::Return { values } => write!(f, "return {}", List(func, values)),

@@ -94,6 +94,7 @@ fn every_parse_error_kind_is_covered() {
         "fn main f0 { b0(): return v99999999 }",
         "fn main f0 { b0(): return g0 }",
         "fn main f0 { b0(): return named }",
+        "fn main f0 { b0(): jmp exit() }",
     ];
     let mut kinds: Vec<String> = witnesses
         .iter()
@@ -114,7 +115,7 @@ fn every_parse_error_kind_is_covered() {
     kinds.push("TypeTooDeep".into());
     kinds.sort();
     kinds.dedup();
-    assert_eq!(kinds.len(), 18, "{kinds:?}");
+    assert_eq!(kinds.len(), 19, "{kinds:?}");
 }
 
 #[test]

@@ -200,15 +200,15 @@ impl AliasClasses {
             }
             visit(Visit::BlockEnd(block));
             match dfg.terminator(block) {
-                Some(Terminator::Jmp {
-                    destination,
-                    arguments,
-                }) => {
-                    for (&param, &arg) in dfg.block_params(*destination).iter().zip(arguments) {
-                        if has_refs(arg) {
-                            let p = self.node(param);
-                            let a = self.node(arg);
-                            self.unify(p, a);
+                Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
+                    for destination in term.successors() {
+                        let params = dfg.block_params(destination);
+                        for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
+                            if has_refs(arg) {
+                                let p = self.node(param);
+                                let a = self.node(arg);
+                                self.unify(p, a);
+                            }
                         }
                     }
                 }

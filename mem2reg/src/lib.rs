@@ -224,7 +224,7 @@ impl Renames {
     pub(crate) fn terminator(&self, dfg: &mut DataFlowGraph, block: Block) {
         let needed = dfg
             .terminator(block)
-            .is_some_and(|term| term.arguments().iter().any(|&v| self.set.contains(v)));
+            .is_some_and(|term| term.arguments().any(|&v| self.set.contains(v)));
         if needed {
             if let Some(term) = dfg.terminator_mut(block) {
                 term.map_values(|v| self.map(v));

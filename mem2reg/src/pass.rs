@@ -19,8 +19,8 @@ use crate::{alias, dse, forward, promote, Options, Renames, Stats};
 ///
 /// The function given must verify ([`kildall_ir::verify_function`]): the
 /// promotion relies on SSA dominance to know that every promoted load has
-/// a reaching store. Promotion may split edges; `analyses` then describe
-/// the transformed function on return.
+/// a reaching store. The pass never changes the control flow, so
+/// `analyses` stay valid.
 pub struct Mem2Reg;
 
 impl FunctionPass for Mem2Reg {

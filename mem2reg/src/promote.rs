@@ -454,15 +454,10 @@ fn promote_cells(
     if !promoted.iter().any(|&p| p) {
         return false;
     }
-    // Splitting an edge is the only change of the graph promotion makes,
-    // and it adds a block.
-    let blocks = func.dfg.num_blocks();
+    // Promotion adds block parameters and edge arguments, never an edge:
+    // the analyses stay valid.
     let mut renaming = Renaming::new(func, &cells, promoted, &phis);
-    let enabling = renaming.run(func, domtree, &cells.by_block, out);
-    if func.dfg.num_blocks() != blocks {
-        analyses.invalidate();
-    }
-    enabling
+    renaming.run(func, domtree, &cells.by_block, out)
 }
 
 /// The work tables of parameter placement, indexed by block and stamped
@@ -759,66 +754,31 @@ impl Renaming {
     }
 
     /// Passes the slots' current values to the new parameters of the
-    /// successors of `block`.
+    /// successors of `block` (on both edges of a `jmpif` whose
+    /// destinations are one block).
     fn pass_arguments(&self, func: &mut Function, block: Block, out: &mut Outcome<'_>) {
-        // The terminator's shape, without cloning its arguments.
-        let term = match func.dfg.terminator(block) {
-            Some(&Terminator::Jmp { destination, .. }) => Some(Terminator::Jmp {
-                destination,
-                arguments: Vec::new(),
-            }),
-            Some(Terminator::JmpIf { .. }) => func.dfg.terminator(block).cloned(),
-            _ => None,
-        };
-        match term {
-            Some(Terminator::Jmp { destination, .. }) => {
-                if self.params.row(destination.index()).is_empty() {
-                    return;
-                }
-                let extra = self.arguments_for(destination, out);
-                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
-                    arguments.extend(extra);
-                }
-            }
-            Some(Terminator::JmpIf {
-                condition,
+        let (first, second) = match func.dfg.terminator(block) {
+            Some(&Terminator::Jmp { destination, .. }) => (destination, None),
+            Some(&Terminator::JmpIf {
                 then_destination,
                 else_destination,
-            }) => {
-                // A `jmpif` passes no arguments: split the edge with a block
-                // that jumps with them.
-                let mut split = |dest: Block, func: &mut Function| -> Block {
-                    let extra = self.arguments_for(dest, out);
-                    if extra.is_empty() {
-                        return dest;
-                    }
-                    let edge = func.dfg.make_block();
-                    func.layout.insert_block_after(edge, block);
-                    func.dfg.set_terminator(
-                        edge,
-                        Terminator::Jmp {
-                            destination: dest,
-                            arguments: extra,
-                        },
-                    );
-                    edge
-                };
-                let new_then = split(then_destination, func);
-                let new_else = if else_destination == then_destination {
-                    new_then
-                } else {
-                    split(else_destination, func)
-                };
-                func.dfg.set_terminator(
-                    block,
-                    Terminator::JmpIf {
-                        condition,
-                        then_destination: new_then,
-                        else_destination: new_else,
-                    },
-                );
+                ..
+            }) => (
+                then_destination,
+                (else_destination != then_destination).then_some(else_destination),
+            ),
+            _ => return,
+        };
+        for dest in std::iter::once(first).chain(second) {
+            if self.params.row(dest.index()).is_empty() {
+                continue;
             }
-            _ => {}
+            let extra = self.arguments_for(dest, out);
+            if let Some(term) = func.dfg.terminator_mut(block) {
+                for arguments in term.edge_arguments_mut(dest) {
+                    arguments.extend_from_slice(&extra);
+                }
+            }
         }
     }
 }

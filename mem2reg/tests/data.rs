@@ -4,12 +4,12 @@
 //! test` rewrites the expected part.
 //!
 //! Directives (comment lines before the module):
-//! - `// options: forward` runs only the design note's load forwarding (default: all parts);
+//! - `// options: forward` runs only the per-block load forwarding (default: all parts);
 //! - `// args: u1 1, Field 3` runs `main` on these arguments before and after
 //!   the pass and requires the same outcome (a `main` without parameters is
 //!   always run);
 //! - `// loads-left: N` requires exactly `N` loads in the output, whatever
-//!   the blessed text says: the check that the loads the design note says can go, go.
+//!   the blessed text says: the check that the loads the per-block analysis says can go, go.
 
 use std::fs;
 use std::path::Path;

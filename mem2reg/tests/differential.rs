@@ -5,7 +5,7 @@
 //! for `tests/data/`.
 //!
 //! It also measures the optimisation power (the fraction of loads removed)
-//! and checks that the pass leaves no load the design note's rule could still
+//! and checks that the pass leaves no load the per-block forwarding rule could still
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
@@ -87,7 +87,7 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         if a.outcome == Outcome::OutOfFuel {
             continue;
         }
-        // Nothing left for the design note's forwarding to find.
+        // Nothing left for the per-block forwarding to find.
         let mut again = after.clone();
         let stats = run_module::<Mem2Reg>(&mut again, &Options::forward_only()).unwrap();
         assert_eq!(
@@ -173,4 +173,18 @@ fn signed_integers_and_slices_of_references() {
         totals.programs, totals.traps, removed, totals.loads_before
     );
     assert!(totals.programs >= 600, "too few programs ran to completion");
+}
+
+#[test]
+fn branches_with_edge_arguments() {
+    // Diamonds whose `jmpif` passes references and values to its arms.
+    let config = CfgConfig {
+        memory: 6,
+        nested_references: 1,
+        reference_arrays: 1,
+        branch_arguments: 0.5,
+        ..CfgConfig::default()
+    };
+    let totals = differential(&config, 40_000..40_400);
+    assert!(totals.programs >= 300, "too few programs ran to completion");
 }

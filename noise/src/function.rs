@@ -47,8 +47,8 @@ use std::time::Duration;
 use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::plaintext::scale_bits;
 use kildall_ir::{
-    BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap,
-    Terminator, Type, Value, ValueDef,
+    BinaryOp, Block, EntitySet, FuncCursor, Function, Inst, InstructionData, SecondaryMap, Type,
+    Value, ValueDef,
 };
 
 use crate::analysis::{passed_operands, plaintext_operand, returned_values};
@@ -369,12 +369,13 @@ struct Copy {
 fn incoming_arguments(func: &Function, order: &[Block]) -> SecondaryMap<Block, Vec<Vec<Value>>> {
     let mut incoming: SecondaryMap<Block, Vec<Vec<Value>>> = SecondaryMap::new();
     for &block in order {
-        if let Some(Terminator::Jmp {
-            destination,
-            arguments,
-        }) = func.dfg.terminator(block)
-        {
-            incoming[*destination].push(arguments.clone());
+        if let Some(term) = func.dfg.terminator(block) {
+            for destination in term.successors() {
+                let arguments = term.edge_arguments(destination);
+                if !arguments.is_empty() {
+                    incoming[destination].push(arguments.to_vec());
+                }
+            }
         }
     }
     incoming

@@ -639,6 +639,15 @@ impl<'a> ComponentAnalysis<'a> {
                 return Err(Rejection::Exit)
             }
             Some(Terminator::Jmp { destination, .. }) => *destination,
+            // FIXME: a branch whose edges pass arguments could be flattened
+            // with an `if` per parameter; such regions are not merged yet.
+            Some(Terminator::JmpIf {
+                then_arguments,
+                else_arguments,
+                ..
+            }) if !then_arguments.is_empty() || !else_arguments.is_empty() => {
+                return Err(Rejection::Unstructured)
+            }
             Some(Terminator::JmpIf {
                 then_destination,
                 else_destination,
@@ -648,6 +657,7 @@ impl<'a> ComponentAnalysis<'a> {
                 condition,
                 then_destination,
                 else_destination,
+                ..
             }) => {
                 let join = tail.ok_or(Rejection::Unstructured)?;
                 let arms = [then_destination, else_destination];

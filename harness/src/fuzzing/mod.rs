@@ -86,6 +86,10 @@ impl GenProgram {
                         config.prints = 1;
                         config
                     }
+                    4 => {
+                        config.branch_arguments = 0.5;
+                        config
+                    }
                     _ => config,
                 };
                 generate_cfg_with_fuel(self.seed, &config)

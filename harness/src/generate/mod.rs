@@ -75,6 +75,11 @@ pub struct CfgConfig {
     pub max_trip: u32,
     /// Probability that a diamond arm returns early.
     pub early_return: f64,
+    /// Probability that a diamond's `jmpif` passes values to its arms as
+    /// edge arguments (`then: b1(v3), else: b2(v4, v5)`). Off by default,
+    /// and no random draw is made then, so that a seed keeps the program
+    /// it always gave.
+    pub branch_arguments: f64,
     /// Weight of arithmetic on `u1`, `u32`, `u64` and `Field`.
     pub arithmetic: u32,
     /// Weight of `allocate`/`store`/`load` on `&mut Field` and `&mut u32`;
@@ -131,6 +136,7 @@ impl Default for CfgConfig {
             jumps: 1,
             max_trip: 5,
             early_return: 0.1,
+            branch_arguments: 0.0,
             arithmetic: 10,
             memory: 4,
             nested_references: 1,

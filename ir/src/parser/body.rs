@@ -109,7 +109,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::RParen, "`,` or `)` after a block parameter")?;
         self.eat(Tok::Colon)?;
         loop {
-            if self.tok.tok == Tok::RBrace || is_block_label(&self.tok) {
+            if self.tok.tok == Tok::RBrace || self.at_block_start() {
                 // A block without a terminator: the verifier reports it.
                 return Ok(());
             }
@@ -131,14 +131,7 @@ impl<'a> Parser<'a> {
         let opcode = self.bump()?.text;
         Ok(match opcode {
             "jmp" => {
-                let destination = self.block_ref(state)?;
-                let arguments = if self.eat(Tok::LParen)? {
-                    let args = self.operand_list(state, Tok::RParen, "a jump argument")?;
-                    self.expect(Tok::RParen, "`,` or `)` after a jump argument")?;
-                    args
-                } else {
-                    Vec::new()
-                };
+                let (destination, arguments) = self.edge(state)?;
                 Terminator::Jmp {
                     destination,
                     arguments,
@@ -149,24 +142,26 @@ impl<'a> Parser<'a> {
                 self.eat(Tok::Comma)?;
                 self.expect_kw("then", "`then` after the condition")?;
                 self.expect(Tok::Colon, "`:` after `then`")?;
-                let then_destination = self.block_ref(state)?;
+                let (then_destination, then_arguments) = self.edge(state)?;
                 self.expect(Tok::Comma, "`,` after the then destination")?;
                 self.expect_kw("else", "`else` after the then destination")?;
                 self.expect(Tok::Colon, "`:` after `else`")?;
-                let else_destination = self.block_ref(state)?;
+                let (else_destination, else_arguments) = self.edge(state)?;
                 Terminator::JmpIf {
                     condition,
                     then_destination,
+                    then_arguments,
                     else_destination,
+                    else_arguments,
                 }
             }
             "return" => {
                 let mut values = Vec::new();
-                if is_value_name(&self.tok)
-                    || is_other_value_name(&self.tok)
+                let operand = is_value_name(&self.tok)
+                    || (is_other_value_name(&self.tok) && !self.next_is(Tok::LParen))
                     || is_global_name(&self.tok)
-                    || is_type_start(&self.tok)
-                {
+                    || is_type_start(&self.tok);
+                if operand {
                     loop {
                         values.push(self.operand(state, "a returned value")?);
                         if !self.eat(Tok::Comma)? {
@@ -178,6 +173,20 @@ impl<'a> Parser<'a> {
             }
             _ => Terminator::Unreachable,
         })
+    }
+
+    /// A branch destination with its arguments, `bN(v1, v2)`; the
+    /// parentheses may be left out when there are none.
+    fn edge(&mut self, state: &mut FuncState) -> Result<(Block, Vec<Value>), ParseError> {
+        let destination = self.block_ref(state)?;
+        let arguments = if self.eat(Tok::LParen)? {
+            let args = self.operand_list(state, Tok::RParen, "a jump argument")?;
+            self.expect(Tok::RParen, "`,` or `)` after a jump argument")?;
+            args
+        } else {
+            Vec::new()
+        };
+        Ok((destination, arguments))
     }
 
     /// An optional `, "message"` after a `constrain` or a `range_check`.

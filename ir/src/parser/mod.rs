@@ -6,7 +6,11 @@
 //! global    := gN "=" (type ["-"] INT | "make_array" "[" [gop ("," gop)*] "]" ":" type)
 //! gop       := gN | type ["-"] INT
 //! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" block* "}"
-//! block     := bN "(" [value ":" type ("," value ":" type)*] ")" [":"] inst* [terminator]
+//! block     := label "(" [value ":" type ("," value ":" type)*] ")" [":"] inst* [terminator]
+//! label     := bN | NAME
+//! edge      := label ["(" [operand ("," operand)*] ")"]
+//! terminator:= "jmp" edge | "jmpif" operand "then:" edge "," "else:" edge
+//!            | "return" [operand ("," operand)*] | "unreachable"
 //! inst      := [value ("," value)* "="] OPCODE operands...
 //! operand   := value | gN | type ["-"] INT
 //! value     := vN | NAME
@@ -15,7 +19,8 @@
 //! A value `NAME` other than `vN` (Noir's parser accepts `v1_arr`) is
 //! numbered after the largest `vN` of its function, in order of first
 //! appearance; a name used but never defined is an error at its first use.
-//! Globals must be defined before they are used.
+//! Globals must be defined before they are used. A block label other than
+//! `bN` (`entry`) is numbered the same way, after the largest `bN`.
 //!
 //! Numbering: value `vK` of the text is `Value::from_u32(K)` and block `bK`
 //! is `Block::from_u32(K)` (gaps are allowed and become unused entities);
@@ -142,6 +147,9 @@ pub enum ParseErrorKind {
     /// A value name used in a function that defines no value of that name.
     #[error("value `{0}` is used but never defined")]
     UndefinedName(String),
+    /// A block label other than `bN` jumped to but never defined.
+    #[error("block `{0}` is used but never defined")]
+    UndefinedBlock(String),
     /// An entity number beyond the budget the input size allows.
     #[error("`{0}`: entity number too large for an input of this size")]
     EntityNumberTooLarge(String),
@@ -495,10 +503,12 @@ impl<'a> Parser<'a> {
             pending_set: HashSet::new(),
             results: Vec::new(),
             names: HashMap::new(),
-            next_named: self.largest_value_number().map_or(0, |n| n + 1),
+            next_named: self.largest_number(b'v').map_or(0, |n| n + 1),
+            block_names: HashMap::new(),
+            next_named_block: self.largest_number(b'b').map_or(0, |n| n + 1),
         };
         state.func.runtime = runtime;
-        while is_block_label(&self.tok) {
+        while self.at_block_start() {
             self.block(&mut state, id, fixups)?;
         }
         self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
@@ -519,11 +529,34 @@ impl<'a> Parser<'a> {
         Ok(Value::from_u32(number))
     }
 
+    /// Whether the current token starts a block: `bN`, or a name followed
+    /// by `(` (Noir's named labels, `entry(v0: u32):`).
+    pub(super) fn at_block_start(&self) -> bool {
+        is_block_label(&self.tok) || (is_other_value_name(&self.tok) && self.next_is(Tok::LParen))
+    }
+
+    /// The block the current label names: `bN` is block `N`; any other name
+    /// gets the next number after the function's largest `bN`, in order of
+    /// first appearance (printed back as `bN`, as Noir prints it).
     fn block_ref(&mut self, state: &mut FuncState) -> Result<Block, ParseError> {
-        if !is_block_label(&self.tok) {
+        let number = if is_block_label(&self.tok) {
+            self.entity(b'b')?
+        } else if is_other_value_name(&self.tok) {
+            match state.block_names.get(self.tok.text) {
+                Some(&(block, _)) => block.as_u32(),
+                None => {
+                    let number = state.next_named_block;
+                    state.next_named_block = number.saturating_add(1);
+                    let block = Block::from_u32(number);
+                    state
+                        .block_names
+                        .insert(self.tok.text.to_string(), (block, self.tok.loc));
+                    number
+                }
+            }
+        } else {
             return Err(self.expected("a block label such as `b1`"));
-        }
-        let number = self.entity(b'b')?;
+        };
         let needed = (number as usize + 1).saturating_sub(state.func.dfg.num_blocks());
         if needed > self.budget {
             return Err(self.error(ParseErrorKind::EntityNumberTooLarge(self.tok.text.into())));
@@ -572,9 +605,10 @@ impl<'a> Parser<'a> {
         Ok(value)
     }
 
-    /// The largest `vN` between the current token and the end of the
-    /// function, read ahead on a copy of the lexer (linear, once per function).
-    fn largest_value_number(&self) -> Option<u32> {
+    /// The largest `vN` (or `bN`, by `prefix`) between the current token and
+    /// the end of the function, read ahead on a copy of the lexer (linear,
+    /// twice per function).
+    fn largest_number(&self, prefix: u8) -> Option<u32> {
         let mut lexer = self.lexer.clone();
         let mut token = self.tok;
         let mut depth = 1u32;
@@ -591,7 +625,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident => {
                     let number =
-                        entity_number(token.text, b'v').and_then(|d| d.parse::<u32>().ok());
+                        entity_number(token.text, prefix).and_then(|d| d.parse::<u32>().ok());
                     if let Some(n) = number.filter(|&n| n < CONST_TAG) {
                         largest = largest.max(Some(n));
                     }

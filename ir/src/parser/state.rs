@@ -29,6 +29,11 @@ pub(super) struct FuncState {
     /// `vN` of the function: the name, to the value and where it first appears.
     pub(super) names: HashMap<String, (Value, SourceLoc)>,
     pub(super) next_named: u32,
+    /// Blocks named other than `bN` (`entry`), numbered after the largest
+    /// `bN` of the function: the name, to the block and where it first
+    /// appears.
+    pub(super) block_names: HashMap<String, (Block, SourceLoc)>,
+    pub(super) next_named_block: u32,
 }
 
 impl FuncState {
@@ -77,6 +82,17 @@ impl FuncState {
             return Err(ParseError {
                 loc,
                 kind: ParseErrorKind::UndefinedName(name.clone()),
+            });
+        }
+        if let Some((name, &(_, loc))) = self
+            .block_names
+            .iter()
+            .filter(|(_, &(block, _))| !self.func.layout.is_block_inserted(block))
+            .min_by_key(|(_, &(_, loc))| (loc.line, loc.col))
+        {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::UndefinedBlock(name.clone()),
             });
         }
         let func = &mut self.func;

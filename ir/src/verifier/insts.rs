@@ -376,9 +376,18 @@ pub(super) fn check_call(
     let Some(signatures) = cx.signatures else {
         return Ok(());
     };
-    let Some((params, returns)) = signatures.get(id.as_u32() as usize) else {
+    let Some(signature) = signatures.get(id.as_u32() as usize) else {
         return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
     };
+    let unconstrained_caller = cx
+        .func
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.kind == RuntimeKind::Brillig);
+    if unconstrained_caller && signature.constrained {
+        return Err(cx.error(at, VerifierErrorKind::ConstrainedCalleeInUnconstrained(id)));
+    }
+    let (params, returns) = (&signature.params, &signature.returns);
     let matches =
         params.len() == args.len() && params.iter().zip(args).all(|(p, &a)| p == cx.ty(a));
     if !matches {
@@ -414,49 +423,61 @@ pub(super) fn check_call(
     Ok(())
 }
 
+/// The arguments of the edge from `block` to `destination` match its
+/// parameters in number and type.
+fn check_edge(
+    cx: &Ctx<'_>,
+    block: Block,
+    destination: Block,
+    arguments: &[Value],
+) -> Result<(), VerifierError> {
+    let params = cx.func.dfg.block_params(destination);
+    let at = Location::Block(block);
+    if params.len() != arguments.len() {
+        return Err(cx.error(
+            at,
+            VerifierErrorKind::BranchArgCount {
+                target: destination,
+                expected: params.len(),
+                found: arguments.len(),
+            },
+        ));
+    }
+    for (index, (&param, &arg)) in params.iter().zip(arguments).enumerate() {
+        let expected = cx.func.dfg.value_type(param);
+        let found = cx.ty(arg);
+        if expected != found {
+            return Err(cx.error(
+                at,
+                VerifierErrorKind::BranchArgType {
+                    target: destination,
+                    index,
+                    expected: expected.clone(),
+                    found: found.clone(),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn check_terminator(
     cx: &Ctx<'_>,
     block: Block,
     terminator: &Terminator,
 ) -> Result<(), VerifierError> {
-    let dfg = &cx.func.dfg;
     let at = Location::Block(block);
     match terminator {
         Terminator::Jmp {
             destination,
             arguments,
-        } => {
-            let params = dfg.block_params(*destination);
-            if params.len() != arguments.len() {
-                return Err(cx.error(
-                    at,
-                    VerifierErrorKind::BranchArgCount {
-                        target: *destination,
-                        expected: params.len(),
-                        found: arguments.len(),
-                    },
-                ));
-            }
-            for (index, (&param, &arg)) in params.iter().zip(arguments).enumerate() {
-                let expected = dfg.value_type(param);
-                let found = cx.ty(arg);
-                if expected != found {
-                    return Err(cx.error(
-                        at,
-                        VerifierErrorKind::BranchArgType {
-                            target: *destination,
-                            index,
-                            expected: expected.clone(),
-                            found: found.clone(),
-                        },
-                    ));
-                }
-            }
-        }
+        } => check_edge(cx, block, *destination, arguments)?,
         Terminator::JmpIf {
             condition,
             then_destination,
+            then_arguments,
             else_destination,
+            else_arguments,
         } => {
             let found = cx.ty(*condition);
             if *found != Type::BOOL {
@@ -469,10 +490,10 @@ pub(super) fn check_terminator(
                     },
                 ));
             }
-            for target in [*then_destination, *else_destination] {
-                if !dfg.block_params(target).is_empty() {
-                    return Err(cx.error(at, VerifierErrorKind::JmpIfTargetHasParams(target)));
-                }
+            check_edge(cx, block, *then_destination, then_arguments)?;
+            check_edge(cx, block, *else_destination, else_arguments)?;
+            if then_destination == else_destination && then_arguments != else_arguments {
+                return Err(cx.error(at, VerifierErrorKind::JmpIfEdgesDiffer(*then_destination)));
             }
         }
         Terminator::Return { values } => {

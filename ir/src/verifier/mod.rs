@@ -26,7 +26,7 @@ use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
 use crate::{
     BinaryOp, Block, Callee, FuncId, Function, GlobalId, GlobalInit, GlobalOperand, Inst,
-    InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
+    InstructionData, Module, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef,
 };
 
 mod insts;
@@ -199,9 +199,15 @@ pub enum VerifierErrorKind {
         /// The argument's type.
         found: Type,
     },
-    /// A `jmpif` to a block with parameters.
-    #[error("`jmpif` target {0} has parameters")]
-    JmpIfTargetHasParams(Block),
+    /// A `jmpif` whose two edges go to the same block with different
+    /// arguments (an edge is named by its two blocks).
+    #[error("`jmpif` passes different arguments to {0} on its two edges")]
+    JmpIfEdgesDiffer(Block),
+    /// A call from an unconstrained (`brillig`) function to a constrained
+    /// (`acir`) one, which Noir's SSA validator rejects: constraints cannot
+    /// be generated from unconstrained code.
+    #[error("unconstrained function calls constrained function {0}")]
+    ConstrainedCalleeInUnconstrained(FuncId),
     /// A call to a function that the module does not have.
     #[error("call to {0}, which is not in the module")]
     UnknownCallee(FuncId),
@@ -240,11 +246,7 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
     verify_globals(module)?;
     let mut verifier = Verifier::default();
     // Signatures once, so that checking a call or a return costs its size only.
-    let signatures: Vec<Signature> = module
-        .functions
-        .values()
-        .map(|f| (f.param_types(), f.return_types()))
-        .collect();
+    let signatures: Vec<Signature> = module.functions.values().map(Signature::of).collect();
     for (id, func) in module.functions.iter() {
         verify_global_uses(module, id, func)?;
         verifier.verify(func, id, Some(&signatures))?;
@@ -339,7 +341,27 @@ fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<()
 }
 
 /// Parameter types, and result types if the function returns.
-type Signature = (Vec<Type>, Option<Vec<Type>>);
+/// What a call needs to know of its callee.
+struct Signature {
+    params: Vec<Type>,
+    /// `None` for a function that never returns.
+    returns: Option<Vec<Type>>,
+    /// An `acir` function: an unconstrained (`brillig`) one may not call it.
+    constrained: bool,
+}
+
+impl Signature {
+    fn of(func: &Function) -> Self {
+        Signature {
+            params: func.param_types(),
+            returns: func.return_types(),
+            constrained: func
+                .runtime
+                .as_ref()
+                .is_some_and(|r| r.kind == RuntimeKind::Acir),
+        }
+    }
+}
 
 /// Verifies one function on its own: calls to functions of a module are
 /// checked only by [`verify_module`].
@@ -416,7 +438,7 @@ impl Verifier {
         signatures: Option<&[Signature]>,
     ) -> Result<(), VerifierError> {
         let returns = match signatures {
-            Some(signatures) => signatures[id.as_u32() as usize].1.clone(),
+            Some(signatures) => signatures[id.as_u32() as usize].returns.clone(),
             None => func.return_types(),
         };
         let cx = Ctx {

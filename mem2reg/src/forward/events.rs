@@ -155,8 +155,8 @@ impl Events {
             },
             Visit::BlockEnd(block) => {
                 self.effects.end_block(block);
-                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
-                    if !arguments.is_empty() {
+                if let Some(term) = func.dfg.terminator(block) {
+                    if term.branch_arguments().next().is_some() {
                         self.jumps.push(block);
                     }
                 }

@@ -95,8 +95,8 @@ use kildall_dataflow::pmap::PMap;
 use kildall_dataflow::{Analysis, Effects, Forward, FunctionGraph, SparseGraph};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
-    Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
-    Value, ValueDef,
+    Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Value,
+    ValueDef,
 };
 
 use crate::alias::{AliasClasses, Visit};
@@ -224,8 +224,8 @@ impl<'a> ReferenceValues<'a> {
             ..
         } = e;
         for &block in &jumps {
-            if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
-                for &a in arguments {
+            if let Some(term) = func.dfg.terminator(block) {
+                for &a in term.branch_arguments() {
                     if classes.is_reference(a) {
                         reads[a] = 2;
                     }
@@ -330,25 +330,21 @@ impl<'a> ReferenceValues<'a> {
             }
         }
         for &block in &self.jumps {
-            let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) else {
+            let Some(term) = func.dfg.terminator(block) else {
                 continue;
             };
-            if !arguments.iter().any(|&a| references.contains(a)) {
+            if !term.branch_arguments().any(|&a| references.contains(a)) {
                 continue;
             }
-            let resolved: Vec<Value> = arguments
-                .iter()
-                .map(|&a| {
-                    if references.contains(a) {
-                        func.dfg.resolve(a)
-                    } else {
-                        a
-                    }
-                })
-                .collect();
-            if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator_mut(block) {
-                *arguments = resolved;
-            }
+            let mut renamed = term.clone();
+            renamed.map_branch_arguments(|a| {
+                if references.contains(a) {
+                    func.dfg.resolve(a)
+                } else {
+                    a
+                }
+            });
+            func.dfg.set_terminator(block, renamed);
         }
         true
     }
@@ -655,8 +651,8 @@ pub(crate) fn forward(
         }
         if any_reference && !renamed_reference {
             for &block in &analysis.jumps {
-                if let Some(Terminator::Jmp { arguments, .. }) = func.dfg.terminator(block) {
-                    renamed_reference |= arguments.iter().any(|&a| references.contains(a));
+                if let Some(term) = func.dfg.terminator(block) {
+                    renamed_reference |= term.branch_arguments().any(|&a| references.contains(a));
                 }
             }
         }

@@ -232,7 +232,26 @@ impl<'a> Lowerer<'a> {
                     self.output(&format!("{destination}.{k}"), arg)?;
                 }
             }
-            Some(Terminator::JmpIf { condition, .. }) => self.output("branch", *condition)?,
+            Some(Terminator::JmpIf {
+                condition,
+                then_destination,
+                then_arguments,
+                else_destination,
+                else_arguments,
+            }) => {
+                self.output("branch", *condition)?;
+                // Both edges' arguments: the run takes the one the branch
+                // names (two edges to one block carry the same arguments).
+                let mut edges = vec![(then_destination, then_arguments)];
+                if else_destination != then_destination {
+                    edges.push((else_destination, else_arguments));
+                }
+                for (destination, arguments) in edges {
+                    for (k, &arg) in arguments.iter().enumerate() {
+                        self.output(&format!("{destination}.{k}"), arg)?;
+                    }
+                }
+            }
             Some(Terminator::Return { values }) => {
                 for (k, &v) in values.iter().enumerate() {
                     self.output(&format!("return.{k}"), v)?;

@@ -25,7 +25,8 @@
 use crate::generate::CfgConfig;
 use crate::generate::Rng;
 use kildall_ir::{
-    BinaryOp, Block, Builtin, ConstValue, FuncCursor, FuncId, Function, Module, Type, Value,
+    BinaryOp, Block, Builtin, ConstValue, FuncCursor, FuncId, Function, Module, Terminator, Type,
+    Value,
 };
 
 mod ops;

@@ -199,7 +199,7 @@ impl FnGen<'_> {
         let else_block = self.new_block();
         let join = self.new_block();
         self.cost += 1;
-        self.cursor().jmpif(cond, then_block, else_block);
+        let arm_params = self.branch(cond, then_block, else_block);
 
         let kinds: Vec<Kind> = (0..self.rng.below(4)).map(|_| self.join_kind()).collect();
         let params: Vec<Value> = kinds
@@ -221,6 +221,9 @@ impl FnGen<'_> {
             .enumerate()
         {
             let (outer_cost, outer_budget) = (self.cost, self.budget);
+            for &(kind, param, bits) in &arm_params[arm] {
+                self.push(kind, param, bits);
+            }
             let mut cost = self.nested(block, depth + 1, quota, arm_budget);
             // The arm's tail runs under the arm's budget too.
             (self.cost, self.budget) = (cost, arm_budget + TAIL);
@@ -249,6 +252,40 @@ impl FnGen<'_> {
         for ((&kind, &param), &b) in kinds.iter().zip(&params).zip(&bits) {
             self.push(kind, param, b);
         }
+    }
+
+    /// `jmpif cond then: then_block(..), else: else_block(..)`, passing each
+    /// arm values in parameters of its own when the configuration draws
+    /// it. Returns each arm's parameters (kind, value, bits).
+    fn branch(
+        &mut self,
+        cond: Value,
+        then_block: Block,
+        else_block: Block,
+    ) -> [Vec<(Kind, Value, u16)>; 2] {
+        let mut params: [Vec<(Kind, Value, u16)>; 2] = [Vec::new(), Vec::new()];
+        let mut arguments: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+        let p = self.config.branch_arguments;
+        if p > 0.0 && self.rng.chance(p) {
+            for (arm, block) in [then_block, else_block].into_iter().enumerate() {
+                for _ in 0..1 + self.rng.below(2) {
+                    let kind = self.join_kind();
+                    let item = self.get_passable(kind);
+                    let param = self.func.dfg.append_block_param(block, kind.ty());
+                    arguments[arm].push(item.value);
+                    params[arm].push((kind, param, item.bits));
+                }
+            }
+        }
+        let [then_arguments, else_arguments] = arguments;
+        self.cursor().terminate(Terminator::JmpIf {
+            condition: cond,
+            then_destination: then_block,
+            then_arguments,
+            else_destination: else_block,
+            else_arguments,
+        });
+        params
     }
 
     /// A loop counting `i` from `start` by `step` while `lt i, bound`, or
