@@ -4,7 +4,10 @@
 //! proving of the suite's `find_min` and `string_match` runs before and
 //! after merging (setup excluded, as in `cargo xtask merge --prove`), and
 //! proving the memory check of the unmerged `find_min`, `string_match` and
-//! `edit_distance` runs (15, 47 and 125 accesses).
+//! `edit_distance` runs (15, 47 and 125 accesses); verifying the proof of
+//! a whole run (every instance's proof and links, the memory check's list
+//! and proof; keys set up before, by a first verification) of `find_min`
+//! and `string_match` before and after merging.
 
 use std::hint::black_box;
 
@@ -133,5 +136,25 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_verify(c: &mut Criterion) {
+    let mut group = c.benchmark_group("r1cs-verify");
+    group.sample_size(10);
+    for name in ["find_min", "string_match"] {
+        let (before, args) = program(name);
+        let mut after = before.clone();
+        run_module(&mut after, &Options::default());
+        for (which, module) in [("before", &before), ("after", &after)] {
+            let trace = traced(module, &args);
+            let proof = kildall_r1cs::prove::prove_trace(&trace).unwrap().run;
+            let mut verifier = kildall_r1cs::verify::Verifier::new(module).unwrap();
+            verifier.verify(&proof, None).unwrap();
+            group.bench_function(format!("{name}-{which}"), |b| {
+                b.iter(|| black_box(verifier.verify(&proof, None).unwrap()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_verify);
 criterion_main!(benches);

@@ -1,4 +1,4 @@
-//! The seven fuzz targets as byte-oriented entry points, shared by the
+//! The eight fuzz targets as byte-oriented entry points, shared by the
 //! cargo-fuzz binaries of this crate (feature `libfuzzer`) and by the
 //! driver's in-process fuzzer (`cargo xtask fuzz`).
 //!
@@ -100,7 +100,7 @@ impl FuzzedPass for Noise {
 }
 
 /// The target names.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 8] = [
     "ir-parse",
     "ir-interp",
     "mem2reg",
@@ -108,6 +108,7 @@ pub const TARGETS: [&str; 7] = [
     "noise",
     "mast-decode",
     "casm",
+    "r1cs-proof-decode",
 ];
 
 /// Runs target `name` on `data`; `false` for an unknown name.
@@ -118,6 +119,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "mem2reg" | "blockmerge" | "noise" => pass(name, data),
         "mast-decode" => kildall_mast::fuzzing::fuzz(data),
         "casm" => casm(data),
+        "r1cs-proof-decode" => r1cs_proof_decode(data),
         _ => return false,
     }
     true
@@ -202,5 +204,102 @@ pub fn casm(data: &[u8]) {
         Some(CasmCase::Casm(text)) => kildall_casm::fuzzing::parse_casm(&text),
         Some(CasmCase::Differential(seed)) => kildall_casm::fuzzing::differential(seed),
         None => {}
+    }
+}
+
+/// A proof of a run with every part of the format present (a block
+/// instance with public inputs, both lists of the memory check), whose
+/// encoding the `r1cs-proof-decode` target mutates.
+pub fn sample_run_proof() -> kildall_r1cs::run::RunProof {
+    use kildall_r1cs::memory::{Entry, EntryKind};
+    use kildall_r1cs::run::{InstanceProof, MemoryCheckProof, RunProof};
+    let fr = |n: u64| ark_bn254::Fr::from(n);
+    let instance = |function, block, public: Vec<_>| InstanceProof {
+        function,
+        block,
+        public,
+        proof: Default::default(),
+    };
+    RunProof {
+        program: [7; 32],
+        args: vec![fr(5), fr(3)],
+        result: vec![fr(8)],
+        instances: vec![
+            instance(0, 0, vec![fr(5), fr(3), fr(0)]),
+            instance(0, 1, vec![fr(8), fr(1)]),
+        ],
+        memory: Some(MemoryCheckProof {
+            entries: vec![
+                Entry {
+                    valid: true,
+                    key: 1,
+                    value: fr(0),
+                    kind: EntryKind::Allocate,
+                },
+                Entry {
+                    valid: false,
+                    key: 0,
+                    value: fr(0),
+                    kind: EntryKind::Read,
+                },
+            ],
+            proof: Default::default(),
+        }),
+    }
+}
+
+/// `r1cs-proof-decode`: the decoder of proofs of runs on hostile bytes.
+/// The first byte picks raw bytes (even) or the sample proof's encoding
+/// with the rest's bytes written over it (odd: triples of a two-byte
+/// position and a byte; a short tail cuts the end when bit 1 of the mode
+/// is set), so that mutations reach every field. A decoded proof encodes
+/// to bytes that decode to it again.
+pub fn r1cs_proof_decode(data: &[u8]) {
+    use kildall_r1cs::run::RunProof;
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let bytes = if mode % 2 == 0 {
+        rest.to_vec()
+    } else {
+        let mut bytes = sample_run_proof().encode();
+        for pair in rest.chunks(3) {
+            if let [hi, lo, byte] = *pair {
+                let at = usize::from(u16::from_le_bytes([lo, hi])) % bytes.len().max(1);
+                if let Some(slot) = bytes.get_mut(at) {
+                    *slot = byte;
+                }
+            } else if mode & 2 != 0 {
+                bytes.truncate(bytes.len().saturating_sub(usize::from(pair[0])));
+            }
+        }
+        bytes
+    };
+    if let Ok(proof) = RunProof::decode(&bytes) {
+        let again = RunProof::decode(&proof.encode()).expect("an encoded proof decodes");
+        assert_eq!(again, proof, "a proof of a run survives its encoding");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Seeded smoke run of `r1cs-proof-decode`, both modes.
+    #[test]
+    fn r1cs_proof_decode_smoke() {
+        let mut rng = kildall_harness::generate::Rng::new(0x9E0F);
+        let sample = super::sample_run_proof().encode();
+        assert_eq!(
+            kildall_r1cs::run::RunProof::decode(&sample).unwrap(),
+            super::sample_run_proof()
+        );
+        for _ in 0..3000 {
+            let len = rng.index(64);
+            let data: Vec<u8> = (0..len).map(|_| rng.index(256) as u8).collect();
+            super::r1cs_proof_decode(&data);
+        }
+        // Every prefix of the sample is refused.
+        for len in 0..sample.len() {
+            assert!(kildall_r1cs::run::RunProof::decode(&sample[..len]).is_err());
+        }
     }
 }

@@ -71,6 +71,29 @@ fn median_prove(
     (totals[runs / 2], memory[runs / 2], last.unwrap())
 }
 
+/// The median time of `runs` verifications of `report`'s proof of a run
+/// of `module` (keys set up before, by a first verification), and the
+/// proof's size in bytes.
+fn median_verify(
+    module: &Module,
+    report: &kildall_r1cs::prove::ProofReport,
+    runs: usize,
+) -> (Duration, usize) {
+    let bytes = report.run.encode();
+    let proof = kildall_r1cs::run::RunProof::decode(&bytes).unwrap();
+    let mut verifier = kildall_r1cs::verify::Verifier::new(module).unwrap();
+    verifier.verify(&proof, None).unwrap();
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            verifier.verify(&proof, None).unwrap();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[runs / 2], bytes.len())
+}
+
 fn main() {
     let runs: usize = std::env::args().nth(1).map_or(5, |a| a.parse().unwrap());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blockmerge");
@@ -83,6 +106,7 @@ fn main() {
     let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
     let mut samples = Vec::new();
     let mut memory_samples = Vec::new();
+    let mut verifier_rows = Vec::new();
     println!("| program | blocks | largest block: exact (model, error) | instances | memory accesses | memory check: entries, constraints, prover | prover before | threshold: after, ratio | calibrated: blocks, largest, instances, after, ratio |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for path in paths {
@@ -112,6 +136,23 @@ fn main() {
         } else {
             median_prove(&traces[2], runs)
         });
+        let modules = [&before, &threshold, &chosen];
+        let verified: Vec<(Duration, usize)> = (0..3)
+            .map(|k| median_verify(modules[k], &proofs[k].2, runs))
+            .collect();
+        let kb = |n: usize| format!("{:.1} KiB", n as f64 / 1024.0);
+        verifier_rows.push(format!(
+            "| {name} | {} / {} / {} | {} / {} / {} ms | {} / {} / {} ms |",
+            kb(verified[0].1),
+            kb(verified[1].1),
+            kb(verified[2].1),
+            ms(verified[0].0),
+            ms(verified[1].0),
+            ms(verified[2].0),
+            ms(proofs[0].0),
+            ms(proofs[1].0),
+            ms(proofs[2].0),
+        ));
         for (_, memory, report) in &proofs[..2] {
             if let Some(m) = &report.memory {
                 memory_samples.push((m.valid_entries as f64, memory.as_secs_f64() * 1e6));
@@ -175,6 +216,11 @@ fn main() {
             ms(proofs[2].0),
             ratio(proofs[0].0, proofs[2].0),
         );
+    }
+    println!("\n| program | proof size: before / threshold / calibrated | verifier | prover |");
+    println!("|---|---|---|---|");
+    for row in verifier_rows {
+        println!("{row}");
     }
     match Calibration::fit(&samples) {
         Some(c) => {

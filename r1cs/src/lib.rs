@@ -7,12 +7,17 @@ pub mod lower;
 pub mod memory;
 #[cfg(feature = "prove")]
 pub mod prove;
+#[cfg(feature = "prove")]
+pub mod run;
 pub mod system;
 pub mod trace;
+#[cfg(feature = "prove")]
+pub mod verify;
 
 pub use lower::{assign_block, lower_block, LowerError, LowerOptions};
 pub use system::{
-    AccessKind, Assignment, Constraint, ConstraintSystem, Lc, MemoryAccess, Origin, Space, Var,
+    AccessKind, Assignment, Constraint, ConstraintSystem, Interface, Lc, MemoryAccess, Origin,
+    Output, Source, Space, Var,
 };
 
 /// The README's example, compiled and run as a doctest.

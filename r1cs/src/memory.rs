@@ -51,10 +51,12 @@
 //! inputs (Fiat-Shamir): the sorted list is fixed before them, and a
 //! verifier checks [`MemoryCheck::challenges_bound`] beside the proof.
 //!
-//! FIXME: the execution-ordered tuples are not bound to the block
-//! instances' proofs: the blocks' access tuples are not among their public
-//! inputs, so a prover could prove a memory check of other accesses than
-//! its blocks made.
+//! The execution-ordered list is a function of the block instances' public
+//! inputs ([`MemoryCheck::of_accesses`]): each access's (valid, address,
+//! value) and each array read at a dynamic index are public inputs of the
+//! instance that makes them, so a verifier rebuilds the list from the
+//! instances it checked, and the memory check's proof holds for those
+//! accesses only.
 
 use std::fmt;
 
@@ -63,7 +65,7 @@ use ark_ff::{BigInteger, One, PrimeField, Zero};
 use sha2::{Digest, Sha256};
 
 use crate::lower::recompose;
-use crate::system::{Assignment, Constraint, ConstraintSystem, Lc, Origin, Var};
+use crate::system::{AccessKind, Assignment, Constraint, ConstraintSystem, Lc, Origin, Var};
 
 /// What an entry of the memory check does.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -181,7 +183,92 @@ fn width(n: u128) -> u32 {
     (128 - n.leading_zeros()).max(1)
 }
 
+/// An access as the block instance that makes it proves it: the
+/// execution-ordered list is built from these.
+#[derive(Clone, Debug)]
+pub struct BlockAccess<'a> {
+    /// Whether it happens.
+    pub valid: bool,
+    /// The cell's address, or the index in the array.
+    pub address: Fr,
+    /// The value read or written.
+    pub value: Fr,
+    /// What it does.
+    pub kind: AccessKind,
+    /// The elements of the array read, or `None` for a cell.
+    pub array: Option<&'a [Fr]>,
+}
+
+/// An address as a key: the field element when it fits in 128 bits, else
+/// one key above every cell.
+fn key_of(f: Fr) -> u128 {
+    let big: num_bigint::BigUint = f.into();
+    u128::try_from(&big).unwrap_or(u128::MAX >> 16)
+}
+
 impl MemoryCheck {
+    /// The execution-ordered list of a run whose accesses, in execution
+    /// order, are `accesses`, and for each entry the access it is (`None`
+    /// for an initialisation). Cells keep their addresses; each distinct
+    /// array read (by contents, numbered by first read) is a segment above
+    /// every cell, a power of two wide, initialised just before its first
+    /// read. An access that does not happen enters as zeros.
+    pub fn of_accesses(accesses: &[BlockAccess<'_>]) -> (MemoryCheck, Vec<Option<usize>>) {
+        let mut cells_top = 0u128;
+        let mut segment_len = 1usize;
+        for access in accesses.iter().filter(|a| a.valid) {
+            match access.array {
+                None => cells_top = cells_top.max(key_of(access.address)),
+                Some(elements) => segment_len = segment_len.max(elements.len()),
+            }
+        }
+        let base = 1u128 << (128 - cells_top.leading_zeros()).min(126);
+        let stride = segment_len.checked_next_power_of_two().unwrap_or(1 << 40) as u128;
+        let mut segments: std::collections::HashMap<&[Fr], u128> = Default::default();
+        let mut check = MemoryCheck::default();
+        let mut origins = Vec::new();
+        for (n, access) in accesses.iter().enumerate() {
+            let kind = match access.kind {
+                AccessKind::Allocate => EntryKind::Allocate,
+                AccessKind::Read => EntryKind::Read,
+                AccessKind::Write => EntryKind::Write,
+            };
+            let key = match access.array {
+                _ if !access.valid => 0,
+                None => key_of(access.address),
+                Some(elements) => {
+                    let next = segments.len() as u128;
+                    let segment = *segments.entry(elements).or_insert(next);
+                    let at = base.saturating_add(segment.saturating_mul(stride));
+                    if segment == next {
+                        for (k, &element) in elements.iter().enumerate() {
+                            check.entries.push(Entry {
+                                valid: true,
+                                key: at.saturating_add(k as u128),
+                                value: element,
+                                kind: EntryKind::Initialise,
+                            });
+                            origins.push(None);
+                        }
+                    }
+                    at.saturating_add(key_of(access.address))
+                }
+            };
+            check.entries.push(Entry {
+                valid: access.valid,
+                key,
+                value: if access.valid {
+                    access.value
+                } else {
+                    Fr::zero()
+                },
+                kind,
+            });
+            origins.push(Some(n));
+        }
+        (check, origins)
+    }
+
     /// The valid entries' times, sorted by address, then time.
     fn sorted(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.entries.len())

@@ -1,8 +1,23 @@
 //! Per-block Groth16 proofs of an executed trace (arkworks): one setup per
 //! block kind, one proof per executed instance, and one proof of the run's
-//! memory check; every proof verified.
+//! memory check; every proof verified, and all of them gathered in a
+//! [`RunProof`] a separate verifier checks.
 //! Setup is timed apart from proving, as a deployment runs it once per
 //! program.
+//!
+//! # The setup
+//!
+//! Keys are derived deterministically: a block kind's setup draws its
+//! randomness from a generator seeded by SHA-256 of the program's digest
+//! and the kind ([`block_keys`]), the memory check's by the digest and the
+//! check's shape ([`memory_keys`]), so a verifier rebuilds the keys from
+//! the program alone. Anyone can rebuild the setup's secret the same way
+//! and forge proofs of false statements, so these proofs show what a
+//! prover's work costs and test the verifier's checks; they are not sound
+//! against a prover who knows the seed. A deployment runs a trusted setup
+//! (a ceremony per block kind and memory check shape, whose secret nobody
+//! keeps) and hands the verifier its verifying keys beside the program;
+//! every other check of the verifier stays as it is.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -16,6 +31,7 @@ use ark_relations::r1cs::{
 use ark_snark::SNARK;
 
 use crate::memory::MemoryCheck;
+use crate::run::{InstanceProof, MemoryCheckProof, RunProof};
 use crate::system::{Assignment, ConstraintSystem, Lc, Var};
 use crate::trace::{BlockKind, Trace};
 
@@ -58,9 +74,11 @@ impl ConstraintSynthesizer<Fr> for BlockCircuit<'_> {
     }
 }
 
-/// What proving a trace cost.
+/// What proving a trace cost, and the proof of the run.
 #[derive(Clone, Debug, Default)]
 pub struct ProofReport {
+    /// Every proof, for a verifier.
+    pub run: RunProof,
     /// Block kinds set up.
     pub kinds: usize,
     /// Instances proven.
@@ -138,6 +156,50 @@ pub fn rng() -> impl ark_std::rand::RngCore + ark_std::rand::CryptoRng {
     ark_std::rand::rngs::StdRng::seed_from_u64(0x6b69_6c64)
 }
 
+/// A generator seeded by SHA-256 of `parts`.
+fn seeded(parts: &[&[u8]]) -> impl ark_std::rand::RngCore + ark_std::rand::CryptoRng {
+    use ark_std::rand::SeedableRng;
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    ark_std::rand::rngs::StdRng::from_seed(hasher.finalize().into())
+}
+
+/// The keys of a block kind of the program whose digest is `program`
+/// (see the module's doc on what a trusted setup changes).
+pub fn block_keys(
+    program: &[u8; 32],
+    (function, block): BlockKind,
+    cs: &ConstraintSystem,
+) -> Result<Keys, ProveError> {
+    let function = kildall_ir::EntityRef::index(function) as u64;
+    let block = kildall_ir::EntityRef::index(block) as u64;
+    let mut rng = seeded(&[
+        b"kildall-r1cs block keys",
+        program,
+        &function.to_le_bytes(),
+        &block.to_le_bytes(),
+    ]);
+    setup(cs, &mut rng)
+}
+
+/// The keys of a memory check whose system is `cs`, for the program whose
+/// digest is `program`: the system's shape depends on the run (its
+/// entries and widths), so it is set up per shape.
+pub fn memory_keys(program: &[u8; 32], cs: &ConstraintSystem) -> Result<Keys, ProveError> {
+    let shape = [
+        cs.public_names.len() as u64,
+        cs.witness_names.len() as u64,
+        cs.num_constraints() as u64,
+    ];
+    let shape: Vec<u8> = shape.iter().flat_map(|n| n.to_le_bytes()).collect();
+    let mut rng = seeded(&[b"kildall-r1cs memory keys", program, &shape]);
+    setup(cs, &mut rng)
+}
+
 /// The circuit-specific setup of a block kind.
 pub fn setup(
     cs: &ConstraintSystem,
@@ -175,15 +237,17 @@ pub fn verify(keys: &Keys, public: &[Fr], proof: &Proof<Bn254>) -> Result<bool, 
     )?)
 }
 
-/// Sets up every block kind of `trace`, proves every instance and verifies
-/// every proof. The randomness is seeded: runs are reproducible.
+/// Sets up every block kind of `trace` ([`block_keys`]), proves every
+/// instance and verifies every proof, and gathers the proofs in the
+/// report's [`RunProof`]. Proofs draw on seeded randomness: runs are
+/// reproducible.
 pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
     let mut rng = rng();
     let mut report = ProofReport::default();
     let mut keys: BTreeMap<BlockKind, Keys> = BTreeMap::new();
     let start = Instant::now();
     for (&kind, cs) in &trace.kinds {
-        keys.insert(kind, setup(cs, &mut rng)?);
+        keys.insert(kind, block_keys(&trace.program, kind, cs)?);
         report.per_kind.insert(
             kind,
             KindCost {
@@ -195,6 +259,13 @@ pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
     }
     report.setup = start.elapsed();
     report.kinds = keys.len();
+    report.run = RunProof {
+        program: trace.program,
+        args: trace.args.clone(),
+        result: trace.result.clone(),
+        instances: Vec::with_capacity(trace.instances.len()),
+        memory: None,
+    };
     for instance in &trace.instances {
         let cs = &trace.kinds[&instance.kind];
         let keys = &keys[&instance.kind];
@@ -210,26 +281,39 @@ pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
         report.verify += start.elapsed();
         report.instances += 1;
         report.verified += usize::from(ok);
+        let (function, block) = instance.kind;
+        report.run.instances.push(InstanceProof {
+            function: kildall_ir::EntityRef::index(function) as u32,
+            block: kildall_ir::EntityRef::index(block) as u32,
+            public: instance.assignment.public.clone(),
+            proof,
+        });
     }
     if !trace.memory.entries.is_empty() {
-        report.memory = Some(prove_memory(&trace.memory, &mut rng)?);
+        let (memory, proof) = prove_memory(&trace.program, &trace.memory, &mut rng)?;
+        report.memory = Some(memory);
+        report.run.memory = Some(MemoryCheckProof {
+            entries: trace.memory.entries.clone(),
+            proof,
+        });
     }
     Ok(report)
 }
 
-/// Sets up, proves and verifies the memory check.
+/// Sets up ([`memory_keys`]), proves and verifies the memory check.
 pub fn prove_memory(
+    program: &[u8; 32],
     check: &MemoryCheck,
     rng: &mut (impl ark_std::rand::RngCore + ark_std::rand::CryptoRng),
-) -> Result<MemoryProof, ProveError> {
+) -> Result<(MemoryProof, Proof<Bn254>), ProveError> {
     let (cs, assignment) = check.system();
     let start = Instant::now();
-    let keys = setup(&cs, rng)?;
+    let keys = memory_keys(program, &cs)?;
     let setup_time = start.elapsed();
     let start = Instant::now();
     let proof = prove(&keys, &cs, &assignment, rng)?;
     let prove_time = start.elapsed();
-    Ok(MemoryProof {
+    let report = MemoryProof {
         entries: check.entries.len(),
         valid_entries: check.valid_entries(),
         constraints: cs.num_constraints(),
@@ -237,5 +321,6 @@ pub fn prove_memory(
         prove: prove_time,
         verified: verify(&keys, &assignment.public, &proof)?
             && MemoryCheck::challenges_bound(&assignment.public),
-    })
+    };
+    Ok((report, proof))
 }

@@ -203,6 +203,70 @@ pub struct ConstraintSystem {
     pub constraints: Vec<Constraint>,
     /// The dynamic memory accesses.
     pub memory: Vec<MemoryAccess>,
+    /// What the public inputs mean: how a verifier links an instance to
+    /// the instances around it and to the memory check.
+    pub interface: Interface,
+}
+
+/// Where a value a verifier reads of an instance is: a constant of the
+/// block, or one of its public inputs.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Source {
+    /// The same in every instance.
+    Constant(Fr),
+    /// Public input number `n`.
+    Public(u32),
+}
+
+impl Source {
+    /// The value in an instance whose public inputs are `public`, or
+    /// `None` when `public` is too short.
+    pub fn value(self, public: &[Fr]) -> Option<Fr> {
+        match self {
+            Source::Constant(c) => Some(c),
+            Source::Public(n) => public.get(n as usize).copied(),
+        }
+    }
+}
+
+/// What a block passes on, as its outputs.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Output {
+    /// The arguments of its `jmp`, flattened.
+    Jump,
+    /// The condition of its `jmpif`.
+    Branch,
+    /// The values it returns, flattened.
+    Return,
+    /// The arguments of a call to a function, flattened.
+    CallArguments(Inst),
+    /// 1 when the call runs, 0 when a false predicate skips it.
+    CallEnabled(Inst),
+    /// A value the block computes that another block reads.
+    Escaping(Value),
+}
+
+/// The meaning of a block's public inputs: the transition state a
+/// per-block verifier links (CoBBl's consistency check), the tuples of its
+/// memory accesses and the instance's position in the run.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Interface {
+    /// Every value read from outside the block (parameters first, then
+    /// values of dominating blocks and results of calls, in the order the
+    /// block reads them), with the public inputs of its elements.
+    pub inputs: Vec<(Value, Vec<u32>)>,
+    /// The outputs, each with its elements.
+    pub outputs: Vec<(Output, Vec<Source>)>,
+    /// Per memory access (as [`ConstraintSystem::memory`]): its valid
+    /// flag, address and value.
+    pub accesses: Vec<[Source; 3]>,
+    /// Each array the block reads at a dynamic index, with its elements:
+    /// the memory check initialises a segment with them.
+    pub arrays: Vec<(Value, Vec<Source>)>,
+    /// The public input holding the instance's position in the run (in the
+    /// order the instances start). No constraint reads it: it binds the
+    /// proof to its place.
+    pub position: u32,
 }
 
 impl ConstraintSystem {

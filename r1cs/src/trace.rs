@@ -1,10 +1,11 @@
 //! The executed trace of a program as block instances: a run of the
 //! interpreter records every executed block's values, each block kind is
 //! lowered once, and every instance gets its assignment, checked against
-//! the constraints. The memory accesses of the instances, put back in
-//! execution order (a block that calls a function ends after its callee,
-//! but its accesses before the call came first), are the entries of the
-//! run's [`MemoryCheck`], checked natively here and proven apart.
+//! the constraints. The instances are put in the order they started, and
+//! their memory accesses in execution order (a block that calls a function
+//! ends after its callee, but its accesses before the call came first):
+//! the entries of the run's [`MemoryCheck`], checked natively here and
+//! proven apart.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,7 +16,7 @@ use kildall_interpreter::{
 use kildall_ir::{Block, FuncId, Inst, Module, Terminator, Value};
 
 use crate::lower::{assign_block, lower_block, LowerError, LowerOptions};
-use crate::memory::{Entry, EntryKind, MemoryCheck, MemoryError};
+use crate::memory::{BlockAccess, MemoryCheck, MemoryError};
 use crate::system::{describe, AccessKind, Assignment, ConstraintSystem, Space};
 
 /// A block of a function: a kind of instance.
@@ -68,11 +69,19 @@ pub enum TraceError {
 /// The block instances of a run.
 #[derive(Clone, Debug)]
 pub struct Trace {
+    /// The SHA-256 of the program's text ([`program_digest`]).
+    pub program: [u8; 32],
+    /// The arguments of `main`, as field elements.
+    pub args: Vec<Fr>,
+    /// What `main` returned, as field elements (empty when it did not).
+    pub result: Vec<Fr>,
     /// The run.
     pub execution: Execution,
     /// Every block kind executed, with its constraint system.
     pub kinds: BTreeMap<BlockKind, ConstraintSystem>,
-    /// The instances, in the order their blocks ended.
+    /// The instances, in the order their blocks started (a block before
+    /// the instances of its calls); each instance's position public input
+    /// holds its place in this order.
     pub instances: Vec<Instance>,
     /// The dynamic memory accesses of all instances.
     pub memory_accesses: u64,
@@ -258,10 +267,11 @@ impl Recorder<'_> {
         out
     }
 
-    /// The instances in execution order of their accesses: each instance's
-    /// accesses, with the instances of each of its calls between the
-    /// accesses before the call and those after.
-    fn memory_check(&mut self) -> (MemoryCheck, Vec<Option<(usize, Inst)>>) {
+    /// The run's order: the instances in the order they started (a block
+    /// before the instances of its calls), and their accesses in execution
+    /// order, each instance's with the instances of each of its calls
+    /// between the accesses before the call and those after.
+    fn run_order(&mut self) -> (Vec<usize>, Vec<(usize, usize)>) {
         while self.frames.len() > 1 {
             self.close_frame();
         }
@@ -276,24 +286,20 @@ impl Recorder<'_> {
             Instance(usize),
             Access(usize, usize),
         }
-        let mut order = Vec::new();
+        let mut started = Vec::new();
+        let mut accesses = Vec::new();
         let mut work: Vec<Work> = roots.into_iter().rev().map(Work::Instance).collect();
         while let Some(item) = work.pop() {
             let i = match item {
                 Work::Access(i, k) => {
-                    order.push((i, k));
+                    accesses.push((i, k));
                     continue;
                 }
                 Work::Instance(i) => i,
             };
+            started.push(i);
             let (function, block) = self.instances[i].kind;
-            let func = &self.module.functions[function];
-            let position: HashMap<Inst, usize> = func
-                .layout
-                .block_insts(block)
-                .enumerate()
-                .map(|(n, inst)| (inst, n))
-                .collect();
+            let position = inst_positions(&self.module.functions[function], block);
             let memory = &self.memory[i];
             let mut items: Vec<(usize, Work)> = Vec::new();
             for (k, access) in memory.accesses.iter().enumerate() {
@@ -308,77 +314,33 @@ impl Recorder<'_> {
             items.sort_by_key(|(at, _)| *at);
             work.extend(items.into_iter().rev().map(|(_, w)| w));
         }
-        // Keys: cells below, then the segments, each a power of two wide.
-        let key = |f: Fr| -> u128 {
-            let big: num_bigint::BigUint = f.into();
-            u128::try_from(&big).unwrap_or(u128::MAX >> 16)
-        };
-        let mut cells_top = 0u128;
-        let mut segment_len = 1usize;
-        let mut contents = vec![Vec::new(); self.segments.len()];
-        for (elements, &s) in &self.segments {
-            segment_len = segment_len.max(elements.len());
-            contents[s] = elements.clone();
-        }
-        for &(i, k) in &order {
-            let access = &self.memory[i].accesses[k];
-            if access.valid && access.segment.is_none() {
-                cells_top = cells_top.max(key(access.address));
-            }
-        }
-        let base = 1u128 << (128 - cells_top.leading_zeros());
-        let stride = segment_len.next_power_of_two() as u128;
-        let mut initialised = vec![false; contents.len()];
-        let mut check = MemoryCheck::default();
-        let mut origins = Vec::new();
-        for (i, k) in order {
-            let access = &self.memory[i].accesses[k];
-            let kind = match access.kind {
-                AccessKind::Allocate => EntryKind::Allocate,
-                AccessKind::Read => EntryKind::Read,
-                AccessKind::Write => EntryKind::Write,
-            };
-            let entry = if !access.valid {
-                // An access that does not happen enters as zeros.
-                Entry {
-                    valid: false,
-                    key: 0,
-                    value: Fr::from(0u64),
-                    kind,
-                }
-            } else if let Some(s) = access.segment {
-                let at = base + s as u128 * stride;
-                if !initialised[s] {
-                    initialised[s] = true;
-                    for (n, &element) in contents[s].iter().enumerate() {
-                        check.entries.push(Entry {
-                            valid: true,
-                            key: at + n as u128,
-                            value: element,
-                            kind: EntryKind::Initialise,
-                        });
-                        origins.push(None);
-                    }
-                }
-                Entry {
-                    valid: true,
-                    key: at + key(access.address),
-                    value: access.value,
-                    kind,
-                }
-            } else {
-                Entry {
-                    valid: true,
-                    key: key(access.address),
-                    value: access.value,
-                    kind,
-                }
-            };
-            check.entries.push(entry);
-            origins.push(Some((i, access.inst)));
-        }
-        (check, origins)
+        (started, accesses)
     }
+}
+
+/// The position of each instruction in its block.
+pub(crate) fn inst_positions(func: &kildall_ir::Function, block: Block) -> HashMap<Inst, usize> {
+    func.layout
+        .block_insts(block)
+        .enumerate()
+        .map(|(n, inst)| (inst, n))
+        .collect()
+}
+
+/// The SHA-256 of a program's text: what a proof of a run names it by.
+pub fn program_digest(module: &Module) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(module.to_string().as_bytes()).into()
+}
+
+/// The field elements of a list of run-time values, or `None` for a value
+/// without them (noisy).
+pub fn flatten(values: &[RuntimeValue]) -> Option<Vec<Fr>> {
+    let mut out = Vec::new();
+    for v in values {
+        crate::lower::field_elements(v, &mut out)?;
+    }
+    Some(out)
 }
 
 /// Runs `main` of `module` on `args`, lowers every executed block and
@@ -401,15 +363,36 @@ pub fn record(
         segments: HashMap::new(),
         error: None,
     };
+    let claimed_args = flatten(&args).unwrap_or_default();
     let execution = interpret_observed(module, main, args, options, &mut recorder);
     if let Some(error) = recorder.error {
         return Err(error);
     }
-    let (memory, origins) = recorder.memory_check();
+    let (started, order) = recorder.run_order();
+    let mut contents = vec![Vec::new(); recorder.segments.len()];
+    for (elements, &s) in &recorder.segments {
+        contents[s] = elements.clone();
+    }
+    let accesses: Vec<BlockAccess<'_>> = order
+        .iter()
+        .map(|&(i, k)| {
+            let a = &recorder.memory[i].accesses[k];
+            BlockAccess {
+                valid: a.valid,
+                address: a.address,
+                value: a.value,
+                kind: a.kind,
+                array: a.segment.map(|s| &contents[s][..]),
+            }
+        })
+        .collect();
+    let (memory, origins) = MemoryCheck::of_accesses(&accesses);
     if let Err(error) = memory.check() {
         let what = match origins[error.entry()] {
-            Some((i, inst)) => {
+            Some(n) => {
+                let (i, k) = order[n];
                 let (function, _) = recorder.instances[i].kind;
+                let inst = recorder.memory[i].accesses[k].inst;
                 format!(
                     "instance {i}, `{}`",
                     module.functions[function].display_inst(inst)
@@ -419,15 +402,30 @@ pub fn record(
         };
         return Err(TraceError::Memory { what, error });
     }
+    let memory_accesses = accesses.len() as u64;
+    // The instances in the order they started, each knowing its place.
+    let mut slots: Vec<Option<Instance>> = recorder.instances.into_iter().map(Some).collect();
+    let mut instances = Vec::with_capacity(slots.len());
+    for (position, i) in started.into_iter().enumerate() {
+        let Some(mut instance) = slots[i].take() else {
+            continue;
+        };
+        let at = recorder.kinds[&instance.kind].interface.position as usize;
+        instance.assignment.public[at] = Fr::from(position as u64);
+        instances.push(instance);
+    }
+    let result = match &execution.outcome {
+        kildall_interpreter::Outcome::Return(values) => flatten(values).unwrap_or_default(),
+        _ => Vec::new(),
+    };
     Ok(Trace {
+        program: program_digest(module),
+        args: claimed_args,
+        result,
         execution,
         kinds: recorder.kinds,
-        memory_accesses: recorder
-            .memory
-            .iter()
-            .map(|m| m.accesses.len() as u64)
-            .sum(),
-        instances: recorder.instances,
+        memory_accesses,
+        instances,
         memory,
     })
 }

@@ -21,6 +21,7 @@ mod noise;
 mod opt;
 mod output;
 mod run;
+mod verify;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "The Kildall driver", version)]
@@ -49,6 +50,8 @@ enum Command {
     Noise(noise::Cmd),
     /// Run one fuzz target for a while (libFuzzer or the built-in engine).
     Fuzz(fuzz::Cmd),
+    /// Verify a proof of a run (`merge --proof-out`) from the program alone.
+    Verify(verify::Cmd),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Merge(cmd) => merge::run(cmd),
         Command::Noise(cmd) => noise::run(cmd),
         Command::Fuzz(cmd) => fuzz::run(cmd),
+        Command::Verify(cmd) => verify::run(cmd),
     };
     match result {
         Ok(code) => code,

@@ -9,7 +9,9 @@
 //! block, and reports exact constraints, instances, prover time and whether
 //! every proof verified. `--cost calibrated` merges a component when a
 //! prover-time model fit to measured proofs says its merged block proves no
-//! slower than its cheapest run unmerged.
+//! slower than its cheapest run unmerged. `--proof-out RUN.proof` writes the
+//! proof of the merged run (`--proof-of before`: of the run before merging)
+//! for `cargo xtask verify`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -74,6 +76,55 @@ pub struct Cmd {
     /// How merges are chosen.
     #[arg(long, value_enum, default_value_t = Cost::Threshold)]
     cost: Cost,
+    /// Write the proof of a run to this file (with `--prove`).
+    #[arg(long, requires = "prove")]
+    proof_out: Option<PathBuf>,
+    /// Which run `--proof-out` writes the proof of.
+    #[arg(long, value_enum, default_value_t = ProofOf::After, requires = "proof_out")]
+    proof_of: ProofOf,
+}
+
+/// The run whose proof `--proof-out` writes.
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProofOf {
+    /// The program as given.
+    Before,
+    /// The merged program.
+    After,
+}
+
+/// `module` with its blocks merged as `min_block_size` and `cost` say,
+/// and the pass's reports.
+pub fn merge_module(
+    module: &Module,
+    min_block_size: u64,
+    cost: Cost,
+) -> (Module, Vec<kildall_blockmerge::Report>) {
+    let calibration = Calibration::default();
+    // The calibrated rule prices memory accesses as the proven memory
+    // check measured them.
+    let with_accesses = WithAccesses {
+        model: Arc::new(R1cs),
+        per_access: calibration.per_access_in_constraints(),
+    };
+    let (rule, cost_model): (_, Arc<dyn CostModel>) = match cost {
+        Cost::Threshold => (MergeRule::Threshold, Arc::new(R1cs)),
+        Cost::Calibrated => (
+            MergeRule::Calibrated {
+                per_instance: calibration.per_instance_in_constraints(),
+            },
+            Arc::new(with_accesses),
+        ),
+    };
+    let mut after = module.clone();
+    let options = Options {
+        min_block_size,
+        rule,
+        cost_model,
+        ..Options::default()
+    };
+    let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
+    (after, reports)
 }
 
 const PALETTE: [&str; 8] = [
@@ -95,30 +146,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     if let Some(fuel) = cmd.fuel {
         interp.fuel = fuel;
     }
-    let calibration = Calibration::default();
-    // The calibrated rule prices memory accesses as the proven memory
-    // check measured them.
-    let with_accesses = WithAccesses {
-        model: Arc::new(R1cs),
-        per_access: calibration.per_access_in_constraints(),
-    };
-    let (rule, cost_model): (_, Arc<dyn CostModel>) = match cmd.cost {
-        Cost::Threshold => (MergeRule::Threshold, Arc::new(R1cs)),
-        Cost::Calibrated => (
-            MergeRule::Calibrated {
-                per_instance: calibration.per_instance_in_constraints(),
-            },
-            Arc::new(with_accesses),
-        ),
-    };
-    let mut after = before.clone();
-    let options = Options {
-        min_block_size: cmd.min_block_size,
-        rule,
-        cost_model,
-        ..Options::default()
-    };
-    let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
+    let (after, reports) = merge_module(&before, cmd.min_block_size, cmd.cost);
     for r in &reports {
         eprint!("{r}");
     }
@@ -200,7 +228,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
         if cmd.prove {
-            return prove(&cmd.file, &before, &after, main, args, &interp);
+            let proof_out = cmd.proof_out.as_ref().map(|p| (p.as_path(), cmd.proof_of));
+            return prove(&cmd.file, [&before, &after], main, args, &interp, proof_out);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -210,14 +239,14 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
 /// has no lowering or an instance is not satisfied, 2 when a proof fails to verify.
 fn prove(
     file: &std::path::Path,
-    before: &Module,
-    after: &Module,
+    modules: [&Module; 2],
     main: FuncId,
     args: Vec<RuntimeValue>,
     interp: &InterpreterOptions,
+    proof_out: Option<(&std::path::Path, ProofOf)>,
 ) -> anyhow::Result<ExitCode> {
     let mut traces = Vec::new();
-    for module in [before, after] {
+    for module in modules {
         match record(module, main, args.clone(), interp) {
             Ok(t) => traces.push(t),
             Err(err) => return Ok(report(Diagnostic::new(file, None, err.to_string()))),
@@ -305,6 +334,16 @@ fn prove(
     if !(proofs[0].all_verified() && proofs[1].all_verified()) {
         eprintln!("error: a proof did not verify");
         return Ok(ExitCode::from(2));
+    }
+    if let Some((path, which)) = proof_out {
+        let run = &proofs[usize::from(which == ProofOf::After)].run;
+        let bytes = run.encode();
+        std::fs::write(path, &bytes).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))?;
+        eprintln!(
+            "  proof of the run:  {} ({} bytes)",
+            path.display(),
+            bytes.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

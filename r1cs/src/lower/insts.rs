@@ -260,8 +260,10 @@ impl Lowerer<'_> {
             I::Call { callee, args } => match callee {
                 Callee::Function(_) => {
                     for (k, &arg) in args.iter().enumerate() {
-                        self.output(&format!("{inst}.arg{k}"), arg)?;
+                        let tag = crate::system::Output::CallArguments(inst);
+                        self.output(tag, &format!("{inst}.arg{k}"), arg)?;
                     }
+                    self.calls.push((inst, self.predicate.clone()));
                     for &r in results {
                         self.input(r)?;
                     }

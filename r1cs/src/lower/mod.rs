@@ -37,7 +37,7 @@ use ark_ff::{Field, One, PrimeField, Zero};
 use kildall_interpreter::RuntimeValue;
 use kildall_ir::{Block, Function, Inst, Terminator, Type, Value, ValueDef};
 
-use crate::system::{Assignment, ConstraintSystem, Lc, Origin, Var};
+use crate::system::{Assignment, ConstraintSystem, Lc, Origin, Output, Source, Space, Var};
 
 /// Why a block cannot be lowered, or why an execution of it does not
 /// agree with its lowering.
@@ -149,7 +149,9 @@ pub(crate) struct Lowerer<'a> {
     predicate: Lc,
     origin: Origin,
     /// Outputs, allocated as public inputs after the block's inputs.
-    outputs: Vec<(String, Lc)>,
+    outputs: Vec<(Output, String, Lc)>,
+    /// The predicate of each call to a function.
+    calls: Vec<(Inst, Lc)>,
 }
 
 /// `2^i` in the field.
@@ -181,6 +183,7 @@ impl<'a> Lowerer<'a> {
             predicate: Lc::constant(Fr::one()),
             origin: Origin::Terminator,
             outputs: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -229,7 +232,7 @@ impl<'a> Lowerer<'a> {
                 arguments,
             }) => {
                 for (k, &arg) in arguments.iter().enumerate() {
-                    self.output(&format!("{destination}.{k}"), arg)?;
+                    self.output(Output::Jump, &format!("{destination}.{k}"), arg)?;
                 }
             }
             Some(Terminator::JmpIf {
@@ -239,7 +242,7 @@ impl<'a> Lowerer<'a> {
                 else_destination,
                 else_arguments,
             }) => {
-                self.output("branch", *condition)?;
+                self.output(Output::Branch, "branch", *condition)?;
                 // Both edges' arguments: the run takes the one the branch
                 // names (two edges to one block carry the same arguments).
                 let mut edges = vec![(then_destination, then_arguments)];
@@ -248,13 +251,13 @@ impl<'a> Lowerer<'a> {
                 }
                 for (destination, arguments) in edges {
                     for (k, &arg) in arguments.iter().enumerate() {
-                        self.output(&format!("{destination}.{k}"), arg)?;
+                        self.output(Output::Jump, &format!("{destination}.{k}"), arg)?;
                     }
                 }
             }
             Some(Terminator::Return { values }) => {
                 for (k, &v) in values.iter().enumerate() {
-                    self.output(&format!("return.{k}"), v)?;
+                    self.output(Output::Return, &format!("return.{k}"), v)?;
                 }
             }
             Some(Terminator::Unreachable) | None => {
@@ -263,12 +266,103 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.cs.num_inputs = self.cs.public_names.len();
-        for (name, lc) in std::mem::take(&mut self.outputs) {
+        let mut outputs: Vec<(Output, Vec<Source>)> = Vec::new();
+        for (tag, name, lc) in std::mem::take(&mut self.outputs) {
             let value = self.eval(&lc);
             let out = self.new_public(name, value);
             self.enforce(lc, Lc::from_u64(1), Lc::var(out));
+            let Var::Public(n) = out else { unreachable!() };
+            match outputs.last_mut() {
+                Some((last, sources)) if *last == tag => sources.push(Source::Public(n)),
+                _ => outputs.push((tag, vec![Source::Public(n)])),
+            }
         }
+        self.cs.interface.outputs = outputs;
+        self.expose_interface()
+    }
+
+    /// Exposes what a verifier links beyond the outputs: the values other
+    /// blocks read, whether each call runs, every memory access's tuple and
+    /// the arrays read at a dynamic index; then the position.
+    fn expose_interface(&mut self) -> Result<(), LowerError> {
+        for value in escaping(self.func, self.block) {
+            let Some(repr) = self.repr.get(&value).cloned() else {
+                continue;
+            };
+            let sources = self.expose_all(repr.elements(), &format!("{value}"));
+            self.cs
+                .interface
+                .outputs
+                .push((Output::Escaping(value), sources));
+        }
+        for (inst, predicate) in std::mem::take(&mut self.calls) {
+            let source = self.expose(&predicate, &format!("{inst}.enabled"));
+            self.cs
+                .interface
+                .outputs
+                .push((Output::CallEnabled(inst), vec![source]));
+        }
+        let mut arrays: Vec<Value> = Vec::new();
+        for k in 0..self.cs.memory.len() {
+            let access = self.cs.memory[k].clone();
+            let name = format!("{}.access{k}", access.inst);
+            let tuple = [
+                self.expose(&access.valid, &format!("{name}.valid")),
+                self.expose(&access.address, &format!("{name}.address")),
+                self.expose(&access.value, &format!("{name}.value")),
+            ];
+            self.cs.interface.accesses.push(tuple);
+            if let Space::Array(array) = access.space {
+                if !arrays.contains(&array) {
+                    arrays.push(array);
+                }
+            }
+        }
+        for array in arrays {
+            let repr = self.value(array)?;
+            let sources = self.expose_all(repr.elements(), &format!("{array}"));
+            self.cs.interface.arrays.push((array, sources));
+        }
+        let value = self.witnessing().then(Fr::zero);
+        let Var::Public(n) = self.new_public("position".to_string(), value) else {
+            unreachable!()
+        };
+        self.cs.interface.position = n;
         Ok(())
+    }
+
+    /// Where a verifier reads `lc`: a constant, a public input that is
+    /// `lc` already, or a new one constrained to it.
+    fn expose(&mut self, lc: &Lc, name: &str) -> Source {
+        if let Some(c) = lc.as_constant() {
+            return Source::Constant(c);
+        }
+        if let [(Var::Public(n), c)] = lc.0[..] {
+            if c.is_one() {
+                return Source::Public(n);
+            }
+        }
+        let value = self.eval(lc);
+        let out = self.new_public(name.to_string(), value);
+        self.enforce(lc.clone(), Lc::from_u64(1), Lc::var(out));
+        let Var::Public(n) = out else { unreachable!() };
+        Source::Public(n)
+    }
+
+    fn expose_all(&mut self, elements: &[Lc], name: &str) -> Vec<Source> {
+        let many = elements.len() > 1;
+        elements
+            .iter()
+            .enumerate()
+            .map(|(k, lc)| {
+                let name = if many {
+                    format!("{name}[{k}]")
+                } else {
+                    name.to_string()
+                };
+                self.expose(lc, &name)
+            })
+            .collect()
     }
 
     /// Checks the values the constraints give the results of `inst`
@@ -376,6 +470,7 @@ impl<'a> Lowerer<'a> {
             });
         }
         let mut elements = Vec::with_capacity(len);
+        let mut publics = Vec::with_capacity(len);
         for k in 0..len {
             let name = if matches!(ty, Type::Array(..)) {
                 format!("{value}[{k}]")
@@ -383,8 +478,12 @@ impl<'a> Lowerer<'a> {
                 format!("{value}")
             };
             let var = self.new_public(name, recorded.as_ref().map(|r| r[k]));
+            if let Var::Public(n) = var {
+                publics.push(n);
+            }
             elements.push(Lc::var(var));
         }
+        self.cs.interface.inputs.push((value, publics));
         let repr = match ty {
             Type::Array(..) => Repr::Array(elements),
             _ => Repr::Scalar(elements.pop().expect("a scalar")),
@@ -435,7 +534,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn output(&mut self, name: &str, value: Value) -> Result<(), LowerError> {
+    pub(crate) fn output(
+        &mut self,
+        tag: Output,
+        name: &str,
+        value: Value,
+    ) -> Result<(), LowerError> {
         let repr = self.value(value)?;
         let elements = repr.elements().to_vec();
         let array = matches!(repr, Repr::Array(_));
@@ -445,7 +549,7 @@ impl<'a> Lowerer<'a> {
             } else {
                 name.to_string()
             };
-            self.outputs.push((name, lc));
+            self.outputs.push((tag, name, lc));
         }
         Ok(())
     }
@@ -527,6 +631,45 @@ impl<'a> Lowerer<'a> {
         }
         self.enforce(self.predicate.clone(), lc, Lc::zero());
     }
+}
+
+/// The results of `block`'s instructions (calls aside: their results are
+/// inputs) that another block reads, in the order they are defined.
+fn escaping(func: &Function, block: Block) -> Vec<Value> {
+    let mut defined: HashMap<Value, bool> = HashMap::new();
+    let mut order = Vec::new();
+    for inst in func.layout.block_insts(block) {
+        if matches!(func.dfg[inst], kildall_ir::InstructionData::Call { .. }) {
+            continue;
+        }
+        for &r in func.dfg.inst_results(inst) {
+            defined.insert(r, false);
+            order.push(r);
+        }
+    }
+    if defined.is_empty() {
+        return order;
+    }
+    for other in func.layout.blocks().filter(|&b| b != block) {
+        let mut mark = |v: Value| {
+            if let Some(used) = defined.get_mut(&func.dfg.resolve(v)) {
+                *used = true;
+            }
+        };
+        for inst in func.layout.block_insts(other) {
+            func.dfg[inst]
+                .arguments()
+                .as_slice()
+                .iter()
+                .copied()
+                .for_each(&mut mark);
+        }
+        if let Some(t) = func.dfg.terminator(other) {
+            t.arguments().iter().copied().for_each(&mut mark);
+        }
+    }
+    order.retain(|v| defined[v]);
+    order
 }
 
 /// The number of field elements of a value of `ty`.

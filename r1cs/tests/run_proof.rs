@@ -1,0 +1,426 @@
+//! Proofs of whole runs: honest ones verify from the program alone, before
+//! and after merging; every forgery is refused with the check it fails.
+//! One run is proven per program and configuration, and its forgeries share
+//! it and one verifier (keys set up once).
+#![cfg(feature = "prove")]
+
+use ark_bn254::Fr;
+use kildall_blockmerge::{BlockMerge, Options};
+use kildall_ir::pass::run_module;
+use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::Module;
+use kildall_r1cs::prove::{block_keys, prove, prove_trace, rng};
+use kildall_r1cs::run::{DecodeError, RunProof};
+use kildall_r1cs::trace::{record, Trace};
+use kildall_r1cs::verify::{Verifier, VerifyError};
+use kildall_r1cs::Source;
+
+fn program(name: &str) -> (Module, Vec<RuntimeValue>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/blockmerge")
+        .join(format!("{name}.ssa"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let args = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// args:"))
+        .unwrap();
+    (
+        kildall_ir::parse_module(&text).unwrap(),
+        RuntimeValue::parse_list(args.trim()).unwrap(),
+    )
+}
+
+fn merged(module: &Module) -> Module {
+    let mut after = module.clone();
+    run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
+    after
+}
+
+/// A proven run and what forging it needs: the trace's assignments.
+struct Proven {
+    trace: Trace,
+    proof: RunProof,
+}
+
+fn proven(module: &Module, args: Vec<RuntimeValue>) -> Proven {
+    let main = module.main().unwrap();
+    let trace = record(module, main, args, &InterpreterOptions::default()).unwrap();
+    let report = prove_trace(&trace).unwrap();
+    assert!(report.all_verified());
+    Proven {
+        trace,
+        proof: report.run,
+    }
+}
+
+impl Proven {
+    /// Instance `i`'s proof again, with its assignment's position set to
+    /// `position`: what a prover holding the keys can make of an honest
+    /// instance anywhere in a forged run.
+    fn reproved(&self, i: usize, position: usize) -> kildall_r1cs::run::InstanceProof {
+        self.reproved_with(i, |public, cs| {
+            public[cs.interface.position as usize] = Fr::from(position as u64);
+        })
+    }
+
+    /// Instance `i`'s proof again, its public inputs changed by `change`
+    /// (which must keep its constraints satisfied).
+    fn reproved_with(
+        &self,
+        i: usize,
+        change: impl FnOnce(&mut Vec<Fr>, &kildall_r1cs::ConstraintSystem),
+    ) -> kildall_r1cs::run::InstanceProof {
+        let instance = &self.trace.instances[i];
+        let cs = &self.trace.kinds[&instance.kind];
+        let keys = block_keys(&self.trace.program, instance.kind, cs).unwrap();
+        let mut assignment = instance.assignment.clone();
+        change(&mut assignment.public, cs);
+        let mut out = self.proof.instances[i].clone();
+        out.proof = prove(&keys, cs, &assignment, &mut rng()).unwrap();
+        out.public = assignment.public;
+        out
+    }
+}
+
+fn refused(verifier: &mut Verifier<'_>, proof: &RunProof) -> VerifyError {
+    match verifier.verify(proof, None) {
+        Ok(v) => panic!("a forged proof verified: {v:?}"),
+        Err(e) => e,
+    }
+}
+
+/// Every forgery of one proven run of `module`.
+fn forgeries(module: &Module, honest: &Proven, other: &Proven) {
+    let mut verifier = Verifier::new(module).unwrap();
+    let verified = verifier.verify(&honest.proof, None).unwrap();
+    assert_eq!(verified.instances, honest.proof.instances.len());
+    let n = honest.proof.instances.len();
+
+    // The claimed result changed.
+    let mut forged = honest.proof.clone();
+    forged.result[0] += Fr::from(1u64);
+    assert!(matches!(
+        refused(&mut verifier, &forged),
+        VerifyError::Result { .. }
+    ));
+
+    // Another run of the same program, presented for these arguments.
+    let e = verifier
+        .verify(&other.proof, Some(&honest.proof.args))
+        .unwrap_err();
+    assert!(matches!(e, VerifyError::Arguments { .. }), "{e}");
+    let mut forged = other.proof.clone();
+    forged.args = honest.proof.args.clone();
+    forged.result = honest.proof.result.clone();
+    let e = refused(&mut verifier, &forged);
+    assert!(matches!(&e, VerifyError::Input { instance: 0, .. }), "{e}");
+
+    // An output changed (each instance's first output, the result's
+    // with it): the instance's proof no longer holds.
+    for (i, instance) in honest.trace.instances.iter().enumerate().step_by(3) {
+        let cs = &honest.trace.kinds[&instance.kind];
+        let Some(Source::Public(at)) = cs.interface.outputs.iter().find_map(|(_, s)| s.first())
+        else {
+            continue;
+        };
+        let mut forged = honest.proof.clone();
+        forged.instances[i].public[*at as usize] += Fr::from(1u64);
+        if i + 1 == n {
+            forged.result = honest
+                .proof
+                .result
+                .iter()
+                .map(|r| *r + Fr::from(1u64))
+                .collect();
+        }
+        // A branch condition changed to 2 is refused before its proof.
+        let e = refused(&mut verifier, &forged);
+        assert!(
+            matches!(e, VerifyError::Proof { instance, .. }
+                | VerifyError::NotBoolean { instance, .. } if instance == i),
+            "{e}"
+        );
+    }
+
+    if n >= 2 {
+        // An instance dropped: the run's positions, then (re-proven at
+        // their new places) its links, refuse it.
+        let mut forged = honest.proof.clone();
+        forged.instances.remove(n - 2);
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Position { .. }), "{e}");
+        forged.instances[n - 2] = honest.reproved(n - 1, n - 2);
+        let e = refused(&mut verifier, &forged);
+        assert!(
+            matches!(e, VerifyError::Successor { .. } | VerifyError::Input { .. }),
+            "{e}"
+        );
+
+        // An instance duplicated.
+        let mut forged = honest.proof.clone();
+        forged
+            .instances
+            .insert(n - 1, honest.proof.instances[n - 2].clone());
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Position { .. }), "{e}");
+        forged.instances[n - 1] = honest.reproved(n - 2, n - 1);
+        forged.instances[n] = honest.reproved(n - 1, n);
+        let e = refused(&mut verifier, &forged);
+        assert!(
+            matches!(e, VerifyError::Successor { .. } | VerifyError::Input { .. }),
+            "{e}"
+        );
+
+        // Two instances swapped.
+        let mut forged = honest.proof.clone();
+        forged.instances.swap(n - 2, n - 1);
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Position { .. }), "{e}");
+        forged.instances[n - 2] = honest.reproved(n - 1, n - 2);
+        forged.instances[n - 1] = honest.reproved(n - 2, n - 1);
+        let e = refused(&mut verifier, &forged);
+        assert!(
+            matches!(e, VerifyError::Successor { .. } | VerifyError::Input { .. }),
+            "{e}"
+        );
+    }
+
+    // A different program.
+    let (different, _) = ["rle", "find_min"]
+        .map(program)
+        .into_iter()
+        .find(|(m, _)| m.to_string() != module.to_string())
+        .unwrap();
+    let mut verifier_of_other = Verifier::new(&different).unwrap();
+    let e = refused(&mut verifier_of_other, &honest.proof);
+    assert!(matches!(e, VerifyError::OtherProgram { .. }), "{e}");
+
+    memory_forgeries(&mut verifier, honest);
+    file_forgeries(&mut verifier, honest);
+}
+
+/// Accesses changed in the memory check but not in the blocks, and in the
+/// blocks but not in the check.
+fn memory_forgeries(verifier: &mut Verifier<'_>, honest: &Proven) {
+    let Some(memory) = &honest.proof.memory else {
+        // No memory: an added entry is refused all the same.
+        let mut forged = honest.proof.clone();
+        forged.memory = Some(kildall_r1cs::run::MemoryCheckProof::default());
+        forged
+            .memory
+            .as_mut()
+            .unwrap()
+            .entries
+            .push(kildall_r1cs::memory::Entry {
+                valid: true,
+                key: 1,
+                value: Fr::from(0u64),
+                kind: kildall_r1cs::memory::EntryKind::Allocate,
+            });
+        let e = refused(verifier, &forged);
+        assert!(matches!(e, VerifyError::MemoryList(_)), "{e}");
+        return;
+    };
+    let last = memory.entries.len() - 1;
+    // Changed.
+    let mut forged = honest.proof.clone();
+    forged.memory.as_mut().unwrap().entries[last].value += Fr::from(1u64);
+    let e = refused(verifier, &forged);
+    assert!(matches!(e, VerifyError::MemoryList(_)), "{e}");
+    // Dropped.
+    let mut forged = honest.proof.clone();
+    forged.memory.as_mut().unwrap().entries.pop();
+    let e = refused(verifier, &forged);
+    assert!(matches!(e, VerifyError::MemoryList(_)), "{e}");
+    // Added.
+    let mut forged = honest.proof.clone();
+    let copy = memory.entries[last].clone();
+    forged.memory.as_mut().unwrap().entries.push(copy);
+    let e = refused(verifier, &forged);
+    assert!(matches!(e, VerifyError::MemoryList(_)), "{e}");
+    // In a block but not in the check: the access's value, a public input
+    // of its instance, changed; the block's proof refuses it.
+    let (i, at) = honest
+        .trace
+        .instances
+        .iter()
+        .enumerate()
+        .find_map(|(i, instance)| {
+            let cs = &honest.trace.kinds[&instance.kind];
+            cs.interface
+                .accesses
+                .iter()
+                .find_map(|[_, _, value]| match value {
+                    Source::Public(n) => Some((i, *n as usize)),
+                    Source::Constant(_) => None,
+                })
+        })
+        .expect("an access with a public value");
+    let mut forged = honest.proof.clone();
+    forged.instances[i].public[at] += Fr::from(1u64);
+    let e = refused(verifier, &forged);
+    assert!(
+        matches!(e, VerifyError::Proof { .. } | VerifyError::Input { .. }),
+        "{e}"
+    );
+}
+
+/// Truncated and bit-flipped files.
+fn file_forgeries(verifier: &mut Verifier<'_>, honest: &Proven) {
+    let bytes = honest.proof.encode();
+    assert_eq!(RunProof::decode(&bytes).unwrap(), honest.proof);
+    // Cut in every field of the header, then at lengths spread over the
+    // rest, and in the last field (decoding a long prefix checks every
+    // point of it, so the cuts are few).
+    let spread = (bytes.len() / 24).max(1);
+    let cuts = (0..120)
+        .chain((120..bytes.len()).step_by(spread))
+        .chain(bytes.len().saturating_sub(2)..bytes.len());
+    for len in cuts.filter(|&len| len < bytes.len()) {
+        assert!(
+            RunProof::decode(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    // A flip in the header, a proof, a public input, the memory list.
+    let step = (bytes.len() / 11).max(1);
+    for at in (0..bytes.len()).step_by(step) {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 1 << (at % 8);
+        match RunProof::decode(&flipped) {
+            Err(_) => {}
+            Ok(forged) => {
+                let e = verifier.verify(&forged, None);
+                assert!(e.is_err(), "a flip of bit {} of byte {at} verified", at % 8);
+            }
+        }
+    }
+}
+
+fn check_program(name: &str, other_args: &str) {
+    let (module, args) = program(name);
+    let other_args = RuntimeValue::parse_list(other_args).unwrap();
+    for module in [module.clone(), merged(&module)] {
+        let honest = proven(&module, args.clone());
+        let other = proven(&module, other_args.clone());
+        forgeries(&module, &honest, &other);
+    }
+}
+
+#[test]
+fn find_min_forgeries_are_refused() {
+    check_program(
+        "find_min",
+        "[u32 2, u32 3, u32 9, u32 1, u32 7, u32 8, u32 2, u32 0]",
+    );
+}
+
+#[test]
+fn decode_errors_name_the_byte() {
+    assert_eq!(RunProof::decode(b"KR1CSRU"), Err(DecodeError::Magic));
+    let mut bytes = RunProof::default().encode();
+    assert!(RunProof::decode(&bytes).is_ok());
+    bytes[8] = 2;
+    assert_eq!(RunProof::decode(&bytes), Err(DecodeError::Version(2)));
+}
+
+#[test]
+fn rle_forgeries_are_refused() {
+    check_program(
+        "rle",
+        "[u32 4, u32 1, u32 4, u32 7, u32 7, u32 1, u32 4, u32 5]",
+    );
+}
+
+/// Calls (a loop in `main` calling a function with a branch), cells shared
+/// across them: the links of calls and returns and the memory check's
+/// order across calls.
+#[test]
+fn calls_and_cells_forgeries_are_refused() {
+    let module = kildall_ir::parse_module(
+        "
+fn main f0 {
+  b0(v0: Field, v1: u32):
+    v2 = allocate -> &mut Field
+    store v0 at v2
+    jmp b1(u32 0, Field 0)
+  b1(v3: u32, v4: Field):
+    v5 = lt v3, v1
+    jmpif v5 then: b2, else: b3
+  b2():
+    v6 = call f1(v2, v3) -> Field
+    v7 = load v2 -> Field
+    v8 = add v4, v6
+    v9 = add v8, v7
+    v10 = add v3, u32 1
+    jmp b1(v10, v9)
+  b3():
+    return v4
+}
+fn bump f1 {
+  b0(v0: &mut Field, v1: u32):
+    v2 = load v0 -> Field
+    v3 = lt v1, u32 1
+    jmpif v3 then: b1, else: b2
+  b1():
+    v4 = mul v2, v2
+    store v4 at v0
+    jmp b3(v4)
+  b2():
+    v5 = add v2, Field 1
+    store v5 at v0
+    jmp b3(v2)
+  b3(v6: Field):
+    return v6
+}",
+    )
+    .unwrap();
+    let args = RuntimeValue::parse_list("Field 3, u32 2").unwrap();
+    let other = RuntimeValue::parse_list("Field 4, u32 2").unwrap();
+    for module in [module.clone(), merged(&module)] {
+        let honest = proven(&module, args.clone());
+        let other = proven(&module, other.clone());
+        forgeries(&module, &honest, &other);
+        // The caller takes another result of the call (and passes on the
+        // sum it makes): its proof holds, the callee's return refuses it.
+        let mut verifier = Verifier::new(&module).unwrap();
+        let main = module.main().unwrap();
+        let calling = honest
+            .trace
+            .instances
+            .iter()
+            .position(|i| {
+                let func = &module.functions[i.kind.0];
+                i.kind.0 == main && func.layout.block_insts(i.kind.1).count() > 3
+            })
+            .unwrap();
+        let mut forged = honest.proof.clone();
+        forged.instances[calling] = honest.reproved_with(calling, |public, cs| {
+            let func = &module.functions[main];
+            let (_, result) = cs
+                .interface
+                .inputs
+                .iter()
+                .find(|(v, _)| match func.dfg.value_def(*v) {
+                    kildall_ir::ValueDef::Result(inst, _) => {
+                        matches!(func.dfg[inst], kildall_ir::InstructionData::Call { .. })
+                    }
+                    _ => false,
+                })
+                .unwrap();
+            public[result[0] as usize] += Fr::from(1u64);
+            let (_, jump) = cs
+                .interface
+                .outputs
+                .iter()
+                .find(|(o, _)| *o == kildall_r1cs::Output::Jump)
+                .unwrap();
+            let Source::Public(sum) = jump[1] else {
+                panic!("a public sum")
+            };
+            public[sum as usize] += Fr::from(1u64);
+        });
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Return { .. }), "{e}");
+    }
+}
