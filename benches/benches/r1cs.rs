@@ -142,7 +142,7 @@ fn bench_verify(c: &mut Criterion) {
     for name in ["find_min", "string_match"] {
         let (before, args) = program(name);
         let mut after = before.clone();
-        run_module(&mut after, &Options::default());
+        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
         for (which, module) in [("before", &before), ("after", &after)] {
             let trace = traced(module, &args);
             let proof = kildall_r1cs::prove::prove_trace(&trace).unwrap().run;

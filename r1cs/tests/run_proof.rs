@@ -6,8 +6,8 @@
 
 use ark_bn254::Fr;
 use kildall_blockmerge::{BlockMerge, Options};
-use kildall_ir::pass::run_module;
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
+use kildall_ir::pass::run_module;
 use kildall_ir::Module;
 use kildall_r1cs::prove::{block_keys, prove, prove_trace, rng};
 use kildall_r1cs::run::{DecodeError, RunProof};

@@ -665,7 +665,7 @@ fn escaping(func: &Function, block: Block) -> Vec<Value> {
                 .for_each(&mut mark);
         }
         if let Some(t) = func.dfg.terminator(other) {
-            t.arguments().iter().copied().for_each(&mut mark);
+            t.arguments().copied().for_each(&mut mark);
         }
     }
     order.retain(|v| defined[v]);
