@@ -39,9 +39,17 @@ pub fn check_wire_bytes(bytes: &[u8]) {
         (Err(_), Err(_)) => {}
     }
     let Ok(file) = trusted else { return };
-    let again = wire::write(&file.forest, file.exports.as_deref(), file.format, file.flags)
-        .expect("a read forest is written in its own format");
-    assert!(again == bytes, "accepted input is not the canonical encoding of its forest");
+    let again = wire::write(
+        &file.forest,
+        file.exports.as_deref(),
+        file.format,
+        file.flags,
+    )
+    .expect("a read forest is written in its own format");
+    assert!(
+        again == bytes,
+        "accepted input is not the canonical encoding of its forest"
+    );
 }
 
 /// Encodes generated forests as miden-core 0.10 and 0.23 (stripped and
@@ -54,8 +62,14 @@ pub fn check_released_input(input: &FuzzInput) {
     let forest = generate(input.seed, &cfg);
     let flags = [
         wire::Flags::default(),
-        wire::Flags { stripped: true, hashless: false },
-        wire::Flags { stripped: true, hashless: true },
+        wire::Flags {
+            stripped: true,
+            hashless: false,
+        },
+        wire::Flags {
+            stripped: true,
+            hashless: true,
+        },
     ];
     let encodings = [
         wire::write(&forest, None, wire::Format::V0_10, flags[0]),
