@@ -1,36 +1,45 @@
-//! MAST binary format on a generated forest the size of Miden's standard
-//! library (about 1,000 nodes, 180,000 operations, 430 KB): encode, decode
-//! with digests trusted, decode verifying every digest, and decode the tree
-//! of one small root.
+//! MAST forests: the core library of miden-core-lib 0.23.5 as miden-core
+//! 0.23.5 serializes it (979,422 bytes, checked in as test data), decoded
+//! with digests trusted, decoded with every digest verified (Poseidon2), and
+//! encoded; the standard library of miden-stdlib 0.10 likewise (RPO256); and
+//! the draft format on a generated forest the size of that standard library,
+//! with the decoding of one root's tree.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use kildall_mast::wire::{self, MastFile};
 use kildall_mast::{decode, decode_root, encode, generate, DecodeOptions, GenConfig};
 
-fn bench(c: &mut Criterion) {
+fn released(name: &str) -> Vec<u8> {
+    let path = format!("{}/../mast/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn bench_released(c: &mut Criterion, group: &str, file: &str) {
+    let bytes = released(file);
+    let f: MastFile = wire::read(&bytes, DecodeOptions::VERIFY).expect("the file decodes");
+    let mut g = c.benchmark_group(group);
+    g.bench_function("decode_trusted", |b| {
+        b.iter(|| wire::read(black_box(&bytes), DecodeOptions::TRUST))
+    });
+    g.bench_function("decode_verified", |b| {
+        b.iter(|| wire::read(black_box(&bytes), DecodeOptions::VERIFY))
+    });
+    g.bench_function("encode", |b| {
+        b.iter(|| wire::write(black_box(&f.forest), None, f.format, f.flags))
+    });
+    g.finish();
+}
+
+fn bench_draft(c: &mut Criterion) {
     let forest = generate(2024, &GenConfig::stdlib_like());
     let bytes = encode(&forest).expect("forest encodes");
-    let ops: usize = forest
-        .nodes()
-        .iter()
-        .filter_map(|n| match n {
-            kildall_mast::MastNode::Block(b) => Some(b.ops().len()),
-            _ => None,
-        })
-        .sum();
-    eprintln!(
-        "forest: {} nodes, {} roots, {ops} operations, {} bytes",
-        forest.len(),
-        forest.roots().count(),
-        bytes.len()
-    );
     // A root whose tree is small: the first root that is a plain block.
     let small = forest
         .roots()
         .find(|&r| matches!(forest.node(r), kildall_mast::MastNode::Block(_)))
         .map(|r| forest.digest(r))
         .expect("a block root");
-
-    let mut g = c.benchmark_group("mast");
+    let mut g = c.benchmark_group("mast_draft");
     g.bench_function("encode", |b| b.iter(|| encode(black_box(&forest))));
     g.bench_function("decode_trusted", |b| {
         b.iter(|| decode(black_box(&bytes), DecodeOptions::TRUST))
@@ -40,13 +49,16 @@ fn bench(c: &mut Criterion) {
         b.iter(|| decode(black_box(&bytes), DecodeOptions::VERIFY))
     });
     g.sample_size(100);
-    g.bench_function("extract_one_root_verified", |b| {
-        b.iter(|| decode_root(black_box(&bytes), &small, DecodeOptions::VERIFY))
-    });
     g.bench_function("extract_one_root_trusted", |b| {
         b.iter(|| decode_root(black_box(&bytes), &small, DecodeOptions::TRUST))
     });
     g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    bench_released(c, "mast_core_0_23", "core-0.23.5.mast");
+    bench_released(c, "mast_std_0_10", "std-0.10.5.mast");
+    bench_draft(c);
 }
 
 criterion_group!(benches, bench);
