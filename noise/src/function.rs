@@ -92,7 +92,7 @@ pub const DEFAULT_EFFORT: u64 = 2_000_000;
 /// The trip count assumed for a loop whose trip count is not known.
 pub const DEFAULT_TRIP_FALLBACK: u64 = 1_000;
 
-/// Options of [`optimize`](crate::optimize).
+/// Options of the pass, [`NoisePlacement`](crate::NoisePlacement).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// How to place reductions.
@@ -163,7 +163,7 @@ impl Options {
     }
 }
 
-/// What [`optimize`](crate::optimize) did.
+/// What the pass did on one function.
 #[derive(Clone, Debug)]
 pub struct Placement {
     /// The strategy used.

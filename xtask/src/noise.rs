@@ -238,7 +238,7 @@ fn progress_line() -> ProgressHook {
     ProgressHook(Arc::new(move |at: Progress| {
         let now = Instant::now();
         let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-        let due = last.map_or(true, |t| now - t >= Duration::from_millis(100));
+        let due = !matches!(*last, Some(t) if now - t < Duration::from_millis(100));
         if now - start < Duration::from_secs(1) || !due {
             return;
         }
