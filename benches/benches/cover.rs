@@ -4,14 +4,13 @@
 //! branch and bound), and the same with costs 1-7. Each instance is proven
 //! optimal within the limit; the count, bound and nodes are printed once.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use kildall_cover::{min_hitting_set, HittingSet};
+use kildall_cover::{min_hitting_set, Budget, HittingSet, SearchLimits};
 use kildall_testkit::Rng;
+use std::hint::black_box;
 
-const LIMIT: Duration = Duration::from_secs(60);
+/// Enough effort to prove every instance optimal.
+const EFFORT: u64 = 10_000_000;
 
 /// `sets` random sets of three distinct elements of `0..elements`, and
 /// costs 1-7 when `weighted`.
@@ -38,6 +37,10 @@ fn instance(elements: usize, sets: usize, weighted: bool) -> HittingSet {
     }
 }
 
+fn limits() -> SearchLimits {
+    SearchLimits::new(Budget::new(EFFORT, None))
+}
+
 fn hitting_set(c: &mut Criterion) {
     let mut group = c.benchmark_group("cover");
     group.sample_size(10);
@@ -45,7 +48,7 @@ fn hitting_set(c: &mut Criterion) {
         for weighted in [false, true] {
             let inst = instance(elements, sets, weighted);
             let name = if weighted { "weighted" } else { "unit" };
-            let probe = min_hitting_set(inst.clone(), Instant::now() + LIMIT, None);
+            let probe = min_hitting_set(inst.clone(), &limits(), None);
             eprintln!(
                 "cover/{name}/{elements}x{sets}: cost {}, lower bound {}, optimal {}, nodes {}",
                 probe.chosen.len(),
@@ -55,11 +58,7 @@ fn hitting_set(c: &mut Criterion) {
             );
             let id = BenchmarkId::new(name, format!("{elements}x{sets}"));
             group.bench_with_input(id, &inst, |b, inst| {
-                b.iter(|| {
-                    black_box(
-                        min_hitting_set(inst.clone(), Instant::now() + LIMIT, None).lower_bound,
-                    )
-                })
+                b.iter(|| black_box(min_hitting_set(inst.clone(), &limits(), None).lower_bound))
             });
         }
     }

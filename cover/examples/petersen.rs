@@ -6,9 +6,7 @@
 //!
 //! `cargo run -p kildall-cover --example petersen`
 
-use std::time::{Duration, Instant};
-
-use kildall_cover::{min_hitting_set, HittingSet};
+use kildall_cover::{min_hitting_set, Budget, HittingSet, SearchLimits};
 
 fn main() {
     // The outer 5-cycle 0..5, the inner pentagram 5..10, and the spokes.
@@ -26,7 +24,7 @@ fn main() {
         sets: edges,
         weights: None,
     };
-    let cover = min_hitting_set(instance, Instant::now() + Duration::from_secs(10), None);
+    let cover = min_hitting_set(instance, &SearchLimits::new(Budget::unlimited()), None);
     println!(
         "vertex cover {:?}: {} vertices, lower bound {}, proven optimal: {}",
         cover.chosen,

@@ -71,48 +71,9 @@ impl Ord for TotalF64 {
 /// Violated {0,1/2}-cuts of the covering constraints `sets` (each over
 /// `0..x.len()`) at the point `x`, most violated first, at most `limit`.
 pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cut> {
-    // Nodes: the elements with a positive value, then the ground.
-    let mut node = vec![u32::MAX; x.len()];
-    let mut elems = Vec::new();
-    for (e, &v) in x.iter().enumerate() {
-        if v > EPS {
-            node[e] = elems.len() as u32;
-            elems.push(e);
-        }
-    }
-    let ground = elems.len();
+    let graph = Graph::new(sets, x);
+    let (elems, adj, ground) = (&graph.elems, &graph.adj, graph.ground);
     let m = ground + 1;
-    // (to, weight, constraint)
-    let mut adj: Vec<Vec<(u32, f64, u32)>> = vec![Vec::new(); m];
-    for (i, set) in sets.iter().enumerate() {
-        let total: f64 = set.iter().map(|&e| x[e as usize]).sum();
-        let slack = (total - 1.0).max(0.0);
-        if slack >= LIGHT {
-            continue;
-        }
-        let pos: Vec<u32> = set
-            .iter()
-            .copied()
-            .filter(|&e| x[e as usize] > EPS)
-            .collect();
-        for (j, &a) in pos.iter().enumerate() {
-            let xa = x[a as usize];
-            let na = node[a as usize];
-            let w = (slack + total - xa).max(0.0);
-            if w < LIGHT {
-                adj[na as usize].push((ground as u32, w, i as u32));
-                adj[ground].push((na, w, i as u32));
-            }
-            for &b in &pos[j + 1..] {
-                let w = (slack + total - xa - x[b as usize]).max(0.0);
-                if w < LIGHT {
-                    let nb = node[b as usize];
-                    adj[na as usize].push((nb, w, i as u32));
-                    adj[nb as usize].push((na, w, i as u32));
-                }
-            }
-        }
-    }
     let mut seen: HashSet<Vec<(u32, u32)>> = HashSet::new();
     let mut cuts: Vec<(f64, Cut)> = Vec::new();
     // Dijkstra state over the double cover: index 2 * node + parity.
@@ -190,35 +151,108 @@ pub(crate) fn odd_cycle_cuts(sets: &[&[u32]], x: &[f64], limit: usize) -> Vec<Cu
         if walk.len() % 2 == 0 {
             continue;
         }
-        let mut used = Vec::new();
-        for &c in &walk {
-            for &e in sets[c as usize] {
-                if count[e as usize] == 0 {
-                    used.push(e);
-                }
-                count[e as usize] += 1;
-            }
-        }
-        used.sort_unstable();
-        let mut key = Vec::with_capacity(used.len());
-        let mut terms = Vec::with_capacity(used.len());
-        let mut lhs = 0.0;
-        for &e in &used {
-            let coef = count[e as usize].div_ceil(2);
-            count[e as usize] = 0;
-            key.push((e, coef));
-            terms.push((e, coef as f64));
-            lhs += coef as f64 * x[e as usize];
-        }
-        let rhs = walk.len().div_ceil(2) as f64;
-        let violation = rhs - lhs;
+        let (key, cut, violation) = rebuild(sets, x, &walk, &mut count);
         if violation > EPS && seen.insert(key) {
-            cuts.push((violation, Cut { terms, rhs }));
+            cuts.push((violation, cut));
         }
     }
     cuts.sort_by(|a, b| b.0.total_cmp(&a.0));
     cuts.truncate(limit);
     cuts.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The separation graph at `x`: a node per element of positive value and
+/// a ground node, an edge per pair of positive elements of a constraint
+/// (or one of them and the ground) lighter than [`LIGHT`], weighted as in
+/// the module docs and labelled with its constraint.
+struct Graph {
+    /// The element of each node (the ground is `elems.len()`).
+    elems: Vec<usize>,
+    /// `(to, weight, constraint)` per node.
+    adj: Vec<Vec<(u32, f64, u32)>>,
+    ground: usize,
+}
+
+impl Graph {
+    fn new(sets: &[&[u32]], x: &[f64]) -> Self {
+        // Nodes: the elements with a positive value, then the ground.
+        let mut node = vec![u32::MAX; x.len()];
+        let mut elems = Vec::new();
+        for (e, &v) in x.iter().enumerate() {
+            if v > EPS {
+                node[e] = elems.len() as u32;
+                elems.push(e);
+            }
+        }
+        let ground = elems.len();
+        let m = ground + 1;
+        // (to, weight, constraint)
+        let mut adj: Vec<Vec<(u32, f64, u32)>> = vec![Vec::new(); m];
+        for (i, set) in sets.iter().enumerate() {
+            let total: f64 = set.iter().map(|&e| x[e as usize]).sum();
+            let slack = (total - 1.0).max(0.0);
+            if slack >= LIGHT {
+                continue;
+            }
+            let pos: Vec<u32> = set
+                .iter()
+                .copied()
+                .filter(|&e| x[e as usize] > EPS)
+                .collect();
+            for (j, &a) in pos.iter().enumerate() {
+                let xa = x[a as usize];
+                let na = node[a as usize];
+                let w = (slack + total - xa).max(0.0);
+                if w < LIGHT {
+                    adj[na as usize].push((ground as u32, w, i as u32));
+                    adj[ground].push((na, w, i as u32));
+                }
+                for &b in &pos[j + 1..] {
+                    let w = (slack + total - xa - x[b as usize]).max(0.0);
+                    if w < LIGHT {
+                        let nb = node[b as usize];
+                        adj[na as usize].push((nb, w, i as u32));
+                        adj[nb as usize].push((na, w, i as u32));
+                    }
+                }
+            }
+        }
+        Graph { elems, adj, ground }
+    }
+}
+
+/// The cut of the constraints of `walk`, rebuilt from them and checked at
+/// `x`: its key (terms with integer coefficients), the cut, and its
+/// violation. `count` is zero on entry and left so.
+fn rebuild(
+    sets: &[&[u32]],
+    x: &[f64],
+    walk: &[u32],
+    count: &mut [u32],
+) -> (Vec<(u32, u32)>, Cut, f64) {
+    let mut used = Vec::new();
+    for &c in walk {
+        for &e in sets[c as usize] {
+            if count[e as usize] == 0 {
+                used.push(e);
+            }
+            count[e as usize] += 1;
+        }
+    }
+    used.sort_unstable();
+    let mut key = Vec::with_capacity(used.len());
+    let mut terms = Vec::with_capacity(used.len());
+    let mut lhs = 0.0;
+    for &e in &used {
+        let coef = count[e as usize].div_ceil(2);
+        count[e as usize] = 0;
+        key.push((e, coef));
+        terms.push((e, coef as f64));
+        lhs += coef as f64 * x[e as usize];
+    }
+    let rhs = walk.len().div_ceil(2) as f64;
+    let violation = rhs - lhs;
+    (key, Cut { terms, rhs }, violation)
 }
 
 #[cfg(test)]

@@ -49,8 +49,11 @@
 //! objective (integers, so bounds still round up).
 #![deny(missing_docs)]
 
+mod budget;
+mod combinatorial;
 mod cuts;
 mod hitting_set;
+mod instance;
 mod local_search;
 mod lp_branch;
 mod memo;
@@ -58,7 +61,8 @@ mod reduced_cost;
 mod set;
 mod simplex;
 
-pub use hitting_set::{min_hitting_set, Cover, HittingSet};
+pub use budget::{Budget, Stop};
+pub use hitting_set::{min_hitting_set, Cover, HittingSet, Progress, ProgressHook, SearchLimits};
 pub use memo::ComponentMemo;
 pub use set::{is_subset, Set};
 
@@ -69,13 +73,31 @@ pub struct ReadmeDoctests;
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
-    use std::time::{Duration, Instant};
+    use std::sync::Arc;
 
-    use super::hitting_set::{min_hitting_set_with, Instance, Solver, COMBINATORIAL_FIRST};
+    use super::budget::Budget;
+    use super::hitting_set::{Solver, COMBINATORIAL_FIRST};
+    use super::instance::Instance;
     use super::lp_branch::lp_root;
     use super::memo::ComponentMemo;
     use super::set::Set;
+
+    /// The whole solver on `sets` over `0..n`, components of at most
+    /// `small` elements searched combinatorially first, on two threads.
+    fn solve(
+        n: usize,
+        sets: Vec<Set>,
+        weights: Option<Vec<u64>>,
+        small: usize,
+        memo: Option<&mut ComponentMemo>,
+    ) -> super::Cover {
+        let inst = Instance::new((0..n).collect(), sets, None, weights.map(Arc::from));
+        let limits = super::SearchLimits {
+            threads: 2,
+            ..super::SearchLimits::new(Budget::unlimited())
+        };
+        super::hitting_set::min_hitting_set_with(inst, &limits, small, memo)
+    }
 
     fn covers(sets: &[Set], chosen: &[usize]) -> bool {
         sets.iter()
@@ -116,16 +138,11 @@ mod tests {
     fn lp_from_worst_cover(n: usize, sets: Vec<Set>) -> (usize, Vec<usize>, u64) {
         let inst = Instance::new((0..n).collect(), sets, None, None);
         let mut best: Vec<usize> = (0..n).collect();
-        let mut solver = Solver {
-            deadline: Instant::now() + Duration::from_secs(60),
-            nodes: 0,
-            timed_out: false,
-        };
-        let lp = lp_root(&inst, &AtomicUsize::new(best.len()), solver.deadline)
-            .expect("relaxation solved");
+        let mut solver = Solver::new(Budget::unlimited(), 2);
+        let lp = lp_root(&inst, best.len(), &solver.budget).expect("relaxation solved");
         let root = lp.bound;
         let searched = lp.search(&mut best, &mut solver);
-        assert!(!solver.timed_out);
+        assert!(!solver.stopped);
         // A search that completes proves its cover optimal.
         assert!(searched >= best.len(), "search bound {searched}");
         (root, best, solver.nodes)
@@ -158,8 +175,7 @@ mod tests {
         for (n, sets) in random_instances() {
             let optimum = brute_force(n, &sets);
             for small in [COMBINATORIAL_FIRST, 0] {
-                let deadline = Instant::now() + Duration::from_secs(60);
-                let cover = min_hitting_set_with(n, sets.clone(), None, deadline, small, None);
+                let cover = solve(n, sets.clone(), None, small, None);
                 assert!(cover.optimal);
                 assert!(covers(&sets, &cover.chosen));
                 assert_eq!(cover.chosen.len(), optimum, "{sets:?}");
@@ -214,11 +230,10 @@ mod tests {
         let mut reused = 0;
         for (n, sets) in random_instances() {
             let mut memo = ComponentMemo::default();
-            let deadline = Instant::now() + Duration::from_secs(60);
-            let first = min_hitting_set_with(n, sets.clone(), None, deadline, 0, Some(&mut memo));
+            let first = solve(n, sets.clone(), None, 0, Some(&mut memo));
             assert_eq!(first.chosen.len(), brute_force(n, &sets));
             let hits = memo.hits();
-            let again = min_hitting_set_with(n, sets.clone(), None, deadline, 0, Some(&mut memo));
+            let again = solve(n, sets.clone(), None, 0, Some(&mut memo));
             assert_eq!(again.chosen.len(), first.chosen.len());
             assert_eq!(memo.hits() - hits, again.components);
             let hits = memo.hits();
@@ -228,8 +243,7 @@ mod tests {
             extra.dedup();
             changed.push(extra);
             let optimum = brute_force(n, &changed);
-            let cover =
-                min_hitting_set_with(n, changed.clone(), None, deadline, 0, Some(&mut memo));
+            let cover = solve(n, changed.clone(), None, 0, Some(&mut memo));
             assert!(cover.optimal);
             assert!(covers(&changed, &cover.chosen));
             assert_eq!(cover.chosen.len(), optimum, "{changed:?}");
@@ -240,7 +254,7 @@ mod tests {
     }
 
     /// Instances the root does not close: the search branches (on a second
-    /// thread too, where there is a second core) and still ends at the
+    /// thread too: the root's two subtrees) and still ends at the
     /// optimum.
     #[test]
     fn lp_search_branches_to_the_optimum() {
@@ -292,15 +306,7 @@ mod tests {
                 .collect();
             let optimum = brute_force_weighted(n, &sets, &weights);
             for small in [COMBINATORIAL_FIRST, 0] {
-                let deadline = Instant::now() + Duration::from_secs(60);
-                let cover = min_hitting_set_with(
-                    n,
-                    sets.clone(),
-                    Some(weights.clone()),
-                    deadline,
-                    small,
-                    None,
-                );
+                let cover = solve(n, sets.clone(), Some(weights.clone()), small, None);
                 assert!(cover.optimal);
                 assert!(covers(&sets, &cover.chosen));
                 let cost: u64 = cover.chosen.iter().map(|&x| weights[x]).sum();

@@ -27,8 +27,8 @@ use super::set::Set;
 pub(super) trait Stop {
     /// Whether to stop after `step` steps.
     fn stops(&self, step: u64) -> bool;
-    /// Called with the cost of each cheaper cover found.
-    fn improved(&self, cost: u64);
+    /// Called at the step of each cheaper cover found.
+    fn improved(&self, step: u64);
 }
 
 /// The cheapest cover found from `start` (local elements hitting every one
@@ -80,7 +80,7 @@ pub(super) fn row_weighting(
             if walk.cost < best_cost {
                 best = (0..n).filter(|&x| walk.chosen[x]).collect();
                 best_cost = walk.cost;
-                stop.improved(best_cost);
+                stop.improved(step);
             }
             match walk.least_loss(usize::MAX) {
                 Some(x) => walk.remove(x),

@@ -2,13 +2,12 @@
 //! {0,1/2}-cuts at the root and at the nodes near it, fixing by reduced
 //! cost, rounding and reliability branching at every node, re-solves
 //! stopped at the incumbent's cutoff, and a bound on the subtrees left
-//! open when the time runs out.
+//! open when the budget runs out.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
+use crate::budget::Budget;
 
-use super::hitting_set::{ceil, Instance, Solver, EPS};
+use super::hitting_set::{ceil, Solver, EPS};
+use super::instance::Instance;
 use super::reduced_cost::fix_by_reduced_cost;
 use super::set::Set;
 use super::simplex::{Relaxation, Row, Status};
@@ -19,7 +18,7 @@ use super::simplex::{Relaxation, Row, Status};
 /// violated (row generation: a relaxation of fewer constraints still bounds
 /// the optimum), and is tightened by {0,1/2}-cuts (see the `cuts` module)
 /// while they raise the bound (by at least [`STALL`] in [`STALL_ROUNDS`]
-/// rounds), for at most half of the time left when the search below may
+/// rounds), for at most half of the effort left when the search below may
 /// close the gap (see [`SEARCH_GAP`]), and while it stays below
 /// `upper` (the size of the best cover known, which a concurrent local
 /// search may lower). Every few rounds the rows the point leaves slack are
@@ -27,13 +26,10 @@ use super::simplex::{Relaxation, Row, Status};
 /// set dropped joins again when violated; a dropped cut may be
 /// separated again). Each round is a dual simplex re-solve from the last
 /// basis. `None`
-/// when the relaxation could not be solved before `deadline` (then the
-/// caller keeps its combinatorial search).
-pub(super) fn lp_root<'a>(
-    inst: &'a Instance,
-    upper: &AtomicUsize,
-    deadline: Instant,
-) -> Option<LpRoot<'a>> {
+/// when the relaxation could not be solved within `budget` (then the
+/// caller keeps its combinatorial search). The cut rounds stop early when
+/// the bound meets `upper`, the cost of a known cover.
+pub(super) fn lp_root<'a>(inst: &'a Instance, upper: usize, budget: &Budget) -> Option<LpRoot<'a>> {
     let costs: Vec<f64> = (0..inst.of.len()).map(|x| inst.weight(x) as f64).collect();
     let live: Vec<&Set> = inst
         .sets
@@ -56,22 +52,20 @@ pub(super) fn lp_root<'a>(
     // unhit join in the rounds below, each round re-solved from the last
     // basis.
     let mut root = Relaxation::new(&costs, rows);
-    if root.solve(deadline) != Status::Optimal {
+    if root.solve(budget) != Status::Optimal {
         return None;
     }
     // Cut rounds until the bound rises by less than `STALL` in
-    // `STALL_ROUNDS` rounds, or the root has had its share of the time
+    // `STALL_ROUNDS` rounds, or the root has had its share of the effort
     // (the search below needs the rest).
-    let start = Instant::now();
-    let root_end = start + deadline.saturating_duration_since(start) / ROOT_SHARE;
+    let root_share = budget.share(ROOT_SHARE);
     let mut history: Vec<f64> = Vec::new();
     loop {
         let objective = root.bound();
-        let gap = upper.load(Ordering::Relaxed) as f64 - objective;
-        let now = Instant::now();
-        if ceil(objective) >= upper.load(Ordering::Relaxed)
-            || now >= deadline
-            || (now >= root_end && gap <= SEARCH_GAP)
+        let gap = upper as f64 - objective;
+        if ceil(objective) >= upper
+            || budget.exhausted()
+            || (root_share.exhausted() && gap <= SEARCH_GAP)
         {
             break;
         }
@@ -104,8 +98,8 @@ pub(super) fn lp_root<'a>(
         }
         let mut next = root.clone();
         next.add_rows(new_rows);
-        if next.solve(deadline) != Status::Optimal {
-            // Out of time: the last complete relaxation still bounds the
+        if next.solve(budget) != Status::Optimal {
+            // Out of effort: the last complete relaxation still bounds the
             // optimum.
             break;
         }
@@ -124,15 +118,7 @@ pub(super) fn lp_root<'a>(
     // set violated below joins again there.
     drop_slack_rows(&mut root, &mut origin, &mut in_lp);
     Some(LpRoot {
-        ctx: LpContext {
-            inst,
-            live,
-            pseudocosts: Mutex::new(vec![Pseudocost::default(); costs.len()]),
-            incumbent: AtomicUsize::new(usize::MAX),
-            running: AtomicUsize::new(1),
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            costs,
-        },
+        ctx: LpContext { inst, live, costs },
         bound: ceil(root.bound()),
         solution: root,
     })
@@ -178,18 +164,19 @@ impl LpRoot<'_> {
     pub(super) fn search(self, best: &mut Vec<usize>, solver: &mut Solver) -> usize {
         let mut solution = self.solution;
         let upper = self.ctx.inst.cost_of(best);
-        self.ctx.incumbent.store(upper, Ordering::Relaxed);
+        solver.pseudocosts = vec![Pseudocost::default(); self.ctx.costs.len()];
         // The root dropped its slack rows: one solve refactorizes the basis
         // (the point stays optimal) for the fixings and the children.
-        match solution.solve_with_cutoff(solver.deadline, cutoff(upper)) {
+        match solution.solve_with_cutoff(&solver.budget, cutoff(upper)) {
             Status::Optimal => {}
             Status::Cutoff => return ceil(solution.bound()),
             Status::Infeasible => return usize::MAX,
             Status::Stopped => {
-                solver.timed_out = true;
+                solver.stopped = true;
                 return self.bound;
             }
         }
+        solver.report(upper, self.bound);
         self.ctx.dfs(solution, 0, best, solver).max(self.bound)
     }
 }
@@ -210,6 +197,10 @@ enum Branch {
 const CUT_DEPTH: usize = 3;
 const NODE_CUTS: usize = 16;
 const NODE_CUT_ROUNDS: usize = 2;
+
+/// Branchings at depth up to this divide their two subtrees between two
+/// threads (see [`LpContext::dfs_both`]): the root's two children.
+const FORK_DEPTH: usize = 1;
 
 /// Violated sets a node adds to its relaxation per re-solve.
 const NODE_WITNESSES: usize = 16;
@@ -235,11 +226,11 @@ const CUTS_PER_ROUND: usize = 256;
 /// less than [`STALL`] in all.
 const STALL_ROUNDS: usize = 8;
 const STALL: f64 = 0.05;
-/// The root's cut rounds end after this share (one in so many) of the time
+/// The root's cut rounds end after this share (one in so many) of the effort
 /// left, unless the bound is still more than [`SEARCH_GAP`] below the best
-/// cover (then the search below could not close the gap in the time left,
+/// cover (then the search below could not close the gap with the effort left,
 /// and only the cuts raise the bound).
-const ROOT_SHARE: u32 = 2;
+const ROOT_SHARE: u64 = 2;
 const SEARCH_GAP: f64 = 5.0;
 /// Every this many cut rounds the rows the relaxation leaves slack go.
 const PURGE_ROUNDS: usize = 4;
@@ -249,25 +240,26 @@ struct LpContext<'a> {
     live: Vec<&'a Set>,
     /// What each element costs (the relaxation's objective).
     costs: Vec<f64>,
-    pseudocosts: Mutex<Vec<Pseudocost>>,
-    /// The cost of the cheapest cover any thread of the search has found
-    /// (each thread's `best` costs at least this much).
-    incumbent: AtomicUsize,
-    /// Threads searching (not waiting for a subtree to be joined), and how
-    /// many may.
-    running: AtomicUsize,
-    threads: usize,
 }
 
 /// The gains in bound seen when an element was fixed, per unit of change
 /// of its value: to 1 (taken) and to 0.
 #[derive(Clone, Default)]
-struct Pseudocost {
+pub(super) struct Pseudocost {
     sum: [f64; 2],
     count: [u32; 2],
 }
 
 impl Pseudocost {
+    /// Adds what two searches that started from `self` learnt apart.
+    fn merge(&mut self, a: &Pseudocost, b: &Pseudocost) {
+        for side in 0..2 {
+            self.sum[side] += (a.sum[side] - self.sum[side]) + (b.sum[side] - self.sum[side]);
+            self.count[side] +=
+                (a.count[side] - self.count[side]) + (b.count[side] - self.count[side]);
+        }
+    }
+
     fn record(&mut self, gains: [f64; 2], change: [f64; 2]) {
         for side in 0..2 {
             if change[side] > EPS {
@@ -301,14 +293,53 @@ impl LpContext<'_> {
         if !solver.enter_node() {
             return bound;
         }
-        let mut value: Vec<f64>;
+        let value = match self.tighten(&mut sol, depth, &mut bound, best, solver) {
+            Ok(value) => value,
+            Err(settled) => return settled,
+        };
+        self.round(&value, best);
+        solver.report(self.inst.cost_of(best), 0);
+        if bound >= self.inst.cost_of(best) {
+            return bound;
+        }
+        fix_by_reduced_cost(&mut sol, self.inst.cost_of(best));
+        let chosen = match self.choose_branching(&sol, &value, depth, best, solver) {
+            Ok(chosen) => chosen,
+            Err(settled) => return settled.max(bound),
+        };
+        let Some([a, b]) = chosen else {
+            return bound;
+        };
+        // The weaker child first: it holds the better covers, which prune
+        // the rest of the tree. A child left unsearched keeps its own bound.
+        let (first, second) = if b.bound() < a.bound() {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        self.dfs_both(first, second, depth + 1, best, solver)
+            .max(bound)
+    }
+
+    /// Re-solves the node `sol` with the sets it leaves unhit and, near the
+    /// root, {0,1/2}-cuts at its point, until neither is violated; returns
+    /// the point, or `Err` with the node's result when it is settled (cut
+    /// off, infeasible, or out of effort). `bound` rises with each solve.
+    fn tighten(
+        &self,
+        sol: &mut Relaxation,
+        depth: usize,
+        bound: &mut usize,
+        best: &[usize],
+        solver: &mut Solver,
+    ) -> Result<Vec<f64>, usize> {
         let mut cut_rounds = 0;
         loop {
-            bound = bound.max(ceil(sol.bound()));
-            if bound >= self.upper() {
-                return bound;
+            *bound = (*bound).max(ceil(sol.bound()));
+            if *bound >= self.inst.cost_of(best) {
+                return Err(*bound);
             }
-            value = sol.point();
+            let value = sol.point();
             // The sets the relaxation left out and the point leaves
             // unhit join it, here and below (a sibling checks again for
             // itself).
@@ -336,24 +367,33 @@ impl LpContext<'_> {
                     .collect();
             }
             if rows.is_empty() {
-                break;
+                return Ok(value);
             }
             sol.add_rows(rows);
-            match sol.solve_with_cutoff(solver.deadline, cutoff(self.upper())) {
+            match sol.solve_with_cutoff(&solver.budget, cutoff(self.inst.cost_of(best))) {
                 Status::Optimal => {}
-                Status::Cutoff => return ceil(sol.bound()).max(bound),
-                Status::Infeasible => return usize::MAX,
+                Status::Cutoff => return Err(ceil(sol.bound()).max(*bound)),
+                Status::Infeasible => return Err(usize::MAX),
                 Status::Stopped => {
-                    solver.timed_out = true;
-                    return bound;
+                    solver.stopped = true;
+                    return Err(*bound);
                 }
             }
         }
-        self.round(&value, best);
-        if bound >= self.upper() {
-            return bound;
-        }
-        fix_by_reduced_cost(&mut sol, self.upper());
+    }
+
+    /// The two children to branch into at the node `sol` (point `value`),
+    /// by reliability branching; `Ok(None)` when no element is fractional,
+    /// `Err` with the node's result (before its own bound is taken into
+    /// account) when a branching settled it.
+    fn choose_branching(
+        &self,
+        sol: &Relaxation,
+        value: &[f64],
+        depth: usize,
+        best: &mut Vec<usize>,
+        solver: &mut Solver,
+    ) -> Result<Option<[Relaxation; 2]>, usize> {
         // Reliability branching: the search branches where the weaker child
         // rises most (the product rule of Achterberg, Koch and Martin,
         // "Branching rules revisited", 2005). Once each side of an element
@@ -369,7 +409,7 @@ impl LpContext<'_> {
         let mut estimated: Option<(f64, usize)> = None;
         let mut unreliable: Vec<usize> = Vec::new();
         {
-            let pseudocosts = self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner());
+            let pseudocosts = &solver.pseudocosts;
             for x in (0..value.len()).filter(|&x| value[x] > EPS && value[x] < 1.0 - EPS) {
                 match pseudocosts[x].estimate([1.0 - value[x], value[x]]) {
                     Some(gains) => {
@@ -395,9 +435,9 @@ impl LpContext<'_> {
             if solved_without_gain >= LOOKAHEAD {
                 break;
             }
-            let (children, gains) = match self.branch(&sol, x, value[x], depth, best, solver) {
+            let (children, gains) = match self.branch(sol, x, value[x], depth, best, solver) {
                 Branch::Both(children, gains) => (*children, gains),
-                Branch::Settled(result) => return result.max(bound),
+                Branch::Settled(result) => return Err(result),
             };
             let s = score(gains[0], gains[1]);
             if chosen.as_ref().map_or(true, |c| s > c.0) {
@@ -406,31 +446,20 @@ impl LpContext<'_> {
             } else {
                 solved_without_gain += 1;
             }
-            if Instant::now() >= solver.deadline {
-                solver.timed_out = true;
-                return bound;
+            if solver.budget.exhausted() {
+                solver.stopped = true;
+                return Err(0);
             }
         }
         if let Some((s, x)) = estimated {
             if chosen.as_ref().map_or(true, |c| s > c.0) {
-                match self.branch(&sol, x, value[x], depth, best, solver) {
+                match self.branch(sol, x, value[x], depth, best, solver) {
                     Branch::Both(children, _) => chosen = Some((s, *children)),
-                    Branch::Settled(result) => return result.max(bound),
+                    Branch::Settled(result) => return Err(result),
                 }
             }
         }
-        let Some((_, [a, b])) = chosen else {
-            return bound;
-        };
-        // The weaker child first: it holds the better covers, which prune
-        // the rest of the tree. A child left unsearched keeps its own bound.
-        let (first, second) = if b.bound() < a.bound() {
-            (b, a)
-        } else {
-            (a, b)
-        };
-        self.dfs_both(first, second, depth + 1, best, solver)
-            .max(bound)
+        Ok(chosen.map(|(_, children)| children))
     }
 
     /// Solves both children of the node `sol` on element `x` (whose value
@@ -446,7 +475,8 @@ impl LpContext<'_> {
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> Branch {
-        let Some((children, pruned)) = self.children(sol, x, self.upper(), solver) else {
+        let Some((children, pruned)) = self.children(sol, x, self.inst.cost_of(best), solver)
+        else {
             return Branch::Settled(0);
         };
         let children: [Relaxation; 2] = match children.try_into() {
@@ -462,8 +492,7 @@ impl LpContext<'_> {
         };
         let parent = sol.bound();
         let gains = [children[0].bound() - parent, children[1].bound() - parent];
-        self.pseudocosts.lock().unwrap_or_else(|e| e.into_inner())[x]
-            .record(gains, [1.0 - value, value]);
+        solver.pseudocosts[x].record(gains, [1.0 - value, value]);
         Branch::Both(Box::new(children), gains)
     }
 
@@ -483,12 +512,12 @@ impl LpContext<'_> {
         for val in [1.0, 0.0] {
             let mut child = sol.clone();
             child.fix(x, val);
-            match child.solve_with_cutoff(solver.deadline, cutoff(upper)) {
+            match child.solve_with_cutoff(&solver.budget, cutoff(upper)) {
                 Status::Optimal if ceil(child.bound()) < upper => children.push(child),
                 Status::Optimal | Status::Cutoff => pruned = pruned.min(ceil(child.bound())),
                 Status::Infeasible => {}
                 Status::Stopped => {
-                    solver.timed_out = true;
+                    solver.stopped = true;
                     return None;
                 }
             }
@@ -503,23 +532,20 @@ impl LpContext<'_> {
             .into_iter()
             .map(|x| self.inst.names[x])
             .collect();
-        let cost = self.inst.cost_of(&take);
-        if cost < self.inst.cost_of(best) {
+        if self.inst.cost_of(&take) < self.inst.cost_of(best) {
             *best = take;
-            self.incumbent.fetch_min(cost, Ordering::Relaxed);
         }
     }
 
-    /// The cost a cover must beat: the cheapest any thread has found.
-    fn upper(&self) -> usize {
-        self.incumbent.load(Ordering::Relaxed)
-    }
-
-    /// Searches the two subtrees `first` and `second`, the second on a
-    /// thread of its own when fewer threads are searching than the machine
-    /// has cores (fork and join: a thread that waits for its other half is
-    /// not counted as searching, so that half may fork again). Returns the
-    /// least of their bounds.
+    /// Searches the two subtrees `first` and `second` and returns the
+    /// least of their bounds. Above [`FORK_DEPTH`] the work is divided the
+    /// same way whatever the threads: each subtree gets half the effort
+    /// left, the incumbent and pseudocosts as they are at the fork, and
+    /// neither sees what the other finds; the two run on two threads when
+    /// the search may use them, one after the other otherwise, and their
+    /// results are combined in order (the first's cover on ties, the
+    /// pseudocosts' gains added). Below it the second subtree starts from
+    /// what the first found.
     fn dfs_both(
         &self,
         first: Relaxation,
@@ -528,45 +554,48 @@ impl LpContext<'_> {
         best: &mut Vec<usize>,
         solver: &mut Solver,
     ) -> usize {
-        let forks = self
-            .running
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.threads).then_some(n + 1)
-            })
-            .is_ok();
-        if !forks {
+        if depth > FORK_DEPTH {
             let a = self.dfs(first, depth, best, solver);
-            let b = if solver.timed_out {
+            let b = if solver.stopped {
                 ceil(second.bound())
             } else {
                 self.dfs(second, depth, best, solver)
             };
             return a.min(b);
         }
-        let (a, (b, other_best, other_solver)) = std::thread::scope(|scope| {
-            let mut other_best = best.clone();
-            let mut other_solver = Solver {
-                deadline: solver.deadline,
-                nodes: 0,
-                timed_out: false,
-            };
-            let other = scope.spawn(move || {
-                let b = self.dfs(second, depth, &mut other_best, &mut other_solver);
-                self.running.fetch_sub(1, Ordering::AcqRel);
-                (b, other_best, other_solver)
-            });
-            let a = self.dfs(first, depth, best, solver);
-            self.running.fetch_sub(1, Ordering::AcqRel);
-            let joined = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            self.running.fetch_add(1, Ordering::AcqRel);
-            (a, joined)
+        let halves = solver.budget.split().map(|budget| {
+            let mut half = Solver::new(budget, solver.threads);
+            // The subtrees' covers are not yet the search's: no progress.
+            half.progress = None;
+            half.pseudocosts = solver.pseudocosts.clone();
+            (half, best.clone())
         });
-        solver.nodes += other_solver.nodes;
-        solver.timed_out |= other_solver.timed_out;
-        if self.inst.cost_of(&other_best) < self.inst.cost_of(best) {
-            *best = other_best;
+        let [(mut sa, mut best_a), (mut sb, mut best_b)] = halves;
+        let (a, b) = if solver.threads > 1 {
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| self.dfs(second, depth, &mut best_b, &mut sb));
+                let a = self.dfs(first, depth, &mut best_a, &mut sa);
+                let b = other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (a, b)
+            })
+        } else {
+            let a = self.dfs(first, depth, &mut best_a, &mut sa);
+            (a, self.dfs(second, depth, &mut best_b, &mut sb))
+        };
+        for half in [&sa, &sb] {
+            solver.budget.charge(half.budget.spent());
+            solver.nodes += half.nodes;
+            solver.stopped |= half.stopped;
+        }
+        for (x, pseudocost) in solver.pseudocosts.iter_mut().enumerate() {
+            pseudocost.merge(&sa.pseudocosts[x], &sb.pseudocosts[x]);
+        }
+        for found in [best_a, best_b] {
+            if self.inst.cost_of(&found) < self.inst.cost_of(best) {
+                *best = found;
+            }
         }
         a.min(b)
     }

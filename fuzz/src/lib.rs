@@ -88,7 +88,11 @@ impl FuzzedPass for Noise {
         let options = kildall_noise::Options {
             strategy,
             cost,
-            time_limit: Duration::from_secs(2),
+            // A small effort, and on one or two threads (the placement must
+            // not depend on which); the time limit only guards the fuzzer.
+            effort: 200_000,
+            time_limit: Some(Duration::from_secs(2)),
+            threads: 1 + (knob / 8 % 2) as usize,
             ..Default::default()
         };
         run_pass::<kildall_noise::NoisePlacement>(module, &options)

@@ -1,15 +1,26 @@
-//! The noise analysis on the dataflow solver, and the verifier built on it.
+//! The noise analysis, and the verifier built on it.
 //!
-//! The design reuses MLIR's integer range analysis with a transfer function per
-//! noisy op; here the state is one [`Max`] per value: `Bottom` (not reached),
-//! `At(bits)`, or `Top` (over the maximum). Block parameters join their
-//! incoming arguments by `max`; a loop that grows a carried value without a
-//! reduction climbs until `Top`, which bounds the lattice height by
-//! `max + 2` and the solver's visits per block accordingly.
+//! An integer range analysis with a transfer function per noisy op (as
+//! MLIR's `IntegerRangeAnalysis` would run it), where only the upper end
+//! matters: the lattice is [`Max`], `Bottom` (not reached), `At(bits)`, or
+//! `Top` (over the maximum). Block parameters join their incoming arguments
+//! by `max`; a loop that grows a carried value without a reduction climbs
+//! until `Top`, which bounds the lattice height by `max + 2`.
+//!
+//! The analysis is sparse, in the manner of sparse conditional constant
+//! propagation on SSA form (Wegman and Zadeck, TOPLAS 1991) without the
+//! conditional part: a value is defined once, so its noise is one fact for
+//! the whole function, not an entry in every block's state. The state is
+//! one lattice element per value; one sweep in reverse post-order evaluates
+//! each operation after its operands, and a worklist of values that rose
+//! (along back edges) re-evaluates only their users, each at most `max + 2`
+//! times. Time and memory are linear in the function, and a function
+//! without noisy values costs one scan of its value types.
 
 use std::fmt;
 
-use kildall_dataflow::{Analysis, Forward, FunctionGraph, JoinSemiLattice, Max};
+use kildall_dataflow::{JoinSemiLattice, Max};
+use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::plaintext::{plaintext_constant, scale_bits};
 use kildall_ir::{
@@ -19,15 +30,16 @@ use kildall_ir::{
 
 use crate::NoiseParams;
 
-/// The noise analysis: forward, one [`Max`] per value.
-#[derive(Clone, Debug)]
+/// The noise analysis: one [`Max`] per value, propagated sparsely.
+#[derive(Clone, Copy, Debug)]
 pub struct NoiseAnalysis {
     /// The noise model.
     pub params: NoiseParams,
     /// Noise of noisy function parameters and opaque definitions.
     pub input_noise: u32,
-    /// When set, one line per effect the solver applies, as it applies them.
-    pub trace: Option<Vec<String>>,
+    /// When set, [`NoiseMap::trace`] has one line per transfer function
+    /// evaluated, in the order of evaluation.
+    pub trace: bool,
 }
 
 /// The noise of a value given the state, constants as fresh encodings.
@@ -143,76 +155,6 @@ fn show(noise: Max, max: u32) -> String {
     }
 }
 
-impl Analysis<FunctionGraph<'_>> for NoiseAnalysis {
-    type Domain = Vec<Max>;
-    type Direction = Forward;
-
-    fn bottom_value(&self, func: &FunctionGraph<'_>) -> Vec<Max> {
-        vec![Max::Bottom; func.dfg.num_values()]
-    }
-
-    fn initialize_start_block(&self, func: &FunctionGraph<'_>, block: Block, state: &mut Vec<Max>) {
-        for &param in func.dfg.block_params(block) {
-            if *func.dfg.value_type(param) == Type::Noisy {
-                state[param.index()] = Max::At(u64::from(self.input_noise));
-            }
-        }
-    }
-
-    fn apply_instruction_effect(
-        &mut self,
-        func: &FunctionGraph<'_>,
-        state: &mut Vec<Max>,
-        inst: Inst,
-    ) {
-        let Some(raw) = raw_noise(func, self.params, self.input_noise, state, inst) else {
-            return;
-        };
-        let noise = match raw {
-            Ok(bits) => Max::saturating(bits, u64::from(self.params.max)),
-            Err(lattice) => lattice,
-        };
-        let result = func.dfg.first_result(inst).expect("a noisy result");
-        state[result.index()] = noise;
-        if let Some(trace) = &mut self.trace {
-            trace.push(format!("Inferring noise for {}", describe(func, inst)));
-            let detail = match raw {
-                Ok(bits) => format!("{bits} bits"),
-                Err(m) => show(m, self.params.max),
-            };
-            trace.push(format!("  inferred: {detail}"));
-        }
-    }
-
-    fn apply_terminator_effect(&mut self, _: &FunctionGraph<'_>, _: &mut Vec<Max>, _: Block) {}
-
-    fn apply_edge_effect(
-        &mut self,
-        func: &FunctionGraph<'_>,
-        state: &mut Vec<Max>,
-        from: Block,
-        to: Block,
-    ) {
-        let Some(terminator) = func.dfg.terminator(from) else {
-            return;
-        };
-        let args = terminator.edge_arguments(to);
-        for (&param, &arg) in func.dfg.block_params(to).iter().zip(args) {
-            if *func.dfg.value_type(param) != Type::Noisy {
-                continue;
-            }
-            let noise = operand(func, self.params, state, arg);
-            state[param.index()] = noise;
-            if let Some(trace) = &mut self.trace {
-                trace.push(format!(
-                    "Joining {param} of {to} from {from}: {arg} has {}",
-                    show(noise, self.params.max)
-                ));
-            }
-        }
-    }
-}
-
 /// The noise of every value at the fixed point.
 #[derive(Clone, Debug)]
 pub struct NoiseMap {
@@ -220,50 +162,226 @@ pub struct NoiseMap {
     pub noise: SecondaryMap<Value, Max>,
     /// The trace, when asked for.
     pub trace: Vec<String>,
-    /// Block visits the solver made.
-    pub block_visits: u64,
+    /// Transfer functions evaluated (instructions and edges), a measure of
+    /// the work done: each is evaluated once, and again only when one of
+    /// its operands rose.
+    pub evaluations: u64,
 }
 
-/// Runs the noise analysis on `func` (with a trace when `trace` is set);
-/// `analyses` describe `func` as it is (or are invalidated).
-pub fn analyze(
-    func: &Function,
-    analyses: &mut FunctionAnalyses,
+impl NoiseAnalysis {
+    /// The analysis under `params`, sources at `input_noise`, without a trace.
+    pub fn new(params: NoiseParams, input_noise: u32) -> Self {
+        Self {
+            params,
+            input_noise,
+            trace: false,
+        }
+    }
+
+    /// Runs the analysis on `func`, whose control-flow graph `analyses`
+    /// holds or computes.
+    pub fn run(&self, func: &Function, analyses: &mut FunctionAnalyses) -> NoiseMap {
+        self.map(func, analyses.cfg(func))
+    }
+
+    /// [`Self::run`] given the control-flow graph of `func`.
+    pub(crate) fn map(&self, func: &Function, cfg: &ControlFlowGraph) -> NoiseMap {
+        let mut noise: SecondaryMap<Value, Max> = SecondaryMap::with_default(Max::Bottom);
+        let Some(mut propagation) = Propagation::new(self, func, cfg) else {
+            // No noisy value: nothing to propagate, every value is `Bottom`.
+            return NoiseMap {
+                noise,
+                trace: Vec::new(),
+                evaluations: 0,
+            };
+        };
+        propagation.solve();
+        for (index, &value) in propagation.noise.iter().enumerate() {
+            if value != Max::Bottom {
+                noise[Value::new(index)] = value;
+            }
+        }
+        NoiseMap {
+            noise,
+            trace: propagation.trace.unwrap_or_default(),
+            evaluations: propagation.evaluations,
+        }
+    }
+}
+
+/// Where a noisy value is read: by an instruction, or by a block's
+/// terminator as an argument along its edges.
+#[derive(Clone, Copy)]
+enum User {
+    Inst(Inst),
+    Edges(Block),
+}
+
+/// The sparse propagation of one run: the noise of every value (one entry
+/// per value, the whole state: a value is defined once, so its noise is
+/// the same wherever it is live), and for each noisy value the places that
+/// read it, in one array with a range per value.
+struct Propagation<'a> {
+    func: &'a Function,
+    cfg: &'a ControlFlowGraph,
     params: NoiseParams,
     input_noise: u32,
-    trace: bool,
-) -> NoiseMap {
-    let analysis = NoiseAnalysis {
-        params,
-        input_noise,
-        trace: trace.then(Vec::new),
-    };
-    let graph = FunctionGraph::new(func, analyses);
-    let mut results = analysis.into_engine(&graph).iterate_to_fixpoint();
-    let block_visits = results.stats().block_visits;
-    let trace = results.analysis_mut().trace.take().unwrap_or_default();
-    let mut noise: SecondaryMap<Value, Max> = SecondaryMap::with_default(Max::Bottom);
-    let mut quiet = NoiseAnalysis {
-        params,
-        input_noise,
-        trace: None,
-    };
-    for block in graph.cfg().reverse_postorder() {
-        let mut state = results.entry_state(block).clone();
-        for &param in func.dfg.block_params(block) {
-            noise[param].join(&state[param.index()]);
+    noise: Vec<Max>,
+    user_start: Vec<u32>,
+    users: Vec<User>,
+    pending: Vec<Value>,
+    /// Set during the first sweep, when only parameters of blocks already
+    /// swept need to be evaluated again.
+    sweeping: bool,
+    trace: Option<Vec<String>>,
+    evaluations: u64,
+}
+
+impl<'a> Propagation<'a> {
+    /// The propagation over the reachable blocks of `func`, or `None` when
+    /// `func` has no noisy value.
+    fn new(
+        analysis: &NoiseAnalysis,
+        func: &'a Function,
+        cfg: &'a ControlFlowGraph,
+    ) -> Option<Self> {
+        let values = func.dfg.num_values();
+        let noisy = |v: Value| *func.dfg.value_type(func.dfg.resolve(v)) == Type::Noisy;
+        if !(0..values).any(|i| *func.dfg.value_type(Value::new(i)) == Type::Noisy) {
+            return None;
         }
-        for inst in func.layout.block_insts(block) {
-            quiet.apply_instruction_effect(&graph, &mut state, inst);
-            for &result in func.dfg.inst_results(inst) {
-                noise[result] = state[result.index()];
+        // The use lists, counted then filled (compressed rows).
+        let mut user_start = vec![0u32; values + 1];
+        let for_each_use = |visit: &mut dyn FnMut(Value, User)| {
+            for &block in cfg.postorder() {
+                for inst in func.layout.block_insts(block) {
+                    for v in func.dfg[inst].arguments().as_slice() {
+                        if noisy(*v) {
+                            visit(func.dfg.resolve(*v), User::Inst(inst));
+                        }
+                    }
+                }
+                if let Some(terminator) = func.dfg.terminator(block) {
+                    for v in terminator.arguments() {
+                        if noisy(*v) {
+                            visit(func.dfg.resolve(*v), User::Edges(block));
+                        }
+                    }
+                }
+            }
+        };
+        for_each_use(&mut |v, _| user_start[v.index() + 1] += 1);
+        for i in 0..values {
+            user_start[i + 1] += user_start[i];
+        }
+        let mut next = user_start.clone();
+        let mut users = vec![User::Inst(Inst::new(0)); user_start[values] as usize];
+        for_each_use(&mut |v, user| {
+            users[next[v.index()] as usize] = user;
+            next[v.index()] += 1;
+        });
+        Some(Self {
+            func,
+            cfg,
+            params: analysis.params,
+            input_noise: analysis.input_noise,
+            noise: vec![Max::Bottom; values],
+            user_start,
+            users,
+            pending: Vec::new(),
+            sweeping: true,
+            trace: analysis.trace.then(Vec::new),
+            evaluations: 0,
+        })
+    }
+
+    /// One sweep in reverse post-order evaluates every operation after its
+    /// operands (definitions dominate their uses); then the values that
+    /// rose along a back edge are propagated to their users until nothing
+    /// changes. Each value rises at most `max + 2` times (`Bottom`, the
+    /// levels up to the maximum, `Top`), so the work is linear in the
+    /// program.
+    fn solve(&mut self) {
+        let func = self.func;
+        let cfg = self.cfg;
+        if let Some(entry) = cfg.entry_block() {
+            for &param in func.dfg.block_params(entry) {
+                if *func.dfg.value_type(param) == Type::Noisy {
+                    self.noise[param.index()] = Max::At(u64::from(self.input_noise));
+                }
+            }
+        }
+        for &block in cfg.postorder().iter().rev() {
+            for inst in func.layout.block_insts(block) {
+                self.evaluate(inst);
+            }
+            self.flow_edges(block);
+        }
+        self.sweeping = false;
+        while let Some(value) = self.pending.pop() {
+            let range = self.user_start[value.index()] as usize
+                ..self.user_start[value.index() + 1] as usize;
+            for i in range {
+                match self.users[i] {
+                    User::Inst(inst) => {
+                        if let Some(result) = self.evaluate(inst) {
+                            self.pending.push(result);
+                        }
+                    }
+                    User::Edges(block) => self.flow_edges(block),
+                }
             }
         }
     }
-    NoiseMap {
-        noise,
-        trace,
-        block_visits,
+
+    /// Evaluates `inst`'s transfer function; the result, if it rose.
+    fn evaluate(&mut self, inst: Inst) -> Option<Value> {
+        let raw = raw_noise(self.func, self.params, self.input_noise, &self.noise, inst)?;
+        self.evaluations += 1;
+        let noise = match raw {
+            Ok(bits) => Max::saturating(bits, u64::from(self.params.max)),
+            Err(lattice) => lattice,
+        };
+        if let Some(trace) = &mut self.trace {
+            trace.push(format!("Inferring noise for {}", describe(self.func, inst)));
+            let detail = match raw {
+                Ok(bits) => format!("{bits} bits"),
+                Err(m) => show(m, self.params.max),
+            };
+            trace.push(format!("  inferred: {detail}"));
+        }
+        let result = self.func.dfg.first_result(inst)?;
+        self.noise[result.index()].join(&noise).then_some(result)
+    }
+
+    /// Joins the arguments `block` passes along its edges into the noisy
+    /// parameters of its successors; those that rose go to the worklist.
+    fn flow_edges(&mut self, block: Block) {
+        let func = self.func;
+        let Some(terminator) = func.dfg.terminator(block) else {
+            return;
+        };
+        for to in terminator.successors() {
+            let args = terminator.edge_arguments(to);
+            for (&param, &arg) in func.dfg.block_params(to).iter().zip(args) {
+                if *func.dfg.value_type(param) != Type::Noisy {
+                    continue;
+                }
+                self.evaluations += 1;
+                let incoming = operand(func, self.params, &self.noise, arg);
+                if let Some(trace) = &mut self.trace {
+                    trace.push(format!(
+                        "Joining {param} of {to} from {block}: {arg} has {}",
+                        show(incoming, self.params.max)
+                    ));
+                }
+                let swept = |b| self.cfg.postorder_number(b);
+                let again = !self.sweeping || swept(to) >= swept(block);
+                if self.noise[param.index()].join(&incoming) && again {
+                    self.pending.push(param);
+                }
+            }
+        }
     }
 }
 
@@ -312,22 +430,30 @@ impl std::error::Error for NoiseViolation {}
 /// Checks that no noisy operation of `func` exceeds the maximum and that no
 /// value passed across a boundary (call arguments, returned, stored and
 /// array values) exceeds `input_noise`; the error names the first
-/// violation in reverse post-order. `analyses` describe `func` as it is
-/// (or are invalidated).
+/// violation in reverse post-order.
 pub fn verify(
     func: &Function,
     analyses: &mut FunctionAnalyses,
     params: NoiseParams,
     input_noise: u32,
 ) -> Result<(), NoiseViolation> {
-    let analysis = NoiseAnalysis {
-        params,
-        input_noise,
-        trace: None,
+    verify_on(func, analyses.cfg(func), params, input_noise)
+}
+
+/// [`verify`] given the control-flow graph of `func`.
+pub(crate) fn verify_on(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    params: NoiseParams,
+    input_noise: u32,
+) -> Result<(), NoiseViolation> {
+    let Some(mut propagation) =
+        Propagation::new(&NoiseAnalysis::new(params, input_noise), func, cfg)
+    else {
+        return Ok(());
     };
-    let graph = FunctionGraph::new(func, analyses);
-    let results = analysis.into_engine(&graph).iterate_to_fixpoint();
-    let mut quiet = results.analysis().clone();
+    propagation.solve();
+    let state = &propagation.noise;
     // `Some(bits)` when `noise` is over `bound`, `bits` being `None` for
     // `Top` (it grows without bound).
     let over = |noise: Max, bound: u32| match noise {
@@ -335,8 +461,7 @@ pub fn verify(
         Max::Top => Some(None),
         _ => None,
     };
-    for block in graph.cfg().reverse_postorder() {
-        let mut state = results.entry_state(block).clone();
+    for &block in cfg.postorder().iter().rev() {
         for inst in func.layout.block_insts(block) {
             let violation = |passed, noise| NoiseViolation {
                 inst: Some(inst),
@@ -350,22 +475,21 @@ pub fn verify(
                 },
                 loc: func.inst_locs[inst],
             };
-            if let Some(raw) = raw_noise(func, params, input_noise, &state, inst) {
+            if let Some(raw) = raw_noise(func, params, input_noise, state, inst) {
                 let noise = raw.map_or_else(|lattice| lattice, Max::At);
                 if let Some(noise) = over(noise, params.max) {
                     return Err(violation(None, noise));
                 }
             }
             for value in passed_operands(func, inst) {
-                let noise = operand(func, params, &state, value);
+                let noise = operand(func, params, state, value);
                 if let Some(noise) = over(noise, input_noise) {
                     return Err(violation(Some(value), noise));
                 }
             }
-            quiet.apply_instruction_effect(&graph, &mut state, inst);
         }
         for value in returned_values(func, block) {
-            let noise = operand(func, params, &state, value);
+            let noise = operand(func, params, state, value);
             if let Some(noise) = over(noise, input_noise) {
                 return Err(NoiseViolation {
                     inst: None,

@@ -9,24 +9,10 @@
 //! the root and the nodes near it by {0,1/2}-cuts and searched below it by
 //! fixing by reduced cost and reliability branching (dual simplex re-solves
 //! after each cut and fixing; the root drops its slack rows now and then);
-//! the local search runs on a second thread beside the root relaxation, and
-//! the search below it forks subtrees onto the second core while it is
-//! free. The README has the measured times.
-//!
-//! FIXME: the exact strategy proves every generated DAG of 1,000 ops of
-//! seeds 1-24 optimal within the default 10 s, but seed 7 (`cargo xtask
-//! gen --kind noise --seed 7 --insts 1000`) with a thin margin and by the
-//! luck of the cost perturbation's draw (which picks among degenerate
-//! optimal vertices, and so the branchings): 7.8-9.1 s over seven runs on
-//! a quiet 2-core machine (670-902 search nodes: the two threads take
-//! different paths), but 10.4-16.4 s with three other draws. Its count is
-//! optimal, the proof is what takes the time: the relaxation of its
-//! largest component (606 values) keeps a root bound of 247.2 after the
-//! cut rounds (246.3-246.5 with the other draws, hence their larger
-//! trees), against an optimum of 252 (the odd-walk separation finds no
-//! more {0,1/2}-cuts there). Most of the pivots (83%) go to strong
-//! branching, 72% of those to the children of candidates not chosen; the
-//! crate's README lists what was tried.
+//! the local search runs beside the root relaxation, and the two subtrees
+//! of the root's branching are searched apart, each with half the effort,
+//! on two threads when the search may use them (the same work either
+//! way, so the placement does not depend on the threads).
 //!
 //! Reductions that cost differently (the executions cost on a function
 //! with loops) make it a *weighted* hitting set, solved by the same
@@ -76,7 +62,7 @@
 //! decision can change (a fresh encoding, say) couples nothing: its users
 //! see a constant.
 
-use std::time::Instant;
+use kildall_cover::{Budget, SearchLimits};
 
 use crate::greedy::{drop_redundant, relocate, solve_greedy};
 use crate::problem::{NodeKind, Problem, Violation};
@@ -114,20 +100,20 @@ pub struct ExactSolution {
     pub components: usize,
 }
 
-/// Solves `problem` exactly unless `deadline` passes first; `Err` names a
+/// Solves `problem` exactly unless `limits` run out first; `Err` names a
 /// node that exceeds its bound whatever is reduced.
-pub fn solve_exact(problem: &Problem, deadline: Instant) -> Result<ExactSolution, Violation> {
-    solve_exact_with(problem, deadline, true, None)
+pub fn solve_exact(problem: &Problem, limits: &SearchLimits) -> Result<ExactSolution, Violation> {
+    solve_exact_with(problem, limits, true, None)
 }
 
 /// [`solve_exact`], taking the components of the hitting-set instance that
 /// `memo` (if given) holds from it, and adding those that close.
 pub(crate) fn solve_exact_memo(
     problem: &Problem,
-    deadline: Instant,
+    limits: &SearchLimits,
     memo: Option<&mut ComponentMemo>,
 ) -> Result<ExactSolution, Violation> {
-    solve_exact_with(problem, deadline, true, memo)
+    solve_exact_with(problem, limits, true, memo)
 }
 
 /// The cost of every value's reduction divided by their greatest common
@@ -156,7 +142,7 @@ pub(crate) fn hitting_set_weights(problem: &Problem) -> Option<(Vec<u64>, u64)> 
 /// false (so that tests reach the fallback).
 fn solve_exact_with(
     problem: &Problem,
-    deadline: Instant,
+    limits: &SearchLimits,
     cover: bool,
     mut memo: Option<&mut ComponentMemo>,
 ) -> Result<ExactSolution, Violation> {
@@ -217,7 +203,7 @@ fn solve_exact_with(
             sets: w.sets,
             weights,
         };
-        let c = kildall_cover::min_hitting_set(instance, deadline, memo.as_deref_mut());
+        let c = kildall_cover::min_hitting_set(instance, limits, memo.as_deref_mut());
         let mut reduced = vec![false; n];
         for &x in &c.chosen {
             reduced[x] = true;
@@ -244,9 +230,7 @@ fn solve_exact_with(
         for v in 0..n {
             flat.set_cost(v, 1);
         }
-        let now = Instant::now();
-        let half = now + deadline.saturating_duration_since(now) / 2;
-        if let Ok(fewest) = solve_exact_with(&flat, half, true, memo) {
+        if let Ok(fewest) = solve_exact_with(&flat, &limits.share(2), true, memo) {
             let cheapest = nodes
                 .iter()
                 .filter(|node| node.reducible)
@@ -362,7 +346,7 @@ fn solve_exact_with(
             sub_fix.push(fix[v]);
             global.push(v);
         }
-        let mut search = Search::new(&sub, sub_fix, deadline);
+        let mut search = Search::new(&sub, sub_fix, limits.budget.clone());
         search.hint = hint
             .as_ref()
             .map(|hint| global.iter().map(|&g| g != usize::MAX && hint[g]).collect());
@@ -424,12 +408,12 @@ struct Search<'p> {
     /// What reducing each value costs.
     cost: Vec<f64>,
     nodes: u64,
-    deadline: Instant,
+    budget: Budget,
     timed_out: bool,
 }
 
 impl<'p> Search<'p> {
-    fn new(p: &'p Problem, fix: Vec<Fix>, deadline: Instant) -> Self {
+    fn new(p: &'p Problem, fix: Vec<Fix>, budget: Budget) -> Self {
         let n = p.len();
         let params = p.params();
         let levels = (params.max - params.encode + 1) as usize;
@@ -464,7 +448,7 @@ impl<'p> Search<'p> {
             hint: None,
             cost: p.nodes().iter().map(|node| node.cost as f64).collect(),
             nodes: 0,
-            deadline,
+            budget,
             timed_out: false,
         }
     }
@@ -508,11 +492,12 @@ impl<'p> Search<'p> {
         if self.timed_out {
             return;
         }
-        self.nodes += 1;
-        if Instant::now() >= self.deadline {
+        if self.budget.exhausted() {
             self.timed_out = true;
             return;
         }
+        self.nodes += 1;
+        self.budget.charge(1);
         std::mem::swap(&mut self.fix, fix);
         let lb = self.bound();
         if !lb.is_finite() || ceil(lb) >= self.best_cost {
@@ -570,7 +555,7 @@ impl<'p> Search<'p> {
         let users = self.p.users();
         let mut step = 0.5;
         for _ in 0..ASCENT_ROUNDS {
-            if Instant::now() >= self.deadline {
+            if self.budget.exhausted() {
                 break;
             }
             let _ = self.traceback();
@@ -889,7 +874,7 @@ mod tests {
                 }
             }
             let optimum = p.brute_force().map(|r| r.iter().filter(|&&r| r).count());
-            let far = Instant::now() + std::time::Duration::from_secs(10);
+            let far = &SearchLimits::new(Budget::unlimited());
             for cover in [true, false] {
                 let s = solve_exact_with(&p, far, cover, None).expect("feasible");
                 assert!(p.is_legal(&s.reduced), "seed {seed} cover {cover}");

@@ -44,6 +44,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use kildall_cover::{Budget, ProgressHook, SearchLimits, Stop};
+
 use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::plaintext::scale_bits;
 use kildall_ir::{
@@ -82,18 +84,37 @@ impl std::fmt::Display for Cost {
     }
 }
 
+/// The default effort of the exact search: enough to prove the fewest
+/// reductions on every generated DAG of 1,000 operations the benchmarks
+/// use (seeds 1-24).
+pub const DEFAULT_EFFORT: u64 = 2_000_000;
+
 /// The trip count assumed for a loop whose trip count is not known.
 pub const DEFAULT_TRIP_FALLBACK: u64 = 1_000;
 
-/// Options of [`optimize`](crate::optimize).
+/// Options of the pass, [`NoisePlacement`](crate::NoisePlacement).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// How to place reductions.
     pub strategy: Strategy,
     /// The noise model.
     pub params: NoiseParams,
-    /// The time limit of the exact search and of the ILP.
-    pub time_limit: Duration,
+    /// The work the exact search may do, in units of simplex pivots and
+    /// search nodes ([`DEFAULT_EFFORT`] by default): where it stops depends
+    /// on the program and this figure alone, so the placement is the same
+    /// on every machine.
+    pub effort: u64,
+    /// An optional wall-clock cap on the exact search (and the time limit
+    /// of the ILP, [`ILP_TIME_LIMIT`](crate::ILP_TIME_LIMIT) when `None`).
+    /// When it is what stops a search, the placement may depend on the
+    /// machine, and [`Placement::stopped_by`] says so.
+    pub time_limit: Option<Duration>,
+    /// Threads the exact search may use. The placement does not depend on
+    /// it: the work is divided the same way whatever the threads.
+    pub threads: usize,
+    /// Called as the exact search improves a component's cover or bound
+    /// (a progress display; it cannot change the placement).
+    pub progress: Option<ProgressHook>,
     /// Noise of what a function reads from outside (noisy parameters, call
     /// results, loads, array reads), and so the most it may pass out (call
     /// arguments, returned, stored and array values); `None` means a fresh
@@ -111,7 +132,10 @@ impl Default for Options {
         Options {
             strategy: Strategy::Exact,
             params: NoiseParams::default(),
-            time_limit: Duration::from_secs(10),
+            effort: DEFAULT_EFFORT,
+            time_limit: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+            progress: None,
             input_noise: None,
             cost: Cost::default(),
             trip_fallback: DEFAULT_TRIP_FALLBACK,
@@ -128,9 +152,18 @@ impl Options {
             .unwrap_or(self.params.encode)
             .max(self.params.encode)
     }
+
+    /// The limits of one function's search, starting now.
+    pub(crate) fn limits(&self) -> SearchLimits {
+        SearchLimits {
+            budget: Budget::new(self.effort, self.time_limit),
+            threads: self.threads,
+            progress: self.progress.clone(),
+        }
+    }
 }
 
-/// What [`optimize`](crate::optimize) did.
+/// What the pass did on one function.
 #[derive(Clone, Debug)]
 pub struct Placement {
     /// The strategy used.
@@ -145,8 +178,12 @@ pub struct Placement {
     pub lower_bound: u64,
     /// Whether the placement is proven optimal for the cost minimized.
     pub optimal: bool,
-    /// Whether the strategy's time limit expired.
-    pub timed_out: bool,
+    /// What stopped the search before it proved its placement optimal:
+    /// the effort, or the time limit (`None` when it closed, or for the
+    /// greedy, which does not search).
+    pub stopped_by: Option<Stop>,
+    /// Work units the exact search spent (simplex pivots and search nodes).
+    pub effort: u64,
     /// Branch-and-bound nodes of the exact strategy, over every choice of
     /// carried levels tried (0 for the other strategies).
     pub search_nodes: u64,

@@ -1,4 +1,4 @@
-//! The greedy baseline of the noisy-arithmetic design: walk the values in order and reduce as
+//! The greedy baseline of the MLIR tutorial's noisy dialect: walk the values in order and reduce as
 //! late as possible, that is, only when a value's user would otherwise
 //! exceed the maximum (then the noisiest inputs are reduced first), or when
 //! the value itself must leave with less noise (loop-carried values).

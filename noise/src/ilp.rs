@@ -1,4 +1,4 @@
-//! The integer linear program of the noisy-arithmetic design, modelled so that the reduction
+//! The integer linear program of the MLIR tutorial's noisy dialect, modelled so that the reduction
 //! count is the whole objective, solved with `good_lp` on the pure-Rust
 //! `microlp` backend (the `minilp` feature). Kept as a cross-check of the
 //! exact strategy and as an option.
@@ -11,7 +11,7 @@
 //! for a join; `e_v >= x_v - M_v r_v`. The noise variables are only bounded
 //! from below by the transfer functions, so they may exceed the true noise,
 //! never undercut it; their upper bounds make the placement legal. No
-//! auxiliary "max" variable needs an objective weight: the design's model
+//! auxiliary "max" variable needs an objective weight: the tutorial's model
 //! minimised `sum r + 0.1 sum z`, and that weight let the solver buy a
 //! reduction to lower the `z` terms (a `mul` followed by one `add` needs no
 //! reduction, yet that model inserts one). Here the objective is `sum r`, each

@@ -27,8 +27,12 @@
 //! keeps the components it closed and takes them again as they are.
 
 use std::cell::RefCell;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use kildall_cover::SearchLimits;
+
+use kildall_ir::cfg::ControlFlowGraph;
+use kildall_ir::loops::LoopAnalysis;
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, SecondaryMap, Value};
 
@@ -48,7 +52,7 @@ struct Best {
     solution: Solution,
     /// The least lower bound of the subtrees not closed.
     open_bound: u64,
-    timed_out: bool,
+    stopped: bool,
     search_nodes: u64,
 }
 
@@ -60,7 +64,7 @@ impl Best {
             } else {
                 solution.lower_bound
             },
-            timed_out: solution.timed_out,
+            stopped: solution.stopped,
             search_nodes: solution.search_nodes,
             extraction,
             solution,
@@ -70,7 +74,7 @@ impl Best {
     /// Takes into account a legal placement and the bound of the choices
     /// of levels it was searched among.
     fn offer(&mut self, extraction: Extraction, solution: Solution) {
-        self.timed_out |= solution.timed_out;
+        self.stopped |= solution.stopped;
         self.search_nodes += solution.search_nodes;
         if solution.lower_bound < solution.cost {
             self.open_bound = self.open_bound.min(solution.lower_bound);
@@ -91,16 +95,41 @@ impl Best {
     }
 }
 
-/// Removes existing `reduce_noise` ops, then inserts the cheapest (or, with
-/// [`Strategy::Greedy`], the greedy) reductions so that no noisy op's
-/// result, before or after a reduction, exceeds the maximum.
-pub fn optimize(func: &mut Function, options: &Options) -> Result<Placement, NoiseError> {
-    optimize_with(func, &mut FunctionAnalyses::new(), options)
+/// What every placement of one function reads: the function (its own
+/// reductions removed), its control-flow graph and reverse post-order,
+/// how often each block runs, and the options.
+pub(crate) struct Placing<'a> {
+    pub(crate) func: &'a Function,
+    pub(crate) cfg: &'a ControlFlowGraph,
+    pub(crate) order: Vec<Block>,
+    pub(crate) times: SecondaryMap<Block, u64>,
+    pub(crate) options: &'a Options,
 }
 
-/// [`optimize`] given the analyses of `func`, which stay valid: reductions
-/// go inside blocks.
-pub fn optimize_with(
+impl<'a> Placing<'a> {
+    /// The placement context of `func` (its reductions already removed)
+    /// under `options`, from its control-flow graph and loops.
+    pub(crate) fn new(
+        func: &'a Function,
+        (cfg, loops): (&'a ControlFlowGraph, &LoopAnalysis),
+        options: &'a Options,
+    ) -> Self {
+        Placing {
+            func,
+            cfg,
+            order: cfg.reverse_postorder().collect(),
+            times: block_executions(func, loops, options.trip_fallback),
+            options,
+        }
+    }
+}
+
+/// Removes existing `reduce_noise` ops of `func`, then inserts the
+/// cheapest (or, with [`Strategy::Greedy`], the greedy) reductions so that
+/// no noisy op's result, before or after a reduction, exceeds the maximum;
+/// `analyses` (of `func`) stay valid: reductions go inside blocks. The
+/// pass, [`NoisePlacement`](crate::NoisePlacement), runs it.
+pub(crate) fn place_function(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
     options: &Options,
@@ -108,20 +137,19 @@ pub fn optimize_with(
     let start = Instant::now();
     options.params.validate()?;
     let (cfg, _, loops) = analyses.loops(func);
-    let order: Vec<Block> = cfg.reverse_postorder().collect();
-    let times = block_executions(func, loops, options.trip_fallback);
     let has_loops = loops.num_loops() > 0;
     let removed = remove_reductions(func);
-    let deadline = start + options.time_limit;
+    let placing = Placing::new(func, (cfg, loops), options);
+    let limits = options.limits();
     // The exact strategy solves loops unrolled, as one hitting set (see the
     // `unroll` module); the carried levels are searched where that does
     // not apply, and by the other strategies.
     let unroll = options.strategy == Strategy::Exact;
-    let best = place(func, &order, &times, options, deadline, has_loops, unroll)?;
+    let best = place(&placing, &limits, has_loops, unroll)?;
     let Best {
         extraction,
         solution,
-        timed_out,
+        stopped,
         search_nodes,
         ..
     } = &best;
@@ -151,7 +179,8 @@ pub fn optimize_with(
         executions,
         lower_bound: lower_bound.min(cost),
         optimal: lower_bound >= cost,
-        timed_out: *timed_out,
+        stopped_by: stopped.then(|| limits.budget.stop_reason()),
+        effort: limits.budget.spent(),
         search_nodes: *search_nodes,
         time: start.elapsed(),
         removed,
@@ -165,23 +194,27 @@ pub fn optimize_with(
 /// set and that applies, otherwise from every carried value at the
 /// encoding noise and the search over carried levels.
 fn place(
-    func: &Function,
-    order: &[Block],
-    times: &SecondaryMap<Block, u64>,
-    options: &Options,
-    deadline: Instant,
+    placing: &Placing<'_>,
+    limits: &SearchLimits,
     has_loops: bool,
     unroll: bool,
 ) -> Result<Best, NoiseError> {
-    let left = || deadline.saturating_duration_since(Instant::now());
+    let Placing {
+        func,
+        order,
+        times,
+        options,
+        ..
+    } = placing;
+    let (func, options) = (*func, *options);
     let extract = |levels: &CarriedLevels| extract_in_order(func, order, times, options, levels);
     let memo = RefCell::new(ComponentMemo::default());
-    let attempt = |levels: &CarriedLevels, budget: Duration| {
+    let attempt = |levels: &CarriedLevels, limits: &SearchLimits| {
         let extraction = extract(levels);
         let solved = solve_with(
             &extraction.problem,
             options.strategy,
-            budget,
+            limits,
             Some(&mut memo.borrow_mut()),
         );
         match solved {
@@ -200,14 +233,7 @@ fn place(
         }
     };
     let unrolled = if has_loops && unroll {
-        solve_unrolled(
-            func,
-            order,
-            times,
-            options,
-            deadline,
-            &mut memo.borrow_mut(),
-        )
+        solve_unrolled(placing, limits, &mut memo.borrow_mut())
     } else {
         None
     };
@@ -216,12 +242,12 @@ fn place(
         None => {
             // Every carried value at the encoding noise: always placeable
             // when anything is, since a carried value can always be
-            // reduced. With carried values it gets half the time: the
+            // reduced. With carried values it gets half the effort: the
             // level search needs the rest (at least for the relaxation
             // that bounds every level).
             let levels_to_search = has_loops && options.strategy != Strategy::Greedy;
-            let first_budget = if levels_to_search { left() / 2 } else { left() };
-            let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()), first_budget)?;
+            let first = limits.share(if levels_to_search { 2 } else { 1 });
+            let (extraction, solution) = attempt(&CarriedLevels::Fixed(Vec::new()), &first)?;
             let carried = extraction.carried_params.len();
             let mut best = Best::new(extraction, solution);
             if carried > 0 {
@@ -229,7 +255,7 @@ fn place(
                     // The greedy keeps carried values at the encoding
                     // noise; only the relaxation bounds the placements
                     // with other levels.
-                    match attempt(&CarriedLevels::Relaxed, left()) {
+                    match attempt(&CarriedLevels::Relaxed, limits) {
                         Ok((_, relaxed)) => best.leave_open(relaxed.lower_bound),
                         Err(_) => best.leave_open(0),
                     }
@@ -238,7 +264,7 @@ fn place(
                     let mut search = LevelSearch {
                         attempt: &attempt,
                         extract: &extract,
-                        left: &left,
+                        limits,
                         best: &mut best,
                     };
                     let every = (options.params.encode, options.params.max);
@@ -252,14 +278,14 @@ fn place(
 }
 
 type Attempt<'a> =
-    dyn Fn(&CarriedLevels, Duration) -> Result<(Extraction, Solution), NoiseError> + 'a;
+    dyn Fn(&CarriedLevels, &SearchLimits) -> Result<(Extraction, Solution), NoiseError> + 'a;
 
 /// The branch and bound over carried levels (see the module docs).
 struct LevelSearch<'a, 'b> {
     attempt: &'a Attempt<'a>,
     /// Extracts the problem of one choice of levels.
     extract: &'a dyn Fn(&CarriedLevels) -> Extraction,
-    left: &'a dyn Fn() -> Duration,
+    limits: &'a SearchLimits,
     best: &'b mut Best,
 }
 
@@ -272,8 +298,8 @@ impl LevelSearch<'_, '_> {
         if parent >= self.best.solution.cost {
             return;
         }
-        if (self.left)().is_zero() {
-            self.best.timed_out = true;
+        if self.limits.budget.exhausted() {
+            self.best.stopped = true;
             self.best.leave_open(parent);
             return;
         }
@@ -285,7 +311,7 @@ impl LevelSearch<'_, '_> {
             CarriedLevels::Ranges(ranges.to_vec())
         };
         // Half of what is left: the nodes after this one get the rest.
-        let Ok((extraction, mut solution)) = (self.attempt)(&choice, (self.left)() / 2) else {
+        let Ok((extraction, mut solution)) = (self.attempt)(&choice, &self.limits.share(2)) else {
             // No placement within these ranges: nothing to bound.
             return;
         };
@@ -328,6 +354,7 @@ impl LevelSearch<'_, '_> {
 mod tests {
     use super::*;
     use crate::Cost;
+    use kildall_cover::Budget;
     use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 
     /// Out of time before the copies show the fixed point, the unrolled
@@ -341,12 +368,11 @@ mod tests {
         let func = &module.functions[module.main().unwrap()];
         let mut analyses = FunctionAnalyses::new();
         let (cfg, _, loops) = analyses.loops(func);
-        let order: Vec<Block> = cfg.reverse_postorder().collect();
         let options = Options::default();
-        let times = block_executions(func, loops, options.trip_fallback);
+        let placing = Placing::new(func, (cfg, loops), &options);
         let memo = &mut ComponentMemo::default();
-        let (extraction, solution) =
-            solve_unrolled(func, &order, &times, &options, Instant::now(), memo).unwrap();
+        let none_left = SearchLimits::new(Budget::new(0, None));
+        let (extraction, solution) = solve_unrolled(&placing, &none_left, memo).unwrap();
         assert!(extraction.problem.is_legal(&solution.reduced));
         assert_eq!(solution.count, 1);
         assert!(!solution.optimal && solution.lower_bound < solution.cost);
@@ -378,20 +404,17 @@ mod tests {
             let func = &module.functions[module.main().unwrap()];
             let mut analyses = FunctionAnalyses::new();
             let (cfg, _, loops) = analyses.loops(func);
-            let order: Vec<Block> = cfg.reverse_postorder().collect();
             for cost in [Cost::Static, Cost::Executions] {
                 let options = Options {
                     cost,
                     ..Options::default()
                 };
-                let times = block_executions(func, loops, options.trip_fallback);
-                let deadline = Instant::now() + Duration::from_secs(600);
+                let placing = Placing::new(func, (cfg, loops), &options);
+                let limits = SearchLimits::new(Budget::unlimited());
                 let memo = &mut ComponentMemo::default();
                 let (extraction, unrolled) =
-                    solve_unrolled(func, &order, &times, &options, deadline, memo)
-                        .expect("the witnesses are listed");
-                let searched =
-                    place(func, &order, &times, &options, deadline, true, false).unwrap();
+                    solve_unrolled(&placing, &limits, memo).expect("the witnesses are listed");
+                let searched = place(&placing, &limits, true, false).unwrap();
                 assert!(unrolled.optimal, "program {i}, {cost} cost");
                 assert!(searched.lower_bound() >= searched.solution.cost);
                 assert_eq!(

@@ -1,5 +1,5 @@
-//! The noise model of the noisy-arithmetic design ("noisy integer arithmetic", after the HEIR
-//! project): a ciphertext carries a bound, in bits, on its noise. `encode`
+//! The noise model of the MLIR tutorial's `noisy` dialect ("noisy integer
+//! arithmetic", after the HEIR project): a ciphertext carries a bound, in bits, on its noise. `encode`
 //! and `reduce_noise` give the encoding noise, `add`/`sub` give the larger
 //! input bound plus one bit, `mul` the sum of the input bounds, and a value
 //! whose bound exceeds the maximum is junk.
@@ -9,9 +9,9 @@ use crate::NoiseError;
 /// The parameters of the noise model.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct NoiseParams {
-    /// Bits of noise of a fresh encoding and after `reduce_noise` (12 in the design).
+    /// Bits of noise of a fresh encoding and after `reduce_noise` (12 in the tutorial).
     pub encode: u32,
-    /// The largest legal noise bound (26 in the design).
+    /// The largest legal noise bound (26 in the tutorial).
     pub max: u32,
 }
 

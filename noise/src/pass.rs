@@ -6,10 +6,14 @@ use std::ops::AddAssign;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::Function;
 
-use crate::{optimize_with, NoiseError, Options, Placement};
+use crate::levels::place_function;
+use crate::{NoiseError, Options, Placement};
 
-/// The placement of the fewest `reduce_noise`: [`optimize_with`] as a
-/// [`FunctionPass`].
+/// The placement of the fewest `reduce_noise`, the pass of this crate:
+/// removes the existing `reduce_noise` ops of a function and places the
+/// cheapest set of new ones that keeps every noisy op within the maximum
+/// (see the crate's documentation for the strategies and costs). Its
+/// report holds one [`Placement`] per function.
 pub struct NoisePlacement;
 
 /// The placements of the functions a run went over, in order.
@@ -49,6 +53,6 @@ impl FunctionPass for NoisePlacement {
         analyses: &mut FunctionAnalyses,
         options: &Options,
     ) -> Result<Placements, NoiseError> {
-        Ok(Placements(vec![optimize_with(func, analyses, options)?]))
+        Ok(Placements(vec![place_function(func, analyses, options)?]))
     }
 }

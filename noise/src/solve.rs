@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use kildall_cover::{Budget, SearchLimits};
+
 use crate::exact::{solve_exact, solve_exact_memo};
 use crate::greedy::{relocate, solve_greedy};
 use crate::ilp::{solve_ilp, IlpStatus};
@@ -16,7 +18,7 @@ pub enum Strategy {
     /// Branch and bound with the level dynamic program as bound (the default).
     #[default]
     Exact,
-    /// The design's integer linear program, corrected, on `good_lp`/`microlp`.
+    /// The tutorial's integer linear program, corrected, on `good_lp`/`microlp`.
     Ilp,
     /// Reduce as late as possible.
     Greedy,
@@ -39,6 +41,9 @@ impl std::fmt::Display for Strategy {
     }
 }
 
+/// The time the ILP strategy may take when no time limit is given.
+pub const ILP_TIME_LIMIT: Duration = Duration::from_secs(10);
+
 /// A placement on the abstract problem.
 #[derive(Clone, Debug)]
 pub struct Solution {
@@ -52,22 +57,23 @@ pub struct Solution {
     pub lower_bound: u64,
     /// Whether the cost is proven optimal (`lower_bound == cost`).
     pub optimal: bool,
-    /// Whether the strategy's time limit expired.
-    pub timed_out: bool,
+    /// Whether the search stopped before it closed (its budget or time
+    /// limit ran out).
+    pub stopped: bool,
     /// Branch-and-bound nodes the exact strategy explored (0 otherwise).
     pub search_nodes: u64,
     /// Wall-clock time.
     pub time: Duration,
 }
 
-/// Places reductions on `problem` with `strategy` within `time_limit`; `Err`
+/// Places reductions on `problem` with `strategy` within `limits`; `Err`
 /// names a node no placement can make legal.
 pub fn solve(
     problem: &Problem,
     strategy: Strategy,
-    time_limit: Duration,
+    limits: &SearchLimits,
 ) -> Result<Solution, Violation> {
-    solve_with(problem, strategy, time_limit, None)
+    solve_with(problem, strategy, limits, None)
 }
 
 /// [`solve`], where the exact strategy takes the components `memo` (if
@@ -75,11 +81,13 @@ pub fn solve(
 pub(crate) fn solve_with(
     problem: &Problem,
     strategy: Strategy,
-    time_limit: Duration,
+    limits: &SearchLimits,
     memo: Option<&mut ComponentMemo>,
 ) -> Result<Solution, Violation> {
     let start = Instant::now();
-    let deadline = start + time_limit;
+    // The greedy and the ILP report the exact strategy's root bound: its
+    // presolve and reductions, no search.
+    let root_only = SearchLimits::new(Budget::new(0, None));
     let infeasible = || {
         let all: Vec<bool> = problem.nodes().iter().map(|n| n.reducible).collect();
         problem
@@ -88,31 +96,31 @@ pub(crate) fn solve_with(
             .expect("an infeasible problem has a violation")
     };
     let mut search_nodes = 0;
-    let (reduced, lower_bound, timed_out) = match strategy {
+    let (reduced, lower_bound, stopped) = match strategy {
         Strategy::Exact => {
-            let s = solve_exact_memo(problem, deadline, memo)?;
-            let timed_out = !s.optimal;
+            let s = solve_exact_memo(problem, limits, memo)?;
             search_nodes = s.search_nodes;
-            (s.reduced, s.lower_bound, timed_out)
+            (s.reduced, s.lower_bound, !s.optimal)
         }
         Strategy::Greedy => {
             let mut reduced = solve_greedy(problem).ok_or_else(infeasible)?;
             relocate(problem, &mut reduced);
             // The greedy makes no optimality claim; the cheap root bound of
             // the exact strategy is reported alongside.
-            let bound = solve_exact(problem, start)?.lower_bound;
+            let bound = solve_exact(problem, &root_only)?.lower_bound;
             (reduced, bound, false)
         }
         Strategy::Ilp => {
             let mut warm = solve_greedy(problem).ok_or_else(infeasible)?;
             relocate(problem, &mut warm);
-            let bound = solve_exact(problem, start)?.lower_bound;
-            // The warm start and the bound count against the limit too.
-            let s = solve_ilp(
-                problem,
-                &warm,
-                deadline.saturating_duration_since(Instant::now()),
-            );
+            let bound = solve_exact(problem, &root_only)?.lower_bound;
+            // The ILP, a cross-check, is bounded by time alone: the time
+            // limit if given, otherwise `ILP_TIME_LIMIT`.
+            let deadline = limits.budget.deadline();
+            let left = deadline.map_or(ILP_TIME_LIMIT, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            let s = solve_ilp(problem, &warm, left);
             let cost = problem.cost_of(&s.reduced);
             match s.status {
                 IlpStatus::Optimal => (s.reduced, cost, false),
@@ -122,7 +130,7 @@ pub(crate) fn solve_with(
     };
     let mut reduced = reduced;
     if strategy != Strategy::Greedy {
-        hoist(problem, &mut reduced, deadline);
+        hoist(problem, &mut reduced, &limits.budget);
     }
     let count = reduced.iter().filter(|&&r| r).count();
     let cost = problem.cost_of(&reduced);
@@ -132,7 +140,7 @@ pub(crate) fn solve_with(
         lower_bound: lower_bound.min(cost),
         optimal: lower_bound >= cost,
         reduced,
-        timed_out,
+        stopped,
         search_nodes,
         time: start.elapsed(),
     })
@@ -141,12 +149,12 @@ pub(crate) fn solve_with(
 /// Among placements of the same cost, prefers reductions early: a reduction
 /// moves to an input of the value it reduces, when that costs no more,
 /// while the placement stays legal and the total noise drops (so `mul` then
-/// `add`s reduces right after the `mul`, as the design's answers do). Each
+/// `add`s reduces right after the `mul`, as the tutorial's answers do). Each
 /// move lowers an integer sum, so the passes end: at that fixed point, or
 /// after the first pass that ends past `deadline` (a large problem whose
 /// search took all its time still gets one pass). A move is tried by
 /// propagating the change forward only as far as the noise changes.
-pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool], deadline: Instant) {
+pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool], budget: &Budget) {
     let nodes = problem.nodes();
     let encode = problem.params().encode;
     let Some(mut trial) = Incremental::new(problem, reduced) else {
@@ -171,7 +179,7 @@ pub(crate) fn hoist(problem: &Problem, reduced: &mut [bool], deadline: Instant) 
                 }
             }
         }
-        if Instant::now() >= deadline {
+        if budget.exhausted() {
             break;
         }
     }
@@ -209,7 +217,7 @@ mod tests {
             }
             let start = reduced.clone();
             let cost = p.cost_of(&reduced);
-            hoist(&p, &mut reduced, Instant::now() + Duration::from_secs(60));
+            hoist(&p, &mut reduced, &Budget::unlimited());
             assert!(p.is_legal(&reduced));
             assert_eq!(p.cost_of(&reduced), cost);
             moved += usize::from(reduced != start);

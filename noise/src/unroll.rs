@@ -22,20 +22,19 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use kildall_dataflow::Max;
-use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{Block, Function, SecondaryMap, Value, ValueDef};
 
-use crate::analysis::analyze;
-use kildall_cover::{min_hitting_set, ComponentMemo, HittingSet};
+use crate::analysis::{verify_on, NoiseAnalysis};
+use kildall_cover::{min_hitting_set, ComponentMemo, HittingSet, SearchLimits};
 
 use crate::exact::hitting_set_weights;
 use crate::function::{
     extract_in_order, extract_unrolled, insert_reductions_with_exits, CarriedLevels, Extraction,
-    Options,
 };
+use crate::levels::Placing;
 use crate::solve::hoist;
 use crate::witness::witnesses_over;
-use crate::{verify, Solution};
+use crate::Solution;
 
 /// Copies of the function the search starts from.
 const FIRST_COPIES: usize = 3;
@@ -49,13 +48,18 @@ const MAX_UNROLLED_NODES: usize = 1 << 21;
 /// or too heavy to list, or nothing can be placed (the search over
 /// carried levels then takes over).
 pub(crate) fn solve_unrolled(
-    func: &Function,
-    order: &[Block],
-    times: &SecondaryMap<Block, u64>,
-    options: &Options,
-    deadline: Instant,
+    placing: &Placing<'_>,
+    limits: &SearchLimits,
     memo: &mut ComponentMemo,
 ) -> Option<(Extraction, Solution)> {
+    let Placing {
+        func,
+        cfg,
+        order,
+        times,
+        options,
+    } = placing;
+    let (func, cfg, options) = (*func, *cfg, *options);
     let start = Instant::now();
     let params = options.params;
     let mut copies = FIRST_COPIES;
@@ -109,7 +113,7 @@ pub(crate) fn solve_unrolled(
             sets,
             weights,
         };
-        let cover = min_hitting_set(instance, deadline, Some(&mut *memo));
+        let cover = min_hitting_set(instance, limits, Some(&mut *memo));
 
         let mut reduced: Vec<Value> = cover
             .chosen
@@ -131,21 +135,21 @@ pub(crate) fn solve_unrolled(
         let legal = |reduced: &[Value]| {
             let mut placed = func.clone();
             insert_reductions_with_exits(&mut placed, reduced, &after_loops);
-            verify(&placed, &mut FunctionAnalyses::new(), params, input)
+            verify_on(&placed, cfg, params, input)
                 .is_ok()
                 .then_some(placed)
         };
         let mut placed = match legal(&reduced) {
             Some(placed) => placed,
             None if copies < enough
-                && Instant::now() < deadline
+                && !limits.budget.exhausted()
                 && problem.len() / copies * (copies * 2).min(enough) <= MAX_UNROLLED_NODES =>
             {
                 copies = (copies * 2).min(enough);
                 continue;
             }
             None => {
-                // Out of time or room (or of copies, which cannot happen):
+                // Out of effort or room (or of copies, which cannot happen):
                 // every value carried along a back edge is reduced too.
                 // Then the first iteration is the fixed point, and every
                 // copy made it legal. The relaxation's bound stands.
@@ -163,7 +167,7 @@ pub(crate) fn solve_unrolled(
         }
         // The carried levels of the fixed point: there the placement is a
         // placement of the level problem, where the usual hoisting applies.
-        let noise = analyze(&placed, &mut FunctionAnalyses::new(), params, input, false).noise;
+        let noise = NoiseAnalysis::new(params, input).map(&placed, cfg).noise;
         let levels: Vec<u32> = unrolled
             .carried_params
             .iter()
@@ -185,7 +189,7 @@ pub(crate) fn solve_unrolled(
         if !fixed.problem.is_legal(&on) {
             return None;
         }
-        hoist(&fixed.problem, &mut on, deadline);
+        hoist(&fixed.problem, &mut on, &limits.budget);
         let cost = fixed.problem.cost_of(&on);
         let lower_bound = (cover.lower_bound as u64).saturating_mul(scale).min(cost);
         let solution = Solution {
@@ -194,7 +198,7 @@ pub(crate) fn solve_unrolled(
             lower_bound,
             optimal: lower_bound >= cost,
             reduced: on,
-            timed_out: !cover.optimal,
+            stopped: !cover.optimal,
             search_nodes: cover.nodes,
             time: start.elapsed(),
         };

@@ -3,15 +3,16 @@
 //! and every strategy's output verifies, passes the noise verifier and
 //! computes the same plaintexts as the input run without noise traps.
 
-use std::time::Duration;
-
 use kildall_harness::generate::{generate_noise, NoiseConfig, NoiseControlFlow};
 use kildall_harness::testing::check_same_behaviour;
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue, TrapRule};
-use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::verify_module;
+mod common;
+
+use common::{place, verify};
 use kildall_noise::{
-    extract, extract_with_levels, optimize, solve, verify, CarriedLevels, Cost, Options, Strategy,
+    extract, extract_with_levels, solve, Budget, CarriedLevels, Cost, Options, SearchLimits,
+    Strategy,
 };
 
 fn args(n: usize, seed: u64) -> Vec<RuntimeValue> {
@@ -81,17 +82,16 @@ fn strategies_agree_with_enumeration_and_the_interpreter() {
             let mut optimized = module.clone();
             let options = Options {
                 strategy,
-                time_limit: Duration::from_secs(5),
+                time_limit: None,
                 cost: Cost::Static,
                 ..Options::default()
             };
-            let placement = optimize(&mut optimized.functions[main], &options).unwrap();
+            let placement = place(&mut optimized.functions[main], &options).unwrap();
             let fuel = config.fuel_bound();
             check_same_behaviour(&module, &optimized, &inputs, TrapRule::SameKind, fuel)
                 .unwrap_or_else(|e| panic!("seed {seed} {strategy}: {e}"));
             verify(
                 &optimized.functions[main],
-                &mut FunctionAnalyses::new(),
                 options.params,
                 options.input_level(),
             )
@@ -177,20 +177,15 @@ fn values_crossing_calls_and_memory_stay_within_the_bound() {
                 let options = Options {
                     strategy,
                     cost,
-                    time_limit: Duration::from_secs(5),
+                    time_limit: None,
                     ..Options::default()
                 };
                 let what = format!("seed {seed}, {strategy}, {cost} cost");
                 let mut optimized = module.clone();
                 for (id, func) in optimized.functions.iter_mut() {
-                    let placement = optimize(func, &options).unwrap();
-                    verify(
-                        func,
-                        &mut FunctionAnalyses::new(),
-                        options.params,
-                        options.input_level(),
-                    )
-                    .unwrap_or_else(|v| panic!("{what}: {v}"));
+                    let placement = place(func, &options).unwrap();
+                    verify(func, options.params, options.input_level())
+                        .unwrap_or_else(|v| panic!("{what}: {v}"));
                     if strategy == Strategy::Exact {
                         assert!(placement.optimal, "{what}");
                         if id == main && cost == Cost::Static && brute.is_some() {
@@ -218,9 +213,9 @@ fn existing_reductions_are_replaced() {
     let module = generate_noise(3, &NoiseConfig::sized(30));
     let main = module.main().unwrap();
     let mut once = module.clone();
-    let first = optimize(&mut once.functions[main], &Options::default()).unwrap();
+    let first = place(&mut once.functions[main], &Options::default()).unwrap();
     let mut twice = once.clone();
-    let second = optimize(&mut twice.functions[main], &Options::default()).unwrap();
+    let second = place(&mut twice.functions[main], &Options::default()).unwrap();
     assert_eq!(second.removed, first.count);
     assert_eq!(second.count, first.count);
     // The same values are reduced again (the text differs only in the
@@ -248,29 +243,72 @@ fn loop_placement_matches_every_level_solved_alone() {
         for cost in [Cost::Static, Cost::Executions] {
             let options = Options {
                 cost,
-                time_limit: Duration::from_secs(600),
+                time_limit: None,
                 ..Options::default()
             };
             let mut best: Option<u64> = None;
             for level in options.params.encode..=options.params.max {
                 let levels = CarriedLevels::Fixed(vec![level]);
                 let problem = extract_with_levels(func, &options, &levels).problem;
-                if let Ok(s) = solve(&problem, Strategy::Exact, options.time_limit) {
+                if let Ok(s) = solve(
+                    &problem,
+                    Strategy::Exact,
+                    &SearchLimits::new(Budget::unlimited()),
+                ) {
                     assert!(s.optimal, "seed {seed}, level {level}");
                     best = Some(best.map_or(s.cost, |b| b.min(s.cost)));
                 }
             }
             let mut optimized = module.clone();
-            let placement = optimize(&mut optimized.functions[main], &options).unwrap();
+            let placement = place(&mut optimized.functions[main], &options).unwrap();
             assert!(placement.optimal, "seed {seed}, {cost} cost");
             assert_eq!(Some(placement.cost()), best, "seed {seed}, {cost} cost");
             verify(
                 &optimized.functions[main],
-                &mut FunctionAnalyses::new(),
                 options.params,
                 options.input_level(),
             )
             .unwrap_or_else(|v| panic!("seed {seed}, {cost} cost: {v}"));
         }
+    }
+}
+
+/// The placement is a function of the program and the options: one thread
+/// and two give the same program, counts and bound, whether the search
+/// closes or its effort runs out (large components fork their search
+/// below the root and run the local search beside it).
+#[test]
+fn threads_do_not_change_the_placement() {
+    for (seed, ops, effort) in [(3, 600, 40_000), (7, 400, u64::MAX)] {
+        let module = generate_noise(seed, &NoiseConfig::sized(ops));
+        let main = module.main().unwrap();
+        let runs: Vec<(String, String)> = [1, 2]
+            .into_iter()
+            .map(|threads| {
+                let options = Options {
+                    effort,
+                    threads,
+                    ..Options::default()
+                };
+                let mut placed = module.clone();
+                let p = place(&mut placed.functions[main], &options).unwrap();
+                let figures = format!(
+                    "{} {} {} {} {:?} {} {}",
+                    p.count,
+                    p.executions,
+                    p.lower_bound,
+                    p.optimal,
+                    p.stopped_by,
+                    p.search_nodes,
+                    p.effort
+                );
+                (placed.to_string(), figures)
+            })
+            .collect();
+        assert_eq!(runs[0].1, runs[1].1, "seed {seed}: figures");
+        assert!(
+            runs[0].0 == runs[1].0,
+            "seed {seed}: the placed programs differ"
+        );
     }
 }

@@ -9,9 +9,11 @@ use std::path::Path;
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{parse_module, Block, Function, Module, SecondaryMap, Type, Value, ValueDef};
+mod common;
+
+use common::{place, verify};
 use kildall_noise::{
-    block_executions, insert_reductions_with_exits, optimize, verify, Cost, NoiseParams, Options,
-    Strategy,
+    block_executions, insert_reductions_with_exits, Cost, NoiseParams, Options, Strategy,
 };
 
 /// A place for one reduction: after a value's definition, or at the top of
@@ -127,10 +129,10 @@ fn check(name: &str) {
             let options = Options {
                 strategy,
                 cost,
-                time_limit: std::time::Duration::from_secs(600),
+                time_limit: None,
                 ..Options::default()
             };
-            let placement = optimize(&mut placed.functions[main], &options).unwrap();
+            let placement = place(&mut placed.functions[main], &options).unwrap();
             assert!(placement.optimal, "{name}: {strategy}, {cost} cost");
             assert_eq!(placement.lower_bound, placement.cost());
             if let Some(sites) = cheaper_exists(&module.functions[main], cost, placement.cost()) {

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
-use kildall_noise::{solve, NoiseParams, Problem, Strategy};
+use kildall_noise::{solve, Budget, NoiseParams, Problem, SearchLimits, Strategy};
 
-const LIMIT: Duration = Duration::from_secs(10);
+fn limits(effort: u64, time_limit: Option<Duration>) -> SearchLimits {
+    SearchLimits::new(Budget::new(effort, time_limit))
+}
 
 fn count(problem: &Problem, strategy: Strategy) -> (usize, Vec<bool>) {
-    let s = solve(problem, strategy, LIMIT).expect("feasible");
+    let s = solve(problem, strategy, &limits(u64::MAX, None)).expect("feasible");
     assert!(
         problem.is_legal(&s.reduced),
         "{strategy} placement is illegal"
@@ -21,7 +23,7 @@ fn count(problem: &Problem, strategy: Strategy) -> (usize, Vec<bool>) {
     (s.count, s.reduced)
 }
 
-/// `m1 = mul e0, e1; m2 = mul m1, m1; ...` (the design's first test).
+/// `m1 = mul e0, e1; m2 = mul m1, m1; ...` (the tutorial's first test).
 #[test]
 fn mul_chain_needs_three() {
     let mut p = Problem::new(NoiseParams::default());
@@ -138,7 +140,7 @@ fn infeasible_parameters_name_the_node() {
     });
     let (a, b) = (p.encode(), p.encode());
     let m = p.mul(a, b);
-    let err = solve(&p, Strategy::Exact, LIMIT).unwrap_err();
+    let err = solve(&p, Strategy::Exact, &limits(u64::MAX, None)).unwrap_err();
     assert_eq!((err.node, err.noise), (m, 28));
 }
 
@@ -197,7 +199,12 @@ fn exact_matches_enumeration_on_random_dags() {
         let greedy = count(&p, Strategy::Greedy).0;
         assert!(greedy >= optimum, "seed {seed}");
         if seed % 5 == 0 {
-            let ilp = solve(&p, Strategy::Ilp, Duration::from_secs(5)).unwrap();
+            let ilp = solve(
+                &p,
+                Strategy::Ilp,
+                &limits(u64::MAX, Some(Duration::from_secs(5))),
+            )
+            .unwrap();
             assert!(p.is_legal(&ilp.reduced));
             if ilp.optimal {
                 assert_eq!(ilp.count, optimum, "seed {seed}: ILP vs enumeration");
@@ -250,14 +257,22 @@ fn exact_matches_enumeration_with_plaintext_constants() {
             };
         }
         let Some(brute) = p.brute_force() else {
-            assert!(solve(&p, Strategy::Exact, LIMIT).is_err(), "seed {seed}");
+            assert!(
+                solve(&p, Strategy::Exact, &limits(u64::MAX, None)).is_err(),
+                "seed {seed}"
+            );
             continue;
         };
         let optimum = brute.iter().filter(|&&r| r).count();
         assert_eq!(count(&p, Strategy::Exact).0, optimum, "seed {seed}");
         assert!(count(&p, Strategy::Greedy).0 >= optimum, "seed {seed}");
         if seed % 5 == 0 {
-            let ilp = solve(&p, Strategy::Ilp, Duration::from_secs(5)).unwrap();
+            let ilp = solve(
+                &p,
+                Strategy::Ilp,
+                &limits(u64::MAX, Some(Duration::from_secs(5))),
+            )
+            .unwrap();
             assert!(p.is_legal(&ilp.reduced));
             if ilp.optimal {
                 assert_eq!(ilp.count, optimum, "seed {seed}: ILP vs enumeration");
@@ -305,16 +320,16 @@ fn chain_dag(seed: u64, ops: usize, sharing: f64) -> Problem {
 
 #[test]
 fn exact_reports_an_honest_bound_on_a_large_dag() {
-    // Too large to always close in the time given: whatever happens, the
-    // placement is legal, no worse than greedy, and the bound is a bound.
+    // Too large to close with the effort given: the placement is legal,
+    // no worse than greedy, and the bound is a bound.
     let p = chain_dag(7, 300, 0.3);
-    let s = solve(&p, Strategy::Exact, Duration::from_millis(500)).unwrap();
+    let s = solve(&p, Strategy::Exact, &limits(2_000, None)).unwrap();
     assert!(p.is_legal(&s.reduced));
-    let greedy = solve(&p, Strategy::Greedy, LIMIT).unwrap();
+    let greedy = solve(&p, Strategy::Greedy, &limits(u64::MAX, None)).unwrap();
     assert!(s.count <= greedy.count);
     assert!(s.lower_bound <= s.cost);
     assert_eq!(s.optimal, s.lower_bound == s.cost);
-    assert_eq!(s.timed_out, !s.optimal);
+    assert_eq!(s.stopped, !s.optimal);
 }
 
 /// A random DAG of 3 to 14 ops (a quarter `mul`) whose values cost one of
@@ -337,7 +352,7 @@ fn weighted_dag(seed: u64, salt: u64, costs: &[u64]) -> (Problem, u64) {
 fn huge_weighted_costs_match_enumeration() {
     for seed in 0..60u64 {
         let (p, optimum) = weighted_dag(seed, 0x6e67, &[1, 3, 1 << 33, 1 << 40]);
-        let s = solve(&p, Strategy::Exact, LIMIT).expect("feasible");
+        let s = solve(&p, Strategy::Exact, &limits(u64::MAX, None)).expect("feasible");
         assert!(p.is_legal(&s.reduced), "seed {seed}");
         assert!(s.optimal, "seed {seed}");
         assert_eq!(s.cost, optimum, "seed {seed}");
@@ -353,7 +368,7 @@ fn weighted_costs_match_enumeration() {
     for seed in 0..150u64 {
         let (p, optimum) = weighted_dag(seed, 0xc057, &[1, 1, 3, 10, 100]);
         for strategy in [Strategy::Exact, Strategy::Ilp, Strategy::Greedy] {
-            let s = solve(&p, strategy, LIMIT).expect("feasible");
+            let s = solve(&p, strategy, &limits(u64::MAX, None)).expect("feasible");
             assert!(p.is_legal(&s.reduced), "seed {seed}: {strategy}");
             assert_eq!(s.cost, p.cost_of(&s.reduced));
             assert!(s.lower_bound <= optimum, "seed {seed}: {strategy} bound");

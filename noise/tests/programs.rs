@@ -7,15 +7,16 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use std::time::Duration;
 
 use kildall_harness::testing;
 use kildall_interpreter::{
     interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
-use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{parse_module, verify_module, Module};
-use kildall_noise::{optimize, verify, Cost, NoiseParams, Options, Strategy};
+mod common;
+
+use common::{place, verify};
+use kildall_noise::{Cost, NoiseParams, Options, Strategy};
 
 /// The totals of a module's placements.
 struct Placement {
@@ -63,7 +64,7 @@ fn render(path: &Path) -> String {
     let violations: Vec<_> = module
         .functions
         .values()
-        .filter_map(|func| verify(func, &mut FunctionAnalyses::new(), params, params.encode).err())
+        .filter_map(|func| verify(func, params, params.encode).err())
         .collect();
     if violations.is_empty() {
         writeln!(out, "check: legal").unwrap();
@@ -81,16 +82,16 @@ fn render(path: &Path) -> String {
             let options = Options {
                 strategy,
                 cost,
-                time_limit: Duration::from_secs(120),
+                time_limit: None,
                 ..Options::default()
             };
             // Every function on its own, the totals summed.
             let mut placement = Placement::default();
             for func in optimized.functions.values_mut() {
-                let one = optimize(func, &options).expect("placement exists");
-                verify(func, &mut FunctionAnalyses::new(), params, params.encode).unwrap_or_else(
-                    |v| panic!("{}: {strategy} output over the bound: {v}", path.display()),
-                );
+                let one = place(func, &options).expect("placement exists");
+                verify(func, params, params.encode).unwrap_or_else(|v| {
+                    panic!("{}: {strategy} output over the bound: {v}", path.display())
+                });
                 placement.count += one.count;
                 placement.executions += one.executions;
                 placement.lower_bound += one.lower_bound;
@@ -188,13 +189,8 @@ fn plaintext_constants_scale_by_their_log2() {
     let main = module.main().unwrap();
     let func = &module.functions[main];
     let params = NoiseParams::default();
-    let map = kildall_noise::analyze(
-        func,
-        &mut FunctionAnalyses::new(),
-        params,
-        params.encode,
-        false,
-    );
+    let map = kildall_noise::NoiseAnalysis::new(params, params.encode)
+        .run(func, &mut kildall_ir::pass::FunctionAnalyses::new());
     let bits = |name: &str| {
         let value = func
             .dfg

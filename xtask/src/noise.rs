@@ -1,26 +1,33 @@
 //! `cargo xtask noise FILE [--strategy exact|ilp|greedy] [--cost
-//! static|executions] [--trip N] [--check] [--trace] [--emit ir|dot]`:
+//! static|executions] [--trip N] [--effort N] [--time-limit S] [--threads N]
+//! [--check] [--trace] [--emit ir|dot]`:
 //! verify the noise bound of an IR program, or remove its `reduce_noise` ops
 //! and place the cheapest again (the fewest in the text with `--cost
 //! static`, the fewest runs by default, a loop of unknown trip count taken
 //! to run `--trip` times, 1,000 by default); the rewritten IR goes to
 //! stdout, the summary `reduce_noise inserted: N, executions E (strategy,
-//! cost C, lower bound B, optimal, time)` to stderr. `--emit dot` prints the (rewritten, or with `--check`
+//! cost C, lower bound B, optimal, time)` to stderr; a search stopped by its
+//! effort or by the time limit says which. `--emit dot` prints the (rewritten, or with `--check`
 //! the input) program as a Graphviz drawing instead: its CFG, each value's
 //! noise beside it, the reductions highlighted, values over the maximum in
 //! red.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use kildall_dataflow::Max;
-use kildall_ir::pass::FunctionAnalyses;
+use kildall_ir::pass::{run_module, FunctionAnalyses};
 use kildall_ir::{EntityRef, Function, Module, Value};
-use kildall_noise::{Cost, NoiseMap, NoiseParams, Options, Strategy};
+use kildall_noise::{
+    Cost, NoiseAnalysis, NoiseMap, NoiseParams, NoisePlacement, Options, Placements, Progress,
+    ProgressHook, Stop, Strategy,
+};
 
 use crate::dot::Line;
 use crate::input::{self, Diagnostic};
@@ -54,13 +61,46 @@ pub struct Cmd {
     /// The largest legal noise, in bits.
     #[arg(long, default_value_t = 26)]
     max_bits: u32,
-    /// Time limit of the exact search and of the ILP, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    time_limit: f64,
+    /// Work the exact search may do, in simplex pivots and search nodes:
+    /// the placement depends on it, not on the machine.
+    #[arg(long, default_value_t = kildall_noise::DEFAULT_EFFORT, value_parser = parse_effort, allow_hyphen_values = true)]
+    effort: u64,
+    /// An optional wall-clock cap on the exact search, in seconds (the ILP's
+    /// limit, 10 s without it). A placement it cut short may differ from
+    /// one machine to another; the summary says when it did.
+    #[arg(long, value_parser = parse_seconds, allow_hyphen_values = true)]
+    time_limit: Option<f64>,
+    /// Threads of the exact search (the placement is the same for any).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    threads: Option<u32>,
     /// What to print on stdout: the IR, or a Graphviz drawing with the
     /// noise of every value and the reductions highlighted.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     emit: Emit,
+}
+
+/// `--time-limit`: a finite, non-negative number of seconds.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(format!(
+            "`{text}` is not a time limit: give a finite, non-negative number of seconds"
+        ));
+    }
+    if seconds > 1e9 {
+        return Err(format!("`{text}` seconds is too long a time limit"));
+    }
+    Ok(seconds)
+}
+
+/// `--effort`: a whole number of work units.
+fn parse_effort(text: &str) -> Result<u64, String> {
+    text.trim().replace('_', "").parse().map_err(|_| {
+        format!("`{text}` is not an effort: give a whole number of work units (simplex pivots and search nodes), such as 2000000")
+    })
 }
 
 /// The strategies on the command line.
@@ -106,7 +146,12 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             StrategyArg::Greedy => Strategy::Greedy,
         },
         params,
-        time_limit: Duration::from_secs_f64(cmd.time_limit.max(0.0)),
+        effort: cmd.effort,
+        time_limit: cmd.time_limit.map(Duration::from_secs_f64),
+        threads: cmd
+            .threads
+            .map_or(Options::default().threads, |n| n as usize),
+        progress: std::io::stderr().is_terminal().then(progress_line),
         input_noise: None,
         cost: match cmd.cost {
             CostArg::Static => Cost::Static,
@@ -116,13 +161,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     };
     if cmd.trace {
         for (_, func) in module.functions.iter() {
-            let map = kildall_noise::analyze(
-                func,
-                &mut FunctionAnalyses::new(),
-                params,
-                options.input_level(),
-                true,
-            );
+            let analysis = NoiseAnalysis {
+                trace: true,
+                ..NoiseAnalysis::new(params, options.input_level())
+            };
+            let map = analysis.run(func, &mut FunctionAnalyses::new());
             eprintln!("// function {}", func.name);
             for line in &map.trace {
                 eprintln!("{line}");
@@ -135,12 +178,13 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         let mut legal = true;
         for (_, func) in module.functions.iter() {
-            if let Err(violation) = kildall_noise::verify(
+            let verified = kildall_noise::verify(
                 func,
                 &mut FunctionAnalyses::new(),
                 params,
                 options.input_level(),
-            ) {
+            );
+            if let Err(violation) = verified {
                 eprintln!(
                     "{}",
                     Diagnostic::new(&cmd.file, Some(violation.loc), violation.to_string())
@@ -154,35 +198,19 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
-    let mut total = 0;
-    let mut executions = 0u64;
-    let mut cost = 0u64;
-    let mut lower = 0u64;
-    let mut optimal = true;
-    let mut time = Duration::ZERO;
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        match kildall_noise::optimize(func, &options) {
-            Ok(placement) => {
-                total += placement.count;
-                executions = executions.saturating_add(placement.executions);
-                cost = cost.saturating_add(placement.cost());
-                lower = lower.saturating_add(placement.lower_bound);
-                optimal &= placement.optimal;
-                time += placement.time;
-            }
-            Err(err) => {
-                eprintln!("{}: in function `{}`: {err}", cmd.file.display(), func.name);
-                return Ok(ExitCode::FAILURE);
-            }
+    let placements = match run_module::<NoisePlacement>(&mut module, &options) {
+        Ok(placements) => placements,
+        Err(err) => {
+            eprintln!("{}: {err}", cmd.file.display());
+            return Ok(ExitCode::FAILURE);
         }
-        if let Err(violation) = kildall_noise::verify(
-            func,
-            &mut FunctionAnalyses::new(),
-            params,
-            options.input_level(),
-        ) {
+    };
+    let mut analyses = FunctionAnalyses::new();
+    for func in module.functions.values() {
+        analyses.invalidate();
+        if let Err(violation) =
+            kildall_noise::verify(func, &mut analyses, params, options.input_level())
+        {
             anyhow::bail!("internal error: the placement is not legal: {violation}");
         }
     }
@@ -193,18 +221,71 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Emit::Ir => crate::output::emit(&module.to_string())?,
         Emit::Dot => crate::output::emit(&noise_dot(&module, params, options.input_level()))?,
     }
-    let proof = if optimal {
-        "optimal"
-    } else {
-        "not proven optimal"
+    if options.progress.is_some() {
+        // Clears the progress line, if one was drawn.
+        eprint!("\r\x1b[K");
+    }
+    eprintln!("{}", summary(&placements, &options));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A progress line on stderr (a terminal), redrawn in place as a search
+/// that has run for more than a second improves its cover or bound, at
+/// most ten times a second.
+fn progress_line() -> ProgressHook {
+    let start = Instant::now();
+    let last = Mutex::new(None::<Instant>);
+    ProgressHook(Arc::new(move |at: Progress| {
+        let now = Instant::now();
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        let due = !matches!(*last, Some(t) if now - t < Duration::from_millis(100));
+        if now - start < Duration::from_secs(1) || !due {
+            return;
+        }
+        *last = Some(now);
+        eprint!(
+            "\r\x1b[Ksearching component {}/{} ({} values): cover {}, lower bound {}, effort {}",
+            at.component + 1,
+            at.components,
+            at.elements,
+            at.cover,
+            at.bound,
+            at.effort
+        );
+    }))
+}
+
+/// `reduce_noise inserted: N, executions E (strategy, cost C, lower bound
+/// B, optimal, effort U, T ms)`, saying what stopped a search that did not
+/// prove its placement optimal.
+fn summary(placements: &Placements, options: &Options) -> String {
+    let list = &placements.0;
+    let add = |f: fn(&kildall_noise::Placement) -> u64| {
+        list.iter().fold(0u64, |sum, p| sum.saturating_add(f(p)))
     };
-    eprintln!(
-        "reduce_noise inserted: {total}, executions {executions} ({}, {} cost {cost}, lower bound {lower}, {proof}, {:.3} ms)",
+    let cost = add(|p| p.cost());
+    let lower = add(|p| p.lower_bound);
+    let effort = add(|p| p.effort);
+    let time: Duration = list.iter().map(|p| p.time).sum();
+    let stops: Vec<Stop> = list.iter().filter_map(|p| p.stopped_by).collect();
+    let proof = if list.iter().all(|p| p.optimal) {
+        "optimal".to_string()
+    } else if stops.contains(&Stop::TimeLimit) {
+        "not proven optimal: stopped by the time limit".to_string()
+    } else if stops.contains(&Stop::Effort) {
+        format!(
+            "not proven optimal: stopped by the effort limit of {}",
+            options.effort
+        )
+    } else {
+        "not proven optimal".to_string()
+    };
+    format!(
+        "{placements} ({}, {} cost {cost}, lower bound {lower}, {proof}, effort {effort}, {:.3} ms)",
         options.strategy,
         options.cost,
         time.as_secs_f64() * 1e3
-    );
-    Ok(ExitCode::SUCCESS)
+    )
 }
 
 /// Row colours of the drawing: reductions, values over the maximum, and
@@ -218,13 +299,8 @@ const NEAR: &str = "#f9e2af";
 pub fn noise_dot(module: &Module, params: NoiseParams, input_noise: u32) -> String {
     let mut out = String::from("digraph noise {\n  node [fontname=\"monospace\", fontsize=10];\n");
     for (id, function) in &module.functions {
-        let map = kildall_noise::analyze(
-            function,
-            &mut FunctionAnalyses::new(),
-            params,
-            input_noise,
-            false,
-        );
+        let map =
+            NoiseAnalysis::new(params, input_noise).run(function, &mut FunctionAnalyses::new());
         let passing = passed_over(function, &map, input_noise);
         let _ = writeln!(
             out,
@@ -412,8 +488,10 @@ mod tests {
         let mut module = kildall_ir::parse_module(text).unwrap();
         let params = NoiseParams::default();
         let main = module.main().unwrap();
-        let placement =
-            kildall_noise::optimize(&mut module.functions[main], &Options::default()).unwrap();
+        let mut placements =
+            kildall_ir::pass::run_module::<NoisePlacement>(&mut module, &Options::default())
+                .unwrap();
+        let placement = placements.0.remove(0);
         assert!(placement.count > 0);
         let dot = noise_dot(&module, params, params.encode);
         let (nodes, edges) = parse_dot(&dot);
@@ -440,13 +518,8 @@ mod tests {
         assert!(dot.contains("label=\"back\""));
         // Every noisy value carries its noise (a block parameter's beside
         // the block), and none is over the maximum.
-        let map = kildall_noise::analyze(
-            function,
-            &mut FunctionAnalyses::new(),
-            params,
-            params.encode,
-            false,
-        );
+        let map =
+            NoiseAnalysis::new(params, params.encode).run(function, &mut FunctionAnalyses::new());
         for block in function.layout.blocks() {
             for &param in function.dfg.block_params(block) {
                 if let Max::At(bits) = map.noise[param] {
@@ -482,9 +555,7 @@ mod tests {
         assert_eq!(dot.matches(OVER).count(), 2 * 2, "{dot}");
         assert!(dot.contains("passes v4 with 24 bits, over 12"), "{dot}");
         assert!(dot.contains("passes v3 with 25 bits, over 12"), "{dot}");
-        for func in module.functions.values_mut() {
-            kildall_noise::optimize(func, &Options::default()).unwrap();
-        }
+        kildall_ir::pass::run_module::<NoisePlacement>(&mut module, &Options::default()).unwrap();
         let dot = noise_dot(&module, params, params.encode);
         assert!(!dot.contains(OVER), "{dot}");
         assert!(!dot.contains("passes"), "{dot}");

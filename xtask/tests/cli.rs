@@ -211,6 +211,40 @@ fn noise_cost_counts_executions_or_the_text() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// `--time-limit` and `--effort` reject what they cannot hold, naming the
+/// option; an effort that runs out is named in the summary, and the
+/// placement is the same on one thread as on two.
+#[test]
+fn noise_effort_and_time_limit_are_checked_and_reported() {
+    let file = "examples/noise/mul_chain.ssa";
+    for (option, value) in [
+        ("--time-limit", "inf"),
+        ("--time-limit", "-1"),
+        ("--time-limit", "NaN"),
+        ("--effort", "inf"),
+        ("--effort", "-5"),
+        ("--effort", "NaN"),
+    ] {
+        let out = xtask(&["noise", file, option, value]);
+        assert_eq!(out.status.code(), Some(2), "{option} {value}");
+        let err = stderr(&out);
+        assert!(err.contains(option) && err.contains(value), "{err}");
+    }
+    let dag = xtask(&["gen", "--kind", "noise", "--seed", "7", "--insts", "1000"]);
+    let dag = temp_file("effort_dag.ssa", &dag.stdout);
+    let dag = dag.to_str().unwrap();
+    let runs: Vec<_> = ["1", "2"]
+        .iter()
+        .map(|threads| xtask(&["noise", dag, "--effort", "2000", "--threads", threads]))
+        .collect();
+    assert_eq!(runs[0].stdout, runs[1].stdout);
+    let summary = stderr(&runs[0]);
+    assert!(
+        summary.contains("not proven optimal: stopped by the effort limit of 2000"),
+        "{summary}"
+    );
+}
+
 /// `--check` and `--trace` follow the plaintext-constant rule.
 #[test]
 fn noise_check_and_trace_scale_by_plaintext_constants() {
