@@ -26,16 +26,16 @@ pub struct Cmd {
 enum FormatArg {
     /// The MAST design document's draft.
     Draft,
-    /// miden-core 0.10, version [0,0,0].
+    /// miden-core 0.10, version `[0,0,0]`.
     #[value(name = "0.10")]
     V0_10,
-    /// miden-core 0.23, version [0,0,3].
+    /// miden-core 0.23, version `[0,0,3]`.
     #[value(name = "0.23")]
     V0_23,
-    /// miden-core 0.25, version [0,0,4] (not implemented).
+    /// miden-core 0.25, version `[0,0,4]` (not implemented).
     #[value(name = "0.25")]
     V0_25,
-    /// miden-core 1.0, version [0,0,5] (not implemented).
+    /// miden-core 1.0, version `[0,0,5]` (not implemented).
     #[value(name = "1.0")]
     V1_0,
 }
