@@ -111,7 +111,7 @@ fn cheaper_exists(func: &Function, cost: Cost, budget: u64) -> Option<Vec<Site>>
             })
             .collect();
         insert_reductions_with_exits(&mut placed, &after, &at_top);
-        if verify(&placed, &mut FunctionAnalyses::new(), params, params.encode).is_ok() {
+        if verify(&placed, params, params.encode).is_ok() {
             return Some(chosen.into_iter().map(|c| c.0).collect());
         }
     }
