@@ -6,7 +6,7 @@
 //! the search, never on the machine's speed or load, so a search bounded
 //! by effort returns the same cover and bound everywhere. A wall-clock
 //! deadline can be added as an extra cap; when it is what stopped the
-//! search, [`Budget::stopped_by`] says so, and only then may the result
+//! search, [`Budget::stop_reason`] says so, and only then may the result
 //! depend on timing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
