@@ -75,6 +75,27 @@ pub fn check_same_behaviour(
     Ok(a)
 }
 
+/// The program in the text file at `path` and the arguments of its
+/// `// args:` header line.
+///
+/// # Panics
+///
+/// When the file cannot be read, does not parse, or has no valid
+/// `// args:` line: the bundled examples always have one.
+pub fn program_with_args(path: &std::path::Path) -> (Module, Vec<RuntimeValue>) {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: cannot read: {e}", path.display()));
+    let args = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// args:"))
+        .unwrap_or_else(|| panic!("{}: no `// args:` line", path.display()));
+    let module =
+        kildall_ir::parse_module(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+    let args = RuntimeValue::parse_list(args.trim())
+        .unwrap_or_else(|e| panic!("{}: bad `// args:` line: {e}", path.display()));
+    (module, args)
+}
+
 /// The relative frequencies of the terminators [`random_cfg`] draws.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TerminatorMix {

@@ -19,15 +19,7 @@ fn program(name: &str) -> (Module, Vec<RuntimeValue>) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/blockmerge")
         .join(format!("{name}.ssa"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let args = text
-        .lines()
-        .find_map(|l| l.strip_prefix("// args:"))
-        .unwrap();
-    (
-        kildall_ir::parse_module(&text).unwrap(),
-        RuntimeValue::parse_list(args.trim()).unwrap(),
-    )
+    kildall_harness::testing::program_with_args(&path)
 }
 
 fn merged(module: &Module) -> Module {
