@@ -115,7 +115,7 @@ pub(super) fn lp_root<'a>(
         // go slack later: now and then the rows the point leaves slack go
         // (the point stays optimal; a witness that goes joins again when
         // violated, a cut may be separated again).
-        if cut_round && history.len() % PURGE_ROUNDS == 0 {
+        if cut_round && history.len().is_multiple_of(PURGE_ROUNDS) {
             drop_slack_rows(&mut root, &mut origin, &mut in_lp);
         }
     }
@@ -374,7 +374,7 @@ impl LpContext<'_> {
                 match pseudocosts[x].estimate([1.0 - value[x], value[x]]) {
                     Some(gains) => {
                         let s = score(gains[0], gains[1]);
-                        if estimated.map_or(true, |e| s > e.0) {
+                        if estimated.is_none_or(|e| s > e.0) {
                             estimated = Some((s, x));
                         }
                     }
@@ -400,7 +400,7 @@ impl LpContext<'_> {
                 Branch::Settled(result) => return result.max(bound),
             };
             let s = score(gains[0], gains[1]);
-            if chosen.as_ref().map_or(true, |c| s > c.0) {
+            if chosen.as_ref().is_none_or(|c| s > c.0) {
                 chosen = Some((s, children));
                 solved_without_gain = 0;
             } else {
@@ -412,7 +412,7 @@ impl LpContext<'_> {
             }
         }
         if let Some((s, x)) = estimated {
-            if chosen.as_ref().map_or(true, |c| s > c.0) {
+            if chosen.as_ref().is_none_or(|c| s > c.0) {
                 match self.branch(&sol, x, value[x], depth, best, solver) {
                     Branch::Both(children, _) => chosen = Some((s, *children)),
                     Branch::Settled(result) => return result.max(bound),
