@@ -64,7 +64,7 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
             )
         })?;
     }
-    if seed % 8 == 0 {
+    if seed.is_multiple_of(8) {
         // Merging never makes a run execute more blocks.
         let main = before.main().ok_or("no main")?;
         let interp = InterpreterOptions {

@@ -349,7 +349,7 @@ impl ClosureArityError {
     /// `header` and `left`.
     pub fn new(header: Felt, left: Felt, given: Felt, names: &HeapNames) -> ClosureArityError {
         let l = header.limbs();
-        let known = (l[1] | l[2] | l[3]) == 0 && l[0] % 2 == 0;
+        let known = (l[1] | l[2] | l[3]) == 0 && l[0].is_multiple_of(2);
         let func = usize::try_from(l[0] / 2)
             .ok()
             .filter(|_| known)
@@ -501,7 +501,7 @@ fn push_lines<P>(
     }
     let h = header[0] as usize;
     let unknown = || "an object with an unknown header".to_string();
-    if h % 2 == 0 {
+    if h.is_multiple_of(2) {
         let f = names.closures.get(h / 2).ok_or_else(unknown)?;
         out.push(format!("<closure {f}>"));
         return Ok(());
@@ -638,7 +638,7 @@ fn push_term<P>(
         return Err(unknown());
     }
     let h = header[0] as usize;
-    if h % 2 == 0 {
+    if h.is_multiple_of(2) {
         let f = names.closures.get(h / 2).ok_or_else(unknown)?;
         out.push_str(&format!("<closure {f}>"));
         return Ok(());

@@ -14,8 +14,9 @@
 //! 5. [`interp::run`]: a strict interpreter of the bytecode; with the
 //!    `cairo-vm` feature, `vm::run` on the real Cairo VM.
 //!
-//! [`jvr_interp::run`] is the source-level oracle, and [`generate`] a seeded
-//! generator of programs for differential tests and benchmarks.
+//! [`jvr_interp::run`] is the source-level oracle, and `generate` (feature
+//! `generate`, on by default) a seeded generator of programs for
+//! differential tests and benchmarks.
 #![deny(missing_docs)]
 
 pub mod asm;
@@ -23,6 +24,7 @@ pub mod builtins;
 pub mod felt;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+#[cfg(any(test, feature = "generate"))]
 pub mod generate;
 pub mod heap;
 pub mod input;

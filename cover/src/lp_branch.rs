@@ -109,7 +109,7 @@ pub(super) fn lp_root<'a>(inst: &'a Instance, upper: usize, budget: &Budget) -> 
         // go slack later: now and then the rows the point leaves slack go
         // (the point stays optimal; a set that goes joins again when
         // violated, a cut may be separated again).
-        if cut_round && history.len() % PURGE_ROUNDS == 0 {
+        if cut_round && history.len().is_multiple_of(PURGE_ROUNDS) {
             drop_slack_rows(&mut root, &mut origin, &mut in_lp);
         }
     }
@@ -414,7 +414,7 @@ impl LpContext<'_> {
                 match pseudocosts[x].estimate([1.0 - value[x], value[x]]) {
                     Some(gains) => {
                         let s = score(gains[0], gains[1]);
-                        if estimated.map_or(true, |e| s > e.0) {
+                        if estimated.is_none_or(|e| s > e.0) {
                             estimated = Some((s, x));
                         }
                     }
@@ -440,7 +440,7 @@ impl LpContext<'_> {
                 Branch::Settled(result) => return Err(result),
             };
             let s = score(gains[0], gains[1]);
-            if chosen.as_ref().map_or(true, |c| s > c.0) {
+            if chosen.as_ref().is_none_or(|c| s > c.0) {
                 chosen = Some((s, children));
                 solved_without_gain = 0;
             } else {
@@ -452,7 +452,7 @@ impl LpContext<'_> {
             }
         }
         if let Some((s, x)) = estimated {
-            if chosen.as_ref().map_or(true, |c| s > c.0) {
+            if chosen.as_ref().is_none_or(|c| s > c.0) {
                 match self.branch(sol, x, value[x], depth, best, solver) {
                     Branch::Both(children, _) => chosen = Some((s, *children)),
                     Branch::Settled(result) => return Err(result),

@@ -104,7 +104,7 @@ mod tests {
                 if sol.solve(far) != Status::Optimal {
                     continue;
                 }
-                let in_node = |m: u32| branch.map_or(true, |(x, v)| m >> x & 1 == v);
+                let in_node = |m: u32| branch.is_none_or(|(x, v)| m >> x & 1 == v);
                 for upper in [optimum + 1, optimum + 2] {
                     let mut fixing = sol.clone();
                     fixed[depth] += fix_by_reduced_cost(&mut fixing, upper);

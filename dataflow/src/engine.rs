@@ -115,7 +115,7 @@ impl<G: Graph + ?Sized, A: Analysis<G>> Results<G, A> {
     pub fn keeps_state(&self, block: G::Node) -> bool {
         self.kept
             .as_ref()
-            .map_or(true, |k| k.get(block.index()).map_or(true, |b| *b))
+            .is_none_or(|k| k.get(block.index()).is_none_or(|b| *b))
     }
 
     /// The analysis, giving up the states.
@@ -263,7 +263,7 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             StatesKept::AtEveryBlock => None,
             StatesKept::AtJoins => Some(kept_at_joins(graph, forward, &blocks_in_order, &position)),
         };
-        let keeps = |b: usize| kept.as_ref().map_or(true, |k| k[b]);
+        let keeps = |b: usize| kept.as_ref().is_none_or(|k| k[b]);
 
         let count = blocks_in_order.len();
         let mut pending = Worklist::new(count);

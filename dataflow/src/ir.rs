@@ -205,7 +205,7 @@ impl Analysis<FunctionGraph<'_>> for Liveness {
                 ValueDef::Result(inst, _) => func.layout.inst_block(inst),
                 _ => None,
             };
-            defined_in.map_or(true, |b| !lp.contains(b))
+            defined_in.is_none_or(|b| !lp.contains(b))
         });
     }
 

@@ -123,7 +123,9 @@ impl<D: Direction> Analysis<TestGraph> for Mock<D> {
         match self.2 {
             Invariants::Undeclared => unreachable!("no invariants declared"),
             Invariants::Whole => {}
-            Invariants::Part => state.0.retain(|id| (id + lp.header().as_u32()) % 3 != 0),
+            Invariants::Part => state
+                .0
+                .retain(|id| !(id + lp.header().as_u32()).is_multiple_of(3)),
         }
     }
     fn initialize_start_block(&self, _: &TestGraph, block: Node, state: &mut PowerSet<u32>) {

@@ -80,7 +80,7 @@ impl FuzzedPass for Noise {
             2 => Strategy::Greedy,
             _ => Strategy::Ilp,
         };
-        let cost = if knob / 4 % 2 == 0 {
+        let cost = if (knob / 4).is_multiple_of(2) {
             Cost::Executions
         } else {
             Cost::Static

@@ -180,7 +180,7 @@ pub fn mutate(bytes: &mut Vec<u8>, m: Mutation) {
             }
         }
         Mutation::Truncate { at } => bytes.truncate(at as usize % len),
-        Mutation::Extend { byte, len } => bytes.extend(std::iter::repeat(byte).take(len as usize)),
+        Mutation::Extend { byte, len } => bytes.extend(std::iter::repeat_n(byte, len as usize)),
         Mutation::Write32 { at, value } => {
             let at = at as usize % len;
             for (k, b) in value.to_le_bytes().into_iter().enumerate() {
@@ -196,7 +196,7 @@ pub fn mutate(bytes: &mut Vec<u8>, m: Mutation) {
 pub fn check_input(input: &FuzzInput) {
     let cfg = GenConfig {
         nodes: 1 + input.nodes as usize % 40,
-        entrypoint: input.seed % 3 == 0,
+        entrypoint: input.seed.is_multiple_of(3),
         ..GenConfig::small()
     };
     let forest = generate(input.seed, &cfg);

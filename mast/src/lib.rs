@@ -7,11 +7,13 @@
 //! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible RPO256 digests;
 //! * [`format`](mod@format): the binary format, with its **specification** in the module docs;
 //! * [`text`]: the text form (`Display` and [`parse`]);
-//! * [`generate`](mod@generate): seeded random forests;
+//! * `generate` (feature `generate`, on by default): seeded random forests;
 //! * `fuzzing` (feature `fuzzing`): fuzz harnesses.
 //!
 //! # Features
 //!
+//! * `generate` (default): the `generate` module, on the test kit's seeded
+//!   stream;
 //! * `fuzzing`: the `fuzzing` module, with `arbitrary` inputs;
 //! * `serde`: `Serialize`/`Deserialize` on the public data types
 //!   (deserializing a forest re-checks its invariants and digests).
@@ -24,6 +26,7 @@ pub mod forest;
 pub mod format;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+#[cfg(any(test, feature = "generate"))]
 pub mod generate;
 pub mod hash;
 pub mod ops;
@@ -41,6 +44,7 @@ pub use format::{
     decode, decode_root, encode, DecodeError, DecodeErrorKind, DecodeOptions, EncodeError,
     EncodedForest,
 };
+#[cfg(any(test, feature = "generate"))]
 pub use generate::{generate, GenConfig};
 pub use hash::Hasher;
 pub use ops::Isa;

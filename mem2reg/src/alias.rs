@@ -98,7 +98,7 @@ impl AliasClasses {
             })
             .collect();
         let kind = std::mem::take(&mut self.kind);
-        let has_refs = |v: Value| kind.get(v.index()).map_or(true, |&k| k > 0);
+        let has_refs = |v: Value| kind.get(v.index()).is_none_or(|&k| k > 0);
         // Parameters of the function: one shared, self-containing class.
         if let Some(entry) = func.entry_block() {
             let mut shared = None;

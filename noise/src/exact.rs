@@ -867,7 +867,7 @@ mod tests {
                 let len = p.len() as u64;
                 let a = (len - 1 - next(&mut state) % len.min(5)) as usize;
                 let b = (next(&mut state) % len) as usize;
-                if next(&mut state) % 4 == 0 {
+                if next(&mut state).is_multiple_of(4) {
                     p.mul(a, b);
                 } else {
                     p.add(a, b);

@@ -130,7 +130,7 @@ pub struct KindCost {
 impl ProofReport {
     /// Whether every proof verified, the memory check's included.
     pub fn all_verified(&self) -> bool {
-        self.verified == self.instances && self.memory.as_ref().map_or(true, |m| m.verified)
+        self.verified == self.instances && self.memory.as_ref().is_none_or(|m| m.verified)
     }
 
     /// Prover time of the blocks and of the memory check.

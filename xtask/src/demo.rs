@@ -1,37 +1,47 @@
 //! `cargo xtask demo`: every crate on the bundled examples in `examples/`,
 //! one section each. Each step is a driver command, printed as a user would
-//! type it, followed by what it prints, so the demo doubles as a tour of the
-//! command line.
+//! type it in a shell (quoted where needed), followed by what it prints, so
+//! the demo doubles as a tour of the command line. The examples are checked
+//! before the first step; the files the MAST steps write go to a scratch
+//! folder that is removed at the end, on an error too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::input;
+
 /// Arguments of `cargo xtask demo`.
 #[derive(clap::Args)]
 pub struct Cmd {
-    /// The examples folder.
-    #[arg(long, default_value_os_t = examples_dir())]
-    examples: PathBuf,
+    /// The examples folder [default: `examples/` of the workspace].
+    #[arg(long)]
+    examples: Option<PathBuf>,
 }
 
-/// `examples/` at the workspace root.
-pub fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// Runs the driver's own binary with `args`, echoing the command and its
 /// output; fails when the exit code is not `expected`.
 struct Tour {
     exe: PathBuf,
-    root: PathBuf,
+    /// Where the commands run: the workspace root for the bundled
+    /// examples (so the printed `examples/...` paths work from a clone),
+    /// the current folder for `--examples DIR`.
+    dir: PathBuf,
 }
 
 impl Tour {
     fn step(&self, args: &[&str], expected: i32) -> anyhow::Result<String> {
-        println!("$ cargo xtask {}", args.join(" "));
+        let command = shell_words(args);
+        println!("$ cargo xtask {command}");
         let output = Command::new(&self.exe)
             .args(args)
-            .current_dir(&self.root)
+            .current_dir(&self.dir)
             .output()?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         for line in stdout
@@ -43,10 +53,48 @@ impl Tour {
         let code = output.status.code().unwrap_or(-1);
         anyhow::ensure!(
             code == expected,
-            "`{}` exited {code}, expected {expected}",
-            args.join(" ")
+            "`cargo xtask {command}` exited {code}, expected {expected}"
         );
         Ok(stdout)
+    }
+}
+
+/// `args` as a shell reads them back: words with blanks, commas beside
+/// blanks or quotes go in single quotes.
+fn shell_words(args: &[&str]) -> String {
+    let quote = |arg: &&str| {
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./,:=@%+".contains(c));
+        if plain {
+            arg.to_string()
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    args.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+/// A scratch folder removed when dropped: at the end, on an error, and
+/// when a closed pipe ends the demo.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Self> {
+        let dir = std::env::temp_dir().join(format!("kildall-demo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch(dir))
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -56,7 +104,7 @@ fn section(title: &str) {
 
 /// The `// args: ...` (or `-- args: ...`) header line of an example.
 fn example_args(path: &Path) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(path)?;
+    let text = input::read_text(path)?;
     Ok(text
         .lines()
         .find_map(|line| {
@@ -70,20 +118,39 @@ fn count(text: &str, needle: &str) -> usize {
     text.lines().filter(|line| line.contains(needle)).count()
 }
 
+/// The examples the demo runs, relative to the examples folder.
+const EXAMPLES: [&str; 8] = [
+    "ir/mem2reg_loop.ssa",
+    "ir/predication.ssa",
+    "mem2reg/foo_loop.ssa",
+    "blockmerge/find_min.ssa",
+    "noise/double_branching.ssa",
+    "mast/program.txt",
+    "casm/calculate.jvr",
+    "casm/sum.jvr",
+];
+
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
-    let root = cmd
-        .examples
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
+    let (dir, examples) = match &cmd.examples {
+        None => (workspace_root(), PathBuf::from("examples")),
+        Some(examples) => (std::env::current_dir()?, examples.clone()),
+    };
+    // Every example is there before the first step runs; a missing one is
+    // named by the path the user gave.
+    for rel in EXAMPLES {
+        let path = examples.join(rel);
+        if !dir.join(&path).is_file() {
+            return Err(input::Diagnostic::new(&path, None, "no such example file").into());
+        }
+    }
     let tour = Tour {
         exe: std::env::current_exe()?,
-        root,
+        dir,
     };
-    let scratch = std::env::temp_dir().join(format!("kildall-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch)?;
-    let file = |rel: &str| format!("examples/{rel}");
-    let tmp = |name: &str| scratch.join(name).display().to_string();
+    let scratch = Scratch::new()?;
+    let path = |rel: &str| examples.join(rel);
+    let file = |rel: &str| path(rel).display().to_string();
+    let tmp = |name: &str| scratch.file(name);
 
     section("ir: parse, verify and interpret (the loop of Noir's mem2reg design)");
     tour.step(&["run", &file("ir/mem2reg_loop.ssa")], 0)?;
@@ -93,7 +160,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     )?;
 
     section("mem2reg: the loop of Noir's mem2reg design, before and after");
-    let before = std::fs::read_to_string(cmd.examples.join("mem2reg/foo_loop.ssa"))?;
+    let before = input::read_text(&tour.dir.join(path("mem2reg/foo_loop.ssa")))?;
     let after = tour.step(
         &["opt", &file("mem2reg/foo_loop.ssa"), "--passes", "mem2reg"],
         0,
@@ -108,7 +175,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
 
     section("blockmerge: find_min over an array (CoBBl-style merge components)");
     let find_min = file("blockmerge/find_min.ssa");
-    let args = example_args(&cmd.examples.join("blockmerge/find_min.ssa"))?;
+    let args = example_args(&tour.dir.join(path("blockmerge/find_min.ssa")))?;
     // The default threshold (1024 constraints) holds the whole unrolled loop.
     tour.step(&["merge", &find_min, "--args", &args], 0)?;
 
@@ -157,7 +224,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         0,
     )?;
 
-    std::fs::remove_dir_all(&scratch)?;
+    drop(scratch);
     println!("\nEvery section ran.");
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,9 @@
 //! input runs under `catch_unwind` and a watchdog: a panic, or an input
 //! running longer than `--timeout` seconds, stops the run and prints the
 //! input as a ready-to-add regression file with its destination (also
-//! written under `target/fuzz-failures/`). Same seed, same inputs.
+//! written under `target/fuzz-failures/`). Same seed, same inputs. On a
+//! terminal, a status line on stderr counts executions, their rate and the
+//! time elapsed; piped or redirected, the run prints only its results.
 
 use std::io::Write as _;
 use std::panic::{self, AssertUnwindSafe};
@@ -157,12 +159,14 @@ fn run_builtin(cmd: &Cmd) -> ExitCode {
         }));
     }
     let start = Instant::now();
+    let progress = crate::output::progress(None, "{spinner} {msg} [{elapsed_precise}]");
     let in_flight = Arc::new(InFlight {
         since: AtomicU64::new(u64::MAX),
         input: Mutex::new(Vec::new()),
     });
     {
         let in_flight = Arc::clone(&in_flight);
+        let progress = progress.clone();
         let target = cmd.target.clone();
         let limit = cmd.timeout.saturating_mul(1000);
         std::thread::spawn(move || loop {
@@ -175,6 +179,7 @@ fn run_builtin(cmd: &Cmd) -> ExitCode {
                     .lock()
                     .map(|i| i.clone())
                     .unwrap_or_default();
+                progress.finish_and_clear();
                 report_failure(
                     &target,
                     &input,
@@ -212,18 +217,22 @@ fn run_builtin(cmd: &Cmd) -> ExitCode {
         if result.is_err() {
             let text = message.lock().map(|m| m.clone()).unwrap_or_default();
             let _ = panic::take_hook();
+            progress.finish_and_clear();
             print_rate(executions, start.elapsed());
             report_failure(&cmd.target, &data, &text);
             return ExitCode::FAILURE;
         }
-        if last_status.elapsed() >= Duration::from_secs(30) {
+        if last_status.elapsed() >= Duration::from_millis(100) {
             last_status = Instant::now();
-            eprintln!(
-                "#{executions} {:.0} exec/s",
+            progress.set_message(format!(
+                "{}, {:.0} exec/s",
+                crate::output::count(executions, "execution"),
                 executions as f64 / start.elapsed().as_secs_f64()
-            );
+            ));
+            progress.tick();
         }
     }
+    progress.finish_and_clear();
     let _ = panic::take_hook();
     print_rate(executions, start.elapsed());
     println!("failures: 0");
@@ -233,8 +242,8 @@ fn run_builtin(cmd: &Cmd) -> ExitCode {
 fn print_rate(executions: u64, elapsed: Duration) {
     let secs = elapsed.as_secs_f64().max(1e-9);
     println!(
-        "executions: {executions} in {:.1} s ({:.0} exec/s)",
-        secs,
+        "executions: {executions} in {} ({:.0} exec/s)",
+        crate::output::duration(elapsed),
         executions as f64 / secs
     );
 }

@@ -7,10 +7,14 @@
 //! I operations (default 64) with shared values. The same seed and flags
 //! print the same program. The fuel bound of `main` goes to stderr with
 //! `--fuel`.
+//!
+//! Sizes are capped so that a program is built in bounded memory (the
+//! module and its text stay under 1 GB): at most [`MAX_BLOCKS`] blocks,
+//! [`MAX_OPS`] operations in all. A size past a cap is a usage error.
 
-use std::io::Write;
 use std::process::ExitCode;
 
+use crate::input::UsageError;
 use kildall_harness::generate::{
     generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow,
 };
@@ -35,18 +39,25 @@ pub enum NoiseShape {
     Loop,
 }
 
+/// The most blocks of a `cfg` program.
+pub const MAX_BLOCKS: usize = 1_000_000;
+/// The most operations of a program: blocks times operations per block
+/// (`cfg`), or the operations of the DAG (`noise`).
+pub const MAX_OPS: usize = 4_000_000;
+
 /// Arguments of `cargo xtask gen`.
 #[derive(clap::Args)]
 pub struct Cmd {
     /// The seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// About how many blocks (`cfg`).
-    #[arg(long)]
-    blocks: Option<usize>,
-    /// Operations per block (`cfg`) or in total (`noise`).
-    #[arg(long)]
-    insts: Option<usize>,
+    /// About how many blocks (`cfg`; at most 1,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_BLOCKS as u64))]
+    blocks: Option<u64>,
+    /// Operations per block (`cfg`) or in total (`noise`); at most
+    /// 4,000,000 operations in all.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=MAX_OPS as u64))]
+    insts: Option<u64>,
     /// The kind of program.
     #[arg(long, value_enum, default_value_t = Kind::Cfg)]
     kind: Kind,
@@ -59,17 +70,28 @@ pub struct Cmd {
 }
 
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
+    // Both values are within their `range` above, so they fit.
+    let blocks = cmd.blocks.map(|b| b as usize);
+    let insts = cmd.insts.map(|i| i as usize);
     let (module, fuel) = match cmd.kind {
         Kind::Cfg => {
-            let mut config = CfgConfig::sized(cmd.blocks.unwrap_or(CfgConfig::default().blocks));
-            if let Some(insts) = cmd.insts {
+            let mut config = CfgConfig::sized(blocks.unwrap_or(CfgConfig::default().blocks));
+            if let Some(insts) = insts {
                 config.insts_per_block = insts;
+            }
+            let ops = config.blocks.saturating_mul(config.insts_per_block);
+            if ops > MAX_OPS {
+                return Err(UsageError(format!(
+                    "--blocks {} --insts {}: {ops} operations, more than the {MAX_OPS} `gen` builds",
+                    config.blocks, config.insts_per_block
+                ))
+                .into());
             }
             generate_cfg_with_fuel(cmd.seed, &config)
         }
         Kind::Noise => {
             let mut config = NoiseConfig::default();
-            if let Some(ops) = cmd.insts {
+            if let Some(ops) = insts {
                 config.ops = ops;
             }
             config.control_flow = match cmd.shape {
@@ -81,9 +103,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             (generate_noise(cmd.seed, &config), fuel)
         }
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    writeln!(out, "{module}")?;
-    out.flush()?;
+    println!("{module}");
     if cmd.fuel {
         eprintln!("fuel bound: {fuel}");
     }

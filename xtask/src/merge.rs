@@ -136,12 +136,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Ok(module) => module,
         Err(diagnostic) => return Ok(report(diagnostic)),
     };
-    let parsed_args = match &cmd.args {
-        Some(args) => {
-            Some(RuntimeValue::parse_list(args).map_err(|err| anyhow::anyhow!("--args: {err}"))?)
-        }
-        None => None,
-    };
+    let parsed_args = cmd
+        .args
+        .as_deref()
+        .map(|args| input::args_of(&cmd.file, &before, None, args))
+        .transpose()?;
     let mut interp = InterpreterOptions::default();
     if let Some(fuel) = cmd.fuel {
         interp.fuel = fuel;

@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::input::{self, Diagnostic};
-use crate::output;
-use crate::run::report;
 
 /// Arguments of `cargo xtask opt`.
 #[derive(clap::Args)]
@@ -14,7 +12,7 @@ pub struct Cmd {
     /// The IR file; `-` reads standard input.
     file: PathBuf,
     /// Passes to run, comma-separated, in order (empty: none).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", value_parser = known_passes)]
     passes: String,
     /// What to print.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
@@ -30,34 +28,35 @@ pub enum Emit {
     Dot,
 }
 
+/// Checks a `--passes` list before any work, so that an unknown name is a
+/// usage error (exit 2) naming the flag and the known passes.
+pub fn known_passes(list: &str) -> Result<String, String> {
+    match kildall_pipeline::parse_pipeline(list) {
+        Ok(_) => Ok(list.to_string()),
+        Err(name) => Err(format!(
+            "unknown pass `{name}`; known passes: {}",
+            kildall_pipeline::names()
+        )),
+    }
+}
+
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
-    let passes = match kildall_pipeline::parse_pipeline(&cmd.passes) {
-        Ok(passes) => passes,
-        Err(name) => {
-            eprintln!(
-                "error: unknown pass `{name}`; known passes: {}",
-                kildall_pipeline::names()
-            );
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    let mut module = match input::load(&cmd.file) {
-        Ok(module) => module,
-        Err(diagnostic) => return Ok(report(diagnostic)),
-    };
+    let passes = kildall_pipeline::parse_pipeline(&cmd.passes)
+        .map_err(|name| anyhow::anyhow!("--passes: unknown pass `{name}`"))?;
+    let mut module = input::load(&cmd.file)?;
     for pass in passes {
         match pass.run(&mut module) {
             Ok(summary) => eprintln!("{}: {summary}", pass.name()),
-            Err(err) => return Ok(report(Diagnostic::new(&cmd.file, None, err.to_string()))),
+            Err(err) => return Err(Diagnostic::new(&cmd.file, None, err.to_string()).into()),
         }
         if let Err(err) = kildall_ir::verify_module(&module) {
             let message = format!("after pass `{}`: {err}", pass.name());
-            return Ok(report(Diagnostic::new(&cmd.file, None, message)));
+            return Err(Diagnostic::new(&cmd.file, None, message).into());
         }
     }
     match cmd.emit {
-        Emit::Ir => output::emit(&module.to_string())?,
-        Emit::Dot => output::emit(&crate::dot::cfg(&module))?,
+        Emit::Ir => print!("{module}"),
+        Emit::Dot => print!("{}", crate::dot::cfg(&module)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,10 @@
 //! `cargo xtask run FILE [--function NAME] [--args "u32 3, Field 5"] [--fuel N]`.
 //!
-//! Prints the returned values on one line in IR constant syntax (exit 0),
-//! `trap: REASON` (exit 3) or `out of fuel` (exit 4). What the program
-//! `print`s goes to stderr, so that stdout carries only the outcome.
+//! Prints the returned values on one line in IR constant syntax (exit 0);
+//! a run that ends otherwise prints `trap: REASON` (exit 3) or `out of
+//! fuel` (exit 4) on stderr, the driver's convention for a program that
+//! does not return. What the program `print`s goes to stderr too, so that
+//! stdout carries only returned values.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,36 +38,9 @@ pub const EXIT_TRAP: u8 = 3;
 pub const EXIT_OUT_OF_FUEL: u8 = 4;
 
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
-    let module = match input::load(&cmd.file) {
-        Ok(module) => module,
-        Err(diagnostic) => return Ok(report(diagnostic)),
-    };
-    let function = match &cmd.function {
-        Some(name) => module.function_by_name(name),
-        None => module.main(),
-    };
-    let Some(function) = function else {
-        let what = cmd.function.as_deref().unwrap_or("main");
-        return Ok(report(Diagnostic::new(
-            &cmd.file,
-            None,
-            format!("no function `{what}`"),
-        )));
-    };
-    let args =
-        RuntimeValue::parse_list(&cmd.args).map_err(|err| anyhow::anyhow!("--args: {err}"))?;
-    let params = module.functions[function].param_types();
-    let arity_ok = params.len() == args.len();
-    if !arity_ok || args.iter().zip(&params).any(|(arg, ty)| !arg.has_type(ty)) {
-        let expected: Vec<String> = params.iter().map(ToString::to_string).collect();
-        let message = format!(
-            "`{}` takes ({}), given --args \"{}\"",
-            module.functions[function].name,
-            expected.join(", "),
-            cmd.args
-        );
-        return Ok(report(Diagnostic::new(&cmd.file, None, message)));
-    }
+    let module = input::load(&cmd.file)?;
+    let function = input::function(&cmd.file, &module, cmd.function.as_deref())?;
+    let args = input::check_args(&cmd.file, &module, function, &cmd.args)?;
     let mut options = InterpreterOptions::default();
     if let Some(fuel) = cmd.fuel {
         options.fuel = fuel;
@@ -77,15 +52,15 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
     Ok(match execution.outcome {
         Outcome::Return(values) => {
-            crate::output::emit_line(&join(&values))?;
+            println!("{}", join(&values));
             ExitCode::SUCCESS
         }
         Outcome::Trap(trap) => {
-            crate::output::emit_line(&format!("trap: {trap}"))?;
+            eprintln!("trap: {trap}");
             ExitCode::from(EXIT_TRAP)
         }
         Outcome::OutOfFuel => {
-            crate::output::emit_line("out of fuel")?;
+            eprintln!("out of fuel");
             ExitCode::from(EXIT_OUT_OF_FUEL)
         }
     })

@@ -531,7 +531,7 @@ impl<'a> ComponentAnalysis<'a> {
                         .find(&inputs, header)
                         .and_then(|h| self.find(&self.get(h).succs, exit)),
                 };
-                debug_assert!(next.map_or(true, |s| self.get(s).block == step.next));
+                debug_assert!(next.is_none_or(|s| self.get(s).block == step.next));
                 self.chain(step, next)
             }
         };

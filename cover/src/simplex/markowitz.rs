@@ -184,7 +184,7 @@ pub(super) fn markowitz_order(columns: &[Vec<u32>], rows: usize) -> Vec<(usize, 
         for &c in &candidates {
             for_each_bit(&by_column[c * row_words..(c + 1) * row_words], |r| {
                 let cost = u64::from(column_count[c] - 1) * u64::from(row_count[r] - 1);
-                if best.map_or(true, |b| cost < b.0) {
+                if best.is_none_or(|b| cost < b.0) {
                     best = Some((cost, c, r));
                 }
             });

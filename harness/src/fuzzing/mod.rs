@@ -104,8 +104,16 @@ impl GenProgram {
                         _ => NoiseControlFlow::Loop,
                     },
                     loop_trips: 1 + u32::from(self.size % 4),
-                    plaintext_fraction: if self.size % 3 == 0 { 0.2 } else { 0.0 },
-                    boundary_fraction: if self.seed % 3 == 0 { 0.3 } else { 0.0 },
+                    plaintext_fraction: if self.size.is_multiple_of(3) {
+                        0.2
+                    } else {
+                        0.0
+                    },
+                    boundary_fraction: if self.seed.is_multiple_of(3) {
+                        0.3
+                    } else {
+                        0.0
+                    },
                     ..NoiseConfig::default()
                 };
                 (generate_noise(self.seed, &config), config.fuel_bound())

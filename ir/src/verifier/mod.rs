@@ -540,7 +540,7 @@ impl Verifier {
             return Ok(());
         }
         let dominated = if def_block == block {
-            def_pos.map_or(true, |p| p < position)
+            def_pos.is_none_or(|p| p < position)
         } else {
             self.domtree.dominates(def_block, block)
         };

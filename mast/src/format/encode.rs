@@ -98,7 +98,7 @@ fn put_vint(out: &mut Vec<u8>, v: u64) {
 }
 
 fn pad4(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }

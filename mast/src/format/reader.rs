@@ -58,7 +58,7 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn pad4(&mut self, field: &'static str) -> Result<()> {
-        while self.at() % 4 != 0 {
+        while !self.at().is_multiple_of(4) {
             let at = self.at();
             if self.u8(field)? != 0 {
                 return err(at, DecodeErrorKind::NonZeroPadding(field));
