@@ -4,7 +4,7 @@
 //! criterion reports the time per block; the pass's statistics and the
 //! process's peak resident memory (VmHWM) are printed once per size (it
 //! holds two copies of the module while measuring: the input and the
-//! clone being optimised; `mem2reg/examples/scale.rs` measures the pass
+//! clone being optimised; `mem2reg/examples/mem2reg_scale.rs` measures the pass
 //! alone on one copy).
 
 use std::hint::black_box;

@@ -162,26 +162,26 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "fn {}: blocks {} -> {}, largest block {} -> {} constraints, threshold {}, {} merges in {} rounds",
+            "fn {}: blocks {} -> {}, largest block {} -> {}, threshold {}, {} in {}",
             self.function,
             self.blocks_before,
             self.blocks_after,
             self.largest_before,
-            self.largest_after,
+            counted(self.largest_after, "constraint"),
             self.threshold,
-            self.merges.len(),
-            self.rounds
+            counted(self.merges.len() as u64, "merge"),
+            counted(self.rounds as u64, "round"),
         )?;
         for m in &self.merges {
             writeln!(
                 f,
-                "  round {}: merged {} blocks {}..{} into {}: {} constraints (estimate {})",
+                "  round {}: merged {} blocks {}..{} into {}: {} (estimate {})",
                 m.round,
                 m.blocks.len(),
                 m.head,
                 m.tail,
                 m.head,
-                m.constraints,
+                counted(m.constraints, "constraint"),
                 m.estimate
             )?;
         }
@@ -189,6 +189,14 @@ impl fmt::Display for Report {
             writeln!(f, "  not merged ({reason}): {n}")?;
         }
         Ok(())
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1: `1 merge`, `2 merges`.
+fn counted(n: u64, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
     }
 }
 

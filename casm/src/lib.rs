@@ -242,8 +242,11 @@ pub fn build(src: &str, entry: &str, args: &[Felt], mode: Mode) -> Result<Progra
     build_module(&jvr::parse(src)?, entry, args, mode)
 }
 
-/// Step budget of [`run_interp`].
-pub const MAX_STEPS: u64 = 50_000_000;
+/// The default step budget of every machine that runs a program: the
+/// Cairo VM, the CASM interpreter and the reference interpreter. The Cairo
+/// VM keeps every memory cell a run writes, so the budget also bounds its
+/// memory.
+pub const MAX_STEPS: u64 = 10_000_000;
 
 /// Compiles `src` and runs `entry(args)` on the strict interpreter.
 pub fn run_interp(src: &str, entry: &str, args: &[Felt]) -> Result<interp::RunResult, Error> {

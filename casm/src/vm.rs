@@ -52,6 +52,9 @@ pub enum VmError {
     /// or `cextend` of it by more.
     #[error("{0}")]
     ClosureArity(heap::ClosureArityError),
+    /// The run took its whole step budget without returning.
+    #[error("out of steps after {0}")]
+    OutOfSteps(u64),
 }
 
 fn vm_error(e: impl ToString) -> VmError {
@@ -74,6 +77,8 @@ pub struct HintRunner<'a> {
     fail: Option<String>,
     /// The error a hint recorded for the failing assertion after it.
     trap: Option<VmError>,
+    /// Steps the run may still take.
+    steps_left: u64,
 }
 
 fn cell(v: MaybeRelocatable) -> Cell<Relocatable> {
@@ -104,7 +109,17 @@ fn lines(
     heap::value_lines(&cell(v), &load, names)
 }
 
-impl ResourceTracker for HintRunner<'_> {}
+/// The VM asks before every step: the run stops, unfinished, when the
+/// budget is spent.
+impl ResourceTracker for HintRunner<'_> {
+    fn consumed(&self) -> bool {
+        self.steps_left == 0
+    }
+
+    fn consume_step(&mut self) {
+        self.steps_left = self.steps_left.saturating_sub(1);
+    }
+}
 
 fn to_vm(f: Felt) -> Felt252 {
     f.to_stark()
@@ -222,13 +237,26 @@ fn typed_failure(prog: &Program, e: &CairoRunError) -> Option<VmError> {
 
 /// Runs `prog` on the Cairo VM; returns the entry's result, printed from
 /// the cells of the `output` builtin, and the VM's step count (padded to a
-/// power of two in proof mode).
+/// power of two in proof mode), within [`MAX_STEPS`](crate::MAX_STEPS).
 pub fn run(prog: &Program) -> Result<RunResult, VmError> {
-    run_with_answers(prog, &|h, a, b| h.answer(a, b))
+    run_within(prog, crate::MAX_STEPS)
+}
+
+/// [`run`] for at most `max_steps` steps.
+pub fn run_within(prog: &Program, max_steps: u64) -> Result<RunResult, VmError> {
+    run_answering(prog, max_steps, &|h, a, b| h.answer(a, b))
 }
 
 /// [`run`] with hints answered by `answer` instead of honestly.
 pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult, VmError> {
+    run_answering(prog, crate::MAX_STEPS, answer)
+}
+
+fn run_answering(
+    prog: &Program,
+    max_steps: u64,
+    answer: Answer<'_>,
+) -> Result<RunResult, VmError> {
     let json = prog.to_json().to_string();
     let program = VmProgram::from_bytes(json.as_bytes(), Some("main")).map_err(vm_error)?;
     let proof = prog.mode == Mode::Proof;
@@ -253,6 +281,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
         terms: Vec::new(),
         fail: None,
         trap: None,
+        steps_left: max_steps,
     };
     let runner = match cairo_run_program(&program, &config, &mut hints) {
         Ok(r) => r,
@@ -260,6 +289,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
             return Err(match (hints.fail, hints.trap) {
                 (Some(msg), _) => VmError::Fail(msg),
                 (None, Some(trap)) => trap,
+                (None, None) if hints.steps_left == 0 => VmError::OutOfSteps(max_steps),
                 (None, None) => typed_failure(prog, &e).unwrap_or_else(|| vm_error(e)),
             })
         }

@@ -242,6 +242,15 @@ pub fn verify(keys: &Keys, public: &[Fr], proof: &Proof<Bn254>) -> Result<bool, 
 /// report's [`RunProof`]. Proofs draw on seeded randomness: runs are
 /// reproducible.
 pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
+    prove_trace_reporting(trace, &mut |_| {})
+}
+
+/// [`prove_trace`], calling `proven` after each instance with the number
+/// proven so far (of `trace.instances.len()`), for a progress display.
+pub fn prove_trace_reporting(
+    trace: &Trace,
+    proven: &mut dyn FnMut(usize),
+) -> Result<ProofReport, ProveError> {
     let mut rng = rng();
     let mut report = ProofReport::default();
     let mut keys: BTreeMap<BlockKind, Keys> = BTreeMap::new();
@@ -288,6 +297,7 @@ pub fn prove_trace(trace: &Trace) -> Result<ProofReport, ProveError> {
             public: instance.assignment.public.clone(),
             proof,
         });
+        proven(report.instances);
     }
     if !trace.memory.entries.is_empty() {
         let (memory, proof) = prove_memory(&trace.program, &trace.memory, &mut rng)?;

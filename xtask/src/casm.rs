@@ -13,6 +13,9 @@ use kildall_casm::jvr::{self, JvrError};
 use kildall_casm::jvr_interp::{self, Show, Val};
 use kildall_casm::{Felt, Mode};
 
+use crate::input::{self, Diagnostic, UsageError};
+use crate::output;
+
 /// Arguments of `cargo xtask casm`.
 #[derive(Args)]
 pub struct Cmd {
@@ -33,13 +36,18 @@ enum Action {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Entry function of the JSON program.
-        #[arg(long, default_value = "main")]
+        #[arg(long, default_value = "main", requires = "json")]
         entry: String,
         /// Arguments the JSON program passes to the entry, comma-separated.
-        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            allow_hyphen_values = true,
+            requires = "json"
+        )]
         args: Vec<String>,
         /// Write the JSON in proof mode (`__start__`/`__end__`).
-        #[arg(long)]
+        #[arg(long, requires = "json")]
         proof: bool,
     },
     /// Compile and run; print the entry's result, then `steps: N`.
@@ -59,9 +67,13 @@ enum Action {
         /// Entry function.
         #[arg(long, default_value = "main")]
         entry: String,
-        /// Run in proof mode (`__start__`/`__end__`, steps padded).
+        /// Run in proof mode (`__start__`/`__end__`, steps padded to a power
+        /// of two), on the Cairo VM only: the other machines do not pad.
         #[arg(long)]
         proof: bool,
+        /// Stop a run that takes more steps (exit 4), on every machine.
+        #[arg(long, default_value_t = kildall_casm::MAX_STEPS)]
+        max_steps: u64,
         /// How values print: `term` as Juvix's Reg interpreter prints them
         /// (booleans, constructor terms, strings, nothing for `void`),
         /// `felt` as the field elements the Cairo backend stores. Default:
@@ -93,6 +105,9 @@ enum Vm {
 /// Exit status of a program that ran `fail`.
 const FAIL_STATUS: u8 = 3;
 
+/// Exit status of a run stopped by `--max-steps`.
+const OUT_OF_STEPS_STATUS: u8 = 4;
+
 fn felts(args: &[String]) -> anyhow::Result<Vec<Felt>> {
     args.iter()
         .map(|a| {
@@ -104,7 +119,7 @@ fn felts(args: &[String]) -> anyhow::Result<Vec<Felt>> {
 
 /// Prints a source error as `FILE:LINE:COL: message`.
 fn report(file: &Path, e: &JvrError) -> ExitCode {
-    eprintln!("{}:{}: {}", file.display(), e.pos, e.kind);
+    eprintln!("{}:{}: {}", input::display_name(file), e.pos, e.kind);
     ExitCode::FAILURE
 }
 
@@ -127,8 +142,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             args,
             proof,
         } => {
-            let src = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let src = input::read_text(&file)?;
             let module = match jvr::parse(&src) {
                 Ok(m) => m,
                 Err(e) => return Ok(report(&file, &e)),
@@ -139,20 +153,19 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 Err(e) => return Err(e.into()),
             };
             match output {
-                Some(out) => std::fs::write(&out, listing.to_string())
-                    .with_context(|| format!("cannot write {}", out.display()))?,
+                Some(out) => input::write_file(&out, listing.to_string())?,
                 None => print!("{listing}"),
             }
             if let Some(json_path) = json {
                 let args = felts(&args)?;
+                check_arity(&file, &module, &entry, args.len())?;
                 let prog = match kildall_casm::build_module(&module, &entry, &args, mode(proof)) {
                     Ok(p) => p,
                     Err(kildall_casm::Error::Jvr(e)) => return Ok(report(&file, &e)),
                     Err(e) => return Err(e.into()),
                 };
                 let text = serde_json_pretty(&prog);
-                std::fs::write(&json_path, text)
-                    .with_context(|| format!("cannot write {}", json_path.display()))?;
+                input::write_file(&json_path, text)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -163,8 +176,13 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             input,
             entry,
             proof,
+            max_steps,
             show,
         } => {
+            if proof && !matches!(vm, Vm::Cairo) {
+                let message = "--proof runs on the Cairo VM only (--vm cairo)";
+                return Err(UsageError(message.to_string()).into());
+            }
             let show = match (show, vm) {
                 (Some(ShowArg::Term), _) | (None, Vm::Jvr) => Show::Term,
                 (Some(ShowArg::Felt), _) | (None, _) => Show::Felt,
@@ -176,10 +194,38 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 input: input.as_deref(),
                 entry: &entry,
                 proof,
+                max_steps,
                 show,
             })
         }
     }
+}
+
+/// Checks that `entry` is defined and takes `given` arguments, before any
+/// work: a missing `--args` is the command line's fault, not the file's.
+fn check_arity(file: &Path, module: &jvr::Module, entry: &str, given: usize) -> anyhow::Result<()> {
+    let Some(function) = module.definition(entry) else {
+        return Err(Diagnostic::new(file, None, format!("no function `{entry}`")).into());
+    };
+    let arity = function.params.len();
+    if arity == given {
+        return Ok(());
+    }
+    let params: Vec<String> = function
+        .params
+        .iter()
+        .map(|p| match &p.name {
+            Some(name) => format!("{name}: {}", p.ty),
+            None => p.ty.clone(),
+        })
+        .collect();
+    let message = format!(
+        "`{entry}` takes {} ({}), given {} in --args",
+        output::count(arity as u64, "argument"),
+        params.join(", "),
+        given
+    );
+    Err(Diagnostic::new(file, None, message).into())
 }
 
 /// What `casm run` runs, and how it prints.
@@ -190,6 +236,7 @@ struct RunRequest<'a> {
     input: Option<&'a Path>,
     entry: &'a str,
     proof: bool,
+    max_steps: u64,
     show: Show,
 }
 
@@ -197,23 +244,27 @@ struct RunRequest<'a> {
 /// `steps: N`.
 fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
     let file = r.file;
-    let src =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let src = input::read_text(file)?;
     let module = match jvr::parse(&src) {
         Ok(m) => m,
         Err(e) => return Ok(report(file, &e)),
     };
     let values = match r.input {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let text = input::read_text(path)?;
             let f = module
                 .definition(r.entry)
-                .with_context(|| format!("{}: no function {}", file.display(), r.entry))?;
+                .ok_or_else(|| {
+                    Diagnostic::new(file, None, format!("no function `{}`", r.entry))
+                })?;
             kildall_casm::input::args_from_text(&module, f, &text)
-                .with_context(|| format!("{}", path.display()))?
+                .map_err(|err| Diagnostic::new(path, None, format!("{err:#}")))?
         }
-        None => felts(r.args)?.into_iter().map(Val::Felt).collect(),
+        None => {
+            let args = felts(r.args)?;
+            check_arity(file, &module, r.entry, args.len())?;
+            args.into_iter().map(Val::Felt).collect()
+        }
     };
     if let Vm::Jvr = r.vm {
         // `readLn` reads the standard input, a line at a time.
@@ -224,7 +275,10 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
                 Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
             }
         };
-        let limits = jvr_interp::Limits::default();
+        let limits = jvr_interp::Limits {
+            fuel: r.max_steps,
+            ..jvr_interp::Limits::default()
+        };
         let outcome = jvr_interp::execute_io(&module, r.entry, values, limits, &mut read_line);
         return match outcome {
             Ok(o) => {
@@ -238,7 +292,8 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
                 eprintln!("fail: {msg}");
                 Ok(ExitCode::from(FAIL_STATUS))
             }
-            Err(e) => Err(anyhow::anyhow!("{}: {e}", file.display())),
+            Err(jvr_interp::JvrRunError::OutOfFuel) => Ok(out_of_steps(file, r.max_steps)),
+            Err(e) => Err(Diagnostic::new(file, None, e.to_string()).into()),
         };
     }
     let prog = match kildall_casm::build_module_values(&module, r.entry, &values, mode(r.proof)) {
@@ -248,15 +303,17 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
     };
     let result = match r.vm {
         Vm::Interp | Vm::Jvr => {
-            kildall_casm::interp::run(&prog, kildall_casm::MAX_STEPS).map_err(|e| match e {
+            kildall_casm::interp::run(&prog, r.max_steps).map_err(|e| match e {
                 kildall_casm::interp::InterpError::Fail(msg) => Failure::Fail(msg),
+                kildall_casm::interp::InterpError::OutOfSteps(_) => Failure::OutOfSteps,
                 e => Failure::Other(
                     anyhow::Error::new(e).context(format!("{}: CASM interpreter", file.display())),
                 ),
             })
         }
-        Vm::Cairo => kildall_casm::vm::run(&prog).map_err(|e| match e {
+        Vm::Cairo => kildall_casm::vm::run_within(&prog, r.max_steps).map_err(|e| match e {
             kildall_casm::vm::VmError::Fail(msg) => Failure::Fail(msg),
+            kildall_casm::vm::VmError::OutOfSteps(_) => Failure::OutOfSteps,
             e => Failure::Other(
                 anyhow::Error::new(e).context(format!("{}: Cairo VM", file.display())),
             ),
@@ -278,14 +335,26 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
             eprintln!("fail: {msg}");
             Ok(ExitCode::from(FAIL_STATUS))
         }
+        Err(Failure::OutOfSteps) => Ok(out_of_steps(file, r.max_steps)),
         Err(Failure::Other(e)) => Err(e),
     }
+}
+
+/// Reports a run stopped by its step budget.
+fn out_of_steps(file: &Path, max_steps: u64) -> ExitCode {
+    eprintln!(
+        "{}: out of steps: the run did not return within --max-steps {max_steps}",
+        input::display_name(file)
+    );
+    ExitCode::from(OUT_OF_STEPS_STATUS)
 }
 
 /// Why a compiled program did not return.
 enum Failure {
     /// It ran `fail`.
     Fail(String),
+    /// It took its whole step budget.
+    OutOfSteps,
     /// The machine stopped on an error.
     Other(anyhow::Error),
 }

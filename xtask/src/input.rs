@@ -76,6 +76,12 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Diagnostic> {
     bytes.map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))
 }
 
+/// Writes `bytes` to `path`, or `FILE: cannot write: ...`.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Diagnostic> {
+    std::fs::write(path, bytes)
+        .map_err(|err| Diagnostic::new(path, None, format!("cannot write: {err}")))
+}
+
 /// The text of `path` (`-`: standard input), or `FILE: cannot read: ...`.
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
     String::from_utf8(read_bytes(path)?).map_err(|err| {

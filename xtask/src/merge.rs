@@ -25,10 +25,11 @@ use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::pass::run_module;
 use kildall_ir::{FuncId, Module};
 use kildall_r1cs::calibrate::Calibration;
-use kildall_r1cs::prove::{prove_trace, ProofReport};
+use kildall_r1cs::prove::{prove_trace_reporting, ProofReport};
 use kildall_r1cs::trace::{lower_module, record, Trace};
 
 use crate::input::{self, Diagnostic};
+use crate::output::count;
 use crate::run::report;
 
 /// What `merge` prints on stdout.
@@ -251,7 +252,14 @@ fn prove(
             Err(err) => return Ok(report(Diagnostic::new(file, None, err.to_string()))),
         }
     }
-    let proofs = [prove_trace(&traces[0])?, prove_trace(&traces[1])?];
+    let total = traces.iter().map(|t| t.instances.len() as u64).sum();
+    let bar = crate::output::progress(Some(total), "proving {pos}/{len} instances [{elapsed}]");
+    let prove_one = |trace: &Trace, before: u64| {
+        prove_trace_reporting(trace, &mut |done| bar.set_position(before + done as u64))
+    };
+    let first = prove_one(&traces[0], 0)?;
+    let proofs = [first, prove_one(&traces[1], traces[0].instances.len() as u64)?];
+    bar.finish_and_clear();
     let per_block = |t: &Trace| {
         t.kinds
             .iter()
@@ -259,7 +267,7 @@ fn prove(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let ms = |d: std::time::Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+    let ms = crate::output::duration;
     eprintln!(
         "proof (Groth16 over BN254, one per executed block, one of the memory check): before -> after"
     );
@@ -298,9 +306,9 @@ fn prove(
     let memory = |p: &ProofReport| {
         p.memory.as_ref().map_or("none".to_string(), |m| {
             format!(
-                "{} accesses, {} constraints, {}",
-                m.valid_entries,
-                m.constraints,
+                "{}, {}, {}",
+                count(m.valid_entries as u64, "access"),
+                count(m.constraints as u64, "constraint"),
                 ms(m.prove)
             )
         })
@@ -313,9 +321,9 @@ fn prove(
     for (which, proof) in ["before", "after"].iter().zip(&proofs) {
         for ((_, block), cost) in &proof.per_kind {
             eprintln!(
-                "  {which} {block}: {} constraints x {} instances, {}",
-                cost.constraints,
-                cost.instances,
+                "  {which} {block}: {} x {}, {}",
+                count(cost.constraints as u64, "constraint"),
+                count(cost.instances as u64, "instance"),
                 ms(cost.prove)
             );
         }
@@ -332,12 +340,12 @@ fn prove(
     );
     if !(proofs[0].all_verified() && proofs[1].all_verified()) {
         eprintln!("error: a proof did not verify");
-        return Ok(ExitCode::from(2));
+        return Ok(ExitCode::FAILURE);
     }
     if let Some((path, which)) = proof_out {
         let run = &proofs[usize::from(which == ProofOf::After)].run;
         let bytes = run.encode();
-        std::fs::write(path, &bytes).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))?;
+        input::write_file(path, &bytes)?;
         eprintln!(
             "  proof of the run:  {} ({} bytes)",
             path.display(),

@@ -256,7 +256,7 @@ fn progress_line() -> ProgressHook {
 }
 
 /// `reduce_noise inserted: N, executions E (strategy, cost C, lower bound
-/// B, optimal, effort U, T ms)`, saying what stopped a search that did not
+/// B, optimal, effort U, T)`, saying what stopped a search that did not
 /// prove its placement optimal.
 fn summary(placements: &Placements, options: &Options) -> String {
     let list = &placements.0;
@@ -281,10 +281,10 @@ fn summary(placements: &Placements, options: &Options) -> String {
         "not proven optimal".to_string()
     };
     format!(
-        "{placements} ({}, {} cost {cost}, lower bound {lower}, {proof}, effort {effort}, {:.3} ms)",
+        "{placements} ({}, {} cost {cost}, lower bound {lower}, {proof}, effort {effort}, {})",
         options.strategy,
         options.cost,
-        time.as_secs_f64() * 1e3
+        crate::output::duration(time)
     )
 }
 

@@ -88,14 +88,18 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 /// `n` followed by the noun, singular for one: `count(1, "merge")` is
-/// `1 merge`, `count(3, "merge")` is `3 merges`.
+/// `1 merge`, `count(3, "merge")` is `3 merges`, `count(2, "access")` is
+/// `2 accesses`.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
+    let suffix = if n == 1 {
+        ""
+    } else if noun.ends_with('s') {
+        "es"
     } else {
-        format!("{n} {noun}s")
-    }
+        "s"
+    };
+    format!("{n} {noun}{suffix}")
 }
 
 /// A duration in the unit that reads best, with three significant digits:
@@ -154,6 +158,7 @@ mod tests {
         assert_eq!(count(1u32, "merge"), "1 merge");
         assert_eq!(count(0u32, "merge"), "0 merges");
         assert_eq!(count(2u64, "argument"), "2 arguments");
+        assert_eq!(count(15u64, "access"), "15 accesses");
     }
 
     #[test]

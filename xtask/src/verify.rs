@@ -55,8 +55,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let bytes = std::fs::read(&cmd.proof)
-        .map_err(|err| anyhow::anyhow!("{}: {err}", cmd.proof.display()))?;
+    let bytes = input::read_bytes(&cmd.proof)?;
     let proof = match RunProof::decode(&bytes) {
         Ok(proof) => proof,
         Err(err) => return Ok(report(Diagnostic::new(&cmd.proof, None, err.to_string()))),

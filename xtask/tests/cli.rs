@@ -1175,3 +1175,81 @@ fn fuzz_shows_progress_on_a_terminal_only() {
     assert!(seen.contains("exec/s ["), "{seen}");
     assert!(seen.contains(" executions, "), "{seen}");
 }
+
+#[test]
+fn casm_run_stops_at_the_step_limit_on_every_machine_with_exit_4() {
+    // `sum` of a negative number recurses without end.
+    for vm in ["cairo", "interp", "jvr"] {
+        let out = xtask(&[
+            "casm",
+            "run",
+            "examples/casm/sum.jvr",
+            "--vm",
+            vm,
+            "--args",
+            "-5",
+            "--max-steps",
+            "20000",
+        ]);
+        assert_eq!(out.status.code(), Some(4), "{vm}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "examples/casm/sum.jvr: out of steps: the run did not return within --max-steps 20000\n",
+            "{vm}"
+        );
+        assert_eq!(stdout(&out), "", "{vm}");
+    }
+    // Within the limit, every machine returns.
+    for vm in ["cairo", "interp", "jvr"] {
+        let args = ["casm", "run", "examples/casm/sum.jvr", "--vm", vm];
+        let out = xtask(&[&args[..], &["--args", "10", "--max-steps", "20000"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn casm_compile_refuses_run_options_without_json() {
+    for flag in [&["--args", "3"][..], &["--entry", "main"], &["--proof"]] {
+        let args = ["casm", "compile", "examples/casm/sum.jvr"];
+        let out = xtask(&[&args[..], flag].concat());
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--json <JSON>"), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+    }
+}
+
+#[test]
+fn casm_names_missing_arguments_as_the_command_lines_fault() {
+    let json = temp_file("sum_args.json", b"");
+    let listing = temp_file("sum_args.casm", b"");
+    let out = xtask(&[
+        "casm",
+        "compile",
+        "examples/casm/sum.jvr",
+        "-o",
+        listing.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let expected = "examples/casm/sum.jvr: `main` takes 1 argument (integer), given 0 in --args\n";
+    assert_eq!(stderr(&out), expected);
+    for vm in ["cairo", "interp", "jvr"] {
+        let out = xtask(&["casm", "run", "examples/casm/sum.jvr", "--vm", vm]);
+        assert_eq!(out.status.code(), Some(1), "{vm}: {}", stderr(&out));
+        assert_eq!(stderr(&out), expected, "{vm}");
+    }
+}
+
+#[test]
+fn casm_run_proof_mode_is_refused_off_the_cairo_vm() {
+    for vm in ["interp", "jvr"] {
+        let args = ["casm", "run", "examples/casm/sum.jvr", "--args", "3"];
+        let out = xtask(&[&args[..], &["--vm", vm, "--proof"]].concat());
+        assert_eq!(out.status.code(), Some(2), "{vm}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "error: --proof runs on the Cairo VM only (--vm cairo)\n"
+        );
+    }
+}

@@ -109,7 +109,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            fuel: 10_000_000,
+            fuel: crate::MAX_STEPS,
             max_depth: 100_000,
         }
     }

@@ -2,8 +2,8 @@
 //! prints the time, the statistics and the process's peak resident memory.
 //!
 //! ```text
-//! cargo run --release -p kildall-mem2reg --example scale -- 1000000
-//! cargo run --release -p kildall-mem2reg --example scale -- 10000 20
+//! cargo run --release -p kildall-mem2reg --example mem2reg_scale -- 1000000
+//! cargo run --release -p kildall-mem2reg --example mem2reg_scale -- 10000 20
 //! ```
 //!
 //! The optional second argument runs the pass that many times (on copies)

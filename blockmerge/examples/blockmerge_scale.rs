@@ -1,6 +1,6 @@
 //! Runs the pass on a generated program (the benchmark's inputs), for
 //! instruction counts and CPU times of the pass at a given size:
-//! `cargo run --release -p kildall-blockmerge --example scale BLOCKS [pure|mixed] [REPEAT|gen]`.
+//! `cargo run --release -p kildall-blockmerge --example blockmerge_scale BLOCKS [pure|mixed] [REPEAT|gen]`.
 //! With `gen` it only generates the program, so that the instruction
 //! counts of the two runs (e.g. under `valgrind --tool=cachegrind`) differ
 //! by the pass alone. With `REPEAT` it runs the pass that many times, each
