@@ -190,16 +190,11 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
     pub fn iterate_to_fixpoint(self) -> Results<G, A> {
         let Engine {
             graph,
-            mut analysis,
+            analysis,
             order,
         } = self;
-        let forward = <A::Direction as Direction>::IS_FORWARD;
-        let n = graph.num_node_indices();
         let computed: LoopNest<G::Node>;
-        let LoopStructure {
-            order: loops_together,
-            forest,
-        } = match graph.loop_structure() {
+        let structure = match graph.loop_structure() {
             Some(structure) => structure,
             None => {
                 computed = LoopNest::with_graph(graph);
@@ -209,41 +204,96 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
                 }
             }
         };
-        let postorder = loops_together.as_slice();
+        let mut solver = Solver::new(graph, analysis, structure, order.as_deref());
+        solver.join_back_edges_alone();
+        loop {
+            solver.run_worklist();
+            if !solver.first_pass_without_back_edges {
+                break;
+            }
+            solver.first_pass_without_back_edges = false;
+            solver.settle_loops();
+        }
+        solver.into_results()
+    }
+}
 
-        // Sweep order: a position per reachable block.
+/// One solve: the visiting order, the entry states, the worklist, and the
+/// buffers a visit reuses.
+struct Solver<'a, G: Graph + ?Sized, A: Analysis<G>> {
+    graph: &'a G,
+    analysis: A,
+    forward: bool,
+    /// The loops to settle through their invariants (a backward analysis
+    /// that has them, on a reducible graph).
+    forest: Option<&'a LoopForest<G::Node>>,
+    reachable: BitVec,
+    /// The reachable blocks, by position in the visiting order.
+    blocks_in_order: Vec<u32>,
+    /// Each block's position in `blocks_in_order` ([`UNREACHED`] if none).
+    position: Vec<u32>,
+    bottom: A::Domain,
+    entry_states: Vec<A::Domain>,
+    /// The blocks whose entry states are kept (all when `None`).
+    kept: Option<BitVec>,
+    pending: Worklist,
+    stats: Stats,
+    /// With loop invariants, the first pass leaves the back edges out
+    /// (backward, the flow from a header to its latches: edges to blocks at
+    /// the same or an earlier position) and keeps each header's start
+    /// state in `header_starts`.
+    first_pass_without_back_edges: bool,
+    header_starts: Vec<Option<A::Domain>>,
+    /// The position visited last, to count restarts.
+    last: usize,
+    state: A::Domain,
+    edge_state: A::Domain,
+    insts: Vec<G::Inst>,
+    next_blocks: Vec<G::Node>,
+}
+
+impl<'a, G: Graph + ?Sized, A: Analysis<G>> Solver<'a, G, A> {
+    /// Orders the reachable blocks (`order` first, when given and no loop
+    /// is settled), sets the start states, and queues every block.
+    fn new(
+        graph: &'a G,
+        analysis: A,
+        structure: LoopStructure<'a, G::Node>,
+        order: Option<&[G::Node]>,
+    ) -> Self {
+        let forward = <A::Direction as Direction>::IS_FORWARD;
+        let n = graph.num_node_indices();
+        let postorder = structure.order.as_slice();
         let mut reachable: BitVec = BitVec::repeat(false, n);
         for b in postorder {
             reachable.set(b.index(), true);
         }
         let forest =
-            (!forward && analysis.has_loop_invariants() && forest.is_reducible()).then_some(forest);
+            (!forward && analysis.has_loop_invariants() && structure.forest.is_reducible())
+                .then_some(structure.forest);
         let mut blocks_in_order: Vec<u32> = Vec::with_capacity(postorder.len());
         let mut position = vec![UNREACHED; n];
-        let mut place = |b: u32, blocks_in_order: &mut Vec<u32>| {
-            if reachable[b as usize] && position[b as usize] == UNREACHED {
-                position[b as usize] = blocks_in_order.len() as u32;
-                blocks_in_order.push(b);
+        let mut place = |b: usize| {
+            if reachable[b] && position[b] == UNREACHED {
+                position[b] = blocks_in_order.len() as u32;
+                blocks_in_order.push(b as u32);
             }
         };
         // Settling loops needs the depth-first order they are found in:
         // a given order only seeds the plain worklist.
-        if let (Some(order), None) = (&order, &forest) {
-            for b in order {
-                let i = b.index();
-                if i < n {
-                    place(i as u32, &mut blocks_in_order);
-                }
-            }
+        if let (Some(order), None) = (order, forest) {
+            order
+                .iter()
+                .filter(|b| b.index() < n)
+                .for_each(|b| place(b.index()));
         }
         if forward {
-            for b in loops_together.reverse_postorder() {
-                place(b.index() as u32, &mut blocks_in_order);
-            }
+            structure
+                .order
+                .reverse_postorder()
+                .for_each(|b| place(b.index()));
         } else {
-            for b in postorder {
-                place(b.index() as u32, &mut blocks_in_order);
-            }
+            postorder.iter().for_each(|b| place(b.index()));
         }
 
         let bottom = analysis.bottom_value(graph);
@@ -263,228 +313,257 @@ impl<'g, G: Graph + ?Sized, A: Analysis<G>> Engine<'g, G, A> {
             StatesKept::AtEveryBlock => None,
             StatesKept::AtJoins => Some(kept_at_joins(graph, forward, &blocks_in_order, &position)),
         };
-        let keeps = |b: usize| kept.as_ref().is_none_or(|k| k[b]);
-
         let count = blocks_in_order.len();
         let mut pending = Worklist::new(count);
         for i in 0..count {
             pending.insert(i);
         }
-        let mut stats = Stats {
-            blocks: count,
-            ..Stats::default()
-        };
-        let mut state = entry_states
+        let state = entry_states
             .first()
             .cloned()
-            .unwrap_or_else(|| analysis.bottom_value(graph));
-        let mut edge_state = state.clone();
-        let mut insts: Vec<G::Inst> = Vec::new();
-        let mut next_blocks: Vec<G::Node> = Vec::new();
-        let mut last = 0usize;
-        // With loop invariants: the first pass leaves the back edges out
-        // (backward, the flow from a header to its latches: edges to blocks
-        // at the same or an earlier position) and keeps each header's
-        // start state.
-        let mut acyclic = forest.is_some();
-        let mut header_starts: Vec<Option<A::Domain>> = Vec::new();
-        if let Some(forest) = &forest {
-            header_starts.resize(forest.num_loops(), None);
-            // What each back edge adds by itself reaches its latch before
-            // the latch's visit.
-            for lp in forest.loops() {
-                let header = lp.header();
-                for latch in graph.predecessors(header) {
-                    let p = position[latch.index()];
-                    if p == UNREACHED || p > position[header.index()] {
-                        continue;
-                    }
-                    edge_state.clone_from(&bottom);
-                    analysis.apply_edge_effect(graph, &mut edge_state, latch, header);
-                    stats.joins += 1;
-                    let l = latch.index();
-                    debug_assert!(keeps(l), "a latch keeps its state");
-                    if analysis.join_entry(graph, &mut entry_states[l], &edge_state, latch) {
-                        stats.changed_joins += 1;
-                    }
-                }
-            }
-        }
-        loop {
-            while let Some(next) = pending.pop_first() {
-                if next < last {
-                    stats.restarts += 1;
-                }
-                last = next;
-                let b = blocks_in_order[next];
-                let block = G::Node::new(b as usize);
-                stats.block_visits += 1;
-                if keeps(b as usize) {
-                    state.clone_from(&entry_states[b as usize]);
-                } else {
-                    // The state was handed over by the one neighbour it comes
-                    // from; nothing else needs it.
-                    std::mem::swap(&mut state, &mut entry_states[b as usize]);
-                    entry_states[b as usize].clone_from(&bottom);
-                }
-                next_blocks.clear();
-                if forward {
-                    for inst in graph.block_insts(block) {
-                        analysis.apply_instruction_effect(graph, &mut state, inst);
-                    }
-                    analysis.apply_terminator_effect(graph, &mut state, block);
-                    next_blocks.extend(graph.successors(block));
-                } else {
-                    analysis.apply_terminator_effect(graph, &mut state, block);
-                    insts.clear();
-                    insts.extend(graph.block_insts(block));
-                    for &inst in insts.iter().rev() {
-                        analysis.apply_instruction_effect(graph, &mut state, inst);
-                    }
-                    if acyclic {
-                        next_blocks.extend(graph.predecessors(block).filter(|p| {
-                            let pp = position[p.index()];
-                            pp != UNREACHED && pp as usize > next
-                        }));
-                        if let Some(lp) = forest.and_then(|f| f.headed_by(block)) {
-                            header_starts[lp.index()] = Some(state.clone());
-                        }
-                    } else {
-                        next_blocks.extend(
-                            graph
-                                .predecessors(block)
-                                .filter(|p| position[p.index()] != UNREACHED),
-                        );
-                    }
-                }
-                let edges = next_blocks.len();
-                for (k, &to) in next_blocks.iter().enumerate() {
-                    let t = to.index();
-                    // The last edge takes the state itself rather than a copy.
-                    let incoming = if k + 1 == edges {
-                        &mut state
-                    } else {
-                        edge_state.clone_from(&state);
-                        &mut edge_state
-                    };
-                    if forward {
-                        analysis.apply_edge_effect(graph, incoming, block, to);
-                    } else {
-                        analysis.apply_edge_effect(graph, incoming, to, block);
-                    }
-                    stats.joins += 1;
-                    let changed = if keeps(t) {
-                        analysis.join_entry(graph, &mut entry_states[t], incoming, to)
-                    } else {
-                        std::mem::swap(&mut entry_states[t], incoming);
-                        true
-                    };
-                    if changed {
-                        stats.changed_joins += 1;
-                        pending.insert(position[t] as usize);
-                    }
-                }
-            }
-            if !acyclic {
-                break;
-            }
-            acyclic = false;
-            let forest = forest.expect("loops to settle");
-            settle_loops(
-                graph,
-                &mut analysis,
-                forest,
-                header_starts,
-                &mut entry_states,
-                &position,
-                kept.as_ref(),
-                &mut stats,
-                &mut pending,
-            );
-            header_starts = Vec::new();
-        }
-        Results {
+            .unwrap_or_else(|| bottom.clone());
+        Solver {
+            graph,
             analysis,
-            entry_states,
+            forward,
+            forest,
             reachable,
+            blocks_in_order,
+            position,
+            edge_state: state.clone(),
+            state,
+            bottom,
+            entry_states,
             kept,
-            stats,
+            pending,
+            stats: Stats {
+                blocks: count,
+                ..Stats::default()
+            },
+            first_pass_without_back_edges: forest.is_some(),
+            header_starts: vec![None; forest.map_or(0, LoopForest::num_loops)],
+            last: 0,
+            insts: Vec::new(),
+            next_blocks: Vec::new(),
         }
     }
-}
 
-/// The second part of a backward solve with loop invariants, after the
-/// pass without back edges: joins each loop's invariant (with those of the
-/// loops around it) into the kept states of its blocks, then applies each
-/// back edge to its header's final start state and queues the latches that
-/// gain anything.
-#[allow(clippy::too_many_arguments)]
-fn settle_loops<G: Graph + ?Sized, A: Analysis<G>>(
-    graph: &G,
-    analysis: &mut A,
-    forest: &LoopForest<G::Node>,
-    mut header_starts: Vec<Option<A::Domain>>,
-    entry_states: &mut [A::Domain],
-    position: &[u32],
-    kept: Option<&BitVec>,
-    stats: &mut Stats,
-    pending: &mut Worklist,
-) {
-    // `held[l]`: the join of the invariants of `l` and of the loops around
-    // it, which holds at every point of `l`.
-    let mut held: Vec<A::Domain> = Vec::with_capacity(forest.num_loops());
-    for lp in forest.loops() {
-        let l = lp.index();
-        let mut start = header_starts[l]
-            .take()
-            .expect("every loop header is visited");
-        let parent = lp.parent().map(|p| p.index());
-        if let Some(p) = parent {
-            // The header is in the outer loops, whose invariants pass
-            // through its effects unchanged.
-            start.join(&held[p]);
-        }
-        let mut invariant = start.clone();
-        analysis.loop_invariant(graph, &lp, &mut invariant);
-        debug_assert!(
-            !start.clone().join(&invariant),
-            "the invariant of the loop headed by {:?} is not part of its state",
-            lp.header()
-        );
-        if let Some(p) = parent {
-            invariant.join(&held[p]);
-        }
-        held.push(invariant);
-        header_starts[l] = Some(start);
+    fn keeps(&self, b: usize) -> bool {
+        self.kept.as_ref().is_none_or(|k| k[b])
     }
-    for (b, state) in entry_states.iter_mut().enumerate() {
-        if position[b] == UNREACHED || kept.is_some_and(|k| !k[b]) {
-            continue;
-        }
-        if let Some(lp) = forest.innermost(G::Node::new(b)) {
-            stats.invariant_joins += 1;
-            state.join(&held[lp.index()]);
+
+    /// Before a first pass without back edges: what each back edge adds by
+    /// itself (its effect on bottom) reaches its latch before the latch's
+    /// visit.
+    fn join_back_edges_alone(&mut self) {
+        let Some(forest) = self.forest else {
+            return;
+        };
+        for lp in forest.loops() {
+            let header = lp.header();
+            for latch in self.graph.predecessors(header) {
+                let p = self.position[latch.index()];
+                if p == UNREACHED || p > self.position[header.index()] {
+                    continue;
+                }
+                self.edge_state.clone_from(&self.bottom);
+                let graph = self.graph;
+                self.analysis
+                    .apply_edge_effect(graph, &mut self.edge_state, latch, header);
+                self.stats.joins += 1;
+                let l = latch.index();
+                debug_assert!(self.keeps(l), "a latch keeps its state");
+                let joined = &mut self.entry_states[l];
+                if self
+                    .analysis
+                    .join_entry(graph, joined, &self.edge_state, latch)
+                {
+                    self.stats.changed_joins += 1;
+                }
+            }
         }
     }
-    let mut edge_state = analysis.bottom_value(graph);
-    for lp in forest.loops() {
-        let header = lp.header();
-        let start = header_starts[lp.index()].as_ref().expect("settled");
-        for latch in graph.predecessors(header) {
-            let p = position[latch.index()];
-            if p == UNREACHED || p > position[header.index()] {
+
+    /// Visits queued blocks, earliest first, until none is queued.
+    fn run_worklist(&mut self) {
+        while let Some(next) = self.pending.pop_first() {
+            if next < self.last {
+                self.stats.restarts += 1;
+            }
+            self.last = next;
+            let block = G::Node::new(self.blocks_in_order[next] as usize);
+            self.visit(block, next);
+            self.propagate(block);
+        }
+    }
+
+    /// Applies `block`'s effects to its entry state, leaving the result in
+    /// `self.state` and the blocks it flows to in `self.next_blocks`.
+    fn visit(&mut self, block: G::Node, at: usize) {
+        let graph = self.graph;
+        let b = block.index();
+        self.stats.block_visits += 1;
+        if self.keeps(b) {
+            self.state.clone_from(&self.entry_states[b]);
+        } else {
+            // The state was handed over by the one neighbour it comes from;
+            // nothing else needs it.
+            std::mem::swap(&mut self.state, &mut self.entry_states[b]);
+            self.entry_states[b].clone_from(&self.bottom);
+        }
+        self.next_blocks.clear();
+        if self.forward {
+            for inst in graph.block_insts(block) {
+                self.analysis
+                    .apply_instruction_effect(graph, &mut self.state, inst);
+            }
+            self.analysis
+                .apply_terminator_effect(graph, &mut self.state, block);
+            self.next_blocks.extend(graph.successors(block));
+            return;
+        }
+        self.analysis
+            .apply_terminator_effect(graph, &mut self.state, block);
+        self.insts.clear();
+        self.insts.extend(graph.block_insts(block));
+        for &inst in self.insts.iter().rev() {
+            self.analysis
+                .apply_instruction_effect(graph, &mut self.state, inst);
+        }
+        let position = &self.position;
+        if self.first_pass_without_back_edges {
+            self.next_blocks
+                .extend(graph.predecessors(block).filter(|p| {
+                    let pp = position[p.index()];
+                    pp != UNREACHED && pp as usize > at
+                }));
+            if let Some(lp) = self.forest.and_then(|f| f.headed_by(block)) {
+                self.header_starts[lp.index()] = Some(self.state.clone());
+            }
+        } else {
+            self.next_blocks.extend(
+                graph
+                    .predecessors(block)
+                    .filter(|p| position[p.index()] != UNREACHED),
+            );
+        }
+    }
+
+    /// Joins `self.state` along the edges from `block` to `self.next_blocks`
+    /// into their entry states, queueing those that change.
+    fn propagate(&mut self, block: G::Node) {
+        let graph = self.graph;
+        let edges = self.next_blocks.len();
+        for k in 0..edges {
+            let to = self.next_blocks[k];
+            let t = to.index();
+            // The last edge takes the state itself rather than a copy.
+            let incoming = if k + 1 == edges {
+                &mut self.state
+            } else {
+                self.edge_state.clone_from(&self.state);
+                &mut self.edge_state
+            };
+            if self.forward {
+                self.analysis.apply_edge_effect(graph, incoming, block, to);
+            } else {
+                self.analysis.apply_edge_effect(graph, incoming, to, block);
+            }
+            self.stats.joins += 1;
+            let keeps = self.kept.as_ref().is_none_or(|k| k[t]);
+            let changed = if keeps {
+                self.analysis
+                    .join_entry(graph, &mut self.entry_states[t], incoming, to)
+            } else {
+                std::mem::swap(&mut self.entry_states[t], incoming);
+                true
+            };
+            if changed {
+                self.stats.changed_joins += 1;
+                self.pending.insert(self.position[t] as usize);
+            }
+        }
+    }
+
+    /// The second part of a backward solve with loop invariants, after the
+    /// pass without back edges: joins each loop's invariant (with those of
+    /// the loops around it) into the kept states of its blocks, then applies
+    /// each back edge to its header's final start state and queues the
+    /// latches that gain anything.
+    fn settle_loops(&mut self) {
+        let forest = self.forest.expect("loops to settle");
+        let graph = self.graph;
+        let mut header_starts = std::mem::take(&mut self.header_starts);
+        // `held[l]`: the join of the invariants of `l` and of the loops
+        // around it, which holds at every point of `l`.
+        let mut held: Vec<A::Domain> = Vec::with_capacity(forest.num_loops());
+        for lp in forest.loops() {
+            let l = lp.index();
+            let mut start = header_starts[l]
+                .take()
+                .expect("every loop header is visited");
+            let parent = lp.parent().map(|p| p.index());
+            if let Some(p) = parent {
+                // The header is in the outer loops, whose invariants pass
+                // through its effects unchanged.
+                start.join(&held[p]);
+            }
+            let mut invariant = start.clone();
+            self.analysis.loop_invariant(graph, &lp, &mut invariant);
+            debug_assert!(
+                !start.clone().join(&invariant),
+                "the invariant of the loop headed by {:?} is not part of its state",
+                lp.header()
+            );
+            if let Some(p) = parent {
+                invariant.join(&held[p]);
+            }
+            held.push(invariant);
+            header_starts[l] = Some(start);
+        }
+        for (b, state) in self.entry_states.iter_mut().enumerate() {
+            if self.position[b] == UNREACHED || self.kept.as_ref().is_some_and(|k| !k[b]) {
                 continue;
             }
-            edge_state.clone_from(start);
-            analysis.apply_edge_effect(graph, &mut edge_state, latch, header);
-            stats.joins += 1;
-            if analysis.join_entry(graph, &mut entry_states[latch.index()], &edge_state, latch) {
-                stats.changed_joins += 1;
-                pending.insert(p as usize);
+            if let Some(lp) = forest.innermost(G::Node::new(b)) {
+                self.stats.invariant_joins += 1;
+                state.join(&held[lp.index()]);
             }
         }
+        for lp in forest.loops() {
+            let header = lp.header();
+            let start = header_starts[lp.index()].as_ref().expect("settled");
+            for latch in graph.predecessors(header) {
+                let p = self.position[latch.index()];
+                if p == UNREACHED || p > self.position[header.index()] {
+                    continue;
+                }
+                self.edge_state.clone_from(start);
+                self.analysis
+                    .apply_edge_effect(graph, &mut self.edge_state, latch, header);
+                self.stats.joins += 1;
+                let joined = &mut self.entry_states[latch.index()];
+                if self
+                    .analysis
+                    .join_entry(graph, joined, &self.edge_state, latch)
+                {
+                    self.stats.changed_joins += 1;
+                    self.pending.insert(p as usize);
+                }
+            }
+        }
+        self.stats.loops_settled = forest.num_loops();
     }
-    stats.loops_settled = forest.num_loops();
+
+    fn into_results(self) -> Results<G, A> {
+        Results {
+            analysis: self.analysis,
+            entry_states: self.entry_states,
+            reachable: self.reachable,
+            kept: self.kept,
+            stats: self.stats,
+        }
+    }
 }
 
 /// The blocks that keep a state under [`StatesKept::AtJoins`], by block
