@@ -35,7 +35,9 @@ use kildall_graph::LoopForest;
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
-use crate::{BinaryOp, Block, Function, InstructionData, Terminator, Type, Value, ValueDef};
+use crate::{
+    BinaryOp, Block, DataFlowGraph, Function, InstructionData, Terminator, Type, Value, ValueDef,
+};
 
 /// A natural loop, written `loopN` in diagnostics.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -266,6 +268,58 @@ impl LoopAnalysis {
         cfg: &ControlFlowGraph,
         lp: Loop,
     ) -> Option<CountedLoop> {
+        let dfg = &func.dfg;
+        let shape = self.header_tested_shape(dfg, cfg, lp)?;
+        let test = exit_test(dfg, shape.condition, shape.then_in)?;
+        let params = dfg.block_params(shape.header);
+        let param_index = |v: Value| params.iter().position(|&p| dfg.resolve(p) == v);
+        let (param_index, bound, iv_on_left) = match (param_index(test.lhs), param_index(test.rhs))
+        {
+            (Some(i), None) => (i, dfg.const_value(test.rhs)?, true),
+            (None, Some(i)) => (i, dfg.const_value(test.lhs)?, false),
+            _ => return None,
+        };
+        let induction_var = params[param_index];
+        let max = largest_value(dfg.value_type(induction_var))?;
+        let bound = bound.to_u128().filter(|&b| b <= max)?;
+        let start = dfg
+            .const_value(*shape.entry_args.get(param_index)?)?
+            .to_u128()
+            .filter(|&s| s <= max)?;
+        let next = dfg.resolve(*shape.latch_args.get(param_index)?);
+        let step = constant_step(dfg, induction_var, next)?.filter(|&s| s > 0 && s <= max)?;
+        let condition = LoopCondition::of(test.op, iv_on_left, test.runs_when_true)?;
+        let count = iterations(condition, start, bound, step)?;
+        // The induction variable takes start + k * step for k = 0..=count
+        // and the last value must fit.
+        let last = count.checked_mul(step).and_then(|d| d.checked_add(start))?;
+        if last > max {
+            return None;
+        }
+        Some(CountedLoop {
+            induction_var,
+            param_index,
+            start,
+            step,
+            bound,
+            condition,
+            preheader: shape.preheader,
+            latch: shape.latch,
+            body: shape.body,
+            exit: shape.exit,
+            trip_count: u64::try_from(count).ok()?,
+        })
+    }
+
+    /// The edges of `lp` if it is entered from one preheader by a `jmp`,
+    /// closed by one latch's `jmp`, and tested in its header by a `jmpif`
+    /// with one arm inside and one outside.
+    fn header_tested_shape<'f>(
+        &self,
+        dfg: &'f DataFlowGraph,
+        cfg: &ControlFlowGraph,
+        lp: Loop,
+    ) -> Option<HeaderTestedLoop<'f>> {
         let header = self.header(lp);
         let [latch] = self.latches(lp)[..] else {
             return None;
@@ -282,7 +336,6 @@ impl LoopAnalysis {
         if cfg.predecessors(header).len() != 2 {
             return None;
         }
-        let dfg = &func.dfg;
         let Some(Terminator::Jmp {
             arguments: entry_args,
             ..
@@ -306,11 +359,8 @@ impl LoopAnalysis {
         else {
             return None;
         };
-        let (then_in, else_in) = (
-            self.contains(lp, *then_destination),
-            self.contains(lp, *else_destination),
-        );
-        if then_in == else_in {
+        let then_in = self.contains(lp, *then_destination);
+        if then_in == self.contains(lp, *else_destination) {
             return None;
         }
         let (body, exit) = if then_in {
@@ -318,78 +368,121 @@ impl LoopAnalysis {
         } else {
             (*else_destination, *then_destination)
         };
-        // The condition, peeling `not`s; `runs_when_true` tracks the sense.
-        let mut runs_when_true = then_in;
-        let mut cond = dfg.resolve(*condition);
-        let (op, lhs, rhs) = loop {
-            let ValueDef::Result(inst, 0) = dfg.value_def(cond) else {
-                return None;
-            };
-            match &dfg[inst] {
-                InstructionData::Not { arg } if *dfg.value_type(cond) == Type::BOOL => {
-                    runs_when_true = !runs_when_true;
-                    cond = dfg.resolve(*arg);
-                }
-                InstructionData::Binary {
-                    op: op @ (BinaryOp::Lt | BinaryOp::Eq),
-                    lhs,
-                    rhs,
-                } => {
-                    break (*op, dfg.resolve(*lhs), dfg.resolve(*rhs));
-                }
-                _ => return None,
-            }
-        };
-        let params = dfg.block_params(header);
-        let param_index = |v: Value| params.iter().position(|&p| dfg.resolve(p) == v);
-        let (param_index, bound, iv_on_left) = match (param_index(lhs), param_index(rhs)) {
-            (Some(i), None) => (i, dfg.const_value(rhs)?, true),
-            (None, Some(i)) => (i, dfg.const_value(lhs)?, false),
-            _ => return None,
-        };
-        let induction_var = params[param_index];
-        let ty = dfg.value_type(induction_var);
-        let max = match *ty {
-            Type::Unsigned(bits) if bits <= 128 => u128::MAX >> (128 - bits),
-            Type::Signed(bits) if (2..=128).contains(&bits) => u128::MAX >> (129 - bits),
-            // Field loops count far below the modulus in practice; values
-            // past 2^128 are not tracked.
-            Type::Field => u128::MAX,
-            _ => return None,
-        };
-        let bound = bound.to_u128().filter(|&b| b <= max)?;
-        let start = dfg
-            .const_value(*entry_args.get(param_index)?)?
-            .to_u128()
-            .filter(|&s| s <= max)?;
-        // The latch passes `i + step`.
-        let next = dfg.resolve(*latch_args.get(param_index)?);
-        let ValueDef::Result(inst, 0) = dfg.value_def(next) else {
-            return None;
-        };
-        let InstructionData::Binary {
-            op: BinaryOp::Add | BinaryOp::UncheckedAdd,
-            lhs: a,
-            rhs: b,
-        } = dfg[inst]
-        else {
-            return None;
-        };
-        let (a, b) = (dfg.resolve(a), dfg.resolve(b));
-        let step_value = if a == induction_var {
-            b
-        } else if b == induction_var {
-            a
-        } else {
-            return None;
-        };
-        let step = dfg
-            .const_value(step_value)?
-            .to_u128()
-            .filter(|&s| s > 0 && s <= max)?;
+        Some(HeaderTestedLoop {
+            header,
+            preheader,
+            latch,
+            entry_args,
+            latch_args,
+            condition: *condition,
+            then_in,
+            body,
+            exit,
+        })
+    }
+}
 
+/// A loop tested in its header: the edges [`LoopAnalysis::find_counted`] reads.
+struct HeaderTestedLoop<'f> {
+    header: Block,
+    preheader: Block,
+    latch: Block,
+    /// The arguments the preheader passes to the header.
+    entry_args: &'f [Value],
+    /// The arguments the latch passes to the header.
+    latch_args: &'f [Value],
+    /// The header's branch condition.
+    condition: Value,
+    /// Whether the `then` arm stays in the loop.
+    then_in: bool,
+    body: Block,
+    exit: Block,
+}
+
+/// The comparison a loop's condition makes, `not`s peeled.
+struct ExitTest {
+    op: BinaryOp,
+    lhs: Value,
+    rhs: Value,
+    /// Whether the loop goes on when the comparison holds.
+    runs_when_true: bool,
+}
+
+/// The `lt` or `eq` under `condition`'s `not`s; `then_in` is the sense of
+/// the condition itself.
+fn exit_test(dfg: &DataFlowGraph, condition: Value, then_in: bool) -> Option<ExitTest> {
+    let mut runs_when_true = then_in;
+    let mut cond = dfg.resolve(condition);
+    loop {
+        let ValueDef::Result(inst, 0) = dfg.value_def(cond) else {
+            return None;
+        };
+        match &dfg[inst] {
+            InstructionData::Not { arg } if *dfg.value_type(cond) == Type::BOOL => {
+                runs_when_true = !runs_when_true;
+                cond = dfg.resolve(*arg);
+            }
+            InstructionData::Binary {
+                op: op @ (BinaryOp::Lt | BinaryOp::Eq),
+                lhs,
+                rhs,
+            } => {
+                return Some(ExitTest {
+                    op: *op,
+                    lhs: dfg.resolve(*lhs),
+                    rhs: dfg.resolve(*rhs),
+                    runs_when_true,
+                })
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The largest value an induction variable of type `ty` takes.
+fn largest_value(ty: &Type) -> Option<u128> {
+    match *ty {
+        Type::Unsigned(bits) if bits <= 128 => Some(u128::MAX >> (128 - bits)),
+        Type::Signed(bits) if (2..=128).contains(&bits) => Some(u128::MAX >> (129 - bits)),
+        // Field loops count far below the modulus in practice; values past
+        // 2^128 are not tracked.
+        Type::Field => Some(u128::MAX),
+        _ => None,
+    }
+}
+
+/// The constant `step` when `next` is `induction_var + step` (either
+/// order, checked or not); `Some(None)` for a step that is not a constant
+/// of at most 128 bits.
+fn constant_step(dfg: &DataFlowGraph, induction_var: Value, next: Value) -> Option<Option<u128>> {
+    let ValueDef::Result(inst, 0) = dfg.value_def(next) else {
+        return None;
+    };
+    let InstructionData::Binary {
+        op: BinaryOp::Add | BinaryOp::UncheckedAdd,
+        lhs: a,
+        rhs: b,
+    } = dfg[inst]
+    else {
+        return None;
+    };
+    let (a, b) = (dfg.resolve(a), dfg.resolve(b));
+    let step_value = if a == induction_var {
+        b
+    } else if b == induction_var {
+        a
+    } else {
+        return None;
+    };
+    Some(dfg.const_value(step_value)?.to_u128())
+}
+
+impl LoopCondition {
+    /// The condition under which the loop runs, from its comparison, the
+    /// side the induction variable is on, and the sense of the branch.
+    fn of(op: BinaryOp, iv_on_left: bool, runs_when_true: bool) -> Option<Self> {
         use LoopCondition::*;
-        let condition = match (op, iv_on_left, runs_when_true) {
+        Some(match (op, iv_on_left, runs_when_true) {
             (BinaryOp::Lt, true, true) => LessThan,
             (BinaryOp::Lt, true, false) => GreaterOrEqual,
             (BinaryOp::Lt, false, true) => GreaterThan,
@@ -397,63 +490,27 @@ impl LoopAnalysis {
             (BinaryOp::Eq, _, true) => Equal,
             (BinaryOp::Eq, _, false) => NotEqual,
             _ => return None,
-        };
-        // Count iterations without overflow; the induction variable takes
-        // start + k * step for k = 0..=count and the last value must fit.
-        let count: u128 = match condition {
-            LessThan => {
-                if start >= bound {
-                    0
-                } else {
-                    (bound - start).div_ceil(step)
-                }
-            }
-            LessOrEqual => {
-                if start > bound {
-                    0
-                } else {
-                    (bound - start) / step + 1
-                }
-            }
-            NotEqual => {
-                if bound < start || (bound - start) % step != 0 {
-                    return None;
-                }
-                (bound - start) / step
-            }
-            Equal => u128::from(start == bound),
-            // With a positive step these run forever (or until overflow) once entered.
-            GreaterOrEqual => {
-                if start < bound {
-                    0
-                } else {
-                    return None;
-                }
-            }
-            GreaterThan => {
-                if start <= bound {
-                    0
-                } else {
-                    return None;
-                }
-            }
-        };
-        let last = count.checked_mul(step).and_then(|d| d.checked_add(start))?;
-        if last > max {
-            return None;
-        }
-        Some(CountedLoop {
-            induction_var,
-            param_index,
-            start,
-            step,
-            bound,
-            condition,
-            preheader,
-            latch,
-            body,
-            exit,
-            trip_count: u64::try_from(count).ok()?,
         })
     }
+}
+
+/// The iterations of a loop whose induction variable goes from `start` by
+/// `step` (positive) while `condition` holds against `bound`; `None` when
+/// it does not stop.
+fn iterations(condition: LoopCondition, start: u128, bound: u128, step: u128) -> Option<u128> {
+    use LoopCondition::*;
+    Some(match condition {
+        LessThan if start >= bound => 0,
+        LessThan => (bound - start).div_ceil(step),
+        LessOrEqual if start > bound => 0,
+        LessOrEqual => (bound - start) / step + 1,
+        NotEqual if bound < start || !(bound - start).is_multiple_of(step) => return None,
+        NotEqual => (bound - start) / step,
+        Equal => u128::from(start == bound),
+        // With a positive step these run forever (or until overflow) once
+        // entered.
+        GreaterOrEqual if start < bound => 0,
+        GreaterThan if start <= bound => 0,
+        GreaterOrEqual | GreaterThan => return None,
+    })
 }

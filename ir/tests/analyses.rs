@@ -384,91 +384,92 @@ enum Test {
     },
 }
 
-/// `b0: jmp b1(start)`; `b1(i): c = test; [c = not c]; jmpif c then: X, else: Y`
-/// with the body `b2: n = add i, step; jmp b1(n)` and the exit `b3: return i`.
-#[allow(clippy::too_many_arguments)]
-fn counted_loop(
-    ty: Type,
-    start: u128,
-    step: u128,
-    bound: u128,
-    test: Test,
-    negate: bool,
-    body_on_then: bool,
-    checked: bool,
-) -> Function {
-    let mut func = Function::new("loop");
-    let mut cur = FuncCursor::new(&mut func);
-    let b0 = cur.append_block();
-    let b1 = cur.append_block();
-    let b2 = cur.append_block();
-    let b3 = cur.append_block();
-    let i = cur.func.dfg.append_block_param(b1, ty.clone());
-    cur.goto_bottom(b0);
-    let s = cur.constant(start, ty.clone());
-    cur.jmp(b1, vec![s]);
-    cur.goto_bottom(b1);
-    let bnd = cur.constant(bound, ty.clone());
-    let mut c = match test {
-        Test::Lt { iv_left: true } => cur.binary(BinaryOp::Lt, i, bnd),
-        Test::Lt { iv_left: false } => cur.binary(BinaryOp::Lt, bnd, i),
-        Test::Eq { iv_left: true } => cur.binary(BinaryOp::Eq, i, bnd),
-        Test::Eq { iv_left: false } => cur.binary(BinaryOp::Eq, bnd, i),
-    };
-    if negate {
-        c = cur.not(c);
-    }
-    if body_on_then {
-        cur.jmpif(c, b2, b3);
-    } else {
-        cur.jmpif(c, b3, b2);
-    }
-    cur.goto_bottom(b2);
-    let st = cur.constant(step, ty.clone());
-    let op = if checked {
-        BinaryOp::Add
-    } else {
-        BinaryOp::UncheckedAdd
-    };
-    let next = cur.binary(op, i, st);
-    cur.jmp(b1, vec![next]);
-    cur.goto_bottom(b3);
-    cur.ret(vec![i]);
-    func
-}
-
-/// Runs the loop on integers of `bits` bits; `None` if it runs past 10,000
-/// iterations, or an increment leaves the type (a checked `add` traps, an
-/// unchecked one wraps).
-fn simulate(
+/// A counted loop on `bits`-bit unsigned integers.
+#[derive(Copy, Clone, Debug)]
+struct LoopCase {
     bits: u32,
     start: u128,
     step: u128,
     bound: u128,
     test: Test,
+    /// Whether the comparison is negated (`not`) before the branch.
     negate: bool,
+    /// Whether the body is the `then` arm.
     body_on_then: bool,
-) -> Option<u64> {
-    let max = u128::MAX >> (128 - bits);
-    let mut i = start;
-    let mut count = 0u64;
-    loop {
-        let mut c = match test {
-            Test::Lt { iv_left: true } => i < bound,
-            Test::Lt { iv_left: false } => bound < i,
-            Test::Eq { .. } => i == bound,
+    /// Whether the increment is a checked `add`.
+    checked: bool,
+}
+
+impl LoopCase {
+    /// `b0: jmp b1(start)`; `b1(i): c = test; [c = not c]; jmpif c then: X, else: Y`
+    /// with the body `b2: n = add i, step; jmp b1(n)` and the exit `b3: return i`.
+    fn build(&self) -> Function {
+        let ty = Type::Unsigned(self.bits);
+        let mut func = Function::new("loop");
+        let mut cur = FuncCursor::new(&mut func);
+        let b0 = cur.append_block();
+        let b1 = cur.append_block();
+        let b2 = cur.append_block();
+        let b3 = cur.append_block();
+        let i = cur.func.dfg.append_block_param(b1, ty.clone());
+        cur.goto_bottom(b0);
+        let s = cur.constant(self.start, ty.clone());
+        cur.jmp(b1, vec![s]);
+        cur.goto_bottom(b1);
+        let bnd = cur.constant(self.bound, ty.clone());
+        let mut c = match self.test {
+            Test::Lt { iv_left: true } => cur.binary(BinaryOp::Lt, i, bnd),
+            Test::Lt { iv_left: false } => cur.binary(BinaryOp::Lt, bnd, i),
+            Test::Eq { iv_left: true } => cur.binary(BinaryOp::Eq, i, bnd),
+            Test::Eq { iv_left: false } => cur.binary(BinaryOp::Eq, bnd, i),
         };
-        if negate {
-            c = !c;
+        if self.negate {
+            c = cur.not(c);
         }
-        if c != body_on_then {
-            return Some(count);
+        if self.body_on_then {
+            cur.jmpif(c, b2, b3);
+        } else {
+            cur.jmpif(c, b3, b2);
         }
-        count += 1;
-        if count > 10_000 {
-            return None;
+        cur.goto_bottom(b2);
+        let st = cur.constant(self.step, ty);
+        let op = if self.checked {
+            BinaryOp::Add
+        } else {
+            BinaryOp::UncheckedAdd
+        };
+        let next = cur.binary(op, i, st);
+        cur.jmp(b1, vec![next]);
+        cur.goto_bottom(b3);
+        cur.ret(vec![i]);
+        func
+    }
+
+    /// Runs the loop; `None` if it runs past 10,000 iterations, or an
+    /// increment leaves the type (a checked `add` traps, an unchecked one
+    /// wraps).
+    fn simulate(&self) -> Option<u64> {
+        let max = u128::MAX >> (128 - self.bits);
+        let mut i = self.start;
+        let mut count = 0u64;
+        loop {
+            let mut c = match self.test {
+                Test::Lt { iv_left: true } => i < self.bound,
+                Test::Lt { iv_left: false } => self.bound < i,
+                Test::Eq { .. } => i == self.bound,
+            };
+            if self.negate {
+                c = !c;
+            }
+            if c != self.body_on_then {
+                return Some(count);
+            }
+            count += 1;
+            if count > 10_000 {
+                return None;
+            }
+            i = i.checked_add(self.step).filter(|&v| v <= max)?;
         }
-        i = i.checked_add(step).filter(|&v| v <= max)?;
     }
 }
 
@@ -506,37 +507,31 @@ fn trip_counts_match_simulation() {
             2 => Test::Eq { iv_left: true },
             _ => Test::Eq { iv_left: false },
         };
-        let negate = rng.index(2) == 0;
-        let body_on_then = rng.index(2) == 0;
-        let checked = round % 2 == 0;
-        let func = counted_loop(
-            Type::Unsigned(bits),
+        let case = LoopCase {
+            bits,
             start,
             step,
             bound,
             test,
-            negate,
-            body_on_then,
-            checked,
-        );
+            negate: rng.index(2) == 0,
+            body_on_then: rng.index(2) == 0,
+            checked: round % 2 == 0,
+        };
+        let func = case.build();
         cfg.compute(&func);
         dt.compute(&cfg);
         la.compute(&func, &cfg, &dt);
         assert_eq!(la.num_loops(), 1);
         let lp = la.loops().next().unwrap();
-        let expected = simulate(bits, start, step, bound, test, negate, body_on_then);
+        let expected = case.simulate();
         let got = la.trip_count(lp);
         // The analysis may decline a loop it cannot prove finite, but every
         // count it gives must be exact; the common shapes must be counted.
         if let Some(got) = got {
-            assert_eq!(
-                Some(got),
-                expected,
-                "{start}..{bound} step {step} {test:?} negate {negate} then {body_on_then} u{bits}"
-            );
+            assert_eq!(Some(got), expected, "{case:?}");
             counted += 1;
         } else {
-            assert!(expected.is_none(), "{start}..{bound} step {step} {test:?} negate {negate} then {body_on_then} u{bits}: expected {expected:?}");
+            assert!(expected.is_none(), "{case:?}: expected {expected:?}");
         }
     }
     assert!(counted > 1500, "{counted}");
