@@ -4,16 +4,6 @@ use ark_bn254::Fr;
 use ark_ff::{Field, One};
 use num_bigint::BigInt;
 
-/// `floor(a / b)` for `b > 0`.
-fn num_integer_floor_div(a: &BigInt, b: &BigInt) -> BigInt {
-    let q = a / b;
-    if (a - &q * b) < BigInt::from(0) {
-        q - 1
-    } else {
-        q
-    }
-}
-
 use super::ints::{type_range, MAX_BITS};
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{AccessKind, Lc, MemoryAccess, Space};
@@ -34,37 +24,7 @@ impl Lowerer<'_> {
             })
         };
         match &func.dfg[inst] {
-            I::Binary { op, lhs, rhs } => {
-                let r = need(result)?;
-                let ty = func.dfg.value_type(*lhs).clone();
-                match ty {
-                    Type::Field => self.field_binary(*op, *lhs, *rhs, r)?,
-                    _ if *op == BinaryOp::Eq => {
-                        // References, functions, arrays: equal element by
-                        // element, `Π [x_k = y_k]`.
-                        let (a, b) = (self.value(*lhs)?, self.value(*rhs)?);
-                        let pairs: Vec<(Lc, Lc)> = a
-                            .elements()
-                            .iter()
-                            .cloned()
-                            .zip(b.elements().iter().cloned())
-                            .collect();
-                        let mut all = Lc::from_u64(1);
-                        let name = self.name();
-                        for (k, (x, y)) in pairs.iter().enumerate() {
-                            let z = self.is_zero(&x.minus(y), None);
-                            all = self.product(&all, &z, &format!("{name}.all{k}"));
-                        }
-                        self.bits.insert(r, vec![all.clone()]);
-                        self.repr.insert(r, Repr::Scalar(all));
-                    }
-                    Type::Unsigned(n) | Type::Signed(n) => {
-                        let signed = matches!(ty, Type::Signed(_));
-                        self.int_binary(*op, *lhs, *rhs, r, n, signed)?
-                    }
-                    _ => return Err(self.unsupported(&format!("`{op}` on {ty}"))),
-                }
-            }
+            I::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs, need(result)?)?,
             I::Not { arg } => {
                 let r = need(result)?;
                 let Some(n) = func.dfg.value_type(*arg).bit_size() else {
@@ -82,70 +42,11 @@ impl Lowerer<'_> {
                 arg,
                 bits,
                 max_bit_size,
-            } => {
-                let r = need(result)?;
-                let ty = func.dfg.value_type(*arg).clone();
-                let source_bits = match ty {
-                    Type::Unsigned(n) | Type::Signed(n) => self.bits_of(*arg, n)?,
-                    Type::Field if *max_bit_size <= MAX_BITS => {
-                        let lc = self.scalar(*arg)?;
-                        let name = self.name();
-                        self.decompose(&lc, *max_bit_size, &name)
-                    }
-                    Type::Field => {
-                        let lc = self.scalar(*arg)?;
-                        self.canonical_bits(&lc)
-                    }
-                    _ => return Err(self.unsupported(&format!("`truncate` of {ty}"))),
-                };
-                let kept: Vec<Lc> = source_bits.iter().take(*bits as usize).cloned().collect();
-                if ty.is_integer() {
-                    let n = ty.bit_size().unwrap_or(0) as usize;
-                    let mut all = kept;
-                    all.resize(n, Lc::zero());
-                    self.set_int(r, all);
-                } else {
-                    self.repr.insert(r, Repr::Scalar(recompose(&kept)));
-                }
-            }
-            I::RangeCheck { arg, bits, .. } => {
-                let ty = func.dfg.value_type(*arg).clone();
-                match ty.bit_size() {
-                    Some(n) if *bits >= n => {}
-                    Some(n) if self.bits.contains_key(&func.dfg.resolve(*arg)) => {
-                        let known = self.bits_of(*arg, n)?;
-                        let high = recompose(&known[*bits as usize..]);
-                        self.enforce_when_enabled(high);
-                    }
-                    _ => {
-                        let lc = self.scalar(*arg)?;
-                        self.range_when_enabled(&lc, *bits)?;
-                    }
-                }
-            }
+            } => self.truncate(*arg, *bits, *max_bit_size, need(result)?)?,
+            I::RangeCheck { arg, bits, .. } => self.range_check(*arg, *bits)?,
             I::Constrain {
                 lhs, rhs, equal, ..
-            } => {
-                let (a, b) = (self.value(*lhs)?, self.value(*rhs)?);
-                if *equal {
-                    for (x, y) in a.elements().iter().zip(b.elements()).collect::<Vec<_>>() {
-                        self.enforce_when_enabled(x.minus(y));
-                    }
-                } else {
-                    let (Repr::Scalar(x), Repr::Scalar(y)) = (a, b) else {
-                        return Err(self.unsupported("`constrain !=` on arrays"));
-                    };
-                    // (x - y) * inv = predicate: x != y where enabled.
-                    let d = x.minus(&y);
-                    let inv = self
-                        .eval(&d)
-                        .zip(self.eval(&self.predicate.clone()))
-                        .map(|(d, p)| d.inverse().unwrap_or_default() * p);
-                    let name = self.name();
-                    let inv = Lc::var(self.new_witness(format!("{name}.inv"), inv));
-                    self.enforce(d, inv, self.predicate.clone());
-                }
-            }
+            } => self.constrain(*lhs, *rhs, *equal)?,
             I::EnableSideEffects { condition } => {
                 self.predicate = self.scalar(*condition)?;
             }
@@ -154,27 +55,7 @@ impl Lowerer<'_> {
                 then_value,
                 else_value,
                 ..
-            } => {
-                let r = need(result)?;
-                let c = self.scalar(*then_condition)?;
-                let (x, y) = (self.value(*then_value)?, self.value(*else_value)?);
-                let name = self.name();
-                let mut out = Vec::new();
-                for (k, (x, y)) in x.elements().iter().zip(y.elements()).enumerate() {
-                    // y + c (x - y): one constraint unless x and y agree.
-                    let s = if x == y {
-                        Lc::zero()
-                    } else {
-                        self.product(&c, &x.minus(y), &format!("{name}.{k}"))
-                    };
-                    out.push(y.plus(&s));
-                }
-                let repr = match x {
-                    Repr::Scalar(_) => Repr::Scalar(out.pop().expect("one element")),
-                    Repr::Array(_) => Repr::Array(out),
-                };
-                self.repr.insert(r, repr);
-            }
+            } => self.if_else(*then_condition, *then_value, *else_value, need(result)?)?,
             I::MakeArray { elements, .. } => {
                 let r = need(result)?;
                 let mut out = Vec::with_capacity(elements.len());
@@ -196,88 +77,234 @@ impl Lowerer<'_> {
                 let r = need(result)?;
                 self.array_set(*array, *index, *value, r)?;
             }
-            I::Allocate => {
-                // The cell's number is a witness; the memory check proves it
-                // fresh: an allocation of every element's address (whatever
-                // the predicate: `allocate` always runs), which must be the
-                // first access to the address.
-                let r = need(result)?;
-                let value = self.recorded_scalar(r)?;
-                let name = self.name();
-                let cell = Lc::var(self.new_witness(name, value));
-                let pointee = func.dfg.value_type(r).pointee().cloned();
-                let pointee =
-                    pointee.ok_or_else(|| self.unsupported("`allocate` of a non-reference"))?;
-                let len = super::flat_len(&pointee)
-                    .ok_or_else(|| self.unsupported("an allocation of a slice"))?;
-                for k in 0..len {
-                    let at = cell.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
-                    self.access(
-                        inst,
-                        Lc::from_u64(1),
-                        Space::Cells,
-                        at,
-                        Lc::zero(),
-                        AccessKind::Allocate,
-                    );
-                }
-                self.repr.insert(r, Repr::Scalar(cell));
-            }
-            I::Load { address } => {
-                let r = need(result)?;
-                let ty = func.dfg.value_type(r).clone();
-                let len =
-                    super::flat_len(&ty).ok_or_else(|| self.unsupported("a load of a slice"))?;
-                let address = self.scalar(*address)?;
-                let recorded = if self.witnessing() {
-                    Some(self.recorded(r)?)
-                } else {
-                    None
-                };
-                let name = self.name();
-                let mut elements = Vec::with_capacity(len);
-                for k in 0..len {
-                    let value = recorded.as_ref().and_then(|v| v.get(k).copied());
-                    let v = Lc::var(self.new_witness(format!("{name}.{k}"), value));
-                    let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
-                    self.memory(inst, Space::Cells, at, v.clone(), AccessKind::Read);
-                    elements.push(v);
-                }
-                let repr = match ty {
-                    Type::Array(..) => Repr::Array(elements),
-                    _ => Repr::Scalar(elements.pop().expect("a scalar")),
-                };
-                self.repr.insert(r, repr);
-            }
-            I::Store { value, address } => {
-                let address = self.scalar(*address)?;
-                let value = self.value(*value)?;
-                for (k, e) in value.elements().iter().enumerate() {
-                    let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
-                    self.memory(inst, Space::Cells, at, e.clone(), AccessKind::Write);
-                }
-            }
-            I::Call { callee, args } => match callee {
-                Callee::Function(_) => {
-                    for (k, &arg) in args.iter().enumerate() {
-                        let tag = crate::system::Output::CallArguments(inst);
-                        self.output(tag, &format!("{inst}.arg{k}"), arg)?;
-                    }
-                    self.calls.push((inst, self.predicate.clone()));
-                    for &r in results {
-                        self.input(r)?;
-                    }
-                }
-                Callee::Builtin(_) => {
-                    for &r in results {
-                        self.input(r)?;
-                    }
-                }
-            },
+            I::Allocate => self.allocate(inst, need(result)?)?,
+            I::Load { address } => self.load(inst, *address, need(result)?)?,
+            I::Store { value, address } => self.store(inst, *value, *address)?,
+            I::Call { callee, args } => self.call(inst, callee, args)?,
             I::IncRc { .. } | I::DecRc { .. } => {}
             I::Encode { .. } | I::Decode { .. } | I::ReduceNoise { .. } => {
                 return Err(self.unsupported("a noisy operation"))
             }
+        }
+        Ok(())
+    }
+
+    /// `lhs op rhs` into `r`: field arithmetic, integer arithmetic on bits,
+    /// or the equality of any two values element by element.
+    fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value, r: Value) -> Result<(), LowerError> {
+        let ty = self.func.dfg.value_type(lhs).clone();
+        match ty {
+            Type::Field => self.field_binary(op, lhs, rhs, r)?,
+            _ if op == BinaryOp::Eq => {
+                // References, functions, arrays: equal element by element,
+                // `Π [x_k = y_k]`.
+                let (a, b) = (self.value(lhs)?, self.value(rhs)?);
+                let pairs: Vec<(Lc, Lc)> = a
+                    .elements()
+                    .iter()
+                    .cloned()
+                    .zip(b.elements().iter().cloned())
+                    .collect();
+                let mut all = Lc::from_u64(1);
+                let name = self.name();
+                for (k, (x, y)) in pairs.iter().enumerate() {
+                    let z = self.is_zero(&x.minus(y), None);
+                    all = self.product(&all, &z, &format!("{name}.all{k}"));
+                }
+                self.bits.insert(r, vec![all.clone()]);
+                self.repr.insert(r, Repr::Scalar(all));
+            }
+            Type::Unsigned(n) | Type::Signed(n) => {
+                let signed = matches!(ty, Type::Signed(_));
+                self.int_binary(op, lhs, rhs, r, n, signed)?
+            }
+            _ => return Err(self.unsupported(&format!("`{op}` on {ty}"))),
+        }
+        Ok(())
+    }
+
+    /// The low `bits` bits of `arg` into `r`; a field element is decomposed
+    /// into `max_bit_size` bits (canonically when that is the whole field).
+    fn truncate(
+        &mut self,
+        arg: Value,
+        bits: u32,
+        max_bit_size: u32,
+        r: Value,
+    ) -> Result<(), LowerError> {
+        let ty = self.func.dfg.value_type(arg).clone();
+        let source_bits = match ty {
+            Type::Unsigned(n) | Type::Signed(n) => self.bits_of(arg, n)?,
+            Type::Field if max_bit_size <= MAX_BITS => {
+                let lc = self.scalar(arg)?;
+                let name = self.name();
+                self.decompose(&lc, max_bit_size, &name)
+            }
+            Type::Field => {
+                let lc = self.scalar(arg)?;
+                self.canonical_bits(&lc)
+            }
+            _ => return Err(self.unsupported(&format!("`truncate` of {ty}"))),
+        };
+        let kept: Vec<Lc> = source_bits.iter().take(bits as usize).cloned().collect();
+        if ty.is_integer() {
+            let n = ty.bit_size().unwrap_or(0) as usize;
+            let mut all = kept;
+            all.resize(n, Lc::zero());
+            self.set_int(r, all);
+        } else {
+            self.repr.insert(r, Repr::Scalar(recompose(&kept)));
+        }
+        Ok(())
+    }
+
+    /// `arg` fits in `bits` bits, where the block is enabled: its high bits
+    /// are zero when they are known, else a fresh decomposition.
+    fn range_check(&mut self, arg: Value, bits: u32) -> Result<(), LowerError> {
+        let dfg = &self.func.dfg;
+        match dfg.value_type(arg).bit_size() {
+            Some(n) if bits >= n => {}
+            Some(n) if self.bits.contains_key(&dfg.resolve(arg)) => {
+                let known = self.bits_of(arg, n)?;
+                let high = recompose(&known[bits as usize..]);
+                self.enforce_when_enabled(high);
+            }
+            _ => {
+                let lc = self.scalar(arg)?;
+                self.range_when_enabled(&lc, bits)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `constrain lhs == rhs` element by element, or `lhs != rhs` through
+    /// an inverse, where the block is enabled.
+    fn constrain(&mut self, lhs: Value, rhs: Value, equal: bool) -> Result<(), LowerError> {
+        let (a, b) = (self.value(lhs)?, self.value(rhs)?);
+        if equal {
+            for (x, y) in a.elements().iter().zip(b.elements()).collect::<Vec<_>>() {
+                self.enforce_when_enabled(x.minus(y));
+            }
+            return Ok(());
+        }
+        let (Repr::Scalar(x), Repr::Scalar(y)) = (a, b) else {
+            return Err(self.unsupported("`constrain !=` on arrays"));
+        };
+        // (x - y) * inv = predicate: x != y where enabled.
+        let d = x.minus(&y);
+        let inv = self
+            .eval(&d)
+            .zip(self.eval(&self.predicate.clone()))
+            .map(|(d, p)| d.inverse().unwrap_or_default() * p);
+        let name = self.name();
+        let inv = Lc::var(self.new_witness(format!("{name}.inv"), inv));
+        self.enforce(d, inv, self.predicate.clone());
+        Ok(())
+    }
+
+    /// `if c then x else y` into `r`, element by element.
+    fn if_else(&mut self, c: Value, x: Value, y: Value, r: Value) -> Result<(), LowerError> {
+        let c = self.scalar(c)?;
+        let (x, y) = (self.value(x)?, self.value(y)?);
+        let name = self.name();
+        let mut out = Vec::new();
+        for (k, (x, y)) in x.elements().iter().zip(y.elements()).enumerate() {
+            // y + c (x - y): one constraint unless x and y agree.
+            let s = if x == y {
+                Lc::zero()
+            } else {
+                self.product(&c, &x.minus(y), &format!("{name}.{k}"))
+            };
+            out.push(y.plus(&s));
+        }
+        let repr = match x {
+            Repr::Scalar(_) => Repr::Scalar(out.pop().expect("one element")),
+            Repr::Array(_) => Repr::Array(out),
+        };
+        self.repr.insert(r, repr);
+        Ok(())
+    }
+
+    /// A fresh cell into `r`. Its number is a witness; the memory check
+    /// proves it fresh: an allocation of every element's address (whatever
+    /// the predicate: `allocate` always runs), which must be the first
+    /// access to the address.
+    fn allocate(&mut self, inst: Inst, r: Value) -> Result<(), LowerError> {
+        let value = self.recorded_scalar(r)?;
+        let name = self.name();
+        let cell = Lc::var(self.new_witness(name, value));
+        let pointee = self.func.dfg.value_type(r).pointee().cloned();
+        let pointee = pointee.ok_or_else(|| self.unsupported("`allocate` of a non-reference"))?;
+        let len = super::flat_len(&pointee)
+            .ok_or_else(|| self.unsupported("an allocation of a slice"))?;
+        for k in 0..len {
+            let at = cell.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
+            let one = Lc::from_u64(1);
+            self.access(
+                inst,
+                one,
+                Space::Cells,
+                at,
+                Lc::zero(),
+                AccessKind::Allocate,
+            );
+        }
+        self.repr.insert(r, Repr::Scalar(cell));
+        Ok(())
+    }
+
+    /// A read of every element of the cell at `address` into `r`, each a
+    /// witness the memory check ties to the last write.
+    fn load(&mut self, inst: Inst, address: Value, r: Value) -> Result<(), LowerError> {
+        let ty = self.func.dfg.value_type(r).clone();
+        let len = super::flat_len(&ty).ok_or_else(|| self.unsupported("a load of a slice"))?;
+        let address = self.scalar(address)?;
+        let recorded = if self.witnessing() {
+            Some(self.recorded(r)?)
+        } else {
+            None
+        };
+        let name = self.name();
+        let mut elements = Vec::with_capacity(len);
+        for k in 0..len {
+            let value = recorded.as_ref().and_then(|v| v.get(k).copied());
+            let v = Lc::var(self.new_witness(format!("{name}.{k}"), value));
+            let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
+            self.memory(inst, Space::Cells, at, v.clone(), AccessKind::Read);
+            elements.push(v);
+        }
+        let repr = match ty {
+            Type::Array(..) => Repr::Array(elements),
+            _ => Repr::Scalar(elements.pop().expect("a scalar")),
+        };
+        self.repr.insert(r, repr);
+        Ok(())
+    }
+
+    /// A write of every element of `value` to the cell at `address`.
+    fn store(&mut self, inst: Inst, value: Value, address: Value) -> Result<(), LowerError> {
+        let address = self.scalar(address)?;
+        let value = self.value(value)?;
+        for (k, e) in value.elements().iter().enumerate() {
+            let at = address.plus_constant(Fr::from(k as u64) * pow2(ELEMENT_SHIFT));
+            self.memory(inst, Space::Cells, at, e.clone(), AccessKind::Write);
+        }
+        Ok(())
+    }
+
+    /// A call: the arguments of a call to a function are outputs of the
+    /// block (the callee's instance reads them), and every result is an
+    /// input (the callee's instance, or the builtin, produced it).
+    fn call(&mut self, inst: Inst, callee: &Callee, args: &[Value]) -> Result<(), LowerError> {
+        if let Callee::Function(_) = callee {
+            for (k, &arg) in args.iter().enumerate() {
+                let tag = crate::system::Output::CallArguments(inst);
+                self.output(tag, &format!("{inst}.arg{k}"), arg)?;
+            }
+            self.calls.push((inst, self.predicate.clone()));
+        }
+        for &r in self.func.dfg.inst_results(inst) {
+            self.input(r)?;
         }
         Ok(())
     }
@@ -872,5 +899,15 @@ impl Lowerer<'_> {
         }
         self.repr.insert(r, Repr::Array(elements));
         Ok(())
+    }
+}
+
+/// `floor(a / b)` for `b > 0`.
+fn num_integer_floor_div(a: &BigInt, b: &BigInt) -> BigInt {
+    let q = a / b;
+    if (a - &q * b) < BigInt::from(0) {
+        q - 1
+    } else {
+        q
     }
 }

@@ -691,6 +691,3 @@ pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
         Type::Slice(_) | Type::Noisy => None,
     }
 }
-
-#[allow(unused_imports)]
-use Zero as _;
