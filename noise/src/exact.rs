@@ -147,12 +147,100 @@ fn solve_exact_with(
     mut memo: Option<&mut ComponentMemo>,
 ) -> Result<ExactSolution, Violation> {
     let n = problem.len();
+    let nodes = problem.nodes();
+    let Presolve {
+        mut fix,
+        lo,
+        lo_eff,
+    } = presolve(problem)?;
+    if cover {
+        if let Some(solution) = solve_as_hitting_set(problem, limits, memo.as_deref_mut()) {
+            return Ok(solution);
+        }
+    }
+    // Where the witnesses are too many to list, the branch and bound below
+    // takes over. When reductions cost differently it is given, within
+    // half the time, the fewest reductions: moved onto cheaper values where
+    // legal, a first placement; and times the least cost of a reduction, a
+    // lower bound.
+    let (hint, floor) = if cover && problem.uniform_cost().is_none() {
+        fewest_reductions(problem, limits, memo)
+    } else {
+        (None, 0)
+    };
+    force_reductions(problem, &mut fix, &lo, &lo_eff);
+    let det = determined_noise(problem, &fix);
+
+    let mut reduced: Vec<bool> = fix.iter().map(|&f| f == Fix::Reduce).collect();
+    let cost_of = |vs: &mut dyn Iterator<Item = usize>| vs.map(|v| nodes[v].cost).sum::<u64>();
+    let mut lower_bound = cost_of(&mut (0..n).filter(|&v| fix[v] == Fix::Reduce));
+    let mut optimal = true;
+    let mut search_nodes = 0;
+    let mut components = 0;
+    for comp in coupled_components(problem, &det) {
+        if comp.iter().all(|&v| fix[v] != Fix::Free) {
+            continue;
+        }
+        components += 1;
+        let (sub, sub_fix, global) = component_problem(problem, &comp, &fix, &det);
+        let mut search = Search::new(&sub, sub_fix, limits.budget.clone());
+        search.hint = hint
+            .as_ref()
+            .map(|hint| global.iter().map(|&g| g != usize::MAX && hint[g]).collect());
+        let Some(root_bound) = search.run() else {
+            // The presolve leaves every component feasible; guard anyway.
+            let node = comp[comp.len() - 1];
+            return Err(Violation {
+                node,
+                noise: lo[node],
+                bound: problem.params().max,
+            });
+        };
+        search_nodes += search.nodes;
+        let fixed_here = cost_of(&mut comp.iter().copied().filter(|&v| fix[v] == Fix::Reduce));
+        if search.timed_out {
+            optimal = false;
+            lower_bound += root_bound.saturating_sub(fixed_here);
+        } else {
+            lower_bound += search.best_cost - fixed_here;
+        }
+        for (l, &g) in global.iter().enumerate() {
+            if g != usize::MAX {
+                reduced[g] = search.best[l];
+            }
+        }
+    }
+    debug_assert!(problem.is_legal(&reduced));
+    let lower_bound = lower_bound.max(floor).min(problem.cost_of(&reduced));
+    let optimal = optimal || lower_bound >= problem.cost_of(&reduced);
+    Ok(ExactSolution {
+        reduced,
+        lower_bound,
+        optimal,
+        search_nodes,
+        components,
+    })
+}
+
+/// What the presolve fixes, and the least noise of every value.
+struct Presolve {
+    fix: Vec<Fix>,
+    /// The least noise of each value before its reduction.
+    lo: Vec<u32>,
+    /// The least noise of each value after it: `lo`, or the encoding noise
+    /// where it may be reduced.
+    lo_eff: Vec<u32>,
+}
+
+/// Fixings from the least and the largest possible noise: a value whose
+/// largest noise needs no reduction is kept; `Err` names a value over its
+/// bound whatever is reduced.
+fn presolve(problem: &Problem) -> Result<Presolve, Violation> {
+    let n = problem.len();
     let params = problem.params();
     let (e, m) = (params.encode, params.max);
     let nodes = problem.nodes();
     let users = problem.users();
-
-    // Presolve: fixings from the least and the largest possible noise.
     let mut fix: Vec<Fix> = nodes
         .iter()
         .map(|node| if node.reducible { Fix::Free } else { Fix::Keep })
@@ -184,67 +272,83 @@ fn solve_exact_with(
             });
         }
     }
-    // The hitting-set path, with the costs divided by their common factor:
-    // a uniform cost counts reductions; differing costs (the executions
-    // cost on a function with loops) weight them, as long as the weights
-    // stay small enough for the relaxation's floating point to add them
-    // exactly.
+    Ok(Presolve { fix, lo, lo_eff })
+}
+
+/// The hitting-set path, with the costs divided by their common factor: a
+/// uniform cost counts reductions; differing costs (the executions cost on
+/// a function with loops) weight them, as long as the weights stay small
+/// enough for the relaxation's floating point to add them exactly. `None`
+/// when the witnesses are too many to list or the cover is not legal.
+fn solve_as_hitting_set(
+    problem: &Problem,
+    limits: &SearchLimits,
+    memo: Option<&mut ComponentMemo>,
+) -> Option<ExactSolution> {
+    let n = problem.len();
+    let nodes = problem.nodes();
     // The weights are checked first: listing the witnesses costs more.
-    let hitting_set = cover
-        .then(|| hitting_set_weights(problem))
-        .flatten()
-        .and_then(|weights| Some((crate::witness::witnesses(problem)?, weights)))
-        .filter(|(w, _)| w.sets.iter().all(|s| !s.is_empty()));
-    if let Some((w, (weights, scale))) = hitting_set {
-        let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
-        let weights = (!unit).then_some(weights);
-        let instance = kildall_cover::HittingSet {
-            elements: n,
-            sets: w.sets,
-            weights,
-        };
-        let c = kildall_cover::min_hitting_set(instance, limits, memo.as_deref_mut());
-        let mut reduced = vec![false; n];
-        for &x in &c.chosen {
-            reduced[x] = true;
-        }
-        if problem.is_legal(&reduced) {
-            return Ok(ExactSolution {
-                reduced,
-                lower_bound: (c.lower_bound as u64).saturating_mul(scale),
-                optimal: c.optimal,
-                search_nodes: c.nodes,
-                components: c.components,
-            });
-        }
+    let (weights, scale) = hitting_set_weights(problem)?;
+    let w = crate::witness::witnesses(problem)?;
+    if w.sets.iter().any(|s| s.is_empty()) {
+        return None;
     }
-    // Where the witnesses are too many to list, the branch and bound below
-    // takes over. When reductions cost differently it is given, within
-    // half the time, the fewest reductions: moved onto cheaper values where
-    // legal, a first placement; and times the least cost of a reduction, a
-    // lower bound.
-    let mut hint: Option<Vec<bool>> = None;
-    let mut floor = 0u64;
-    if cover && problem.uniform_cost().is_none() {
-        let mut flat = problem.clone();
-        for v in 0..n {
-            flat.set_cost(v, 1);
-        }
-        if let Ok(fewest) = solve_exact_with(&flat, &limits.share(2), true, memo) {
-            let cheapest = nodes
-                .iter()
-                .filter(|node| node.reducible)
-                .map(|node| node.cost)
-                .min()
-                .unwrap_or(0);
-            floor = fewest.lower_bound.saturating_mul(cheapest);
-            let mut moved = fewest.reduced;
-            relocate(problem, &mut moved);
-            hint = Some(moved);
-        }
+    let unit = (0..n).all(|v| !nodes[v].reducible || weights[v] == 1);
+    let instance = kildall_cover::HittingSet {
+        elements: n,
+        sets: w.sets,
+        weights: (!unit).then_some(weights),
+    };
+    let c = kildall_cover::min_hitting_set(instance, limits, memo);
+    let mut reduced = vec![false; n];
+    for &x in &c.chosen {
+        reduced[x] = true;
     }
-    let mut scratch = lo_eff.clone();
-    for v in 0..n {
+    problem.is_legal(&reduced).then(|| ExactSolution {
+        reduced,
+        lower_bound: (c.lower_bound as u64).saturating_mul(scale),
+        optimal: c.optimal,
+        search_nodes: c.nodes,
+        components: c.components,
+    })
+}
+
+/// The fewest reductions, within half the limits, as a first placement
+/// for differing costs (moved onto cheaper values where legal), and their
+/// number times the least cost of a reduction, a lower bound.
+fn fewest_reductions(
+    problem: &Problem,
+    limits: &SearchLimits,
+    memo: Option<&mut ComponentMemo>,
+) -> (Option<Vec<bool>>, u64) {
+    let mut flat = problem.clone();
+    for v in 0..problem.len() {
+        flat.set_cost(v, 1);
+    }
+    let Ok(fewest) = solve_exact_with(&flat, &limits.share(2), true, memo) else {
+        return (None, 0);
+    };
+    let cheapest = problem
+        .nodes()
+        .iter()
+        .filter(|node| node.reducible)
+        .map(|node| node.cost)
+        .min()
+        .unwrap_or(0);
+    let floor = fewest.lower_bound.saturating_mul(cheapest);
+    let mut moved = fewest.reduced;
+    relocate(problem, &mut moved);
+    (Some(moved), floor)
+}
+
+/// Fixes to [`Fix::Reduce`] the free values that must be reduced: over
+/// their cap at their least noise, or making a user exceed its bound.
+fn force_reductions(problem: &Problem, fix: &mut [Fix], lo: &[u32], lo_eff: &[u32]) {
+    let nodes = problem.nodes();
+    let users = problem.users();
+    let m = problem.params().max;
+    let mut scratch = lo_eff.to_vec();
+    for v in 0..problem.len() {
         if fix[v] != Fix::Free {
             continue;
         }
@@ -261,23 +365,19 @@ fn solve_exact_with(
             fix[v] = Fix::Reduce;
         }
     }
+}
 
-    // Components joined by edges out of values that are not reduced.
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    // The effective noise of values no decision can change: such a value
-    // couples nothing, its users see a constant.
+/// The effective noise of values no decision can change (reduced, or kept
+/// with determined inputs); `None` for the others. Such a value couples
+/// nothing: its users see a constant.
+fn determined_noise(problem: &Problem, fix: &[Fix]) -> Vec<Option<u32>> {
+    let n = problem.len();
+    let nodes = problem.nodes();
     let mut det: Vec<Option<u32>> = vec![None; n];
     let mut det_eff = vec![0u32; n];
     for v in 0..n {
         det[v] = match fix[v] {
-            Fix::Reduce => Some(e),
+            Fix::Reduce => Some(problem.params().encode),
             Fix::Free => None,
             Fix::Keep => nodes[v]
                 .inputs
@@ -287,7 +387,22 @@ fn solve_exact_with(
         };
         det_eff[v] = det[v].unwrap_or(0);
     }
-    for (u, node) in nodes.iter().enumerate() {
+    det
+}
+
+/// The components joined by edges out of values whose noise is not
+/// determined, each in increasing order of value.
+fn coupled_components(problem: &Problem, det: &[Option<u32>]) -> Vec<Vec<usize>> {
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let n = problem.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    for (u, node) in problem.nodes().iter().enumerate() {
         for &a in &node.inputs {
             if det[a].is_none() {
                 let (ra, ru) = (find(&mut parent, a), find(&mut parent, u));
@@ -300,89 +415,54 @@ fn solve_exact_with(
         let r = find(&mut parent, v);
         members[r].push(v);
     }
+    members.retain(|c| !c.is_empty());
+    members
+}
 
-    let mut reduced: Vec<bool> = fix.iter().map(|&f| f == Fix::Reduce).collect();
-    let cost_of = |vs: &mut dyn Iterator<Item = usize>| vs.map(|v| nodes[v].cost).sum::<u64>();
-    let mut lower_bound = cost_of(&mut (0..n).filter(|&v| fix[v] == Fix::Reduce));
-    let mut optimal = true;
-    let mut search_nodes = 0;
-    let mut components = 0;
-    for comp in members.iter().filter(|c| !c.is_empty()) {
-        if comp.iter().all(|&v| fix[v] != Fix::Free) {
-            continue;
+/// The component `comp` as a problem of its own: inputs from outside it
+/// become fresh sources of their determined noise. Gives the problem, its
+/// fixings, and the value of `problem` each of its nodes stands for
+/// (`usize::MAX` for the fresh sources).
+fn component_problem(
+    problem: &Problem,
+    comp: &[usize],
+    fix: &[Fix],
+    det: &[Option<u32>],
+) -> (Problem, Vec<Fix>, Vec<usize>) {
+    let nodes = problem.nodes();
+    let mut local = vec![usize::MAX; problem.len()];
+    let mut sub = Problem::new(problem.params());
+    let mut sub_fix = Vec::new();
+    let mut global = Vec::new();
+    for &v in comp {
+        let inputs = nodes[v]
+            .inputs
+            .iter()
+            .map(|&a| {
+                if local[a] != usize::MAX {
+                    local[a]
+                } else {
+                    sub_fix.push(Fix::Keep);
+                    global.push(usize::MAX);
+                    sub.push(
+                        NodeKind::Source(det[a].expect("outside inputs are determined")),
+                        Vec::new(),
+                    )
+                }
+            })
+            .collect();
+        let id = sub.push(nodes[v].kind, inputs);
+        sub.set_cap(id, nodes[v].cap);
+        sub.set_cost(id, nodes[v].cost);
+        if fix[v] == Fix::Reduce {
+            // Its users, in other components, need it reduced.
+            sub.set_cap(id, problem.params().encode);
         }
-        components += 1;
-        // The component as a problem of its own; inputs reduced outside it
-        // become fresh sources.
-        let mut local = vec![usize::MAX; n];
-        let mut sub = Problem::new(params);
-        let mut sub_fix = Vec::new();
-        let mut global = Vec::new();
-        for &v in comp {
-            let inputs = nodes[v]
-                .inputs
-                .iter()
-                .map(|&a| {
-                    if local[a] != usize::MAX {
-                        local[a]
-                    } else {
-                        sub_fix.push(Fix::Keep);
-                        global.push(usize::MAX);
-                        sub.push(
-                            NodeKind::Source(det[a].expect("outside inputs are determined")),
-                            Vec::new(),
-                        )
-                    }
-                })
-                .collect();
-            let id = sub.push(nodes[v].kind, inputs);
-            sub.set_cap(id, nodes[v].cap);
-            sub.set_cost(id, nodes[v].cost);
-            if fix[v] == Fix::Reduce {
-                // Its users, in other components, need it reduced.
-                sub.set_cap(id, e);
-            }
-            local[v] = id;
-            sub_fix.push(fix[v]);
-            global.push(v);
-        }
-        let mut search = Search::new(&sub, sub_fix, limits.budget.clone());
-        search.hint = hint
-            .as_ref()
-            .map(|hint| global.iter().map(|&g| g != usize::MAX && hint[g]).collect());
-        let Some(root_bound) = search.run() else {
-            // The presolve leaves every component feasible; guard anyway.
-            let node = comp[comp.len() - 1];
-            return Err(Violation {
-                node,
-                noise: lo[node],
-                bound: m,
-            });
-        };
-        search_nodes += search.nodes;
-        let fixed_here = cost_of(&mut comp.iter().copied().filter(|&v| fix[v] == Fix::Reduce));
-        if search.timed_out {
-            optimal = false;
-            lower_bound += root_bound.saturating_sub(fixed_here);
-        } else {
-            lower_bound += search.best_cost - fixed_here;
-        }
-        for (l, &g) in global.iter().enumerate() {
-            if g != usize::MAX {
-                reduced[g] = search.best[l];
-            }
-        }
+        local[v] = id;
+        sub_fix.push(fix[v]);
+        global.push(v);
     }
-    debug_assert!(problem.is_legal(&reduced));
-    let lower_bound = lower_bound.max(floor).min(problem.cost_of(&reduced));
-    let optimal = optimal || lower_bound >= problem.cost_of(&reduced);
-    Ok(ExactSolution {
-        reduced,
-        lower_bound,
-        optimal,
-        search_nodes,
-        components,
-    })
+    (sub, sub_fix, global)
 }
 
 /// Branch and bound on one component.

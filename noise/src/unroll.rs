@@ -62,6 +62,7 @@ pub(crate) fn solve_unrolled(
     let (func, cfg, options) = (*func, *cfg, *options);
     let start = Instant::now();
     let params = options.params;
+    let input = options.input_level();
     let mut copies = FIRST_COPIES;
     loop {
         let unrolled = extract_unrolled(func, order, times, options, copies);
@@ -71,67 +72,9 @@ pub(crate) fn solve_unrolled(
             copies = enough;
             continue;
         }
-        let problem = &unrolled.problem;
-        // One element per value, and per value read after its loop.
-        let mut element_of: Vec<Option<u32>> = vec![None; problem.len()];
-        let mut index: HashMap<(Value, Option<Block>), u32> = HashMap::new();
-        let mut keys: Vec<(Value, Option<Block>)> = Vec::new();
-        let mut first_node: Vec<usize> = Vec::new();
-        let mut name = |node: usize, key: (Value, Option<Block>)| {
-            let next = keys.len() as u32;
-            let element = *index.entry(key).or_insert(next);
-            if element == next {
-                keys.push(key);
-                first_node.push(node);
-            }
-            element_of[node] = Some(element);
-        };
-        for (node, value) in unrolled.values.iter().enumerate() {
-            if let Some(value) = value {
-                name(node, (*value, None));
-            }
-        }
-        for exit in &unrolled.exits {
-            name(exit.node, (exit.value, Some(exit.block)));
-        }
-        let (weights, scale) = hitting_set_weights(problem)?;
-        let reducible = |node: usize| problem.nodes()[node].reducible;
-        if (0..problem.len()).any(|node| reducible(node) && element_of[node].is_none()) {
-            return None;
-        }
-        let element_of: Vec<u32> = element_of.iter().map(|e| e.unwrap_or(u32::MAX)).collect();
-        let mut sets = witnesses_over(problem, &element_of)?.sets;
-        if sets.iter().any(|set| set.is_empty()) {
-            return None;
-        }
-        sets.sort_unstable();
-        sets.dedup();
-        let weights: Vec<u64> = first_node.iter().map(|&node| weights[node]).collect();
-        let weights = weights.iter().any(|&w| w != 1).then_some(weights);
-        let instance = HittingSet {
-            elements: keys.len(),
-            sets,
-            weights,
-        };
+        let (instance, keys, scale) = value_hitting_set(&unrolled)?;
         let cover = min_hitting_set(instance, limits, Some(&mut *memo));
-
-        let mut reduced: Vec<Value> = cover
-            .chosen
-            .iter()
-            .filter_map(|&e| match keys[e] {
-                (value, None) => Some(value),
-                _ => None,
-            })
-            .collect();
-        let after_loops: Vec<(Value, Block)> = cover
-            .chosen
-            .iter()
-            .filter_map(|&e| match keys[e] {
-                (value, Some(block)) => Some((value, block)),
-                _ => None,
-            })
-            .collect();
-        let input = options.input_level();
+        let (mut reduced, after_loops) = chosen_values(&cover.chosen, &keys);
         let legal = |reduced: &[Value]| {
             let mut placed = func.clone();
             insert_reductions_with_exits(&mut placed, reduced, &after_loops);
@@ -139,6 +82,7 @@ pub(crate) fn solve_unrolled(
                 .is_ok()
                 .then_some(placed)
         };
+        let problem = &unrolled.problem;
         let mut placed = match legal(&reduced) {
             Some(placed) => placed,
             None if copies < enough
@@ -165,31 +109,8 @@ pub(crate) fn solve_unrolled(
         if sink_out_of_headers(func, times, &unrolled.carried_values, &mut reduced, &legal) {
             placed = legal(&reduced).expect("sinking keeps the placement legal");
         }
-        // The carried levels of the fixed point: there the placement is a
-        // placement of the level problem, where the usual hoisting applies.
-        let noise = NoiseAnalysis::new(params, input).map(&placed, cfg).noise;
-        let levels: Vec<u32> = unrolled
-            .carried_params
-            .iter()
-            .map(|&param| match noise[param] {
-                Max::At(bits) => bits as u32,
-                _ => params.encode,
-            })
-            .collect();
-        let fixed = extract_in_order(func, order, times, options, &CarriedLevels::Fixed(levels));
-        let chosen: HashSet<Value> = reduced.iter().copied().collect();
-        let chosen_after: HashSet<(Value, Block)> = after_loops.iter().copied().collect();
-        let mut on = vec![false; fixed.problem.len()];
-        for (node, value) in fixed.values.iter().enumerate() {
-            on[node] = value.is_some_and(|v| chosen.contains(&v));
-        }
-        for exit in &fixed.exits {
-            on[exit.node] = chosen_after.contains(&(exit.value, exit.block));
-        }
-        if !fixed.problem.is_legal(&on) {
-            return None;
-        }
-        hoist(&fixed.problem, &mut on, &limits.budget);
+        let chosen = (reduced.as_slice(), after_loops.as_slice());
+        let (fixed, on) = at_carried_levels(placing, &placed, &unrolled, chosen, limits)?;
         let cost = fixed.problem.cost_of(&on);
         let lower_bound = (cover.lower_bound as u64).saturating_mul(scale).min(cost);
         let solution = Solution {
@@ -204,6 +125,121 @@ pub(crate) fn solve_unrolled(
         };
         return Some((fixed, solution));
     }
+}
+
+/// A value of the function, or a value read after the loop that exits
+/// to the block.
+type ElementKey = (Value, Option<Block>);
+
+/// The witnesses of `unrolled` as a hitting set over what its nodes stand
+/// for: one element per value, and per value read after its loop, every
+/// copy of a value the same element. Gives the instance, each element's
+/// key, and the factor the weights were divided by; `None` when the
+/// witnesses are too many or too heavy to list, or a reducible node
+/// stands for no value.
+fn value_hitting_set(unrolled: &Extraction) -> Option<(HittingSet, Vec<ElementKey>, u64)> {
+    let problem = &unrolled.problem;
+    let mut element_of: Vec<Option<u32>> = vec![None; problem.len()];
+    let mut index: HashMap<ElementKey, u32> = HashMap::new();
+    let mut keys: Vec<ElementKey> = Vec::new();
+    let mut first_node: Vec<usize> = Vec::new();
+    let mut name = |node: usize, key: ElementKey| {
+        let next = keys.len() as u32;
+        let element = *index.entry(key).or_insert(next);
+        if element == next {
+            keys.push(key);
+            first_node.push(node);
+        }
+        element_of[node] = Some(element);
+    };
+    for (node, value) in unrolled.values.iter().enumerate() {
+        if let Some(value) = value {
+            name(node, (*value, None));
+        }
+    }
+    for exit in &unrolled.exits {
+        name(exit.node, (exit.value, Some(exit.block)));
+    }
+    let (weights, scale) = hitting_set_weights(problem)?;
+    let reducible = |node: usize| problem.nodes()[node].reducible;
+    if (0..problem.len()).any(|node| reducible(node) && element_of[node].is_none()) {
+        return None;
+    }
+    let element_of: Vec<u32> = element_of.iter().map(|e| e.unwrap_or(u32::MAX)).collect();
+    let mut sets = witnesses_over(problem, &element_of)?.sets;
+    if sets.iter().any(|set| set.is_empty()) {
+        return None;
+    }
+    sets.sort_unstable();
+    sets.dedup();
+    let weights: Vec<u64> = first_node.iter().map(|&node| weights[node]).collect();
+    let instance = HittingSet {
+        elements: keys.len(),
+        sets,
+        weights: weights.iter().any(|&w| w != 1).then_some(weights),
+    };
+    Some((instance, keys, scale))
+}
+
+/// The values a cover chose: those reduced where they are defined, and
+/// those reduced after the loop they leave.
+fn chosen_values(chosen: &[usize], keys: &[ElementKey]) -> (Vec<Value>, Vec<(Value, Block)>) {
+    let mut reduced = Vec::new();
+    let mut after_loops = Vec::new();
+    for &e in chosen {
+        match keys[e] {
+            (value, None) => reduced.push(value),
+            (value, Some(block)) => after_loops.push((value, block)),
+        }
+    }
+    (reduced, after_loops)
+}
+
+/// The legal placement `placed` (the values `chosen` reduces, where they
+/// are defined and after their loops) as a placement of the extraction at
+/// the carried levels of its fixed point, where the usual hoisting
+/// applies; `None` when it is not legal there.
+fn at_carried_levels(
+    placing: &Placing<'_>,
+    placed: &Function,
+    unrolled: &Extraction,
+    (reduced, after_loops): (&[Value], &[(Value, Block)]),
+    limits: &SearchLimits,
+) -> Option<(Extraction, Vec<bool>)> {
+    let params = placing.options.params;
+    let input = placing.options.input_level();
+    let noise = NoiseAnalysis::new(params, input)
+        .map(placed, placing.cfg)
+        .noise;
+    let levels: Vec<u32> = unrolled
+        .carried_params
+        .iter()
+        .map(|&param| match noise[param] {
+            Max::At(bits) => bits as u32,
+            _ => params.encode,
+        })
+        .collect();
+    let fixed = extract_in_order(
+        placing.func,
+        &placing.order,
+        &placing.times,
+        placing.options,
+        &CarriedLevels::Fixed(levels),
+    );
+    let chosen: HashSet<Value> = reduced.iter().copied().collect();
+    let chosen_after: HashSet<(Value, Block)> = after_loops.iter().copied().collect();
+    let mut on = vec![false; fixed.problem.len()];
+    for (node, value) in fixed.values.iter().enumerate() {
+        on[node] = value.is_some_and(|v| chosen.contains(&v));
+    }
+    for exit in &fixed.exits {
+        on[exit.node] = chosen_after.contains(&(exit.value, exit.block));
+    }
+    if !fixed.problem.is_legal(&on) {
+        return None;
+    }
+    hoist(&fixed.problem, &mut on, &limits.budget);
+    Some((fixed, on))
 }
 
 /// Among placements of the same cost, prefers reductions that run less
