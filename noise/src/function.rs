@@ -429,137 +429,194 @@ fn emit_copy(
     options: &Options,
     carry: Carry<'_>,
 ) -> Copy {
-    let params = options.params;
+    let mut emitter = CopyEmitter {
+        func,
+        incoming,
+        options,
+        carry,
+        node_of: SecondaryMap::new(),
+        exit_of: HashMap::new(),
+        carried: Vec::new(),
+        carried_params: Vec::new(),
+        carried_values: Vec::new(),
+    };
     let input = options.input_level();
-    let mut exit_of: HashMap<(Value, Block), usize> = HashMap::new();
-    let mut node_of: SecondaryMap<Value, Option<usize>> = SecondaryMap::new();
-
-    let mut carried: Vec<(Value, u32)> = Vec::new();
-    let mut carried_params: Vec<Value> = Vec::new();
-    let mut carried_values: Vec<(Value, Value)> = Vec::new();
-    let entry = func.layout.entry_block();
     for &block in order {
         let runs = times[block];
         for (i, &param) in func.dfg.block_params(block).iter().enumerate() {
-            if !is_noisy(func, param) {
-                continue;
+            if is_noisy(func, param) {
+                let node = emitter.param_node(b, block, i, runs);
+                emitter.node_of[param] = Some(node);
             }
-            let mut inputs = Vec::new();
-            let mut back_args = Vec::new();
-            if Some(block) != entry {
-                for args in &incoming[block] {
-                    let Some(&arg) = args.get(i) else { continue };
-                    let arg = func.dfg.resolve(arg);
-                    match node_of[arg] {
-                        Some(node) => inputs.push(node),
-                        None if arg == param => {}
-                        None => back_args.push(arg),
-                    }
-                }
-            }
-            let node = if inputs.is_empty() && back_args.is_empty() {
-                b.add(NodeKind::Source(input), vec![], Some(param), runs)
-            } else {
-                if !back_args.is_empty() {
-                    carried_values.extend(back_args.iter().map(|&arg| (arg, param)));
-                    match carry {
-                        Carry::Levels(levels) => {
-                            let (assumed, cap) = levels.range(carried_params.len(), params);
-                            carried.extend(back_args.iter().map(|&arg| (arg, cap)));
-                            let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
-                            b.problem.set_reducible(assumed, false);
-                            inputs.push(assumed);
-                        }
-                        Carry::From(previous) => {
-                            for &arg in &back_args {
-                                let node = previous.get(arg).copied().flatten();
-                                let node = node.unwrap_or_else(|| {
-                                    // Nothing carried yet: the first iteration.
-                                    let source =
-                                        b.add(NodeKind::Source(params.encode), vec![], None, runs);
-                                    b.problem.set_reducible(source, false);
-                                    source
-                                });
-                                inputs.push(node);
-                            }
-                        }
-                    }
-                    carried_params.push(param);
-                }
-                b.add(NodeKind::Join, inputs, Some(param), runs)
-            };
-            node_of[param] = Some(node);
         }
         for inst in func.layout.block_insts(block) {
-            // A value passed across a boundary is read back as a source at
-            // the input level: it may carry no more.
-            for value in passed_operands(func, inst) {
-                let node = operand_node(b, func, &node_of, &mut exit_of, block, runs, value);
-                b.problem.set_cap(node, input);
-            }
-            let Some(result) = func.dfg.first_result(inst) else {
-                continue;
-            };
-            if !is_noisy(func, result) {
-                continue;
-            }
-            let mut operand = |b: &mut Builder, v: Value| {
-                operand_node(b, func, &node_of, &mut exit_of, block, runs, v)
-            };
-            let (kind, inputs, reducible) = match func.dfg[inst] {
-                InstructionData::Encode { .. } => (NodeKind::Source(params.encode), vec![], true),
-                InstructionData::ReduceNoise { .. } => {
-                    (NodeKind::Source(params.encode), vec![], false)
-                }
-                InstructionData::Binary { op, lhs, rhs }
-                    if plaintext_operand(func, lhs, rhs).is_some() =>
-                {
-                    let (noisy, c) = plaintext_operand(func, lhs, rhs).expect("checked");
-                    let bits = match op {
-                        BinaryOp::Mul | BinaryOp::UncheckedMul => scale_bits(c),
-                        _ => 0,
-                    };
-                    let a = operand(&mut *b, noisy);
-                    (NodeKind::Scale(bits), vec![a], true)
-                }
-                InstructionData::Binary { op, lhs, rhs } => {
-                    let kind = match op {
-                        BinaryOp::Mul | BinaryOp::UncheckedMul => NodeKind::Mul,
-                        _ => NodeKind::Add,
-                    };
-                    let a = operand(&mut *b, lhs);
-                    let b = operand(&mut *b, rhs);
-                    (kind, vec![a, b], true)
-                }
-                InstructionData::IfElse {
-                    then_value,
-                    else_value,
-                    ..
-                } => {
-                    let a = operand(&mut *b, then_value);
-                    let b = operand(&mut *b, else_value);
-                    (NodeKind::Join, vec![a, b], true)
-                }
-                _ => (NodeKind::Source(input), vec![], true),
-            };
-            let node = b.add(kind, inputs, Some(result), runs);
-            b.problem.set_reducible(node, reducible);
-            node_of[result] = Some(node);
+            emitter.instruction(b, block, inst, runs);
         }
         for value in returned_values(func, block) {
-            let node = operand_node(b, func, &node_of, &mut exit_of, block, runs, value);
+            let node = emitter.operand(b, block, runs, value);
             b.problem.set_cap(node, input);
         }
     }
-    for (arg, cap) in carried {
-        if let Some(node) = node_of[arg] {
+    for &(arg, cap) in &emitter.carried {
+        if let Some(node) = emitter.node_of[arg] {
             b.problem.set_cap(node, cap);
         }
     }
     Copy {
-        node_of,
-        carried_params,
-        carried_values,
+        node_of: emitter.node_of,
+        carried_params: emitter.carried_params,
+        carried_values: emitter.carried_values,
+    }
+}
+
+/// What [`emit_copy`] keeps while it appends a copy.
+struct CopyEmitter<'a> {
+    func: &'a Function,
+    incoming: &'a SecondaryMap<Block, Vec<Vec<Value>>>,
+    options: &'a Options,
+    carry: Carry<'a>,
+    /// The node of each value of the copy.
+    node_of: SecondaryMap<Value, Option<usize>>,
+    /// The exit node of a value read in a block after its loop.
+    exit_of: HashMap<(Value, Block), usize>,
+    /// Values carried along back edges, and the cap of their level.
+    carried: Vec<(Value, u32)>,
+    /// The parameters that receive a value along a back edge.
+    carried_params: Vec<Value>,
+    /// Each value carried along a back edge, and the parameter it reaches.
+    carried_values: Vec<(Value, Value)>,
+}
+
+impl CopyEmitter<'_> {
+    /// The node of the `i`th parameter of `block`: a source at the input
+    /// level for the entry's (or one nothing reaches), else the join of
+    /// the arguments it receives, those along back edges read as the
+    /// carry says.
+    fn param_node(&mut self, b: &mut Builder, block: Block, i: usize, runs: u64) -> usize {
+        let func = self.func;
+        let param = func.dfg.block_params(block)[i];
+        let mut inputs = Vec::new();
+        let mut back_args = Vec::new();
+        if Some(block) != func.layout.entry_block() {
+            for args in &self.incoming[block] {
+                let Some(&arg) = args.get(i) else { continue };
+                let arg = func.dfg.resolve(arg);
+                match self.node_of[arg] {
+                    Some(node) => inputs.push(node),
+                    None if arg == param => {}
+                    None => back_args.push(arg),
+                }
+            }
+        }
+        if inputs.is_empty() && back_args.is_empty() {
+            let input = self.options.input_level();
+            return b.add(NodeKind::Source(input), vec![], Some(param), runs);
+        }
+        if !back_args.is_empty() {
+            self.carried_inputs(b, param, &back_args, runs, &mut inputs);
+        }
+        b.add(NodeKind::Join, inputs, Some(param), runs)
+    }
+
+    /// Adds to `inputs` what the values `back_args` carried into `param`
+    /// along back edges bring: a source at the parameter's assumed level,
+    /// or the nodes of the previous copy.
+    fn carried_inputs(
+        &mut self,
+        b: &mut Builder,
+        param: Value,
+        back_args: &[Value],
+        runs: u64,
+        inputs: &mut Vec<usize>,
+    ) {
+        let params = self.options.params;
+        self.carried_values
+            .extend(back_args.iter().map(|&arg| (arg, param)));
+        match self.carry {
+            Carry::Levels(levels) => {
+                let (assumed, cap) = levels.range(self.carried_params.len(), params);
+                self.carried.extend(back_args.iter().map(|&arg| (arg, cap)));
+                let assumed = b.add(NodeKind::Source(assumed), vec![], None, runs);
+                b.problem.set_reducible(assumed, false);
+                inputs.push(assumed);
+            }
+            Carry::From(previous) => {
+                for &arg in back_args {
+                    let node = previous.get(arg).copied().flatten();
+                    let node = node.unwrap_or_else(|| {
+                        // Nothing carried yet: the first iteration.
+                        let source = b.add(NodeKind::Source(params.encode), vec![], None, runs);
+                        b.problem.set_reducible(source, false);
+                        source
+                    });
+                    inputs.push(node);
+                }
+            }
+        }
+        self.carried_params.push(param);
+    }
+
+    /// The node of `inst`'s noisy result, if it has one; the values it
+    /// passes across a boundary capped at the input level.
+    fn instruction(&mut self, b: &mut Builder, block: Block, inst: Inst, runs: u64) {
+        let func = self.func;
+        let params = self.options.params;
+        let input = self.options.input_level();
+        // A value passed across a boundary is read back as a source at the
+        // input level: it may carry no more.
+        for value in passed_operands(func, inst) {
+            let node = self.operand(b, block, runs, value);
+            b.problem.set_cap(node, input);
+        }
+        let Some(result) = func.dfg.first_result(inst) else {
+            return;
+        };
+        if !is_noisy(func, result) {
+            return;
+        }
+        let (kind, inputs, reducible) = match func.dfg[inst] {
+            InstructionData::Encode { .. } => (NodeKind::Source(params.encode), vec![], true),
+            InstructionData::ReduceNoise { .. } => (NodeKind::Source(params.encode), vec![], false),
+            InstructionData::Binary { op, lhs, rhs }
+                if plaintext_operand(func, lhs, rhs).is_some() =>
+            {
+                let (noisy, c) = plaintext_operand(func, lhs, rhs).expect("checked");
+                let bits = match op {
+                    BinaryOp::Mul | BinaryOp::UncheckedMul => scale_bits(c),
+                    _ => 0,
+                };
+                let a = self.operand(b, block, runs, noisy);
+                (NodeKind::Scale(bits), vec![a], true)
+            }
+            InstructionData::Binary { op, lhs, rhs } => {
+                let kind = match op {
+                    BinaryOp::Mul | BinaryOp::UncheckedMul => NodeKind::Mul,
+                    _ => NodeKind::Add,
+                };
+                let lhs = self.operand(b, block, runs, lhs);
+                let rhs = self.operand(b, block, runs, rhs);
+                (kind, vec![lhs, rhs], true)
+            }
+            InstructionData::IfElse {
+                then_value,
+                else_value,
+                ..
+            } => {
+                let then_node = self.operand(b, block, runs, then_value);
+                let else_node = self.operand(b, block, runs, else_value);
+                (NodeKind::Join, vec![then_node, else_node], true)
+            }
+            _ => (NodeKind::Source(input), vec![], true),
+        };
+        let node = b.add(kind, inputs, Some(result), runs);
+        b.problem.set_reducible(node, reducible);
+        self.node_of[result] = Some(node);
+    }
+
+    /// [`operand_node`] in this copy.
+    fn operand(&mut self, b: &mut Builder, block: Block, runs: u64, v: Value) -> usize {
+        let (func, node_of) = (self.func, &self.node_of);
+        operand_node(b, func, node_of, &mut self.exit_of, block, runs, v)
     }
 }
 
