@@ -117,6 +117,23 @@ pub(super) struct Relaxation {
     bound: f64,
 }
 
+/// One pivot of the dual simplex.
+#[derive(Clone, Copy)]
+struct Pivot {
+    /// The row whose basic variable leaves.
+    row: usize,
+    /// The variable that enters the basis.
+    entering: usize,
+    /// The variable that leaves it.
+    leaving: usize,
+    /// Whether the leaving variable goes to its lower bound.
+    to_lower: bool,
+    /// How far the leaving variable is beyond that bound.
+    delta: f64,
+    /// The pivot element.
+    pivot: f64,
+}
+
 impl Relaxation {
     /// `min costs.x` subject to `rows` and `0 <= x <= 1`, not yet solved.
     pub(super) fn new(costs: &[f64], rows: Vec<Row>) -> Self {
@@ -377,19 +394,8 @@ impl Relaxation {
                 delta = self.value[out] - bound;
             }
 
-            // The entering column, and a check that it agrees with the row;
-            // beside it `tau = B^-1 rho` for the steepest-edge update.
-            for (lane, &y) in lanes.iter_mut().zip(&rho) {
-                *lane = [0.0, y];
-            }
-            if q < n {
-                for &(i, c) in &self.matrix.columns[q] {
-                    lanes[i as usize][0] = c;
-                }
-            } else {
-                lanes[q - n][0] = -1.0;
-            }
-            self.ftran(&mut lanes);
+            // The entering column, and a check that it agrees with the row.
+            self.entering_column(q, &rho, &mut lanes);
             let pivot = lanes[r][0];
             if (pivot - row[q]).abs() > 1e-6 * (1.0 + pivot.abs()) || pivot.abs() < PIVOT_TOL {
                 if self.etas.len() == 0 {
@@ -398,35 +404,15 @@ impl Relaxation {
                 self.reinvert();
                 continue;
             }
-
-            // Dual step (`touched` holds non-basic variables only).
-            let theta_dual = self.reduced[q] / row[q];
-            for &j in &touched {
-                self.reduced[j as usize] -= theta_dual * row[j as usize];
-            }
-            self.reduced[q] = 0.0;
-            self.reduced[out] = -theta_dual;
-
-            // Primal step.
-            let theta_primal = delta / pivot;
-            for (p, &[a, _]) in lanes.iter().enumerate() {
-                if a != 0.0 {
-                    self.value[self.basic[p] as usize] -= theta_primal * a;
-                }
-            }
-            self.value[q] += theta_primal;
-            self.value[out] = if to_lower {
-                self.lower[out]
-            } else {
-                self.upper[out]
+            let step = Pivot {
+                row: r,
+                entering: q,
+                leaving: out,
+                to_lower,
+                delta,
+                pivot,
             };
-
-            self.update_weights(&rho, &lanes, r, q, pivot);
-
-            self.state[out] = if to_lower { State::Lower } else { State::Upper };
-            self.state[q] = State::Basic;
-            self.basic[r] = q as u32;
-            self.etas.push(r, lanes.iter().map(|lane| lane[0]));
+            self.pivot(&step, (&row, &touched), &rho, &lanes);
 
             // The basic point's objective is the dual objective; once it
             // passes the cutoff, the bound with the true costs is checked.
@@ -443,6 +429,70 @@ impl Relaxation {
             }
         }
         unreachable!()
+    }
+
+    /// `B^-1` times the column of variable `q` in `lanes[..][0]`, and
+    /// beside it `tau = B^-1 rho` for the steepest-edge update.
+    fn entering_column(&self, q: usize, rho: &[f64], lanes: &mut [[f64; 2]]) {
+        let n = self.structurals();
+        for (lane, &y) in lanes.iter_mut().zip(rho) {
+            *lane = [0.0, y];
+        }
+        if q < n {
+            for &(i, c) in &self.matrix.columns[q] {
+                lanes[i as usize][0] = c;
+            }
+        } else {
+            lanes[q - n][0] = -1.0;
+        }
+        self.ftran(lanes);
+    }
+
+    /// Carries out `step`: the dual step on the reduced costs along the
+    /// pivot row (`row`, its non-zero non-basic entries in `touched`), the
+    /// primal step on the basic values along the entering column
+    /// (`lanes[..][0]`), the steepest-edge weights, and the basis change.
+    fn pivot(
+        &mut self,
+        step: &Pivot,
+        (row, touched): (&[f64], &[u32]),
+        rho: &[f64],
+        lanes: &[[f64; 2]],
+    ) {
+        let Pivot {
+            row: r,
+            entering: q,
+            leaving: out,
+            to_lower,
+            delta,
+            pivot,
+        } = *step;
+        let theta_dual = self.reduced[q] / row[q];
+        for &j in touched {
+            self.reduced[j as usize] -= theta_dual * row[j as usize];
+        }
+        self.reduced[q] = 0.0;
+        self.reduced[out] = -theta_dual;
+
+        let theta_primal = delta / pivot;
+        for (p, &[a, _]) in lanes.iter().enumerate() {
+            if a != 0.0 {
+                self.value[self.basic[p] as usize] -= theta_primal * a;
+            }
+        }
+        self.value[q] += theta_primal;
+        self.value[out] = if to_lower {
+            self.lower[out]
+        } else {
+            self.upper[out]
+        };
+
+        self.update_weights(rho, lanes, r, q, pivot);
+
+        self.state[out] = if to_lower { State::Lower } else { State::Upper };
+        self.state[q] = State::Basic;
+        self.basic[r] = q as u32;
+        self.etas.push(r, lanes.iter().map(|lane| lane[0]));
     }
 
     /// Rebuilds the eta file from the basis columns, then recomputes the
