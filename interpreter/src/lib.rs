@@ -206,8 +206,9 @@ impl FuncInfo {
 
 /// The values of the module's globals, in order (a global array's elements
 /// are constants or earlier globals). A global that cannot be built, which
-/// the verifier rejects, is left out, and its uses trap as undefined.
-fn global_values(module: &Module) -> Vec<RuntimeValue> {
+/// the verifier rejects, is left out (with every global after it), and
+/// its uses trap as undefined.
+pub fn global_values(module: &Module) -> Vec<RuntimeValue> {
     let mut values: Vec<RuntimeValue> = Vec::with_capacity(module.globals.len());
     for global in module.globals.values() {
         let value = match &global.init {

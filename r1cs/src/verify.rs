@@ -37,7 +37,7 @@ use crate::memory::{BlockAccess, MemoryCheck};
 use crate::prove::{block_keys, memory_keys, verify as groth16_verify, Keys, ProveError};
 use crate::run::{InstanceProof, RunProof};
 use crate::system::{AccessKind, ConstraintSystem, Output, Source, Space};
-use crate::trace::{inst_positions, lower_module, program_digest, BlockKind, TraceError};
+use crate::trace::{flatten, inst_positions, lower_module, program_digest, BlockKind, TraceError};
 
 /// Why a proof of a run is refused: the first check that failed.
 #[derive(Debug, thiserror::Error)]
@@ -205,6 +205,9 @@ pub struct Verifier<'m> {
     kinds: BTreeMap<BlockKind, ConstraintSystem>,
     keys: HashMap<BlockKind, Keys>,
     memory_keys: HashMap<[usize; 3], Keys>,
+    /// The field elements of each global of the module (`None` for one
+    /// that is not made of field elements).
+    globals: Vec<Option<Vec<Fr>>>,
 }
 
 fn show(values: &[Fr]) -> String {
@@ -270,6 +273,7 @@ struct Seen<'a> {
     block: Block,
     cs: &'a ConstraintSystem,
     public: &'a [Fr],
+    globals: &'a [Option<Vec<Fr>>],
 }
 
 /// Each call's arguments and whether it runs.
@@ -345,12 +349,8 @@ impl Seen<'_> {
                         });
                     }
                     (None, ValueDef::Global(g)) => {
-                        // FIXME: a global read as an input is not compared
-                        // with the module's constant.
-                        return Err(VerifyError::Unsupported {
-                            instance: self.i,
-                            what: format!("the global {g}"),
-                        });
+                        let global = self.globals.get(g.index()).cloned().flatten();
+                        (global, "the module's global")
                     }
                     _ => match top.env.get(value) {
                         Some(e) => (Some(e.clone()), "the block that defines it"),
@@ -534,6 +534,10 @@ impl<'m> Verifier<'m> {
             kinds,
             keys: HashMap::new(),
             memory_keys: HashMap::new(),
+            globals: kildall_interpreter::global_values(module)
+                .into_iter()
+                .map(|value| flatten(&[value]))
+                .collect(),
         })
     }
 
@@ -647,6 +651,7 @@ impl<'m> Verifier<'m> {
             block: kind.1,
             cs,
             public,
+            globals: &self.globals,
         };
         let call_results = seen.inputs(top, &params)?;
         let call_args = seen.outputs(top, name(kind))?;

@@ -8,7 +8,7 @@ use ark_bn254::Fr;
 use kildall_blockmerge::{BlockMerge, Options};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::pass::run_module;
-use kildall_ir::Module;
+use kildall_ir::{EntityRef, Module};
 use kildall_r1cs::prove::{block_keys, prove, prove_trace, rng};
 use kildall_r1cs::run::{DecodeError, RunProof};
 use kildall_r1cs::trace::{record, Trace};
@@ -414,5 +414,71 @@ fn bump f1 {
         });
         let e = refused(&mut verifier, &forged);
         assert!(matches!(e, VerifyError::Return { .. }), "{e}");
+    }
+}
+
+/// A global read in a block is an input of its instance, checked against
+/// the module's value.
+#[test]
+fn globals_are_checked_against_the_module() {
+    let text = |g0: u32| {
+        format!(
+            "
+g0 = Field {g0}
+g1 = make_array [g0, Field 2] : [Field; 2]
+
+fn main f0 {{
+  b0(v0: Field, v1: u32):
+    jmp b1(v0, u32 0)
+  b1(v2: Field, v3: u32):
+    v4 = lt v3, v1
+    jmpif v4 then: b2, else: b3
+  b2():
+    v5 = add v2, g0
+    v6 = array_get g1, index u32 1 -> Field
+    v7 = add v5, v6
+    v8 = add v3, u32 1
+    jmp b1(v7, v8)
+  b3():
+    return v2
+}}"
+        )
+    };
+    let module = kildall_ir::parse_module(&text(5)).unwrap();
+    // The same program with another value of `g0`: its runs give the
+    // assignments of a prover who takes `g0` to be 6.
+    let lying = kildall_ir::parse_module(&text(6)).unwrap();
+    let args = RuntimeValue::parse_list("Field 3, u32 2").unwrap();
+    for (module, lying) in [
+        (module.clone(), lying.clone()),
+        (merged(&module), merged(&lying)),
+    ] {
+        let honest = proven(&module, args.clone());
+        assert_eq!(honest.proof.result, vec![Fr::from(17u64)]);
+        let mut verifier = Verifier::new(&module).unwrap();
+        verifier.verify(&honest.proof, None).unwrap();
+        let main = module.main().unwrap();
+        let dfg = &module.functions[main].dfg;
+        let reads_g0 = |cs: &kildall_r1cs::ConstraintSystem| {
+            cs.interface.inputs.iter().any(|(v, _)| {
+                matches!(dfg.value_def(*v), kildall_ir::ValueDef::Global(g) if g.index() == 0)
+            })
+        };
+        let i = (0..honest.trace.instances.len())
+            .find(|&i| reads_g0(&honest.trace.kinds[&honest.trace.instances[i].kind]))
+            .expect("an instance reads g0");
+        // Instance `i` proven with the program's keys on the lying run's
+        // assignment: the proof holds, the global does not.
+        let other = record(&lying, main, args.clone(), &InterpreterOptions::default()).unwrap();
+        let instance = &honest.trace.instances[i];
+        let cs = &honest.trace.kinds[&instance.kind];
+        let keys = block_keys(&honest.trace.program, instance.kind, cs).unwrap();
+        let assignment = &other.instances[i].assignment;
+        let mut forged = honest.proof.clone();
+        forged.instances[i].proof = prove(&keys, cs, assignment, &mut rng()).unwrap();
+        forged.instances[i].public = assignment.public.clone();
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Input { .. }), "{e}");
+        assert!(e.to_string().contains("the module's global"), "{e}");
     }
 }
