@@ -204,6 +204,22 @@ impl FuncInfo {
     }
 }
 
+/// The results of `builtin` on `args`, as a call with results of
+/// `result_types` computes them (`brillig`: in an unconstrained function);
+/// what a `print` prints is dropped.
+///
+/// # Errors
+///
+/// The trap of a builtin that fails on these arguments.
+pub fn call_builtin(
+    builtin: kildall_ir::Builtin,
+    args: Vec<RuntimeValue>,
+    result_types: &[Type],
+    brillig: bool,
+) -> Result<Vec<RuntimeValue>, TrapKind> {
+    builtins::call(builtin, args, result_types, brillig, &mut Vec::new())
+}
+
 /// The values of the module's globals, in order (a global array's elements
 /// are constants or earlier globals). A global that cannot be built, which
 /// the verifier rejects, is left out (with every global after it), and

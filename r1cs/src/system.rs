@@ -240,6 +240,9 @@ pub enum Output {
     Return,
     /// The arguments of a call to a function, flattened.
     CallArguments(Inst),
+    /// The arguments of a call to a builtin, flattened: the verifier
+    /// computes the call's results (inputs of the block) from them.
+    BuiltinArguments(Inst),
     /// 1 when the call runs, 0 when a false predicate skips it.
     CallEnabled(Inst),
     /// A value the block computes that another block reads.

@@ -12,8 +12,10 @@
 //!   the entry of the function a call enters, with the call's arguments;
 //! - an instance's other inputs are the values the instances before it in
 //!   its activation passed on (the values a block computes and another
-//!   reads are outputs of the block), or the results of its calls, which
-//!   the callee's returning instance returns;
+//!   reads are outputs of the block), the results of its calls, which
+//!   the callee's returning instance returns, the results of its builtin
+//!   calls, which the verifier computes from the arguments the instance
+//!   passes them, or the module's globals;
 //! - its position public input is its place in the run, and its Groth16
 //!   proof verifies with its public inputs;
 //! - `main` returns once, with the last instance, the claimed result.
@@ -28,9 +30,10 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ark_bn254::Fr;
 use ark_ff::{PrimeField, Zero};
+use kildall_interpreter::RuntimeValue;
 use kildall_ir::{
-    Block, Callee, EntityRef, FuncId, Function, Inst, InstructionData, Module, Terminator, Value,
-    ValueDef,
+    Block, Builtin, Callee, EntityRef, FuncId, Function, Inst, InstructionData, Module, Terminator,
+    Type, Value, ValueDef,
 };
 
 use crate::memory::{BlockAccess, MemoryCheck};
@@ -123,6 +126,17 @@ pub enum VerifyError {
         /// Its value.
         value: String,
     },
+    /// The results of a builtin call cannot be computed from the
+    /// arguments the instance passes it.
+    #[error("instance {instance}: `{call}`: {reason}")]
+    Builtin {
+        /// The instance.
+        instance: usize,
+        /// The call.
+        call: String,
+        /// Why.
+        reason: String,
+    },
     /// What a block reads has no producer a proof binds.
     #[error("instance {instance}: {what} is not bound by any proof (no verifier support)")]
     Unsupported {
@@ -213,6 +227,45 @@ pub struct Verifier<'m> {
 fn show(values: &[Fr]) -> String {
     let parts: Vec<String> = values.iter().map(|f| f.into_bigint().to_string()).collect();
     format!("[{}]", parts.join(", "))
+}
+
+/// The value of type `ty` whose flattened elements `elements` gives next
+/// (the inverse of [`flatten`]), or why there is none.
+fn runtime_value(
+    ty: &Type,
+    elements: &mut impl Iterator<Item = Fr>,
+) -> Result<RuntimeValue, String> {
+    let mut next = || {
+        elements
+            .next()
+            .ok_or("fewer argument elements than its arguments take")
+    };
+    match ty {
+        Type::Field => Ok(RuntimeValue::Field(next()?)),
+        Type::Unsigned(bits) | Type::Signed(bits) => {
+            let element = next()?;
+            let limbs = element.into_bigint().0;
+            let value = (limbs[2] == 0 && limbs[3] == 0)
+                .then(|| u128::from(limbs[1]) << 64 | u128::from(limbs[0]))
+                .filter(|&v| *bits >= 128 || v >> bits == 0)
+                .ok_or_else(|| format!("argument element {} is not a {ty}", show(&[element])))?;
+            Ok(RuntimeValue::Int {
+                bits: *bits,
+                signed: matches!(ty, Type::Signed(_)),
+                value,
+            })
+        }
+        Type::Array(types, len) => {
+            let mut entries = Vec::with_capacity(types.len() * *len as usize);
+            for _ in 0..*len {
+                for ty in types.iter() {
+                    entries.push(runtime_value(ty, elements)?);
+                }
+            }
+            Ok(RuntimeValue::array(entries, types.to_vec()))
+        }
+        _ => Err(format!("an argument of type {ty} (no verifier support)")),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -339,14 +392,12 @@ impl Seen<'_> {
                         top.env.insert(*value, found);
                         continue;
                     }
-                    (Some((inst, Callee::Builtin(_))), _) => {
-                        // FIXME: the results of a builtin call are inputs
-                        // no proof binds (the verifier would compute the
-                        // builtin on its arguments).
-                        return Err(VerifyError::Unsupported {
-                            instance: self.i,
-                            what: format!("the result {value} of `{}`", func.display_inst(inst)),
-                        });
+                    (Some((inst, Callee::Builtin(builtin))), ValueDef::Result(_, k)) => {
+                        let results = self.builtin_results(inst, *builtin)?;
+                        (
+                            results.into_iter().nth(k as usize),
+                            "the builtin on its arguments",
+                        )
                     }
                     (None, ValueDef::Global(g)) => {
                         let global = self.globals.get(g.index()).cloned().flatten();
@@ -381,6 +432,58 @@ impl Seen<'_> {
         Ok(call_results)
     }
 
+    /// The results of the builtin call `inst`, each flattened, computed
+    /// from the arguments the instance passes it (its
+    /// [`Output::BuiltinArguments`]).
+    fn builtin_results(&self, inst: Inst, builtin: Builtin) -> Result<Vec<Vec<Fr>>, VerifyError> {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let refuse = |reason: String| VerifyError::Builtin {
+            instance: self.i,
+            call: func.display_inst(inst).to_string(),
+            reason,
+        };
+        let InstructionData::Call { args, .. } = &dfg[inst] else {
+            return Err(refuse("not a call".to_string()));
+        };
+        let elements: Vec<Fr> = self
+            .cs
+            .interface
+            .outputs
+            .iter()
+            .filter(|(output, _)| *output == Output::BuiltinArguments(inst))
+            .flat_map(|(_, sources)| self.values(sources))
+            .collect();
+        let types: Vec<Type> = args.iter().map(|&a| dfg.value_type(a).clone()).collect();
+        let mut elements = elements.into_iter();
+        let args = types
+            .iter()
+            .map(|ty| runtime_value(ty, &mut elements))
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(refuse)?;
+        if elements.next().is_some() {
+            return Err(refuse(
+                "more argument elements than its arguments take".to_string(),
+            ));
+        }
+        let result_types: Vec<Type> = dfg
+            .inst_results(inst)
+            .iter()
+            .map(|&r| dfg.value_type(r).clone())
+            .collect();
+        let brillig = func
+            .runtime
+            .as_ref()
+            .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
+        let results = kildall_interpreter::call_builtin(builtin, args, &result_types, brillig)
+            .map_err(|trap| refuse(format!("fails on its arguments: {trap}")))?;
+        results
+            .iter()
+            .map(|value| flatten(std::slice::from_ref(value)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| refuse("a result without field elements".to_string()))
+    }
+
     /// Records what the instance passes on and where its activation goes
     /// next; returns its calls' arguments.
     fn outputs(&self, top: &mut Activation, name: String) -> Result<CallArguments, VerifyError> {
@@ -395,6 +498,8 @@ impl Seen<'_> {
                 Output::Return => returned = values,
                 Output::Branch => branch = values.first().copied(),
                 Output::CallArguments(inst) => call_args.entry(inst).or_default().0 = values,
+                // Read with the results, by `builtin_results`.
+                Output::BuiltinArguments(_) => {}
                 Output::CallEnabled(inst) => {
                     call_args.entry(inst).or_default().1 =
                         values.first().copied().unwrap_or_default()

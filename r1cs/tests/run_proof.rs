@@ -482,3 +482,73 @@ fn main f0 {{
         assert!(e.to_string().contains("the module's global"), "{e}");
     }
 }
+
+/// The results of a builtin call are inputs of their instance, which the
+/// verifier computes from the arguments the instance passes the call.
+#[test]
+fn builtin_results_are_computed_from_their_arguments() {
+    let module = kildall_ir::parse_module(
+        "
+fn main f0 {
+  b0(v0: Field, v1: u32):
+    jmp b1(v0, u32 0)
+  b1(v2: Field, v3: u32):
+    v4 = lt v3, v1
+    jmpif v4 then: b2, else: b3
+  b2():
+    v5 = call to_le_radix(v2, u32 256) -> [u8; 4]
+    v6 = array_get v5, index u32 0 -> u8
+    v7 = cast v6 as Field
+    v8 = add v2, v7
+    v9 = make_array [v8, v2, v2, v2] : [Field; 4]
+    v10 = call poseidon2_permutation(v9, u32 4) -> [Field; 4]
+    v11 = array_get v10, index u32 0 -> Field
+    v12 = add v3, u32 1
+    jmp b1(v8, v12)
+  b3():
+    return v2
+}",
+    )
+    .unwrap();
+    let args = RuntimeValue::parse_list("Field 300, u32 2").unwrap();
+    for module in [module.clone(), merged(&module)] {
+        let honest = proven(&module, args.clone());
+        let mut verifier = Verifier::new(&module).unwrap();
+        verifier.verify(&honest.proof, None).unwrap();
+        // A result changed: the instance that reads it, re-proven with it
+        // (the proof holds; the builtin says otherwise).
+        let main = module.main().unwrap();
+        let dfg = &module.functions[main].dfg;
+        let is_builtin_result = |v: &kildall_ir::Value| {
+            matches!(dfg.value_def(*v), kildall_ir::ValueDef::Result(inst, _)
+                if matches!(&dfg[inst], kildall_ir::InstructionData::Call { callee: kildall_ir::Callee::Builtin(_), .. }))
+        };
+        let i = (0..honest.trace.instances.len())
+            .find(|&i| {
+                let cs = &honest.trace.kinds[&honest.trace.instances[i].kind];
+                cs.interface
+                    .inputs
+                    .iter()
+                    .any(|(v, _)| is_builtin_result(v))
+            })
+            .expect("an instance calls a builtin");
+        let mut forged = honest.proof.clone();
+        forged.instances[i] = honest.reproved_with(i, |public, cs| {
+            // The last element of the Poseidon2 permutation's result,
+            // which nothing else in the block reads.
+            let (_, publics) = cs
+                .interface
+                .inputs
+                .iter()
+                .rfind(|(v, _)| is_builtin_result(v))
+                .unwrap();
+            public[*publics.last().unwrap() as usize] += Fr::from(1u64);
+        });
+        let e = refused(&mut verifier, &forged);
+        assert!(matches!(e, VerifyError::Input { .. }), "{e}");
+        assert!(
+            e.to_string().contains("the builtin on its arguments"),
+            "{e}"
+        );
+    }
+}

@@ -6,7 +6,7 @@ use num_bigint::BigInt;
 
 use super::ints::{type_range, MAX_BITS};
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
-use crate::system::{AccessKind, Lc, MemoryAccess, Space};
+use crate::system::{AccessKind, Lc, MemoryAccess, Output, Space};
 use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
 
 /// Element `k` of an array in a cell lives at address `cell + k 2^40`.
@@ -292,15 +292,19 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// A call: the arguments of a call to a function are outputs of the
-    /// block (the callee's instance reads them), and every result is an
-    /// input (the callee's instance, or the builtin, produced it).
+    /// A call: its arguments are outputs of the block (the callee's
+    /// instance reads them; the verifier computes a builtin on them), and
+    /// every result is an input (the callee's instance, or the builtin,
+    /// produced it).
     fn call(&mut self, inst: Inst, callee: &Callee, args: &[Value]) -> Result<(), LowerError> {
+        let tag = match callee {
+            Callee::Function(_) => Output::CallArguments(inst),
+            Callee::Builtin(_) => Output::BuiltinArguments(inst),
+        };
+        for (k, &arg) in args.iter().enumerate() {
+            self.output(tag, &format!("{inst}.arg{k}"), arg)?;
+        }
         if let Callee::Function(_) = callee {
-            for (k, &arg) in args.iter().enumerate() {
-                let tag = crate::system::Output::CallArguments(inst);
-                self.output(tag, &format!("{inst}.arg{k}"), arg)?;
-            }
             self.calls.push((inst, self.predicate.clone()));
         }
         for &r in self.func.dfg.inst_results(inst) {
