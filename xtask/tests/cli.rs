@@ -1025,7 +1025,7 @@ fn gen_refuses_sizes_past_its_caps() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        "error: --blocks 1000000 --insts 1000: 1000000000 operations, more than the 4000000 `gen` builds\n"
+        "error: --blocks 1000000 --insts 1000: 1000000000 operations, more than the 10000000 `gen` builds\n"
     );
     assert!(out.stdout.is_empty());
 }
