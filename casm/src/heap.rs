@@ -24,12 +24,65 @@
 //! function; `__kildall_cextend_N` copies the stored arguments by jumping
 //! into an unrolled copy at the entry that copies exactly that many.
 
+mod io;
+
+pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
+
 use crate::felt::Felt;
 use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 
 /// The routine that returns at once: `call` leaves the caller's `fp` in
 /// the cell it wrote at `[ap]`.
 pub const GET_FP: &str = "__kildall_get_fp";
+
+/// The header of a string, `-1`: neither a constructor's (small and odd)
+/// nor a closure's (small and even).
+pub const STRING_HEADER: i128 = -1;
+
+/// Offset of a string's length in bytes.
+pub const STRING_LEN: i16 = 1;
+/// Offset of a string's first byte.
+pub const STRING_BYTES: i16 = 2;
+
+/// Longest string the printers read.
+const MAX_PRINT_STRING: usize = 1 << 24;
+
+/// The text of the string at `p`, when `p` holds one: its header, its
+/// length `n`, then `n` cells each holding one byte of its UTF-8 text.
+pub fn string_text<P>(
+    p: &P,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+) -> Option<Result<String, String>> {
+    match load(p, 0) {
+        Some(Cell::Num(h)) if h == Felt::from_i128(STRING_HEADER) => {}
+        _ => return None,
+    }
+    let bad = || Err("a string with unwritten or malformed cells".to_string());
+    let n = match load(p, STRING_LEN as usize) {
+        Some(Cell::Num(n)) => match small(n).map(|n| n as usize) {
+            Some(n) if n <= MAX_PRINT_STRING => n,
+            _ => return Some(bad()),
+        },
+        _ => return Some(bad()),
+    };
+    let mut bytes = Vec::with_capacity(n);
+    for k in 0..n {
+        match load(p, STRING_BYTES as usize + k) {
+            Some(Cell::Num(b)) => match small(b) {
+                Some(b) if b < 256 => bytes.push(b as u8),
+                _ => return Some(bad()),
+            },
+            _ => return Some(bad()),
+        }
+    }
+    Some(Ok(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The value of `f` when it is below `2^64`.
+fn small(f: Felt) -> Option<u64> {
+    let l = f.limbs();
+    ((l[1] | l[2] | l[3]) == 0).then_some(l[0])
+}
 
 /// Offset of a closure's `left` count.
 pub const CLOSURE_LEFT: i16 = 1;
@@ -439,6 +492,7 @@ impl HeapNames {
                     .iter()
                     .map(move |c| (c.name.clone(), c.arity, record))
             })
+            .chain(IO_CTORS.iter().map(|(n, a)| (n.to_string(), *a, false)))
             .collect();
         let closures = ssa
             .closure_funcs
@@ -489,6 +543,10 @@ fn push_lines<P>(
         }
         Cell::Ptr(p) => p,
     };
+    if let Some(text) = string_text(p, load) {
+        out.extend(text?.split('\n').map(str::to_string));
+        return Ok(());
+    }
     if depth > MAX_PRINT_DEPTH {
         return Err("records nested too deep to print".to_string());
     }
@@ -536,6 +594,14 @@ pub enum Kind {
     Void,
     /// The address of a constructor.
     Object,
+    /// The address of a string (see [`STRING_HEADER`]).
+    Str,
+    /// The address of an IO action (see [`IO_CTORS`]).
+    Io,
+    /// A number of a kind the paths that reach it disagree on (an integer
+    /// on one, a boolean on another): prints as an integer, compares as
+    /// a field element.
+    Scalar,
 }
 
 impl Kind {
@@ -547,19 +613,26 @@ impl Kind {
             "bool" => Kind::Bool,
             "unit" => Kind::Unit,
             "void" => Kind::Void,
+            "string" => Kind::Str,
+            "IO" => Kind::Io,
             _ => Kind::Any,
         }
     }
 
     /// Whether values of this kind are stored in one field element.
     pub fn is_scalar(self) -> bool {
-        matches!(self, Kind::Int | Kind::Bool | Kind::Unit | Kind::Void)
+        matches!(
+            self,
+            Kind::Int | Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar
+        )
     }
 
     /// What two paths agree on.
     pub fn join(self, other: Kind) -> Kind {
         if self == other {
             self
+        } else if self.is_scalar() && other.is_scalar() {
+            Kind::Scalar
         } else {
             Kind::Any
         }
@@ -574,14 +647,43 @@ impl Kind {
             Kind::Unit => Some("unit"),
             Kind::Void => Some("void"),
             Kind::Object => Some("object"),
+            Kind::Str => Some("string"),
+            Kind::Io => Some("io"),
+            Kind::Scalar => Some("number"),
         }
+    }
+
+    const ALL: [Kind; 9] = [
+        Kind::Any,
+        Kind::Int,
+        Kind::Bool,
+        Kind::Unit,
+        Kind::Void,
+        Kind::Object,
+        Kind::Str,
+        Kind::Io,
+        Kind::Scalar,
+    ];
+
+    /// The number that stands for this kind in memory: the IO actions
+    /// carry the kind of the value they hold, and `__kildall_run_io`
+    /// writes it to the `output` builtin beside the value.
+    pub fn code(self) -> u32 {
+        Kind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u32
+    }
+
+    /// The kind of code `c`.
+    pub fn from_code(c: Felt) -> Option<Kind> {
+        let l = c.limbs();
+        if (l[1] | l[2] | l[3]) != 0 {
+            return None;
+        }
+        Kind::ALL.get(usize::try_from(l[0]).ok()?).copied()
     }
 
     /// The kind named `name` in a listing.
     pub fn from_name(name: &str) -> Option<Kind> {
-        [Kind::Int, Kind::Bool, Kind::Unit, Kind::Void, Kind::Object]
-            .into_iter()
-            .find(|k| k.name() == Some(name))
+        Kind::ALL.into_iter().find(|k| k.name() == Some(name))
     }
 }
 
@@ -626,6 +728,10 @@ fn push_term<P>(
         }
         (Cell::Ptr(p), _) => p,
     };
+    if let Some(text) = string_text(p, load) {
+        out.push_str(&text?);
+        return Ok(());
+    }
     if depth > MAX_PRINT_DEPTH {
         return Err("constructors nested too deep to print".to_string());
     }

@@ -188,6 +188,7 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
                 state.insert(*src);
                 return;
             }
+            Inst::Str { dst, .. } => (Some(*dst), Vec::new()),
             Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
             Inst::Trace(v, _) => (None, vec![v]),
             // Control instructions are terminators, never instructions.

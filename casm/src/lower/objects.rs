@@ -141,6 +141,10 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     for f in &module.functions {
         routines.scan(&f.body);
     }
+    // `bind` applies its closure to one argument.
+    if module.io.is_some() {
+        ccalls.insert(1);
+    }
     // `ccall N` may extend by, or apply the result to, any fewer arguments.
     if let Some(&most) = ccalls.iter().max() {
         get_fp = true;
@@ -176,6 +180,9 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     if eq {
         out.extend(heap::eq_routine(&module.field_kinds, n_builtins));
     }
+    if let Some(tags) = module.io {
+        out.extend(heap::run_io_routine(tags, n_builtins));
+    }
     out
 }
 
@@ -192,7 +199,10 @@ impl Routines<'_> {
     fn scan(&mut self, insts: &[Inst]) {
         for i in insts {
             let (kind, n) = match i {
-                Inst::Alloc { .. } | Inst::CAlloc { .. } | Inst::Builtin { .. } => {
+                Inst::Alloc { .. }
+                | Inst::CAlloc { .. }
+                | Inst::Builtin { .. }
+                | Inst::Str { .. } => {
                     *self.get_fp = true;
                     continue;
                 }

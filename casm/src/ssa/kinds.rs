@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::heap::Kind;
+use crate::heap::{IoTags, Kind};
 use crate::jvr::Module;
 
 /// The kind of a declared type: a type the module declares holds
@@ -21,6 +21,8 @@ pub(super) fn type_kind(module: &Module, ty: &str) -> Kind {
 /// declared `*` what the module's `alloc`s store in it) and the results of
 /// functions declared `*`.
 pub(super) struct FieldKinds {
+    /// The constructors the module declares; the IO constructors follow.
+    n_module: usize,
     /// By tag, by field: the declared kind (`Any` for `*`).
     declared: Vec<Vec<Kind>>,
     /// What `alloc`s store, joined.
@@ -29,13 +31,15 @@ pub(super) struct FieldKinds {
     known: Vec<Vec<Kind>>,
     /// Whether `known` is settled, so that equality may be checked.
     pub(super) checked: bool,
+    /// Whether an `alloc` makes an IO action.
+    pub(super) uses_io: bool,
     /// What each function declared `*` was seen to return.
     pub(super) results: HashMap<String, Kind>,
 }
 
 impl FieldKinds {
     pub(super) fn declared(module: &Module) -> FieldKinds {
-        let declared: Vec<Vec<Kind>> = module
+        let mut declared: Vec<Vec<Kind>> = module
             .types
             .iter()
             .flat_map(|t| &t.ctors)
@@ -48,11 +52,16 @@ impl FieldKinds {
                 kinds
             })
             .collect();
+        let n_module = declared.len();
+        // `return x`, `bind a f`, `write x`.
+        declared.extend([vec![Kind::Any], vec![Kind::Io, Kind::Any], vec![Kind::Any]]);
         FieldKinds {
+            n_module,
             known: declared.clone(),
             declared,
             stored: HashMap::new(),
             checked: false,
+            uses_io: false,
             results: HashMap::new(),
         }
     }
@@ -65,7 +74,15 @@ impl FieldKinds {
             .unwrap_or_default()
     }
 
+    /// Where the IO constructors are.
+    pub(super) fn io_tags(&self) -> IoTags {
+        IoTags {
+            n_module: self.n_module as u32,
+        }
+    }
+
     pub(super) fn store(&mut self, tag: u32, k: usize, kind: Kind) {
+        self.uses_io |= tag as usize >= self.n_module;
         self.stored
             .entry((tag, k))
             .and_modify(|old| *old = old.join(kind))
@@ -87,7 +104,8 @@ impl FieldKinds {
 
     /// A field whose kind is neither a number's nor a constructor's.
     pub(super) fn unknown(&self) -> Option<(u32, usize)> {
-        self.known.iter().enumerate().find_map(|(tag, fields)| {
+        let module = &self.known[..self.n_module];
+        module.iter().enumerate().find_map(|(tag, fields)| {
             let k = fields
                 .iter()
                 .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
@@ -95,7 +113,8 @@ impl FieldKinds {
         })
     }
 
+    /// The module's own constructors' fields, by tag.
     pub(super) fn by_tag(&self) -> Vec<Vec<Kind>> {
-        self.known.clone()
+        self.known[..self.n_module].to_vec()
     }
 }

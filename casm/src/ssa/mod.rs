@@ -118,6 +118,14 @@ pub enum Inst {
         /// Fields.
         args: Vec<Operand>,
     },
+    /// `dst = "text"`: a string `[-1, n, bytes...]` in memory, one byte of
+    /// its UTF-8 text per cell.
+    Str {
+        /// Destination (the address).
+        dst: Var,
+        /// The text.
+        text: String,
+    },
     /// `dst = [[src] + 1 + index]`: a constructor's field.
     Load {
         /// Destination.
@@ -251,6 +259,8 @@ pub struct SsaModule {
     pub closure_funcs: Vec<FuncId>,
     /// What each constructor's fields hold, by tag (for equality).
     pub field_kinds: Vec<Vec<Kind>>,
+    /// Where the IO constructors are, when the module makes IO actions.
+    pub io: Option<crate::heap::IoTags>,
 }
 
 impl SsaModule {

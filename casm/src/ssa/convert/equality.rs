@@ -54,12 +54,38 @@ impl FnBuilder<'_> {
                     )),
                 );
             }
-            // FIXME: `eq` of two values of unknown kind (parameters and
-            // results typed `*`, closure results) compares field elements:
-            // two constructors there compare by address on Cairo, by
-            // structure in the reference interpreter. Neither of Juvix's
-            // suites compares such values; refusing them would refuse
-            // comparisons of numbers typed `*`.
+            // Two values of which nothing is known may both be
+            // constructors, which the reference interpreter compares by
+            // structure and the compiled code could only compare by
+            // address: refused, rather than answered differently.
+            (Kind::Any, Kind::Any) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(
+                        "two values of unknown kind on Cairo (declare their types)".to_string(),
+                    ),
+                );
+            }
+            // FIXME: `eq` of two strings (a comparison of lengths and
+            // bytes) is not lowered; the reference interpreter runs it.
+            (Kind::Str, Kind::Str) => {
+                return err(pos, JvrErrorKind::NotForCairo("eq of strings".to_string()))
+            }
+            (Kind::Str, other) | (other, Kind::Str) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(format!(
+                        "a string and {}",
+                        other.name().unwrap_or("a value of unknown kind")
+                    )),
+                );
+            }
+            // A value of unknown kind compared with a number, boolean,
+            // `unit` or `void`: where the reference interpreter compares
+            // (the value is one too), so do the field elements.
+            // FIXME: when the value of unknown kind is a constructor at run
+            // time, the reference interpreter stops with an error and the
+            // compiled code compares its address.
             _ => Inst::Binop {
                 dst: define(self),
                 op: BinOp::Eq,
