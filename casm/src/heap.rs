@@ -26,7 +26,13 @@
 
 mod io;
 
+mod strings;
+
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
+pub use strings::{
+    atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,
+    STRING_BYTES, STRING_HEADER, STRING_LEN,
+};
 
 use crate::felt::Felt;
 use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
@@ -35,44 +41,61 @@ use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 /// the cell it wrote at `[ap]`.
 pub const GET_FP: &str = "__kildall_get_fp";
 
-/// The header of a string, `-1`: neither a constructor's (small and odd)
-/// nor a closure's (small and even).
-pub const STRING_HEADER: i128 = -1;
-
-/// Offset of a string's length in bytes.
-pub const STRING_LEN: i16 = 1;
-/// Offset of a string's first byte.
-pub const STRING_BYTES: i16 = 2;
-
 /// Longest string the printers read.
 const MAX_PRINT_STRING: usize = 1 << 24;
 
-/// The text of the string at `p`, when `p` holds one: its header, its
-/// length `n`, then `n` cells each holding one byte of its UTF-8 text.
-pub fn string_text<P>(
+/// The text of the string at `p`, when `p` holds one (a rope of leaves
+/// `[-1, n, bytes...]` and concatenations `[-2, n, left, right]`, see
+/// `strings`), read in order with an explicit stack.
+pub fn string_text<P: Clone>(
     p: &P,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
 ) -> Option<Result<String, String>> {
-    match load(p, 0) {
-        Some(Cell::Num(h)) if h == Felt::from_i128(STRING_HEADER) => {}
-        _ => return None,
-    }
-    let bad = || Err("a string with unwritten or malformed cells".to_string());
-    let n = match load(p, STRING_LEN as usize) {
-        Some(Cell::Num(n)) => match small(n).map(|n| n as usize) {
-            Some(n) if n <= MAX_PRINT_STRING => n,
-            _ => return Some(bad()),
-        },
-        _ => return Some(bad()),
+    let header = |p: &P| match load(p, 0) {
+        Some(Cell::Num(h)) if h == Felt::from_i128(STRING_HEADER) => Some(false),
+        Some(Cell::Num(h)) if h == Felt::from_i128(CONCAT_HEADER) => Some(true),
+        _ => None,
     };
-    let mut bytes = Vec::with_capacity(n);
-    for k in 0..n {
-        match load(p, STRING_BYTES as usize + k) {
-            Some(Cell::Num(b)) => match small(b) {
-                Some(b) if b < 256 => bytes.push(b as u8),
-                _ => return Some(bad()),
-            },
-            _ => return Some(bad()),
+    header(p)?;
+    let bad = || Err("a string with unwritten or malformed cells".to_string());
+    let mut bytes = Vec::new();
+    let mut stack = vec![p.clone()];
+    let mut visited = 0usize;
+    while let Some(p) = stack.pop() {
+        visited += 1;
+        if visited > MAX_PRINT_STRING {
+            return Some(bad());
+        }
+        match header(&p) {
+            Some(true) => {
+                let part = |k: i16| match load(&p, (CONCAT_LEFT + k) as usize) {
+                    Some(Cell::Ptr(q)) => Some(q),
+                    _ => None,
+                };
+                let (Some(left), Some(right)) = (part(0), part(1)) else {
+                    return Some(bad());
+                };
+                stack.push(right);
+                stack.push(left);
+            }
+            Some(false) => {
+                let n = match load(&p, STRING_LEN as usize) {
+                    Some(Cell::Num(n)) => small(n).map(|n| n as usize),
+                    _ => None,
+                };
+                let Some(n) = n.filter(|n| bytes.len() + n <= MAX_PRINT_STRING) else {
+                    return Some(bad());
+                };
+                for k in 0..n {
+                    match load(&p, STRING_BYTES as usize + k) {
+                        Some(Cell::Num(b)) if small(b).is_some_and(|b| b < 256) => {
+                            bytes.push(small(b).unwrap_or(0) as u8)
+                        }
+                        _ => return Some(bad()),
+                    }
+                }
+            }
+            None => return Some(bad()),
         }
     }
     Some(Ok(String::from_utf8_lossy(&bytes).into_owned()))
@@ -519,7 +542,7 @@ const MAX_PRINT_DEPTH: usize = 1000;
 /// same value: a number in signed decimal, a record field by field
 /// (flattened), another constructor as `<Name>`, a closure as
 /// `<closure f>`. `load(p, k)` reads the cell `k` after address `p`.
-pub fn value_lines<P>(
+pub fn value_lines<P: Clone>(
     v: &Cell<P>,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
     names: &HeapNames,
@@ -529,7 +552,7 @@ pub fn value_lines<P>(
     Ok(out)
 }
 
-fn push_lines<P>(
+fn push_lines<P: Clone>(
     v: &Cell<P>,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
     names: &HeapNames,
@@ -690,7 +713,7 @@ impl Kind {
 /// The text of a value as Juvix's Reg interpreter prints it (see
 /// `jvr_interp::Val::text`): a number by its kind, a constructor as a
 /// term `C f1 (D f2)`, a closure as `<closure f>`.
-pub fn value_term<P>(
+pub fn value_term<P: Clone>(
     v: &Cell<P>,
     kind: Kind,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
@@ -701,7 +724,7 @@ pub fn value_term<P>(
     Ok(out)
 }
 
-fn push_term<P>(
+fn push_term<P: Clone>(
     v: &Cell<P>,
     kind: Kind,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,

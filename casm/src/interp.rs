@@ -112,6 +112,9 @@ pub enum InterpError {
     /// or `cextend` of it by more.
     #[error("pc {0}: {1}")]
     ClosureArity(usize, heap::ClosureArityError),
+    /// `atoi` of a text that spells no integer.
+    #[error("string to integer: not an integer")]
+    NotAnInteger,
 }
 
 /// The outcome of a run.
@@ -386,6 +389,7 @@ impl Machine<'_> {
                     );
                     self.trap = Some(InterpError::ClosureArity(self.pc, err));
                 }
+                Hint::NotAnInteger => self.trap = Some(InterpError::NotAnInteger),
                 Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => {
                     let (a, b) = (self.operand(a)?, self.operand(b)?);
                     for (k, v) in h.answer(a, b).into_iter().enumerate() {

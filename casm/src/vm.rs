@@ -52,6 +52,9 @@ pub enum VmError {
     /// or `cextend` of it by more.
     #[error("{0}")]
     ClosureArity(heap::ClosureArityError),
+    /// `atoi` of a text that spells no integer.
+    #[error("string to integer: not an integer")]
+    NotAnInteger,
 }
 
 fn vm_error(e: impl ToString) -> VmError {
@@ -220,6 +223,10 @@ impl HintProcessorLogic for HintRunner<'_> {
                     self.names,
                 );
                 self.trap = Some(VmError::ClosureArity(err));
+                return Ok(());
+            }
+            Hint::NotAnInteger => {
+                self.trap = Some(VmError::NotAnInteger);
                 return Ok(());
             }
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => (word(a)?, word(b)?),

@@ -6,12 +6,14 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::heap::{self, Kind};
+use crate::jvr::StrOp;
 
 use super::kinds::{type_kind, FieldKinds};
 
 mod equality;
 mod join;
 mod results;
+mod strings;
 
 use results::learn_results;
 
@@ -350,6 +352,10 @@ impl FnBuilder<'_> {
             StmtKind::Binop { .. } => Kind::Int,
             StmtKind::Call { func, .. } => self.declared_result(func),
             StmtKind::ArgsNum { .. } => Kind::Int,
+            StmtKind::StrUnop {
+                op: StrOp::Atoi, ..
+            } => Kind::Int,
+            StmtKind::StrUnop { .. } | StmtKind::StrCat { .. } => Kind::Str,
             StmtKind::CallClosure { args, .. } => self
                 .closure_result(ApplyKind::Call, args.len())
                 .unwrap_or_default(),
@@ -374,9 +380,12 @@ impl FnBuilder<'_> {
         | Inst::Binop { dst, .. }
         | Inst::Call { dst, .. }
         | Inst::ArgsNum { dst, .. }
+        | Inst::StrCat { dst, .. }
+        | Inst::ShowBool { dst, .. }
+        | Inst::Str { dst, .. }
         | Inst::Apply {
             dst,
-            kind: ApplyKind::Call | ApplyKind::Any,
+            kind: ApplyKind::Call | ApplyKind::Any | ApplyKind::ShowInt | ApplyKind::Atoi,
             ..
         } = &inst
         {
@@ -445,14 +454,30 @@ impl FnBuilder<'_> {
             | StmtKind::CExtend { .. }
             | StmtKind::CallClosure { .. }
             | StmtKind::CallClosures { .. } => self.closure_stmt(env, s)?,
-            // FIXME: strings on Cairo (packed short strings, `show`,
-            // `strcat`, `atoi`) are not lowered; the reference interpreter
-            // runs them.
-            StmtKind::StrUnop { op, .. } => {
-                return err(s.pos, JvrErrorKind::NotForCairo(op.name().to_string()))
+            StmtKind::StrUnop { dst, op, a } => {
+                let kind = self.kind(env, a);
+                let a = self.operand(env, a)?;
+                self.string_op(env, s.pos, dst, *op, (a, kind))?
             }
-            StmtKind::StrCat { .. } => {
-                return err(s.pos, JvrErrorKind::NotForCairo("strcat".to_string()))
+            StmtKind::StrCat { dst, a, b } => {
+                let kinds = [self.kind(env, a), self.kind(env, b)];
+                if let Some(k) = kinds.into_iter().find(|k| *k != Kind::Str) {
+                    let what = k.name().unwrap_or("a value of unknown kind");
+                    return err(
+                        s.pos,
+                        JvrErrorKind::NotForCairo(format!("strcat of {what}")),
+                    );
+                }
+                let (Operand::Var(a), Operand::Var(b)) =
+                    (self.operand(env, a)?, self.operand(env, b)?)
+                else {
+                    unreachable!("strings are variables")
+                };
+                Inst::StrCat {
+                    dst: self.define(env, dst),
+                    a,
+                    b,
+                }
             }
             _ => unreachable!("`stmt` converts the other statements"),
         };

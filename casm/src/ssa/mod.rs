@@ -126,6 +126,23 @@ pub enum Inst {
         /// The text.
         text: String,
     },
+    /// `dst = strcat a b`: a concatenation `[-2, n, a, b]` of two strings.
+    StrCat {
+        /// Destination (the address).
+        dst: Var,
+        /// Left.
+        a: Var,
+        /// Right.
+        b: Var,
+    },
+    /// `dst = show v` of a boolean: one of the strings `true` and `false`,
+    /// both written, chosen by `v` without a branch.
+    ShowBool {
+        /// Destination (the address).
+        dst: Var,
+        /// The boolean.
+        v: Operand,
+    },
     /// `dst = [[src] + 1 + index]`: a constructor's field.
     Load {
         /// Destination.
@@ -231,6 +248,11 @@ pub enum ApplyKind {
     /// argument are compared structurally by the runtime routine
     /// `__kildall_eq`, called like a closure.
     Equal,
+    /// `show` of an integer (the `closure` operand), by the runtime
+    /// routine `__kildall_show_int`.
+    ShowInt,
+    /// `atoi` of the string in the `closure` operand, by `__kildall_atoi`.
+    Atoi,
 }
 
 /// A function in SSA form.
