@@ -10,9 +10,12 @@
 //!   (records too, unlike Juvix, which drops the header of records);
 //! * a closure: `[2 id, left, stored, args...]`, `id` the index of its
 //!   function among those `calloc` names, `left` the arguments it still
-//!   takes and `stored` the ones it holds.
+//!   takes and `stored` the ones it holds;
+//! * a string: a leaf `[-1, n, bytes...]` or a concatenation
+//!   `[-2, n, left, right]` (`strings`);
+//! * an IO action: a constructor numbered after the module's own (`io`).
 //!
-//! An odd header is a constructor, an even one a closure. `case` jumps by
+//! A small odd header is a constructor, a small even one a closure. `case` jumps by
 //! the header (less twice the type's first tag) into a table of two-word
 //! `jmp`s, which is why headers step by two (as Juvix's `2 tag + 1`).
 //!
@@ -25,7 +28,6 @@
 //! into an unrolled copy at the entry that copies exactly that many.
 
 mod io;
-
 mod strings;
 
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
