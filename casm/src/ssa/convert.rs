@@ -10,6 +10,7 @@ use crate::jvr::StrOp;
 
 use super::kinds::{type_kind, FieldKinds};
 
+mod alloc;
 mod equality;
 mod join;
 mod results;
@@ -601,54 +602,6 @@ impl FnBuilder<'_> {
         };
         out.push(inst);
         Ok(false)
-    }
-
-    /// `dst = alloc C (args)`.
-    fn alloc(
-        &mut self,
-        env: &mut Env,
-        pos: Pos,
-        dst: &VarName,
-        ctor: &str,
-        args: &[Value],
-        out: &mut Vec<Inst>,
-    ) -> Result<(), JvrError> {
-        let kinds: Vec<Kind> = args.iter().map(|a| self.kind(env, a)).collect();
-        let mut args = self.operands(env, args)?;
-        let io = self.fields_known.io_tags();
-        let (tag, arity, kind) = match (self.module.ctor(ctor), io.ctor(ctor)) {
-            (Some((_, tag, c)), _) => (tag, c.arity, Kind::Object),
-            (None, Some((tag, arity))) => (tag, arity, Kind::Io),
-            (None, None) if ctor == "readLn" => {
-                // FIXME: `readLn` on Cairo (the input of a run is its
-                // arguments; there is no standard input to read).
-                return err(pos, JvrErrorKind::NotForCairo(ctor.to_string()));
-            }
-            (None, None) => return err(pos, JvrErrorKind::UnknownConstructor(ctor.to_string())),
-        };
-        if arity != args.len() {
-            return err(
-                pos,
-                JvrErrorKind::CtorArity {
-                    name: ctor.to_string(),
-                    expected: arity,
-                    found: args.len(),
-                },
-            );
-        }
-        if kind == Kind::Io && heap::IoTags::stores_kind(ctor) {
-            let code = kinds.first().copied().unwrap_or_default().code();
-            args.push(Operand::Const(Felt::from_u128(code.into())));
-        }
-        for (k, kind) in kinds.into_iter().enumerate() {
-            self.fields_known.store(tag, k, kind);
-        }
-        let d = self.fresh();
-        env.insert(dst.clone(), Some(d));
-        self.known.insert((d, tag));
-        self.kinds.insert(d, kind);
-        out.push(Inst::Alloc { dst: d, tag, args });
-        Ok(())
     }
 
     /// A `case`; returns whether it can fall through.

@@ -8,10 +8,11 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = eq a b` on operands that are not both integers: of two
     /// constructors, the structural comparison of the runtime; of two
-    /// values stored in one field element (or of which nothing is known),
-    /// the comparison of the elements. A constructor compared with a
-    /// number, or constructors some field of which holds values whose kind
-    /// the program does not say, is refused.
+    /// numbers, or a number and a value of unknown kind, the comparison of
+    /// the field elements. A constructor compared with anything else,
+    /// constructors some field of which holds values whose kind the
+    /// program does not say, two values of unknown kind, strings and IO
+    /// actions are refused.
     pub(super) fn equality(
         &mut self,
         env: &mut Env,
@@ -65,6 +66,9 @@ impl FnBuilder<'_> {
                         "two values of unknown kind on Cairo (declare their types)".to_string(),
                     ),
                 );
+            }
+            (Kind::Io, _) | (_, Kind::Io) => {
+                return err(pos, JvrErrorKind::EqUndefined("an IO action".to_string()));
             }
             // FIXME: `eq` of two strings (a comparison of lengths and
             // bytes) is not lowered; the reference interpreter runs it.
