@@ -28,9 +28,11 @@
 //! into an unrolled copy at the entry that copies exactly that many.
 
 mod io;
+mod string_eq;
 mod strings;
 
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
+pub use string_eq::{eq_str_routine, EQ_STR};
 pub use strings::{
     atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,
     STRING_BYTES, STRING_HEADER, STRING_LEN,
@@ -817,7 +819,8 @@ fn push_builtins_at(out: &mut Vec<Instr>, at: BuiltinsAt, n_builtins: usize) {
 /// unequal; equal headers jump by the header into a table of the
 /// module's constructors (`field_kinds` by tag), whose entry compares the
 /// fields in order: numbers by the difference of their cells, constructors
-/// by a recursive call. Every failing comparison ends in its own tail,
+/// by a recursive call, strings by `__kildall_eq_str`. Every failing
+/// comparison ends in its own tail,
 /// which knows where the builtins' pointers are.
 pub fn eq_routine(field_kinds: &[Vec<Kind>], n_builtins: usize) -> Vec<Instr> {
     let differ = format!("{EQ}$differ");
@@ -851,11 +854,12 @@ pub fn eq_routine(field_kinds: &[Vec<Kind>], n_builtins: usize) -> Vec<Instr> {
         let mut at = BuiltinsAt::Entry;
         for (k, kind) in kinds.iter().enumerate() {
             let off = field_offset(k as u32);
-            if *kind == Kind::Object {
+            if matches!(kind, Kind::Object | Kind::Str) {
+                let routine = if *kind == Kind::Str { EQ_STR } else { EQ };
                 push_builtins_at(&mut out, at, n_builtins);
                 out.push(push(Rhs::Deref(MemRef::fp(-4), off)));
                 out.push(push(Rhs::Deref(MemRef::fp(-3), off)));
-                out.push(Instr::Call(Target::Label(EQ.to_string())));
+                out.push(Instr::Call(Target::Label(routine.to_string())));
                 at = BuiltinsAt::AfterCall { pushed: 0 };
             } else {
                 out.push(push(Rhs::Deref(MemRef::fp(-3), off)));

@@ -4,7 +4,7 @@
 
 use super::{Frame, Lowerer};
 use crate::felt::Felt;
-use crate::heap;
+use crate::heap::{self, Kind};
 use crate::jvr::BuiltinOp;
 use crate::listing::{ArithOp, Builtin, Instr, MemRef, Rhs, Target, Val};
 use crate::ssa::{ApplyKind, FuncId, Inst, Operand, SsaModule, Var};
@@ -159,6 +159,7 @@ impl Lowerer<'_> {
             ApplyKind::Equal => heap::EQ.to_string(),
             ApplyKind::ShowInt => heap::SHOW_INT.to_string(),
             ApplyKind::Atoi => heap::ATOI.to_string(),
+            ApplyKind::EqualStrings => heap::EQ_STR.to_string(),
         };
         self.emit(Instr::Call(Target::Label(name)));
     }
@@ -171,9 +172,10 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut extends = std::collections::BTreeSet::new();
     let mut ccalls = std::collections::BTreeSet::new();
     let mut eq = false;
-    let (mut show_int, mut atoi) = (false, false);
+    let (mut show_int, mut atoi, mut eq_str) = (false, false, false);
     let mut routines = Routines {
         eq: &mut eq,
+        eq_str: &mut eq_str,
         show_int: &mut show_int,
         atoi: &mut atoi,
         get_fp: &mut get_fp,
@@ -183,6 +185,11 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     };
     for f in &module.functions {
         routines.scan(&f.body);
+    }
+    // Structural equality compares string fields by `__kildall_eq_str`.
+    if eq && module.field_kinds.iter().flatten().any(|k| *k == Kind::Str) {
+        eq_str = true;
+        get_fp = true;
     }
     // `bind` applies its closure to one argument.
     if module.io.is_some() {
@@ -229,6 +236,9 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     if atoi {
         out.extend(heap::atoi_routine(n_builtins));
     }
+    if eq_str {
+        out.extend(heap::eq_str_routine(n_builtins));
+    }
     if let Some(tags) = module.io {
         out.extend(heap::run_io_routine(tags, n_builtins));
     }
@@ -238,6 +248,7 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
 /// The runtime routines a module's code calls, by argument count.
 struct Routines<'a> {
     eq: &'a mut bool,
+    eq_str: &'a mut bool,
     show_int: &'a mut bool,
     atoi: &'a mut bool,
     get_fp: &'a mut bool,
@@ -290,6 +301,11 @@ impl Routines<'_> {
                 }
                 ApplyKind::Atoi => {
                     *self.atoi = true;
+                    true
+                }
+                ApplyKind::EqualStrings => {
+                    *self.get_fp = true;
+                    *self.eq_str = true;
                     true
                 }
             };

@@ -102,13 +102,14 @@ impl FieldKinds {
         self.checked = true;
     }
 
-    /// A field whose kind is neither a number's nor a constructor's.
+    /// A field whose kind is neither a number's, a constructor's nor a
+    /// string's.
     pub(super) fn unknown(&self) -> Option<(u32, usize)> {
         let module = &self.known[..self.n_module];
         module.iter().enumerate().find_map(|(tag, fields)| {
             let k = fields
                 .iter()
-                .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
+                .position(|k| !(k.is_scalar() || matches!(k, Kind::Object | Kind::Str)))?;
             Some((tag as u32, k))
         })
     }

@@ -253,6 +253,9 @@ pub enum ApplyKind {
     ShowInt,
     /// `atoi` of the string in the `closure` operand, by `__kildall_atoi`.
     Atoi,
+    /// `eq` of two strings (the `closure` operand and the one argument),
+    /// by `__kildall_eq_str`.
+    EqualStrings,
 }
 
 /// A function in SSA form.

@@ -182,14 +182,16 @@ fn show_refuses_wrong_digits_signs_and_lengths() {
     }
 }
 
-/// `strcat` and `atoi` are decided by the code alone, and `show` of a
-/// boolean picks one of two constants: no hint answers for them.
+/// `strcat`, `atoi` and `eq` of strings are decided by the code alone,
+/// and `show` of a boolean picks one of two constants: no hint answers for
+/// them.
 #[test]
-fn strcat_atoi_and_show_of_booleans_ask_no_hint() {
+fn strings_ask_no_hint_but_show_of_integers() {
     let src = "function main(integer) : integer {\n  tmp[0] = lt 1 2;\n  \
         tmp[1] = show true;\n  tmp[2] = strcat \"-\" \"42\";\n  \
         tmp[3] = strcat tmp[1] tmp[2];\n  tmp[4] = atoi tmp[2];\n  \
-        tmp[5] = add tmp[4] arg[0];\n  ret tmp[5];\n}\n";
+        tmp[5] = add tmp[4] arg[0];\n  tmp[6] = eq tmp[3] \"true-42\";\n  \
+        tmp[7] = add tmp[5] tmp[6];\n  ret tmp[7];\n}\n";
     let prog = build(src, "main", &[f(2)], Mode::Proof).unwrap();
     // The one hint, of `lt`, feeds nothing that is printed.
     let lie = |h: &Hint, x: Felt, y: Felt| h.answer(x, y);

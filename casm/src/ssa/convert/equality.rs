@@ -8,11 +8,12 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = eq a b` on operands that are not both integers: of two
     /// constructors, the structural comparison of the runtime; of two
-    /// numbers, or a number and a value of unknown kind, the comparison of
-    /// the field elements. A constructor compared with anything else,
+    /// strings, their texts (by `__kildall_eq_str`); of two numbers, or a
+    /// number and a value of unknown kind, the comparison of the field
+    /// elements. A constructor compared with anything else,
     /// constructors some field of which holds values whose kind the
-    /// program does not say, two values of unknown kind, strings and IO
-    /// actions are refused.
+    /// program does not say, two values of unknown kind, a string and
+    /// another value, and IO actions are refused.
     pub(super) fn equality(
         &mut self,
         env: &mut Env,
@@ -70,11 +71,12 @@ impl FnBuilder<'_> {
             (Kind::Io, _) | (_, Kind::Io) => {
                 return err(pos, JvrErrorKind::EqUndefined("an IO action".to_string()));
             }
-            // FIXME: `eq` of two strings (a comparison of lengths and
-            // bytes) is not lowered; the reference interpreter runs it.
-            (Kind::Str, Kind::Str) => {
-                return err(pos, JvrErrorKind::NotForCairo("eq of strings".to_string()))
-            }
+            (Kind::Str, Kind::Str) => Inst::Apply {
+                dst: define(self),
+                kind: ApplyKind::EqualStrings,
+                closure: a,
+                args: vec![b],
+            },
             (Kind::Str, other) | (other, Kind::Str) => {
                 return err(
                     pos,
