@@ -7,8 +7,8 @@
 //! called or tail-called with their remaining arguments, or applied by
 //! `ccall`/`tccall` to some of them and then to the rest; structural `eq`
 //! of two constructors; the constant `void`; strings: `show` of an integer
-//! or a comparison, `strcat` with constants, `trace` of the text and
-//! `atoi` of it back to an integer.
+//! or a comparison, `strcat` with constants, `eq` with a constant, `trace`
+//! of the text and `atoi` of it back to an integer.
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -456,6 +456,14 @@ impl Gen<'_> {
             b: var(&digits),
         }));
         body.push(st(StmtKind::Trace(var(&text))));
+        let same = self.fresh();
+        body.push(st(StmtKind::Binop {
+            dst: same.clone(),
+            op: BinOp::Eq,
+            a: var(&text),
+            b: Value::Str(["n = 0", "n = 10", "n = 1"][self.rng.index(3)].to_string()),
+        }));
+        body.push(st(StmtKind::Trace(var(&same))));
         let (x, y) = (self.operand(scope), self.operand(scope));
         body.push(st(StmtKind::Binop {
             dst: cmp.clone(),

@@ -147,6 +147,7 @@ fn generated_programs_cover_the_language() {
         " = show tmp",
         " = strcat ",
         " = atoi tmp",
+        " = eq tmp",
     ] {
         assert!(text.contains(needle), "no `{needle}` in generated programs");
     }
