@@ -599,10 +599,13 @@ impl LineParser<'_> {
                         self.at += 1;
                     }
                     let name = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
-                    kind = match crate::heap::Kind::from_name(&name) {
-                        Some(k) => k,
-                        None => return self.err("a kind (integer, bool, unit, void)"),
-                    };
+                    kind =
+                        match crate::heap::Kind::from_name(&name) {
+                            Some(k) => k,
+                            None => return self.err(
+                                "a kind (integer, bool, unit, void, object, string, io, number)",
+                            ),
+                        };
                 }
                 self.expect("%}")?;
                 return Ok(Instr::Hint(if trace {
