@@ -17,6 +17,7 @@ mod results;
 mod strings;
 
 use results::learn_results;
+pub(super) use results::ClosureResults;
 
 use join::{live_after_branches, read_values, stmt_key};
 
@@ -798,6 +799,7 @@ fn convert_functions(
     sigs: &Signatures,
     fields_known: &mut FieldKinds,
 ) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
+    fields_known.closure_results = ClosureResults::of(module, fields_known);
     let mut functions = Vec::new();
     let mut closure_funcs = Vec::new();
     for f in &module.functions {

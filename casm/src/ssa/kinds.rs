@@ -16,6 +16,17 @@ pub(super) fn type_kind(module: &Module, ty: &str) -> Kind {
     }
 }
 
+/// The kind of each function's declared result type, by name.
+fn declared_results(module: &Module) -> HashMap<String, Kind> {
+    let mut kinds = HashMap::new();
+    for f in &module.functions {
+        kinds
+            .entry(f.name.clone())
+            .or_insert_with(|| type_kind(module, &f.ret));
+    }
+    kinds
+}
+
 /// What the module's values are known to be across functions: the fields
 /// of each constructor (their declared types' kinds, and for a field
 /// declared `*` what the module's `alloc`s store in it) and the results of
@@ -35,6 +46,11 @@ pub(super) struct FieldKinds {
     pub(super) uses_io: bool,
     /// What each function declared `*` was seen to return.
     pub(super) results: HashMap<String, Kind>,
+    /// The kind of each function's declared result type (the first
+    /// declaration's).
+    declared_results: HashMap<String, Kind>,
+    /// What calls through closures return, as the current pass began.
+    pub(super) closure_results: super::convert::ClosureResults,
 }
 
 impl FieldKinds {
@@ -62,6 +78,8 @@ impl FieldKinds {
             stored: HashMap::new(),
             checked: false,
             uses_io: false,
+            declared_results: declared_results(module),
+            closure_results: Default::default(),
             results: HashMap::new(),
         }
     }
@@ -72,6 +90,15 @@ impl FieldKinds {
             .and_then(|f| f.get(k))
             .copied()
             .unwrap_or_default()
+    }
+
+    /// The kind of the declared result type of function `name`, or what
+    /// the earlier passes saw it return (`None`: nothing yet).
+    pub(super) fn learnt_result(&self, name: &str) -> Option<Kind> {
+        match self.declared_results.get(name).copied().unwrap_or_default() {
+            Kind::Any => self.results.get(name).copied(),
+            k => Some(k),
+        }
     }
 
     /// Where the IO constructors are.

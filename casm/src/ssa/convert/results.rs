@@ -39,16 +39,7 @@ impl FnBuilder<'_> {
     /// The kind of the declared result type of function `name`, or what
     /// the earlier passes saw it return (`None`: nothing yet).
     pub(super) fn learnt_result(&self, name: &str) -> Option<Kind> {
-        let declared = self
-            .module
-            .functions
-            .iter()
-            .find(|f| f.name == name)
-            .map_or(Kind::Any, |f| type_kind(self.module, &f.ret));
-        match declared {
-            Kind::Any => self.fields_known.results.get(name).copied(),
-            k => Some(k),
-        }
+        self.fields_known.learnt_result(name)
     }
 
     /// [`Self::learnt_result`], unknown when nothing is learnt.
@@ -57,22 +48,56 @@ impl FnBuilder<'_> {
     }
 
     /// What a call through a closure with `n` arguments returns (`None`:
-    /// nothing known yet). A closure of `f` calls `f` or extends to a
-    /// closure: with exactly the arguments it still takes (`call`), a
-    /// function of at least `n` parameters; with any number (`ccall`), a
-    /// function of more than `n` parameters may return a closure, and one
-    /// of fewer may apply what it returns to the rest.
+    /// nothing known yet), as the pass began knowing it
+    /// ([`ClosureResults`]).
     pub(super) fn closure_result(&self, kind: ApplyKind, n: usize) -> Option<Kind> {
-        let defined = self.module.functions.iter().filter(|f| f.body.is_some());
+        let c = &self.fields_known.closure_results;
         match kind {
-            ApplyKind::Call => defined
-                .filter(|f| f.params.len() >= n)
-                .filter_map(|f| self.learnt_result(&f.name))
-                .reduce(Kind::join),
-            _ if defined.clone().any(|f| f.params.len() > n) => Some(Kind::Any),
-            _ => defined
-                .filter_map(|f| self.learnt_result(&f.name))
-                .reduce(Kind::join),
+            ApplyKind::Call => c.at_least.get(n).copied().flatten(),
+            _ if n < c.most_params => Some(Kind::Any),
+            _ => c.at_least.first().copied().flatten(),
+        }
+    }
+}
+
+/// What calls through closures return, by the number of arguments: a
+/// closure of `f` calls `f` or extends to a closure. With exactly the
+/// arguments it still takes (`call`), `n` of them reach a function of at
+/// least `n` parameters; with any number (`ccall`), a function of more
+/// than `n` parameters may return a closure, and one of fewer may apply
+/// what it returns to the rest, so the result is any function's.
+#[derive(Clone, Debug, Default)]
+pub(in crate::ssa) struct ClosureResults {
+    /// By `n`: what the defined functions of at least `n` parameters
+    /// return, joined (`None`: nothing known yet).
+    at_least: Vec<Option<Kind>>,
+    /// The most parameters of a defined function.
+    most_params: usize,
+}
+
+impl ClosureResults {
+    /// From what the functions of `module` are known to return.
+    pub(in crate::ssa) fn of(module: &Module, known: &FieldKinds) -> ClosureResults {
+        let defined = module.functions.iter().filter(|f| f.body.is_some());
+        let most_params = defined.clone().map(|f| f.params.len()).max().unwrap_or(0);
+        let mut by_arity: Vec<Option<Kind>> = vec![None; most_params + 1];
+        for f in defined {
+            if let Some(k) = known.learnt_result(&f.name) {
+                let slot = &mut by_arity[f.params.len()];
+                *slot = Some(slot.map_or(k, |old| old.join(k)));
+            }
+        }
+        // Suffix joins: at least `n` parameters.
+        let mut at_least = by_arity;
+        for n in (0..most_params).rev() {
+            at_least[n] = match (at_least[n], at_least[n + 1]) {
+                (Some(a), Some(b)) => Some(a.join(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        ClosureResults {
+            at_least,
+            most_params,
         }
     }
 }
