@@ -106,6 +106,11 @@ pub enum ResultShape {
     /// The fields of a record of this many fields (one level: a record in
     /// a field is written as its address).
     Record(usize),
+    /// The result is an IO action, which the entry sequence runs with
+    /// `__kildall_run_io`: each `write` puts its value and the value's kind
+    /// code into the next two cells, then the sequence writes the action's
+    /// result and its kind code.
+    Io,
 }
 
 impl ResultShape {
@@ -114,6 +119,7 @@ impl ResultShape {
         match self {
             ResultShape::Value => 1,
             ResultShape::Record(n) => n,
+            ResultShape::Io => 2,
         }
     }
 
@@ -121,7 +127,7 @@ impl ResultShape {
     /// a value is already on the stack).
     fn pushed(self) -> usize {
         match self {
-            ResultShape::Value => 0,
+            ResultShape::Value | ResultShape::Io => 0,
             ResultShape::Record(n) => n,
         }
     }
@@ -132,7 +138,9 @@ impl Program {
     /// it are the record fields gathered for the output, then the
     /// builtins' final pointers, as the runner reads them.
     pub fn result_depth(&self) -> usize {
-        1 + self.result.pushed() + self.builtins.len()
+        // After an IO action, its result's kind code is above it.
+        let code = usize::from(self.result == ResultShape::Io);
+        1 + code + self.result.pushed() + self.builtins.len()
     }
 }
 
@@ -395,6 +403,9 @@ impl EntrySequence<'_> {
     /// every builtin's final pointer on top, then `ret` (or the proof
     /// mode's final loop).
     fn write_result(&self, items: &mut Vec<Instr>) {
+        if self.result == ResultShape::Io {
+            return self.run_io(items);
+        }
         let nb = self.threaded;
         let output_ptr = self.output_ptr();
         // The result is at `[ap - 1]`, the threaded builtins' final pointers
@@ -421,6 +432,42 @@ impl EntrySequence<'_> {
         for _ in 0..nb {
             items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-2 - nb - fields)))));
         }
+        self.finish(items);
+    }
+
+    /// The sequence after the call of an entry that returns an IO action:
+    /// `__kildall_run_io` runs it with the `output` pointer, which it
+    /// returns past the cells its `write`s took, above the builtins'
+    /// pointers and below the result and its kind code; these two go to
+    /// the next `output` cells.
+    fn run_io(&self, items: &mut Vec<Instr>) {
+        let nb = self.threaded;
+        for _ in 0..nb {
+            items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-1 - nb)))));
+        }
+        items.push(push(Rhs::Val(Val::Mem(self.output_ptr()))));
+        items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-2 - nb)))));
+        items.push(Instr::Call(Target::Label(crate::heap::RUN_IO.to_string())));
+        for i in 0..2 {
+            items.push(Instr::Assign {
+                dst: MemRef::ap(-2 + i),
+                rhs: Rhs::Deref(MemRef::ap(-3), i),
+                ap_incr: false,
+            });
+        }
+        items.push(push(Rhs::Op(
+            ArithOp::Add,
+            MemRef::ap(-3),
+            Val::Imm(Felt::from_i128(2)),
+        )));
+        for _ in 0..nb {
+            items.push(push(Rhs::Val(Val::Mem(MemRef::ap(-4 - nb)))));
+        }
+        self.finish(items);
+    }
+
+    /// `ret`, or the proof mode's final loop.
+    fn finish(&self, items: &mut Vec<Instr>) {
         match self.mode {
             Mode::Execution => items.push(Instr::Ret),
             Mode::Proof => {

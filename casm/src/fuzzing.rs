@@ -59,7 +59,7 @@ pub fn differential(seed: u64) {
     let expected = match jvr_interp::run(&parsed, "main", &[], Limits::default()) {
         Ok(v) => v,
         // Outside the proved integer range, every machine must refuse.
-        Err(jvr_interp::JvrRunError::Arith(e)) => {
+        Err(e @ (jvr_interp::JvrRunError::Arith(_) | jvr_interp::JvrRunError::ShowRange(_))) => {
             let got = interp::run(&prog, crate::MAX_STEPS);
             assert!(
                 matches!(got, Err(interp::InterpError::RangeCheck(_))),

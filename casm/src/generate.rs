@@ -6,7 +6,9 @@
 //! functions built by `calloc`, extended by `cextend`, asked `argsnum`, and
 //! called or tail-called with their remaining arguments, or applied by
 //! `ccall`/`tccall` to some of them and then to the rest; structural `eq`
-//! of two constructors; the constant `void`.
+//! of two constructors; the constant `void`; strings: `show` of an integer
+//! or a comparison, `strcat` with constants, `eq` with a constant, `trace`
+//! of the text and `atoi` of it back to an integer.
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -16,8 +18,8 @@
 
 use crate::felt::Felt;
 use crate::jvr::{
-    BinOp, CaseArm, Cond, Ctor, Function, Module, Param, Pos, Stmt, StmtKind, TypeDecl, Value,
-    VarName,
+    BinOp, CaseArm, Cond, Ctor, Function, Module, Param, Pos, Stmt, StmtKind, StrOp, TypeDecl,
+    Value, VarName,
 };
 
 /// The generated programs' one type: constructor `s{k}` has `k` fields.
@@ -193,7 +195,11 @@ impl Gen<'_> {
                 ];
                 let op = ops[self.rng.index(ops.len())];
                 let a = self.operand(scope);
-                let b = if op == BinOp::FDiv {
+                // `eq` of two values whose kind the compiler may not know
+                // (results of `ccall`s) is refused: one side a constant.
+                let b = if op == BinOp::Eq {
+                    Value::Const(Felt::from_i128(self.rng.index(3) as i128 - 1))
+                } else if op == BinOp::FDiv {
                     Value::Const(Felt::from_i128(1 + self.rng.index(7) as i128))
                 } else if matches!(op, BinOp::Div | BinOp::Mod) && self.rng.index(4) != 0 {
                     let d = 1 + self.rng.index(5) as i128;
@@ -211,7 +217,12 @@ impl Gen<'_> {
             0 => Cond::NonZero(self.operand(scope)),
             k => {
                 let op = [BinOp::Eq, BinOp::Lt, BinOp::Le][k - 1];
-                Cond::Cmp(op, self.operand(scope), self.operand(scope))
+                let a = self.operand(scope);
+                let b = match op {
+                    BinOp::Eq => Value::Const(Felt::from_i128(self.rng.index(3) as i128 - 1)),
+                    _ => self.operand(scope),
+                };
+                Cond::Cmp(op, a, b)
             }
         }
     }
@@ -279,6 +290,9 @@ impl Gen<'_> {
                 }
             } else if self.rng.chance(0.04) {
                 let r = self.structural_eq(scope, &mut body);
+                scope.push(r);
+            } else if self.rng.chance(0.04) {
+                let r = self.strings(scope, &mut body);
                 scope.push(r);
             } else {
                 let dst = self.fresh();
@@ -407,6 +421,67 @@ impl Gen<'_> {
             op: BinOp::Eq,
             a,
             b,
+        }));
+        r
+    }
+
+    /// `show` of an operand, made `strcat` with a constant after it (a
+    /// digit, so the text still spells an integer) and before it, traced;
+    /// then `show` of a comparison, traced; returns `atoi` of the digits.
+    fn strings(&mut self, scope: &[VarName], body: &mut Vec<Stmt>) -> VarName {
+        let [n, shown, digits, text, cmp, flag] = [(); 6].map(|_| self.fresh());
+        // `add` makes an integer of what may be a boolean: `show` needs to
+        // know which it prints.
+        let a = self.operand(scope);
+        body.push(st(StmtKind::Binop {
+            dst: n.clone(),
+            op: BinOp::Add,
+            a,
+            b: Value::Const(Felt::ZERO),
+        }));
+        body.push(st(StmtKind::StrUnop {
+            dst: shown.clone(),
+            op: StrOp::Show,
+            a: var(&n),
+        }));
+        let digit = ["", "0", "7"][self.rng.index(3)];
+        body.push(st(StmtKind::StrCat {
+            dst: digits.clone(),
+            a: var(&shown),
+            b: Value::Str(digit.to_string()),
+        }));
+        body.push(st(StmtKind::StrCat {
+            dst: text.clone(),
+            a: Value::Str("n = ".to_string()),
+            b: var(&digits),
+        }));
+        body.push(st(StmtKind::Trace(var(&text))));
+        let same = self.fresh();
+        body.push(st(StmtKind::Binop {
+            dst: same.clone(),
+            op: BinOp::Eq,
+            a: var(&text),
+            b: Value::Str(["n = 0", "n = 10", "n = 1"][self.rng.index(3)].to_string()),
+        }));
+        body.push(st(StmtKind::Trace(var(&same))));
+        let (x, y) = (self.operand(scope), self.operand(scope));
+        body.push(st(StmtKind::Binop {
+            dst: cmp.clone(),
+            op: BinOp::Le,
+            a: x,
+            b: y,
+        }));
+        body.push(st(StmtKind::StrUnop {
+            dst: flag.clone(),
+            op: StrOp::Show,
+            a: var(&cmp),
+        }));
+        body.push(st(StmtKind::Trace(var(&flag))));
+        let r = self.fresh();
+        body.push(st(StmtKind::StrUnop {
+            dst: r.clone(),
+            op: StrOp::Atoi,
+            a: var(&digits),
         }));
         r
     }

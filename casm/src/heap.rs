@@ -10,9 +10,12 @@
 //!   (records too, unlike Juvix, which drops the header of records);
 //! * a closure: `[2 id, left, stored, args...]`, `id` the index of its
 //!   function among those `calloc` names, `left` the arguments it still
-//!   takes and `stored` the ones it holds.
+//!   takes and `stored` the ones it holds;
+//! * a string: a leaf `[-1, n, bytes...]` or a concatenation
+//!   `[-2, n, left, right]` (`strings`);
+//! * an IO action: a constructor numbered after the module's own (`io`).
 //!
-//! An odd header is a constructor, an even one a closure. `case` jumps by
+//! A small odd header is a constructor, a small even one a closure. `case` jumps by
 //! the header (less twice the type's first tag) into a table of two-word
 //! `jmp`s, which is why headers step by two (as Juvix's `2 tag + 1`).
 //!
@@ -24,12 +27,89 @@
 //! function; `__kildall_cextend_N` copies the stored arguments by jumping
 //! into an unrolled copy at the entry that copies exactly that many.
 
+mod io;
+mod string_eq;
+mod strings;
+
+pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
+pub use string_eq::{eq_str_routine, EQ_STR};
+pub use strings::{
+    atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,
+    STRING_BYTES, STRING_HEADER, STRING_LEN,
+};
+
 use crate::felt::Felt;
 use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 
 /// The routine that returns at once: `call` leaves the caller's `fp` in
 /// the cell it wrote at `[ap]`.
 pub const GET_FP: &str = "__kildall_get_fp";
+
+/// Longest string the printers read.
+const MAX_PRINT_STRING: usize = 1 << 24;
+
+/// The text of the string at `p`, when `p` holds one (a rope of leaves
+/// `[-1, n, bytes...]` and concatenations `[-2, n, left, right]`, see
+/// `strings`), read in order with an explicit stack.
+pub fn string_text<P: Clone>(
+    p: &P,
+    load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
+) -> Option<Result<String, String>> {
+    let header = |p: &P| match load(p, 0) {
+        Some(Cell::Num(h)) if h == Felt::from_i128(STRING_HEADER) => Some(false),
+        Some(Cell::Num(h)) if h == Felt::from_i128(CONCAT_HEADER) => Some(true),
+        _ => None,
+    };
+    header(p)?;
+    let bad = || Err("a string with unwritten or malformed cells".to_string());
+    let mut bytes = Vec::new();
+    let mut stack = vec![p.clone()];
+    let mut visited = 0usize;
+    while let Some(p) = stack.pop() {
+        visited += 1;
+        if visited > MAX_PRINT_STRING {
+            return Some(bad());
+        }
+        match header(&p) {
+            Some(true) => {
+                let part = |k: i16| match load(&p, (CONCAT_LEFT + k) as usize) {
+                    Some(Cell::Ptr(q)) => Some(q),
+                    _ => None,
+                };
+                let (Some(left), Some(right)) = (part(0), part(1)) else {
+                    return Some(bad());
+                };
+                stack.push(right);
+                stack.push(left);
+            }
+            Some(false) => {
+                let n = match load(&p, STRING_LEN as usize) {
+                    Some(Cell::Num(n)) => small(n).map(|n| n as usize),
+                    _ => None,
+                };
+                let Some(n) = n.filter(|n| bytes.len() + n <= MAX_PRINT_STRING) else {
+                    return Some(bad());
+                };
+                for k in 0..n {
+                    match load(&p, STRING_BYTES as usize + k) {
+                        Some(Cell::Num(b)) if small(b).is_some_and(|b| b < 256) => {
+                            bytes.push(small(b).unwrap_or(0) as u8)
+                        }
+                        _ => return Some(bad()),
+                    }
+                }
+            }
+            None => return Some(bad()),
+        }
+    }
+    Some(Ok(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The value of `f` when it is below `2^64`.
+fn small(f: Felt) -> Option<u64> {
+    let l = f.limbs();
+    ((l[1] | l[2] | l[3]) == 0).then_some(l[0])
+}
 
 /// Offset of a closure's `left` count.
 pub const CLOSURE_LEFT: i16 = 1;
@@ -439,6 +519,7 @@ impl HeapNames {
                     .iter()
                     .map(move |c| (c.name.clone(), c.arity, record))
             })
+            .chain(IO_CTORS.iter().map(|(n, a)| (n.to_string(), *a, false)))
             .collect();
         let closures = ssa
             .closure_funcs
@@ -465,7 +546,7 @@ const MAX_PRINT_DEPTH: usize = 1000;
 /// same value: a number in signed decimal, a record field by field
 /// (flattened), another constructor as `<Name>`, a closure as
 /// `<closure f>`. `load(p, k)` reads the cell `k` after address `p`.
-pub fn value_lines<P>(
+pub fn value_lines<P: Clone>(
     v: &Cell<P>,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
     names: &HeapNames,
@@ -475,7 +556,7 @@ pub fn value_lines<P>(
     Ok(out)
 }
 
-fn push_lines<P>(
+fn push_lines<P: Clone>(
     v: &Cell<P>,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
     names: &HeapNames,
@@ -489,6 +570,10 @@ fn push_lines<P>(
         }
         Cell::Ptr(p) => p,
     };
+    if let Some(text) = string_text(p, load) {
+        out.extend(text?.split('\n').map(str::to_string));
+        return Ok(());
+    }
     if depth > MAX_PRINT_DEPTH {
         return Err("records nested too deep to print".to_string());
     }
@@ -536,6 +621,14 @@ pub enum Kind {
     Void,
     /// The address of a constructor.
     Object,
+    /// The address of a string (see [`STRING_HEADER`]).
+    Str,
+    /// The address of an IO action (see [`IO_CTORS`]).
+    Io,
+    /// A number of a kind the paths that reach it disagree on (an integer
+    /// on one, a boolean on another): prints as an integer, compares as
+    /// a field element.
+    Scalar,
 }
 
 impl Kind {
@@ -547,19 +640,26 @@ impl Kind {
             "bool" => Kind::Bool,
             "unit" => Kind::Unit,
             "void" => Kind::Void,
+            "string" => Kind::Str,
+            "IO" => Kind::Io,
             _ => Kind::Any,
         }
     }
 
     /// Whether values of this kind are stored in one field element.
     pub fn is_scalar(self) -> bool {
-        matches!(self, Kind::Int | Kind::Bool | Kind::Unit | Kind::Void)
+        matches!(
+            self,
+            Kind::Int | Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar
+        )
     }
 
     /// What two paths agree on.
     pub fn join(self, other: Kind) -> Kind {
         if self == other {
             self
+        } else if self.is_scalar() && other.is_scalar() {
+            Kind::Scalar
         } else {
             Kind::Any
         }
@@ -574,21 +674,50 @@ impl Kind {
             Kind::Unit => Some("unit"),
             Kind::Void => Some("void"),
             Kind::Object => Some("object"),
+            Kind::Str => Some("string"),
+            Kind::Io => Some("io"),
+            Kind::Scalar => Some("number"),
         }
+    }
+
+    const ALL: [Kind; 9] = [
+        Kind::Any,
+        Kind::Int,
+        Kind::Bool,
+        Kind::Unit,
+        Kind::Void,
+        Kind::Object,
+        Kind::Str,
+        Kind::Io,
+        Kind::Scalar,
+    ];
+
+    /// The number that stands for this kind in memory: the IO actions
+    /// carry the kind of the value they hold, and `__kildall_run_io`
+    /// writes it to the `output` builtin beside the value.
+    pub fn code(self) -> u32 {
+        Kind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u32
+    }
+
+    /// The kind of code `c`.
+    pub fn from_code(c: Felt) -> Option<Kind> {
+        let l = c.limbs();
+        if (l[1] | l[2] | l[3]) != 0 {
+            return None;
+        }
+        Kind::ALL.get(usize::try_from(l[0]).ok()?).copied()
     }
 
     /// The kind named `name` in a listing.
     pub fn from_name(name: &str) -> Option<Kind> {
-        [Kind::Int, Kind::Bool, Kind::Unit, Kind::Void, Kind::Object]
-            .into_iter()
-            .find(|k| k.name() == Some(name))
+        Kind::ALL.into_iter().find(|k| k.name() == Some(name))
     }
 }
 
 /// The text of a value as Juvix's Reg interpreter prints it (see
 /// `jvr_interp::Val::text`): a number by its kind, a constructor as a
 /// term `C f1 (D f2)`, a closure as `<closure f>`.
-pub fn value_term<P>(
+pub fn value_term<P: Clone>(
     v: &Cell<P>,
     kind: Kind,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
@@ -599,7 +728,7 @@ pub fn value_term<P>(
     Ok(out)
 }
 
-fn push_term<P>(
+fn push_term<P: Clone>(
     v: &Cell<P>,
     kind: Kind,
     load: &dyn Fn(&P, usize) -> Option<Cell<P>>,
@@ -626,6 +755,10 @@ fn push_term<P>(
         }
         (Cell::Ptr(p), _) => p,
     };
+    if let Some(text) = string_text(p, load) {
+        out.push_str(&text?);
+        return Ok(());
+    }
     if depth > MAX_PRINT_DEPTH {
         return Err("constructors nested too deep to print".to_string());
     }
@@ -686,7 +819,8 @@ fn push_builtins_at(out: &mut Vec<Instr>, at: BuiltinsAt, n_builtins: usize) {
 /// unequal; equal headers jump by the header into a table of the
 /// module's constructors (`field_kinds` by tag), whose entry compares the
 /// fields in order: numbers by the difference of their cells, constructors
-/// by a recursive call. Every failing comparison ends in its own tail,
+/// by a recursive call, strings by `__kildall_eq_str`. Every failing
+/// comparison ends in its own tail,
 /// which knows where the builtins' pointers are.
 pub fn eq_routine(field_kinds: &[Vec<Kind>], n_builtins: usize) -> Vec<Instr> {
     let differ = format!("{EQ}$differ");
@@ -720,11 +854,12 @@ pub fn eq_routine(field_kinds: &[Vec<Kind>], n_builtins: usize) -> Vec<Instr> {
         let mut at = BuiltinsAt::Entry;
         for (k, kind) in kinds.iter().enumerate() {
             let off = field_offset(k as u32);
-            if *kind == Kind::Object {
+            if matches!(kind, Kind::Object | Kind::Str) {
+                let routine = if *kind == Kind::Str { EQ_STR } else { EQ };
                 push_builtins_at(&mut out, at, n_builtins);
                 out.push(push(Rhs::Deref(MemRef::fp(-4), off)));
                 out.push(push(Rhs::Deref(MemRef::fp(-3), off)));
-                out.push(Instr::Call(Target::Label(EQ.to_string())));
+                out.push(Instr::Call(Target::Label(routine.to_string())));
                 at = BuiltinsAt::AfterCall { pushed: 0 };
             } else {
                 out.push(push(Rhs::Deref(MemRef::fp(-3), off)));

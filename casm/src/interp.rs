@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use crate::asm::{Mode, Program};
+use crate::asm::{Mode, Program, ResultShape};
 use crate::felt::Felt;
 use crate::heap::{self, Cell, Kind};
 use crate::listing::{Builtin, Hint, Val};
@@ -112,6 +112,9 @@ pub enum InterpError {
     /// or `cextend` of it by more.
     #[error("pc {0}: {1}")]
     ClosureArity(usize, heap::ClosureArityError),
+    /// `atoi` of a text that spells no integer.
+    #[error("string to integer: not an integer")]
+    NotAnInteger,
 }
 
 /// The outcome of a run.
@@ -144,7 +147,7 @@ struct Machine<'p> {
     mem: Vec<Option<Word>>,
     /// Cells of each builtin segment, by `Builtin::ALL` index.
     builtin_mem: [Vec<Word>; 4],
-    traces: Vec<(Word, Kind)>,
+    traces: Vec<(Word, Kind, usize)>,
     fail: Option<Word>,
     /// The error a hint recorded for the failing assertion after it.
     trap: Option<InterpError>,
@@ -332,6 +335,24 @@ impl Machine<'_> {
         heap::value_term(&cell(w), kind, &load, &self.prog.names).map_err(InterpError::Print)
     }
 
+    /// What the `write`s of an IO action printed, and its result, from the
+    /// `output` segment.
+    fn io_output(&self, public: &[Word]) -> R<(Vec<String>, Word, Kind)> {
+        let cell = |w: Word| match w {
+            Word::Felt(f) => Cell::Num(f),
+            Word::Ptr(s, o) => Cell::Ptr((s, o)),
+        };
+        let load = |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(cell);
+        let cells: Vec<_> = public.iter().map(|w| cell(*w)).collect();
+        let (text, value, kind) =
+            heap::io_output(&cells, &load, &self.prog.names).map_err(InterpError::Print)?;
+        let value = match value {
+            Cell::Num(f) => Word::Felt(f),
+            Cell::Ptr((s, o)) => Word::Ptr(s, o),
+        };
+        Ok((text, value, kind))
+    }
+
     /// The lines a value prints as.
     fn lines(&self, w: Word) -> R<Vec<String>> {
         let cell = |w: Word| match w {
@@ -350,7 +371,8 @@ impl Machine<'_> {
             match h {
                 Hint::Trace { v, kind } => {
                     let w = self.word(v)?;
-                    self.traces.push((w, kind));
+                    let written = self.builtin_mem[slot(Builtin::Output)].len();
+                    self.traces.push((w, kind, written));
                 }
                 Hint::Fail { v } => self.fail = Some(self.word(v)?),
                 Hint::ExtendRefused { closure, given } => {
@@ -367,6 +389,7 @@ impl Machine<'_> {
                     );
                     self.trap = Some(InterpError::ClosureArity(self.pc, err));
                 }
+                Hint::NotAnInteger => self.trap = Some(InterpError::NotAnInteger),
                 Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => {
                     let (a, b) = (self.operand(a)?, self.operand(b)?);
                     for (k, v) in h.answer(a, b).into_iter().enumerate() {
@@ -723,18 +746,38 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         Word::Ptr(..) => Err(InterpError::NoResult),
     };
     let value = number(v)?;
-    let mut output = Vec::new();
-    let mut terms = Vec::new();
-    for (t, kind) in &m.traces {
-        output.extend(m.lines(*t)?);
-        terms.push(m.term(*t, *kind)?);
+    let mut felt_traces = Vec::with_capacity(m.traces.len());
+    let mut traces = Vec::with_capacity(m.traces.len());
+    for (t, kind, written) in &m.traces {
+        let lines: String = m.lines(*t)?.iter().map(|l| format!("{l}\n")).collect();
+        felt_traces.push((lines, *written));
+        traces.push((format!("{}\n", m.term(*t, *kind)?), *written));
     }
-    if prog.result_kind != Kind::Void {
-        terms.push(m.term(v, prog.result_kind)?);
-    }
+    let mut output: Vec<String>;
     let public = &m.builtin_mem[slot(Builtin::Output)];
-    for w in public {
-        output.extend(m.lines(*w)?);
+    let mut text;
+    if prog.result == ResultShape::Io {
+        let (writes, value, kind) = m.io_output(public)?;
+        text = heap::interleave(&traces, &writes);
+        let mut felt = heap::interleave(&felt_traces, &writes);
+        m.lines(value)?
+            .iter()
+            .for_each(|l| felt.push_str(&format!("{l}\n")));
+        output = lines_of(&felt);
+        if kind != Kind::Void {
+            text.push_str(&m.term(value, kind)?);
+            text.push('\n');
+        }
+    } else {
+        text = heap::interleave(&traces, &[]);
+        output = lines_of(&heap::interleave(&felt_traces, &[]));
+        if prog.result_kind != Kind::Void {
+            text.push_str(&m.term(v, prog.result_kind)?);
+            text.push('\n');
+        }
+        for w in public {
+            output.extend(m.lines(*w)?);
+        }
     }
     let public_output = public
         .iter()
@@ -748,10 +791,14 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         value,
         steps,
         output,
-        terms: terms.join("\n").lines().map(str::to_string).collect(),
+        terms: text.lines().map(str::to_string).collect(),
         public_output,
         cells: m.mem.len(),
     })
+}
+
+fn lines_of(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
 }
 
 /// Labels by pc, for error messages that name a place in the listing.

@@ -132,18 +132,16 @@ pub fn build_module_values(
         .map(|a| entry_arg(a, &ssa, &mut objects))
         .collect::<Result<Vec<_>, _>>()
         .map_err(argument_error)?;
-    let mut prog = asm::assemble_with_objects(
-        &listing,
-        entry,
-        &objects,
-        &args,
-        result_shape(module, f),
-        mode,
-    )?;
+    let entry_kind = ssa.functions.iter().find(|f| f.name == entry);
+    let entry_kind = entry_kind.map_or(heap::Kind::Any, |f| f.result_kind);
+    let shape = match ssa.io {
+        // Juvix runs the IO action `main` returns.
+        Some(_) if entry_kind == heap::Kind::Io => asm::ResultShape::Io,
+        _ => result_shape(module, f),
+    };
+    let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, shape, mode)?;
     prog.names = heap::HeapNames::of(module, &ssa);
-    if let Some(f) = ssa.functions.iter().find(|f| f.name == entry) {
-        prog.result_kind = f.result_kind;
-    }
+    prog.result_kind = entry_kind;
     Ok(prog)
 }
 

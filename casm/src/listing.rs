@@ -208,6 +208,9 @@ pub enum Hint {
         /// The number of arguments `cextend` adds.
         given: Val,
     },
+    /// `atoi` of a text that spells no integer: the runner records the
+    /// error (the instruction after it fails).
+    NotAnInteger,
 }
 
 impl Hint {
@@ -216,6 +219,7 @@ impl Hint {
         match *self {
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => vec![a, b],
             Hint::ExtendRefused { closure, given } => vec![closure, given],
+            Hint::NotAnInteger => Vec::new(),
             Hint::Trace { v, .. } | Hint::Fail { v } => vec![v],
         }
     }
@@ -242,7 +246,10 @@ impl Hint {
                     magnitude(r),
                 ]
             }
-            Hint::Trace { .. } | Hint::Fail { .. } | Hint::ExtendRefused { .. } => Vec::new(),
+            Hint::Trace { .. }
+            | Hint::Fail { .. }
+            | Hint::ExtendRefused { .. }
+            | Hint::NotAnInteger => Vec::new(),
         }
     }
 }
@@ -263,6 +270,7 @@ impl fmt::Display for Hint {
             Hint::ExtendRefused { closure, given } => {
                 write!(f, "%{{ refuse_cextend({closure}, {given}) %}}")
             }
+            Hint::NotAnInteger => write!(f, "%{{ not_an_integer() %}}"),
         }
     }
 }
@@ -591,10 +599,13 @@ impl LineParser<'_> {
                         self.at += 1;
                     }
                     let name = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
-                    kind = match crate::heap::Kind::from_name(&name) {
-                        Some(k) => k,
-                        None => return self.err("a kind (integer, bool, unit, void)"),
-                    };
+                    kind =
+                        match crate::heap::Kind::from_name(&name) {
+                            Some(k) => k,
+                            None => return self.err(
+                                "a kind (integer, bool, unit, void, object, string, io, number)",
+                            ),
+                        };
                 }
                 self.expect("%}")?;
                 return Ok(Instr::Hint(if trace {
@@ -602,6 +613,12 @@ impl LineParser<'_> {
                 } else {
                     Hint::Fail { v }
                 }));
+            }
+            if self.eat("not_an_integer") {
+                self.expect("(")?;
+                self.expect(")")?;
+                self.expect("%}")?;
+                return Ok(Instr::Hint(Hint::NotAnInteger));
             }
             if self.eat("refuse_cextend") {
                 self.expect("(")?;

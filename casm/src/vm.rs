@@ -55,6 +55,9 @@ pub enum VmError {
     /// The run took its whole step budget without returning.
     #[error("out of steps after {0}")]
     OutOfSteps(u64),
+    /// `atoi` of a text that spells no integer.
+    #[error("string to integer: not an integer")]
+    NotAnInteger,
 }
 
 fn vm_error(e: impl ToString) -> VmError {
@@ -69,10 +72,15 @@ pub type Answer<'a> = &'a dyn Fn(&Hint, Felt, Felt) -> Vec<Felt>;
 pub struct HintRunner<'a> {
     answer: Answer<'a>,
     names: &'a HeapNames,
-    /// The lines of the `trace`s executed.
-    output: Vec<String>,
-    /// The `trace`s executed, printed as terms.
-    terms: Vec<String>,
+    /// The lines of the `trace`s executed, each with the number of
+    /// `output` cells written before it.
+    output: Vec<(String, usize)>,
+    /// The `trace`s executed, printed as terms, each with the number of
+    /// `output` cells written before it.
+    terms: Vec<(String, usize)>,
+    /// The `output` segment's base, and how many of its cells are known
+    /// written.
+    written: Option<(isize, usize)>,
     /// The message of the `fail` executed.
     fail: Option<String>,
     /// The error a hint recorded for the failing assertion after it.
@@ -97,6 +105,15 @@ fn term(
 ) -> Result<String, String> {
     let load = |p: &Relocatable, k: usize| (*p + k).ok().and_then(|a| vm.get_maybe(&a)).map(cell);
     heap::value_term(&cell(v), kind, &load, names)
+}
+
+fn felt_lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+/// The cell at `a` of the VM's memory, as the printer sees it.
+fn vm_cell(vm: &VirtualMachine, a: Relocatable) -> Option<Cell<Relocatable>> {
+    vm.get_maybe(&a).map(cell)
 }
 
 /// The lines a value prints as, read from the VM's memory.
@@ -128,6 +145,30 @@ fn to_vm(f: Felt) -> Felt252 {
 /// Converts a VM field element to ours.
 pub fn from_vm(f: &Felt252) -> Felt {
     Felt::from_stark(*f)
+}
+
+impl HintRunner<'_> {
+    /// How many cells of the `output` segment are written. The program
+    /// writes them in order, so the count resumes from the last one.
+    fn output_written(&mut self, vm: &VirtualMachine) -> usize {
+        let base = match self.written {
+            Some((base, _)) => base,
+            None => {
+                let base = vm.builtin_runners.iter().find_map(|b| match b {
+                    BuiltinRunner::Output(o) => Some(o.base() as isize),
+                    _ => None,
+                });
+                let Some(base) = base else { return 0 };
+                base
+            }
+        };
+        let mut n = self.written.map_or(0, |(_, n)| n);
+        while vm.get_maybe(&Relocatable::from((base, n))).is_some() {
+            n += 1;
+        }
+        self.written = Some((base, n));
+        n
+    }
 }
 
 impl HintProcessorLogic for HintRunner<'_> {
@@ -162,10 +203,12 @@ impl HintProcessorLogic for HintRunner<'_> {
         let (a, b) = match hint {
             Hint::Trace { v, kind } => {
                 let v = word(v)?;
-                self.output
-                    .extend(lines(vm, v.clone(), self.names).map_err(custom)?);
-                self.terms
-                    .push(term(vm, v, kind, self.names).map_err(custom)?);
+                let written = self.output_written(vm);
+                let printed = lines(vm, v.clone(), self.names).map_err(custom)?;
+                let printed = printed.iter().map(|l| format!("{l}\n")).collect();
+                self.output.push((printed, written));
+                let text = term(vm, v, kind, self.names).map_err(custom)?;
+                self.terms.push((format!("{text}\n"), written));
                 return Ok(());
             }
             Hint::Fail { v } => {
@@ -195,6 +238,10 @@ impl HintProcessorLogic for HintRunner<'_> {
                     self.names,
                 );
                 self.trap = Some(VmError::ClosureArity(err));
+                return Ok(());
+            }
+            Hint::NotAnInteger => {
+                self.trap = Some(VmError::NotAnInteger);
                 return Ok(());
             }
             Hint::Compare { a, b, .. } | Hint::DivMod { a, b } => (word(a)?, word(b)?),
@@ -279,6 +326,7 @@ fn run_answering(
         names: &prog.names,
         output: Vec::new(),
         terms: Vec::new(),
+        written: None,
         fail: None,
         trap: None,
         steps_left: max_steps,
@@ -325,21 +373,43 @@ fn run_answering(
                 .ok_or_else(|| vm_error(format!("unwritten output cell {k}")))?,
         );
     }
-    let mut terms = hints.terms;
-    if prog.result_kind != Kind::Void {
-        terms.push(
-            term(&runner.vm, result.clone(), prog.result_kind, &prog.names).map_err(vm_error)?,
-        );
-    }
-    let mut output = hints.output;
-    for v in &public {
-        output.extend(lines(&runner.vm, v.clone(), &prog.names).map_err(vm_error)?);
+    let mut text;
+    let mut output: Vec<String>;
+    if prog.result == asm::ResultShape::Io {
+        let load = |p: &Relocatable, k: usize| (*p + k).ok().and_then(|a| vm_cell(&runner.vm, a));
+        let cells: Vec<_> = public.iter().cloned().map(cell).collect();
+        let (writes, value, kind) =
+            heap::io_output(&cells, &load, &prog.names).map_err(vm_error)?;
+        let value = match value {
+            Cell::Num(f) => MaybeRelocatable::Int(to_vm(f)),
+            Cell::Ptr(r) => MaybeRelocatable::RelocatableValue(r),
+        };
+        text = heap::interleave(&hints.terms, &writes);
+        let mut felt = heap::interleave(&hints.output, &writes);
+        let result = lines(&runner.vm, value.clone(), &prog.names).map_err(vm_error)?;
+        result.iter().for_each(|l| felt.push_str(&format!("{l}\n")));
+        output = felt_lines(&felt);
+        if kind != Kind::Void {
+            text.push_str(&term(&runner.vm, value, kind, &prog.names).map_err(vm_error)?);
+            text.push('\n');
+        }
+    } else {
+        text = heap::interleave(&hints.terms, &[]);
+        output = felt_lines(&heap::interleave(&hints.output, &[]));
+        if prog.result_kind != Kind::Void {
+            let result = term(&runner.vm, result.clone(), prog.result_kind, &prog.names);
+            text.push_str(&result.map_err(vm_error)?);
+            text.push('\n');
+        }
+        for v in &public {
+            output.extend(lines(&runner.vm, v.clone(), &prog.names).map_err(vm_error)?);
+        }
     }
     Ok(RunResult {
         value: number(&result),
         steps: runner.vm.get_current_step() as u64,
         output,
-        terms: terms.join("\n").lines().map(str::to_string).collect(),
+        terms: text.lines().map(str::to_string).collect(),
         public_output: public
             .iter()
             .map(|v| match v {

@@ -91,6 +91,9 @@ pub enum JvrRunError {
     /// `atoi` of a string that spells no integer.
     #[error("string to integer: not an integer: {0:?}")]
     NotAnInteger(String),
+    /// `show` of an integer outside the range the compiled code proves.
+    #[error("show of {0}: outside [-2^128, 2^128)")]
+    ShowRange(Felt),
     /// A builtin's operands are not what it takes, or `ec_op` reached the
     /// point at infinity.
     #[error("{0}")]
@@ -511,7 +514,7 @@ impl<'m> Machine<'m> {
             StmtKind::StrUnop { dst, op, a } => {
                 let a = read(env, a)?;
                 let v = match op {
-                    StrOp::Show => Val::Str(a.text().into()),
+                    StrOp::Show => Val::Str(show(&a)?.into()),
                     StrOp::Atoi => Val::Felt(atoi(&string(&a)?)?),
                 };
                 (dst, v)
@@ -715,11 +718,25 @@ fn string(v: &Val) -> Result<Rc<str>, JvrRunError> {
     }
 }
 
+/// The text of `v`, as `show` gives it. An integer must lie in
+/// `[-2^128, 2^128)`, the range the compiled code proves its digits in.
+fn show(v: &Val) -> Result<String, JvrRunError> {
+    if let Val::Felt(f) = v {
+        let magnitude = if f.is_negative() { -*f - Felt::ONE } else { *f };
+        if magnitude.limbs()[2] != 0 || magnitude.limbs()[3] != 0 {
+            return Err(JvrRunError::ShowRange(*f));
+        }
+    }
+    Ok(v.text())
+}
+
 /// The integer a string spells: an optional `-` and decimal digits, as
-/// Juvix's `atoi` reads it.
+/// Juvix's `atoi` reads it, at most 75 of them (`10^75` is below the
+/// field's modulus, so that the value does not wrap).
 pub fn atoi(s: &str) -> Result<Felt, JvrRunError> {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || digits.len() > 76 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let most = crate::heap::MAX_ATOI_DIGITS as usize;
+    if digits.is_empty() || digits.len() > most || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(JvrRunError::NotAnInteger(s.to_string()));
     }
     Felt::parse_decimal(s).ok_or_else(|| JvrRunError::NotAnInteger(s.to_string()))

@@ -7,7 +7,7 @@ use crate::felt::Felt;
 use crate::jvr::BinOp;
 use crate::jvr::BuiltinOp;
 use crate::listing::{ArithOp, Builtin, Hint, Instr, MemRef, Rhs, Target, Val};
-use crate::ssa::{Inst, Operand, SCond, SsaModule};
+use crate::ssa::{ApplyKind, Inst, Operand, SCond, SsaModule};
 
 impl Lowerer<'_> {
     pub(super) fn arith(
@@ -326,6 +326,10 @@ fn scan_builtins(insts: &[Inst], used: &mut [bool; 3]) {
     for i in insts {
         match i {
             Inst::Binop { op, .. } if checked(op) => used[0] = true,
+            Inst::Apply {
+                kind: ApplyKind::ShowInt,
+                ..
+            } => used[0] = true,
             Inst::Builtin { op, .. } => match op {
                 BuiltinOp::EcOp => used[1] = true,
                 BuiltinOp::Poseidon => used[2] = true,

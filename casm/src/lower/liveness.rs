@@ -188,6 +188,14 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
                 state.insert(*src);
                 return;
             }
+            Inst::Str { dst, .. } => (Some(*dst), Vec::new()),
+            Inst::StrCat { dst, a, b } => {
+                state.remove(*dst);
+                state.insert(*a);
+                state.insert(*b);
+                return;
+            }
+            Inst::ShowBool { dst, v } => (Some(*dst), vec![v]),
             Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
             Inst::Trace(v, _) => (None, vec![v]),
             // Control instructions are terminators, never instructions.

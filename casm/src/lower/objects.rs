@@ -4,10 +4,10 @@
 
 use super::{Frame, Lowerer};
 use crate::felt::Felt;
-use crate::heap;
+use crate::heap::{self, Kind};
 use crate::jvr::BuiltinOp;
 use crate::listing::{ArithOp, Builtin, Instr, MemRef, Rhs, Target, Val};
-use crate::ssa::{ApplyKind, FuncId, Inst, Operand, SsaModule};
+use crate::ssa::{ApplyKind, FuncId, Inst, Operand, SsaModule, Var};
 
 impl Lowerer<'_> {
     /// A cell holding the value of `fp`, for addresses of cells of this
@@ -83,6 +83,44 @@ impl Lowerer<'_> {
         self.alloc_rhs(frame, Rhs::Deref(cells[0], 0), &outputs)
     }
 
+    /// A string constant: the leaf `[-1, n, bytes...]`.
+    pub(super) fn string(&mut self, frame: &mut Frame, text: &str) -> MemRef {
+        let cells: Vec<Operand> = std::iter::once(text.len())
+            .chain(text.bytes().map(usize::from))
+            .map(|c| Operand::Const(Felt::from_u128(c as u128)))
+            .collect();
+        self.alloc(frame, Felt::from_i128(heap::STRING_HEADER), &cells)
+    }
+
+    /// `strcat a b`: the concatenation `[-2, n, a, b]`, `n` the sum of
+    /// the two strings' lengths.
+    pub(super) fn strcat(&mut self, frame: &mut Frame, a: Var, b: Var) -> MemRef {
+        let (a, b) = (self.cell(frame, a), self.cell(frame, b));
+        let la = self.push(frame, Rhs::Deref(a, heap::STRING_LEN));
+        let lb = self.push(frame, Rhs::Deref(b, heap::STRING_LEN));
+        let cells = [
+            Rhs::Op(ArithOp::Add, la, Val::Mem(lb)),
+            Rhs::Val(Val::Mem(a)),
+            Rhs::Val(Val::Mem(b)),
+        ];
+        let header = Rhs::Val(Val::Imm(Felt::from_i128(heap::CONCAT_HEADER)));
+        self.alloc_rhs(frame, header, &cells)
+    }
+
+    /// `show` of a Juvix boolean `v` (0 is `true`): both strings are
+    /// written and `v` picks one, `t + v (f - t)`.
+    pub(super) fn show_bool(&mut self, frame: &mut Frame, v: &Operand) -> MemRef {
+        let v = self.val(frame, v);
+        let t = self.string(frame, "true");
+        let f = self.string(frame, "false");
+        let apart = self.push(frame, Rhs::Op(ArithOp::Sub, f, Val::Mem(t)));
+        let step = match v {
+            Val::Mem(m) => self.push(frame, Rhs::Op(ArithOp::Mul, m, Val::Mem(apart))),
+            Val::Imm(c) => self.push(frame, Rhs::Op(ArithOp::Mul, apart, Val::Imm(c))),
+        };
+        self.push(frame, Rhs::Op(ArithOp::Add, t, Val::Mem(step)))
+    }
+
     /// A closure of `func` storing `args` (the layout of [`heap`]).
     pub(super) fn calloc(&mut self, frame: &mut Frame, func: FuncId, args: &[Operand]) -> MemRef {
         let id = self.module.closure_id(func).unwrap_or(0);
@@ -119,6 +157,9 @@ impl Lowerer<'_> {
             ApplyKind::Extend => heap::extend_label(args.len()),
             ApplyKind::Any => heap::ccall_label(args.len()),
             ApplyKind::Equal => heap::EQ.to_string(),
+            ApplyKind::ShowInt => heap::SHOW_INT.to_string(),
+            ApplyKind::Atoi => heap::ATOI.to_string(),
+            ApplyKind::EqualStrings => heap::EQ_STR.to_string(),
         };
         self.emit(Instr::Call(Target::Label(name)));
     }
@@ -131,8 +172,12 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut extends = std::collections::BTreeSet::new();
     let mut ccalls = std::collections::BTreeSet::new();
     let mut eq = false;
+    let (mut show_int, mut atoi, mut eq_str) = (false, false, false);
     let mut routines = Routines {
         eq: &mut eq,
+        eq_str: &mut eq_str,
+        show_int: &mut show_int,
+        atoi: &mut atoi,
         get_fp: &mut get_fp,
         applies: &mut applies,
         extends: &mut extends,
@@ -140,6 +185,15 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     };
     for f in &module.functions {
         routines.scan(&f.body);
+    }
+    // Structural equality compares string fields by `__kildall_eq_str`.
+    if eq && module.field_kinds.iter().flatten().any(|k| *k == Kind::Str) {
+        eq_str = true;
+        get_fp = true;
+    }
+    // `bind` applies its closure to one argument.
+    if module.io.is_some() {
+        ccalls.insert(1);
     }
     // `ccall N` may extend by, or apply the result to, any fewer arguments.
     if let Some(&most) = ccalls.iter().max() {
@@ -176,12 +230,27 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     if eq {
         out.extend(heap::eq_routine(&module.field_kinds, n_builtins));
     }
+    if show_int {
+        out.extend(heap::show_int_routine(n_builtins));
+    }
+    if atoi {
+        out.extend(heap::atoi_routine(n_builtins));
+    }
+    if eq_str {
+        out.extend(heap::eq_str_routine(n_builtins));
+    }
+    if let Some(tags) = module.io {
+        out.extend(heap::run_io_routine(tags, n_builtins));
+    }
     out
 }
 
 /// The runtime routines a module's code calls, by argument count.
 struct Routines<'a> {
     eq: &'a mut bool,
+    eq_str: &'a mut bool,
+    show_int: &'a mut bool,
+    atoi: &'a mut bool,
     get_fp: &'a mut bool,
     applies: &'a mut std::collections::BTreeSet<usize>,
     extends: &'a mut std::collections::BTreeSet<usize>,
@@ -192,7 +261,12 @@ impl Routines<'_> {
     fn scan(&mut self, insts: &[Inst]) {
         for i in insts {
             let (kind, n) = match i {
-                Inst::Alloc { .. } | Inst::CAlloc { .. } | Inst::Builtin { .. } => {
+                Inst::Alloc { .. }
+                | Inst::CAlloc { .. }
+                | Inst::Builtin { .. }
+                | Inst::Str { .. }
+                | Inst::StrCat { .. }
+                | Inst::ShowBool { .. } => {
                     *self.get_fp = true;
                     continue;
                 }
@@ -218,6 +292,20 @@ impl Routines<'_> {
                 ApplyKind::Any => self.ccalls.insert(n),
                 ApplyKind::Equal => {
                     *self.eq = true;
+                    true
+                }
+                ApplyKind::ShowInt => {
+                    *self.get_fp = true;
+                    *self.show_int = true;
+                    true
+                }
+                ApplyKind::Atoi => {
+                    *self.atoi = true;
+                    true
+                }
+                ApplyKind::EqualStrings => {
+                    *self.get_fp = true;
+                    *self.eq_str = true;
                     true
                 }
             };

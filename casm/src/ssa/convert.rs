@@ -5,12 +5,19 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::heap::Kind;
+use crate::heap::{self, Kind};
+use crate::jvr::StrOp;
 
 use super::kinds::{type_kind, FieldKinds};
 
+mod alloc;
 mod equality;
 mod join;
+mod results;
+mod strings;
+
+use results::learn_results;
+pub(super) use results::ClosureResults;
 
 use join::{live_after_branches, read_values, stmt_key};
 
@@ -36,6 +43,9 @@ struct FnBuilder<'s> {
     /// The variables holding the field reads `x.C[i]` of the statement
     /// being converted, loaded before it.
     fields: HashMap<(VarName, String, u32), Var>,
+    /// The variables holding the string constants of the statement being
+    /// converted, written before it.
+    strings: HashMap<String, Var>,
     /// What each variable is known to be (absent: nothing).
     kinds: HashMap<Var, Kind>,
     /// What the `ret`s and tail calls seen so far return.
@@ -70,11 +80,7 @@ impl FnBuilder<'_> {
             Value::Const(c) => Ok(Operand::Const(*c)),
             Value::Bool(b) => Ok(Operand::Const(crate::jvr::bool_felt(*b))),
             Value::Unit | Value::Void => Ok(Operand::Const(Felt::ZERO)),
-            // `seq` refuses a statement that reads a string first.
-            Value::Str(_) => err(
-                Pos::default(),
-                JvrErrorKind::NotForCairo("string".to_string()),
-            ),
+            Value::Str(text) => Ok(Operand::Var(self.strings[text])),
             Value::Field {
                 var, ctor, index, ..
             } => Ok(Operand::Var(
@@ -93,7 +99,8 @@ impl FnBuilder<'_> {
         }
     }
 
-    /// Loads the field reads of `kind` into fresh variables.
+    /// Loads the field reads of `kind` into fresh variables, and writes its
+    /// string constants.
     fn load_fields(
         &mut self,
         env: &Env,
@@ -101,7 +108,19 @@ impl FnBuilder<'_> {
         out: &mut Vec<Inst>,
     ) -> Result<(), JvrError> {
         self.fields.clear();
+        self.strings.clear();
         for v in read_values(kind) {
+            if let Value::Str(text) = v {
+                if !self.strings.contains_key(text) {
+                    let dst = self.fresh();
+                    self.kinds.insert(dst, Kind::Str);
+                    out.push(Inst::Str {
+                        dst,
+                        text: text.clone(),
+                    });
+                    self.strings.insert(text.clone(), dst);
+                }
+            }
             if let Value::Field {
                 var,
                 pos,
@@ -287,13 +306,6 @@ impl FnBuilder<'_> {
             if !falls {
                 return err(s.pos, JvrErrorKind::Unreachable);
             }
-            if read_values(&s.kind)
-                .iter()
-                .any(|v| matches!(v, Value::Str(_)))
-            {
-                // FIXME: string constants on Cairo (packed short strings).
-                return err(s.pos, JvrErrorKind::NotForCairo("string".to_string()));
-            }
             self.load_fields(env, &s.kind, out)?;
             falls = self.stmt(env, s, out)?;
         }
@@ -318,27 +330,15 @@ impl FnBuilder<'_> {
                 Some(Some(x)) => self.kinds.get(x).copied().unwrap_or_default(),
                 _ => Kind::Any,
             },
-            Value::Field { .. } | Value::Str(_) => Kind::Any,
-        }
-    }
-
-    /// The kind of the declared result type of function `name`.
-    fn declared_result(&self, name: &str) -> Kind {
-        let declared = self
-            .module
-            .functions
-            .iter()
-            .find(|f| f.name == name)
-            .map_or(Kind::Any, |f| type_kind(self.module, &f.ret));
-        match declared {
-            // What the first pass saw the function return.
-            Kind::Any => self
-                .fields_known
-                .results
-                .get(name)
+            Value::Str(_) => Kind::Str,
+            Value::Field {
+                var, ctor, index, ..
+            } => self
+                .fields
+                .get(&(var.clone(), ctor.clone(), *index))
+                .and_then(|x| self.kinds.get(x))
                 .copied()
                 .unwrap_or_default(),
-            k => k,
         }
     }
 
@@ -353,6 +353,17 @@ impl FnBuilder<'_> {
             StmtKind::Binop { op, .. } if op.is_comparison() => Kind::Bool,
             StmtKind::Binop { .. } => Kind::Int,
             StmtKind::Call { func, .. } => self.declared_result(func),
+            StmtKind::ArgsNum { .. } => Kind::Int,
+            StmtKind::StrUnop {
+                op: StrOp::Atoi, ..
+            } => Kind::Int,
+            StmtKind::StrUnop { .. } | StmtKind::StrCat { .. } => Kind::Str,
+            StmtKind::CallClosure { args, .. } => self
+                .closure_result(ApplyKind::Call, args.len())
+                .unwrap_or_default(),
+            StmtKind::CallClosures { args, .. } => self
+                .closure_result(ApplyKind::Any, args.len())
+                .unwrap_or_default(),
             StmtKind::Block(body) => return self.seq(env, body, out),
             StmtKind::TailCall { .. }
             | StmtKind::TailCallClosure { .. }
@@ -367,7 +378,19 @@ impl FnBuilder<'_> {
         let Some(inst) = inst else {
             return Ok(true);
         };
-        if let Inst::Copy { dst, .. } | Inst::Binop { dst, .. } | Inst::Call { dst, .. } = &inst {
+        if let Inst::Copy { dst, .. }
+        | Inst::Binop { dst, .. }
+        | Inst::Call { dst, .. }
+        | Inst::ArgsNum { dst, .. }
+        | Inst::StrCat { dst, .. }
+        | Inst::ShowBool { dst, .. }
+        | Inst::Str { dst, .. }
+        | Inst::Apply {
+            dst,
+            kind: ApplyKind::Call | ApplyKind::Any | ApplyKind::ShowInt | ApplyKind::Atoi,
+            ..
+        } = &inst
+        {
             self.kinds.insert(*dst, kind);
         }
         out.push(inst);
@@ -433,14 +456,30 @@ impl FnBuilder<'_> {
             | StmtKind::CExtend { .. }
             | StmtKind::CallClosure { .. }
             | StmtKind::CallClosures { .. } => self.closure_stmt(env, s)?,
-            // FIXME: strings on Cairo (packed short strings, `show`,
-            // `strcat`, `atoi`) are not lowered; the reference interpreter
-            // runs them.
-            StmtKind::StrUnop { op, .. } => {
-                return err(s.pos, JvrErrorKind::NotForCairo(op.name().to_string()))
+            StmtKind::StrUnop { dst, op, a } => {
+                let kind = self.kind(env, a);
+                let a = self.operand(env, a)?;
+                self.string_op(env, s.pos, dst, *op, (a, kind))?
             }
-            StmtKind::StrCat { .. } => {
-                return err(s.pos, JvrErrorKind::NotForCairo("strcat".to_string()))
+            StmtKind::StrCat { dst, a, b } => {
+                let kinds = [self.kind(env, a), self.kind(env, b)];
+                if let Some(k) = kinds.into_iter().find(|k| *k != Kind::Str) {
+                    let what = k.name().unwrap_or("a value of unknown kind");
+                    return err(
+                        s.pos,
+                        JvrErrorKind::NotForCairo(format!("strcat of {what}")),
+                    );
+                }
+                let (Operand::Var(a), Operand::Var(b)) =
+                    (self.operand(env, a)?, self.operand(env, b)?)
+                else {
+                    unreachable!("strings are variables")
+                };
+                Inst::StrCat {
+                    dst: self.define(env, dst),
+                    a,
+                    b,
+                }
             }
             _ => unreachable!("`stmt` converts the other statements"),
         };
@@ -502,7 +541,11 @@ impl FnBuilder<'_> {
             StmtKind::TailCall { func: name, args } => {
                 let args = self.operands(env, args)?;
                 let func = self.callee(s.pos, name, args.len())?;
-                self.returns(self.declared_result(name));
+                // A call of a function that returns nothing known yet (a
+                // recursion) adds nothing to what this one returns.
+                if let Some(kind) = self.learnt_result(name) {
+                    self.returns(kind);
+                }
                 Inst::TailCall { func, args }
             }
             StmtKind::TailCallClosure { closure, args }
@@ -513,7 +556,9 @@ impl FnBuilder<'_> {
                 };
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
-                self.returns(Kind::Any);
+                if let Some(kind) = self.closure_result(kind, args.len()) {
+                    self.returns(kind);
+                }
                 Inst::TailApply {
                     kind,
                     closure,
@@ -558,43 +603,6 @@ impl FnBuilder<'_> {
         };
         out.push(inst);
         Ok(false)
-    }
-
-    /// `dst = alloc C (args)`.
-    fn alloc(
-        &mut self,
-        env: &mut Env,
-        pos: Pos,
-        dst: &VarName,
-        ctor: &str,
-        args: &[Value],
-        out: &mut Vec<Inst>,
-    ) -> Result<(), JvrError> {
-        let kinds: Vec<Kind> = args.iter().map(|a| self.kind(env, a)).collect();
-        let args = self.operands(env, args)?;
-        let (tag, arity) = match self.module.ctor(ctor) {
-            Some((_, tag, c)) => (tag, c.arity),
-            None => return err(pos, JvrErrorKind::UnknownConstructor(ctor.to_string())),
-        };
-        if arity != args.len() {
-            return err(
-                pos,
-                JvrErrorKind::CtorArity {
-                    name: ctor.to_string(),
-                    expected: arity,
-                    found: args.len(),
-                },
-            );
-        }
-        for (k, kind) in kinds.into_iter().enumerate() {
-            self.fields_known.store(tag, k, kind);
-        }
-        let d = self.fresh();
-        env.insert(dst.clone(), Some(d));
-        self.known.insert((d, tag));
-        self.kinds.insert(d, Kind::Object);
-        out.push(Inst::Alloc { dst: d, tag, args });
-        Ok(())
     }
 
     /// A `case`; returns whether it can fall through.
@@ -776,11 +784,12 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
     let mut fields_known = FieldKinds::declared(module);
     convert_functions(module, &sigs, &mut fields_known)?;
     fields_known.settle();
-    let (functions, closure_funcs) = convert_functions(module, &sigs, &mut fields_known)?;
+    let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known)?;
     Ok(SsaModule {
         functions,
         closure_funcs,
         field_kinds: fields_known.by_tag(),
+        io: fields_known.uses_io.then(|| fields_known.io_tags()),
     })
 }
 
@@ -790,6 +799,7 @@ fn convert_functions(
     sigs: &Signatures,
     fields_known: &mut FieldKinds,
 ) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
+    fields_known.closure_results = ClosureResults::of(module, fields_known);
     let mut functions = Vec::new();
     let mut closure_funcs = Vec::new();
     for f in &module.functions {
@@ -803,6 +813,7 @@ fn convert_functions(
             n_params,
             next: n_params,
             fields: HashMap::new(),
+            strings: HashMap::new(),
             known: HashSet::new(),
             kinds: HashMap::new(),
             returns: None,
@@ -827,7 +838,9 @@ fn convert_functions(
             declared => declared,
         };
         let n_vars = b.next;
-        fields_known.results.insert(f.name.clone(), result_kind);
+        if let Some(kind) = b.returns {
+            fields_known.results.insert(f.name.clone(), kind);
+        }
         functions.push(SsaFunction {
             name: f.name.clone(),
             n_params,

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::heap::Kind;
+use crate::heap::{IoTags, Kind};
 use crate::jvr::Module;
 
 /// The kind of a declared type: a type the module declares holds
@@ -16,11 +16,24 @@ pub(super) fn type_kind(module: &Module, ty: &str) -> Kind {
     }
 }
 
+/// The kind of each function's declared result type, by name.
+fn declared_results(module: &Module) -> HashMap<String, Kind> {
+    let mut kinds = HashMap::new();
+    for f in &module.functions {
+        kinds
+            .entry(f.name.clone())
+            .or_insert_with(|| type_kind(module, &f.ret));
+    }
+    kinds
+}
+
 /// What the module's values are known to be across functions: the fields
 /// of each constructor (their declared types' kinds, and for a field
 /// declared `*` what the module's `alloc`s store in it) and the results of
 /// functions declared `*`.
 pub(super) struct FieldKinds {
+    /// The constructors the module declares; the IO constructors follow.
+    n_module: usize,
     /// By tag, by field: the declared kind (`Any` for `*`).
     declared: Vec<Vec<Kind>>,
     /// What `alloc`s store, joined.
@@ -29,13 +42,20 @@ pub(super) struct FieldKinds {
     known: Vec<Vec<Kind>>,
     /// Whether `known` is settled, so that equality may be checked.
     pub(super) checked: bool,
+    /// Whether an `alloc` makes an IO action.
+    pub(super) uses_io: bool,
     /// What each function declared `*` was seen to return.
     pub(super) results: HashMap<String, Kind>,
+    /// The kind of each function's declared result type (the first
+    /// declaration's).
+    declared_results: HashMap<String, Kind>,
+    /// What calls through closures return, as the current pass began.
+    pub(super) closure_results: super::convert::ClosureResults,
 }
 
 impl FieldKinds {
     pub(super) fn declared(module: &Module) -> FieldKinds {
-        let declared: Vec<Vec<Kind>> = module
+        let mut declared: Vec<Vec<Kind>> = module
             .types
             .iter()
             .flat_map(|t| &t.ctors)
@@ -48,11 +68,18 @@ impl FieldKinds {
                 kinds
             })
             .collect();
+        let n_module = declared.len();
+        // `return x`, `bind a f`, `write x`.
+        declared.extend([vec![Kind::Any], vec![Kind::Io, Kind::Any], vec![Kind::Any]]);
         FieldKinds {
+            n_module,
             known: declared.clone(),
             declared,
             stored: HashMap::new(),
             checked: false,
+            uses_io: false,
+            declared_results: declared_results(module),
+            closure_results: Default::default(),
             results: HashMap::new(),
         }
     }
@@ -65,7 +92,24 @@ impl FieldKinds {
             .unwrap_or_default()
     }
 
+    /// The kind of the declared result type of function `name`, or what
+    /// the earlier passes saw it return (`None`: nothing yet).
+    pub(super) fn learnt_result(&self, name: &str) -> Option<Kind> {
+        match self.declared_results.get(name).copied().unwrap_or_default() {
+            Kind::Any => self.results.get(name).copied(),
+            k => Some(k),
+        }
+    }
+
+    /// Where the IO constructors are.
+    pub(super) fn io_tags(&self) -> IoTags {
+        IoTags {
+            n_module: self.n_module as u32,
+        }
+    }
+
     pub(super) fn store(&mut self, tag: u32, k: usize, kind: Kind) {
+        self.uses_io |= tag as usize >= self.n_module;
         self.stored
             .entry((tag, k))
             .and_modify(|old| *old = old.join(kind))
@@ -85,17 +129,20 @@ impl FieldKinds {
         self.checked = true;
     }
 
-    /// A field whose kind is neither a number's nor a constructor's.
+    /// A field whose kind is neither a number's, a constructor's nor a
+    /// string's.
     pub(super) fn unknown(&self) -> Option<(u32, usize)> {
-        self.known.iter().enumerate().find_map(|(tag, fields)| {
+        let module = &self.known[..self.n_module];
+        module.iter().enumerate().find_map(|(tag, fields)| {
             let k = fields
                 .iter()
-                .position(|k| !(k.is_scalar() || *k == Kind::Object))?;
+                .position(|k| !(k.is_scalar() || matches!(k, Kind::Object | Kind::Str)))?;
             Some((tag as u32, k))
         })
     }
 
+    /// The module's own constructors' fields, by tag.
     pub(super) fn by_tag(&self) -> Vec<Vec<Kind>> {
-        self.known.clone()
+        self.known[..self.n_module].to_vec()
     }
 }

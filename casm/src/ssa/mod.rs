@@ -118,6 +118,31 @@ pub enum Inst {
         /// Fields.
         args: Vec<Operand>,
     },
+    /// `dst = "text"`: a string `[-1, n, bytes...]` in memory, one byte of
+    /// its UTF-8 text per cell.
+    Str {
+        /// Destination (the address).
+        dst: Var,
+        /// The text.
+        text: String,
+    },
+    /// `dst = strcat a b`: a concatenation `[-2, n, a, b]` of two strings.
+    StrCat {
+        /// Destination (the address).
+        dst: Var,
+        /// Left.
+        a: Var,
+        /// Right.
+        b: Var,
+    },
+    /// `dst = show v` of a boolean: one of the strings `true` and `false`,
+    /// both written, chosen by `v` without a branch.
+    ShowBool {
+        /// Destination (the address).
+        dst: Var,
+        /// The boolean.
+        v: Operand,
+    },
     /// `dst = [[src] + 1 + index]`: a constructor's field.
     Load {
         /// Destination.
@@ -223,6 +248,14 @@ pub enum ApplyKind {
     /// argument are compared structurally by the runtime routine
     /// `__kildall_eq`, called like a closure.
     Equal,
+    /// `show` of an integer (the `closure` operand), by the runtime
+    /// routine `__kildall_show_int`.
+    ShowInt,
+    /// `atoi` of the string in the `closure` operand, by `__kildall_atoi`.
+    Atoi,
+    /// `eq` of two strings (the `closure` operand and the one argument),
+    /// by `__kildall_eq_str`.
+    EqualStrings,
 }
 
 /// A function in SSA form.
@@ -251,6 +284,8 @@ pub struct SsaModule {
     pub closure_funcs: Vec<FuncId>,
     /// What each constructor's fields hold, by tag (for equality).
     pub field_kinds: Vec<Vec<Kind>>,
+    /// Where the IO constructors are, when the module makes IO actions.
+    pub io: Option<crate::heap::IoTags>,
 }
 
 impl SsaModule {

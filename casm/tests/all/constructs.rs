@@ -110,35 +110,6 @@ fn printing_round_trips_every_construct() {
     }
 }
 
-/// Strings and IO (`tests/data/jvr_only`): the reference interpreter runs
-/// them and prints the `-- terms:` header (or `error: MESSAGE`); the
-/// compiler refuses them, the same way for both compiled machines.
-// FIXME: strings and IO actions on Cairo (packed short strings, `show`,
-// `strcat`, `atoi` with checked hints, `write` to the output builtin).
-#[test]
-fn strings_and_io_run_on_the_reference_interpreter_only() {
-    let names = common::jvr_files("jvr_only");
-    assert!(names.len() >= 3);
-    for name in &names {
-        let (src, module) = common::load("jvr_only", name);
-        let printed = match jvr_interp::execute(&module, "main", Vec::new(), Limits::default()) {
-            Ok(o) => o.lines(Show::Term).join(" | "),
-            Err(e) => format!("error: {e}"),
-        };
-        assert_eq!(Some(printed.as_str()), header(&src, "-- terms: "), "{name}");
-        match build_module(&module, "main", &[], Mode::Execution) {
-            Err(kildall_casm::Error::Jvr(e)) => assert!(
-                matches!(
-                    e.kind,
-                    JvrErrorKind::NotForCairo(_) | JvrErrorKind::UnknownConstructor(_)
-                ),
-                "{name}: {e}"
-            ),
-            other => panic!("{name}: built: {:?}", other.map(|p| p.data.len())),
-        }
-    }
-}
-
 /// A loop of `tccall`s runs in constant stack on the reference
 /// interpreter: more iterations than the depth limit allows frames.
 #[test]

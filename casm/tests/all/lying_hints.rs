@@ -1,6 +1,7 @@
 //! Every hint's answer is checked by the code it feeds: a prover that
 //! proposes a wrong answer (injected through the hint processor) makes
-//! the Cairo VM reject the run, for each of `lt`, `le`, `div` and `mod`.
+//! the Cairo VM reject the run, for each of `lt`, `le`, `div`, `mod` and
+//! `show` of an integer.
 #![cfg(feature = "cairo-vm")]
 
 use kildall_casm::listing::Hint;
@@ -136,4 +137,70 @@ fn equality_and_ccall_ask_no_hint() {
         let lie = |_: &Hint, _: Felt, _: Felt| vec![f(7); 4];
         assert_eq!(vm::run_with_answers(&prog, &lie).unwrap().value, f(want));
     }
+}
+
+/// `show` of `a` read back by `atoi`: the digits are the only ones the
+/// checks admit, so every lie below stops the run.
+fn show_refused(a: i128, lie: &dyn Fn(Vec<Felt>) -> Vec<Felt>) {
+    let src = "function main(integer) : integer {\n  tmp[0] = show arg[0];\n  \
+        tmp[1] = atoi tmp[0];\n  ret tmp[1];\n}\n";
+    for mode in [Mode::Execution, Mode::Proof] {
+        let prog = build(src, "main", &[f(a)], mode).unwrap();
+        assert_eq!(vm::run(&prog).unwrap().value, f(a), "show {a}");
+        let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
+        match vm::run_with_answers(&prog, &lying) {
+            Err(e) => assert!(
+                e.to_string().contains("Range-check validation failed")
+                    || e.to_string().contains("An ASSERT_EQ"),
+                "show {a}: unexpected failure {e}"
+            ),
+            Ok(r) => panic!("show {a}: a lying hint was accepted, result {}", r.value),
+        }
+    }
+}
+
+/// One digit for the whole number: `q = 0`, `r = |a|`.
+fn one_digit(mut c: Vec<Felt>) -> Vec<Felt> {
+    c[3] = c[3] + f(10) * c[2];
+    c[2] = f(0);
+    c
+}
+
+#[test]
+fn show_refuses_wrong_digits_signs_and_lengths() {
+    for a in [0, 7, 10, 123, -5, -120, 1 << 100, -(1 << 100)] {
+        show_refused(a, &quotient_up(10));
+        show_refused(a, &quotient_down(10));
+        show_refused(a, &signs_flipped);
+        show_refused(a, &|mut c| {
+            c[0] = Felt::ONE - c[0];
+            c
+        });
+        if !(-9..=9).contains(&a) {
+            show_refused(a, &one_digit);
+        }
+    }
+}
+
+/// `strcat`, `atoi` and `eq` of strings are decided by the code alone,
+/// and `show` of a boolean picks one of two constants: no hint answers for
+/// them.
+#[test]
+fn strings_ask_no_hint_but_show_of_integers() {
+    let src = "function main(integer) : integer {\n  tmp[0] = lt 1 2;\n  \
+        tmp[1] = show true;\n  tmp[2] = strcat \"-\" \"42\";\n  \
+        tmp[3] = strcat tmp[1] tmp[2];\n  tmp[4] = atoi tmp[2];\n  \
+        tmp[5] = add tmp[4] arg[0];\n  tmp[6] = eq tmp[3] \"true-42\";\n  \
+        tmp[7] = add tmp[5] tmp[6];\n  ret tmp[7];\n}\n";
+    let prog = build(src, "main", &[f(2)], Mode::Proof).unwrap();
+    // The one hint, of `lt`, feeds nothing that is printed.
+    let lie = |h: &Hint, x: Felt, y: Felt| h.answer(x, y);
+    assert_eq!(vm::run_with_answers(&prog, &lie).unwrap().value, f(-40));
+    let listing = kildall_casm::compile(src).unwrap();
+    let hints = listing
+        .items
+        .iter()
+        .filter(|i| matches!(i, kildall_casm::listing::Instr::Hint(Hint::DivMod { .. })))
+        .count();
+    assert_eq!(hints, 0, "{listing}");
 }

@@ -21,6 +21,7 @@ fn interp_trap(e: InterpError) -> String {
     match e {
         InterpError::WrongConstructor(_, e) => e.to_string(),
         InterpError::ClosureArity(_, e) => e.to_string(),
+        e @ InterpError::NotAnInteger => e.to_string(),
         e => panic!("not a typed trap: {e}"),
     }
 }
@@ -46,6 +47,7 @@ fn check(name: &str) {
             let message = match vm::run(&prog).expect_err("the Cairo VM stops") {
                 VmError::WrongConstructor(e) => e.to_string(),
                 VmError::ClosureArity(e) => e.to_string(),
+                e @ VmError::NotAnInteger => e.to_string(),
                 e => panic!("{name}: not a typed trap on the Cairo VM: {e}"),
             };
             assert_eq!(message, compiled, "{name}: Cairo VM, {mode:?}");

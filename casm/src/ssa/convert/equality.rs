@@ -8,10 +8,12 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = eq a b` on operands that are not both integers: of two
     /// constructors, the structural comparison of the runtime; of two
-    /// values stored in one field element (or of which nothing is known),
-    /// the comparison of the elements. A constructor compared with a
-    /// number, or constructors some field of which holds values whose kind
-    /// the program does not say, is refused.
+    /// strings, their texts (by `__kildall_eq_str`); of two numbers, or a
+    /// number and a value of unknown kind, the comparison of the field
+    /// elements. A constructor compared with anything else,
+    /// constructors some field of which holds values whose kind the
+    /// program does not say, two values of unknown kind, a string and
+    /// another value, and IO actions are refused.
     pub(super) fn equality(
         &mut self,
         env: &mut Env,
@@ -54,12 +56,42 @@ impl FnBuilder<'_> {
                     )),
                 );
             }
-            // FIXME: `eq` of two values of unknown kind (parameters and
-            // results typed `*`, closure results) compares field elements:
-            // two constructors there compare by address on Cairo, by
-            // structure in the reference interpreter. Neither of Juvix's
-            // suites compares such values; refusing them would refuse
-            // comparisons of numbers typed `*`.
+            // Two values of which nothing is known may both be
+            // constructors, which the reference interpreter compares by
+            // structure and the compiled code could only compare by
+            // address: refused, rather than answered differently.
+            (Kind::Any, Kind::Any) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(
+                        "two values of unknown kind on Cairo (declare their types)".to_string(),
+                    ),
+                );
+            }
+            (Kind::Io, _) | (_, Kind::Io) => {
+                return err(pos, JvrErrorKind::EqUndefined("an IO action".to_string()));
+            }
+            (Kind::Str, Kind::Str) => Inst::Apply {
+                dst: define(self),
+                kind: ApplyKind::EqualStrings,
+                closure: a,
+                args: vec![b],
+            },
+            (Kind::Str, other) | (other, Kind::Str) => {
+                return err(
+                    pos,
+                    JvrErrorKind::EqUndefined(format!(
+                        "a string and {}",
+                        other.name().unwrap_or("a value of unknown kind")
+                    )),
+                );
+            }
+            // A value of unknown kind compared with a number, boolean,
+            // `unit` or `void`: where the reference interpreter compares
+            // (the value is one too), so do the field elements.
+            // FIXME: when the value of unknown kind is a constructor at run
+            // time, the reference interpreter stops with an error and the
+            // compiled code compares its address.
             _ => Inst::Binop {
                 dst: define(self),
                 op: BinOp::Eq,

@@ -1,0 +1,103 @@
+//! What the functions of a module declared `*` return, learnt by
+//! converting the module until it settles, and the kinds of calls' results
+//! that follow.
+
+use super::*;
+
+/// Conversions of a module that learn what its functions return, at most.
+const MAX_RESULT_PASSES: usize = 8;
+
+/// Converts every function until what the functions return settles: a
+/// function whose result is not known yet (a recursion, a later function)
+/// adds nothing to its callers' until a later pass knows it.
+pub(super) fn learn_results(
+    module: &Module,
+    sigs: &Signatures,
+    fields_known: &mut FieldKinds,
+) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
+    let mut passes = 0;
+    loop {
+        let before = fields_known.results.clone();
+        let converted = convert_functions(module, sigs, fields_known)?;
+        passes += 1;
+        if fields_known.results == before {
+            break Ok(converted);
+        }
+        if passes == MAX_RESULT_PASSES {
+            // Not settled: what changed is unknown.
+            for (name, kind) in fields_known.results.iter_mut() {
+                if before.get(name) != Some(kind) {
+                    *kind = Kind::Any;
+                }
+            }
+            break convert_functions(module, sigs, fields_known);
+        }
+    }
+}
+
+impl FnBuilder<'_> {
+    /// The kind of the declared result type of function `name`, or what
+    /// the earlier passes saw it return (`None`: nothing yet).
+    pub(super) fn learnt_result(&self, name: &str) -> Option<Kind> {
+        self.fields_known.learnt_result(name)
+    }
+
+    /// [`Self::learnt_result`], unknown when nothing is learnt.
+    pub(super) fn declared_result(&self, name: &str) -> Kind {
+        self.learnt_result(name).unwrap_or_default()
+    }
+
+    /// What a call through a closure with `n` arguments returns (`None`:
+    /// nothing known yet), as the pass began knowing it
+    /// ([`ClosureResults`]).
+    pub(super) fn closure_result(&self, kind: ApplyKind, n: usize) -> Option<Kind> {
+        let c = &self.fields_known.closure_results;
+        match kind {
+            ApplyKind::Call => c.at_least.get(n).copied().flatten(),
+            _ if n < c.most_params => Some(Kind::Any),
+            _ => c.at_least.first().copied().flatten(),
+        }
+    }
+}
+
+/// What calls through closures return, by the number of arguments: a
+/// closure of `f` calls `f` or extends to a closure. With exactly the
+/// arguments it still takes (`call`), `n` of them reach a function of at
+/// least `n` parameters; with any number (`ccall`), a function of more
+/// than `n` parameters may return a closure, and one of fewer may apply
+/// what it returns to the rest, so the result is any function's.
+#[derive(Clone, Debug, Default)]
+pub(in crate::ssa) struct ClosureResults {
+    /// By `n`: what the defined functions of at least `n` parameters
+    /// return, joined (`None`: nothing known yet).
+    at_least: Vec<Option<Kind>>,
+    /// The most parameters of a defined function.
+    most_params: usize,
+}
+
+impl ClosureResults {
+    /// From what the functions of `module` are known to return.
+    pub(in crate::ssa) fn of(module: &Module, known: &FieldKinds) -> ClosureResults {
+        let defined = module.functions.iter().filter(|f| f.body.is_some());
+        let most_params = defined.clone().map(|f| f.params.len()).max().unwrap_or(0);
+        let mut by_arity: Vec<Option<Kind>> = vec![None; most_params + 1];
+        for f in defined {
+            if let Some(k) = known.learnt_result(&f.name) {
+                let slot = &mut by_arity[f.params.len()];
+                *slot = Some(slot.map_or(k, |old| old.join(k)));
+            }
+        }
+        // Suffix joins: at least `n` parameters.
+        let mut at_least = by_arity;
+        for n in (0..most_params).rev() {
+            at_least[n] = match (at_least[n], at_least[n + 1]) {
+                (Some(a), Some(b)) => Some(a.join(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        ClosureResults {
+            at_least,
+            most_params,
+        }
+    }
+}
