@@ -35,7 +35,7 @@ pub use builder::{CursorPosition, FuncCursor};
 pub use builtin::{BlackBox, Builtin};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
-pub use entities::{Block, FuncId, GlobalId, Inst, Value};
+pub use entities::{Block, ForeignId, FuncId, GlobalId, Inst, Value};
 pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use global::{GlobalData, GlobalInit, GlobalOperand};
 pub use instructions::{AssertMessage, BinaryOp, Callee, InstructionData, Operands, Terminator};

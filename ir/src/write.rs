@@ -6,7 +6,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::{
-    AssertMessage, Block, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
+    AssertMessage, Block, Callee, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
     GlobalOperand, Inst, InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
 
@@ -179,6 +179,7 @@ impl Display for Operand<'_> {
                     return write_constant_digits(f, ty, c);
                 }
                 ValueDef::Global(global) => return write!(f, "{global}"),
+                ValueDef::Function(function) => return write!(f, "{function}"),
                 _ => {}
             }
         }
@@ -367,7 +368,13 @@ fn write_inst(
             op(*else_value)
         ),
         Call { callee, args } => {
-            write!(f, "call {callee}({})", List(func, args))?;
+            f.write_str("call ")?;
+            match callee {
+                Callee::Foreign(id) => f.write_str(func.dfg.foreign_name(*id))?,
+                Callee::Value(value) => write!(f, "{}", op(*value))?,
+                Callee::Function(_) | Callee::Builtin(_) => write!(f, "{callee}")?,
+            }
+            write!(f, "({})", List(func, args))?;
             match results {
                 [] => Ok(()),
                 [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
@@ -387,6 +394,7 @@ fn write_inst(
             write!(f, "{name} {}", op(*arg))?;
             write_arrow(f, result_ty(0))
         }
+        Nop => f.write_str(name),
     }
 }
 

@@ -147,10 +147,7 @@ impl AliasClasses {
                             }
                         }
                     }
-                    InstructionData::Call {
-                        callee: Callee::Function(_),
-                        args,
-                    } => {
+                    InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
                         let mut class = None;
                         for &v in args.iter().chain(results()) {
                             if has_refs(v) {

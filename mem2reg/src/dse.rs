@@ -38,7 +38,7 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
 };
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, Callee, EntitySet, Function, Inst, InstructionData, Terminator, Value};
+use kildall_ir::{Block, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
 use crate::alias::AliasClasses;
 use crate::{is_predicate_one, Renames, Stats};
@@ -81,10 +81,7 @@ pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
                 InstructionData::Load { address } => {
                     accesses.push(Access::Load(classes.class(address)));
                 }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => {
+                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
                         accesses.push(Access::Call(class));
                     }
@@ -313,10 +310,7 @@ pub(crate) fn dead_stores(
                         read_later.add(class);
                     }
                 }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => {
+                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
                         overwritten.retain(|&k| classes.class(k) != Some(class));
                     }

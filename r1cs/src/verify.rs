@@ -335,7 +335,10 @@ impl Seen<'_> {
                         top.env.insert(*value, found);
                         continue;
                     }
-                    (Some((inst, Callee::Builtin(_))), _) => {
+                    (
+                        Some((inst, Callee::Builtin(_) | Callee::Foreign(_) | Callee::Value(_))),
+                        _,
+                    ) => {
                         // FIXME: the results of a builtin call are inputs
                         // no proof binds (the verifier would compute the
                         // builtin on its arguments).

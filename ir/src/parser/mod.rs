@@ -11,10 +11,18 @@
 //! edge      := label ["(" [operand ("," operand)*] ")"]
 //! terminator:= "jmp" edge | "jmpif" operand "then:" edge "," "else:" edge
 //!            | "return" [operand ("," operand)*] | "unreachable"
-//! inst      := [value ("," value)* "="] OPCODE operands...
-//! operand   := value | gN | type ["-"] INT
+//! inst      := [value ("," value)* "="] OPCODE operands... | "nop"
+//! call      := "call" (fN | value | BUILTIN | ORACLE) "(" [operand ("," operand)*] ")"
+//!              ["->" (type | "(" [type ("," type)*] ")")]
+//! operand   := value | gN | fN | type ["-"] INT
 //! value     := vN | NAME
 //! ```
+//!
+//! `fN` as an operand is a value of type `function` naming the function
+//! (Noir's SSA before defunctionalization); `call v10(..)` calls the
+//! function a value holds. A callee that is none of a function, a value
+//! or a builtin is a foreign (oracle) function when its name contains
+//! `oracle`, the rule of Noir's parser, and otherwise an unknown function.
 //!
 //! A value `NAME` other than `vN` (Noir's parser accepts `v1_arr`) is
 //! numbered after the largest `vN` of its function, in order of first
@@ -250,9 +258,15 @@ fn is_global_name(token: &Token<'_>) -> bool {
 fn is_other_value_name(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident
         && !is_value_name(token)
+        && !is_function_name(token)
         && !is_type_start(token)
         && !is_block_label(token)
         && !is_global_name(token)
+}
+
+/// `fN`: a function of the module, called or used as a value.
+fn is_function_name(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident && entity_number(token.text, b'f').is_some()
 }
 
 fn is_block_label(token: &Token<'_>) -> bool {
@@ -427,12 +441,13 @@ impl<'a> Parser<'a> {
         let mut module = Module::new();
         let mut ids: HashMap<u32, FuncId> = HashMap::new();
         let mut fixups = Vec::new();
+        let mut function_refs = Vec::new();
         while is_global_name(&self.tok) {
             self.global(&mut module)?;
         }
         while self.tok.tok != Tok::Eof {
             let id = module.functions.next_key();
-            let (func, number, number_loc) = self.function(id, &mut fixups)?;
+            let (func, number, number_loc) = self.function(id, &mut fixups, &mut function_refs)?;
             if ids.insert(number, id).is_some() {
                 return Err(ParseError {
                     loc: number_loc,
@@ -454,6 +469,16 @@ impl<'a> Parser<'a> {
                 *callee = Callee::Function(target);
             }
         }
+        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
+            });
+        }
+        for func in module.functions.values_mut() {
+            func.dfg
+                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
+        }
         Ok(module)
     }
 
@@ -461,6 +486,7 @@ impl<'a> Parser<'a> {
         &mut self,
         id: FuncId,
         fixups: &mut Vec<CallFixup>,
+        function_refs: &mut Vec<(u32, SourceLoc)>,
     ) -> Result<(Function, u32, SourceLoc), ParseError> {
         let runtime = if self.is_kw("acir") || self.is_kw("brillig") {
             let kind = if self.bump()?.text == "acir" {
@@ -506,12 +532,14 @@ impl<'a> Parser<'a> {
             next_named: self.largest_number(b'v').map_or(0, |n| n + 1),
             block_names: HashMap::new(),
             next_named_block: self.largest_number(b'b').map_or(0, |n| n + 1),
+            function_refs: Vec::new(),
         };
         state.func.runtime = runtime;
         while self.at_block_start() {
             self.block(&mut state, id, fixups)?;
         }
         self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
+        function_refs.extend_from_slice(&state.function_refs);
         Ok((state.finish()?, number, number_loc))
     }
 
@@ -724,6 +752,12 @@ impl<'a> Parser<'a> {
         if is_global_name(&self.tok) {
             let (id, ty) = self.global_ref()?;
             return Ok(state.materialised(ty, Materialised::Global(id)));
+        }
+        if is_function_name(&self.tok) {
+            let number = self.entity(b'f')?;
+            state.function_refs.push((number, self.tok.loc));
+            self.bump()?;
+            return Ok(state.materialised(Type::Function, Materialised::Function(number)));
         }
         let (ty, constant) = self.typed_constant(what)?;
         Ok(state.materialised(ty, Materialised::Const(constant)))

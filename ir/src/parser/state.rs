@@ -5,13 +5,17 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{ParseError, ParseErrorKind, CONST_TAG};
-use crate::{Block, ConstValue, Function, GlobalId, Inst, SourceLoc, Type, Value, ValueDef};
+use crate::{
+    Block, ConstValue, FuncId, Function, GlobalId, Inst, SourceLoc, Type, Value, ValueDef,
+};
 
 /// A value the parser creates once per function, whatever the text's numbering.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Materialised {
     Const(ConstValue),
     Global(GlobalId),
+    /// `fN`, by the number the text gives it (resolved once the module is read).
+    Function(u32),
 }
 
 /// Per-function state.
@@ -34,6 +38,9 @@ pub(super) struct FuncState {
     /// appears.
     pub(super) block_names: HashMap<String, (Block, SourceLoc)>,
     pub(super) next_named_block: u32,
+    /// The functions used as values, `fN` by the text's number, where each
+    /// use is.
+    pub(super) function_refs: Vec<(u32, SourceLoc)>,
 }
 
 impl FuncState {
@@ -103,6 +110,7 @@ impl FuncState {
                 .map(|(ty, m)| match *m {
                     Materialised::Const(c) => func.dfg.constant(c, ty.clone()),
                     Materialised::Global(g) => func.dfg.global(g, ty.clone()),
+                    Materialised::Function(n) => func.dfg.function_ref(FuncId::from_u32(n)),
                 })
                 .collect();
             let map = |v: Value| {

@@ -516,6 +516,16 @@ impl Verifier {
         let resolved = dfg.resolve(value);
         let (def_block, def_pos) = match dfg.value_def(resolved) {
             ValueDef::Const(_) | ValueDef::Global(_) => return Ok(()),
+            ValueDef::Function(id) => {
+                let known = cx
+                    .signatures
+                    .is_none_or(|s| (id.as_u32() as usize) < s.len());
+                return if known {
+                    Ok(())
+                } else {
+                    Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)))
+                };
+            }
             ValueDef::Unused | ValueDef::Alias(_) => return Err(undefined()),
             ValueDef::Param(def_block, _) => {
                 if !func.layout.is_block_inserted(def_block) {

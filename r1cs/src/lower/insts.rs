@@ -273,8 +273,11 @@ impl Lowerer<'_> {
                         self.input(r)?;
                     }
                 }
+                Callee::Foreign(_) | Callee::Value(_) => {
+                    return Err(self.unsupported("a call of an oracle or through a value"))
+                }
             },
-            I::IncRc { .. } | I::DecRc { .. } => {}
+            I::IncRc { .. } | I::DecRc { .. } | I::Nop => {}
             I::Encode { .. } | I::Decode { .. } | I::ReduceNoise { .. } => {
                 return Err(self.unsupported("a noisy operation"))
             }
