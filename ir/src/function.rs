@@ -120,6 +120,13 @@ pub struct Function {
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     /// Where each block's header came from in the text.
     pub block_locs: SecondaryMap<Block, SourceLoc>,
+    /// The offset Noir's Brillig code generation adds to a constant
+    /// `array_get` or `array_set` index (1 past an array's reference count,
+    /// 3 past a slice's header), written `index u32 4 minus 3`. The
+    /// instruction's index operand is the element's index, 1 there; the
+    /// offset only changes how the index is printed, so a pass that
+    /// rewrites the instruction may ignore it.
+    pub array_offsets: SecondaryMap<Inst, u32>,
 }
 
 impl Function {
@@ -132,6 +139,7 @@ impl Function {
             layout: Layout::new(),
             inst_locs: SecondaryMap::new(),
             block_locs: SecondaryMap::new(),
+            array_offsets: SecondaryMap::new(),
         }
     }
 

@@ -270,16 +270,39 @@ fn write_inst_line(f: &mut Formatter<'_>, func: &Function, inst: Inst) -> fmt::R
     if !results.is_empty() {
         f.write_str(" = ")?;
     }
-    write_inst(f, func, &func.dfg[inst], results)
+    write_inst(f, func, inst, results)
+}
+
+/// An `array_get` or `array_set` index: `u32 4 minus 3` for a constant
+/// index with Brillig's offset, the operand otherwise.
+struct Index<'a>(&'a Function, Inst, Value);
+
+impl Display for Index<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Index(func, inst, index) = *self;
+        let offset = func.array_offsets.get(inst).copied().unwrap_or(0);
+        let shifted = func
+            .dfg
+            .const_value(index)
+            .and_then(|c| c.to_u128())
+            .and_then(|c| c.checked_add(u128::from(offset)));
+        match shifted {
+            Some(shifted) if offset != 0 => {
+                write!(f, "{} {shifted} minus {offset}", func.dfg.value_type(index))
+            }
+            _ => write!(f, "{}", Operand(func, index)),
+        }
+    }
 }
 
 fn write_inst(
     f: &mut Formatter<'_>,
     func: &Function,
-    data: &InstructionData,
+    inst: Inst,
     results: &[Value],
 ) -> fmt::Result {
     use InstructionData::*;
+    let data = &func.dfg[inst];
     let op = |v: Value| Operand(func, v);
     let result_ty = |i: usize| results.get(i).map(|&v| func.dfg.value_type(v));
     let name = data.opcode_name();
@@ -319,7 +342,8 @@ fn write_inst(
             None => write!(f, "make_array [{}] : {ty}", List(func, elements)),
         },
         ArrayGet { array, index } => {
-            write!(f, "array_get {}, index {}", op(*array), op(*index))?;
+            let index = Index(func, inst, *index);
+            write!(f, "array_get {}, index {index}", op(*array))?;
             write_arrow(f, result_ty(0))
         }
         ArraySet {
@@ -332,7 +356,7 @@ fn write_inst(
             "array_set {}{}, index {}, value {}",
             if *mutable { "mut " } else { "" },
             op(*array),
-            op(*index),
+            Index(func, inst, *index),
             op(*value)
         ),
         Constrain {

@@ -28,9 +28,14 @@ impl<'a> Parser<'a> {
             Tok::LBracket => {
                 self.bump()?;
                 let elements = if self.eat(Tok::LParen)? {
-                    let mut elements = vec![self.ty(depth + 1)?];
-                    while self.eat(Tok::Comma)? {
+                    // `[(); 2]`: entries of no element, which Noir prints for
+                    // arrays of the unit type.
+                    let mut elements = Vec::new();
+                    if self.tok.tok != Tok::RParen {
                         elements.push(self.ty(depth + 1)?);
+                        while self.eat(Tok::Comma)? {
+                            elements.push(self.ty(depth + 1)?);
+                        }
                     }
                     self.expect(Tok::RParen, "`,` or `)` in a tuple type")?;
                     elements
@@ -307,6 +312,7 @@ impl<'a> Parser<'a> {
         let inst = state.func.dfg.make_inst(data);
         state.func.layout.append_inst(inst, block);
         state.func.inst_locs[inst] = loc;
+        state.func.array_offsets[inst] = std::mem::take(&mut state.offset);
         if let Some((number, loc)) = call_target {
             fixups.push(CallFixup {
                 func: id,
@@ -465,7 +471,7 @@ impl<'a> Parser<'a> {
                 let array = self.operand(state, "an array after `array_get`")?;
                 self.expect(Tok::Comma, "`,` after the array")?;
                 self.expect_kw("index", "`index`")?;
-                let index = self.operand(state, "an index after `index`")?;
+                let index = self.offset_index(state)?;
                 self.expect(Tok::Arrow, "`->` and the element type after the index")?;
                 let ty = self.ty(0)?;
                 (InstructionData::ArrayGet { array, index }, Results::One(ty))
@@ -478,7 +484,7 @@ impl<'a> Parser<'a> {
                 let array = self.operand(state, "an array after `array_set`")?;
                 self.expect(Tok::Comma, "`,` after the array")?;
                 self.expect_kw("index", "`index`")?;
-                let index = self.operand(state, "an index after `index`")?;
+                let index = self.offset_index(state)?;
                 self.expect(Tok::Comma, "`,` after the index")?;
                 self.expect_kw("value", "`value`")?;
                 let value = self.operand(state, "a value after `value`")?;
@@ -491,6 +497,43 @@ impl<'a> Parser<'a> {
                 (data, Results::SameAs(array))
             }
         })
+    }
+
+    /// An `array_get` or `array_set` index, with Brillig's offset when it
+    /// is written `u32 4 minus 3`: the element's index (here 1), the
+    /// offset kept in `state.offset` for the instruction.
+    fn offset_index(&mut self, state: &mut FuncState) -> Result<Value, ParseError> {
+        let index_loc = self.tok.loc;
+        let index = self.operand(state, "an index after `index`")?;
+        if !self.is_kw("minus") {
+            return Ok(index);
+        }
+        self.bump()?;
+        let offset_loc = self.tok.loc;
+        let offset = self.number_u32("an offset after `minus`")?;
+        let Some((ty, constant)) = state.constant_of(index) else {
+            return Err(ParseError {
+                loc: index_loc,
+                kind: ParseErrorKind::Expected {
+                    expected: "a constant index before `minus`".into(),
+                    found: "a value".into(),
+                },
+            });
+        };
+        let element = constant
+            .to_u128()
+            .and_then(|c| c.checked_sub(u128::from(offset)));
+        let Some(element) = element else {
+            return Err(ParseError {
+                loc: offset_loc,
+                kind: ParseErrorKind::Expected {
+                    expected: format!("an offset no larger than the index {constant}"),
+                    found: format!("`{offset}`"),
+                },
+            });
+        };
+        state.offset = offset;
+        Ok(state.constant(ty, ConstValue::from_u128(element)))
     }
 
     /// Noir's form of a byte array: `b"ABC"` is `[u8; 3]`, `&b"ABC"` the

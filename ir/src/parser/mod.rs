@@ -533,6 +533,7 @@ impl<'a> Parser<'a> {
             block_names: HashMap::new(),
             next_named_block: self.largest_number(b'b').map_or(0, |n| n + 1),
             function_refs: Vec::new(),
+            offset: 0,
         };
         state.func.runtime = runtime;
         while self.at_block_start() {

@@ -41,6 +41,9 @@ pub(super) struct FuncState {
     /// The functions used as values, `fN` by the text's number, where each
     /// use is.
     pub(super) function_refs: Vec<(u32, SourceLoc)>,
+    /// The Brillig offset of the index of the instruction being parsed
+    /// (`index u32 4 minus 3`), 0 when it has none.
+    pub(super) offset: u32,
 }
 
 impl FuncState {
@@ -63,6 +66,18 @@ impl FuncState {
             }
         };
         Value::from_u32(CONST_TAG | index)
+    }
+
+    /// The constant an operand names and its type, if it names one.
+    pub(super) fn constant_of(&self, value: Value) -> Option<(Type, ConstValue)> {
+        let n = value.as_u32();
+        if n & CONST_TAG == 0 {
+            return None;
+        }
+        match &self.consts[(n & !CONST_TAG) as usize] {
+            (ty, Materialised::Const(c)) => Some((ty.clone(), *c)),
+            _ => None,
+        }
     }
 
     /// The type of `value` if it is already known: a constant, or a defined

@@ -62,7 +62,9 @@ pub(super) fn element_type<'t>(
         return Some(&elements[0]);
     }
     match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
-        Some(i) => elements.get((i % elements.len() as u64) as usize),
+        Some(i) => i
+            .checked_rem(elements.len() as u64)
+            .and_then(|k| elements.get(k as usize)),
         None => elements.iter().find(|t| *t == wanted),
     }
 }

@@ -299,11 +299,12 @@ fn verify_globals(module: &Module) -> Result<(), VerifierError> {
                             return Err(error(VerifierErrorKind::UndefinedGlobal(*g)))
                         }
                     };
-                    let expected = &types[i % types.len()];
-                    if found != expected {
+                    let expected = i.checked_rem(types.len()).and_then(|k| types.get(k));
+                    if expected != Some(found) {
+                        let expected = expected.map_or("no element".into(), |t| format!("`{t}`"));
                         return Err(error(VerifierErrorKind::OperandType {
                             what: format!("element {i}"),
-                            expected: format!("`{expected}`"),
+                            expected,
                             found: found.clone(),
                         }));
                     }
