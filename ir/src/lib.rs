@@ -36,7 +36,7 @@ pub use builtin::{BlackBox, Builtin};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use entities::{Block, ForeignId, FuncId, GlobalId, Inst, Value};
-pub use function::{Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
+pub use function::{CallData, DataBus, Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use global::{GlobalData, GlobalInit, GlobalOperand};
 pub use instructions::{AssertMessage, BinaryOp, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};

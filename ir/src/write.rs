@@ -206,10 +206,35 @@ fn write_function(f: &mut Formatter<'_>, func: &Function, id: FuncId) -> fmt::Re
         write!(f, "{runtime} ")?;
     }
     writeln!(f, "fn {} {id} {{", func.name)?;
+    write_databus(f, func)?;
     for block in func.layout.blocks() {
         write_block(f, func, block)?;
     }
     f.write_str("}\n")
+}
+
+/// `call_data(0): array: v5, indices: [v0: 0, v1: 1]` and `return_data:
+/// v7`, before the blocks, as Noir prints them.
+fn write_databus(f: &mut Formatter<'_>, func: &Function) -> fmt::Result {
+    for call_data in &func.databus.call_data {
+        write!(
+            f,
+            "  call_data({}): array: {}, indices: [",
+            call_data.id,
+            Operand(func, call_data.array)
+        )?;
+        for (i, &(value, index)) in call_data.indices.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}: {index}", Operand(func, value))?;
+        }
+        f.write_str("]\n")?;
+    }
+    if let Some(value) = func.databus.return_data {
+        writeln!(f, "  return_data: {}", Operand(func, value))?;
+    }
+    Ok(())
 }
 
 fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Result {

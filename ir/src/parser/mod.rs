@@ -5,7 +5,10 @@
 //! module    := global* function*
 //! global    := gN "=" (type ["-"] INT | "make_array" "[" [gop ("," gop)*] "]" ":" type)
 //! gop       := gN | type ["-"] INT
-//! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" block* "}"
+//! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" databus* block* "}"
+//! databus   := "call_data" "(" INT ")" ":" "array" ":" operand "," "indices" ":"
+//!              "[" [operand ":" INT ("," operand ":" INT)*] "]"
+//!            | "return_data" ":" operand
 //! block     := label "(" [value ":" type ("," value ":" type)*] ")" [":"] inst* [terminator]
 //! label     := bN | NAME
 //! edge      := label ["(" [operand ("," operand)*] ")"]
@@ -17,6 +20,10 @@
 //! operand   := value | gN | fN | type ["-"] INT
 //! value     := vN | NAME
 //! ```
+//!
+//! An `array_get` or `array_set` index may carry Brillig's offset,
+//! `index u32 4 minus 3`: the index is a constant, and the element read or
+//! written is the number minus the offset (see [`Function::array_offsets`]).
 //!
 //! `fN` as an operand is a value of type `function` naming the function
 //! (Noir's SSA before defunctionalization); `call v10(..)` calls the
@@ -62,9 +69,9 @@ use lexer::{Lexer, Tok, Token};
 use state::{FuncState, Materialised};
 
 use crate::{
-    AssertMessage, BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, GlobalData,
-    GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity, Runtime,
-    RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    AssertMessage, BinaryOp, Block, Builtin, CallData, Callee, ConstValue, FuncId, Function,
+    GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity,
+    Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.
@@ -536,12 +543,55 @@ impl<'a> Parser<'a> {
             offset: 0,
         };
         state.func.runtime = runtime;
+        self.databus(&mut state)?;
         while self.at_block_start() {
             self.block(&mut state, id, fixups)?;
         }
         self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
         function_refs.extend_from_slice(&state.function_refs);
         Ok((state.finish()?, number, number_loc))
+    }
+
+    /// The data bus declarations before the first block:
+    /// `call_data(0): array: v5, indices: [v0: 0, v1: 1]` and
+    /// `return_data: v7` (told from a block named `call_data` by the
+    /// number in its parentheses).
+    fn databus(&mut self, state: &mut FuncState) -> Result<(), ParseError> {
+        loop {
+            if self.is_kw("return_data") && self.next_is(Tok::Colon) {
+                self.bump()?;
+                self.bump()?;
+                let value = self.operand(state, "the return data value")?;
+                state.func.databus.return_data = Some(value);
+            } else if self.is_kw("call_data") && self.peek(2) == Some(Tok::Int) {
+                self.bump()?;
+                self.bump()?;
+                let id = self.number_u32("a call data id")?;
+                self.expect(Tok::RParen, "`)` after the call data id")?;
+                self.expect(Tok::Colon, "`:` after `call_data(N)`")?;
+                self.expect_kw("array", "`array`")?;
+                self.expect(Tok::Colon, "`:` after `array`")?;
+                let array = self.operand(state, "the call data array")?;
+                self.expect(Tok::Comma, "`,` after the call data array")?;
+                self.expect_kw("indices", "`indices`")?;
+                self.expect(Tok::Colon, "`:` after `indices`")?;
+                self.expect(Tok::LBracket, "`[` before the indices")?;
+                let mut indices = Vec::new();
+                while self.tok.tok != Tok::RBracket {
+                    let value = self.operand(state, "a value read from the call data")?;
+                    self.expect(Tok::Colon, "`:` after the value")?;
+                    indices.push((value, self.number_u64("its index in the call data")?));
+                    if !self.eat(Tok::Comma)? {
+                        break;
+                    }
+                }
+                self.expect(Tok::RBracket, "`,` or `]` after an index")?;
+                let call_data = CallData { id, array, indices };
+                state.func.databus.call_data.push(call_data);
+            } else {
+                return Ok(());
+            }
+        }
     }
 
     // ----- entities -----
@@ -667,6 +717,17 @@ impl<'a> Parser<'a> {
             }
         }
         largest
+    }
+
+    /// The kind of the token `n` places after the current one (1 is the
+    /// next), if it lexes.
+    fn peek(&self, n: usize) -> Option<Tok> {
+        let mut lexer = self.lexer.clone();
+        let mut kind = None;
+        for _ in 0..n {
+            kind = Some(lexer.next_token().ok()?.tok);
+        }
+        kind
     }
 
     /// Whether the token after the current one is `tok`.

@@ -147,6 +147,7 @@ impl FuncState {
             for pending in &mut self.pending {
                 pending.1 = map(pending.1);
             }
+            func.databus.map_values(map);
         }
         self.resolve_pending();
         Ok(self.func)

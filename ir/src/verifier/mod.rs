@@ -494,6 +494,18 @@ impl Verifier {
             }
             check_terminator(&cx, block, terminator)?;
         }
+        // The data bus names values the function defines anywhere (it is
+        // read after the whole function, so dominance does not apply).
+        for value in func.databus.values() {
+            let defined = dfg.value_is_valid(value)
+                && !matches!(
+                    dfg.value_def(dfg.resolve(value)),
+                    ValueDef::Unused | ValueDef::Alias(_)
+                );
+            if !defined {
+                return Err(cx.error(Location::Function, VerifierErrorKind::UndefinedValue(value)));
+            }
+        }
         Ok(())
     }
 
