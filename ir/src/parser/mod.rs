@@ -25,6 +25,11 @@
 //! `index u32 4 minus 3`: the index is a constant, and the element read or
 //! written is the number minus the offset (see [`Function::array_offsets`]).
 //!
+//! An integer constant its type cannot hold (`u8 300`, `u8 -1`) parses as
+//! Noir's parser reads it, the field element written (`u8 -1` is p - 1),
+//! and prints back as that element; the verifier refuses it. `iN`
+//! constants are their two's complement bits, so `i8 200` is `i8 -56`.
+//!
 //! `fN` as an operand is a value of type `function` naming the function
 //! (Noir's SSA before defunctionalization); `call v10(..)` calls the
 //! function a value holds. A callee that is none of a function, a value
@@ -338,6 +343,32 @@ pub(crate) fn make_constant(
             }
         }
         _ => None,
+    }
+}
+
+/// An integer constant its type cannot hold, as Noir's parser reads it: the
+/// field element the text writes (`u8 300` is 300, `u8 -1` is p - 1). The
+/// verifier rejects it (the IR gives no value to such a constant), so that
+/// it parses and prints back and the refusal names the type.
+fn integer_beyond_range(ty: &Type, negative: bool, magnitude: ConstValue) -> Option<ConstValue> {
+    if !ty.is_integer() || !less_than(magnitude, FIELD_MODULUS) {
+        return None;
+    }
+    Some(if negative && !magnitude.is_zero() {
+        sub256(FIELD_MODULUS, magnitude)
+    } else {
+        magnitude
+    })
+}
+
+/// Whether the constant `value` is one of type `ty`: below the field's
+/// modulus for `Field`, below 2^N for `uN` and `iN` (the two's complement
+/// bits of an `iN`).
+pub(crate) fn constant_fits(ty: &Type, value: ConstValue) -> bool {
+    match *ty {
+        Type::Field => less_than(value, FIELD_MODULUS),
+        Type::Unsigned(bits) | Type::Signed(bits) => bits >= 256 || value.bits() <= bits,
+        _ => true,
     }
 }
 
@@ -848,8 +879,10 @@ impl<'a> Parser<'a> {
             return Err(self.expected(format_args!("a number after the type `{ty}`")));
         }
         let text = self.tok.text;
-        let constant = ConstValue::parse_decimal(text)
-            .and_then(|magnitude| make_constant(&ty, negative, magnitude));
+        let constant = ConstValue::parse_decimal(text).and_then(|magnitude| {
+            make_constant(&ty, negative, magnitude)
+                .or_else(|| integer_beyond_range(&ty, negative, magnitude))
+        });
         let Some(constant) = constant else {
             let value = if negative {
                 format!("-{text}")

@@ -231,6 +231,18 @@ pub enum VerifierErrorKind {
         /// The call's result types.
         found: String,
     },
+    /// An integer constant its type cannot hold (`u8 300`), which Noir's
+    /// parser reads as the field element written.
+    #[error(
+        "constant {value} does not fit in `{ty}` (Noir's parser reads it as a field \
+         element; the IR gives no value to a constant its type cannot hold)"
+    )]
+    ConstantOutOfRange {
+        /// The constant, as the field element it stands for.
+        value: crate::ConstValue,
+        /// Its type.
+        ty: Type,
+    },
     /// Two `return`s of one function return different types.
     #[error("`return` returns ({found}), an earlier `return` returns ({expected})")]
     ReturnMismatch {
@@ -528,7 +540,21 @@ impl Verifier {
         }
         let resolved = dfg.resolve(value);
         let (def_block, def_pos) = match dfg.value_def(resolved) {
-            ValueDef::Const(_) | ValueDef::Global(_) => return Ok(()),
+            ValueDef::Const(c) => {
+                let ty = dfg.value_type(resolved);
+                return if crate::parser::constant_fits(ty, c) {
+                    Ok(())
+                } else {
+                    Err(cx.error(
+                        at,
+                        VerifierErrorKind::ConstantOutOfRange {
+                            value: c,
+                            ty: ty.clone(),
+                        },
+                    ))
+                };
+            }
+            ValueDef::Global(_) => return Ok(()),
             ValueDef::Function(id) => {
                 let known = cx
                     .signatures
