@@ -372,6 +372,25 @@ pub(crate) fn constant_fits(ty: &Type, value: ConstValue) -> bool {
     }
 }
 
+/// Whether the `Field` constant `value` casts to the integer type `ty`
+/// without trapping, as the interpreter reads it: the canonical
+/// representative for `uN`, and for `iN` representatives above p/2 as
+/// negative (`p - 1` is -1).
+pub(crate) fn field_constant_casts(value: ConstValue, ty: &Type) -> bool {
+    match *ty {
+        Type::Unsigned(bits) => value.bits() <= bits,
+        Type::Signed(bits) => {
+            let below = value.bits() < bits;
+            let negated = less_than(value, FIELD_MODULUS)
+                .then(|| sub256(FIELD_MODULUS, value))
+                .and_then(ConstValue::to_u128);
+            let above = negated.is_some_and(|m| bits > 128 || m <= 1u128 << (bits - 1));
+            below || above
+        }
+        _ => true,
+    }
+}
+
 /// Whether `a < b` as 256-bit numbers.
 fn less_than(a: ConstValue, b: ConstValue) -> bool {
     a.0.iter().rev().cmp(b.0.iter().rev()) == std::cmp::Ordering::Less

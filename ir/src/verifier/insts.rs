@@ -178,6 +178,18 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
             if !ty.is_numeric() {
                 return Err(invalid(cx, inst, format!("cannot cast to `{ty}`")));
             }
+            // Noir's validator refuses a constant that cannot be cast
+            // (the interpreter would trap on it).
+            let constant = cx.func.dfg.const_value(*arg);
+            if let (Type::Field, Some(c)) = (t, constant) {
+                if !crate::parser::field_constant_casts(c, ty) {
+                    return Err(invalid(
+                        cx,
+                        inst,
+                        format!("the constant Field {c} does not fit in `{ty}`"),
+                    ));
+                }
+            }
             Ok(Some(ty.clone()))
         }
         Truncate {

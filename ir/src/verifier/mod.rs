@@ -243,6 +243,11 @@ pub enum VerifierErrorKind {
         /// Its type.
         ty: Type,
     },
+    /// A load from a cell that nothing can have written when it runs (no
+    /// store, and no use that could lead to one, between the allocation
+    /// and the load), which Noir's load and store validator refuses.
+    #[error("load from {0}, a cell nothing has stored to")]
+    LoadOfUnwrittenCell(Value),
     /// Two `return`s of one function return different types.
     #[error("`return` returns ({found}), an earlier `return` returns ({expected})")]
     ReturnMismatch {
@@ -506,6 +511,7 @@ impl Verifier {
             }
             check_terminator(&cx, block, terminator)?;
         }
+        check_unwritten_loads(&cx)?;
         // The data bus names values the function defines anywhere (it is
         // read after the whole function, so dominance does not apply).
         for value in func.databus.values() {
@@ -599,4 +605,80 @@ impl Verifier {
             Err(cx.error(at, VerifierErrorKind::NotDominated(value)))
         }
     }
+}
+
+/// Noir's load and store validator: no load from a cell that nothing can
+/// have written. A cell is the result of an `allocate`; anything but a load
+/// that takes it (a store, a call, an array, a jump argument) may write it
+/// or let it be written. A load is refused when its cell has no such use
+/// in the whole function, or when the use comes later than the load in the
+/// allocation's own block. Linear in the function.
+fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    let cell = |value: Value| {
+        let value = dfg.resolve(value);
+        match dfg.value_def(value) {
+            ValueDef::Result(inst, _) if matches!(dfg[inst], InstructionData::Allocate) => {
+                Some(value)
+            }
+            _ => None,
+        }
+    };
+    // The cells with a use other than a load, anywhere.
+    let mut written = cranelift_entity::EntitySet::<Value>::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if !matches!(dfg[inst], InstructionData::Load { .. }) {
+                dfg[inst]
+                    .arguments()
+                    .as_slice()
+                    .iter()
+                    .filter_map(|&v| cell(v))
+                    .for_each(|c| {
+                        written.insert(c);
+                    });
+            }
+        }
+        if let Some(terminator) = dfg.terminator(block) {
+            terminator
+                .arguments()
+                .filter_map(|&v| cell(v))
+                .for_each(|c| {
+                    written.insert(c);
+                });
+        }
+    }
+    // Per block, the cells allocated there that nothing has touched yet.
+    let mut fresh = cranelift_entity::EntitySet::<Value>::new();
+    for block in func.layout.blocks() {
+        fresh.clear();
+        for inst in func.layout.block_insts(block) {
+            match dfg[inst] {
+                InstructionData::Allocate => {
+                    if let Some(result) = dfg.first_result(inst) {
+                        fresh.insert(result);
+                    }
+                }
+                InstructionData::Load { address } => {
+                    if let Some(c) = cell(address) {
+                        if !written.contains(c) || fresh.contains(c) {
+                            return Err(cx.error(
+                                Location::Inst(inst),
+                                VerifierErrorKind::LoadOfUnwrittenCell(address),
+                            ));
+                        }
+                    }
+                }
+                ref data => {
+                    for &v in data.arguments().as_slice() {
+                        if let Some(c) = cell(v) {
+                            fresh.remove(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
