@@ -225,7 +225,10 @@ fn check_binary(
     let lt = cx.ty(lhs);
     let ok = match op {
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => lt.is_numeric() || *lt == Type::Noisy,
-        BinaryOp::Div | BinaryOp::Lt => lt.is_numeric(),
+        BinaryOp::Div => lt.is_numeric(),
+        // Noir's validator orders no `Field`s; Kildall's own functions
+        // (without a Noir runtime) compare canonical representatives.
+        BinaryOp::Lt => lt.is_integer() || (*lt == Type::Field && cx.func.runtime.is_none()),
         BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => lt.is_numeric(),
         BinaryOp::Mod
         | BinaryOp::And
@@ -239,6 +242,10 @@ fn check_binary(
         let expected = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => "a numeric type or `noisy`",
             BinaryOp::Eq => "a numeric, reference or function type",
+            BinaryOp::Lt if cx.func.runtime.is_some() => {
+                "an integer type (Noir's validator orders no `Field`s in an `acir` or \
+                 `brillig` function; `field_less_than` compares them)"
+            }
             BinaryOp::Mod
             | BinaryOp::And
             | BinaryOp::Or

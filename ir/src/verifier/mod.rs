@@ -248,6 +248,15 @@ pub enum VerifierErrorKind {
     /// and the load), which Noir's load and store validator refuses.
     #[error("load from {0}, a cell nothing has stored to")]
     LoadOfUnwrittenCell(Value),
+    /// A second block that returns, in a function with a Noir runtime
+    /// (`acir`, `brillig`): Noir's validator wants one return block.
+    #[error("{second} returns, and so does {first}: a Noir function has one return block")]
+    SecondReturnBlock {
+        /// The first block that returns, in layout order.
+        first: Block,
+        /// The second.
+        second: Block,
+    },
     /// Two `return`s of one function return different types.
     #[error("`return` returns ({found}), an earlier `return` returns ({expected})")]
     ReturnMismatch {
@@ -512,6 +521,18 @@ impl Verifier {
             check_terminator(&cx, block, terminator)?;
         }
         check_unwritten_loads(&cx)?;
+        if func.runtime.is_some() {
+            let mut returns = func
+                .layout
+                .blocks()
+                .filter(|&b| matches!(dfg.terminator(b), Some(Terminator::Return { .. })));
+            if let (Some(first), Some(second)) = (returns.next(), returns.next()) {
+                return Err(cx.error(
+                    Location::Block(second),
+                    VerifierErrorKind::SecondReturnBlock { first, second },
+                ));
+            }
+        }
         // The data bus names values the function defines anywhere (it is
         // read after the whole function, so dominance does not apply).
         for value in func.databus.values() {
