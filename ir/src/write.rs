@@ -416,34 +416,45 @@ fn write_inst(
             op(*else_condition),
             op(*else_value)
         ),
-        Call { callee, args } => {
-            f.write_str("call ")?;
-            match callee {
-                Callee::Foreign(id) => f.write_str(func.dfg.foreign_name(*id))?,
-                Callee::Value(value) => write!(f, "{}", op(*value))?,
-                Callee::Function(_) | Callee::Builtin(_) => write!(f, "{callee}")?,
-            }
-            write!(f, "({})", List(func, args))?;
-            match results {
-                [] => Ok(()),
-                [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
-                many => {
-                    f.write_str(" -> (")?;
-                    for (i, &v) in many.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "{}", func.dfg.value_type(v))?;
-                    }
-                    f.write_char(')')
-                }
-            }
-        }
+        Call { callee, args } => write_call(f, func, *callee, args, results),
         Encode { arg } | Decode { arg } => {
             write!(f, "{name} {}", op(*arg))?;
             write_arrow(f, result_ty(0))
         }
         Nop => f.write_str(name),
+    }
+}
+
+/// `call f1(v0) -> (u32, Field)`: the callee as the text names it (a
+/// function, a value, a builtin or an oracle), the arguments, and the
+/// result types.
+fn write_call(
+    f: &mut Formatter<'_>,
+    func: &Function,
+    callee: Callee,
+    args: &[Value],
+    results: &[Value],
+) -> fmt::Result {
+    f.write_str("call ")?;
+    match callee {
+        Callee::Foreign(id) => f.write_str(func.dfg.foreign_name(id))?,
+        Callee::Value(value) => write!(f, "{}", Operand(func, value))?,
+        Callee::Function(_) | Callee::Builtin(_) => write!(f, "{callee}")?,
+    }
+    write!(f, "({})", List(func, args))?;
+    match results {
+        [] => Ok(()),
+        [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
+        many => {
+            f.write_str(" -> (")?;
+            for (i, &v) in many.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{}", func.dfg.value_type(v))?;
+            }
+            f.write_char(')')
+        }
     }
 }
 

@@ -26,8 +26,8 @@
 //! Unions at joins are implicit: the classes are valid at every program point.
 
 use kildall_ir::{
-    Block, Callee, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
-    Value,
+    Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, SecondaryMap,
+    Terminator, Type, Value,
 };
 
 /// A node of the unification graph: an index into [`AliasClasses::parent`].
@@ -119,106 +119,10 @@ impl AliasClasses {
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 visit(Visit::Inst(inst, &dfg[inst]));
-                // Results are fetched only by the instructions that move
-                // references: most instructions compute numbers.
-                let results = || dfg.inst_results(inst);
-                match &dfg[inst] {
-                    InstructionData::Allocate => {
-                        for &r in results() {
-                            self.node(r);
-                        }
-                    }
-                    InstructionData::Store { value, address } => {
-                        let a = self.node(*address);
-                        if has_refs(*value) {
-                            let c = self.content(a);
-                            let v = self.node(*value);
-                            self.unify(c, v);
-                        }
-                    }
-                    InstructionData::Load { address } => {
-                        let a = self.node(*address);
-                        loads.push(*address);
-                        if let Some(&r) = results().first() {
-                            if has_refs(r) {
-                                let c = self.content(a);
-                                let rn = self.node(r);
-                                self.unify(c, rn);
-                            }
-                        }
-                    }
-                    InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
-                        let mut class = None;
-                        for &v in args.iter().chain(results()) {
-                            if has_refs(v) {
-                                let n = self.node(v);
-                                class = Some(match class {
-                                    None => n,
-                                    Some(c) => self.unify(c, n),
-                                });
-                            }
-                        }
-                        if let Some(c) = class {
-                            self.make_external(c);
-                            self.call_class[inst] = c;
-                        }
-                    }
-                    InstructionData::MakeArray { .. }
-                    | InstructionData::ArrayGet { .. }
-                    | InstructionData::ArraySet { .. }
-                    | InstructionData::IfElse { .. }
-                    | InstructionData::Call {
-                        callee: Callee::Builtin(_),
-                        ..
-                    } => {
-                        // The instructions that move references between
-                        // values: one class for all of them (arrays are
-                        // summarised, so any index, constant or dynamic).
-                        // Builtins never store through a reference, but the
-                        // slice operations, `as_vector` and `black_box`
-                        // pass references from arguments to results.
-                        let data = &dfg[inst];
-                        let mut class = None;
-                        for &v in data.arguments().as_slice().iter().chain(results()) {
-                            if has_refs(v) {
-                                let n = self.node(v);
-                                class = Some(match class {
-                                    None => n,
-                                    Some(c) => self.unify(c, n),
-                                });
-                            }
-                        }
-                    }
-                    // The rest take and give numbers, ciphertexts or nothing
-                    // (`eq` and `constrain` compare references without
-                    // aliasing them; rc counts do not keep them).
-                    _ => {}
-                }
+                self.add_inst(dfg, inst, &has_refs, &mut loads);
             }
             visit(Visit::BlockEnd(block));
-            match dfg.terminator(block) {
-                Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
-                    for destination in term.successors() {
-                        let params = dfg.block_params(destination);
-                        for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
-                            if has_refs(arg) {
-                                let p = self.node(param);
-                                let a = self.node(arg);
-                                self.unify(p, a);
-                            }
-                        }
-                    }
-                }
-                Some(Terminator::Return { values }) => {
-                    for &v in values {
-                        if has_refs(v) {
-                            let n = self.node(v);
-                            self.make_external(n);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            self.add_terminator(dfg, block, &has_refs);
         }
         self.kind = kind;
         // Flatten: every node points at its representative, so queries are O(1).
@@ -239,6 +143,128 @@ impl AliasClasses {
         for inst in calls {
             self.call_class[inst] = self.find(self.call_class[inst]);
         }
+    }
+
+    /// The classes one instruction joins: a stored value with its cell's
+    /// content, a load's result with it, everything a call of unknown code
+    /// is given or gives (external), and everything the instructions that
+    /// move references between values take and give.
+    fn add_inst(
+        &mut self,
+        dfg: &DataFlowGraph,
+        inst: Inst,
+        has_refs: &impl Fn(Value) -> bool,
+        loads: &mut Vec<Value>,
+    ) {
+        // Results are fetched only by the instructions that move
+        // references: most instructions compute numbers.
+        let results = || dfg.inst_results(inst);
+        match &dfg[inst] {
+            InstructionData::Allocate => {
+                for &r in results() {
+                    self.node(r);
+                }
+            }
+            InstructionData::Store { value, address } => {
+                let a = self.node(*address);
+                if has_refs(*value) {
+                    let c = self.content(a);
+                    let v = self.node(*value);
+                    self.unify(c, v);
+                }
+            }
+            InstructionData::Load { address } => {
+                let a = self.node(*address);
+                loads.push(*address);
+                if let Some(&r) = results().first() {
+                    if has_refs(r) {
+                        let c = self.content(a);
+                        let rn = self.node(r);
+                        self.unify(c, rn);
+                    }
+                }
+            }
+            InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
+                let class = self.unify_refs(args.iter().chain(results()), has_refs);
+                if let Some(c) = class {
+                    self.make_external(c);
+                    self.call_class[inst] = c;
+                }
+            }
+            InstructionData::MakeArray { .. }
+            | InstructionData::ArrayGet { .. }
+            | InstructionData::ArraySet { .. }
+            | InstructionData::IfElse { .. }
+            | InstructionData::Call {
+                callee: Callee::Builtin(_),
+                ..
+            } => {
+                // The instructions that move references between values: one
+                // class for all of them (arrays are summarised, so any
+                // index, constant or dynamic). Builtins never store through
+                // a reference, but the slice operations, `as_vector` and
+                // `black_box` pass references from arguments to results.
+                let arguments = dfg[inst].arguments();
+                self.unify_refs(arguments.as_slice().iter().chain(results()), has_refs);
+            }
+            // The rest take and give numbers, ciphertexts or nothing (`eq`
+            // and `constrain` compare references without aliasing them; rc
+            // counts do not keep them).
+            _ => {}
+        }
+    }
+
+    /// The classes a terminator joins: each edge's arguments with the
+    /// parameters they bind; returned references are external.
+    fn add_terminator(
+        &mut self,
+        dfg: &DataFlowGraph,
+        block: Block,
+        has_refs: &impl Fn(Value) -> bool,
+    ) {
+        match dfg.terminator(block) {
+            Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
+                for destination in term.successors() {
+                    let params = dfg.block_params(destination);
+                    for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
+                        if has_refs(arg) {
+                            let p = self.node(param);
+                            let a = self.node(arg);
+                            self.unify(p, a);
+                        }
+                    }
+                }
+            }
+            Some(Terminator::Return { values }) => {
+                for &v in values {
+                    if has_refs(v) {
+                        let n = self.node(v);
+                        self.make_external(n);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Unifies the classes of the values among `values` that may hold a
+    /// reference; the class they end in, if any does.
+    fn unify_refs<'v>(
+        &mut self,
+        values: impl Iterator<Item = &'v Value>,
+        has_refs: &impl Fn(Value) -> bool,
+    ) -> Option<Node> {
+        let mut class = None;
+        for &v in values {
+            if has_refs(v) {
+                let n = self.node(v);
+                class = Some(match class {
+                    None => n,
+                    Some(c) => self.unify(c, n),
+                });
+            }
+        }
+        class
     }
 
     fn new_node(&mut self) -> Node {
