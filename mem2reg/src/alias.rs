@@ -18,7 +18,9 @@
 //! - `make_array`, `array_set` (at any index: arrays are summarised, so a
 //!   dynamic index needs no special case), `array_get`, `if` and block
 //!   parameters unify the classes of the values they combine;
-//! - a call unifies everything reachable from its arguments and results into
+//! - a call of code the pass cannot see (a module function, a `function`
+//!   value, a foreign oracle) unifies everything reachable from its
+//!   arguments and results into
 //!   one class that contains itself, since the callee may store any of those
 //!   references into any of those cells. A call is the only way a reference
 //!   leaves the function besides `return`, so those classes are *escaped*.
