@@ -56,7 +56,13 @@ pub fn check_same_behaviour(
         check_noise: false,
         ..InterpreterOptions::default()
     };
-    let a = interpret_with_foreign(before, main, args.to_vec(), &options, &mut TestOracles);
+    let a = interpret_with_foreign(
+        before,
+        main,
+        args.to_vec(),
+        &options,
+        &mut TestOracles::default(),
+    );
     if a.outcome == Outcome::OutOfFuel {
         return Ok(a);
     }
@@ -64,7 +70,13 @@ pub fn check_same_behaviour(
         fuel: fuel.max(a.steps.saturating_mul(8).saturating_add(10_000)),
         ..options
     };
-    let b = interpret_with_foreign(after, main, args.to_vec(), &options, &mut TestOracles);
+    let b = interpret_with_foreign(
+        after,
+        main,
+        args.to_vec(),
+        &options,
+        &mut TestOracles::default(),
+    );
     if !trap_rule.same_execution(&a, &b) {
         return Err(format!(
             "behaviour changed on ({}): before {:?} {:?}, after {:?} {:?}",
@@ -78,12 +90,17 @@ pub fn check_same_behaviour(
     Ok(a)
 }
 
-/// The foreign functions of pass tests, the same whatever their name:
-/// each call changes every `Field` or integer cell it is given (a `Field`
+/// The foreign functions of pass tests, the same whatever their name. Each
+/// call changes every `Field` or integer cell it is given (a `Field`
 /// becomes 7919, or 7920 if it held 7919; an integer has its low bit
-/// flipped), and returns the zero value of each result type, a fresh cell
-/// holding zero for a reference.
-pub struct TestOracles;
+/// flipped) and keeps the last reference it was given; it returns, for a
+/// reference result, the kept reference when its cell holds a value of the
+/// pointee type (oracles keep state, so a cell may come back), else a fresh
+/// cell holding zero, and the zero value of any other result type.
+#[derive(Default)]
+pub struct TestOracles {
+    kept: Option<RuntimeValue>,
+}
 
 impl ForeignHandler for TestOracles {
     fn call(
@@ -113,17 +130,23 @@ impl ForeignHandler for TestOracles {
                 _ => continue,
             };
             memory.store(arg, changed);
+            self.kept = Some(arg.clone());
         }
+        let zero =
+            |ty: &Type| RuntimeValue::zero(ty).ok_or_else(|| format!("no zero value of `{ty}`"));
         call.result_types
             .iter()
-            .map(|ty| {
-                let zero = |ty: &Type| {
-                    RuntimeValue::zero(ty).ok_or_else(|| format!("no zero value of `{ty}`"))
-                };
-                match ty.pointee() {
-                    Some(pointee) => Ok(memory.allocate(Some(zero(pointee)?))),
-                    None => zero(ty),
+            .map(|ty| match ty.pointee() {
+                Some(pointee) => {
+                    let kept = self.kept.as_ref().filter(|kept| {
+                        memory.load(kept).is_some_and(|held| held.has_type(pointee))
+                    });
+                    match kept {
+                        Some(kept) => Ok(kept.clone()),
+                        None => Ok(memory.allocate(Some(zero(pointee)?))),
+                    }
                 }
+                None => zero(ty),
             })
             .collect()
     }

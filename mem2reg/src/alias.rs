@@ -20,10 +20,14 @@
 //!   parameters unify the classes of the values they combine;
 //! - a call of code the pass cannot see (a module function, a `function`
 //!   value, a foreign oracle) unifies everything reachable from its
-//!   arguments and results into
-//!   one class that contains itself, since the callee may store any of those
-//!   references into any of those cells. A call is the only way a reference
-//!   leaves the function besides `return`, so those classes are *escaped*.
+//!   arguments and results with the parameters' class into one class that
+//!   contains itself, the *world*, since the callee may store any of those
+//!   references into any of those cells; and every such call may write the
+//!   world, whatever it is given. One world rather than a class per call,
+//!   because oracles keep state: a cell given to one call, or to an oracle
+//!   by the function's caller, may come back from any later call (a callee
+//!   may call oracles too). A call is the only way a reference leaves the
+//!   function besides `return`, so the world is *escaped*.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
@@ -57,6 +61,14 @@ pub struct AliasClasses {
     size: Vec<u32>,
     value_node: SecondaryMap<Value, u32>,
     call_class: SecondaryMap<Inst, u32>,
+    /// The class of everything code outside the function may hold: the
+    /// parameters' cells and whatever a call of unknown code is given or
+    /// gives. One class, because a foreign oracle keeps state: a cell given
+    /// to one call (or to the caller's oracles, for a parameter) may come
+    /// back from any later call, and any call may write it.
+    world: Option<Node>,
+    /// The calls of unknown code, each of which touches the world.
+    unknown_calls: Vec<Inst>,
     /// Per value: 0 holds no reference, 1 holds some (an array of them),
     /// 2 is a reference. Read from the types in one sequential pass, so
     /// that the walks over instructions look up a byte, not a type (a
@@ -115,6 +127,7 @@ impl AliasClasses {
             }
             if let Some(s) = shared {
                 self.make_external(s);
+                self.world = Some(s);
             }
         }
         let mut loads = Vec::new();
@@ -127,6 +140,11 @@ impl AliasClasses {
             self.add_terminator(dfg, block, &has_refs);
         }
         self.kind = kind;
+        if let Some(world) = self.world {
+            for &inst in &self.unknown_calls {
+                self.call_class[inst] = world;
+            }
+        }
         // Flatten: every node points at its representative, so queries are O(1).
         for n in 0..self.parent.len() as Node {
             let root = self.find_compress(n);
@@ -187,10 +205,13 @@ impl AliasClasses {
                 }
             }
             InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
-                let class = self.unify_refs(args.iter().chain(results()), has_refs);
-                if let Some(c) = class {
+                self.unknown_calls.push(inst);
+                if let Some(c) = self.unify_refs(args.iter().chain(results()), has_refs) {
                     self.make_external(c);
-                    self.call_class[inst] = c;
+                    self.world = Some(match self.world {
+                        None => c,
+                        Some(world) => self.unify(world, c),
+                    });
                 }
             }
             InstructionData::MakeArray { .. }
