@@ -29,6 +29,13 @@
 //!   may call oracles too). A call is the only way a reference leaves the
 //!   function besides `return`, so the world is *escaped*.
 //!
+//! FIXME: the world is one class whatever the types of its references;
+//! since a cell has one type, references of different pointee types never
+//! alias, and a world per pointee type would keep forwarding loads of one
+//! parameter across stores to another of another type. Likewise a callee
+//! known to return its argument returns the same cell, which a summary of
+//! the module's functions could tell this per-function pass.
+//!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
 use kildall_ir::{

@@ -30,6 +30,9 @@ impl<'a> Parser<'a> {
                 let elements = if self.eat(Tok::LParen)? {
                     // `[(); 2]`: entries of no element, which Noir prints for
                     // arrays of the unit type.
+                    // FIXME: `()` is read only as an empty element list and
+                    // as an empty list of call results (`-> ()`); a value or
+                    // parameter of type `()` is refused.
                     let mut elements = Vec::new();
                     if self.tok.tok != Tok::RParen {
                         elements.push(self.ty(depth + 1)?);
