@@ -157,7 +157,8 @@ impl CostModel for R1cs {
             | InstructionData::Decode { .. }
             | InstructionData::ReduceNoise { .. }
             | InstructionData::IncRc { .. }
-            | InstructionData::DecRc { .. } => 0,
+            | InstructionData::DecRc { .. }
+            | InstructionData::Nop => 0,
         }
     }
 }

@@ -8,7 +8,9 @@
 //! A pass is correct on a program when the program computes the same thing
 //! after it: [`check_same_behaviour`] verifies the output, runs `main`
 //! before and after on the same arguments, and compares the runs under one
-//! [`TrapRule`].
+//! [`TrapRule`]. Both runs answer oracle calls with [`TestOracles`], which
+//! write through the references they are given, so that a pass that takes
+//! a cell passed to an oracle for its own changes what the program reads.
 //!
 //! # Random graphs
 //!
@@ -24,7 +26,8 @@ pub use kildall_testkit::expect::*;
 
 use crate::generate::Rng;
 use kildall_interpreter::{
-    display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapRule,
+    display_list, interpret_with_foreign, Execution, ForeignCall, ForeignHandler, ForeignMemory,
+    InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
 use kildall_ir::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type};
 
@@ -53,7 +56,13 @@ pub fn check_same_behaviour(
         check_noise: false,
         ..InterpreterOptions::default()
     };
-    let a = interpret(before, main, args.to_vec(), &options);
+    let a = interpret_with_foreign(
+        before,
+        main,
+        args.to_vec(),
+        &options,
+        &mut TestOracles::default(),
+    );
     if a.outcome == Outcome::OutOfFuel {
         return Ok(a);
     }
@@ -61,7 +70,13 @@ pub fn check_same_behaviour(
         fuel: fuel.max(a.steps.saturating_mul(8).saturating_add(10_000)),
         ..options
     };
-    let b = interpret(after, main, args.to_vec(), &options);
+    let b = interpret_with_foreign(
+        after,
+        main,
+        args.to_vec(),
+        &options,
+        &mut TestOracles::default(),
+    );
     if !trap_rule.same_execution(&a, &b) {
         return Err(format!(
             "behaviour changed on ({}): before {:?} {:?}, after {:?} {:?}",
@@ -73,6 +88,68 @@ pub fn check_same_behaviour(
         ));
     }
     Ok(a)
+}
+
+/// The foreign functions of pass tests, the same whatever their name. Each
+/// call changes every `Field` or integer cell it is given (a `Field`
+/// becomes 7919, or 7920 if it held 7919; an integer has its low bit
+/// flipped) and keeps the last reference it was given; it returns, for a
+/// reference result, the kept reference when its cell holds a value of the
+/// pointee type (oracles keep state, so a cell may come back), else a fresh
+/// cell holding zero, and the zero value of any other result type.
+#[derive(Default)]
+pub struct TestOracles {
+    kept: Option<RuntimeValue>,
+}
+
+impl ForeignHandler for TestOracles {
+    fn call(
+        &mut self,
+        call: &ForeignCall<'_>,
+        memory: &mut ForeignMemory<'_>,
+    ) -> Result<Vec<RuntimeValue>, String> {
+        for arg in call.args {
+            let changed = match memory.load(arg) {
+                Some(held @ RuntimeValue::Field(_)) => {
+                    let first = RuntimeValue::field(7919);
+                    if *held == first {
+                        RuntimeValue::field(7920)
+                    } else {
+                        first
+                    }
+                }
+                Some(&RuntimeValue::Int {
+                    bits,
+                    signed,
+                    value,
+                }) => RuntimeValue::Int {
+                    bits,
+                    signed,
+                    value: value ^ 1,
+                },
+                _ => continue,
+            };
+            memory.store(arg, changed);
+            self.kept = Some(arg.clone());
+        }
+        let zero =
+            |ty: &Type| RuntimeValue::zero(ty).ok_or_else(|| format!("no zero value of `{ty}`"));
+        call.result_types
+            .iter()
+            .map(|ty| match ty.pointee() {
+                Some(pointee) => {
+                    let kept = self.kept.as_ref().filter(|kept| {
+                        memory.load(kept).is_some_and(|held| held.has_type(pointee))
+                    });
+                    match kept {
+                        Some(kept) => Ok(kept.clone()),
+                        None => Ok(memory.allocate(Some(zero(pointee)?))),
+                    }
+                }
+                None => zero(ty),
+            })
+            .collect()
+    }
 }
 
 /// The program in the text file at `path` and the arguments of its

@@ -26,10 +26,6 @@ pub(super) fn call(
     output: &mut Vec<String>,
 ) -> Result<Vec<RuntimeValue>, TrapKind> {
     use Builtin as B;
-    let fail = |reason: String| TrapKind::Builtin {
-        builtin: builtin.name(),
-        reason,
-    };
     Ok(match builtin {
         B::Print => {
             output.push(display_list(&args));
@@ -38,7 +34,7 @@ pub(super) fn call(
         B::AssertConstant | B::AsWitness | B::BlackBox(BlackBox::Range) => vec![],
         B::StaticAssert => {
             if !args.first().is_some_and(RuntimeValue::is_true) {
-                return Err(fail("the assertion is false".into()));
+                return Err(failure(builtin, "the assertion is false".into()));
             }
             vec![]
         }
@@ -53,138 +49,15 @@ pub(super) fn call(
             let len = elements.len() / types.len().max(1);
             vec![length(len), args[0].clone()]
         }
-        B::SlicePushBack => {
-            // As Noir's own interpreter: the entries past `length` are
-            // dropped and the entry goes after those that remain, even when
-            // `length` counts more entries than the slice holds.
-            let len = index_of(&args[0])?
-                .filter(|&len| len < u32::MAX as usize)
-                .ok_or_else(|| fail(format!("the length {} cannot grow", args[0])))?;
-            let (elements, types) = array(&args[1])?;
-            let width = types.len().max(1);
-            let kept = len.saturating_mul(width).min(elements.len());
-            let mut elements = elements[..kept].to_vec();
-            elements.extend(args[2..].iter().cloned());
-            let slice = Slice {
-                len: len + 1,
-                elements,
-                types: types.clone(),
-            };
-            slice.into_results(Vec::new(), Vec::new())
+        B::SlicePushBack => slice_push_back(&args)?,
+        B::SlicePushFront | B::SliceInsert => slice_insert(builtin, &args)?,
+        B::SlicePopBack | B::SlicePopFront | B::SliceRemove => slice_remove(builtin, &args)?,
+        B::ToBits { .. } | B::ToRadix { .. } => to_radix(builtin, &args, result_types)?,
+        B::ApplyRangeConstraint | B::FieldLessThan | B::BlackBox(BlackBox::And | BlackBox::Xor) => {
+            numeric(builtin, &args)?
         }
-        B::SlicePushFront | B::SliceInsert => {
-            let mut slice = Slice::read(&args, builtin)?;
-            let (at, entry) = match builtin {
-                B::SlicePushFront => (0, &args[2..]),
-                _ => {
-                    let index = index_of(&args[2])?.filter(|&i| i <= slice.len);
-                    let index = index.ok_or_else(|| {
-                        fail(format!(
-                            "index {} is past the end of a slice of {} entries",
-                            args[2], slice.len
-                        ))
-                    })?;
-                    (index, &args[3..])
-                }
-            };
-            let width = slice.width();
-            slice
-                .elements
-                .splice(at * width..at * width, entry.iter().cloned());
-            slice.len += 1;
-            slice.into_results(Vec::new(), Vec::new())
-        }
-        B::SlicePopBack | B::SlicePopFront | B::SliceRemove => {
-            let mut slice = Slice::read(&args, builtin)?;
-            let at = match builtin {
-                B::SlicePopBack => slice.len.checked_sub(1),
-                B::SlicePopFront => (slice.len > 0).then_some(0),
-                _ => index_of(&args[2])?.filter(|&i| i < slice.len),
-            };
-            let at = at.ok_or_else(|| {
-                fail(match builtin {
-                    B::SliceRemove => format!(
-                        "index {} is out of bounds for a slice of {} entries",
-                        args[2], slice.len
-                    ),
-                    _ => "the slice is empty".into(),
-                })
-            })?;
-            let width = slice.width();
-            let entry: Vec<RuntimeValue> =
-                slice.elements.drain(at * width..(at + 1) * width).collect();
-            slice.len -= 1;
-            if builtin == B::SlicePopFront {
-                slice.into_results(entry, Vec::new())
-            } else {
-                slice.into_results(Vec::new(), entry)
-            }
-        }
-        B::ToBits { big_endian } => {
-            let count = array_len(result_types)?;
-            let digits = digits(&args[0], 1, count)
-                .ok_or_else(|| fail(format!("{} does not fit in {count} bits", args[0])))?;
-            vec![digit_array(digits, big_endian, Type::BOOL, 1)]
-        }
-        B::ToRadix { big_endian } => {
-            let radix = index_of(&args[1])?.unwrap_or(0);
-            if !(2..=256).contains(&radix) || !radix.is_power_of_two() {
-                return Err(fail(format!(
-                    "radix {} is not a power of two from 2 to 256",
-                    args[1]
-                )));
-            }
-            let bits = radix.trailing_zeros();
-            let count = array_len(result_types)?;
-            let digits = digits(&args[0], bits, count).ok_or_else(|| {
-                fail(format!(
-                    "{} does not fit in {count} digits of radix {radix}",
-                    args[0]
-                ))
-            })?;
-            vec![digit_array(digits, big_endian, Type::Unsigned(8), 8)]
-        }
-        B::ApplyRangeConstraint => {
-            let bits = index_of(&args[1])?.and_then(|b| u32::try_from(b).ok());
-            let bits = bits.ok_or_else(|| fail(format!("bit count {} is too large", args[1])))?;
-            if !fits_bits(&args[0], bits)? {
-                return Err(TrapKind::RangeCheckFailed {
-                    value: args[0].clone(),
-                    bits,
-                });
-            }
-            vec![]
-        }
-        B::FieldLessThan => match (&args[0], &args[1]) {
-            (RuntimeValue::Field(a), RuntimeValue::Field(b)) => {
-                vec![RuntimeValue::bool(a.into_bigint() < b.into_bigint())]
-            }
-            _ => return Err(fail("the operands are not field elements".into())),
-        },
-        B::BlackBox(BlackBox::And | BlackBox::Xor) => match (&args[0], &args[1]) {
-            (
-                RuntimeValue::Int {
-                    bits,
-                    signed,
-                    value: a,
-                },
-                RuntimeValue::Int { value: b, .. },
-            ) => {
-                let value = if builtin == B::BlackBox(BlackBox::And) {
-                    a & b
-                } else {
-                    a ^ b
-                };
-                vec![RuntimeValue::Int {
-                    bits: *bits,
-                    signed: *signed,
-                    value,
-                }]
-            }
-            _ => return Err(fail("the operands are not integers".into())),
-        },
         B::BlackBox(black_box) => match super::black_box::compute(black_box, &args, result_types) {
-            Some(results) => results.map_err(fail)?,
+            Some(results) => results.map_err(|reason| failure(builtin, reason))?,
             // FIXME: recursive aggregation (verifying a proof inside the
             // program) is not computed; a run that reaches one stops with a
             // clear trap.
@@ -202,6 +75,181 @@ pub(super) fn call(
             })
         }
     })
+}
+
+fn failure(builtin: Builtin, reason: String) -> TrapKind {
+    TrapKind::Builtin {
+        builtin: builtin.name(),
+        reason,
+    }
+}
+
+/// `vector_push_back(length, slice, entry..)`.
+fn slice_push_back(args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, TrapKind> {
+    // As Noir's own interpreter: the entries past `length` are dropped and
+    // the entry goes after those that remain, even when `length` counts
+    // more entries than the slice holds.
+    let len = index_of(&args[0])?
+        .filter(|&len| len < u32::MAX as usize)
+        .ok_or_else(|| {
+            failure(
+                Builtin::SlicePushBack,
+                format!("the length {} cannot grow", args[0]),
+            )
+        })?;
+    let (elements, types) = array(&args[1])?;
+    let width = types.len().max(1);
+    let kept = len.saturating_mul(width).min(elements.len());
+    let mut elements = elements[..kept].to_vec();
+    elements.extend(args[2..].iter().cloned());
+    let slice = Slice {
+        len: len + 1,
+        elements,
+        types: types.clone(),
+    };
+    Ok(slice.into_results(Vec::new(), Vec::new()))
+}
+
+/// `vector_push_front(length, slice, entry..)` and
+/// `vector_insert(length, slice, index, entry..)`.
+fn slice_insert(builtin: Builtin, args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, TrapKind> {
+    let mut slice = Slice::read(args, builtin)?;
+    let (at, entry) = match builtin {
+        Builtin::SlicePushFront => (0, &args[2..]),
+        _ => {
+            let index = index_of(&args[2])?.filter(|&i| i <= slice.len);
+            let index = index.ok_or_else(|| {
+                failure(
+                    builtin,
+                    format!(
+                        "index {} is past the end of a slice of {} entries",
+                        args[2], slice.len
+                    ),
+                )
+            })?;
+            (index, &args[3..])
+        }
+    };
+    let width = slice.width();
+    slice
+        .elements
+        .splice(at * width..at * width, entry.iter().cloned());
+    slice.len += 1;
+    Ok(slice.into_results(Vec::new(), Vec::new()))
+}
+
+/// `vector_pop_back`, `vector_pop_front` and `vector_remove`: the slice
+/// without the entry, and the entry (before the slice for a pop from the
+/// front, after it otherwise).
+fn slice_remove(builtin: Builtin, args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, TrapKind> {
+    let mut slice = Slice::read(args, builtin)?;
+    let at = match builtin {
+        Builtin::SlicePopBack => slice.len.checked_sub(1),
+        Builtin::SlicePopFront => (slice.len > 0).then_some(0),
+        _ => index_of(&args[2])?.filter(|&i| i < slice.len),
+    };
+    let at = at.ok_or_else(|| {
+        failure(
+            builtin,
+            match builtin {
+                Builtin::SliceRemove => format!(
+                    "index {} is out of bounds for a slice of {} entries",
+                    args[2], slice.len
+                ),
+                _ => "the slice is empty".into(),
+            },
+        )
+    })?;
+    let width = slice.width();
+    let entry: Vec<RuntimeValue> = slice.elements.drain(at * width..(at + 1) * width).collect();
+    slice.len -= 1;
+    Ok(if builtin == Builtin::SlicePopFront {
+        slice.into_results(entry, Vec::new())
+    } else {
+        slice.into_results(Vec::new(), entry)
+    })
+}
+
+/// `to_le_bits`, `to_be_bits`, `to_le_radix`, `to_be_radix`: the digits
+/// of the first argument as the one array result.
+fn to_radix(
+    builtin: Builtin,
+    args: &[RuntimeValue],
+    result_types: &[Type],
+) -> Result<Vec<RuntimeValue>, TrapKind> {
+    let count = array_len(result_types)?;
+    let (radix, big_endian) = match builtin {
+        Builtin::ToBits { big_endian } => (2, big_endian),
+        Builtin::ToRadix { big_endian } => (index_of(&args[1])?.unwrap_or(0), big_endian),
+        _ => (0, false),
+    };
+    if !(2..=256).contains(&radix) || !radix.is_power_of_two() {
+        return Err(failure(
+            builtin,
+            format!("radix {} is not a power of two from 2 to 256", args[1]),
+        ));
+    }
+    let bits = radix.trailing_zeros();
+    let digits = digits(&args[0], bits, count).ok_or_else(|| {
+        let what = if matches!(builtin, Builtin::ToBits { .. }) {
+            format!("{count} bits")
+        } else {
+            format!("{count} digits of radix {radix}")
+        };
+        failure(builtin, format!("{} does not fit in {what}", args[0]))
+    })?;
+    Ok(vec![if matches!(builtin, Builtin::ToBits { .. }) {
+        digit_array(digits, big_endian, Type::BOOL, 1)
+    } else {
+        digit_array(digits, big_endian, Type::Unsigned(8), 8)
+    }])
+}
+
+/// `apply_range_constraint`, `field_less_than`, and the `and` and `xor`
+/// black boxes.
+fn numeric(builtin: Builtin, args: &[RuntimeValue]) -> Result<Vec<RuntimeValue>, TrapKind> {
+    match (builtin, &args[0], &args[1]) {
+        (Builtin::ApplyRangeConstraint, value, bits) => {
+            let count = index_of(bits)?.and_then(|b| u32::try_from(b).ok());
+            let count =
+                count.ok_or_else(|| failure(builtin, format!("bit count {bits} is too large")))?;
+            if !fits_bits(value, count)? {
+                return Err(TrapKind::RangeCheckFailed {
+                    value: value.clone(),
+                    bits: count,
+                });
+            }
+            Ok(vec![])
+        }
+        (Builtin::FieldLessThan, RuntimeValue::Field(a), RuntimeValue::Field(b)) => {
+            Ok(vec![RuntimeValue::bool(a.into_bigint() < b.into_bigint())])
+        }
+        (Builtin::FieldLessThan, _, _) => Err(failure(
+            builtin,
+            "the operands are not field elements".into(),
+        )),
+        (
+            _,
+            RuntimeValue::Int {
+                bits,
+                signed,
+                value: a,
+            },
+            RuntimeValue::Int { value: b, .. },
+        ) => {
+            let value = if builtin == Builtin::BlackBox(BlackBox::And) {
+                a & b
+            } else {
+                a ^ b
+            };
+            Ok(vec![RuntimeValue::Int {
+                bits: *bits,
+                signed: *signed,
+                value,
+            }])
+        }
+        _ => Err(failure(builtin, "the operands are not integers".into())),
+    }
 }
 
 /// A slice argument pair `(length, slice)`, its first `length` entries.

@@ -35,6 +35,13 @@
 //!   result above [`NoiseParams::max_bits`] traps unless noise checking is off.
 //!   With a plaintext integer operand (`mul v2, u5 4`) `mul` adds
 //!   `ceil(log2(|c|))` bits and `add`/`sub` none ([`kildall_ir::plaintext`]).
+//! - Calls: a function of the module, named (`call f1`) or held by a value
+//!   of type `function` (`call v10`), runs in a new frame; function values
+//!   compare with `eq` by the function they name. A builtin is computed
+//!   here. A foreign (oracle) function is answered by the
+//!   [`ForeignHandler`] the caller gives [`interpret_with_foreign`], which
+//!   may read and write the run's cells; a run without one traps naming
+//!   the oracle. `nop`, `inc_rc` and `dec_rc` do nothing.
 //! - Fuel: every executed instruction and terminator costs one step; with
 //!   no fuel left the run stops with [`Outcome::OutOfFuel`].
 //!
@@ -46,6 +53,8 @@
 mod black_box;
 mod builtins;
 mod compare;
+mod exec;
+mod foreign;
 mod grumpkin;
 mod observe;
 mod ops;
@@ -59,11 +68,12 @@ use std::sync::Arc;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 use kildall_ir::{
-    AssertMessage, Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst,
-    InstructionData, Module, Terminator, Type, Value, ValueDef,
+    Block, FuncId, Function, GlobalInit, GlobalOperand, Inst, Module, Terminator, Type, Value,
+    ValueDef,
 };
 
 pub use compare::TrapRule;
+pub use foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 pub use observe::{BlockObserver, BlockValues};
 pub use trap::{Trap, TrapKind, TrapSite};
 pub use value::{display_list, RefId, RuntimeValue, ValueParseError, MAX_ZERO_ARRAY_ELEMENTS};
@@ -143,7 +153,7 @@ pub fn interpret(
     args: Vec<RuntimeValue>,
     options: &InterpreterOptions,
 ) -> Execution {
-    run_machine(module, function, args, options, None)
+    run_machine(module, function, args, options, Hooks::default())
 }
 
 /// [`interpret`], calling `observer` every time a block reaches its
@@ -155,7 +165,34 @@ pub fn interpret_observed(
     options: &InterpreterOptions,
     observer: &mut dyn BlockObserver,
 ) -> Execution {
-    run_machine(module, function, args, options, Some(observer))
+    let hooks = Hooks {
+        observer: Some(observer),
+        foreign: None,
+    };
+    run_machine(module, function, args, options, hooks)
+}
+
+/// [`interpret`], answering the calls of foreign (oracle) functions with
+/// `foreign` (a run without a handler traps at the first).
+pub fn interpret_with_foreign(
+    module: &Module,
+    function: FuncId,
+    args: Vec<RuntimeValue>,
+    options: &InterpreterOptions,
+    foreign: &mut dyn ForeignHandler,
+) -> Execution {
+    let hooks = Hooks {
+        observer: None,
+        foreign: Some(foreign),
+    };
+    run_machine(module, function, args, options, hooks)
+}
+
+/// What the caller of a run plugs into it.
+#[derive(Default)]
+struct Hooks<'m> {
+    observer: Option<&'m mut dyn BlockObserver>,
+    foreign: Option<&'m mut dyn ForeignHandler>,
 }
 
 fn run_machine<'m>(
@@ -163,12 +200,13 @@ fn run_machine<'m>(
     function: FuncId,
     args: Vec<RuntimeValue>,
     options: &'m InterpreterOptions,
-    observer: Option<&'m mut dyn BlockObserver>,
+    hooks: Hooks<'m>,
 ) -> Execution {
     let mut machine = Machine {
         module,
         options,
-        observer,
+        observer: hooks.observer,
+        foreign: hooks.foreign,
         funcs: Vec::new(),
         globals: global_values(module),
         memory: Vec::new(),
@@ -197,6 +235,7 @@ impl FuncInfo {
             match data.def {
                 ValueDef::Const(c) => consts[value] = RuntimeValue::from_const(c, &data.ty),
                 ValueDef::Global(g) => consts[value] = globals.get(g.index()).cloned(),
+                ValueDef::Function(f) => consts[value] = Some(RuntimeValue::Function(f)),
                 _ => {}
             }
         }
@@ -270,6 +309,7 @@ struct Machine<'m> {
     module: &'m Module,
     options: &'m InterpreterOptions,
     observer: Option<&'m mut dyn BlockObserver>,
+    foreign: Option<&'m mut dyn ForeignHandler>,
     funcs: Vec<Option<FuncInfo>>,
     globals: Vec<RuntimeValue>,
     memory: Vec<Option<RuntimeValue>>,
@@ -454,15 +494,13 @@ impl<'m> Machine<'m> {
                 match frame.next {
                     Some(inst) => {
                         frame.next = func.layout.next_inst(inst);
-                        let flow = exec_inst(
-                            func,
-                            info,
-                            frame,
-                            inst,
-                            &mut self.memory,
-                            &mut self.output,
+                        let mut effects = exec::Effects {
+                            memory: &mut self.memory,
+                            output: &mut self.output,
                             options,
-                        );
+                            foreign: self.foreign.as_deref_mut(),
+                        };
+                        let flow = exec::exec_inst(func, info, frame, inst, &mut effects);
                         match flow {
                             Ok(Flow::Next) => {}
                             Ok(Flow::Call(callee, args)) => {
@@ -658,256 +696,6 @@ fn bind_arguments(
         frame.values[param] = Some(value);
     }
     Ok(())
-}
-
-/// Executes one instruction of the frame.
-fn exec_inst(
-    func: &Function,
-    info: &FuncInfo,
-    frame: &mut Frame,
-    inst: Inst,
-    memory: &mut Vec<Option<RuntimeValue>>,
-    output: &mut Vec<String>,
-    options: &InterpreterOptions,
-) -> Result<Flow, TrapKind> {
-    use InstructionData as I;
-    let dfg = &func.dfg;
-    let enabled = frame.predicate;
-    let get = |frame: &Frame, v: Value| read(func, info, frame, v);
-    let result_type = |n: usize| -> Result<&Type, TrapKind> {
-        dfg.inst_results(inst)
-            .get(n)
-            .map(|&r| dfg.value_type(r))
-            .ok_or_else(|| TrapKind::Malformed(format!("{inst} lacks result {n}")))
-    };
-    let value = match &dfg[inst] {
-        I::Binary { op, lhs, rhs } => {
-            let (a, b) = (get(frame, *lhs)?, get(frame, *rhs)?);
-            ops::binary(*op, &a, &b, enabled, &options.noise, options.check_noise)?
-        }
-        I::Not { arg } => ops::not(&get(frame, *arg)?)?,
-        I::Cast { arg, ty } => ops::cast(&get(frame, *arg)?, ty, enabled)?,
-        I::Truncate { arg, bits, .. } => ops::truncate(&get(frame, *arg)?, *bits)?,
-        I::Allocate => RuntimeValue::Ref(fresh_cell(memory)),
-        I::Load { address } => {
-            let address = get(frame, *address)?;
-            let RuntimeValue::Ref(RefId(id)) = address else {
-                return Err(TrapKind::TypeError(format!("load from {address}")));
-            };
-            match memory.get(id as usize) {
-                Some(Some(v)) => v.clone(),
-                _ if enabled => return Err(TrapKind::LoadOfUninitialized { reference: address }),
-                _ => zero(result_type(0)?, memory)?,
-            }
-        }
-        I::Store { value, address } => {
-            let (value, address) = (get(frame, *value)?, get(frame, *address)?);
-            let RuntimeValue::Ref(RefId(id)) = address else {
-                return Err(TrapKind::TypeError(format!("store to {address}")));
-            };
-            if enabled {
-                match memory.get_mut(id as usize) {
-                    Some(cell) => *cell = Some(value),
-                    None => {
-                        return Err(TrapKind::TypeError(format!(
-                            "store to {address}, which was never allocated"
-                        )))
-                    }
-                }
-            }
-            return Ok(Flow::Next);
-        }
-        I::MakeArray { elements, ty } => {
-            let elements = elements
-                .iter()
-                .map(|&v| get(frame, v))
-                .collect::<Result<Vec<_>, _>>()?;
-            let types = match ty.element_types() {
-                Some(types) => Arc::from(types),
-                None => {
-                    return Err(TrapKind::TypeError(format!(
-                        "make_array of type {ty}, which is not an array"
-                    )))
-                }
-            };
-            RuntimeValue::Array {
-                elements: Arc::new(elements),
-                types,
-            }
-        }
-        I::ArrayGet { array, index } => {
-            let (array, index) = (get(frame, *array)?, get(frame, *index)?);
-            let RuntimeValue::Array { elements, .. } = &array else {
-                return Err(TrapKind::TypeError(format!("array_get from {array}")));
-            };
-            match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
-                Some(element) => element.clone(),
-                None if enabled => {
-                    return Err(TrapKind::IndexOutOfBounds {
-                        index,
-                        len: elements.len(),
-                    })
-                }
-                None => zero(result_type(0)?, memory)?,
-            }
-        }
-        I::ArraySet {
-            array,
-            index,
-            value,
-            ..
-        } => {
-            let (mut array, index) = (get(frame, *array)?, get(frame, *index)?);
-            let value = get(frame, *value)?;
-            let RuntimeValue::Array { elements, .. } = &mut array else {
-                return Err(TrapKind::TypeError(format!("array_set on {array}")));
-            };
-            match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
-                Some(i) => Arc::make_mut(elements)[i] = value,
-                None if enabled => {
-                    return Err(TrapKind::IndexOutOfBounds {
-                        index,
-                        len: elements.len(),
-                    })
-                }
-                None => {}
-            }
-            array
-        }
-        I::Constrain {
-            lhs,
-            rhs,
-            equal,
-            message,
-        } => {
-            let (a, b) = (get(frame, *lhs)?, get(frame, *rhs)?);
-            if enabled && (a == b) != *equal {
-                let message = match message {
-                    None => None,
-                    Some(AssertMessage::Static(text)) => Some(text.clone()),
-                    Some(AssertMessage::Data(payload)) => {
-                        let values = payload
-                            .iter()
-                            .map(|&v| get(frame, v).map(|value| value.to_string()))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Some(format!("data {}", values.join(", ")))
-                    }
-                };
-                return Err(TrapKind::ConstrainFailed {
-                    lhs: a,
-                    rhs: b,
-                    equal: *equal,
-                    message,
-                });
-            }
-            return Ok(Flow::Next);
-        }
-        I::RangeCheck { arg, bits, .. } => {
-            let v = get(frame, *arg)?;
-            if !ops::fits_bits(&v, *bits)? && enabled {
-                return Err(TrapKind::RangeCheckFailed {
-                    value: v,
-                    bits: *bits,
-                });
-            }
-            return Ok(Flow::Next);
-        }
-        I::EnableSideEffects { condition } => {
-            let c = get(frame, *condition)?;
-            if !matches!(c, RuntimeValue::Int { .. } | RuntimeValue::Field(_)) {
-                return Err(TrapKind::TypeError(format!(
-                    "enable_side_effects condition {c} is not a number"
-                )));
-            }
-            frame.predicate = c.is_true();
-            return Ok(Flow::Next);
-        }
-        I::IfElse {
-            then_condition,
-            then_value,
-            else_value,
-            ..
-        } => {
-            if get(frame, *then_condition)?.is_true() {
-                get(frame, *then_value)?
-            } else {
-                get(frame, *else_value)?
-            }
-        }
-        I::Call { callee, args } => {
-            let results = dfg.inst_results(inst);
-            if enabled {
-                let args = args
-                    .iter()
-                    .map(|&v| get(frame, v))
-                    .collect::<Result<Vec<_>, _>>()?;
-                match callee {
-                    Callee::Function(callee) => return Ok(Flow::Call(*callee, args)),
-                    Callee::Builtin(builtin) => {
-                        let types: Vec<Type> =
-                            results.iter().map(|&r| dfg.value_type(r).clone()).collect();
-                        let brillig = func
-                            .runtime
-                            .as_ref()
-                            .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
-                        let values = builtins::call(*builtin, args, &types, brillig, output)?;
-                        if values.len() != results.len() {
-                            return Err(TrapKind::TypeError(format!(
-                                "`{builtin}` gives {} value(s), the call names {}",
-                                values.len(),
-                                results.len()
-                            )));
-                        }
-                        for (&result, value) in results.iter().zip(values) {
-                            frame.values[result] = Some(value);
-                        }
-                        return Ok(Flow::Next);
-                    }
-                }
-            }
-            // A call under a false predicate: zero results.
-            for &result in results {
-                let zero = zero(dfg.value_type(result), memory)?;
-                frame.values[result] = Some(zero);
-            }
-            return Ok(Flow::Next);
-        }
-        I::Encode { arg } => {
-            let plaintext = ops::plaintext_of(&get(frame, *arg)?)?;
-            ops::check_noise(
-                plaintext,
-                options.noise.encode_bits,
-                &options.noise,
-                options.check_noise,
-            )?
-        }
-        I::Decode { arg } => match get(frame, *arg)? {
-            RuntimeValue::Noisy { plaintext, .. } => {
-                RuntimeValue::unsigned(5, u128::from(plaintext))
-            }
-            other => return Err(TrapKind::TypeError(format!("decode of {other}"))),
-        },
-        I::ReduceNoise { arg } => match get(frame, *arg)? {
-            RuntimeValue::Noisy { plaintext, .. } => ops::check_noise(
-                plaintext,
-                options.noise.encode_bits,
-                &options.noise,
-                options.check_noise,
-            )?,
-            other => return Err(TrapKind::TypeError(format!("reduce_noise of {other}"))),
-        },
-        I::IncRc { .. } | I::DecRc { .. } => return Ok(Flow::Next),
-    };
-    match dfg.inst_results(inst).first() {
-        Some(&result) => {
-            frame.values[result] = Some(value);
-            Ok(Flow::Next)
-        }
-        None => Err(TrapKind::Malformed(format!(
-            "`{}` ({inst}) has no result",
-            dfg[inst].opcode_name()
-        ))),
-    }
 }
 
 /// The README's example, compiled and run as a doctest.

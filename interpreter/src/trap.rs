@@ -172,6 +172,21 @@ pub enum TrapKind {
     /// An operand of the wrong type (a program that does not verify).
     #[error("type error: {0}")]
     TypeError(String),
+    /// A call of a foreign (oracle) function in a run given no handler.
+    #[error("call of the foreign function `{name}`, and the run has no handler for oracles")]
+    NoForeignHandler {
+        /// The oracle's name.
+        name: String,
+    },
+    /// The handler refused a foreign call, or answered it with results that
+    /// do not match the call's result types.
+    #[error("the foreign function `{name}` failed: {reason}")]
+    ForeignFailed {
+        /// The oracle's name.
+        name: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Where a trap happened.

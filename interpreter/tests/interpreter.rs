@@ -579,3 +579,98 @@ fn a_plaintext_operand_scales_the_noise() {
     let expected = RuntimeValue::parse_list("u5 23").unwrap();
     assert_eq!(run.outcome, Outcome::Return(expected));
 }
+
+/// An oracle handler that reads and writes the run's cells: `oracle_mut`
+/// returns a fresh cell holding `Field 40`, `oracle_op` adds one to the
+/// cell it is given, and any other name is refused.
+struct CountingOracles {
+    calls: Vec<String>,
+}
+
+impl kildall_interpreter::ForeignHandler for CountingOracles {
+    fn call(
+        &mut self,
+        call: &kildall_interpreter::ForeignCall<'_>,
+        memory: &mut kildall_interpreter::ForeignMemory<'_>,
+    ) -> Result<Vec<RuntimeValue>, String> {
+        self.calls.push(call.name.to_string());
+        match call.name {
+            "oracle_mut" => Ok(vec![memory.allocate(Some(RuntimeValue::field(40)))]),
+            "oracle_op" => {
+                let held = memory.load(&call.args[0]).cloned();
+                let next = match held {
+                    Some(v) if v == RuntimeValue::field(40) => RuntimeValue::field(41),
+                    other => return Err(format!("unexpected cell {other:?}")),
+                };
+                memory.store(&call.args[0], next);
+                Ok(vec![])
+            }
+            other => Err(format!("no oracle `{other}`")),
+        }
+    }
+}
+
+#[test]
+fn oracles_answer_through_the_handler() {
+    let text = "brillig(inline) fn main f0 {
+  b0():
+    v0 = call oracle_mut() -> &mut Field
+    call oracle_op(v0)
+    v1 = load v0 -> Field
+    return v1
+}
+";
+    let module = parse_module(text).expect("parses");
+    verify_module(&module).expect("verifies");
+    let main = module.main().expect("main");
+    let mut oracles = CountingOracles { calls: Vec::new() };
+    let run = kildall_interpreter::interpret_with_foreign(
+        &module,
+        main,
+        Vec::new(),
+        &InterpreterOptions::default(),
+        &mut oracles,
+    );
+    assert_eq!(run.outcome, Outcome::Return(vec![RuntimeValue::field(41)]));
+    assert_eq!(oracles.calls, ["oracle_mut", "oracle_op"]);
+
+    // Without a handler the run stops at the first oracle and names it.
+    let refused = interpret(&module, main, Vec::new(), &InterpreterOptions::default());
+    let Outcome::Trap(trap) = refused.outcome else {
+        panic!("expected a trap, got {:?}", refused.outcome);
+    };
+    assert_eq!(
+        trap.kind,
+        TrapKind::NoForeignHandler {
+            name: "oracle_mut".into()
+        }
+    );
+}
+
+#[test]
+fn an_oracle_answer_of_the_wrong_type_traps() {
+    let text = "brillig(inline) fn main f0 {
+  b0():
+    v0 = call oracle_mut() -> u32
+    return v0
+}
+";
+    let module = parse_module(text).expect("parses");
+    let main = module.main().expect("main");
+    let mut oracles = CountingOracles { calls: Vec::new() };
+    let run = kildall_interpreter::interpret_with_foreign(
+        &module,
+        main,
+        Vec::new(),
+        &InterpreterOptions::default(),
+        &mut oracles,
+    );
+    let Outcome::Trap(trap) = run.outcome else {
+        panic!("expected a trap, got {:?}", run.outcome);
+    };
+    assert!(
+        matches!(&trap.kind, TrapKind::ForeignFailed { name, reason }
+            if name == "oracle_mut" && reason.contains("`u32`")),
+        "{trap}"
+    );
+}

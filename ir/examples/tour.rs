@@ -24,9 +24,9 @@ acir(inline) fn main f0 {
   b0():
     v0 = allocate -> &mut Field
     store Field 0 at v0
-    jmp b1(Field 0)
-  b1(v1: Field):
-    v2 = lt v1, Field 3
+    jmp b1(u32 0)
+  b1(v1: u32):
+    v2 = lt v1, u32 3
     jmpif v2 then: b2, else: b3
   b2():
     v3 = load v0 -> Field
@@ -34,7 +34,7 @@ acir(inline) fn main f0 {
     store v4 at v0
     v5 = load v0 -> Field
     call print(v5)
-    v6 = add v1, Field 1
+    v6 = add v1, u32 1
     jmp b1(v6)
   b3():
     v7 = load v0 -> Field

@@ -387,6 +387,7 @@ impl BlackBox {
                 expect_results(results, &[Type::BOOL])
             }
             BlackBox::MultiScalarMul | BlackBox::EmbeddedCurveAdd => {
+                check_point_flags(self, args)?;
                 // A point: `[(Field, Field, u1); 1]` as Noir prints it now,
                 // `[(Field, Field); 1]` or `[Field; 3]` in older versions.
                 let point = |types: &[Type]| Type::Array(types.into(), 1);
@@ -413,6 +414,39 @@ impl BlackBox {
 impl fmt::Display for Builtin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The flags of the curve operations are `u1`, as Noir's validator requires:
+/// the `is_infinite` element of `multi_scalar_mul`'s points (when they are
+/// `(Field, Field, u1)` tuples) and its predicate, and `embedded_curve_add`'s
+/// two `is_infinite` arguments and predicate when the points are passed as
+/// scalars.
+fn check_point_flags(black_box: BlackBox, args: &[Type]) -> Result<(), String> {
+    let flag = |index: usize, what: &str| match args.get(index) {
+        Some(ty) if *ty != Type::BOOL => Err(format!(
+            "argument {index} ({what}) has type `{ty}`, expected `u1`"
+        )),
+        _ => Ok(()),
+    };
+    match black_box {
+        BlackBox::MultiScalarMul => {
+            if let Some(elements) = args.first().and_then(Type::element_types) {
+                if elements.len() == 3 && elements[2] != Type::BOOL {
+                    return Err(format!(
+                        "the points' infinity flag has type `{}`, expected `u1`",
+                        elements[2]
+                    ));
+                }
+            }
+            flag(2, "the predicate")
+        }
+        _ if args.len() >= 6 => {
+            flag(2, "the first point's infinity flag")?;
+            flag(5, "the second point's infinity flag")?;
+            flag(6, "the predicate")
+        }
+        _ => Ok(()),
     }
 }
 

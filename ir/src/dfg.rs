@@ -6,7 +6,9 @@ use std::ops::{Index, IndexMut};
 
 use cranelift_entity::{EntityList, ListPool, PrimaryMap, SecondaryMap};
 
-use crate::{Block, ConstValue, GlobalId, Inst, InstructionData, Terminator, Type, Value};
+use crate::{
+    Block, ConstValue, ForeignId, FuncId, GlobalId, Inst, InstructionData, Terminator, Type, Value,
+};
 
 /// Where a value comes from.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -20,6 +22,9 @@ pub enum ValueDef {
     Const(ConstValue),
     /// A global of the module, written `gN`.
     Global(GlobalId),
+    /// A function of the module as a value of type `function`, written
+    /// `fN` (Noir's SSA before defunctionalization).
+    Function(FuncId),
     /// Another value this one was replaced by; see [`DataFlowGraph::resolve`].
     Alias(Value),
     /// No definition: an index skipped by the text's numbering, or a value
@@ -57,6 +62,9 @@ pub struct DataFlowGraph {
     blocks: PrimaryMap<Block, BlockData>,
     constants: HashMap<(Type, ConstValue), Value>,
     globals: HashMap<GlobalId, Value>,
+    functions: HashMap<FuncId, Value>,
+    foreign_names: PrimaryMap<ForeignId, String>,
+    foreign_ids: HashMap<String, ForeignId>,
 }
 
 impl DataFlowGraph {
@@ -265,6 +273,49 @@ impl DataFlowGraph {
         });
         self.globals.insert(global, v);
         v
+    }
+
+    /// The value naming function `function` of the module, of type
+    /// `function`, interned: one value per function.
+    pub fn function_ref(&mut self, function: FuncId) -> Value {
+        if let Some(&existing) = self.functions.get(&function) {
+            return existing;
+        }
+        let v = self.values.push(ValueData {
+            ty: Type::Function,
+            def: ValueDef::Function(function),
+        });
+        self.functions.insert(function, v);
+        v
+    }
+
+    /// Rewrites the function every [`ValueDef::Function`] value names
+    /// through `f` (the parser numbers functions as the text does, then
+    /// densely).
+    pub fn map_function_refs(&mut self, mut f: impl FnMut(FuncId) -> FuncId) {
+        let old = std::mem::take(&mut self.functions);
+        for (_, value) in old {
+            if let ValueDef::Function(function) = self.values[value].def {
+                let mapped = f(function);
+                self.values[value].def = ValueDef::Function(mapped);
+                self.functions.insert(mapped, value);
+            }
+        }
+    }
+
+    /// The id of the foreign (oracle) function named `name`, interned.
+    pub fn foreign(&mut self, name: &str) -> ForeignId {
+        if let Some(&id) = self.foreign_ids.get(name) {
+            return id;
+        }
+        let id = self.foreign_names.push(name.to_string());
+        self.foreign_ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The name of foreign function `id`.
+    pub fn foreign_name(&self, id: ForeignId) -> &str {
+        self.foreign_names.get(id).map_or("", String::as_str)
     }
 
     /// The constant `value` of type `ty`, from a `u128`.

@@ -35,3 +35,11 @@ entity_impl!(FuncId, "f");
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GlobalId(u32);
 entity_impl!(GlobalId, "g");
+
+/// A foreign (oracle) function a function calls by name, `call oracle_get()`:
+/// an index into its [`DataFlowGraph`](crate::DataFlowGraph)'s table of
+/// names. `Display` writes `foreignN`, for diagnostics only.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ForeignId(u32);
+entity_impl!(ForeignId, "foreign");

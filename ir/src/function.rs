@@ -4,7 +4,9 @@ use std::fmt;
 
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
-use crate::{Block, DataFlowGraph, FuncId, GlobalData, GlobalId, Inst, Layout, Terminator, Type};
+use crate::{
+    Block, DataFlowGraph, FuncId, GlobalData, GlobalId, Inst, Layout, Terminator, Type, Value,
+};
 
 /// The runtime a function is compiled for, printed before `fn`:
 /// `acir(inline)` or `brillig(inline)`, followed by the purity Noir's
@@ -104,6 +106,57 @@ impl fmt::Display for SourceLoc {
     }
 }
 
+/// Noir's data bus of an entry function: which values are the call data
+/// and the return data a proof system reads through its data bus rather
+/// than as plain inputs and outputs. A declaration only: it names values
+/// of the function and changes nothing they compute.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataBus {
+    /// `call_data(N): array: vA, indices: [vX: I, ...]`, in text order.
+    pub call_data: Vec<CallData>,
+    /// `return_data: vR`.
+    pub return_data: Option<Value>,
+}
+
+/// One call-data array of a [`DataBus`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallData {
+    /// The call-data id `N`.
+    pub id: u32,
+    /// The array of the call data.
+    pub array: Value,
+    /// The values read from it, each with its index in the array.
+    pub indices: Vec<(Value, u64)>,
+}
+
+impl DataBus {
+    /// Whether the function declares no data bus.
+    pub fn is_empty(&self) -> bool {
+        self.call_data.is_empty() && self.return_data.is_none()
+    }
+
+    /// Every value the declarations name, in text order.
+    pub fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.call_data
+            .iter()
+            .flat_map(|c| std::iter::once(c.array).chain(c.indices.iter().map(|&(v, _)| v)))
+            .chain(self.return_data)
+    }
+
+    /// Rewrites every value the declarations name through `f`.
+    pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
+        for call_data in &mut self.call_data {
+            call_data.array = f(call_data.array);
+            for (value, _) in &mut call_data.indices {
+                *value = f(*value);
+            }
+        }
+        if let Some(value) = &mut self.return_data {
+            *value = f(*value);
+        }
+    }
+}
+
 /// A function: its data flow graph and layout. Its parameters are the entry
 /// block's parameters; its results are what its `return`s return.
 #[derive(Clone)]
@@ -120,6 +173,15 @@ pub struct Function {
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     /// Where each block's header came from in the text.
     pub block_locs: SecondaryMap<Block, SourceLoc>,
+    /// The offset Noir's Brillig code generation adds to a constant
+    /// `array_get` or `array_set` index (1 past an array's reference count,
+    /// 3 past a slice's header), written `index u32 4 minus 3`. The
+    /// instruction's index operand is the element's index, 1 there; the
+    /// offset only changes how the index is printed, so a pass that
+    /// rewrites the instruction may ignore it.
+    pub array_offsets: SecondaryMap<Inst, u32>,
+    /// The data bus declarations of an entry function (empty elsewhere).
+    pub databus: DataBus,
 }
 
 impl Function {
@@ -132,6 +194,8 @@ impl Function {
             layout: Layout::new(),
             inst_locs: SecondaryMap::new(),
             block_locs: SecondaryMap::new(),
+            array_offsets: SecondaryMap::new(),
+            databus: DataBus::default(),
         }
     }
 

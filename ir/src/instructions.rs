@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Block, Builtin, FuncId, Type, Value};
+use crate::{Block, Builtin, ForeignId, FuncId, Type, Value};
 
 /// A binary operator. Operands have the same type; `eq` and `lt` give `u1`,
 /// the others the operands' type.
@@ -108,6 +108,23 @@ pub enum Callee {
     Function(FuncId),
     /// A builtin.
     Builtin(Builtin),
+    /// A foreign (oracle) function, known by its name only: the interpreter
+    /// asks its caller's handler, and a pass assumes it may read and write
+    /// every reference it is given and return any reference.
+    Foreign(ForeignId),
+    /// The function a value of type `function` holds (`call v10(v0)`), an
+    /// operand of the call like its arguments.
+    Value(Value),
+}
+
+impl Callee {
+    /// Whether the call runs code the caller cannot see (a function of the
+    /// module, a function value, an oracle), which may read and write
+    /// every reference it is given or can reach, and return any of them.
+    /// A builtin's effects are known from its name.
+    pub fn runs_unknown_code(&self) -> bool {
+        !matches!(self, Callee::Builtin(_))
+    }
 }
 
 impl fmt::Display for Callee {
@@ -115,6 +132,8 @@ impl fmt::Display for Callee {
         match self {
             Callee::Function(id) => write!(f, "{id}"),
             Callee::Builtin(b) => f.write_str(b.name()),
+            Callee::Foreign(id) => write!(f, "{id}"),
+            Callee::Value(v) => write!(f, "{v}"),
         }
     }
 }
@@ -265,6 +284,9 @@ pub enum InstructionData {
         /// The operand.
         arg: Value,
     },
+    /// `nop`: no operands, no results, no effect (Noir prints it where a
+    /// pass removed an instruction in place).
+    Nop,
 }
 
 impl InstructionData {
@@ -315,7 +337,16 @@ impl InstructionData {
                 [*then_condition, *then_value, *else_condition, *else_value],
                 4,
             ),
+            Call {
+                callee: Callee::Value(callee),
+                args,
+            } => Operands::Owned(
+                std::iter::once(*callee)
+                    .chain(args.iter().copied())
+                    .collect(),
+            ),
             Call { args, .. } => Operands::Many(args),
+            Nop => Operands::Few([Value::from_u32(0); 4], 0),
         }
     }
 
@@ -378,7 +409,13 @@ impl InstructionData {
                 *else_condition = f(*else_condition);
                 *else_value = f(*else_value);
             }
-            Call { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
+            Call { callee, args } => {
+                if let Callee::Value(callee) = callee {
+                    *callee = f(*callee);
+                }
+                args.iter_mut().for_each(|v| *v = f(*v));
+            }
+            Nop => {}
         }
     }
 
@@ -406,6 +443,7 @@ impl InstructionData {
             ReduceNoise { .. } => "reduce_noise",
             IncRc { .. } => "inc_rc",
             DecRc { .. } => "dec_rc",
+            Nop => "nop",
         }
     }
 
@@ -430,7 +468,7 @@ impl InstructionData {
             Call { .. } => true,
             Encode { .. } | Decode { .. } | ReduceNoise { .. } => false,
             Not { .. } | Truncate { .. } | Allocate | MakeArray { .. } | IfElse { .. } => false,
-            IncRc { .. } | DecRc { .. } => false,
+            IncRc { .. } | DecRc { .. } | Nop => false,
         }
     }
 }

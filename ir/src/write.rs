@@ -6,7 +6,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::{
-    AssertMessage, Block, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
+    AssertMessage, Block, Callee, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
     GlobalOperand, Inst, InstructionData, Module, Terminator, Type, Value, ValueDef,
 };
 
@@ -179,6 +179,7 @@ impl Display for Operand<'_> {
                     return write_constant_digits(f, ty, c);
                 }
                 ValueDef::Global(global) => return write!(f, "{global}"),
+                ValueDef::Function(function) => return write!(f, "{function}"),
                 _ => {}
             }
         }
@@ -205,10 +206,35 @@ fn write_function(f: &mut Formatter<'_>, func: &Function, id: FuncId) -> fmt::Re
         write!(f, "{runtime} ")?;
     }
     writeln!(f, "fn {} {id} {{", func.name)?;
+    write_databus(f, func)?;
     for block in func.layout.blocks() {
         write_block(f, func, block)?;
     }
     f.write_str("}\n")
+}
+
+/// `call_data(0): array: v5, indices: [v0: 0, v1: 1]` and `return_data:
+/// v7`, before the blocks, as Noir prints them.
+fn write_databus(f: &mut Formatter<'_>, func: &Function) -> fmt::Result {
+    for call_data in &func.databus.call_data {
+        write!(
+            f,
+            "  call_data({}): array: {}, indices: [",
+            call_data.id,
+            Operand(func, call_data.array)
+        )?;
+        for (i, &(value, index)) in call_data.indices.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}: {index}", Operand(func, value))?;
+        }
+        f.write_str("]\n")?;
+    }
+    if let Some(value) = func.databus.return_data {
+        writeln!(f, "  return_data: {}", Operand(func, value))?;
+    }
+    Ok(())
 }
 
 fn write_block(f: &mut Formatter<'_>, func: &Function, block: Block) -> fmt::Result {
@@ -269,16 +295,39 @@ fn write_inst_line(f: &mut Formatter<'_>, func: &Function, inst: Inst) -> fmt::R
     if !results.is_empty() {
         f.write_str(" = ")?;
     }
-    write_inst(f, func, &func.dfg[inst], results)
+    write_inst(f, func, inst, results)
+}
+
+/// An `array_get` or `array_set` index: `u32 4 minus 3` for a constant
+/// index with Brillig's offset, the operand otherwise.
+struct Index<'a>(&'a Function, Inst, Value);
+
+impl Display for Index<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Index(func, inst, index) = *self;
+        let offset = func.array_offsets.get(inst).copied().unwrap_or(0);
+        let shifted = func
+            .dfg
+            .const_value(index)
+            .and_then(|c| c.to_u128())
+            .and_then(|c| c.checked_add(u128::from(offset)));
+        match shifted {
+            Some(shifted) if offset != 0 => {
+                write!(f, "{} {shifted} minus {offset}", func.dfg.value_type(index))
+            }
+            _ => write!(f, "{}", Operand(func, index)),
+        }
+    }
 }
 
 fn write_inst(
     f: &mut Formatter<'_>,
     func: &Function,
-    data: &InstructionData,
+    inst: Inst,
     results: &[Value],
 ) -> fmt::Result {
     use InstructionData::*;
+    let data = &func.dfg[inst];
     let op = |v: Value| Operand(func, v);
     let result_ty = |i: usize| results.get(i).map(|&v| func.dfg.value_type(v));
     let name = data.opcode_name();
@@ -318,7 +367,8 @@ fn write_inst(
             None => write!(f, "make_array [{}] : {ty}", List(func, elements)),
         },
         ArrayGet { array, index } => {
-            write!(f, "array_get {}, index {}", op(*array), op(*index))?;
+            let index = Index(func, inst, *index);
+            write!(f, "array_get {}, index {index}", op(*array))?;
             write_arrow(f, result_ty(0))
         }
         ArraySet {
@@ -331,7 +381,7 @@ fn write_inst(
             "array_set {}{}, index {}, value {}",
             if *mutable { "mut " } else { "" },
             op(*array),
-            op(*index),
+            Index(func, inst, *index),
             op(*value)
         ),
         Constrain {
@@ -366,26 +416,44 @@ fn write_inst(
             op(*else_condition),
             op(*else_value)
         ),
-        Call { callee, args } => {
-            write!(f, "call {callee}({})", List(func, args))?;
-            match results {
-                [] => Ok(()),
-                [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
-                many => {
-                    f.write_str(" -> (")?;
-                    for (i, &v) in many.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "{}", func.dfg.value_type(v))?;
-                    }
-                    f.write_char(')')
-                }
-            }
-        }
+        Call { callee, args } => write_call(f, func, *callee, args, results),
         Encode { arg } | Decode { arg } => {
             write!(f, "{name} {}", op(*arg))?;
             write_arrow(f, result_ty(0))
+        }
+        Nop => f.write_str(name),
+    }
+}
+
+/// `call f1(v0) -> (u32, Field)`: the callee as the text names it (a
+/// function, a value, a builtin or an oracle), the arguments, and the
+/// result types.
+fn write_call(
+    f: &mut Formatter<'_>,
+    func: &Function,
+    callee: Callee,
+    args: &[Value],
+    results: &[Value],
+) -> fmt::Result {
+    f.write_str("call ")?;
+    match callee {
+        Callee::Foreign(id) => f.write_str(func.dfg.foreign_name(id))?,
+        Callee::Value(value) => write!(f, "{}", Operand(func, value))?,
+        Callee::Function(_) | Callee::Builtin(_) => write!(f, "{callee}")?,
+    }
+    write!(f, "({})", List(func, args))?;
+    match results {
+        [] => Ok(()),
+        [single] => write!(f, " -> {}", func.dfg.value_type(*single)),
+        many => {
+            f.write_str(" -> (")?;
+            for (i, &v) in many.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{}", func.dfg.value_type(v))?;
+            }
+            f.write_char(')')
         }
     }
 }

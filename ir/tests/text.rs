@@ -84,7 +84,7 @@ fn every_parse_error_kind_is_covered() {
         "fn main f0 { b0(v0: u129): return }",
         "fn main f0 { b0(v0: Fieldd): return }",
         "fn main f0 { b0(): return noisy 1 }",
-        "fn main f0 { b0(): return u8 256 }",
+        "fn main f0 { b0(): return u8 21888242871839275222246405745257275088548364400416034343698204186575808495617 }",
         "fn main f0 { b0(): v0 = frobnicate }",
         "fn main f0 { b0(): call f9() return }",
         "fn main f0 { b0(v0: u1, v0: u1): return }",
@@ -205,4 +205,35 @@ fn truncations_and_deletions_never_panic() {
         deleted.push_str(&text[i + 1..]);
         check(&deleted);
     }
+}
+
+/// Integer constants outside their type parse as Noir's parser reads them
+/// (the field element written: `u8 -1` is p - 1), print back to a fixed
+/// point, and the verifier refuses them, naming the type.
+#[test]
+fn constants_beyond_their_range_parse_and_are_refused() {
+    let text = "fn main f0 {
+  b0():
+    v0 = add u8 300, u8 -1
+    v1 = add i8 200, i8 -200
+    return v0, v1
+}
+";
+    let module = parse_module(text).expect("Noir's parser accepts these constants");
+    let printed = module.to_string();
+    let p_minus_1 = "21888242871839275222246405745257275088548364400416034343698204186575808495616";
+    assert!(
+        printed.contains("add u8 300, u8 ") && printed.contains(p_minus_1),
+        "{printed}"
+    );
+    // `i8 200` is the i8 whose bits are 200.
+    assert!(printed.contains("add i8 -56, i8 "), "{printed}");
+    let reparsed = parse_module(&printed).expect("the printed form parses");
+    assert_eq!(reparsed.to_string(), printed);
+    let error = verify_module(&module).expect_err("u8 300 does not fit");
+    assert!(
+        matches!(&error.kind, kildall_ir::VerifierErrorKind::ConstantOutOfRange { ty, .. }
+            if *ty == Type::Unsigned(8)),
+        "{error}"
+    );
 }

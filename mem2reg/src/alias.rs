@@ -18,16 +18,29 @@
 //! - `make_array`, `array_set` (at any index: arrays are summarised, so a
 //!   dynamic index needs no special case), `array_get`, `if` and block
 //!   parameters unify the classes of the values they combine;
-//! - a call unifies everything reachable from its arguments and results into
-//!   one class that contains itself, since the callee may store any of those
-//!   references into any of those cells. A call is the only way a reference
-//!   leaves the function besides `return`, so those classes are *escaped*.
+//! - a call of code the pass cannot see (a module function, a `function`
+//!   value, a foreign oracle) unifies everything reachable from its
+//!   arguments and results with the parameters' class into one class that
+//!   contains itself, the *world*, since the callee may store any of those
+//!   references into any of those cells; and every such call may write the
+//!   world, whatever it is given. One world rather than a class per call,
+//!   because oracles keep state: a cell given to one call, or to an oracle
+//!   by the function's caller, may come back from any later call (a callee
+//!   may call oracles too). A call is the only way a reference leaves the
+//!   function besides `return`, so the world is *escaped*.
+//!
+//! FIXME: the world is one class whatever the types of its references;
+//! since a cell has one type, references of different pointee types never
+//! alias, and a world per pointee type would keep forwarding loads of one
+//! parameter across stores to another of another type. Likewise a callee
+//! known to return its argument returns the same cell, which a summary of
+//! the module's functions could tell this per-function pass.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
 use kildall_ir::{
-    Block, Callee, EntityRef, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
-    Value,
+    Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, SecondaryMap,
+    Terminator, Type, Value,
 };
 
 /// A node of the unification graph: an index into [`AliasClasses::parent`].
@@ -55,6 +68,14 @@ pub struct AliasClasses {
     size: Vec<u32>,
     value_node: SecondaryMap<Value, u32>,
     call_class: SecondaryMap<Inst, u32>,
+    /// The class of everything code outside the function may hold: the
+    /// parameters' cells and whatever a call of unknown code is given or
+    /// gives. One class, because a foreign oracle keeps state: a cell given
+    /// to one call (or to the caller's oracles, for a parameter) may come
+    /// back from any later call, and any call may write it.
+    world: Option<Node>,
+    /// The calls of unknown code, each of which touches the world.
+    unknown_calls: Vec<Inst>,
     /// Per value: 0 holds no reference, 1 holds some (an array of them),
     /// 2 is a reference. Read from the types in one sequential pass, so
     /// that the walks over instructions look up a byte, not a type (a
@@ -113,117 +134,24 @@ impl AliasClasses {
             }
             if let Some(s) = shared {
                 self.make_external(s);
+                self.world = Some(s);
             }
         }
         let mut loads = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 visit(Visit::Inst(inst, &dfg[inst]));
-                // Results are fetched only by the instructions that move
-                // references: most instructions compute numbers.
-                let results = || dfg.inst_results(inst);
-                match &dfg[inst] {
-                    InstructionData::Allocate => {
-                        for &r in results() {
-                            self.node(r);
-                        }
-                    }
-                    InstructionData::Store { value, address } => {
-                        let a = self.node(*address);
-                        if has_refs(*value) {
-                            let c = self.content(a);
-                            let v = self.node(*value);
-                            self.unify(c, v);
-                        }
-                    }
-                    InstructionData::Load { address } => {
-                        let a = self.node(*address);
-                        loads.push(*address);
-                        if let Some(&r) = results().first() {
-                            if has_refs(r) {
-                                let c = self.content(a);
-                                let rn = self.node(r);
-                                self.unify(c, rn);
-                            }
-                        }
-                    }
-                    InstructionData::Call {
-                        callee: Callee::Function(_),
-                        args,
-                    } => {
-                        let mut class = None;
-                        for &v in args.iter().chain(results()) {
-                            if has_refs(v) {
-                                let n = self.node(v);
-                                class = Some(match class {
-                                    None => n,
-                                    Some(c) => self.unify(c, n),
-                                });
-                            }
-                        }
-                        if let Some(c) = class {
-                            self.make_external(c);
-                            self.call_class[inst] = c;
-                        }
-                    }
-                    InstructionData::MakeArray { .. }
-                    | InstructionData::ArrayGet { .. }
-                    | InstructionData::ArraySet { .. }
-                    | InstructionData::IfElse { .. }
-                    | InstructionData::Call {
-                        callee: Callee::Builtin(_),
-                        ..
-                    } => {
-                        // The instructions that move references between
-                        // values: one class for all of them (arrays are
-                        // summarised, so any index, constant or dynamic).
-                        // Builtins never store through a reference, but the
-                        // slice operations, `as_vector` and `black_box`
-                        // pass references from arguments to results.
-                        let data = &dfg[inst];
-                        let mut class = None;
-                        for &v in data.arguments().as_slice().iter().chain(results()) {
-                            if has_refs(v) {
-                                let n = self.node(v);
-                                class = Some(match class {
-                                    None => n,
-                                    Some(c) => self.unify(c, n),
-                                });
-                            }
-                        }
-                    }
-                    // The rest take and give numbers, ciphertexts or nothing
-                    // (`eq` and `constrain` compare references without
-                    // aliasing them; rc counts do not keep them).
-                    _ => {}
-                }
+                self.add_inst(dfg, inst, &has_refs, &mut loads);
             }
             visit(Visit::BlockEnd(block));
-            match dfg.terminator(block) {
-                Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
-                    for destination in term.successors() {
-                        let params = dfg.block_params(destination);
-                        for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
-                            if has_refs(arg) {
-                                let p = self.node(param);
-                                let a = self.node(arg);
-                                self.unify(p, a);
-                            }
-                        }
-                    }
-                }
-                Some(Terminator::Return { values }) => {
-                    for &v in values {
-                        if has_refs(v) {
-                            let n = self.node(v);
-                            self.make_external(n);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            self.add_terminator(dfg, block, &has_refs);
         }
         self.kind = kind;
+        if let Some(world) = self.world {
+            for &inst in &self.unknown_calls {
+                self.call_class[inst] = world;
+            }
+        }
         // Flatten: every node points at its representative, so queries are O(1).
         for n in 0..self.parent.len() as Node {
             let root = self.find_compress(n);
@@ -242,6 +170,131 @@ impl AliasClasses {
         for inst in calls {
             self.call_class[inst] = self.find(self.call_class[inst]);
         }
+    }
+
+    /// The classes one instruction joins: a stored value with its cell's
+    /// content, a load's result with it, everything a call of unknown code
+    /// is given or gives (external), and everything the instructions that
+    /// move references between values take and give.
+    fn add_inst(
+        &mut self,
+        dfg: &DataFlowGraph,
+        inst: Inst,
+        has_refs: &impl Fn(Value) -> bool,
+        loads: &mut Vec<Value>,
+    ) {
+        // Results are fetched only by the instructions that move
+        // references: most instructions compute numbers.
+        let results = || dfg.inst_results(inst);
+        match &dfg[inst] {
+            InstructionData::Allocate => {
+                for &r in results() {
+                    self.node(r);
+                }
+            }
+            InstructionData::Store { value, address } => {
+                let a = self.node(*address);
+                if has_refs(*value) {
+                    let c = self.content(a);
+                    let v = self.node(*value);
+                    self.unify(c, v);
+                }
+            }
+            InstructionData::Load { address } => {
+                let a = self.node(*address);
+                loads.push(*address);
+                if let Some(&r) = results().first() {
+                    if has_refs(r) {
+                        let c = self.content(a);
+                        let rn = self.node(r);
+                        self.unify(c, rn);
+                    }
+                }
+            }
+            InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
+                self.unknown_calls.push(inst);
+                if let Some(c) = self.unify_refs(args.iter().chain(results()), has_refs) {
+                    self.make_external(c);
+                    self.world = Some(match self.world {
+                        None => c,
+                        Some(world) => self.unify(world, c),
+                    });
+                }
+            }
+            InstructionData::MakeArray { .. }
+            | InstructionData::ArrayGet { .. }
+            | InstructionData::ArraySet { .. }
+            | InstructionData::IfElse { .. }
+            | InstructionData::Call {
+                callee: Callee::Builtin(_),
+                ..
+            } => {
+                // The instructions that move references between values: one
+                // class for all of them (arrays are summarised, so any
+                // index, constant or dynamic). Builtins never store through
+                // a reference, but the slice operations, `as_vector` and
+                // `black_box` pass references from arguments to results.
+                let arguments = dfg[inst].arguments();
+                self.unify_refs(arguments.as_slice().iter().chain(results()), has_refs);
+            }
+            // The rest take and give numbers, ciphertexts or nothing (`eq`
+            // and `constrain` compare references without aliasing them; rc
+            // counts do not keep them).
+            _ => {}
+        }
+    }
+
+    /// The classes a terminator joins: each edge's arguments with the
+    /// parameters they bind; returned references are external.
+    fn add_terminator(
+        &mut self,
+        dfg: &DataFlowGraph,
+        block: Block,
+        has_refs: &impl Fn(Value) -> bool,
+    ) {
+        match dfg.terminator(block) {
+            Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
+                for destination in term.successors() {
+                    let params = dfg.block_params(destination);
+                    for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
+                        if has_refs(arg) {
+                            let p = self.node(param);
+                            let a = self.node(arg);
+                            self.unify(p, a);
+                        }
+                    }
+                }
+            }
+            Some(Terminator::Return { values }) => {
+                for &v in values {
+                    if has_refs(v) {
+                        let n = self.node(v);
+                        self.make_external(n);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Unifies the classes of the values among `values` that may hold a
+    /// reference; the class they end in, if any does.
+    fn unify_refs<'v>(
+        &mut self,
+        values: impl Iterator<Item = &'v Value>,
+        has_refs: &impl Fn(Value) -> bool,
+    ) -> Option<Node> {
+        let mut class = None;
+        for &v in values {
+            if has_refs(v) {
+                let n = self.node(v);
+                class = Some(match class {
+                    None => n,
+                    Some(c) => self.unify(c, n),
+                });
+            }
+        }
+        class
     }
 
     fn new_node(&mut self) -> Node {

@@ -38,7 +38,7 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
 };
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, Callee, EntitySet, Function, Inst, InstructionData, Terminator, Value};
+use kildall_ir::{Block, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
 use crate::alias::AliasClasses;
 use crate::{is_predicate_one, Renames, Stats};
@@ -81,10 +81,7 @@ pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
                 InstructionData::Load { address } => {
                     accesses.push(Access::Load(classes.class(address)));
                 }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => {
+                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
                         accesses.push(Access::Call(class));
                     }
@@ -232,26 +229,7 @@ pub(crate) fn dead_stores(
     if let Some(renames) = pending {
         renames.apply(func);
     }
-    let exit_states = if !across_blocks {
-        vec![Vec::new(); func.layout.blocks().count()]
-    } else {
-        let accesses = accesses(func, classes);
-        let graph = FunctionGraph::new(func, analyses);
-        let sparse = SparseGraph::new(&graph, &accesses);
-        let results = Overwritten { classes }
-            .into_engine(&sparse)
-            .iterate_to_fixpoint();
-        let mut states = Vec::with_capacity(func.dfg.num_blocks());
-        for block in func.layout.blocks() {
-            let overwritten: Vec<Value> = results
-                .entry_state(block)
-                .holds()
-                .map(|set| set.iter().collect())
-                .unwrap_or_default();
-            states.push(overwritten);
-        }
-        states
-    };
+    let exit_states = overwritten_at_exits(func, analyses, across_blocks, classes);
     let mut dead: Vec<Inst> = Vec::new();
     let mut insts: Vec<(Inst, bool)> = Vec::new();
     let mut allocations: Vec<(Inst, Value)> = Vec::new();
@@ -313,10 +291,7 @@ pub(crate) fn dead_stores(
                         read_later.add(class);
                     }
                 }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => {
+                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
                         overwritten.retain(|&k| classes.class(k) != Some(class));
                     }
@@ -339,6 +314,48 @@ pub(crate) fn dead_stores(
             }
         }
     }
+    remove_dead(func, dead, &allocations, &used, stats)
+}
+
+/// Per block of the layout, the cells every path from its end overwrites
+/// before reading them (the backward analysis across blocks), or nothing
+/// when the pass stays within blocks.
+fn overwritten_at_exits(
+    func: &Function,
+    analyses: &mut FunctionAnalyses,
+    across_blocks: bool,
+    classes: &AliasClasses,
+) -> Vec<Vec<Value>> {
+    if !across_blocks {
+        return vec![Vec::new(); func.layout.blocks().count()];
+    }
+    let accesses = accesses(func, classes);
+    let graph = FunctionGraph::new(func, analyses);
+    let sparse = SparseGraph::new(&graph, &accesses);
+    let results = Overwritten { classes }
+        .into_engine(&sparse)
+        .iterate_to_fixpoint();
+    let mut states = Vec::with_capacity(func.dfg.num_blocks());
+    for block in func.layout.blocks() {
+        let overwritten: Vec<Value> = results
+            .entry_state(block)
+            .holds()
+            .map(|set| set.iter().collect())
+            .unwrap_or_default();
+        states.push(overwritten);
+    }
+    states
+}
+
+/// Removes the dead stores, then the allocations no instruction left uses;
+/// whether a store of a reference went.
+fn remove_dead(
+    func: &mut Function,
+    dead: Vec<Inst>,
+    allocations: &[(Inst, Value)],
+    used: &EntitySet<Value>,
+    stats: &mut Stats,
+) -> bool {
     stats.stores_removed += dead.len();
     let mut enabling = false;
     for inst in dead {
@@ -347,7 +364,7 @@ pub(crate) fn dead_stores(
         }
         func.remove_inst(inst);
     }
-    for (inst, r) in allocations {
+    for &(inst, r) in allocations {
         if !used.contains(r) {
             func.remove_inst(inst);
             stats.allocations_removed += 1;

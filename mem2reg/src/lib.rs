@@ -6,7 +6,10 @@
 //! unification of its values at the end of the predecessors (`Known(v)`
 //! when all agree, else `Unknown`; no predecessor means `Unknown`), stores
 //! make a reference `Known`, loads of `Known` references are replaced,
-//! calls make the references they receive `Unknown`, and alias sets make a
+//! calls make the references they receive `Unknown` (a call of a module
+//! function, through a `function` value, or of a foreign oracle alike: code
+//! the pass cannot see, which may also return any reference it was given or
+//! keeps), and alias sets make a
 //! store through one reference forget the others. Three parts go beyond
 //! that scheme:
 //!

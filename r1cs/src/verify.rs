@@ -399,6 +399,12 @@ impl Seen<'_> {
                             "the builtin on its arguments",
                         )
                     }
+                    (Some((inst, Callee::Foreign(_) | Callee::Value(_))), _) => {
+                        return Err(VerifyError::Unsupported {
+                            instance: self.i,
+                            what: format!("the result {value} of `{}`", func.display_inst(inst)),
+                        });
+                    }
                     (None, ValueDef::Global(g)) => {
                         let global = self.globals.get(g.index()).cloned().flatten();
                         (global, "the module's global")

@@ -464,13 +464,13 @@ fn casm_run_fail_exits_3_with_the_message_on_stderr() {
 
 #[test]
 fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
-    let src = b"function main() : * {\n  tmp[0] = strcat 1 2;\n  ret tmp[0];\n}\n";
-    let file = temp_file("strcat.jvr", src);
+    let src = b"function main() : IO {\n  tmp[0] = alloc readLn ();\n  ret tmp[0];\n}\n";
+    let file = temp_file("readln.jvr", src);
     for vm in ["interp", "cairo"] {
         let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
         assert_eq!(out.status.code(), Some(1));
         assert!(
-            stderr(&out).ends_with("strcat.jvr:2:3: `strcat` cannot run on Cairo\n"),
+            stderr(&out).ends_with("readln.jvr:2:3: `readLn` cannot run on Cairo\n"),
             "{}",
             stderr(&out)
         );

@@ -43,10 +43,9 @@ impl BlockFacts {
                     predicates += 1;
                     None
                 }
-                InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } => Some(Rejection::Call),
+                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
+                    Some(Rejection::Call)
+                }
                 InstructionData::Allocate
                 | InstructionData::Load { .. }
                 | InstructionData::Store { .. } => Some(Rejection::Memory),

@@ -90,7 +90,7 @@ use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::{Loop, LoopAnalysis};
 use kildall_ir::pass::Analyses;
-use kildall_ir::{Block, Callee, Function, Inst, InstructionData, Terminator, Value};
+use kildall_ir::{Block, Function, Inst, InstructionData, Terminator, Value};
 use kildall_ir::{EntityRef, SecondaryMap};
 
 use crate::cost::CostModel;

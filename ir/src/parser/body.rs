@@ -4,6 +4,10 @@ use std::sync::Arc;
 
 use super::*;
 
+/// A function called as `fN`: the number the text gives it and where,
+/// resolved once the whole module is read.
+type TextCallee = (u32, SourceLoc);
+
 impl<'a> Parser<'a> {
     // ----- types -----
 
@@ -24,9 +28,17 @@ impl<'a> Parser<'a> {
             Tok::LBracket => {
                 self.bump()?;
                 let elements = if self.eat(Tok::LParen)? {
-                    let mut elements = vec![self.ty(depth + 1)?];
-                    while self.eat(Tok::Comma)? {
+                    // `[(); 2]`: entries of no element, which Noir prints for
+                    // arrays of the unit type.
+                    // FIXME: `()` is read only as an empty element list and
+                    // as an empty list of call results (`-> ()`); a value or
+                    // parameter of type `()` is refused.
+                    let mut elements = Vec::new();
+                    if self.tok.tok != Tok::RParen {
                         elements.push(self.ty(depth + 1)?);
+                        while self.eat(Tok::Comma)? {
+                            elements.push(self.ty(depth + 1)?);
+                        }
                     }
                     self.expect(Tok::RParen, "`,` or `)` in a tuple type")?;
                     elements
@@ -160,6 +172,7 @@ impl<'a> Parser<'a> {
                 let operand = is_value_name(&self.tok)
                     || (is_other_value_name(&self.tok) && !self.next_is(Tok::LParen))
                     || is_global_name(&self.tok)
+                    || is_function_name(&self.tok)
                     || is_type_start(&self.tok);
                 if operand {
                     loop {
@@ -254,228 +267,17 @@ impl<'a> Parser<'a> {
         let opcode = opcode_token.text;
         let mut call_target = None;
         let (data, produces) = match opcode {
-            "not" => {
-                let arg = self.operand(state, "an operand after `not`")?;
-                (InstructionData::Not { arg }, Results::SameAs(arg))
-            }
-            "cast" => {
-                let arg = self.operand(state, "an operand after `cast`")?;
-                self.expect_kw("as", "`as` after the operand")?;
-                let ty = self.ty(0)?;
-                (
-                    InstructionData::Cast {
-                        arg,
-                        ty: ty.clone(),
-                    },
-                    Results::One(ty),
-                )
-            }
-            "truncate" => {
-                let arg = self.operand(state, "an operand after `truncate`")?;
-                self.expect_kw("to", "`to` after the operand")?;
-                let bits = self.number_u32("a bit count after `to`")?;
-                self.expect_kw("bits", "`bits` after the bit count")?;
-                self.expect(Tok::Comma, "`,` after `bits`")?;
-                self.expect_kw("max_bit_size", "`max_bit_size`")?;
-                self.expect(Tok::Colon, "`:` after `max_bit_size`")?;
-                let max_bit_size = self.number_u32("the maximum bit size")?;
-                let data = InstructionData::Truncate {
-                    arg,
-                    bits,
-                    max_bit_size,
-                };
-                (data, Results::SameAs(arg))
-            }
-            "allocate" => {
-                self.expect(Tok::Arrow, "`->` and the reference type after `allocate`")?;
-                (InstructionData::Allocate, Results::One(self.ty(0)?))
-            }
-            "load" => {
-                let address = self.operand(state, "an address after `load`")?;
-                self.expect(Tok::Arrow, "`->` and the loaded type after the address")?;
-                (InstructionData::Load { address }, Results::One(self.ty(0)?))
-            }
-            "store" => {
-                let value = self.operand(state, "a value after `store`")?;
-                if !(self.is_kw("at") || self.is_kw("in")) {
-                    return Err(self.expected("`at` after the stored value"));
-                }
-                self.bump()?;
-                let address = self.operand(state, "an address after `at`")?;
-                (InstructionData::Store { value, address }, Results::None)
-            }
-            "make_array" if self.tok.tok == Tok::Amp || self.is_kw("b") => {
-                // Noir's form of a byte array: `b"ABC"` is `[u8; 3]`,
-                // `&b"ABC"` the slice `[u8]`.
-                let slice = self.eat(Tok::Amp)?;
-                self.expect_kw("b", "`b` and a byte string after `&`")?;
-                let text = self.expect(Tok::Str, "a byte string after `b`")?.text;
-                let bytes = unescape(text);
-                let elements: Vec<Value> = bytes
-                    .bytes()
-                    .map(|b| {
-                        state.constant(Type::Unsigned(8), ConstValue::from_u128(u128::from(b)))
-                    })
-                    .collect();
-                let ty = if slice {
-                    Type::Slice(vec![Type::Unsigned(8)].into())
-                } else {
-                    Type::array(Type::Unsigned(8), elements.len() as u32)
-                };
-                let data = InstructionData::MakeArray {
-                    elements,
-                    ty: ty.clone(),
-                };
-                (data, Results::One(ty))
-            }
-            "make_array" => {
-                self.expect(Tok::LBracket, "`[` after `make_array`")?;
-                let elements = self.operand_list(state, Tok::RBracket, "an array element")?;
-                self.expect(Tok::RBracket, "`,` or `]` after an array element")?;
-                self.expect(Tok::Colon, "`:` and the array type after the elements")?;
-                let ty = self.ty(0)?;
-                let data = InstructionData::MakeArray {
-                    elements,
-                    ty: ty.clone(),
-                };
-                (data, Results::One(ty))
-            }
-            "array_get" => {
-                let array = self.operand(state, "an array after `array_get`")?;
-                self.expect(Tok::Comma, "`,` after the array")?;
-                self.expect_kw("index", "`index`")?;
-                let index = self.operand(state, "an index after `index`")?;
-                self.expect(Tok::Arrow, "`->` and the element type after the index")?;
-                let ty = self.ty(0)?;
-                (InstructionData::ArrayGet { array, index }, Results::One(ty))
-            }
-            "array_set" => {
-                let mutable = self.is_kw("mut");
-                if mutable {
-                    self.bump()?;
-                }
-                let array = self.operand(state, "an array after `array_set`")?;
-                self.expect(Tok::Comma, "`,` after the array")?;
-                self.expect_kw("index", "`index`")?;
-                let index = self.operand(state, "an index after `index`")?;
-                self.expect(Tok::Comma, "`,` after the index")?;
-                self.expect_kw("value", "`value`")?;
-                let value = self.operand(state, "a value after `value`")?;
-                let data = InstructionData::ArraySet {
-                    array,
-                    index,
-                    value,
-                    mutable,
-                };
-                (data, Results::SameAs(array))
-            }
-            "constrain" => {
-                let lhs = self.operand(state, "an operand after `constrain`")?;
-                let equal = match self.tok.tok {
-                    Tok::EqEq => true,
-                    Tok::NotEq => false,
-                    _ => return Err(self.expected("`==` or `!=` after the left operand")),
-                };
-                self.bump()?;
-                let rhs = self.operand(state, "an operand after the comparison")?;
-                let message = self.assert_message(state)?;
-                let data = InstructionData::Constrain {
-                    lhs,
-                    rhs,
-                    equal,
-                    message,
-                };
-                (data, Results::None)
-            }
-            "range_check" => {
-                let arg = self.operand(state, "an operand after `range_check`")?;
-                self.expect_kw("to", "`to` after the operand")?;
-                let bits = self.number_u32("a bit count after `to`")?;
-                self.expect_kw("bits", "`bits` after the bit count")?;
-                let message = self.message()?;
-                (
-                    InstructionData::RangeCheck { arg, bits, message },
-                    Results::None,
-                )
-            }
-            "enable_side_effects" => {
-                let condition = self.operand(state, "a condition after `enable_side_effects`")?;
-                (
-                    InstructionData::EnableSideEffects { condition },
-                    Results::None,
-                )
-            }
-            "if" => {
-                let then_condition = self.operand(state, "a condition after `if`")?;
-                self.expect_kw("then", "`then` after the condition")?;
-                let then_value = self.operand(state, "a value after `then`")?;
-                self.expect_kw("else", "`else` after the then value")?;
-                self.expect(Tok::LParen, "`(` after `else`")?;
-                self.expect_kw("if", "`if` after `else (`")?;
-                let else_condition = self.operand(state, "the else condition")?;
-                self.expect(Tok::RParen, "`)` after the else condition")?;
-                let else_value = self.operand(state, "a value after the else condition")?;
-                let data = InstructionData::IfElse {
-                    then_condition,
-                    then_value,
-                    else_condition,
-                    else_value,
-                };
-                (data, Results::SameAs(then_value))
+            "allocate" | "load" | "store" => self.memory_inst(state, opcode)?,
+            "make_array" | "array_get" | "array_set" => self.array_inst(state, opcode)?,
+            "constrain" | "range_check" | "enable_side_effects" | "if" => {
+                self.predicate_inst(state, opcode)?
             }
             "call" => {
-                if self.tok.tok != Tok::Ident {
-                    return Err(self.expected("a function after `call`"));
-                }
-                let callee_token = self.tok;
-                let callee = if entity_number(callee_token.text, b'f').is_some() {
-                    let number = self.entity(b'f')?;
-                    call_target = Some((number, callee_token.loc));
-                    Callee::Function(FuncId::from_u32(0))
-                } else if let Some(builtin) = Builtin::from_name(callee_token.text) {
-                    Callee::Builtin(builtin)
-                } else {
-                    return Err(
-                        self.error(ParseErrorKind::UnknownFunction(callee_token.text.into()))
-                    );
-                };
-                self.bump()?;
-                self.expect(Tok::LParen, "`(` after the function")?;
-                let args = self.operand_list(state, Tok::RParen, "a call argument")?;
-                self.expect(Tok::RParen, "`,` or `)` after a call argument")?;
-                let mut types = Vec::new();
-                if self.eat(Tok::Arrow)? {
-                    if self.eat(Tok::LParen)? {
-                        loop {
-                            types.push(self.ty(0)?);
-                            if !self.eat(Tok::Comma)? {
-                                break;
-                            }
-                        }
-                        self.expect(Tok::RParen, "`,` or `)` after a result type")?;
-                    } else {
-                        types.push(self.ty(0)?);
-                    }
-                }
-                (InstructionData::Call { callee, args }, Results::Many(types))
+                let (data, produces, target) = self.call_inst(state)?;
+                call_target = target;
+                (data, produces)
             }
-            "encode" => {
-                let arg = self.operand(state, "an operand after `encode`")?;
-                self.expect(Tok::Arrow, "`->` and `noisy` after the operand")?;
-                (InstructionData::Encode { arg }, Results::One(self.ty(0)?))
-            }
-            "decode" => {
-                let arg = self.operand(state, "an operand after `decode`")?;
-                self.expect(Tok::Arrow, "`->` and `u5` after the operand")?;
-                (InstructionData::Decode { arg }, Results::One(self.ty(0)?))
-            }
-            "reduce_noise" => {
-                let arg = self.operand(state, "an operand after `reduce_noise`")?;
-                (
-                    InstructionData::ReduceNoise { arg },
-                    Results::One(Type::Noisy),
-                )
-            }
+            "encode" | "decode" | "reduce_noise" => self.noisy_inst(state, opcode)?,
             "inc_rc" => {
                 let arg = self.operand(state, "an operand after `inc_rc`")?;
                 (InstructionData::IncRc { arg }, Results::None)
@@ -484,21 +286,9 @@ impl<'a> Parser<'a> {
                 let arg = self.operand(state, "an operand after `dec_rc`")?;
                 (InstructionData::DecRc { arg }, Results::None)
             }
-            _ => match BinaryOp::from_name(opcode) {
-                Some(op) => {
-                    let lhs = self.operand(state, "a left operand")?;
-                    self.expect(Tok::Comma, "`,` after the left operand")?;
-                    let rhs = self.operand(state, "a right operand")?;
-                    let produces = if op.is_comparison() {
-                        Results::One(Type::BOOL)
-                    } else if lhs.as_u32() & CONST_TAG != 0 {
-                        // `mul u5 4, v2`: a plaintext constant scales a `noisy` value.
-                        Results::SameAs(rhs)
-                    } else {
-                        Results::SameAs(lhs)
-                    };
-                    (InstructionData::Binary { op, lhs, rhs }, produces)
-                }
+            "nop" => (InstructionData::Nop, Results::None),
+            _ => match self.arithmetic_inst(state, opcode)? {
+                Some(parsed) => parsed,
                 None => {
                     return Err(ParseError {
                         loc: opcode_token.loc,
@@ -525,6 +315,7 @@ impl<'a> Parser<'a> {
         let inst = state.func.dfg.make_inst(data);
         state.func.layout.append_inst(inst, block);
         state.func.inst_locs[inst] = loc;
+        state.func.array_offsets[inst] = std::mem::take(&mut state.offset);
         if let Some((number, loc)) = call_target {
             fixups.push(CallFixup {
                 func: id,
@@ -533,6 +324,20 @@ impl<'a> Parser<'a> {
                 loc,
             });
         }
+        self.attach_results(state, inst, &results, produces);
+        state.results = results;
+        Ok(())
+    }
+
+    /// Gives `inst` its result values, typed as `produces` says (or, for a
+    /// result typed as an operand not yet defined, once the function ends).
+    fn attach_results(
+        &mut self,
+        state: &mut FuncState,
+        inst: Inst,
+        results: &[Value],
+        produces: Results,
+    ) {
         match produces {
             Results::None => {}
             Results::One(ty) => state.func.dfg.attach_result(inst, results[0], ty),
@@ -554,7 +359,362 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        state.results = results;
-        Ok(())
+    }
+
+    /// The binary operators, `not`, `cast` and `truncate`; `None` if
+    /// `opcode` is none of them.
+    fn arithmetic_inst(
+        &mut self,
+        state: &mut FuncState,
+        opcode: &str,
+    ) -> Result<Option<(InstructionData, Results)>, ParseError> {
+        Ok(Some(match opcode {
+            "not" => {
+                let arg = self.operand(state, "an operand after `not`")?;
+                (InstructionData::Not { arg }, Results::SameAs(arg))
+            }
+            "cast" => {
+                let arg = self.operand(state, "an operand after `cast`")?;
+                self.expect_kw("as", "`as` after the operand")?;
+                let ty = self.ty(0)?;
+                let data = InstructionData::Cast {
+                    arg,
+                    ty: ty.clone(),
+                };
+                (data, Results::One(ty))
+            }
+            "truncate" => {
+                let arg = self.operand(state, "an operand after `truncate`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                self.expect(Tok::Comma, "`,` after `bits`")?;
+                self.expect_kw("max_bit_size", "`max_bit_size`")?;
+                self.expect(Tok::Colon, "`:` after `max_bit_size`")?;
+                let max_bit_size = self.number_u32("the maximum bit size")?;
+                let data = InstructionData::Truncate {
+                    arg,
+                    bits,
+                    max_bit_size,
+                };
+                (data, Results::SameAs(arg))
+            }
+            _ => {
+                let Some(op) = BinaryOp::from_name(opcode) else {
+                    return Ok(None);
+                };
+                let lhs = self.operand(state, "a left operand")?;
+                self.expect(Tok::Comma, "`,` after the left operand")?;
+                let rhs = self.operand(state, "a right operand")?;
+                let produces = if op.is_comparison() {
+                    Results::One(Type::BOOL)
+                } else if lhs.as_u32() & CONST_TAG != 0 {
+                    // `mul u5 4, v2`: a plaintext constant scales a `noisy` value.
+                    Results::SameAs(rhs)
+                } else {
+                    Results::SameAs(lhs)
+                };
+                (InstructionData::Binary { op, lhs, rhs }, produces)
+            }
+        }))
+    }
+
+    /// `allocate`, `load`, `store`.
+    fn memory_inst(
+        &mut self,
+        state: &mut FuncState,
+        opcode: &str,
+    ) -> Result<(InstructionData, Results), ParseError> {
+        Ok(match opcode {
+            "allocate" => {
+                self.expect(Tok::Arrow, "`->` and the reference type after `allocate`")?;
+                (InstructionData::Allocate, Results::One(self.ty(0)?))
+            }
+            "load" => {
+                let address = self.operand(state, "an address after `load`")?;
+                self.expect(Tok::Arrow, "`->` and the loaded type after the address")?;
+                (InstructionData::Load { address }, Results::One(self.ty(0)?))
+            }
+            _ => {
+                let value = self.operand(state, "a value after `store`")?;
+                if !(self.is_kw("at") || self.is_kw("in")) {
+                    return Err(self.expected("`at` after the stored value"));
+                }
+                self.bump()?;
+                let address = self.operand(state, "an address after `at`")?;
+                (InstructionData::Store { value, address }, Results::None)
+            }
+        })
+    }
+
+    /// `make_array` (of operands, or of a byte string), `array_get`,
+    /// `array_set`.
+    fn array_inst(
+        &mut self,
+        state: &mut FuncState,
+        opcode: &str,
+    ) -> Result<(InstructionData, Results), ParseError> {
+        Ok(match opcode {
+            "make_array" if self.tok.tok == Tok::Amp || self.is_kw("b") => {
+                self.byte_string(state)?
+            }
+            "make_array" => {
+                self.expect(Tok::LBracket, "`[` after `make_array`")?;
+                let elements = self.operand_list(state, Tok::RBracket, "an array element")?;
+                self.expect(Tok::RBracket, "`,` or `]` after an array element")?;
+                self.expect(Tok::Colon, "`:` and the array type after the elements")?;
+                let ty = self.ty(0)?;
+                let data = InstructionData::MakeArray {
+                    elements,
+                    ty: ty.clone(),
+                };
+                (data, Results::One(ty))
+            }
+            "array_get" => {
+                let array = self.operand(state, "an array after `array_get`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.offset_index(state)?;
+                self.expect(Tok::Arrow, "`->` and the element type after the index")?;
+                let ty = self.ty(0)?;
+                (InstructionData::ArrayGet { array, index }, Results::One(ty))
+            }
+            _ => {
+                let mutable = self.is_kw("mut");
+                if mutable {
+                    self.bump()?;
+                }
+                let array = self.operand(state, "an array after `array_set`")?;
+                self.expect(Tok::Comma, "`,` after the array")?;
+                self.expect_kw("index", "`index`")?;
+                let index = self.offset_index(state)?;
+                self.expect(Tok::Comma, "`,` after the index")?;
+                self.expect_kw("value", "`value`")?;
+                let value = self.operand(state, "a value after `value`")?;
+                let data = InstructionData::ArraySet {
+                    array,
+                    index,
+                    value,
+                    mutable,
+                };
+                (data, Results::SameAs(array))
+            }
+        })
+    }
+
+    /// An `array_get` or `array_set` index, with Brillig's offset when it
+    /// is written `u32 4 minus 3`: the element's index (here 1), the
+    /// offset kept in `state.offset` for the instruction.
+    fn offset_index(&mut self, state: &mut FuncState) -> Result<Value, ParseError> {
+        let index_loc = self.tok.loc;
+        let index = self.operand(state, "an index after `index`")?;
+        if !self.is_kw("minus") {
+            return Ok(index);
+        }
+        self.bump()?;
+        let offset_loc = self.tok.loc;
+        let offset = self.number_u32("an offset after `minus`")?;
+        let Some((ty, constant)) = state.constant_of(index) else {
+            return Err(ParseError {
+                loc: index_loc,
+                kind: ParseErrorKind::Expected {
+                    expected: "a constant index before `minus`".into(),
+                    found: "a value".into(),
+                },
+            });
+        };
+        let element = constant
+            .to_u128()
+            .and_then(|c| c.checked_sub(u128::from(offset)));
+        let Some(element) = element else {
+            return Err(ParseError {
+                loc: offset_loc,
+                kind: ParseErrorKind::Expected {
+                    expected: format!("an offset no larger than the index {constant}"),
+                    found: format!("`{offset}`"),
+                },
+            });
+        };
+        state.offset = offset;
+        Ok(state.constant(ty, ConstValue::from_u128(element)))
+    }
+
+    /// Noir's form of a byte array: `b"ABC"` is `[u8; 3]`, `&b"ABC"` the
+    /// slice `[u8]`.
+    fn byte_string(
+        &mut self,
+        state: &mut FuncState,
+    ) -> Result<(InstructionData, Results), ParseError> {
+        let slice = self.eat(Tok::Amp)?;
+        self.expect_kw("b", "`b` and a byte string after `&`")?;
+        let text = self.expect(Tok::Str, "a byte string after `b`")?.text;
+        let bytes = unescape(text);
+        let elements: Vec<Value> = bytes
+            .bytes()
+            .map(|b| state.constant(Type::Unsigned(8), ConstValue::from_u128(u128::from(b))))
+            .collect();
+        let ty = if slice {
+            Type::Slice(vec![Type::Unsigned(8)].into())
+        } else {
+            Type::array(Type::Unsigned(8), elements.len() as u32)
+        };
+        let data = InstructionData::MakeArray {
+            elements,
+            ty: ty.clone(),
+        };
+        Ok((data, Results::One(ty)))
+    }
+
+    /// `constrain`, `range_check`, `enable_side_effects`, `if`: the
+    /// instructions about predicates and checks.
+    fn predicate_inst(
+        &mut self,
+        state: &mut FuncState,
+        opcode: &str,
+    ) -> Result<(InstructionData, Results), ParseError> {
+        Ok(match opcode {
+            "constrain" => {
+                let lhs = self.operand(state, "an operand after `constrain`")?;
+                let equal = match self.tok.tok {
+                    Tok::EqEq => true,
+                    Tok::NotEq => false,
+                    _ => return Err(self.expected("`==` or `!=` after the left operand")),
+                };
+                self.bump()?;
+                let rhs = self.operand(state, "an operand after the comparison")?;
+                let message = self.assert_message(state)?;
+                let data = InstructionData::Constrain {
+                    lhs,
+                    rhs,
+                    equal,
+                    message,
+                };
+                (data, Results::None)
+            }
+            "range_check" => {
+                let arg = self.operand(state, "an operand after `range_check`")?;
+                self.expect_kw("to", "`to` after the operand")?;
+                let bits = self.number_u32("a bit count after `to`")?;
+                self.expect_kw("bits", "`bits` after the bit count")?;
+                let message = self.message()?;
+                let data = InstructionData::RangeCheck { arg, bits, message };
+                (data, Results::None)
+            }
+            "enable_side_effects" => {
+                let condition = self.operand(state, "a condition after `enable_side_effects`")?;
+                let data = InstructionData::EnableSideEffects { condition };
+                (data, Results::None)
+            }
+            _ => {
+                let then_condition = self.operand(state, "a condition after `if`")?;
+                self.expect_kw("then", "`then` after the condition")?;
+                let then_value = self.operand(state, "a value after `then`")?;
+                self.expect_kw("else", "`else` after the then value")?;
+                self.expect(Tok::LParen, "`(` after `else`")?;
+                self.expect_kw("if", "`if` after `else (`")?;
+                let else_condition = self.operand(state, "the else condition")?;
+                self.expect(Tok::RParen, "`)` after the else condition")?;
+                let else_value = self.operand(state, "a value after the else condition")?;
+                let data = InstructionData::IfElse {
+                    then_condition,
+                    then_value,
+                    else_condition,
+                    else_value,
+                };
+                (data, Results::SameAs(then_value))
+            }
+        })
+    }
+
+    /// `call F(args) -> types`; with the text's number of the function
+    /// called when `F` is `fN`, to be resolved once the module is read.
+    fn call_inst(
+        &mut self,
+        state: &mut FuncState,
+    ) -> Result<(InstructionData, Results, Option<TextCallee>), ParseError> {
+        let (callee, target) = self.callee(state)?;
+        self.expect(Tok::LParen, "`(` after the function")?;
+        let args = self.operand_list(state, Tok::RParen, "a call argument")?;
+        self.expect(Tok::RParen, "`,` or `)` after a call argument")?;
+        let mut types = Vec::new();
+        if self.eat(Tok::Arrow)? {
+            if self.eat(Tok::LParen)? {
+                if self.tok.tok != Tok::RParen {
+                    loop {
+                        types.push(self.ty(0)?);
+                        if !self.eat(Tok::Comma)? {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RParen, "`,` or `)` after a result type")?;
+            } else {
+                types.push(self.ty(0)?);
+            }
+        }
+        let data = InstructionData::Call { callee, args };
+        Ok((data, Results::Many(types), target))
+    }
+
+    /// What a `call` calls, as Noir's parser reads it: `fN` is a function of
+    /// the module, a value name a value of type `function`, then a builtin,
+    /// and last a foreign function, whose name must contain `oracle` (the
+    /// rule by which Noir's parser tells an oracle from a misspelt name).
+    fn callee(
+        &mut self,
+        state: &mut FuncState,
+    ) -> Result<(Callee, Option<TextCallee>), ParseError> {
+        if self.tok.tok != Tok::Ident {
+            return Err(self.expected("a function after `call`"));
+        }
+        let token = self.tok;
+        if entity_number(token.text, b'f').is_some() {
+            let number = self.entity(b'f')?;
+            self.bump()?;
+            return Ok((
+                Callee::Function(FuncId::from_u32(0)),
+                Some((number, token.loc)),
+            ));
+        }
+        if is_value_name(&token) || state.names.contains_key(token.text) {
+            let value = self.operand(state, "a function value")?;
+            return Ok((Callee::Value(value), None));
+        }
+        let callee = if let Some(builtin) = Builtin::from_name(token.text) {
+            Callee::Builtin(builtin)
+        } else if token.text.contains("oracle") {
+            Callee::Foreign(state.func.dfg.foreign(token.text))
+        } else {
+            return Err(self.error(ParseErrorKind::UnknownFunction(token.text.into())));
+        };
+        self.bump()?;
+        Ok((callee, None))
+    }
+
+    /// `encode`, `decode`, `reduce_noise`.
+    fn noisy_inst(
+        &mut self,
+        state: &mut FuncState,
+        opcode: &str,
+    ) -> Result<(InstructionData, Results), ParseError> {
+        Ok(match opcode {
+            "encode" => {
+                let arg = self.operand(state, "an operand after `encode`")?;
+                self.expect(Tok::Arrow, "`->` and `noisy` after the operand")?;
+                (InstructionData::Encode { arg }, Results::One(self.ty(0)?))
+            }
+            "decode" => {
+                let arg = self.operand(state, "an operand after `decode`")?;
+                self.expect(Tok::Arrow, "`->` and `u5` after the operand")?;
+                (InstructionData::Decode { arg }, Results::One(self.ty(0)?))
+            }
+            _ => {
+                let arg = self.operand(state, "an operand after `reduce_noise`")?;
+                (
+                    InstructionData::ReduceNoise { arg },
+                    Results::One(Type::Noisy),
+                )
+            }
+        })
     }
 }

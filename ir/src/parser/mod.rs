@@ -5,16 +5,36 @@
 //! module    := global* function*
 //! global    := gN "=" (type ["-"] INT | "make_array" "[" [gop ("," gop)*] "]" ":" type)
 //! gop       := gN | type ["-"] INT
-//! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" block* "}"
+//! function  := [("acir" | "brillig") "(" NAME ")" [PURITY]] "fn" NAME fN "{" databus* block* "}"
+//! databus   := "call_data" "(" INT ")" ":" "array" ":" operand "," "indices" ":"
+//!              "[" [operand ":" INT ("," operand ":" INT)*] "]"
+//!            | "return_data" ":" operand
 //! block     := label "(" [value ":" type ("," value ":" type)*] ")" [":"] inst* [terminator]
 //! label     := bN | NAME
 //! edge      := label ["(" [operand ("," operand)*] ")"]
 //! terminator:= "jmp" edge | "jmpif" operand "then:" edge "," "else:" edge
 //!            | "return" [operand ("," operand)*] | "unreachable"
-//! inst      := [value ("," value)* "="] OPCODE operands...
-//! operand   := value | gN | type ["-"] INT
+//! inst      := [value ("," value)* "="] OPCODE operands... | "nop"
+//! call      := "call" (fN | value | BUILTIN | ORACLE) "(" [operand ("," operand)*] ")"
+//!              ["->" (type | "(" [type ("," type)*] ")")]
+//! operand   := value | gN | fN | type ["-"] INT
 //! value     := vN | NAME
 //! ```
+//!
+//! An `array_get` or `array_set` index may carry Brillig's offset,
+//! `index u32 4 minus 3`: the index is a constant, and the element read or
+//! written is the number minus the offset (see [`Function::array_offsets`]).
+//!
+//! An integer constant its type cannot hold (`u8 300`, `u8 -1`) parses as
+//! Noir's parser reads it, the field element written (`u8 -1` is p - 1),
+//! and prints back as that element; the verifier refuses it. `iN`
+//! constants are their two's complement bits, so `i8 200` is `i8 -56`.
+//!
+//! `fN` as an operand is a value of type `function` naming the function
+//! (Noir's SSA before defunctionalization); `call v10(..)` calls the
+//! function a value holds. A callee that is none of a function, a value
+//! or a builtin is a foreign (oracle) function when its name contains
+//! `oracle`, the rule of Noir's parser, and otherwise an unknown function.
 //!
 //! A value `NAME` other than `vN` (Noir's parser accepts `v1_arr`) is
 //! numbered after the largest `vN` of its function, in order of first
@@ -44,8 +64,12 @@
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
 
 mod body;
+mod constants;
 mod lexer;
 mod state;
+
+pub(crate) use constants::{constant_fits, field_constant_casts};
+use constants::{integer_beyond_range, make_constant};
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -54,9 +78,9 @@ use lexer::{Lexer, Tok, Token};
 use state::{FuncState, Materialised};
 
 use crate::{
-    AssertMessage, BinaryOp, Block, Builtin, Callee, ConstValue, FuncId, Function, GlobalData,
-    GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity, Runtime,
-    RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    AssertMessage, BinaryOp, Block, Builtin, CallData, Callee, ConstValue, FuncId, Function,
+    GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity,
+    Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.
@@ -250,79 +274,19 @@ fn is_global_name(token: &Token<'_>) -> bool {
 fn is_other_value_name(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident
         && !is_value_name(token)
+        && !is_function_name(token)
         && !is_type_start(token)
         && !is_block_label(token)
         && !is_global_name(token)
 }
 
+/// `fN`: a function of the module, called or used as a value.
+fn is_function_name(token: &Token<'_>) -> bool {
+    token.tok == Tok::Ident && entity_number(token.text, b'f').is_some()
+}
+
 fn is_block_label(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident && entity_number(token.text, b'b').is_some()
-}
-
-/// The BN254 scalar field modulus, little-endian limbs.
-pub(crate) const FIELD_MODULUS: ConstValue = ConstValue([
-    0x43e1_f593_f000_0001,
-    0x2833_e848_79b9_7091,
-    0xb850_45b6_8181_585d,
-    0x3064_4e72_e131_a029,
-]);
-
-/// `a - b` on 256 bits, `a >= b`.
-fn sub256(a: ConstValue, b: ConstValue) -> ConstValue {
-    let mut out = [0u64; 4];
-    let mut borrow = false;
-    for (i, limb) in out.iter_mut().enumerate() {
-        let (d, b1) = a.0[i].overflowing_sub(b.0[i]);
-        let (d, b2) = d.overflowing_sub(u64::from(borrow));
-        *limb = d;
-        borrow = b1 || b2;
-    }
-    ConstValue(out)
-}
-
-/// The constant `negative ? -magnitude : magnitude` of type `ty`, if in range.
-pub(crate) fn make_constant(
-    ty: &Type,
-    negative: bool,
-    magnitude: ConstValue,
-) -> Option<ConstValue> {
-    match *ty {
-        Type::Field => {
-            if !less_than(magnitude, FIELD_MODULUS) {
-                return None;
-            }
-            if negative && !magnitude.is_zero() {
-                Some(sub256(FIELD_MODULUS, magnitude))
-            } else {
-                Some(magnitude)
-            }
-        }
-        Type::Unsigned(bits) => {
-            let m = magnitude.to_u128()?;
-            let fits = bits >= 128 || m < (1u128 << bits);
-            (fits && (!negative || m == 0)).then_some(magnitude)
-        }
-        Type::Signed(bits) => {
-            let m = magnitude.to_u128()?;
-            let half = 1u128 << (bits - 1);
-            let mask = if bits >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << bits) - 1
-            };
-            if negative {
-                (m <= half).then(|| ConstValue::from_u128(m.wrapping_neg() & mask))
-            } else {
-                (m < half).then_some(magnitude)
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Whether `a < b` as 256-bit numbers.
-fn less_than(a: ConstValue, b: ConstValue) -> bool {
-    a.0.iter().rev().cmp(b.0.iter().rev()) == std::cmp::Ordering::Less
 }
 
 impl<'a> Parser<'a> {
@@ -427,12 +391,13 @@ impl<'a> Parser<'a> {
         let mut module = Module::new();
         let mut ids: HashMap<u32, FuncId> = HashMap::new();
         let mut fixups = Vec::new();
+        let mut function_refs = Vec::new();
         while is_global_name(&self.tok) {
             self.global(&mut module)?;
         }
         while self.tok.tok != Tok::Eof {
             let id = module.functions.next_key();
-            let (func, number, number_loc) = self.function(id, &mut fixups)?;
+            let (func, number, number_loc) = self.function(id, &mut fixups, &mut function_refs)?;
             if ids.insert(number, id).is_some() {
                 return Err(ParseError {
                     loc: number_loc,
@@ -454,6 +419,16 @@ impl<'a> Parser<'a> {
                 *callee = Callee::Function(target);
             }
         }
+        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
+            });
+        }
+        for func in module.functions.values_mut() {
+            func.dfg
+                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
+        }
         Ok(module)
     }
 
@@ -461,6 +436,7 @@ impl<'a> Parser<'a> {
         &mut self,
         id: FuncId,
         fixups: &mut Vec<CallFixup>,
+        function_refs: &mut Vec<(u32, SourceLoc)>,
     ) -> Result<(Function, u32, SourceLoc), ParseError> {
         let runtime = if self.is_kw("acir") || self.is_kw("brillig") {
             let kind = if self.bump()?.text == "acir" {
@@ -506,13 +482,59 @@ impl<'a> Parser<'a> {
             next_named: self.largest_number(b'v').map_or(0, |n| n + 1),
             block_names: HashMap::new(),
             next_named_block: self.largest_number(b'b').map_or(0, |n| n + 1),
+            function_refs: Vec::new(),
+            offset: 0,
         };
         state.func.runtime = runtime;
+        self.databus(&mut state)?;
         while self.at_block_start() {
             self.block(&mut state, id, fixups)?;
         }
         self.expect(Tok::RBrace, "a block label such as `b0`, or `}`")?;
+        function_refs.extend_from_slice(&state.function_refs);
         Ok((state.finish()?, number, number_loc))
+    }
+
+    /// The data bus declarations before the first block:
+    /// `call_data(0): array: v5, indices: [v0: 0, v1: 1]` and
+    /// `return_data: v7` (told from a block named `call_data` by the
+    /// number in its parentheses).
+    fn databus(&mut self, state: &mut FuncState) -> Result<(), ParseError> {
+        loop {
+            if self.is_kw("return_data") && self.next_is(Tok::Colon) {
+                self.bump()?;
+                self.bump()?;
+                let value = self.operand(state, "the return data value")?;
+                state.func.databus.return_data = Some(value);
+            } else if self.is_kw("call_data") && self.peek(2) == Some(Tok::Int) {
+                self.bump()?;
+                self.bump()?;
+                let id = self.number_u32("a call data id")?;
+                self.expect(Tok::RParen, "`)` after the call data id")?;
+                self.expect(Tok::Colon, "`:` after `call_data(N)`")?;
+                self.expect_kw("array", "`array`")?;
+                self.expect(Tok::Colon, "`:` after `array`")?;
+                let array = self.operand(state, "the call data array")?;
+                self.expect(Tok::Comma, "`,` after the call data array")?;
+                self.expect_kw("indices", "`indices`")?;
+                self.expect(Tok::Colon, "`:` after `indices`")?;
+                self.expect(Tok::LBracket, "`[` before the indices")?;
+                let mut indices = Vec::new();
+                while self.tok.tok != Tok::RBracket {
+                    let value = self.operand(state, "a value read from the call data")?;
+                    self.expect(Tok::Colon, "`:` after the value")?;
+                    indices.push((value, self.number_u64("its index in the call data")?));
+                    if !self.eat(Tok::Comma)? {
+                        break;
+                    }
+                }
+                self.expect(Tok::RBracket, "`,` or `]` after an index")?;
+                let call_data = CallData { id, array, indices };
+                state.func.databus.call_data.push(call_data);
+            } else {
+                return Ok(());
+            }
+        }
     }
 
     // ----- entities -----
@@ -640,6 +662,17 @@ impl<'a> Parser<'a> {
         largest
     }
 
+    /// The kind of the token `n` places after the current one (1 is the
+    /// next), if it lexes.
+    fn peek(&self, n: usize) -> Option<Tok> {
+        let mut lexer = self.lexer.clone();
+        let mut kind = None;
+        for _ in 0..n {
+            kind = Some(lexer.next_token().ok()?.tok);
+        }
+        kind
+    }
+
     /// Whether the token after the current one is `tok`.
     fn next_is(&self, tok: Tok) -> bool {
         self.lexer
@@ -725,6 +758,12 @@ impl<'a> Parser<'a> {
             let (id, ty) = self.global_ref()?;
             return Ok(state.materialised(ty, Materialised::Global(id)));
         }
+        if is_function_name(&self.tok) {
+            let number = self.entity(b'f')?;
+            state.function_refs.push((number, self.tok.loc));
+            self.bump()?;
+            return Ok(state.materialised(Type::Function, Materialised::Function(number)));
+        }
         let (ty, constant) = self.typed_constant(what)?;
         Ok(state.materialised(ty, Materialised::Const(constant)))
     }
@@ -752,8 +791,10 @@ impl<'a> Parser<'a> {
             return Err(self.expected(format_args!("a number after the type `{ty}`")));
         }
         let text = self.tok.text;
-        let constant = ConstValue::parse_decimal(text)
-            .and_then(|magnitude| make_constant(&ty, negative, magnitude));
+        let constant = ConstValue::parse_decimal(text).and_then(|magnitude| {
+            make_constant(&ty, negative, magnitude)
+                .or_else(|| integer_beyond_range(&ty, negative, magnitude))
+        });
         let Some(constant) = constant else {
             let value = if negative {
                 format!("-{text}")

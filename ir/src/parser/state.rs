@@ -5,13 +5,17 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{ParseError, ParseErrorKind, CONST_TAG};
-use crate::{Block, ConstValue, Function, GlobalId, Inst, SourceLoc, Type, Value, ValueDef};
+use crate::{
+    Block, ConstValue, FuncId, Function, GlobalId, Inst, SourceLoc, Type, Value, ValueDef,
+};
 
 /// A value the parser creates once per function, whatever the text's numbering.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Materialised {
     Const(ConstValue),
     Global(GlobalId),
+    /// `fN`, by the number the text gives it (resolved once the module is read).
+    Function(u32),
 }
 
 /// Per-function state.
@@ -34,6 +38,12 @@ pub(super) struct FuncState {
     /// appears.
     pub(super) block_names: HashMap<String, (Block, SourceLoc)>,
     pub(super) next_named_block: u32,
+    /// The functions used as values, `fN` by the text's number, where each
+    /// use is.
+    pub(super) function_refs: Vec<(u32, SourceLoc)>,
+    /// The Brillig offset of the index of the instruction being parsed
+    /// (`index u32 4 minus 3`), 0 when it has none.
+    pub(super) offset: u32,
 }
 
 impl FuncState {
@@ -56,6 +66,18 @@ impl FuncState {
             }
         };
         Value::from_u32(CONST_TAG | index)
+    }
+
+    /// The constant an operand names and its type, if it names one.
+    pub(super) fn constant_of(&self, value: Value) -> Option<(Type, ConstValue)> {
+        let n = value.as_u32();
+        if n & CONST_TAG == 0 {
+            return None;
+        }
+        match &self.consts[(n & !CONST_TAG) as usize] {
+            (ty, Materialised::Const(c)) => Some((ty.clone(), *c)),
+            _ => None,
+        }
     }
 
     /// The type of `value` if it is already known: a constant, or a defined
@@ -103,6 +125,7 @@ impl FuncState {
                 .map(|(ty, m)| match *m {
                     Materialised::Const(c) => func.dfg.constant(c, ty.clone()),
                     Materialised::Global(g) => func.dfg.global(g, ty.clone()),
+                    Materialised::Function(n) => func.dfg.function_ref(FuncId::from_u32(n)),
                 })
                 .collect();
             let map = |v: Value| {
@@ -124,6 +147,7 @@ impl FuncState {
             for pending in &mut self.pending {
                 pending.1 = map(pending.1);
             }
+            func.databus.map_values(map);
         }
         self.resolve_pending();
         Ok(self.func)

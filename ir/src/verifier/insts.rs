@@ -62,7 +62,9 @@ pub(super) fn element_type<'t>(
         return Some(&elements[0]);
     }
     match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
-        Some(i) => elements.get((i % elements.len() as u64) as usize),
+        Some(i) => i
+            .checked_rem(elements.len() as u64)
+            .and_then(|k| elements.get(k as usize)),
         None => elements.iter().find(|t| *t == wanted),
     }
 }
@@ -74,232 +76,13 @@ pub(super) fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> 
     let opcode = data.opcode_name();
     let results = dfg.inst_results(inst);
     let at = Location::Inst(inst);
-    let invalid =
-        |reason: String| cx.error(at, VerifierErrorKind::InvalidImmediate { opcode, reason });
     // The result type each single-result instruction gives, checked below.
     let result: Option<Type> = match data {
-        Binary { op, lhs, rhs } if noisy_with_plaintext(cx, *op, *lhs, *rhs) => {
-            // `mul v2, u5 4`: see the `plaintext` module for the noise rule.
-            let constant = if *cx.ty(*lhs) == Type::Noisy {
-                *rhs
-            } else {
-                *lhs
-            };
-            if crate::plaintext::plaintext_constant(cx.func, constant).is_none() {
-                let found = cx.ty(constant);
-                return Err(operand_error(
-                    cx,
-                    inst,
-                    "the plaintext operand",
-                    "`noisy` or an integer constant",
-                    found,
-                ));
-            }
-            Some(Type::Noisy)
-        }
-        Binary { op, lhs, rhs } => {
-            let lt = cx.ty(*lhs);
-            let ok = match op {
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
-                    lt.is_numeric() || *lt == Type::Noisy
-                }
-                BinaryOp::Div | BinaryOp::Lt => lt.is_numeric(),
-                BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => {
-                    lt.is_numeric()
-                }
-                BinaryOp::Mod
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Xor
-                | BinaryOp::Shl
-                | BinaryOp::Shr => lt.is_integer(),
-                BinaryOp::Eq => {
-                    lt.is_numeric() || lt.is_reference() || matches!(lt, Type::Function)
-                }
-            };
-            if !ok {
-                let expected = match op {
-                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => "a numeric type or `noisy`",
-                    BinaryOp::Eq => "a numeric, reference or function type",
-                    BinaryOp::Mod
-                    | BinaryOp::And
-                    | BinaryOp::Or
-                    | BinaryOp::Xor
-                    | BinaryOp::Shl
-                    | BinaryOp::Shr => "an integer type",
-                    _ => "a numeric type",
-                };
-                return Err(operand_error(cx, inst, "the left operand", expected, lt));
-            }
-            expect_type(cx, inst, "the right operand", *rhs, lt)?;
-            Some(if op.is_comparison() {
-                Type::BOOL
-            } else {
-                lt.clone()
-            })
-        }
-        Not { arg } => {
-            let t = cx.ty(*arg);
-            if !t.is_integer() {
-                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
-            }
-            Some(t.clone())
-        }
-        Cast { arg, ty } => {
-            let t = cx.ty(*arg);
-            if !t.is_numeric() {
-                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
-            }
-            if !ty.is_numeric() {
-                return Err(invalid(format!("cannot cast to `{ty}`")));
-            }
-            Some(ty.clone())
-        }
-        Truncate {
-            arg,
-            bits,
-            max_bit_size,
-        } => {
-            let t = cx.ty(*arg);
-            if !t.is_numeric() {
-                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
-            }
-            if bits > max_bit_size {
-                return Err(invalid(format!(
-                    "{bits} bits is more than the maximum bit size {max_bit_size}"
-                )));
-            }
-            Some(t.clone())
-        }
-        Allocate => {
-            if let Some(&r) = results.first() {
-                if !dfg.value_type(r).is_reference() {
-                    return Err(invalid(format!(
-                        "the result type `{}` is not a reference",
-                        dfg.value_type(r)
-                    )));
-                }
-                Some(dfg.value_type(r).clone())
-            } else {
-                None
-            }
-        }
-        Load { address } => {
-            let t = cx.ty(*address);
-            let Some(pointee) = t.pointee() else {
-                return Err(operand_error(cx, inst, "the address", "a reference", t));
-            };
-            Some(pointee.clone())
-        }
-        Store { value, address } => {
-            let t = cx.ty(*address);
-            let Some(pointee) = t.pointee() else {
-                return Err(operand_error(cx, inst, "the address", "a reference", t));
-            };
-            expect_type(cx, inst, "the stored value", *value, pointee)?;
-            None
-        }
-        MakeArray { elements, ty } => {
-            let (element_types, len) = match ty {
-                Type::Array(e, len) => (e, Some(*len)),
-                Type::Slice(e) => (e, None),
-                _ => return Err(invalid(format!("`{ty}` is not an array or slice type"))),
-            };
-            let width = element_types.len();
-            let count_ok = match len {
-                Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
-                None => width > 0 && elements.len() % width == 0,
-            };
-            if !count_ok {
-                let expected = match len {
-                    Some(len) => (width as u64 * u64::from(len)).to_string(),
-                    None => format!("a multiple of {width}"),
-                };
-                return Err(cx.error(
-                    at,
-                    VerifierErrorKind::ArrayLength {
-                        ty: ty.clone(),
-                        expected,
-                        found: elements.len(),
-                    },
-                ));
-            }
-            for (i, &element) in elements.iter().enumerate() {
-                expect_type(
-                    cx,
-                    inst,
-                    &format!("element {i}"),
-                    element,
-                    &element_types[i % width],
-                )?;
-            }
-            Some(ty.clone())
-        }
-        ArrayGet { array, index } => {
-            let t = cx.ty(*array);
-            let Some(elements) = t.element_types() else {
-                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
-            };
-            expect_type(cx, inst, "the index", *index, &Type::U32)?;
-            let wanted = results.first().map(|&r| dfg.value_type(r).clone());
-            let wanted = wanted.unwrap_or(Type::Field);
-            element_type(cx, elements, *index, &wanted).cloned()
-        }
-        ArraySet {
-            array,
-            index,
-            value,
-            ..
-        } => {
-            let t = cx.ty(*array);
-            let Some(elements) = t.element_types() else {
-                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
-            };
-            expect_type(cx, inst, "the index", *index, &Type::U32)?;
-            let vt = cx.ty(*value);
-            match element_type(cx, elements, *index, vt) {
-                Some(et) => expect_type(cx, inst, "the value", *value, et)?,
-                None => {
-                    return Err(operand_error(
-                        cx,
-                        inst,
-                        "the value",
-                        &format!("an element type of `{t}`"),
-                        vt,
-                    ))
-                }
-            }
-            Some(t.clone())
-        }
-        Constrain { lhs, rhs, .. } => {
-            expect_type(cx, inst, "the right side", *rhs, cx.ty(*lhs))?;
-            None
-        }
-        RangeCheck { arg, bits, .. } => {
-            let t = cx.ty(*arg);
-            if !t.is_numeric() {
-                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
-            }
-            if *bits == 0 || *bits > 254 {
-                return Err(invalid(format!("{bits} bits is outside 1 to 254")));
-            }
-            None
-        }
-        EnableSideEffects { condition } => {
-            expect_type(cx, inst, "the condition", *condition, &Type::BOOL)?;
-            None
-        }
-        IfElse {
-            then_condition,
-            then_value,
-            else_condition,
-            else_value,
-        } => {
-            expect_type(cx, inst, "the then condition", *then_condition, &Type::BOOL)?;
-            expect_type(cx, inst, "the else condition", *else_condition, &Type::BOOL)?;
-            let t = cx.ty(*then_value);
-            expect_type(cx, inst, "the else value", *else_value, t)?;
-            Some(t.clone())
+        Binary { .. } | Not { .. } | Cast { .. } | Truncate { .. } => check_arithmetic(cx, inst)?,
+        Allocate | Load { .. } | Store { .. } => check_memory(cx, inst)?,
+        MakeArray { .. } | ArrayGet { .. } | ArraySet { .. } => check_array(cx, inst)?,
+        Constrain { .. } | RangeCheck { .. } | EnableSideEffects { .. } | IfElse { .. } => {
+            check_predicate(cx, inst)?
         }
         Call { callee, args } => {
             check_call(cx, inst, *callee, args, results)?;
@@ -317,7 +100,7 @@ pub(super) fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> 
             expect_type(cx, inst, "the ciphertext", *arg, &Type::Noisy)?;
             Some(Type::Noisy)
         }
-        IncRc { .. } | DecRc { .. } => None,
+        IncRc { .. } | DecRc { .. } | Nop => None,
     };
     let expected_count = usize::from(result.is_some() || matches!(data, Allocate));
     if results.len() != expected_count {
@@ -346,6 +129,305 @@ pub(super) fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> 
     Ok(())
 }
 
+/// An error about an immediate operand (a bit count, a type) of `inst`.
+fn invalid(cx: &Ctx<'_>, inst: Inst, reason: String) -> VerifierError {
+    let opcode = cx.func.dfg[inst].opcode_name();
+    cx.error(
+        Location::Inst(inst),
+        VerifierErrorKind::InvalidImmediate { opcode, reason },
+    )
+}
+
+/// `add` and the other binary operators, `not`, `cast`, `truncate`: the
+/// result type.
+fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
+    use InstructionData::*;
+    match &cx.func.dfg[inst] {
+        Binary { op, lhs, rhs } if noisy_with_plaintext(cx, *op, *lhs, *rhs) => {
+            // `mul v2, u5 4`: see the `plaintext` module for the noise rule.
+            let constant = if *cx.ty(*lhs) == Type::Noisy {
+                *rhs
+            } else {
+                *lhs
+            };
+            if crate::plaintext::plaintext_constant(cx.func, constant).is_none() {
+                let found = cx.ty(constant);
+                return Err(operand_error(
+                    cx,
+                    inst,
+                    "the plaintext operand",
+                    "`noisy` or an integer constant",
+                    found,
+                ));
+            }
+            Ok(Some(Type::Noisy))
+        }
+        Binary { op, lhs, rhs } => check_binary(cx, inst, *op, *lhs, *rhs).map(Some),
+        Not { arg } => {
+            let t = cx.ty(*arg);
+            if !t.is_integer() {
+                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
+            }
+            Ok(Some(t.clone()))
+        }
+        Cast { arg, ty } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if !ty.is_numeric() {
+                return Err(invalid(cx, inst, format!("cannot cast to `{ty}`")));
+            }
+            // Noir's validator refuses a constant that cannot be cast
+            // (the interpreter would trap on it).
+            let constant = cx.func.dfg.const_value(*arg);
+            if let (Type::Field, Some(c)) = (t, constant) {
+                if !crate::parser::field_constant_casts(c, ty) {
+                    return Err(invalid(
+                        cx,
+                        inst,
+                        format!("the constant Field {c} does not fit in `{ty}`"),
+                    ));
+                }
+            }
+            Ok(Some(ty.clone()))
+        }
+        Truncate {
+            arg,
+            bits,
+            max_bit_size,
+        } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if bits > max_bit_size {
+                return Err(invalid(
+                    cx,
+                    inst,
+                    format!("{bits} bits is more than the maximum bit size {max_bit_size}"),
+                ));
+            }
+            Ok(Some(t.clone()))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A binary operator on two operands of one type: the result type.
+fn check_binary(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    op: BinaryOp,
+    lhs: Value,
+    rhs: Value,
+) -> Result<Type, VerifierError> {
+    let lt = cx.ty(lhs);
+    let ok = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => lt.is_numeric() || *lt == Type::Noisy,
+        BinaryOp::Div => lt.is_numeric(),
+        // Noir's validator orders no `Field`s; Kildall's own functions
+        // (without a Noir runtime) compare canonical representatives.
+        BinaryOp::Lt => lt.is_integer() || (*lt == Type::Field && cx.func.runtime.is_none()),
+        BinaryOp::UncheckedAdd | BinaryOp::UncheckedSub | BinaryOp::UncheckedMul => lt.is_numeric(),
+        BinaryOp::Mod
+        | BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::Shl
+        | BinaryOp::Shr => lt.is_integer(),
+        BinaryOp::Eq => lt.is_numeric() || lt.is_reference() || matches!(lt, Type::Function),
+    };
+    if !ok {
+        let expected = match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => "a numeric type or `noisy`",
+            BinaryOp::Eq => "a numeric, reference or function type",
+            BinaryOp::Lt if cx.func.runtime.is_some() => {
+                "an integer type (Noir's validator orders no `Field`s in an `acir` or \
+                 `brillig` function; `field_less_than` compares them)"
+            }
+            BinaryOp::Mod
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::Shl
+            | BinaryOp::Shr => "an integer type",
+            _ => "a numeric type",
+        };
+        return Err(operand_error(cx, inst, "the left operand", expected, lt));
+    }
+    expect_type(cx, inst, "the right operand", rhs, lt)?;
+    Ok(if op.is_comparison() {
+        Type::BOOL
+    } else {
+        lt.clone()
+    })
+}
+
+/// `allocate`, `load`, `store`: the result type.
+fn check_memory(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
+    use InstructionData::*;
+    let dfg = &cx.func.dfg;
+    match &dfg[inst] {
+        Allocate => {
+            let Some(&r) = dfg.inst_results(inst).first() else {
+                return Ok(None);
+            };
+            let ty = dfg.value_type(r);
+            if !ty.is_reference() {
+                return Err(invalid(
+                    cx,
+                    inst,
+                    format!("the result type `{ty}` is not a reference"),
+                ));
+            }
+            Ok(Some(ty.clone()))
+        }
+        Load { address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            Ok(Some(pointee.clone()))
+        }
+        Store { value, address } => {
+            let t = cx.ty(*address);
+            let Some(pointee) = t.pointee() else {
+                return Err(operand_error(cx, inst, "the address", "a reference", t));
+            };
+            expect_type(cx, inst, "the stored value", *value, pointee)?;
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `make_array`, `array_get`, `array_set`: the result type.
+fn check_array(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
+    use InstructionData::*;
+    let dfg = &cx.func.dfg;
+    match &dfg[inst] {
+        MakeArray { elements, ty } => check_make_array(cx, inst, elements, ty).map(Some),
+        ArrayGet { array, index } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let wanted = dfg.first_result(inst).map(|r| dfg.value_type(r).clone());
+            let wanted = wanted.unwrap_or(Type::Field);
+            Ok(element_type(cx, elements, *index, &wanted).cloned())
+        }
+        ArraySet {
+            array,
+            index,
+            value,
+            ..
+        } => {
+            let t = cx.ty(*array);
+            let Some(elements) = t.element_types() else {
+                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
+            };
+            expect_type(cx, inst, "the index", *index, &Type::U32)?;
+            let vt = cx.ty(*value);
+            match element_type(cx, elements, *index, vt) {
+                Some(et) => expect_type(cx, inst, "the value", *value, et)?,
+                None => {
+                    let expected = format!("an element type of `{t}`");
+                    return Err(operand_error(cx, inst, "the value", &expected, vt));
+                }
+            }
+            Ok(Some(t.clone()))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn check_make_array(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    elements: &[Value],
+    ty: &Type,
+) -> Result<Type, VerifierError> {
+    let (element_types, len) = match ty {
+        Type::Array(e, len) => (e, Some(*len)),
+        Type::Slice(e) => (e, None),
+        _ => {
+            return Err(invalid(
+                cx,
+                inst,
+                format!("`{ty}` is not an array or slice type"),
+            ))
+        }
+    };
+    let width = element_types.len();
+    let count_ok = match len {
+        Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
+        None => width > 0 && elements.len().is_multiple_of(width),
+    };
+    if !count_ok {
+        let expected = match len {
+            Some(len) => (width as u64 * u64::from(len)).to_string(),
+            None => format!("a multiple of {width}"),
+        };
+        return Err(cx.error(
+            Location::Inst(inst),
+            VerifierErrorKind::ArrayLength {
+                ty: ty.clone(),
+                expected,
+                found: elements.len(),
+            },
+        ));
+    }
+    for (i, &element) in elements.iter().enumerate() {
+        let what = format!("element {i}");
+        expect_type(cx, inst, &what, element, &element_types[i % width])?;
+    }
+    Ok(ty.clone())
+}
+
+/// `constrain`, `range_check`, `enable_side_effects`, `if`: the result type.
+fn check_predicate(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
+    use InstructionData::*;
+    match &cx.func.dfg[inst] {
+        Constrain { lhs, rhs, .. } => {
+            expect_type(cx, inst, "the right side", *rhs, cx.ty(*lhs))?;
+            Ok(None)
+        }
+        RangeCheck { arg, bits, .. } => {
+            let t = cx.ty(*arg);
+            if !t.is_numeric() {
+                return Err(operand_error(cx, inst, "the operand", "a numeric type", t));
+            }
+            if *bits == 0 || *bits > 254 {
+                return Err(invalid(
+                    cx,
+                    inst,
+                    format!("{bits} bits is outside 1 to 254"),
+                ));
+            }
+            Ok(None)
+        }
+        EnableSideEffects { condition } => {
+            expect_type(cx, inst, "the condition", *condition, &Type::BOOL)?;
+            Ok(None)
+        }
+        IfElse {
+            then_condition,
+            then_value,
+            else_condition,
+            else_value,
+        } => {
+            expect_type(cx, inst, "the then condition", *then_condition, &Type::BOOL)?;
+            expect_type(cx, inst, "the else condition", *else_condition, &Type::BOOL)?;
+            let t = cx.ty(*then_value);
+            expect_type(cx, inst, "the else value", *else_value, t)?;
+            Ok(Some(t.clone()))
+        }
+        _ => Ok(None),
+    }
+}
+
 pub(super) fn check_call(
     cx: &Ctx<'_>,
     inst: Inst,
@@ -372,6 +454,11 @@ pub(super) fn check_call(
                 });
         }
         Callee::Function(id) => id,
+        // An oracle's signature is known only to the program that runs it.
+        Callee::Foreign(_) => return Ok(()),
+        // A call through a value: the callee is any function, so only the
+        // value's type is known.
+        Callee::Value(value) => return expect_type(cx, inst, "the callee", value, &Type::Function),
     };
     let Some(signatures) = cx.signatures else {
         return Ok(());

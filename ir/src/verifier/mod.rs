@@ -231,6 +231,32 @@ pub enum VerifierErrorKind {
         /// The call's result types.
         found: String,
     },
+    /// An integer constant its type cannot hold (`u8 300`), which Noir's
+    /// parser reads as the field element written.
+    #[error(
+        "constant {value} does not fit in `{ty}` (Noir's parser reads it as a field \
+         element; the IR gives no value to a constant its type cannot hold)"
+    )]
+    ConstantOutOfRange {
+        /// The constant, as the field element it stands for.
+        value: crate::ConstValue,
+        /// Its type.
+        ty: Type,
+    },
+    /// A load from a cell that nothing can have written when it runs (no
+    /// store, and no use that could lead to one, between the allocation
+    /// and the load), which Noir's load and store validator refuses.
+    #[error("load from {0}, a cell nothing has stored to")]
+    LoadOfUnwrittenCell(Value),
+    /// A second block that returns, in a function with a Noir runtime
+    /// (`acir`, `brillig`): Noir's validator wants one return block.
+    #[error("{second} returns, and so does {first}: a Noir function has one return block")]
+    SecondReturnBlock {
+        /// The first block that returns, in layout order.
+        first: Block,
+        /// The second.
+        second: Block,
+    },
     /// Two `return`s of one function return different types.
     #[error("`return` returns ({found}), an earlier `return` returns ({expected})")]
     ReturnMismatch {
@@ -299,11 +325,12 @@ fn verify_globals(module: &Module) -> Result<(), VerifierError> {
                             return Err(error(VerifierErrorKind::UndefinedGlobal(*g)))
                         }
                     };
-                    let expected = &types[i % types.len()];
-                    if found != expected {
+                    let expected = i.checked_rem(types.len()).and_then(|k| types.get(k));
+                    if expected != Some(found) {
+                        let expected = expected.map_or("no element".into(), |t| format!("`{t}`"));
                         return Err(error(VerifierErrorKind::OperandType {
                             what: format!("element {i}"),
-                            expected: format!("`{expected}`"),
+                            expected,
                             found: found.clone(),
                         }));
                     }
@@ -493,6 +520,31 @@ impl Verifier {
             }
             check_terminator(&cx, block, terminator)?;
         }
+        check_unwritten_loads(&cx)?;
+        if func.runtime.is_some() {
+            let mut returns = func
+                .layout
+                .blocks()
+                .filter(|&b| matches!(dfg.terminator(b), Some(Terminator::Return { .. })));
+            if let (Some(first), Some(second)) = (returns.next(), returns.next()) {
+                return Err(cx.error(
+                    Location::Block(second),
+                    VerifierErrorKind::SecondReturnBlock { first, second },
+                ));
+            }
+        }
+        // The data bus names values the function defines anywhere (it is
+        // read after the whole function, so dominance does not apply).
+        for value in func.databus.values() {
+            let defined = dfg.value_is_valid(value)
+                && !matches!(
+                    dfg.value_def(dfg.resolve(value)),
+                    ValueDef::Unused | ValueDef::Alias(_)
+                );
+            if !defined {
+                return Err(cx.error(Location::Function, VerifierErrorKind::UndefinedValue(value)));
+            }
+        }
         Ok(())
     }
 
@@ -515,7 +567,31 @@ impl Verifier {
         }
         let resolved = dfg.resolve(value);
         let (def_block, def_pos) = match dfg.value_def(resolved) {
-            ValueDef::Const(_) | ValueDef::Global(_) => return Ok(()),
+            ValueDef::Const(c) => {
+                let ty = dfg.value_type(resolved);
+                return if crate::parser::constant_fits(ty, c) {
+                    Ok(())
+                } else {
+                    Err(cx.error(
+                        at,
+                        VerifierErrorKind::ConstantOutOfRange {
+                            value: c,
+                            ty: ty.clone(),
+                        },
+                    ))
+                };
+            }
+            ValueDef::Global(_) => return Ok(()),
+            ValueDef::Function(id) => {
+                let known = cx
+                    .signatures
+                    .is_none_or(|s| (id.as_u32() as usize) < s.len());
+                return if known {
+                    Ok(())
+                } else {
+                    Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)))
+                };
+            }
             ValueDef::Unused | ValueDef::Alias(_) => return Err(undefined()),
             ValueDef::Param(def_block, _) => {
                 if !func.layout.is_block_inserted(def_block) {
@@ -550,4 +626,80 @@ impl Verifier {
             Err(cx.error(at, VerifierErrorKind::NotDominated(value)))
         }
     }
+}
+
+/// Noir's load and store validator: no load from a cell that nothing can
+/// have written. A cell is the result of an `allocate`; anything but a load
+/// that takes it (a store, a call, an array, a jump argument) may write it
+/// or let it be written. A load is refused when its cell has no such use
+/// in the whole function, or when the use comes later than the load in the
+/// allocation's own block. Linear in the function.
+fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
+    let func = cx.func;
+    let dfg = &func.dfg;
+    let cell = |value: Value| {
+        let value = dfg.resolve(value);
+        match dfg.value_def(value) {
+            ValueDef::Result(inst, _) if matches!(dfg[inst], InstructionData::Allocate) => {
+                Some(value)
+            }
+            _ => None,
+        }
+    };
+    // The cells with a use other than a load, anywhere.
+    let mut written = cranelift_entity::EntitySet::<Value>::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if !matches!(dfg[inst], InstructionData::Load { .. }) {
+                dfg[inst]
+                    .arguments()
+                    .as_slice()
+                    .iter()
+                    .filter_map(|&v| cell(v))
+                    .for_each(|c| {
+                        written.insert(c);
+                    });
+            }
+        }
+        if let Some(terminator) = dfg.terminator(block) {
+            terminator
+                .arguments()
+                .filter_map(|&v| cell(v))
+                .for_each(|c| {
+                    written.insert(c);
+                });
+        }
+    }
+    // Per block, the cells allocated there that nothing has touched yet.
+    let mut fresh = cranelift_entity::EntitySet::<Value>::new();
+    for block in func.layout.blocks() {
+        fresh.clear();
+        for inst in func.layout.block_insts(block) {
+            match dfg[inst] {
+                InstructionData::Allocate => {
+                    if let Some(result) = dfg.first_result(inst) {
+                        fresh.insert(result);
+                    }
+                }
+                InstructionData::Load { address } => {
+                    if let Some(c) = cell(address) {
+                        if !written.contains(c) || fresh.contains(c) {
+                            return Err(cx.error(
+                                Location::Inst(inst),
+                                VerifierErrorKind::LoadOfUnwrittenCell(address),
+                            ));
+                        }
+                    }
+                }
+                ref data => {
+                    for &v in data.arguments().as_slice() {
+                        if let Some(c) = cell(v) {
+                            fresh.remove(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }

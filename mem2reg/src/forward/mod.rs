@@ -95,8 +95,7 @@ use kildall_dataflow::pmap::PMap;
 use kildall_dataflow::{Analysis, Effects, Forward, FunctionGraph, SparseGraph};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
-    Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Value,
-    ValueDef,
+    Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Value, ValueDef,
 };
 
 use crate::alias::{AliasClasses, Visit};
@@ -421,12 +420,9 @@ impl<'a> ReferenceValues<'a> {
             Op::Define { result } => self.define(state, result),
             Op::Other => {
                 let dfg = &func.dfg;
-                if let InstructionData::Call {
-                    callee: Callee::Function(_),
-                    ..
-                } = dfg[inst]
-                {
-                    if let Some(class) = self.classes.call_class(inst) {
+                if let InstructionData::Call { callee, .. } = &dfg[inst] {
+                    let class = self.classes.call_class(inst);
+                    if let (true, Some(class)) = (callee.runs_unknown_code(), class) {
                         state.classes.remove(class);
                     }
                 }

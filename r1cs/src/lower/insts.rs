@@ -81,7 +81,7 @@ impl Lowerer<'_> {
             I::Load { address } => self.load(inst, *address, need(result)?)?,
             I::Store { value, address } => self.store(inst, *value, *address)?,
             I::Call { callee, args } => self.call(inst, callee, args)?,
-            I::IncRc { .. } | I::DecRc { .. } => {}
+            I::IncRc { .. } | I::DecRc { .. } | I::Nop => {}
             I::Encode { .. } | I::Decode { .. } | I::ReduceNoise { .. } => {
                 return Err(self.unsupported("a noisy operation"))
             }
@@ -300,6 +300,9 @@ impl Lowerer<'_> {
         let tag = match callee {
             Callee::Function(_) => Output::CallArguments(inst),
             Callee::Builtin(_) => Output::BuiltinArguments(inst),
+            Callee::Foreign(_) | Callee::Value(_) => {
+                return Err(self.unsupported("a call of an oracle or through a value"))
+            }
         };
         for (k, &arg) in args.iter().enumerate() {
             self.output(tag, &format!("{inst}.arg{k}"), arg)?;

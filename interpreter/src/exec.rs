@@ -1,0 +1,396 @@
+//! One instruction of a frame, by family: arithmetic, memory, arrays,
+//! checks and predicates, calls, noisy values. Each family reads its
+//! operands, applies the semantics the crate docs write down, and gives
+//! the instruction's value (or none).
+
+use std::sync::Arc;
+
+use kildall_ir::{AssertMessage, Callee, Function, Inst, InstructionData, Type, Value};
+
+use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
+use super::value::{RefId, RuntimeValue};
+use super::TrapKind;
+use super::{builtins, fresh_cell, ops, read, zero, Flow, Frame, FuncInfo, InterpreterOptions};
+
+/// What an instruction may touch beyond its frame.
+/// `'h` is the handler's own lifetime, kept apart because a `&mut` to a
+/// trait object cannot shorten it.
+pub(super) struct Effects<'a, 'h> {
+    pub(super) memory: &'a mut Vec<Option<RuntimeValue>>,
+    pub(super) output: &'a mut Vec<String>,
+    pub(super) options: &'a InterpreterOptions,
+    pub(super) foreign: Option<&'a mut (dyn ForeignHandler + 'h)>,
+}
+
+/// The instruction being executed, and where.
+struct At<'a> {
+    func: &'a Function,
+    info: &'a FuncInfo,
+    inst: Inst,
+}
+
+impl At<'_> {
+    fn get(&self, frame: &Frame, value: Value) -> Result<RuntimeValue, TrapKind> {
+        read(self.func, self.info, frame, value)
+    }
+
+    fn get_all(&self, frame: &Frame, values: &[Value]) -> Result<Vec<RuntimeValue>, TrapKind> {
+        values.iter().map(|&v| self.get(frame, v)).collect()
+    }
+
+    fn result_type(&self, n: usize) -> Result<&Type, TrapKind> {
+        let dfg = &self.func.dfg;
+        dfg.inst_results(self.inst)
+            .get(n)
+            .map(|&r| dfg.value_type(r))
+            .ok_or_else(|| TrapKind::Malformed(format!("{} lacks result {n}", self.inst)))
+    }
+}
+
+/// Executes one instruction of the frame.
+pub(super) fn exec_inst(
+    func: &Function,
+    info: &FuncInfo,
+    frame: &mut Frame,
+    inst: Inst,
+    effects: &mut Effects<'_, '_>,
+) -> Result<Flow, TrapKind> {
+    use InstructionData as I;
+    let at = At { func, info, inst };
+    let options = effects.options;
+    let value = match &func.dfg[inst] {
+        I::Binary { op, lhs, rhs } => {
+            let (a, b) = (at.get(frame, *lhs)?, at.get(frame, *rhs)?);
+            let enabled = frame.predicate;
+            Some(ops::binary(
+                *op,
+                &a,
+                &b,
+                enabled,
+                &options.noise,
+                options.check_noise,
+            )?)
+        }
+        I::Not { arg } => Some(ops::not(&at.get(frame, *arg)?)?),
+        I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty, frame.predicate)?),
+        I::Truncate { arg, bits, .. } => Some(ops::truncate(&at.get(frame, *arg)?, *bits)?),
+        I::Allocate | I::Load { .. } | I::Store { .. } => memory(&at, frame, effects.memory)?,
+        I::MakeArray { .. } | I::ArrayGet { .. } | I::ArraySet { .. } => {
+            Some(array(&at, frame, effects.memory)?)
+        }
+        I::Constrain { .. } | I::RangeCheck { .. } | I::EnableSideEffects { .. } => {
+            check(&at, frame)?;
+            None
+        }
+        I::IfElse {
+            then_condition,
+            then_value,
+            else_value,
+            ..
+        } => Some(if at.get(frame, *then_condition)?.is_true() {
+            at.get(frame, *then_value)?
+        } else {
+            at.get(frame, *else_value)?
+        }),
+        I::Call { callee, args } => return call(&at, frame, *callee, args, effects),
+        I::Encode { .. } | I::Decode { .. } | I::ReduceNoise { .. } => {
+            Some(noisy(&at, frame, options)?)
+        }
+        I::IncRc { .. } | I::DecRc { .. } | I::Nop => None,
+    };
+    if let Some(value) = value {
+        match func.dfg.first_result(inst) {
+            Some(result) => frame.values[result] = Some(value),
+            None => {
+                return Err(TrapKind::Malformed(format!(
+                    "`{}` ({inst}) has no result",
+                    func.dfg[inst].opcode_name()
+                )))
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `allocate`, `load`, `store`.
+fn memory(
+    at: &At<'_>,
+    frame: &Frame,
+    memory: &mut Vec<Option<RuntimeValue>>,
+) -> Result<Option<RuntimeValue>, TrapKind> {
+    use InstructionData as I;
+    let enabled = frame.predicate;
+    match &at.func.dfg[at.inst] {
+        I::Load { address } => {
+            let address = at.get(frame, *address)?;
+            let RuntimeValue::Ref(RefId(id)) = address else {
+                return Err(TrapKind::TypeError(format!("load from {address}")));
+            };
+            Ok(Some(match memory.get(id as usize) {
+                Some(Some(v)) => v.clone(),
+                _ if enabled => return Err(TrapKind::LoadOfUninitialized { reference: address }),
+                _ => zero(at.result_type(0)?, memory)?,
+            }))
+        }
+        I::Store { value, address } => {
+            let (value, address) = (at.get(frame, *value)?, at.get(frame, *address)?);
+            let RuntimeValue::Ref(RefId(id)) = address else {
+                return Err(TrapKind::TypeError(format!("store to {address}")));
+            };
+            if enabled {
+                match memory.get_mut(id as usize) {
+                    Some(cell) => *cell = Some(value),
+                    None => {
+                        return Err(TrapKind::TypeError(format!(
+                            "store to {address}, which was never allocated"
+                        )))
+                    }
+                }
+            }
+            Ok(None)
+        }
+        _ => Ok(Some(RuntimeValue::Ref(fresh_cell(memory)))),
+    }
+}
+
+/// `make_array`, `array_get`, `array_set`.
+fn array(
+    at: &At<'_>,
+    frame: &Frame,
+    memory: &mut Vec<Option<RuntimeValue>>,
+) -> Result<RuntimeValue, TrapKind> {
+    use InstructionData as I;
+    let enabled = frame.predicate;
+    match &at.func.dfg[at.inst] {
+        I::MakeArray { elements, ty } => {
+            let elements = at.get_all(frame, elements)?;
+            let Some(types) = ty.element_types() else {
+                return Err(TrapKind::TypeError(format!(
+                    "make_array of type {ty}, which is not an array"
+                )));
+            };
+            Ok(RuntimeValue::Array {
+                elements: Arc::new(elements),
+                types: Arc::from(types),
+            })
+        }
+        I::ArrayGet { array, index } => {
+            let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
+            let RuntimeValue::Array { elements, .. } = &array else {
+                return Err(TrapKind::TypeError(format!("array_get from {array}")));
+            };
+            match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
+                Some(element) => Ok(element.clone()),
+                None if enabled => Err(TrapKind::IndexOutOfBounds {
+                    index,
+                    len: elements.len(),
+                }),
+                None => zero(at.result_type(0)?, memory),
+            }
+        }
+        I::ArraySet {
+            array,
+            index,
+            value,
+            ..
+        } => {
+            let (mut array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
+            let value = at.get(frame, *value)?;
+            let RuntimeValue::Array { elements, .. } = &mut array else {
+                return Err(TrapKind::TypeError(format!("array_set on {array}")));
+            };
+            match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
+                Some(i) => Arc::make_mut(elements)[i] = value,
+                None if enabled => {
+                    return Err(TrapKind::IndexOutOfBounds {
+                        index,
+                        len: elements.len(),
+                    })
+                }
+                None => {}
+            }
+            Ok(array)
+        }
+        other => Err(TrapKind::Malformed(format!(
+            "`{}` is not an array instruction",
+            other.opcode_name()
+        ))),
+    }
+}
+
+/// `constrain`, `range_check`, `enable_side_effects`.
+fn check(at: &At<'_>, frame: &mut Frame) -> Result<(), TrapKind> {
+    use InstructionData as I;
+    let enabled = frame.predicate;
+    match &at.func.dfg[at.inst] {
+        I::Constrain {
+            lhs,
+            rhs,
+            equal,
+            message,
+        } => {
+            let (a, b) = (at.get(frame, *lhs)?, at.get(frame, *rhs)?);
+            if enabled && (a == b) != *equal {
+                let message = match message {
+                    None => None,
+                    Some(AssertMessage::Static(text)) => Some(text.clone()),
+                    Some(AssertMessage::Data(payload)) => {
+                        let values = at.get_all(frame, payload)?;
+                        let texts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                        Some(format!("data {}", texts.join(", ")))
+                    }
+                };
+                return Err(TrapKind::ConstrainFailed {
+                    lhs: a,
+                    rhs: b,
+                    equal: *equal,
+                    message,
+                });
+            }
+        }
+        I::RangeCheck { arg, bits, .. } => {
+            let v = at.get(frame, *arg)?;
+            if !ops::fits_bits(&v, *bits)? && enabled {
+                return Err(TrapKind::RangeCheckFailed {
+                    value: v,
+                    bits: *bits,
+                });
+            }
+        }
+        I::EnableSideEffects { condition } => {
+            let c = at.get(frame, *condition)?;
+            if !matches!(c, RuntimeValue::Int { .. } | RuntimeValue::Field(_)) {
+                return Err(TrapKind::TypeError(format!(
+                    "enable_side_effects condition {c} is not a number"
+                )));
+            }
+            frame.predicate = c.is_true();
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `call`: a function of the module (through its id or a value of type
+/// `function`) becomes a new frame; a builtin or an oracle gives its
+/// results here. Under predicate 0 nothing runs and the results are zero.
+fn call(
+    at: &At<'_>,
+    frame: &mut Frame,
+    callee: Callee,
+    args: &[Value],
+    effects: &mut Effects<'_, '_>,
+) -> Result<Flow, TrapKind> {
+    let dfg = &at.func.dfg;
+    let results = dfg.inst_results(at.inst);
+    if !frame.predicate {
+        for &result in results {
+            let zero = zero(dfg.value_type(result), effects.memory)?;
+            frame.values[result] = Some(zero);
+        }
+        return Ok(Flow::Next);
+    }
+    let args = at.get_all(frame, args)?;
+    let result_types: Vec<Type> = results.iter().map(|&r| dfg.value_type(r).clone()).collect();
+    let values = match callee {
+        Callee::Function(callee) => return Ok(Flow::Call(callee, args)),
+        Callee::Value(value) => match at.get(frame, value)? {
+            RuntimeValue::Function(callee) => return Ok(Flow::Call(callee, args)),
+            other => return Err(TrapKind::TypeError(format!("call of {other}"))),
+        },
+        Callee::Builtin(builtin) => {
+            let brillig = at
+                .func
+                .runtime
+                .as_ref()
+                .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
+            let values = builtins::call(builtin, args, &result_types, brillig, effects.output)?;
+            if values.len() != results.len() {
+                return Err(TrapKind::TypeError(format!(
+                    "`{builtin}` gives {} value(s), the call names {}",
+                    values.len(),
+                    results.len()
+                )));
+            }
+            values
+        }
+        Callee::Foreign(id) => {
+            let call = ForeignCall {
+                name: dfg.foreign_name(id),
+                args: &args,
+                result_types: &result_types,
+            };
+            foreign(&call, effects)?
+        }
+    };
+    for (&result, value) in results.iter().zip(values) {
+        frame.values[result] = Some(value);
+    }
+    Ok(Flow::Next)
+}
+
+/// The results of an oracle call from the run's handler, checked against
+/// the call's result types.
+fn foreign(
+    call: &ForeignCall<'_>,
+    effects: &mut Effects<'_, '_>,
+) -> Result<Vec<RuntimeValue>, TrapKind> {
+    let failed = |reason: String| TrapKind::ForeignFailed {
+        name: call.name.to_string(),
+        reason,
+    };
+    let Some(handler) = effects.foreign.as_deref_mut() else {
+        return Err(TrapKind::NoForeignHandler {
+            name: call.name.to_string(),
+        });
+    };
+    let mut memory = ForeignMemory {
+        cells: effects.memory,
+    };
+    let values = handler.call(call, &mut memory).map_err(failed)?;
+    if values.len() != call.result_types.len() {
+        return Err(failed(format!(
+            "{} value(s) given, the call names {}",
+            values.len(),
+            call.result_types.len()
+        )));
+    }
+    for (value, ty) in values.iter().zip(call.result_types) {
+        if !value.has_type(ty) {
+            return Err(failed(format!("{value} given where the call names `{ty}`")));
+        }
+    }
+    Ok(values)
+}
+
+/// `encode`, `decode`, `reduce_noise`.
+fn noisy(
+    at: &At<'_>,
+    frame: &Frame,
+    options: &InterpreterOptions,
+) -> Result<RuntimeValue, TrapKind> {
+    use InstructionData as I;
+    let noise = &options.noise;
+    match &at.func.dfg[at.inst] {
+        I::Encode { arg } => {
+            let plaintext = ops::plaintext_of(&at.get(frame, *arg)?)?;
+            ops::check_noise(plaintext, noise.encode_bits, noise, options.check_noise)
+        }
+        I::Decode { arg } => match at.get(frame, *arg)? {
+            RuntimeValue::Noisy { plaintext, .. } => {
+                Ok(RuntimeValue::unsigned(5, u128::from(plaintext)))
+            }
+            other => Err(TrapKind::TypeError(format!("decode of {other}"))),
+        },
+        I::ReduceNoise { arg } => match at.get(frame, *arg)? {
+            RuntimeValue::Noisy { plaintext, .. } => {
+                ops::check_noise(plaintext, noise.encode_bits, noise, options.check_noise)
+            }
+            other => Err(TrapKind::TypeError(format!("reduce_noise of {other}"))),
+        },
+        other => Err(TrapKind::Malformed(format!(
+            "`{}` is not a noisy instruction",
+            other.opcode_name()
+        ))),
+    }
+}
