@@ -52,8 +52,9 @@ pub fn check_wire_bytes(bytes: &[u8]) {
     );
 }
 
-/// Encodes generated forests as miden-core 0.10 and 0.23 (stripped and
-/// hashless) write them, mutates the bytes and checks them.
+/// Encodes generated forests as miden-core 0.10, 0.23 (stripped and
+/// hashless) and 0.24 (full and hashless) write them, mutates the bytes and
+/// checks them.
 pub fn check_released_input(input: &FuzzInput) {
     let cfg = GenConfig {
         nodes: 1 + input.nodes as usize % 40,
@@ -77,6 +78,10 @@ pub fn check_released_input(input: &FuzzInput) {
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[2])),
+        wire::convert(&forest, Isa::V0_23)
+            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
+        wire::convert(&forest, Isa::V0_23)
+            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
     ];
     for mut bytes in encodings.into_iter().flatten() {
         for m in &input.mutations {

@@ -90,6 +90,65 @@ fn core_library_0_23_hashless() {
 }
 
 #[test]
+fn core_library_0_24_full() {
+    let flags = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let f = check(
+        "core-0.24.2.mast",
+        Format::V0_24,
+        flags,
+        "core-0.24.2.roots",
+    );
+    assert_eq!(f.forest.isa(), Isa::V0_23);
+    assert!(f.forest.debug_info().is_none());
+}
+
+#[test]
+fn core_library_0_24_hashless() {
+    let flags = Flags {
+        stripped: true,
+        hashless: true,
+    };
+    check(
+        "core-0.24.2.hashless.mast",
+        Format::V0_24,
+        flags,
+        "core-0.24.2.roots",
+    );
+}
+
+/// miden-core 0.24 wrote the forest of the 0.23 core library: converting
+/// the 0.23 file to 0.24 (dropping its debug info, as asked) gives its bytes,
+/// and converting back gives the stripped 0.23 file.
+#[test]
+fn conversion_between_0_23_and_0_24() {
+    let full = wire::read(&data("core-0.23.5.mast"), DecodeOptions::VERIFY).unwrap();
+    for hashless in [false, true] {
+        let flags = Flags {
+            stripped: true,
+            hashless,
+        };
+        let v4 = wire::write(&full.forest, None, Format::V0_24, flags).unwrap();
+        let name = if hashless {
+            "core-0.24.2.hashless.mast"
+        } else {
+            "core-0.24.2.mast"
+        };
+        assert!(v4 == data(name), "{name}");
+        let back = wire::read(&v4, DecodeOptions::VERIFY).unwrap();
+        let v3 = wire::write(&back.forest, None, Format::V0_23, flags).unwrap();
+        let name = if hashless {
+            "core-0.23.5.hashless.mast"
+        } else {
+            "core-0.23.5.stripped.mast"
+        };
+        assert!(v3 == data(name), "{name}");
+    }
+}
+
+#[test]
 fn core_library_0_23_masl() {
     // The library is the full forest followed by its exports.
     let masl = data("core-0.23.5.masl");
@@ -144,6 +203,8 @@ fn truncation_and_corruption() {
         "core-0.23.5.stripped.mast",
         "core-0.23.5.hashless.mast",
         "core-0.23.5.masl",
+        "core-0.24.2.mast",
+        "core-0.24.2.hashless.mast",
         "std-0.10.5.mast",
         "std-0.10.5.masl",
     ] {

@@ -1,5 +1,5 @@
-//! The wire format of miden-core 0.23 (`MAST`, a flags byte, version
-//! `[0, 0, 3]`).
+//! The wire formats of miden-core 0.23 (`MAST`, a flags byte, version
+//! `[0, 0, 3]`) and 0.24 (version `[0, 0, 4]`).
 //!
 //! ```text
 //! magic        4 bytes  b"MAST"
@@ -38,6 +38,14 @@
 //! (`BTreeMap<Word, String>`), assembly-op data, string table and records
 //! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
 //! debug variables, and the operation→debug-variable table.
+//!
+//! Version `[0, 0, 4]` (miden-core 0.24) has the same sections up to the
+//! advice map and ends there: debug info left the forest (a package carries
+//! it), so bit 0 of the flags is reserved and must be zero, bit 1 (hashless)
+//! stands alone, and a forest read on its own refuses trailing bytes. The
+//! operations and digests are those of 0.23. A 0.24 file reads with
+//! `stripped` set (it carries no debug info); a forest with debug info is
+//! written in 0.24 only when the caller asks for it stripped.
 
 use crate::block::{BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
@@ -53,11 +61,47 @@ use super::{check_encodable, verify_or_take, Flags};
 pub const MAGIC: [u8; 4] = *b"MAST";
 /// The version of the 0.23 line.
 pub const VERSION: [u8; 3] = [0, 0, 3];
+/// The version of the 0.24 line.
+pub const VERSION_0_24: [u8; 3] = [0, 0, 4];
 const FLAG_STRIPPED: u8 = 1;
 const FLAG_HASHLESS: u8 = 2;
 
-/// The flags of the header byte at offset 4.
-pub(crate) fn read_flags(byte: u8) -> Result<Flags> {
+/// The two versions of this layout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// `[0, 0, 3]`: a stripped flag and, unless stripped, debug info.
+    V3,
+    /// `[0, 0, 4]`: no debug info, trailing bytes refused.
+    V4,
+}
+
+impl Version {
+    fn bytes(self) -> [u8; 3] {
+        match self {
+            Version::V3 => VERSION,
+            Version::V4 => VERSION_0_24,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Version::V3 => "miden 0.23",
+            Version::V4 => "miden 0.24",
+        }
+    }
+}
+
+/// The flags of the header byte at offset 4 in `version`.
+pub(crate) fn read_flags(byte: u8, version: Version) -> Result<Flags> {
+    if version == Version::V4 {
+        if byte & !FLAG_HASHLESS != 0 {
+            return err(4, DecodeErrorKind::UnknownFlags(byte));
+        }
+        return Ok(Flags {
+            stripped: true,
+            hashless: byte & FLAG_HASHLESS != 0,
+        });
+    }
     if byte & !(FLAG_STRIPPED | FLAG_HASHLESS) != 0 {
         return err(4, DecodeErrorKind::UnknownFlags(byte));
     }
@@ -239,8 +283,8 @@ fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
     })
 }
 
-/// Decodes a 0.23 forest whose header says `flags`; returns it and the
-/// offset where it ends.
+/// Decodes a 0.23 or 0.24 forest whose header says `flags`; returns it and
+/// the offset where it ends.
 pub(crate) fn decode(
     bytes: &[u8],
     flags: Flags,
@@ -585,22 +629,31 @@ fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
     c.since(start)
 }
 
-/// Encodes `forest` as miden-core 0.23 writes it, with `flags`.
+/// Encodes `forest` as miden-core 0.23 (`V3`) or 0.24 (`V4`) writes it,
+/// with `flags`.
 pub(crate) fn encode(
     forest: &MastForest,
+    version: Version,
     flags: Flags,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    const FORMAT: &str = "miden 0.23";
-    check_encodable(forest, Isa::V0_23, FORMAT)?;
+    let format = version.name();
+    check_encodable(forest, Isa::V0_23, format)?;
     let debug_info = match (flags.stripped, forest.debug_info()) {
         (true, _) => None,
+        (false, Some(_)) if version == Version::V4 => {
+            return Err(EncodeError::unrepresentable(
+                format,
+                "debug info, which left the forest in this version; write it --stripped",
+            ));
+        }
         (false, Some(d)) => Some(d),
+        (false, None) if version == Version::V4 => None,
         (false, None) => {
             // FIXME: an empty debug-info section for a forest without one
             // (its tables are sized by the nodes) is not written yet.
             return Err(EncodeError::unrepresentable(
-                FORMAT,
+                format,
                 "a full forest without debug info; write it --stripped",
             ));
         }
@@ -632,8 +685,9 @@ pub(crate) fn encode(
         }
     }
     out.extend_from_slice(&MAGIC);
-    out.push((flags.stripped as u8 * FLAG_STRIPPED) | (flags.hashless as u8 * FLAG_HASHLESS));
-    out.extend_from_slice(&VERSION);
+    let stripped_bit = (version == Version::V3 && flags.stripped) as u8 * FLAG_STRIPPED;
+    out.push(stripped_bit | (flags.hashless as u8 * FLAG_HASHLESS));
+    out.extend_from_slice(&version.bytes());
     put_usize(out, hashes.len());
     put_usize(out, externals.len());
     put_usize(out, forest.root_order.len());
