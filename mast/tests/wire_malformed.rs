@@ -256,3 +256,22 @@ fn debug_info_is_not_dropped_silently() {
     let back = wire::read(&stripped, DecodeOptions::TRUST).unwrap();
     assert!(back.forest.debug_info().is_none());
 }
+
+/// On a forest large enough for its blocks to be hashed on several threads,
+/// the mismatch reported is the first in node order.
+#[test]
+fn the_first_wrong_digest_is_reported_on_a_large_forest() {
+    let bytes = data("core-0.24.2.mast");
+    let l = layout(&bytes, false);
+    assert_eq!(l.nodes, l.internal, "no external node");
+    let mut b = bytes.clone();
+    for node in [l.internal - 1, 3, l.internal / 2] {
+        b[l.hashes_at + 32 * node] ^= 1;
+    }
+    let e = fail(&b, DecodeOptions::VERIFY);
+    assert_eq!(e.offset, l.hashes_at + 32 * 3, "{e}");
+    assert!(
+        matches!(e.kind, DecodeErrorKind::DigestMismatch { node: 3, .. }),
+        "{e}"
+    );
+}

@@ -31,6 +31,7 @@ pub(crate) mod v023;
 
 use core::fmt;
 
+use crate::block::BasicBlock;
 use crate::felt::Digest;
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
@@ -398,33 +399,108 @@ pub(crate) fn check_encodable(
     Ok(())
 }
 
-/// The digest of a decoded node: the recorded one when digests are trusted,
-/// else the computed one, which must equal it (`at` is the recorded digest's
-/// offset).
-pub(crate) fn verify_or_take(
-    node: &MastNode,
+/// A digest a decoder leaves for [`settle_digests`]: the node and, when it is
+/// verified rather than rebuilt, the recorded digest and its offset.
+pub(crate) struct Pending {
+    pub(crate) node: MastNodeId,
+    pub(crate) recorded: Option<(Digest, usize)>,
+}
+
+/// Blocks with fewer operations than this in all are hashed on the calling
+/// thread: below it, starting threads costs more than it saves.
+const PARALLEL_MIN_OPS: usize = 1 << 12;
+
+/// Computes the digests of the `pending` nodes (in index order) and checks
+/// each against its recorded digest, if any.
+///
+/// Block digests depend only on the blocks' operations, so they are
+/// computed first, in parallel over contiguous runs of blocks of about equal
+/// operation counts; the other nodes' digests are then merged in index
+/// order, children first. The result, and the first mismatch reported, do
+/// not depend on the number of threads.
+pub(crate) fn settle_digests(
+    b: &mut MastForestBuilder,
+    pending: &[Pending],
     isa: Isa,
-    recorded: Digest,
-    opts: DecodeOptions,
-    b: &MastForestBuilder,
-    at: usize,
-) -> Result<Digest> {
-    if opts.trust_digests {
-        return Ok(recorded);
+) -> Result<()> {
+    let block_digests = {
+        let blocks: Vec<&BasicBlock> = pending
+            .iter()
+            .filter_map(|p| match b.node_ref(p.node) {
+                MastNode::Block(block) => Some(block),
+                _ => None,
+            })
+            .collect();
+        block_digests(&blocks, isa)
+    };
+    let mut blocks = block_digests.into_iter();
+    for p in pending {
+        let node = b.node_ref(p.node);
+        let computed = match node {
+            MastNode::Block(_) => blocks.next().expect("a digest per pending block"),
+            _ => node.compute_digest(isa, |c| b.digests()[c.index()]),
+        };
+        if let Some((recorded, at)) = p.recorded {
+            if computed != recorded {
+                return err(
+                    at,
+                    DecodeErrorKind::DigestMismatch {
+                        node: p.node.0,
+                        recorded,
+                        computed,
+                    },
+                );
+            }
+        }
+        b.set_digest(p.node, computed);
     }
-    let computed = node.compute_digest(isa, |c| b.digests()[c.index()]);
-    if computed != recorded {
-        let node = b.len() as u32;
-        return err(
-            at,
-            DecodeErrorKind::DigestMismatch {
-                node,
-                recorded,
-                computed,
-            },
-        );
+    Ok(())
+}
+
+/// The digests of `blocks`, in order, computed on up to
+/// `available_parallelism` threads.
+fn block_digests(blocks: &[&BasicBlock], isa: Isa) -> Vec<Digest> {
+    let total: usize = blocks.iter().map(|b| b.ops().len()).sum();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if workers == 1 || total < PARALLEL_MIN_OPS {
+        return blocks.iter().map(|b| b.digest_in(isa)).collect();
     }
-    Ok(computed)
+    // Contiguous runs of about `total / workers` operations each.
+    let share = total.div_ceil(workers);
+    let mut runs = Vec::with_capacity(workers);
+    let (mut start, mut ops) = (0, 0);
+    for (i, block) in blocks.iter().enumerate() {
+        ops += block.ops().len();
+        if ops >= share {
+            runs.push(&blocks[start..=i]);
+            (start, ops) = (i + 1, 0);
+        }
+    }
+    runs.push(&blocks[start..]);
+    let hash_run = |run: &[&BasicBlock]| run.iter().map(|b| b.digest_in(isa)).collect::<Vec<_>>();
+    std::thread::scope(|scope| {
+        let (first, rest) = runs.split_first().expect("at least one run");
+        let spawned: Vec<_> = rest
+            .iter()
+            .map(|run| {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, || hash_run(run));
+                // A thread the system refuses is a run for this one.
+                spawned.map_err(|_| *run)
+            })
+            .collect();
+        let mut digests = hash_run(first);
+        for s in spawned {
+            match s {
+                Ok(handle) => digests.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                ),
+                Err(run) => digests.extend(hash_run(run)),
+            }
+        }
+        digests
+    })
 }
 
 /// `forest` in version `isa`: the same nodes, operations and roots, with

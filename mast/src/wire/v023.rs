@@ -55,7 +55,7 @@ use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, child_id};
-use super::{check_encodable, verify_or_take, Flags};
+use super::{check_encodable, settle_digests, Flags, Pending};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
@@ -300,6 +300,7 @@ pub(crate) fn decode(
     };
     let mut b = MastForestBuilder::new_in(Isa::V0_23);
     let (mut block_pos, mut ext_seen, mut int_seen) = (0usize, 0usize, 0usize);
+    let mut pending = Vec::new();
     for i in 0..s.internal + s.external {
         let at = s.entries_at + 8 * i;
         let entry = Cursor::new(bytes, at).u64("node entry")?;
@@ -374,9 +375,9 @@ pub(crate) fn decode(
                 )
             }
         };
-        let digest = match (&node, s.hashes_at) {
-            (MastNode::External(d), _) => *d,
-            (_, None) => node.compute_digest(Isa::V0_23, |c| b.digests()[c.index()]),
+        let (digest, pending_digest) = match (&node, s.hashes_at) {
+            (MastNode::External(d), _) => (*d, None),
+            (_, None) => (Digest::ZERO, Some(None)),
             (_, Some(hashes_at)) => {
                 if int_seen == s.internal {
                     return err(
@@ -387,10 +388,16 @@ pub(crate) fn decode(
                 let at = hashes_at + 32 * int_seen;
                 int_seen += 1;
                 let recorded = Cursor::new(bytes, at).word("node digest")?;
-                verify_or_take(&node, Isa::V0_23, recorded, opts, &b, at)?
+                (
+                    recorded,
+                    (!opts.trust_digests).then_some(Some((recorded, at))),
+                )
             }
         };
-        b.push_unchecked(node, digest);
+        let node = b.push_unchecked(node, digest);
+        if let Some(recorded) = pending_digest {
+            pending.push(Pending { node, recorded });
+        }
     }
     if ext_seen != s.external {
         return err(
@@ -402,6 +409,7 @@ pub(crate) fn decode(
         let unused = s.blocks.len() - block_pos;
         return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
     }
+    settle_digests(&mut b, &pending, Isa::V0_23)?;
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
