@@ -4,7 +4,7 @@
 //! miden-core computed, and rewritten byte for byte.
 
 use kildall_mast::format::{DecodeErrorKind, DecodeOptions};
-use kildall_mast::wire::{self, Flags, Format, MastFile};
+use kildall_mast::wire::{self, ExportTarget, Flags, Format, MastFile};
 use kildall_mast::{Isa, NodeKind};
 
 fn data(name: &str) -> Vec<u8> {
@@ -33,7 +33,7 @@ fn exports_listing(file: &MastFile) -> String {
     let exports = file.exports.as_ref().expect("a library");
     exports
         .iter()
-        .map(|e| format!("export {} {}\n", e.path, file.export_digest(e)))
+        .filter_map(|e| Some(format!("export {} {}\n", e.path, file.export_digest(e)?)))
         .collect()
 }
 
@@ -148,20 +148,86 @@ fn conversion_between_0_23_and_0_24() {
     }
 }
 
+/// The library is the full forest followed by its exports: 279 procedures
+/// (85 with a signature) and one type.
 #[test]
 fn core_library_0_23_masl() {
-    // The library is the full forest followed by its exports.
     let masl = data("core-0.23.5.masl");
     let mast = data("core-0.23.5.mast");
     assert_eq!(&masl[..mast.len()], &mast[..]);
-    // FIXME: exports with procedure signatures are not read yet; the core
-    // library's have them, so reading it is a typed error for now.
-    let e = wire::read(&masl, DecodeOptions::VERIFY).unwrap_err();
-    assert_eq!(
-        e.kind,
-        DecodeErrorKind::Unsupported("a procedure signature")
+    let f = check(
+        "core-0.23.5.masl",
+        Format::V0_23,
+        Flags::default(),
+        "core-0.23.5.roots",
     );
-    assert!(e.offset > mast.len());
+    assert_eq!(exports_listing(&f), text("core-0.23.5.exports"));
+    let exports = f.exports.as_ref().unwrap();
+    assert_eq!(exports.len(), 280);
+    assert_eq!(exports.iter().filter(|e| e.signature.is_some()).count(), 85);
+    let types: Vec<&str> = exports
+        .iter()
+        .filter(|e| matches!(e.target, ExportTarget::Type(_)))
+        .map(|e| e.path.as_str())
+        .collect();
+    assert_eq!(types, ["::miden::core::math::u256::u256"]);
+    // 0.10 has no signatures: writing one there is a typed error.
+    let std = wire::read(&data("std-0.10.5.masl"), DecodeOptions::TRUST).unwrap();
+    let mut std_exports = std.exports.clone().unwrap();
+    let signed = exports.iter().find(|e| e.signature.is_some()).unwrap();
+    std_exports[0].signature = signed.signature.clone();
+    let e = wire::write(
+        &std.forest,
+        Some(&std_exports),
+        Format::V0_10,
+        Flags::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("signature"), "{e}");
+}
+
+/// A library's exports after malformed signatures and types: each refused at
+/// its byte.
+#[test]
+fn core_library_0_23_masl_malformed_exports() {
+    let masl = data("core-0.23.5.masl");
+    let mast_len = data("core-0.23.5.mast").len();
+    let f = wire::read(&masl, DecodeOptions::TRUST).unwrap();
+    // The first export with a signature, and where its signature starts.
+    let exports = f.exports.as_ref().unwrap();
+    let first = exports.iter().position(|e| e.signature.is_some()).unwrap();
+    let before = wire::write(
+        &f.forest,
+        Some(&exports[..first]),
+        Format::V0_23,
+        Flags::default(),
+    )
+    .unwrap();
+    // The count differs in the prefix written; the records after it do not.
+    let count_len = |n: usize| if n < 128 { 1 } else { 2 };
+    let record_at = before.len() - count_len(first) + count_len(exports.len());
+    let sig_at = record_at + 1 + 2 + exports[first].path.len() + 4 + 1;
+    assert_eq!(masl[sig_at - 1], 1, "the signature flag");
+    let mut bad = masl.clone();
+    bad[sig_at] = 4; // calling convention
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind),
+        (sig_at, DecodeErrorKind::Invalid("calling convention"))
+    );
+    let mut bad = masl.clone();
+    bad[sig_at - 1] = 2; // the signature flag
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, sig_at - 1, "{e}");
+    assert!(matches!(e.kind, DecodeErrorKind::BadBool { .. }), "{e}");
+    let mut bad = masl.clone();
+    bad[record_at] = 1; // a constant export
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind),
+        (record_at, DecodeErrorKind::Unsupported("a constant export"))
+    );
+    assert!(record_at > mast_len);
 }
 
 /// Converting 0.23 → 0.10 → 0.23 is the identity on every tree of the core

@@ -298,7 +298,8 @@ fn extract(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `inspect` report.
+/// The `inspect` report: the header, the counts, the roots, then one line
+/// per export (`export PATH DIGEST` for a procedure, `type PATH` for a type).
 fn inspect(f: &MastFile) -> String {
     use std::fmt::Write;
     let forest = &f.forest;
@@ -333,7 +334,10 @@ fn inspect(f: &MastFile) -> String {
         );
     }
     for e in f.exports.iter().flatten() {
-        let _ = writeln!(out, "export {} {}", e.path, f.export_digest(e));
+        let _ = match f.export_digest(e) {
+            Some(digest) => writeln!(out, "export {} {digest}", e.path),
+            None => writeln!(out, "type {}", e.path),
+        };
     }
     out
 }

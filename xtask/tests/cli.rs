@@ -321,6 +321,11 @@ fn mast_convert_is_the_identity_and_inspect_lists_the_roots() {
             "format: miden 0.23 (version [0,0,3]), flags: stripped, hashless\n",
         ),
         (
+            "core-0.23.5.masl",
+            "core-0.23.5.roots",
+            "format: miden 0.23 (version [0,0,3]), flags: none\n",
+        ),
+        (
             "core-0.24.2.mast",
             "core-0.24.2.roots",
             "format: miden 0.24 (version [0,0,4]), flags: stripped\n",
@@ -365,6 +370,16 @@ fn mast_convert_is_the_identity_and_inspect_lists_the_roots() {
             std::fs::read_to_string(data.join(roots)).unwrap(),
             "{name}"
         );
+        if name == "core-0.23.5.masl" {
+            let exports: String = report
+                .lines()
+                .filter(|l| l.starts_with("export "))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let expected = data.join("core-0.23.5.exports");
+            assert_eq!(exports, std::fs::read_to_string(expected).unwrap());
+            assert!(report.contains("\ntype ::miden::core::math::u256::u256\n"));
+        }
     }
 }
 

@@ -37,6 +37,7 @@ impl<'a> Cursor<'a> {
         self.pos == self.bytes.len()
     }
 
+    #[inline]
     pub(crate) fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return err(self.pos, DecodeErrorKind::Truncated(field));
@@ -46,6 +47,7 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
+    #[inline]
     pub(crate) fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N]> {
         let s = self.take(N, field)?;
         let mut a = [0; N];
@@ -53,18 +55,22 @@ impl<'a> Cursor<'a> {
         Ok(a)
     }
 
+    #[inline]
     pub(crate) fn u8(&mut self, field: &'static str) -> Result<u8> {
         Ok(self.array::<1>(field)?[0])
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, field: &'static str) -> Result<u16> {
         Ok(u16::from_le_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn u32(&mut self, field: &'static str) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn u64(&mut self, field: &'static str) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(field)?))
     }
@@ -145,12 +151,14 @@ impl<'a> Cursor<'a> {
         Ok(n as usize)
     }
 
+    #[inline]
     pub(crate) fn felt(&mut self, field: &'static str) -> Result<Felt> {
         let at = self.pos;
         let v = self.u64(field)?;
         Felt::new(v).map_or_else(|| err(at, DecodeErrorKind::NonCanonicalFelt(field)), Ok)
     }
 
+    #[inline]
     pub(crate) fn word(&mut self, field: &'static str) -> Result<Digest> {
         let at = self.pos;
         let bytes: [u8; 32] = self.array(field)?;

@@ -16,16 +16,23 @@
 //! bitset padded to 4 bytes, 48-byte records) do not fit them but for
 //! contrived inputs, and a caller who knows better says so (`Format::Draft`).
 //!
-//! A library is a forest followed by its exports: a `usize` count, then per
-//! export (0.10) a module path (`u16` length and bytes), a name (`usize`
-//! length and bytes), a tag (0: a node `u32`, 1: a digest), or (0.23) a tag
-//! 0, a path (`u16` length and bytes), a node `u32`, a signature flag and
-//! the attributes (a `Vec`).
+//! A library is a forest followed by its exports (`library`: procedures by
+//! node or digest, and from 0.23 on their signatures and exported types).
+//!
+//! Decoders read the structure first and settle digests after it
+//! (`settle_digests`): a trusted digest is taken as recorded; otherwise
+//! every block digest, which depends only on the block's operations, is
+//! computed on up to `available_parallelism` threads over contiguous runs of
+//! blocks, and the other nodes' digests are merged in node order, children
+//! first, each checked against the recorded one (or rebuilt, for a hashless
+//! file). The forest and the first mismatch in node order do not depend on
+//! the thread count.
 //!
 //! FIXME: the wire version `[0,0,5]` (the 1.0 line) is refused with a typed
 //! error: its layout is not implemented.
 
 pub(crate) mod cursor;
+mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
 
@@ -37,7 +44,8 @@ use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::Isa;
 
-use cursor::{put_u32, put_usize, put_word, Cursor};
+use cursor::{put_usize, Cursor};
+pub use library::EncodedType;
 use v023::Version;
 
 /// The wire formats.
@@ -111,15 +119,19 @@ pub struct Export {
     pub path: String,
     /// What it names.
     pub target: ExportTarget,
+    /// The procedure's signature, a function type (0.23 on).
+    pub signature: Option<EncodedType>,
 }
 
 /// What an export names.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExportTarget {
     /// A root of the library's forest.
     Node(MastNodeId),
     /// A procedure of another library, by digest (0.10 re-exports).
     Digest(Digest),
+    /// A type (0.23 on).
+    Type(EncodedType),
 }
 
 /// A decoded file: its format, its forest and, for a library, its exports.
@@ -136,12 +148,9 @@ pub struct MastFile {
 }
 
 impl MastFile {
-    /// The digest an export names.
-    pub fn export_digest(&self, e: &Export) -> Digest {
-        match e.target {
-            ExportTarget::Node(id) => self.forest.digest(id),
-            ExportTarget::Digest(d) => d,
-        }
+    /// The digest an export names, if it names a procedure.
+    pub fn export_digest(&self, e: &Export) -> Option<Digest> {
+        library::export_digest(&self.forest, e)
     }
 }
 
@@ -209,7 +218,7 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
         return err(end, DecodeErrorKind::TrailingBytes(bytes.len() - end));
     } else {
         let mut c = Cursor::new(bytes, end);
-        let exports = read_exports(&mut c, format, &forest)?;
+        let exports = library::read_exports(&mut c, format, &forest)?;
         if !c.is_at_end() {
             return err(c.at(), DecodeErrorKind::TrailingBytes(c.remaining()));
         }
@@ -221,74 +230,6 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
         forest,
         exports,
     })
-}
-
-fn read_exports(c: &mut Cursor<'_>, format: Format, forest: &MastForest) -> Result<Vec<Export>> {
-    let n = c.count("exports", 7)?;
-    let mut exports = Vec::with_capacity(n);
-    let path = |c: &mut Cursor<'_>| -> Result<String> {
-        let len = c.u16("path length")? as usize;
-        let at = c.at();
-        let bytes = c.take(len, "path")?;
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(s.to_string()),
-            Err(e) => err(
-                at + e.valid_up_to(),
-                DecodeErrorKind::Invalid("path is not UTF-8"),
-            ),
-        }
-    };
-    let node = |c: &mut Cursor<'_>| -> Result<ExportTarget> {
-        let at = c.at();
-        let id = c.u32("export node")?;
-        match forest.node_id(id as usize) {
-            Some(id) => Ok(ExportTarget::Node(id)),
-            None => err(
-                at,
-                DecodeErrorKind::NodeOutOfRange {
-                    index: id,
-                    count: forest.len() as u32,
-                },
-            ),
-        }
-    };
-    for _ in 0..n {
-        let export = if format == Format::V0_10 {
-            let module = path(c)?;
-            let path = format!("{module}::{}", c.string("export name")?);
-            let at = c.at();
-            let target = match c.u8("export tag")? {
-                0 => node(c)?,
-                1 => ExportTarget::Digest(c.word("export digest")?),
-                _ => return err(at, DecodeErrorKind::Invalid("export tag")),
-            };
-            Export { path, target }
-        } else {
-            let at = c.at();
-            if c.u8("export tag")? != 0 {
-                // FIXME: constant and type exports are not read.
-                return err(
-                    at,
-                    DecodeErrorKind::Unsupported("a constant or type export"),
-                );
-            }
-            let path = path(c)?;
-            let target = node(c)?;
-            let at = c.at();
-            if c.bool("signature flag")? {
-                // FIXME: procedure signatures are not read.
-                return err(at, DecodeErrorKind::Unsupported("a procedure signature"));
-            }
-            let at = c.at();
-            if c.usize("attributes")? != 0 {
-                // FIXME: procedure attributes are not read.
-                return err(at, DecodeErrorKind::Unsupported("procedure attributes"));
-            }
-            Export { path, target }
-        };
-        exports.push(export);
-    }
-    Ok(exports)
 }
 
 /// Encodes `forest` (with `exports`, a library) in `format` with `flags`.
@@ -323,55 +264,10 @@ pub fn write(
         }
         put_usize(&mut out, exports.len());
         for e in exports {
-            write_export(e, format, &mut out)?;
+            library::write_export(e, format, &mut out)?;
         }
     }
     Ok(out)
-}
-
-fn write_export(
-    e: &Export,
-    format: Format,
-    out: &mut Vec<u8>,
-) -> core::result::Result<(), EncodeError> {
-    let put_path = |out: &mut Vec<u8>, p: &str| -> core::result::Result<(), EncodeError> {
-        let len = u16::try_from(p.len())
-            .map_err(|_| EncodeError::unrepresentable("a library", "a path over 65535 bytes"))?;
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(p.as_bytes());
-        Ok(())
-    };
-    match format {
-        Format::V0_10 => {
-            let (module, name) = e.path.rsplit_once("::").unwrap_or(("", &e.path));
-            put_path(out, module)?;
-            cursor::put_str(out, name);
-            match e.target {
-                ExportTarget::Node(id) => {
-                    out.push(0);
-                    put_u32(out, id.0);
-                }
-                ExportTarget::Digest(d) => {
-                    out.push(1);
-                    put_word(out, &d);
-                }
-            }
-        }
-        _ => {
-            let ExportTarget::Node(id) = e.target else {
-                return Err(EncodeError::unrepresentable(
-                    "miden 0.23",
-                    "a re-export by digest",
-                ));
-            };
-            out.push(0);
-            put_path(out, &e.path)?;
-            put_u32(out, id.0);
-            // No signature, no attributes.
-            out.extend_from_slice(&[0, 1]);
-        }
-    }
-    Ok(())
 }
 
 /// Checks that version `isa` can express every node and operation of `forest`.

@@ -1,0 +1,303 @@
+//! The exports of a library (`.masl`): what follows its forest.
+//!
+//! ```text
+//! count        usize
+//! 0.10 export  module path (u16 length, bytes), name (usize length, bytes),
+//!              tag 0 and a node u32, or tag 1 and a digest (a re-export)
+//! 0.23 export  tag 0 (procedure): path (u16 length, bytes), node u32,
+//!                   signature flag (bool) and a function type if set,
+//!                   attributes (Vec)
+//!              tag 1 (constant): path, a constant value
+//!              tag 2 (type): path, a type
+//! ```
+//!
+//! Types are those of the Miden compiler's type system (`midenc-hir-type`):
+//! a tag byte, 0 to 15 for the scalar types, then 16 pointer (address space
+//! byte, pointee), 17 struct (optional name, representation byte and, for
+//! the aligned and packed ones, a non-zero `u16` alignment, a `u8` field
+//! count, each field an optional name and a type), 18 array (`usize` length,
+//! element), 19 list (element), 20 function, 21 enum. A function type is a
+//! calling-convention byte (0 to 3), then its parameter and result types,
+//! each a `usize` count. Nesting is limited to 128 levels, as in that crate.
+//! A signature or type is checked by this grammar and kept as its bytes, so
+//! that it is written back as it was read.
+
+use crate::felt::Digest;
+use crate::forest::{MastForest, MastNodeId};
+use crate::format::{err, DecodeErrorKind, EncodeError, Result};
+
+use super::cursor::{self, put_u32, put_word, Cursor};
+use super::{Export, ExportTarget, Format};
+
+/// The deepest nesting of types the compiler's reader accepts.
+const MAX_TYPE_NESTING: usize = 128;
+
+/// A type of the Miden compiler's type system, checked and kept as its
+/// encoding (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedType(Vec<u8>);
+
+impl EncodedType {
+    /// The encoding.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+pub(crate) fn read_exports(
+    c: &mut Cursor<'_>,
+    format: Format,
+    forest: &MastForest,
+) -> Result<Vec<Export>> {
+    let n = c.count("exports", 7)?;
+    let mut exports = Vec::with_capacity(n);
+    for _ in 0..n {
+        exports.push(if format == Format::V0_10 {
+            read_export_0_10(c, forest)?
+        } else {
+            read_export_0_23(c, forest)?
+        });
+    }
+    Ok(exports)
+}
+
+fn read_path(c: &mut Cursor<'_>) -> Result<String> {
+    let len = c.u16("path length")? as usize;
+    let at = c.at();
+    let bytes = c.take(len, "path")?;
+    match core::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => err(
+            at + e.valid_up_to(),
+            DecodeErrorKind::Invalid("path is not UTF-8"),
+        ),
+    }
+}
+
+fn read_node(c: &mut Cursor<'_>, forest: &MastForest) -> Result<ExportTarget> {
+    let at = c.at();
+    let id = c.u32("export node")?;
+    match forest.node_id(id as usize) {
+        Some(id) => Ok(ExportTarget::Node(id)),
+        None => err(
+            at,
+            DecodeErrorKind::NodeOutOfRange {
+                index: id,
+                count: forest.len() as u32,
+            },
+        ),
+    }
+}
+
+fn read_export_0_10(c: &mut Cursor<'_>, forest: &MastForest) -> Result<Export> {
+    let module = read_path(c)?;
+    let path = format!("{module}::{}", c.string("export name")?);
+    let at = c.at();
+    let target = match c.u8("export tag")? {
+        0 => read_node(c, forest)?,
+        1 => ExportTarget::Digest(c.word("export digest")?),
+        _ => return err(at, DecodeErrorKind::Invalid("export tag")),
+    };
+    Ok(Export {
+        path,
+        target,
+        signature: None,
+    })
+}
+
+fn read_export_0_23(c: &mut Cursor<'_>, forest: &MastForest) -> Result<Export> {
+    let at = c.at();
+    match c.u8("export tag")? {
+        0 => {
+            let path = read_path(c)?;
+            let target = read_node(c, forest)?;
+            let signature = if c.bool("signature flag")? {
+                let start = c.at();
+                read_function_type(c, MAX_TYPE_NESTING)?;
+                Some(EncodedType(c.since(start).to_vec()))
+            } else {
+                None
+            };
+            let at = c.at();
+            if c.usize("attributes")? != 0 {
+                // FIXME: procedure attributes (markers, lists and key-value
+                // pairs of meta expressions) are not read; the core library
+                // has none.
+                return err(at, DecodeErrorKind::Unsupported("procedure attributes"));
+            }
+            Ok(Export {
+                path,
+                target,
+                signature,
+            })
+        }
+        // FIXME: constant exports (integer, string, word and hash values)
+        // are not read; the core library has none.
+        1 => err(at, DecodeErrorKind::Unsupported("a constant export")),
+        2 => {
+            let path = read_path(c)?;
+            let start = c.at();
+            read_type(c, MAX_TYPE_NESTING)?;
+            let ty = EncodedType(c.since(start).to_vec());
+            Ok(Export {
+                path,
+                target: ExportTarget::Type(ty),
+                signature: None,
+            })
+        }
+        _ => err(at, DecodeErrorKind::Invalid("export tag")),
+    }
+}
+
+/// Checks one type; `depth` is the nesting left.
+fn read_type(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
+    let at = c.at();
+    let tag = c.u8("type tag")?;
+    if (16..=21).contains(&tag) && depth == 0 {
+        return err(
+            at,
+            DecodeErrorKind::Invalid("type nesting exceeds 128 levels"),
+        );
+    }
+    let inner = depth.saturating_sub(1);
+    match tag {
+        0..=15 => Ok(()),
+        16 => {
+            let at = c.at();
+            if c.u8("address space")? > 1 {
+                return err(at, DecodeErrorKind::Invalid("address space"));
+            }
+            read_type(c, inner)
+        }
+        17 => read_struct(c, inner),
+        18 => {
+            c.usize("array length")?;
+            read_type(c, inner)
+        }
+        19 => read_type(c, inner),
+        20 => read_function_type(c, inner),
+        // FIXME: enum types (their discriminants sized by the discriminant
+        // type) are not read; the core library has none.
+        21 => err(at, DecodeErrorKind::Unsupported("an enum type")),
+        _ => err(at, DecodeErrorKind::Invalid("type tag")),
+    }
+}
+
+fn read_struct(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
+    let optional_name = |c: &mut Cursor<'_>| -> Result<()> {
+        if c.bool("name flag")? {
+            c.string("name")?;
+        }
+        Ok(())
+    };
+    optional_name(c)?;
+    let at = c.at();
+    match c.u8("struct representation")? {
+        0 | 3 | 4 => {}
+        1 | 2 => {
+            let at = c.at();
+            if c.u16("alignment")? == 0 {
+                return err(at, DecodeErrorKind::Invalid("zero alignment"));
+            }
+        }
+        _ => return err(at, DecodeErrorKind::Invalid("struct representation")),
+    }
+    for _ in 0..c.u8("field count")? {
+        optional_name(c)?;
+        read_type(c, depth)?;
+    }
+    Ok(())
+}
+
+fn read_function_type(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
+    let at = c.at();
+    if c.u8("calling convention")? > 3 {
+        return err(at, DecodeErrorKind::Invalid("calling convention"));
+    }
+    for field in ["parameters", "results"] {
+        // Each type takes at least its tag byte.
+        for _ in 0..c.count(field, 1)? {
+            read_type(c, depth)?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn write_export(
+    e: &Export,
+    format: Format,
+    out: &mut Vec<u8>,
+) -> core::result::Result<(), EncodeError> {
+    let put_path = |out: &mut Vec<u8>, p: &str| -> core::result::Result<(), EncodeError> {
+        let len = u16::try_from(p.len())
+            .map_err(|_| EncodeError::unrepresentable("a library", "a path over 65535 bytes"))?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(p.as_bytes());
+        Ok(())
+    };
+    if format == Format::V0_10 {
+        if e.signature.is_some() {
+            return Err(EncodeError::unrepresentable(
+                "miden 0.10",
+                format!("the signature of export {}", e.path),
+            ));
+        }
+        let (module, name) = e.path.rsplit_once("::").unwrap_or(("", &e.path));
+        put_path(out, module)?;
+        cursor::put_str(out, name);
+        match &e.target {
+            ExportTarget::Node(id) => {
+                out.push(0);
+                put_u32(out, id.0);
+            }
+            ExportTarget::Digest(d) => {
+                out.push(1);
+                put_word(out, d);
+            }
+            ExportTarget::Type(_) => {
+                return Err(EncodeError::unrepresentable(
+                    "miden 0.10",
+                    format!("type export {}", e.path),
+                ))
+            }
+        }
+        return Ok(());
+    }
+    match &e.target {
+        ExportTarget::Node(MastNodeId(id)) => {
+            out.push(0);
+            put_path(out, &e.path)?;
+            put_u32(out, *id);
+            match &e.signature {
+                Some(sig) => {
+                    out.push(1);
+                    out.extend_from_slice(sig.bytes());
+                }
+                None => out.push(0),
+            }
+            // No attributes.
+            out.push(1);
+        }
+        ExportTarget::Type(ty) => {
+            out.push(2);
+            put_path(out, &e.path)?;
+            out.extend_from_slice(ty.bytes());
+        }
+        ExportTarget::Digest(_) => {
+            return Err(EncodeError::unrepresentable(
+                "miden 0.23",
+                "a re-export by digest",
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The digest an export names, if it names a procedure.
+pub(crate) fn export_digest(forest: &MastForest, e: &Export) -> Option<Digest> {
+    match &e.target {
+        ExportTarget::Node(id) => Some(forest.digest(*id)),
+        ExportTarget::Digest(d) => Some(*d),
+        ExportTarget::Type(_) => None,
+    }
+}
