@@ -283,27 +283,22 @@ fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
     })
 }
 
-/// Decodes a 0.23 or 0.24 forest whose header says `flags`; returns it and
-/// the offset where it ends.
-pub(crate) fn decode(
-    bytes: &[u8],
-    flags: Flags,
-    opts: DecodeOptions,
-) -> Result<(MastForest, usize)> {
-    let mut c = Cursor::new(bytes, 8);
-    let s = read_sections(&mut c, flags)?;
-    let advice_map = read_advice_map(&mut c)?;
-    let debug_info = if flags.stripped {
-        None
-    } else {
-        Some(read_debug_info(&mut c)?)
-    };
-    let mut b = MastForestBuilder::new_in(Isa::V0_23);
-    let (mut block_pos, mut ext_seen, mut int_seen) = (0usize, 0usize, 0usize);
-    let mut pending = Vec::new();
-    for i in 0..s.internal + s.external {
-        let at = s.entries_at + 8 * i;
-        let entry = Cursor::new(bytes, at).u64("node entry")?;
+/// Reads node entries in order, with the block data and external digests
+/// they point to.
+struct EntryDecoder<'a, 's> {
+    bytes: &'a [u8],
+    s: &'s Sections<'a>,
+    /// Where the next block's data must start.
+    block_pos: usize,
+    /// External nodes read so far.
+    ext_seen: usize,
+}
+
+impl EntryDecoder<'_, '_> {
+    /// Node `i`, from its entry.
+    fn node(&mut self, i: usize) -> Result<MastNode> {
+        let at = self.s.entries_at + 8 * i;
+        let entry = Cursor::new(self.bytes, at).u64("node entry")?;
         let (tag, payload) = ((entry >> 60) as u8, entry & ((1 << 60) - 1));
         let pair = ((payload >> 30) as u32, (payload & 0x3fff_ffff) as u32);
         let single = || -> Result<u32> {
@@ -337,20 +332,20 @@ pub(crate) fn decode(
             6 => MastNode::Dyn,
             7 => MastNode::DynCall,
             8 => {
-                if ext_seen == s.external {
+                if self.ext_seen == self.s.external {
                     return err(
                         at,
                         DecodeErrorKind::Invalid("more external nodes than counted"),
                     );
                 }
-                let d =
-                    Cursor::new(bytes, s.externals_at + 32 * ext_seen).word("external digest")?;
-                ext_seen += 1;
+                let d = Cursor::new(self.bytes, self.s.externals_at + 32 * self.ext_seen)
+                    .word("external digest")?;
+                self.ext_seen += 1;
                 MastNode::External(d)
             }
             3 => {
-                if single()? as usize != block_pos {
-                    let (expected, found) = (block_pos as u64, payload);
+                if single()? as usize != self.block_pos {
+                    let (expected, found) = (self.block_pos as u64, payload);
                     return err(
                         at,
                         DecodeErrorKind::DataLayout {
@@ -360,9 +355,9 @@ pub(crate) fn decode(
                         },
                     );
                 }
-                let mut d = Cursor::new(s.blocks, block_pos);
-                let block = decode_block(&mut d).map_err(|e| e.shifted(s.blocks_at))?;
-                block_pos = d.at();
+                let mut d = Cursor::new(self.s.blocks, self.block_pos);
+                let block = decode_block(&mut d).map_err(|e| e.shifted(self.s.blocks_at))?;
+                self.block_pos = d.at();
                 MastNode::Block(block)
             }
             tag => {
@@ -375,6 +370,37 @@ pub(crate) fn decode(
                 )
             }
         };
+        Ok(node)
+    }
+}
+
+/// Decodes a 0.23 or 0.24 forest whose header says `flags`; returns it and
+/// the offset where it ends.
+pub(crate) fn decode(
+    bytes: &[u8],
+    flags: Flags,
+    opts: DecodeOptions,
+) -> Result<(MastForest, usize)> {
+    let mut c = Cursor::new(bytes, 8);
+    let s = read_sections(&mut c, flags)?;
+    let advice_map = read_advice_map(&mut c)?;
+    let debug_info = if flags.stripped {
+        None
+    } else {
+        Some(read_debug_info(&mut c)?)
+    };
+    let mut b = MastForestBuilder::new_in(Isa::V0_23);
+    let mut entries = EntryDecoder {
+        bytes,
+        s: &s,
+        block_pos: 0,
+        ext_seen: 0,
+    };
+    let mut int_seen = 0;
+    let mut pending = Vec::new();
+    for i in 0..s.internal + s.external {
+        let at = s.entries_at + 8 * i;
+        let node = entries.node(i)?;
         let (digest, pending_digest) = match (&node, s.hashes_at) {
             (MastNode::External(d), _) => (*d, None),
             (_, None) => (Digest::ZERO, Some(None)),
@@ -399,6 +425,7 @@ pub(crate) fn decode(
             pending.push(Pending { node, recorded });
         }
     }
+    let (block_pos, ext_seen) = (entries.block_pos, entries.ext_seen);
     if ext_seen != s.external {
         return err(
             s.entries_at,
