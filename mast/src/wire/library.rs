@@ -301,3 +301,69 @@ pub(crate) fn export_digest(forest: &MastForest, e: &Export) -> Option<Digest> {
         ExportTarget::Type(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(bytes: &[u8]) -> Result<usize> {
+        let mut c = Cursor::new(bytes, 0);
+        read_type(&mut c, MAX_TYPE_NESTING)?;
+        Ok(c.at())
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        // 128 nested lists of a felt are accepted, 129 are not.
+        let mut deep = vec![19u8; 128];
+        deep.push(15);
+        assert_eq!(check(&deep), Ok(129));
+        let mut deeper = vec![19u8; 129];
+        deeper.push(15);
+        let e = check(&deeper).unwrap_err();
+        assert_eq!(e.offset, 128);
+    }
+
+    #[test]
+    fn malformed_types_name_their_byte() {
+        let cases: [(&[u8], usize, DecodeErrorKind); 5] = [
+            (&[22], 0, DecodeErrorKind::Invalid("type tag")),
+            (&[16, 2, 15], 1, DecodeErrorKind::Invalid("address space")),
+            (
+                &[17, 0, 1, 0, 0, 0],
+                3,
+                DecodeErrorKind::Invalid("zero alignment"),
+            ),
+            (
+                &[17, 0, 5, 0],
+                2,
+                DecodeErrorKind::Invalid("struct representation"),
+            ),
+            (
+                &[20, 4, 1, 1],
+                1,
+                DecodeErrorKind::Invalid("calling convention"),
+            ),
+        ];
+        for (bytes, offset, kind) in cases {
+            let e = check(bytes).unwrap_err();
+            assert_eq!((e.offset, e.kind), (offset, kind), "{bytes:?}");
+        }
+        let e = check(&[18, 3, 21]).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (2, DecodeErrorKind::Unsupported("an enum type"))
+        );
+    }
+
+    #[test]
+    fn a_struct_with_named_fields() {
+        // struct "p" (default repr) { x: felt, y: ptr<u8> in element space }
+        let bytes = [17, 1, 3, b'p', 0, 2, 1, 3, b'x', 15, 1, 3, b'y', 16, 1, 4];
+        assert_eq!(check(&bytes), Ok(bytes.len()));
+        // A function type: C calling convention, (u32, felt) -> i1.
+        let mut c = Cursor::new(&[1, 5, 8, 15, 3, 2], 0);
+        assert_eq!(read_function_type(&mut c, MAX_TYPE_NESTING), Ok(()));
+        assert!(c.is_at_end());
+    }
+}
