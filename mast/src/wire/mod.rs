@@ -213,8 +213,9 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
     let exports = if end == bytes.len() {
         None
     } else if matches!(format, Format::Draft | Format::V0_24) {
-        // FIXME: 0.24 libraries (a forest followed by exports) are not
-        // read: a 0.24 forest refuses trailing bytes as miden-core 0.24 does.
+        // From 0.24 on a library ships as a package, not as a forest
+        // followed by exports: a 0.24 forest refuses trailing bytes, as
+        // miden-core 0.24 does.
         return err(end, DecodeErrorKind::TrailingBytes(bytes.len() - end));
     } else {
         let mut c = Cursor::new(bytes, end);
@@ -256,10 +257,10 @@ pub fn write(
     }
     if let Some(exports) = exports {
         if format == Format::V0_24 {
-            // FIXME: 0.24 library exports are not written (see `read_as`).
+            // A 0.24 library is a package (see `read_as`).
             return Err(EncodeError::unrepresentable(
-                "miden 0.24 in this crate",
-                "library exports",
+                "miden 0.24",
+                "library exports (0.24 ships libraries as packages)",
             ));
         }
         put_usize(&mut out, exports.len());
