@@ -221,11 +221,11 @@ fn core_library_0_23_masl_malformed_exports() {
     assert_eq!(e.offset, sig_at - 1, "{e}");
     assert!(matches!(e.kind, DecodeErrorKind::BadBool { .. }), "{e}");
     let mut bad = masl.clone();
-    bad[record_at] = 1; // a constant export
+    bad[record_at] = 3; // no such export
     let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
     assert_eq!(
         (e.offset, e.kind),
-        (record_at, DecodeErrorKind::Unsupported("a constant export"))
+        (record_at, DecodeErrorKind::Invalid("export tag"))
     );
     assert!(record_at > mast_len);
 }
@@ -313,4 +313,47 @@ fn stdlib_0_10_masl() {
         "std-0.10.5.roots",
     );
     assert_eq!(exports_listing(&f), text("std-0.10.5.exports"));
+}
+
+/// The core library with attributes on its first procedure and a constant
+/// export added reads, and is written back byte for byte.
+#[test]
+fn library_with_attributes_and_a_constant() {
+    let masl = data("core-0.23.5.masl");
+    let mast_len = data("core-0.23.5.mast").len();
+    let f = wire::read(&masl, DecodeOptions::TRUST).unwrap();
+    let first = &f.exports.as_ref().unwrap()[0];
+    assert!(first.signature.is_none() && first.attributes.is_none());
+    // 280 exports: a two-byte vint64, value << 2 | 0b10.
+    let count = |n: u16| (n << 2 | 2).to_le_bytes();
+    assert_eq!(masl[mast_len..mast_len + 2], count(280));
+    let records = mast_len + 2;
+    let attributes_at = records + 1 + 2 + first.path.len() + 4 + 1;
+    assert_eq!(masl[attributes_at], 1, "an empty attribute list");
+
+    let mut bytes = masl[..mast_len].to_vec();
+    bytes.extend(count(281));
+    bytes.extend(&masl[records..attributes_at]);
+    bytes.extend([3, 0, 13]);
+    bytes.extend(b"inline");
+    bytes.extend(&masl[attributes_at + 1..]);
+    let path = b"::miden::core::answer";
+    bytes.push(1);
+    bytes.extend((path.len() as u16).to_le_bytes());
+    bytes.extend(path);
+    bytes.push(1);
+    bytes.extend(42u64.to_le_bytes());
+
+    let f = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    let exports = f.exports.as_ref().unwrap();
+    assert_eq!(
+        exports[0].attributes.as_ref().unwrap().bytes(),
+        [3, 0, 13, b'i', b'n', b'l', b'i', b'n', b'e']
+    );
+    let last = exports.last().unwrap();
+    assert_eq!(last.path, "::miden::core::answer");
+    assert!(matches!(last.target, ExportTarget::Constant(_)));
+    assert_eq!(f.export_digest(last), None);
+    let again = wire::write(&f.forest, Some(exports), Format::V0_23, f.flags).unwrap();
+    assert!(again == bytes, "rewritten bytes differ");
 }

@@ -21,6 +21,16 @@
 //! each a `usize` count. Nesting is limited to 128 levels, as in that crate.
 //! A signature or type is checked by this grammar and kept as its bytes, so
 //! that it is written back as it was read.
+//!
+//! Attributes are a `Vec` of a tag and an identifier (0, a marker), a name
+//! and a `Vec` of meta expressions (1, a list), or a name and a map from
+//! identifiers to meta expressions, in increasing key order (2). A meta
+//! expression is an identifier (0), an integer below the field modulus (1,
+//! a `u64`), a word (2, four field elements) or a string (3). A constant is
+//! an integer (1), a string identifier (2), a word (3), or a hash kind byte
+//! (0 word, 1 event) and an identifier (4). An identifier is a non-empty
+//! string of alphanumeric or ASCII graphic characters other than `#`.
+//! Attributes and constants are checked and kept as their bytes too.
 
 use crate::felt::Digest;
 use crate::forest::{MastForest, MastNodeId};
@@ -38,6 +48,18 @@ const MAX_TYPE_NESTING: usize = 128;
 pub struct EncodedType(Vec<u8>);
 
 impl EncodedType {
+    /// The encoding.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A procedure's attributes (a non-empty `Vec`) or an exported constant,
+/// checked and kept as its encoding (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedValue(Vec<u8>);
+
+impl EncodedValue {
     /// The encoding.
     pub fn bytes(&self) -> &[u8] {
         &self.0
@@ -102,6 +124,7 @@ fn read_export_0_10(c: &mut Cursor<'_>, forest: &MastForest) -> Result<Export> {
         path,
         target,
         signature: None,
+        attributes: None,
     })
 }
 
@@ -118,22 +141,32 @@ fn read_export_0_23(c: &mut Cursor<'_>, forest: &MastForest) -> Result<Export> {
             } else {
                 None
             };
-            let at = c.at();
-            if c.usize("attributes")? != 0 {
-                // FIXME: procedure attributes (markers, lists and key-value
-                // pairs of meta expressions) are not read; the core library
-                // has none.
-                return err(at, DecodeErrorKind::Unsupported("procedure attributes"));
-            }
+            let start = c.at();
+            let attributes = match c.count("attributes", 2)? {
+                0 => None,
+                n => {
+                    (0..n).try_for_each(|_| read_attribute(c))?;
+                    Some(EncodedValue(c.since(start).to_vec()))
+                }
+            };
             Ok(Export {
                 path,
                 target,
                 signature,
+                attributes,
             })
         }
-        // FIXME: constant exports (integer, string, word and hash values)
-        // are not read; the core library has none.
-        1 => err(at, DecodeErrorKind::Unsupported("a constant export")),
+        1 => {
+            let path = read_path(c)?;
+            let start = c.at();
+            read_constant(c)?;
+            Ok(Export {
+                path,
+                target: ExportTarget::Constant(EncodedValue(c.since(start).to_vec())),
+                signature: None,
+                attributes: None,
+            })
+        }
         2 => {
             let path = read_path(c)?;
             let start = c.at();
@@ -143,6 +176,7 @@ fn read_export_0_23(c: &mut Cursor<'_>, forest: &MastForest) -> Result<Export> {
                 path,
                 target: ExportTarget::Type(ty),
                 signature: None,
+                attributes: None,
             })
         }
         _ => err(at, DecodeErrorKind::Invalid("export tag")),
@@ -223,6 +257,72 @@ fn read_function_type(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
     Ok(())
 }
 
+/// An identifier: non-empty, alphanumeric or ASCII graphic characters but
+/// `#`.
+fn read_ident<'a>(c: &mut Cursor<'a>) -> Result<&'a str> {
+    let at = c.at();
+    let s = c.string("identifier")?;
+    let valid = |ch: char| (ch.is_ascii_graphic() || ch.is_alphanumeric()) && ch != '#';
+    if s.is_empty() || !s.chars().all(valid) {
+        return err(at, DecodeErrorKind::Invalid("identifier"));
+    }
+    Ok(s)
+}
+
+fn read_attribute(c: &mut Cursor<'_>) -> Result<()> {
+    let at = c.at();
+    match c.u8("attribute tag")? {
+        0 => read_ident(c).map(drop),
+        1 => {
+            read_ident(c)?;
+            (0..c.count("meta list", 2)?).try_for_each(|_| read_meta_expr(c))
+        }
+        2 => {
+            read_ident(c)?;
+            let mut previous: Option<&str> = None;
+            for _ in 0..c.count("meta map", 3)? {
+                let at = c.at();
+                let key = read_ident(c)?;
+                if previous.is_some_and(|p| p >= key) {
+                    return err(at, DecodeErrorKind::NonCanonical("meta map key order"));
+                }
+                previous = Some(key);
+                read_meta_expr(c)?;
+            }
+            Ok(())
+        }
+        _ => err(at, DecodeErrorKind::Invalid("attribute tag")),
+    }
+}
+
+fn read_meta_expr(c: &mut Cursor<'_>) -> Result<()> {
+    let at = c.at();
+    match c.u8("meta expression tag")? {
+        0 => read_ident(c).map(drop),
+        1 => c.felt("integer").map(drop),
+        2 => c.word("word").map(drop),
+        3 => c.string("string").map(drop),
+        _ => err(at, DecodeErrorKind::Invalid("meta expression tag")),
+    }
+}
+
+fn read_constant(c: &mut Cursor<'_>) -> Result<()> {
+    let at = c.at();
+    match c.u8("constant tag")? {
+        1 => c.felt("integer").map(drop),
+        2 => read_ident(c).map(drop),
+        3 => c.word("word").map(drop),
+        4 => {
+            let at = c.at();
+            if c.u8("hash kind")? > 1 {
+                return err(at, DecodeErrorKind::Invalid("hash kind"));
+            }
+            read_ident(c).map(drop)
+        }
+        _ => err(at, DecodeErrorKind::Invalid("constant tag")),
+    }
+}
+
 pub(crate) fn write_export(
     e: &Export,
     format: Format,
@@ -236,10 +336,10 @@ pub(crate) fn write_export(
         Ok(())
     };
     if format == Format::V0_10 {
-        if e.signature.is_some() {
+        if e.signature.is_some() || e.attributes.is_some() {
             return Err(EncodeError::unrepresentable(
                 "miden 0.10",
-                format!("the signature of export {}", e.path),
+                format!("the signature or attributes of export {}", e.path),
             ));
         }
         let (module, name) = e.path.rsplit_once("::").unwrap_or(("", &e.path));
@@ -254,10 +354,10 @@ pub(crate) fn write_export(
                 out.push(1);
                 put_word(out, d);
             }
-            ExportTarget::Type(_) => {
+            ExportTarget::Type(_) | ExportTarget::Constant(_) => {
                 return Err(EncodeError::unrepresentable(
                     "miden 0.10",
-                    format!("type export {}", e.path),
+                    format!("type or constant export {}", e.path),
                 ))
             }
         }
@@ -275,8 +375,16 @@ pub(crate) fn write_export(
                 }
                 None => out.push(0),
             }
-            // No attributes.
+            match &e.attributes {
+                Some(attributes) => out.extend_from_slice(attributes.bytes()),
+                // An empty `Vec`.
+                None => out.push(1),
+            }
+        }
+        ExportTarget::Constant(value) => {
             out.push(1);
+            put_path(out, &e.path)?;
+            out.extend_from_slice(value.bytes());
         }
         ExportTarget::Type(ty) => {
             out.push(2);
@@ -298,7 +406,7 @@ pub(crate) fn export_digest(forest: &MastForest, e: &Export) -> Option<Digest> {
     match &e.target {
         ExportTarget::Node(id) => Some(forest.digest(*id)),
         ExportTarget::Digest(d) => Some(*d),
-        ExportTarget::Type(_) => None,
+        ExportTarget::Type(_) | ExportTarget::Constant(_) => None,
     }
 }
 
@@ -365,5 +473,83 @@ mod tests {
         let mut c = Cursor::new(&[1, 5, 8, 15, 3, 2], 0);
         assert_eq!(read_function_type(&mut c, MAX_TYPE_NESTING), Ok(()));
         assert!(c.is_at_end());
+    }
+
+    fn read_all(bytes: &[u8], read: fn(&mut Cursor<'_>) -> Result<()>) -> Result<usize> {
+        let mut c = Cursor::new(bytes, 0);
+        read(&mut c)?;
+        Ok(c.at())
+    }
+
+    #[test]
+    fn attributes() {
+        // `inline`, `doc("x")` and `cfg(a = 1, b = w)`.
+        let marker = [0, 13, b'i', b'n', b'l', b'i', b'n', b'e'];
+        let list = [1, 7, b'd', b'o', b'c', 3, 3, 3, b'x'];
+        let mut map = vec![2, 7, b'c', b'f', b'g', 5];
+        map.extend([3, b'a', 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+        map.extend([3, b'b', 0, 3, b'w']);
+        for bytes in [&marker[..], &list[..], &map[..]] {
+            assert_eq!(
+                read_all(bytes, read_attribute),
+                Ok(bytes.len()),
+                "{bytes:?}"
+            );
+        }
+        // Keys out of order, an integer not below the modulus, a `#`.
+        let mut swapped = vec![2, 7, b'c', b'f', b'g', 5];
+        swapped.extend([3, b'b', 0, 3, b'w']);
+        swapped.extend([3, b'a', 0, 3, b'w']);
+        let e = read_all(&swapped, read_attribute).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (11, DecodeErrorKind::NonCanonical("meta map key order"))
+        );
+        let mut big = vec![1, 7, b'd', b'o', b'c', 3, 1];
+        big.extend(u64::MAX.to_le_bytes());
+        let e = read_all(&big, read_attribute).unwrap_err();
+        assert_eq!(e.offset, 7, "{e}");
+        let e = read_all(&[0, 3, b'#'], read_attribute).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (1, DecodeErrorKind::Invalid("identifier"))
+        );
+        let e = read_all(&[0, 1], read_attribute).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (1, DecodeErrorKind::Invalid("identifier"))
+        );
+        let e = read_all(&[3], read_attribute).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (0, DecodeErrorKind::Invalid("attribute tag"))
+        );
+    }
+
+    #[test]
+    fn constants() {
+        let word = [3, 0, 0, 0, 0, 0, 0, 0, 0]
+            .into_iter()
+            .chain([0u8; 24])
+            .collect::<Vec<u8>>();
+        let cases: [&[u8]; 4] = [
+            &[1, 5, 0, 0, 0, 0, 0, 0, 0],
+            &[2, 3, b'k'],
+            &word,
+            &[4, 1, 5, b'e', b'v'],
+        ];
+        for bytes in cases {
+            assert_eq!(read_all(bytes, read_constant), Ok(bytes.len()), "{bytes:?}");
+        }
+        let e = read_all(&[4, 2, 3, b'k'], read_constant).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (1, DecodeErrorKind::Invalid("hash kind"))
+        );
+        let e = read_all(&[0], read_constant).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (0, DecodeErrorKind::Invalid("constant tag"))
+        );
     }
 }

@@ -17,7 +17,8 @@
 //! contrived inputs, and a caller who knows better says so (`Format::Draft`).
 //!
 //! A library is a forest followed by its exports (`library`: procedures by
-//! node or digest, and from 0.23 on their signatures and exported types).
+//! node or digest, and from 0.23 on their signatures and attributes,
+//! exported types and constants).
 //!
 //! Decoders read the structure first and settle digests after it
 //! (`settle_digests`): a trusted digest is taken as recorded; otherwise
@@ -45,7 +46,7 @@ use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::Isa;
 
 use cursor::{put_usize, Cursor};
-pub use library::EncodedType;
+pub use library::{EncodedType, EncodedValue};
 use v023::Version;
 
 /// The wire formats.
@@ -121,6 +122,8 @@ pub struct Export {
     pub target: ExportTarget,
     /// The procedure's signature, a function type (0.23 on).
     pub signature: Option<EncodedType>,
+    /// The procedure's attributes, if it has any (0.23 on).
+    pub attributes: Option<EncodedValue>,
 }
 
 /// What an export names.
@@ -132,6 +135,8 @@ pub enum ExportTarget {
     Digest(Digest),
     /// A type (0.23 on).
     Type(EncodedType),
+    /// A constant (0.23 on).
+    Constant(EncodedValue),
 }
 
 /// A decoded file: its format, its forest and, for a library, its exports.
