@@ -363,8 +363,14 @@ pub(crate) fn settle_digests(
 /// `available_parallelism` threads.
 fn block_digests(blocks: &[&BasicBlock], isa: Isa) -> Vec<Digest> {
     let total: usize = blocks.iter().map(|b| b.ops().len()).sum();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if workers == 1 || total < PARALLEL_MIN_OPS {
+    // Asking for the parallelism reads the process's CPU quota: not for
+    // small forests.
+    let workers = if total < PARALLEL_MIN_OPS {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    if workers == 1 {
         return blocks.iter().map(|b| b.digest_in(isa)).collect();
     }
     // Contiguous runs of about `total / workers` operations each.
