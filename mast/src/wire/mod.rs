@@ -29,8 +29,12 @@
 //! file). The forest and the first mismatch in node order do not depend on
 //! the thread count.
 //!
-//! FIXME: the wire version `[0,0,5]` (the 1.0 line) is refused with a typed
-//! error: its layout is not implemented.
+//! FIXME: the wire version `[0,0,5]` (miden-core 1.0.0-rc.0) is refused
+//! with a typed error. Its layout is that of `[0,0,4]` with the nodes in a
+//! canonical order (external nodes by increasing digest, then blocks, then
+//! the other nodes, children first) and opcode `0x50` meaning `compress`
+//! instead of `hperm`; its digests are Eidos hashes, which the
+//! `miden-crypto` this crate builds on (0.25) does not provide.
 
 pub(crate) mod cursor;
 mod library;
