@@ -89,6 +89,19 @@ fn core_library_0_23_hashless() {
     );
 }
 
+/// The core library with its debug info cleared by miden-core 0.23.5: a
+/// section of empty tables, read as no debug info.
+#[test]
+fn core_library_0_23_debug_info_cleared() {
+    let f = check(
+        "core-0.23.5.cleared.mast",
+        Format::V0_23,
+        Flags::default(),
+        "core-0.23.5.roots",
+    );
+    assert!(f.forest.debug_info().is_none());
+}
+
 #[test]
 fn core_library_0_24_full() {
     let flags = Flags {
@@ -146,6 +159,11 @@ fn conversion_between_0_23_and_0_24() {
         };
         assert!(v3 == data(name), "{name}");
     }
+    // Written full, the forest without debug info gets miden-core's section
+    // of empty tables.
+    let v4 = wire::read(&data("core-0.24.2.mast"), DecodeOptions::VERIFY).unwrap();
+    let full = wire::write(&v4.forest, None, Format::V0_23, Flags::default()).unwrap();
+    assert!(full == data("core-0.23.5.cleared.mast"));
 }
 
 /// The library is the full forest followed by its exports: 279 procedures
@@ -269,6 +287,7 @@ fn truncation_and_corruption() {
         "core-0.23.5.stripped.mast",
         "core-0.23.5.hashless.mast",
         "core-0.23.5.masl",
+        "core-0.23.5.cleared.mast",
         "core-0.24.2.mast",
         "core-0.24.2.hashless.mast",
         "std-0.10.5.mast",

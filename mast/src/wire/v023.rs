@@ -37,7 +37,10 @@
 //! node→decorator tables (two CSR matrices of `u32`), procedure names
 //! (`BTreeMap<Word, String>`), assembly-op data, string table and records
 //! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
-//! debug variables, and the operation→debug-variable table.
+//! debug variables, and the operation→debug-variable table. A forest without
+//! debug info has a section of empty tables (but the node→operation index,
+//! one zero per node and one more): it reads as no debug info, and a forest
+//! without any is written full with that section.
 //!
 //! Version `[0, 0, 4]` (miden-core 0.24) has the same sections up to the
 //! advice map and ends there: debug info left the forest (a package carries
@@ -46,6 +49,8 @@
 //! operations and digests are those of 0.23. A 0.24 file reads with
 //! `stripped` set (it carries no debug info); a forest with debug info is
 //! written in 0.24 only when the caller asks for it stripped.
+
+use std::borrow::Cow;
 
 use crate::block::{BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
@@ -387,7 +392,9 @@ pub(crate) fn decode(
     let debug_info = if flags.stripped {
         None
     } else {
-        Some(read_debug_info(&mut c)?)
+        let info = read_debug_info(&mut c)?;
+        let nodes = s.internal + s.external;
+        (info.bytes() != empty_debug_info(nodes)).then_some(info)
     };
     let mut b = MastForestBuilder::new_in(Isa::V0_23);
     let mut entries = EntryDecoder {
@@ -664,6 +671,24 @@ fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
     c.since(start)
 }
 
+/// The debug-info section miden-core 0.23 writes for a forest of `nodes`
+/// nodes without debug info (`DebugInfo::empty_for_nodes`): every vector
+/// empty but the node→operation index of the operation→decorator table,
+/// which holds `nodes + 1` zeros. A forest read with this section has no
+/// debug info, and one without is written with it.
+fn empty_debug_info(nodes: usize) -> Vec<u8> {
+    // Empty vectors: decorator data, string offsets and data, decorator
+    // records, error codes, decorator ids, operation index.
+    let mut out = vec![1; 7];
+    put_usize(&mut out, nodes + 1);
+    out.resize(out.len() + nodes + 1, 1);
+    // Empty vectors: the two node→decorator tables (ids, index), procedure
+    // names, assembly-op data, string offsets and data, records, ids and
+    // index, debug variables, their ids, operation and node index.
+    out.resize(out.len() + 15, 1);
+    out
+}
+
 /// Encodes `forest` as miden-core 0.23 (`V3`) or 0.24 (`V4`) writes it,
 /// with `flags`.
 pub(crate) fn encode(
@@ -674,7 +699,8 @@ pub(crate) fn encode(
 ) -> Result<(), EncodeError> {
     let format = version.name();
     check_encodable(forest, Isa::V0_23, format)?;
-    let debug_info = match (flags.stripped, forest.debug_info()) {
+    // The bytes of the debug-info section, if the file has one.
+    let debug_info: Option<Cow<'_, [u8]>> = match (flags.stripped, forest.debug_info()) {
         (true, _) => None,
         (false, Some(_)) if version == Version::V4 => {
             return Err(EncodeError::unrepresentable(
@@ -682,16 +708,9 @@ pub(crate) fn encode(
                 "debug info, which left the forest in this version; write it --stripped",
             ));
         }
-        (false, Some(d)) => Some(d),
+        (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
         (false, None) if version == Version::V4 => None,
-        (false, None) => {
-            // FIXME: an empty debug-info section for a forest without one
-            // (its tables are sized by the nodes) is not written yet.
-            return Err(EncodeError::unrepresentable(
-                format,
-                "a full forest without debug info; write it --stripped",
-            ));
-        }
+        (false, None) => Some(Cow::Owned(empty_debug_info(forest.len()))),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());
@@ -751,7 +770,7 @@ pub(crate) fn encode(
         }
     }
     if let Some(d) = debug_info {
-        out.extend_from_slice(d.bytes());
+        out.extend_from_slice(&d);
     }
     Ok(())
 }

@@ -20,7 +20,8 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
 }
 
 /// The core library of miden-core-lib 0.23.5: the forest (full, stripped,
-/// hashless), the library (`.masl`), its roots and its exports.
+/// hashless, and full with its debug info cleared), the library (`.masl`),
+/// its roots and its exports.
 fn core_lib_0_23(out: &Path) {
     use miden_core::mast::{MastForest, MastNode, MastNodeExt};
     use miden_core::serde::Serializable;
@@ -37,6 +38,9 @@ fn core_lib_0_23(out: &Path) {
     let mut hashless = Vec::new();
     forest.write_hashless(&mut hashless);
     write(out, "core-0.23.5.hashless.mast", &hashless);
+    let mut cleared = forest.clone();
+    cleared.clear_debug_info();
+    write(out, "core-0.23.5.cleared.mast", &cleared.to_bytes());
     let masl = library.to_bytes();
     assert_eq!(masl, miden_core_lib::CoreLibrary::SERIALIZED, "the shipped core.masl");
     write(out, "core-0.23.5.masl", &masl);
