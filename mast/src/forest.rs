@@ -650,6 +650,16 @@ impl MastForestBuilder {
         &self.digests
     }
 
+    pub(crate) fn node_ref(&self, id: MastNodeId) -> &MastNode {
+        &self.nodes[id.index()]
+    }
+
+    /// Replaces the digest a decoder pushed a node with (a placeholder until
+    /// the digests are computed in one pass).
+    pub(crate) fn set_digest(&mut self, id: MastNodeId, digest: Digest) {
+        self.digests[id.index()] = digest;
+    }
+
     pub(crate) fn push_unchecked(&mut self, node: MastNode, digest: Digest) -> MastNodeId {
         let id = MastNodeId(self.nodes.len() as u32);
         self.nodes.push(node);

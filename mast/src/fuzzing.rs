@@ -52,8 +52,9 @@ pub fn check_wire_bytes(bytes: &[u8]) {
     );
 }
 
-/// Encodes generated forests as miden-core 0.10 and 0.23 (stripped and
-/// hashless) write them, mutates the bytes and checks them.
+/// Encodes generated forests as miden-core 0.10, 0.23 (stripped and
+/// hashless) and 0.24 (full and hashless) write them, and as 0.10 and 0.23
+/// libraries exporting every root, mutates the bytes and checks them.
 pub fn check_released_input(input: &FuzzInput) {
     let cfg = GenConfig {
         nodes: 1 + input.nodes as usize % 40,
@@ -71,12 +72,30 @@ pub fn check_released_input(input: &FuzzInput) {
             hashless: true,
         },
     ];
+    // The same forest as a library exporting each root.
+    let exports: Vec<wire::Export> = forest
+        .roots()
+        .enumerate()
+        .map(|(i, root)| wire::Export {
+            path: format!("::fuzz::p{i}"),
+            target: wire::ExportTarget::Node(root),
+            signature: None,
+            attributes: None,
+        })
+        .collect();
     let encodings = [
         wire::write(&forest, None, wire::Format::V0_10, flags[0]),
+        wire::write(&forest, Some(&exports), wire::Format::V0_10, flags[0]),
+        wire::convert(&forest, Isa::V0_23)
+            .and_then(|f| wire::write(&f, Some(&exports), wire::Format::V0_23, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[2])),
+        wire::convert(&forest, Isa::V0_23)
+            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
+        wire::convert(&forest, Isa::V0_23)
+            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
     ];
     for mut bytes in encodings.into_iter().flatten() {
         for m in &input.mutations {

@@ -297,6 +297,8 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
     for name in [
         "core-0.23.5.stripped.mast",
         "core-0.23.5.hashless.mast",
+        "core-0.24.2.hashless.mast",
+        "core-0.23.5.masl",
         "std-0.10.5.mast",
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();

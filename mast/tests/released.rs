@@ -4,7 +4,7 @@
 //! miden-core computed, and rewritten byte for byte.
 
 use kildall_mast::format::{DecodeErrorKind, DecodeOptions};
-use kildall_mast::wire::{self, Flags, Format, MastFile};
+use kildall_mast::wire::{self, ExportTarget, Flags, Format, MastFile};
 use kildall_mast::{Isa, NodeKind};
 
 fn data(name: &str) -> Vec<u8> {
@@ -33,7 +33,7 @@ fn exports_listing(file: &MastFile) -> String {
     let exports = file.exports.as_ref().expect("a library");
     exports
         .iter()
-        .map(|e| format!("export {} {}\n", e.path, file.export_digest(e)))
+        .filter_map(|e| Some(format!("export {} {}\n", e.path, file.export_digest(e)?)))
         .collect()
 }
 
@@ -89,20 +89,163 @@ fn core_library_0_23_hashless() {
     );
 }
 
+/// The core library with its debug info cleared by miden-core 0.23.5: a
+/// section of empty tables, read as no debug info.
+#[test]
+fn core_library_0_23_debug_info_cleared() {
+    let f = check(
+        "core-0.23.5.cleared.mast",
+        Format::V0_23,
+        Flags::default(),
+        "core-0.23.5.roots",
+    );
+    assert!(f.forest.debug_info().is_none());
+}
+
+#[test]
+fn core_library_0_24_full() {
+    let flags = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let f = check(
+        "core-0.24.2.mast",
+        Format::V0_24,
+        flags,
+        "core-0.24.2.roots",
+    );
+    assert_eq!(f.forest.isa(), Isa::V0_23);
+    assert!(f.forest.debug_info().is_none());
+}
+
+#[test]
+fn core_library_0_24_hashless() {
+    let flags = Flags {
+        stripped: true,
+        hashless: true,
+    };
+    check(
+        "core-0.24.2.hashless.mast",
+        Format::V0_24,
+        flags,
+        "core-0.24.2.roots",
+    );
+}
+
+/// miden-core 0.24 wrote the forest of the 0.23 core library: converting
+/// the 0.23 file to 0.24 (dropping its debug info, as asked) gives its bytes,
+/// and converting back gives the stripped 0.23 file.
+#[test]
+fn conversion_between_0_23_and_0_24() {
+    let full = wire::read(&data("core-0.23.5.mast"), DecodeOptions::VERIFY).unwrap();
+    for hashless in [false, true] {
+        let flags = Flags {
+            stripped: true,
+            hashless,
+        };
+        let v4 = wire::write(&full.forest, None, Format::V0_24, flags).unwrap();
+        let name = if hashless {
+            "core-0.24.2.hashless.mast"
+        } else {
+            "core-0.24.2.mast"
+        };
+        assert!(v4 == data(name), "{name}");
+        let back = wire::read(&v4, DecodeOptions::VERIFY).unwrap();
+        let v3 = wire::write(&back.forest, None, Format::V0_23, flags).unwrap();
+        let name = if hashless {
+            "core-0.23.5.hashless.mast"
+        } else {
+            "core-0.23.5.stripped.mast"
+        };
+        assert!(v3 == data(name), "{name}");
+    }
+    // Written full, the forest without debug info gets miden-core's section
+    // of empty tables.
+    let v4 = wire::read(&data("core-0.24.2.mast"), DecodeOptions::VERIFY).unwrap();
+    let full = wire::write(&v4.forest, None, Format::V0_23, Flags::default()).unwrap();
+    assert!(full == data("core-0.23.5.cleared.mast"));
+}
+
+/// The library is the full forest followed by its exports: 279 procedures
+/// (85 with a signature) and one type.
 #[test]
 fn core_library_0_23_masl() {
-    // The library is the full forest followed by its exports.
     let masl = data("core-0.23.5.masl");
     let mast = data("core-0.23.5.mast");
     assert_eq!(&masl[..mast.len()], &mast[..]);
-    // FIXME: exports with procedure signatures are not read yet; the core
-    // library's have them, so reading it is a typed error for now.
-    let e = wire::read(&masl, DecodeOptions::VERIFY).unwrap_err();
-    assert_eq!(
-        e.kind,
-        DecodeErrorKind::Unsupported("a procedure signature")
+    let f = check(
+        "core-0.23.5.masl",
+        Format::V0_23,
+        Flags::default(),
+        "core-0.23.5.roots",
     );
-    assert!(e.offset > mast.len());
+    assert_eq!(exports_listing(&f), text("core-0.23.5.exports"));
+    let exports = f.exports.as_ref().unwrap();
+    assert_eq!(exports.len(), 280);
+    assert_eq!(exports.iter().filter(|e| e.signature.is_some()).count(), 85);
+    let types: Vec<&str> = exports
+        .iter()
+        .filter(|e| matches!(e.target, ExportTarget::Type(_)))
+        .map(|e| e.path.as_str())
+        .collect();
+    assert_eq!(types, ["::miden::core::math::u256::u256"]);
+    // 0.10 has no signatures: writing one there is a typed error.
+    let std = wire::read(&data("std-0.10.5.masl"), DecodeOptions::TRUST).unwrap();
+    let mut std_exports = std.exports.clone().unwrap();
+    let signed = exports.iter().find(|e| e.signature.is_some()).unwrap();
+    std_exports[0].signature = signed.signature.clone();
+    let e = wire::write(
+        &std.forest,
+        Some(&std_exports),
+        Format::V0_10,
+        Flags::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("signature"), "{e}");
+}
+
+/// A library's exports after malformed signatures and types: each refused at
+/// its byte.
+#[test]
+fn core_library_0_23_masl_malformed_exports() {
+    let masl = data("core-0.23.5.masl");
+    let mast_len = data("core-0.23.5.mast").len();
+    let f = wire::read(&masl, DecodeOptions::TRUST).unwrap();
+    // The first export with a signature, and where its signature starts.
+    let exports = f.exports.as_ref().unwrap();
+    let first = exports.iter().position(|e| e.signature.is_some()).unwrap();
+    let before = wire::write(
+        &f.forest,
+        Some(&exports[..first]),
+        Format::V0_23,
+        Flags::default(),
+    )
+    .unwrap();
+    // The count differs in the prefix written; the records after it do not.
+    let count_len = |n: usize| if n < 128 { 1 } else { 2 };
+    let record_at = before.len() - count_len(first) + count_len(exports.len());
+    let sig_at = record_at + 1 + 2 + exports[first].path.len() + 4 + 1;
+    assert_eq!(masl[sig_at - 1], 1, "the signature flag");
+    let mut bad = masl.clone();
+    bad[sig_at] = 4; // calling convention
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind),
+        (sig_at, DecodeErrorKind::Invalid("calling convention"))
+    );
+    let mut bad = masl.clone();
+    bad[sig_at - 1] = 2; // the signature flag
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, sig_at - 1, "{e}");
+    assert!(matches!(e.kind, DecodeErrorKind::BadBool { .. }), "{e}");
+    let mut bad = masl.clone();
+    bad[record_at] = 3; // no such export
+    let e = wire::read(&bad, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind),
+        (record_at, DecodeErrorKind::Invalid("export tag"))
+    );
+    assert!(record_at > mast_len);
 }
 
 /// Converting 0.23 → 0.10 → 0.23 is the identity on every tree of the core
@@ -144,6 +287,9 @@ fn truncation_and_corruption() {
         "core-0.23.5.stripped.mast",
         "core-0.23.5.hashless.mast",
         "core-0.23.5.masl",
+        "core-0.23.5.cleared.mast",
+        "core-0.24.2.mast",
+        "core-0.24.2.hashless.mast",
         "std-0.10.5.mast",
         "std-0.10.5.masl",
     ] {
@@ -186,4 +332,47 @@ fn stdlib_0_10_masl() {
         "std-0.10.5.roots",
     );
     assert_eq!(exports_listing(&f), text("std-0.10.5.exports"));
+}
+
+/// The core library with attributes on its first procedure and a constant
+/// export added reads, and is written back byte for byte.
+#[test]
+fn library_with_attributes_and_a_constant() {
+    let masl = data("core-0.23.5.masl");
+    let mast_len = data("core-0.23.5.mast").len();
+    let f = wire::read(&masl, DecodeOptions::TRUST).unwrap();
+    let first = &f.exports.as_ref().unwrap()[0];
+    assert!(first.signature.is_none() && first.attributes.is_none());
+    // 280 exports: a two-byte vint64, value << 2 | 0b10.
+    let count = |n: u16| (n << 2 | 2).to_le_bytes();
+    assert_eq!(masl[mast_len..mast_len + 2], count(280));
+    let records = mast_len + 2;
+    let attributes_at = records + 1 + 2 + first.path.len() + 4 + 1;
+    assert_eq!(masl[attributes_at], 1, "an empty attribute list");
+
+    let mut bytes = masl[..mast_len].to_vec();
+    bytes.extend(count(281));
+    bytes.extend(&masl[records..attributes_at]);
+    bytes.extend([3, 0, 13]);
+    bytes.extend(b"inline");
+    bytes.extend(&masl[attributes_at + 1..]);
+    let path = b"::miden::core::answer";
+    bytes.push(1);
+    bytes.extend((path.len() as u16).to_le_bytes());
+    bytes.extend(path);
+    bytes.push(1);
+    bytes.extend(42u64.to_le_bytes());
+
+    let f = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    let exports = f.exports.as_ref().unwrap();
+    assert_eq!(
+        exports[0].attributes.as_ref().unwrap().bytes(),
+        [3, 0, 13, b'i', b'n', b'l', b'i', b'n', b'e']
+    );
+    let last = exports.last().unwrap();
+    assert_eq!(last.path, "::miden::core::answer");
+    assert!(matches!(last.target, ExportTarget::Constant(_)));
+    assert_eq!(f.export_digest(last), None);
+    let again = wire::write(&f.forest, Some(exports), Format::V0_23, f.flags).unwrap();
+    assert!(again == bytes, "rewritten bytes differ");
 }

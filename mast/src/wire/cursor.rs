@@ -37,6 +37,7 @@ impl<'a> Cursor<'a> {
         self.pos == self.bytes.len()
     }
 
+    #[inline]
     pub(crate) fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return err(self.pos, DecodeErrorKind::Truncated(field));
@@ -46,6 +47,7 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
+    #[inline]
     pub(crate) fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N]> {
         let s = self.take(N, field)?;
         let mut a = [0; N];
@@ -53,18 +55,22 @@ impl<'a> Cursor<'a> {
         Ok(a)
     }
 
+    #[inline]
     pub(crate) fn u8(&mut self, field: &'static str) -> Result<u8> {
         Ok(self.array::<1>(field)?[0])
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, field: &'static str) -> Result<u16> {
         Ok(u16::from_le_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn u32(&mut self, field: &'static str) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array(field)?))
     }
 
+    #[inline]
     pub(crate) fn u64(&mut self, field: &'static str) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(field)?))
     }
@@ -80,18 +86,50 @@ impl<'a> Cursor<'a> {
 
     /// A `usize` in the prefix-varint encoding; superfluous zero bytes are
     /// rejected (Miden never writes them).
+    ///
+    /// Values below 128 (one byte, the low bit set) are most of the lengths
+    /// and CSR indices of a forest and take the inline path.
+    #[inline]
     pub(crate) fn usize(&mut self, field: &'static str) -> Result<u64> {
-        let mut rest = &self.bytes[self.pos..];
-        match vint64::decode(&mut rest) {
-            Ok(v) => {
-                self.pos = self.bytes.len() - rest.len();
-                Ok(v)
+        match self.bytes.get(self.pos) {
+            Some(&b) if b & 1 == 1 => {
+                self.pos += 1;
+                Ok(u64::from(b >> 1))
             }
-            Err(vint64::Error::Truncated) => err(self.pos, DecodeErrorKind::Truncated(field)),
-            Err(vint64::Error::LeadingZeroes) => {
-                err(self.pos, DecodeErrorKind::NonCanonicalVInt(field))
-            }
+            _ => self.usize_multibyte(field),
         }
+    }
+
+    /// The `vint64` decoding: the first byte's trailing zeros count the
+    /// bytes that follow, nine bytes when it is zero.
+    fn usize_multibyte(&mut self, field: &'static str) -> Result<u64> {
+        let rest = &self.bytes[self.pos..];
+        let Some(&first) = rest.first() else {
+            return err(self.pos, DecodeErrorKind::Truncated(field));
+        };
+        let len = first.trailing_zeros() as usize + 1;
+        if rest.len() < len {
+            return err(self.pos, DecodeErrorKind::Truncated(field));
+        }
+        let value = if len == 9 {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(&rest[1..9]);
+            u64::from_le_bytes(le)
+        } else if let Some(word) = rest.first_chunk::<8>() {
+            // One load and a mask instead of a copy of `len` bytes.
+            let bits = 8 * len as u32;
+            let mask = u64::MAX.checked_shr(64 - bits).unwrap_or(0);
+            (u64::from_le_bytes(*word) & mask) >> len
+        } else {
+            let mut le = [0u8; 8];
+            le[..len].copy_from_slice(&rest[..len]);
+            u64::from_le_bytes(le) >> len
+        };
+        if len > 1 && value < 1 << (7 * (len - 1)) {
+            return err(self.pos, DecodeErrorKind::NonCanonicalVInt(field));
+        }
+        self.pos += len;
+        Ok(value)
     }
 
     /// A length prefix of items at least `min_size` bytes each, bounded by the
@@ -113,12 +151,14 @@ impl<'a> Cursor<'a> {
         Ok(n as usize)
     }
 
+    #[inline]
     pub(crate) fn felt(&mut self, field: &'static str) -> Result<Felt> {
         let at = self.pos;
         let v = self.u64(field)?;
         Felt::new(v).map_or_else(|| err(at, DecodeErrorKind::NonCanonicalFelt(field)), Ok)
     }
 
+    #[inline]
     pub(crate) fn word(&mut self, field: &'static str) -> Result<Digest> {
         let at = self.pos;
         let bytes: [u8; 32] = self.array(field)?;

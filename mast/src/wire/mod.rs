@@ -6,6 +6,7 @@
 //! | draft       | `MAST\0` `[0,0,0]`             | RPO256    | [`crate::format`] |
 //! | miden 0.10  | `MAST\0` `[0,0,0]`             | RPO256    | `v010`      |
 //! | miden 0.23  | `MAST` flags `[0,0,3]`         | Poseidon2 | `v023`      |
+//! | miden 0.24  | `MAST` flags `[0,0,4]`         | Poseidon2 | `v023`      |
 //!
 //! The draft and miden-core 0.10 share their 8-byte header. They are told
 //! apart by layout: after the header, 0.10 has a `usize` node count, two
@@ -15,28 +16,42 @@
 //! bitset padded to 4 bytes, 48-byte records) do not fit them but for
 //! contrived inputs, and a caller who knows better says so (`Format::Draft`).
 //!
-//! A library is a forest followed by its exports: a `usize` count, then per
-//! export (0.10) a module path (`u16` length and bytes), a name (`usize`
-//! length and bytes), a tag (0: a node `u32`, 1: a digest), or (0.23) a tag
-//! 0, a path (`u16` length and bytes), a node `u32`, a signature flag and
-//! the attributes (a `Vec`).
+//! A library is a forest followed by its exports (`library`: procedures by
+//! node or digest, and from 0.23 on their signatures and attributes,
+//! exported types and constants).
 //!
-//! FIXME: the wire versions `[0,0,4]` (debug info moved out of the forest,
-//! trailing bytes refused) and `[0,0,5]` (the 1.0 line) are refused with a
-//! typed error: their layouts are not implemented.
+//! Decoders read the structure first and settle digests after it
+//! (`settle_digests`): a trusted digest is taken as recorded; otherwise
+//! every block digest, which depends only on the block's operations, is
+//! computed on up to `available_parallelism` threads over contiguous runs of
+//! blocks, and the other nodes' digests are merged in node order, children
+//! first, each checked against the recorded one (or rebuilt, for a hashless
+//! file). The forest and the first mismatch in node order do not depend on
+//! the thread count.
+//!
+//! FIXME: the wire version `[0,0,5]` (miden-core 1.0.0-rc.0) is refused
+//! with a typed error. Its layout is that of `[0,0,4]` with the nodes in a
+//! canonical order (external nodes by increasing digest, then blocks, then
+//! the other nodes, children first) and opcode `0x50` meaning `compress`
+//! instead of `hperm`; its digests are Eidos hashes, which the
+//! `miden-crypto` this crate builds on (0.25) does not provide.
 
 pub(crate) mod cursor;
+mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
 
 use core::fmt;
 
+use crate::block::BasicBlock;
 use crate::felt::Digest;
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::Isa;
 
-use cursor::{put_u32, put_usize, put_word, Cursor};
+use cursor::{put_usize, Cursor};
+pub use library::{EncodedType, EncodedValue};
+use v023::Version;
 
 /// The wire formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +62,9 @@ pub enum Format {
     V0_10,
     /// miden-core 0.23, version `[0, 0, 3]`.
     V0_23,
+    /// miden-core 0.24, version `[0, 0, 4]`: the layout of 0.23 without
+    /// debug info.
+    V0_24,
 }
 
 impl Format {
@@ -55,6 +73,7 @@ impl Format {
         match self {
             Format::Draft | Format::V0_10 => [0, 0, 0],
             Format::V0_23 => v023::VERSION,
+            Format::V0_24 => v023::VERSION_0_24,
         }
     }
 
@@ -62,7 +81,7 @@ impl Format {
     pub fn isa(self) -> Isa {
         match self {
             Format::Draft | Format::V0_10 => Isa::V0_10,
-            Format::V0_23 => Isa::V0_23,
+            Format::V0_23 | Format::V0_24 => Isa::V0_23,
         }
     }
 }
@@ -74,6 +93,7 @@ impl fmt::Display for Format {
             Format::Draft => write!(f, "draft (version [{a},{b},{c}])"),
             Format::V0_10 => write!(f, "miden 0.10 (version [{a},{b},{c}])"),
             Format::V0_23 => write!(f, "miden 0.23 (version [{a},{b},{c}])"),
+            Format::V0_24 => write!(f, "miden 0.24 (version [{a},{b},{c}])"),
         }
     }
 }
@@ -104,15 +124,23 @@ pub struct Export {
     pub path: String,
     /// What it names.
     pub target: ExportTarget,
+    /// The procedure's signature, a function type (0.23 on).
+    pub signature: Option<EncodedType>,
+    /// The procedure's attributes, if it has any (0.23 on).
+    pub attributes: Option<EncodedValue>,
 }
 
 /// What an export names.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExportTarget {
     /// A root of the library's forest.
     Node(MastNodeId),
     /// A procedure of another library, by digest (0.10 re-exports).
     Digest(Digest),
+    /// A type (0.23 on).
+    Type(EncodedType),
+    /// A constant (0.23 on).
+    Constant(EncodedValue),
 }
 
 /// A decoded file: its format, its forest and, for a library, its exports.
@@ -129,12 +157,9 @@ pub struct MastFile {
 }
 
 impl MastFile {
-    /// The digest an export names.
-    pub fn export_digest(&self, e: &Export) -> Digest {
-        match e.target {
-            ExportTarget::Node(id) => self.forest.digest(id),
-            ExportTarget::Digest(d) => d,
-        }
+    /// The digest an export names, if it names a procedure.
+    pub fn export_digest(&self, e: &Export) -> Option<Digest> {
+        library::export_digest(&self.forest, e)
     }
 }
 
@@ -158,8 +183,9 @@ pub fn detect(bytes: &[u8]) -> Result<(Format, Flags)> {
             },
             Flags::default(),
         )),
-        [0, 0, 3] => Ok((Format::V0_23, v023::read_flags(bytes[4])?)),
-        // FIXME: [0,0,4] and [0,0,5] (see the module docs).
+        [0, 0, 3] => Ok((Format::V0_23, v023::read_flags(bytes[4], Version::V3)?)),
+        [0, 0, 4] => Ok((Format::V0_24, v023::read_flags(bytes[4], Version::V4)?)),
+        // FIXME: [0,0,5] (see the module docs).
         _ => err(5, DecodeErrorKind::UnsupportedVersion(version)),
     }
 }
@@ -184,9 +210,9 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
             let (forest, end) = v010::decode(bytes, 8, opts)?;
             (forest, end, Flags::default())
         }
-        Format::V0_23 => {
+        Format::V0_23 | Format::V0_24 => {
             let (f, flags) = detect(bytes)?;
-            if f != Format::V0_23 {
+            if f != format {
                 return err(5, DecodeErrorKind::UnsupportedVersion(f.version()));
             }
             let (forest, end) = v023::decode(bytes, flags, opts)?;
@@ -195,11 +221,14 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
     };
     let exports = if end == bytes.len() {
         None
-    } else if format == Format::Draft {
+    } else if matches!(format, Format::Draft | Format::V0_24) {
+        // From 0.24 on a library ships as a package, not as a forest
+        // followed by exports: a 0.24 forest refuses trailing bytes, as
+        // miden-core 0.24 does.
         return err(end, DecodeErrorKind::TrailingBytes(bytes.len() - end));
     } else {
         let mut c = Cursor::new(bytes, end);
-        let exports = read_exports(&mut c, format, &forest)?;
+        let exports = library::read_exports(&mut c, format, &forest)?;
         if !c.is_at_end() {
             return err(c.at(), DecodeErrorKind::TrailingBytes(c.remaining()));
         }
@@ -211,74 +240,6 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
         forest,
         exports,
     })
-}
-
-fn read_exports(c: &mut Cursor<'_>, format: Format, forest: &MastForest) -> Result<Vec<Export>> {
-    let n = c.count("exports", 7)?;
-    let mut exports = Vec::with_capacity(n);
-    let path = |c: &mut Cursor<'_>| -> Result<String> {
-        let len = c.u16("path length")? as usize;
-        let at = c.at();
-        let bytes = c.take(len, "path")?;
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(s.to_string()),
-            Err(e) => err(
-                at + e.valid_up_to(),
-                DecodeErrorKind::Invalid("path is not UTF-8"),
-            ),
-        }
-    };
-    let node = |c: &mut Cursor<'_>| -> Result<ExportTarget> {
-        let at = c.at();
-        let id = c.u32("export node")?;
-        match forest.node_id(id as usize) {
-            Some(id) => Ok(ExportTarget::Node(id)),
-            None => err(
-                at,
-                DecodeErrorKind::NodeOutOfRange {
-                    index: id,
-                    count: forest.len() as u32,
-                },
-            ),
-        }
-    };
-    for _ in 0..n {
-        let export = if format == Format::V0_10 {
-            let module = path(c)?;
-            let path = format!("{module}::{}", c.string("export name")?);
-            let at = c.at();
-            let target = match c.u8("export tag")? {
-                0 => node(c)?,
-                1 => ExportTarget::Digest(c.word("export digest")?),
-                _ => return err(at, DecodeErrorKind::Invalid("export tag")),
-            };
-            Export { path, target }
-        } else {
-            let at = c.at();
-            if c.u8("export tag")? != 0 {
-                // FIXME: constant and type exports are not read.
-                return err(
-                    at,
-                    DecodeErrorKind::Unsupported("a constant or type export"),
-                );
-            }
-            let path = path(c)?;
-            let target = node(c)?;
-            let at = c.at();
-            if c.bool("signature flag")? {
-                // FIXME: procedure signatures are not read.
-                return err(at, DecodeErrorKind::Unsupported("a procedure signature"));
-            }
-            let at = c.at();
-            if c.usize("attributes")? != 0 {
-                // FIXME: procedure attributes are not read.
-                return err(at, DecodeErrorKind::Unsupported("procedure attributes"));
-            }
-            Export { path, target }
-        };
-        exports.push(export);
-    }
-    Ok(exports)
 }
 
 /// Encodes `forest` (with `exports`, a library) in `format` with `flags`.
@@ -300,60 +261,23 @@ pub fn write(
             out = crate::format::encode(forest)?;
         }
         Format::V0_10 => v010::encode(forest, &mut out)?,
-        Format::V0_23 => v023::encode(forest, flags, &mut out)?,
+        Format::V0_23 => v023::encode(forest, Version::V3, flags, &mut out)?,
+        Format::V0_24 => v023::encode(forest, Version::V4, flags, &mut out)?,
     }
     if let Some(exports) = exports {
+        if format == Format::V0_24 {
+            // A 0.24 library is a package (see `read_as`).
+            return Err(EncodeError::unrepresentable(
+                "miden 0.24",
+                "library exports (0.24 ships libraries as packages)",
+            ));
+        }
         put_usize(&mut out, exports.len());
         for e in exports {
-            write_export(e, format, &mut out)?;
+            library::write_export(e, format, &mut out)?;
         }
     }
     Ok(out)
-}
-
-fn write_export(
-    e: &Export,
-    format: Format,
-    out: &mut Vec<u8>,
-) -> core::result::Result<(), EncodeError> {
-    let put_path = |out: &mut Vec<u8>, p: &str| -> core::result::Result<(), EncodeError> {
-        let len = u16::try_from(p.len())
-            .map_err(|_| EncodeError::unrepresentable("a library", "a path over 65535 bytes"))?;
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(p.as_bytes());
-        Ok(())
-    };
-    match format {
-        Format::V0_10 => {
-            let (module, name) = e.path.rsplit_once("::").unwrap_or(("", &e.path));
-            put_path(out, module)?;
-            cursor::put_str(out, name);
-            match e.target {
-                ExportTarget::Node(id) => {
-                    out.push(0);
-                    put_u32(out, id.0);
-                }
-                ExportTarget::Digest(d) => {
-                    out.push(1);
-                    put_word(out, &d);
-                }
-            }
-        }
-        _ => {
-            let ExportTarget::Node(id) = e.target else {
-                return Err(EncodeError::unrepresentable(
-                    "miden 0.23",
-                    "a re-export by digest",
-                ));
-            };
-            out.push(0);
-            put_path(out, &e.path)?;
-            put_u32(out, id.0);
-            // No signature, no attributes.
-            out.extend_from_slice(&[0, 1]);
-        }
-    }
-    Ok(())
 }
 
 /// Checks that version `isa` can express every node and operation of `forest`.
@@ -381,33 +305,114 @@ pub(crate) fn check_encodable(
     Ok(())
 }
 
-/// The digest of a decoded node: the recorded one when digests are trusted,
-/// else the computed one, which must equal it (`at` is the recorded digest's
-/// offset).
-pub(crate) fn verify_or_take(
-    node: &MastNode,
+/// A digest a decoder leaves for [`settle_digests`]: the node and, when it is
+/// verified rather than rebuilt, the recorded digest and its offset.
+pub(crate) struct Pending {
+    pub(crate) node: MastNodeId,
+    pub(crate) recorded: Option<(Digest, usize)>,
+}
+
+/// Blocks with fewer operations than this in all are hashed on the calling
+/// thread: below it, starting threads costs more than it saves.
+const PARALLEL_MIN_OPS: usize = 1 << 12;
+
+/// Computes the digests of the `pending` nodes (in index order) and checks
+/// each against its recorded digest, if any.
+///
+/// Block digests depend only on the blocks' operations, so they are
+/// computed first, in parallel over contiguous runs of blocks of about equal
+/// operation counts; the other nodes' digests are then merged in index
+/// order, children first. The result, and the first mismatch reported, do
+/// not depend on the number of threads.
+pub(crate) fn settle_digests(
+    b: &mut MastForestBuilder,
+    pending: &[Pending],
     isa: Isa,
-    recorded: Digest,
-    opts: DecodeOptions,
-    b: &MastForestBuilder,
-    at: usize,
-) -> Result<Digest> {
-    if opts.trust_digests {
-        return Ok(recorded);
+) -> Result<()> {
+    let block_digests = {
+        let blocks: Vec<&BasicBlock> = pending
+            .iter()
+            .filter_map(|p| match b.node_ref(p.node) {
+                MastNode::Block(block) => Some(block),
+                _ => None,
+            })
+            .collect();
+        block_digests(&blocks, isa)
+    };
+    let mut blocks = block_digests.into_iter();
+    for p in pending {
+        let node = b.node_ref(p.node);
+        let computed = match node {
+            MastNode::Block(_) => blocks.next().expect("a digest per pending block"),
+            _ => node.compute_digest(isa, |c| b.digests()[c.index()]),
+        };
+        if let Some((recorded, at)) = p.recorded {
+            if computed != recorded {
+                return err(
+                    at,
+                    DecodeErrorKind::DigestMismatch {
+                        node: p.node.0,
+                        recorded,
+                        computed,
+                    },
+                );
+            }
+        }
+        b.set_digest(p.node, computed);
     }
-    let computed = node.compute_digest(isa, |c| b.digests()[c.index()]);
-    if computed != recorded {
-        let node = b.len() as u32;
-        return err(
-            at,
-            DecodeErrorKind::DigestMismatch {
-                node,
-                recorded,
-                computed,
-            },
-        );
+    Ok(())
+}
+
+/// The digests of `blocks`, in order, computed on up to
+/// `available_parallelism` threads.
+fn block_digests(blocks: &[&BasicBlock], isa: Isa) -> Vec<Digest> {
+    let total: usize = blocks.iter().map(|b| b.ops().len()).sum();
+    // Asking for the parallelism reads the process's CPU quota: not for
+    // small forests.
+    let workers = if total < PARALLEL_MIN_OPS {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    if workers == 1 {
+        return blocks.iter().map(|b| b.digest_in(isa)).collect();
     }
-    Ok(computed)
+    // Contiguous runs of about `total / workers` operations each.
+    let share = total.div_ceil(workers);
+    let mut runs = Vec::with_capacity(workers);
+    let (mut start, mut ops) = (0, 0);
+    for (i, block) in blocks.iter().enumerate() {
+        ops += block.ops().len();
+        if ops >= share {
+            runs.push(&blocks[start..=i]);
+            (start, ops) = (i + 1, 0);
+        }
+    }
+    runs.push(&blocks[start..]);
+    let hash_run = |run: &[&BasicBlock]| run.iter().map(|b| b.digest_in(isa)).collect::<Vec<_>>();
+    std::thread::scope(|scope| {
+        let (first, rest) = runs.split_first().expect("at least one run");
+        let spawned: Vec<_> = rest
+            .iter()
+            .map(|run| {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, || hash_run(run));
+                // A thread the system refuses is a run for this one.
+                spawned.map_err(|_| *run)
+            })
+            .collect();
+        let mut digests = hash_run(first);
+        for s in spawned {
+            match s {
+                Ok(handle) => digests.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                ),
+                Err(run) => digests.extend(hash_run(run)),
+            }
+        }
+        digests
+    })
 }
 
 /// `forest` in version `isa`: the same nodes, operations and roots, with

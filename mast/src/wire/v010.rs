@@ -41,7 +41,7 @@ use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_str, put_u32, put_u64, put_usize, put_word, Cursor};
-use super::{check_encodable, verify_or_take};
+use super::{check_encodable, settle_digests, Pending};
 
 /// The header: magic and version.
 pub const HEADER: [u8; 8] = *b"MAST\0\0\0\0";
@@ -111,6 +111,7 @@ pub(crate) fn decode(
     let mut b = MastForestBuilder::new_in(Isa::V0_10);
     let mut strings = StringReader::new(&layout);
     let mut data_pos = 0usize;
+    let mut pending = Vec::new();
     for i in 0..layout.node_count {
         let at = layout.nodes_at + i * NODE_RECORD_SIZE;
         let mut r = Cursor::new(bytes, at);
@@ -176,10 +177,14 @@ pub(crate) fn decode(
                 )
             }
         };
-        let digest = verify_or_take(&node, Isa::V0_10, recorded, opts, &b, at + 8)?;
-        b.push_unchecked(node, digest);
+        let id = b.push_unchecked(node, recorded);
+        if !opts.trust_digests {
+            let recorded = Some((recorded, at + 8));
+            pending.push(Pending { node: id, recorded });
+        }
     }
     strings.finish(&b, data_pos)?;
+    settle_digests(&mut b, &pending, Isa::V0_10)?;
     add_roots(&mut b, &layout.roots, layout.node_count)?;
     Ok((b.finish(), c.at()))
 }

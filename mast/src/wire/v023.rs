@@ -1,5 +1,5 @@
-//! The wire format of miden-core 0.23 (`MAST`, a flags byte, version
-//! `[0, 0, 3]`).
+//! The wire formats of miden-core 0.23 (`MAST`, a flags byte, version
+//! `[0, 0, 3]`) and 0.24 (version `[0, 0, 4]`).
 //!
 //! ```text
 //! magic        4 bytes  b"MAST"
@@ -37,7 +37,20 @@
 //! node→decorator tables (two CSR matrices of `u32`), procedure names
 //! (`BTreeMap<Word, String>`), assembly-op data, string table and records
 //! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
-//! debug variables, and the operation→debug-variable table.
+//! debug variables, and the operation→debug-variable table. A forest without
+//! debug info has a section of empty tables (but the node→operation index,
+//! one zero per node and one more): it reads as no debug info, and a forest
+//! without any is written full with that section.
+//!
+//! Version `[0, 0, 4]` (miden-core 0.24) has the same sections up to the
+//! advice map and ends there: debug info left the forest (a package carries
+//! it), so bit 0 of the flags is reserved and must be zero, bit 1 (hashless)
+//! stands alone, and a forest read on its own refuses trailing bytes. The
+//! operations and digests are those of 0.23. A 0.24 file reads with
+//! `stripped` set (it carries no debug info); a forest with debug info is
+//! written in 0.24 only when the caller asks for it stripped.
+
+use std::borrow::Cow;
 
 use crate::block::{BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
@@ -47,17 +60,53 @@ use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, child_id};
-use super::{check_encodable, verify_or_take, Flags};
+use super::{check_encodable, settle_digests, Flags, Pending};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
 /// The version of the 0.23 line.
 pub const VERSION: [u8; 3] = [0, 0, 3];
+/// The version of the 0.24 line.
+pub const VERSION_0_24: [u8; 3] = [0, 0, 4];
 const FLAG_STRIPPED: u8 = 1;
 const FLAG_HASHLESS: u8 = 2;
 
-/// The flags of the header byte at offset 4.
-pub(crate) fn read_flags(byte: u8) -> Result<Flags> {
+/// The two versions of this layout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// `[0, 0, 3]`: a stripped flag and, unless stripped, debug info.
+    V3,
+    /// `[0, 0, 4]`: no debug info, trailing bytes refused.
+    V4,
+}
+
+impl Version {
+    fn bytes(self) -> [u8; 3] {
+        match self {
+            Version::V3 => VERSION,
+            Version::V4 => VERSION_0_24,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Version::V3 => "miden 0.23",
+            Version::V4 => "miden 0.24",
+        }
+    }
+}
+
+/// The flags of the header byte at offset 4 in `version`.
+pub(crate) fn read_flags(byte: u8, version: Version) -> Result<Flags> {
+    if version == Version::V4 {
+        if byte & !FLAG_HASHLESS != 0 {
+            return err(4, DecodeErrorKind::UnknownFlags(byte));
+        }
+        return Ok(Flags {
+            stripped: true,
+            hashless: byte & FLAG_HASHLESS != 0,
+        });
+    }
     if byte & !(FLAG_STRIPPED | FLAG_HASHLESS) != 0 {
         return err(4, DecodeErrorKind::UnknownFlags(byte));
     }
@@ -239,26 +288,22 @@ fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
     })
 }
 
-/// Decodes a 0.23 forest whose header says `flags`; returns it and the
-/// offset where it ends.
-pub(crate) fn decode(
-    bytes: &[u8],
-    flags: Flags,
-    opts: DecodeOptions,
-) -> Result<(MastForest, usize)> {
-    let mut c = Cursor::new(bytes, 8);
-    let s = read_sections(&mut c, flags)?;
-    let advice_map = read_advice_map(&mut c)?;
-    let debug_info = if flags.stripped {
-        None
-    } else {
-        Some(read_debug_info(&mut c)?)
-    };
-    let mut b = MastForestBuilder::new_in(Isa::V0_23);
-    let (mut block_pos, mut ext_seen, mut int_seen) = (0usize, 0usize, 0usize);
-    for i in 0..s.internal + s.external {
-        let at = s.entries_at + 8 * i;
-        let entry = Cursor::new(bytes, at).u64("node entry")?;
+/// Reads node entries in order, with the block data and external digests
+/// they point to.
+struct EntryDecoder<'a, 's> {
+    bytes: &'a [u8],
+    s: &'s Sections<'a>,
+    /// Where the next block's data must start.
+    block_pos: usize,
+    /// External nodes read so far.
+    ext_seen: usize,
+}
+
+impl EntryDecoder<'_, '_> {
+    /// Node `i`, from its entry.
+    fn node(&mut self, i: usize) -> Result<MastNode> {
+        let at = self.s.entries_at + 8 * i;
+        let entry = Cursor::new(self.bytes, at).u64("node entry")?;
         let (tag, payload) = ((entry >> 60) as u8, entry & ((1 << 60) - 1));
         let pair = ((payload >> 30) as u32, (payload & 0x3fff_ffff) as u32);
         let single = || -> Result<u32> {
@@ -292,20 +337,20 @@ pub(crate) fn decode(
             6 => MastNode::Dyn,
             7 => MastNode::DynCall,
             8 => {
-                if ext_seen == s.external {
+                if self.ext_seen == self.s.external {
                     return err(
                         at,
                         DecodeErrorKind::Invalid("more external nodes than counted"),
                     );
                 }
-                let d =
-                    Cursor::new(bytes, s.externals_at + 32 * ext_seen).word("external digest")?;
-                ext_seen += 1;
+                let d = Cursor::new(self.bytes, self.s.externals_at + 32 * self.ext_seen)
+                    .word("external digest")?;
+                self.ext_seen += 1;
                 MastNode::External(d)
             }
             3 => {
-                if single()? as usize != block_pos {
-                    let (expected, found) = (block_pos as u64, payload);
+                if single()? as usize != self.block_pos {
+                    let (expected, found) = (self.block_pos as u64, payload);
                     return err(
                         at,
                         DecodeErrorKind::DataLayout {
@@ -315,9 +360,9 @@ pub(crate) fn decode(
                         },
                     );
                 }
-                let mut d = Cursor::new(s.blocks, block_pos);
-                let block = decode_block(&mut d).map_err(|e| e.shifted(s.blocks_at))?;
-                block_pos = d.at();
+                let mut d = Cursor::new(self.s.blocks, self.block_pos);
+                let block = decode_block(&mut d).map_err(|e| e.shifted(self.s.blocks_at))?;
+                self.block_pos = d.at();
                 MastNode::Block(block)
             }
             tag => {
@@ -330,9 +375,42 @@ pub(crate) fn decode(
                 )
             }
         };
-        let digest = match (&node, s.hashes_at) {
-            (MastNode::External(d), _) => *d,
-            (_, None) => node.compute_digest(Isa::V0_23, |c| b.digests()[c.index()]),
+        Ok(node)
+    }
+}
+
+/// Decodes a 0.23 or 0.24 forest whose header says `flags`; returns it and
+/// the offset where it ends.
+pub(crate) fn decode(
+    bytes: &[u8],
+    flags: Flags,
+    opts: DecodeOptions,
+) -> Result<(MastForest, usize)> {
+    let mut c = Cursor::new(bytes, 8);
+    let s = read_sections(&mut c, flags)?;
+    let advice_map = read_advice_map(&mut c)?;
+    let debug_info = if flags.stripped {
+        None
+    } else {
+        let info = read_debug_info(&mut c)?;
+        let nodes = s.internal + s.external;
+        (info.bytes() != empty_debug_info(nodes)).then_some(info)
+    };
+    let mut b = MastForestBuilder::new_in(Isa::V0_23);
+    let mut entries = EntryDecoder {
+        bytes,
+        s: &s,
+        block_pos: 0,
+        ext_seen: 0,
+    };
+    let mut int_seen = 0;
+    let mut pending = Vec::new();
+    for i in 0..s.internal + s.external {
+        let at = s.entries_at + 8 * i;
+        let node = entries.node(i)?;
+        let (digest, pending_digest) = match (&node, s.hashes_at) {
+            (MastNode::External(d), _) => (*d, None),
+            (_, None) => (Digest::ZERO, Some(None)),
             (_, Some(hashes_at)) => {
                 if int_seen == s.internal {
                     return err(
@@ -343,11 +421,18 @@ pub(crate) fn decode(
                 let at = hashes_at + 32 * int_seen;
                 int_seen += 1;
                 let recorded = Cursor::new(bytes, at).word("node digest")?;
-                verify_or_take(&node, Isa::V0_23, recorded, opts, &b, at)?
+                (
+                    recorded,
+                    (!opts.trust_digests).then_some(Some((recorded, at))),
+                )
             }
         };
-        b.push_unchecked(node, digest);
+        let node = b.push_unchecked(node, digest);
+        if let Some(recorded) = pending_digest {
+            pending.push(Pending { node, recorded });
+        }
     }
+    let (block_pos, ext_seen) = (entries.block_pos, entries.ext_seen);
     if ext_seen != s.external {
         return err(
             s.entries_at,
@@ -358,6 +443,7 @@ pub(crate) fn decode(
         let unused = s.blocks.len() - block_pos;
         return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
     }
+    settle_digests(&mut b, &pending, Isa::V0_23)?;
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
@@ -585,25 +671,46 @@ fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
     c.since(start)
 }
 
-/// Encodes `forest` as miden-core 0.23 writes it, with `flags`.
+/// The debug-info section miden-core 0.23 writes for a forest of `nodes`
+/// nodes without debug info (`DebugInfo::empty_for_nodes`): every vector
+/// empty but the node→operation index of the operation→decorator table,
+/// which holds `nodes + 1` zeros. A forest read with this section has no
+/// debug info, and one without is written with it.
+fn empty_debug_info(nodes: usize) -> Vec<u8> {
+    // Empty vectors: decorator data, string offsets and data, decorator
+    // records, error codes, decorator ids, operation index.
+    let mut out = vec![1; 7];
+    put_usize(&mut out, nodes + 1);
+    out.resize(out.len() + nodes + 1, 1);
+    // Empty vectors: the two node→decorator tables (ids, index), procedure
+    // names, assembly-op data, string offsets and data, records, ids and
+    // index, debug variables, their ids, operation and node index.
+    out.resize(out.len() + 15, 1);
+    out
+}
+
+/// Encodes `forest` as miden-core 0.23 (`V3`) or 0.24 (`V4`) writes it,
+/// with `flags`.
 pub(crate) fn encode(
     forest: &MastForest,
+    version: Version,
     flags: Flags,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    const FORMAT: &str = "miden 0.23";
-    check_encodable(forest, Isa::V0_23, FORMAT)?;
-    let debug_info = match (flags.stripped, forest.debug_info()) {
+    let format = version.name();
+    check_encodable(forest, Isa::V0_23, format)?;
+    // The bytes of the debug-info section, if the file has one.
+    let debug_info: Option<Cow<'_, [u8]>> = match (flags.stripped, forest.debug_info()) {
         (true, _) => None,
-        (false, Some(d)) => Some(d),
-        (false, None) => {
-            // FIXME: an empty debug-info section for a forest without one
-            // (its tables are sized by the nodes) is not written yet.
+        (false, Some(_)) if version == Version::V4 => {
             return Err(EncodeError::unrepresentable(
-                FORMAT,
-                "a full forest without debug info; write it --stripped",
+                format,
+                "debug info, which left the forest in this version; write it --stripped",
             ));
         }
+        (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
+        (false, None) if version == Version::V4 => None,
+        (false, None) => Some(Cow::Owned(empty_debug_info(forest.len()))),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());
@@ -632,8 +739,9 @@ pub(crate) fn encode(
         }
     }
     out.extend_from_slice(&MAGIC);
-    out.push((flags.stripped as u8 * FLAG_STRIPPED) | (flags.hashless as u8 * FLAG_HASHLESS));
-    out.extend_from_slice(&VERSION);
+    let stripped_bit = (version == Version::V3 && flags.stripped) as u8 * FLAG_STRIPPED;
+    out.push(stripped_bit | (flags.hashless as u8 * FLAG_HASHLESS));
+    out.extend_from_slice(&version.bytes());
     put_usize(out, hashes.len());
     put_usize(out, externals.len());
     put_usize(out, forest.root_order.len());
@@ -662,7 +770,7 @@ pub(crate) fn encode(
         }
     }
     if let Some(d) = debug_info {
-        out.extend_from_slice(d.bytes());
+        out.extend_from_slice(&d);
     }
     Ok(())
 }
