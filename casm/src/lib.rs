@@ -251,3 +251,11 @@ pub fn run_interp(src: &str, entry: &str, args: &[Felt]) -> Result<interp::RunRe
     let prog = build(src, entry, args, Mode::Execution)?;
     Ok(interp::run(&prog, MAX_STEPS)?)
 }
+
+/// `n` and `noun`, plural unless `n` is 1: `1 argument`, `2 arguments`.
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}

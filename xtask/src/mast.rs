@@ -9,10 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use kildall_mast::wire::{self, Flags, Format, MastFile};
 use kildall_mast::{DecodeError, DecodeOptions, Digest, EncodeError, Isa, MastForest};
+
+use crate::input;
 
 /// Arguments of `cargo xtask mast`.
 #[derive(Args)]
@@ -104,11 +105,11 @@ enum Action {
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    Ok(input::read_bytes(path)?)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    Ok(input::write_file(path, bytes)?)
 }
 
 fn malformed(e: DecodeError) -> anyhow::Result<ExitCode> {
@@ -159,12 +160,11 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             output,
             format,
         } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let text = input::read_text(&file)?;
             let forest = match kildall_mast::parse(&text) {
                 Ok(f) => f,
                 Err(e) => {
-                    eprintln!("{}:{e}", file.display());
+                    eprintln!("{}:{e}", input::display_name(&file));
                     return Ok(ExitCode::from(1));
                 }
             };

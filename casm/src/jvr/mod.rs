@@ -94,7 +94,7 @@ pub enum JvrErrorKind {
     #[error("function {0} is declared but never defined")]
     NotDefined(String),
     /// A call with the wrong number of arguments.
-    #[error("function {name} takes {expected} arguments, {found} given")]
+    #[error("function {name} takes {}, {found} given", crate::counted(*.expected, "argument"))]
     Arity {
         /// The callee.
         name: String,
@@ -140,7 +140,7 @@ pub enum JvrErrorKind {
     #[error("unknown constructor {0}")]
     UnknownConstructor(String),
     /// `alloc` with other than the constructor's number of fields.
-    #[error("constructor {name} takes {expected} fields, {found} given")]
+    #[error("constructor {name} takes {}, {found} given", crate::counted(*.expected, "field"))]
     CtorArity {
         /// The constructor.
         name: String,

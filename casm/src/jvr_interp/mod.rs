@@ -34,7 +34,7 @@ pub enum JvrRunError {
     #[error("no function named {0}")]
     NoEntry(String),
     /// The entry function takes another number of arguments.
-    #[error("{name} takes {expected} arguments, {found} given")]
+    #[error("{name} takes {}, {found} given", crate::counted(*.expected, "argument"))]
     Arity {
         /// Function.
         name: String,
@@ -73,7 +73,7 @@ pub enum JvrRunError {
     #[error("case has no arm for constructor {0}")]
     NoArm(String),
     /// A closure called with other than its remaining number of arguments.
-    #[error("closure of {func} takes {expected} more arguments, {found} given")]
+    #[error("closure of {func} takes {} more, {found} given", crate::counted(*.expected, "argument"))]
     ClosureArity {
         /// The closure's function.
         func: String,
@@ -679,8 +679,8 @@ impl<'m> Machine<'m> {
         };
         if fields.len() != decl.arity {
             return Err(JvrRunError::Kind(format!(
-                "constructor {ctor} takes {} fields, {} given",
-                decl.arity,
+                "constructor {ctor} takes {}, {} given",
+                crate::counted(decl.arity, "field"),
                 fields.len()
             )));
         }
