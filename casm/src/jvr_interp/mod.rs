@@ -73,7 +73,7 @@ pub enum JvrRunError {
     #[error("case has no arm for constructor {0}")]
     NoArm(String),
     /// A closure called with other than its remaining number of arguments.
-    #[error("closure of {func} takes {} more, {found} given", crate::counted(*.expected, "argument"))]
+    #[error("closure of {func} takes {expected} more arguments, {found} given")]
     ClosureArity {
         /// The closure's function.
         func: String,
