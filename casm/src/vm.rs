@@ -299,11 +299,7 @@ pub fn run_with_answers(prog: &Program, answer: Answer<'_>) -> Result<RunResult,
     run_answering(prog, crate::MAX_STEPS, answer)
 }
 
-fn run_answering(
-    prog: &Program,
-    max_steps: u64,
-    answer: Answer<'_>,
-) -> Result<RunResult, VmError> {
+fn run_answering(prog: &Program, max_steps: u64, answer: Answer<'_>) -> Result<RunResult, VmError> {
     let json = prog.to_json().to_string();
     let program = VmProgram::from_bytes(json.as_bytes(), Some("main")).map_err(vm_error)?;
     let proof = prog.mode == Mode::Proof;

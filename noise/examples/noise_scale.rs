@@ -37,7 +37,12 @@ fn cpu_seconds() -> f64 {
         return 0.0;
     };
     let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-    let ticks = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |k: usize| {
+        fields
+            .get(k)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     (ticks(11) + ticks(12)) / 100.0
 }
 
@@ -53,7 +58,12 @@ fn main() {
     let insts: usize = module
         .functions
         .values()
-        .map(|f| f.layout.blocks().map(|b| f.layout.block_insts(b).count() + 1).sum::<usize>())
+        .map(|f| {
+            f.layout
+                .blocks()
+                .map(|b| f.layout.block_insts(b).count() + 1)
+                .sum::<usize>()
+        })
         .sum();
     let rss_generated = peak_rss_mib();
     let (cpu, wall) = (cpu_seconds(), Instant::now());

@@ -254,9 +254,7 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
             let text = input::read_text(path)?;
             let f = module
                 .definition(r.entry)
-                .ok_or_else(|| {
-                    Diagnostic::new(file, None, format!("no function `{}`", r.entry))
-                })?;
+                .ok_or_else(|| Diagnostic::new(file, None, format!("no function `{}`", r.entry)))?;
             kildall_casm::input::args_from_text(&module, f, &text)
                 .map_err(|err| Diagnostic::new(path, None, format!("{err:#}")))?
         }

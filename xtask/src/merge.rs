@@ -258,7 +258,10 @@ fn prove(
         prove_trace_reporting(trace, &mut |done| bar.set_position(before + done as u64))
     };
     let first = prove_one(&traces[0], 0)?;
-    let proofs = [first, prove_one(&traces[1], traces[0].instances.len() as u64)?];
+    let proofs = [
+        first,
+        prove_one(&traces[1], traces[0].instances.len() as u64)?,
+    ];
     bar.finish_and_clear();
     let per_block = |t: &Trace| {
         t.kinds
