@@ -49,9 +49,11 @@ fn hitting_set(c: &mut Criterion) {
             let inst = instance(elements, sets, weighted);
             let name = if weighted { "weighted" } else { "unit" };
             let probe = min_hitting_set(inst.clone(), &limits(), None);
+            let weight = |x: &usize| inst.weights.as_ref().map_or(1, |w| w[*x]);
             eprintln!(
-                "cover/{name}/{elements}x{sets}: cost {}, lower bound {}, optimal {}, nodes {}",
+                "cover/{name}/{elements}x{sets}: {} chosen, cost {}, lower bound {}, optimal {}, nodes {}",
                 probe.chosen.len(),
+                probe.chosen.iter().map(weight).sum::<u64>(),
                 probe.lower_bound,
                 probe.optimal,
                 probe.nodes
