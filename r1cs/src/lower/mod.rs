@@ -27,6 +27,7 @@
 //! of an integer are kept once known, so a value decomposed once (by the
 //! operation that made it) is never decomposed again in the block.
 
+mod arith;
 mod insts;
 mod ints;
 
