@@ -95,7 +95,8 @@ use kildall_dataflow::pmap::PMap;
 use kildall_dataflow::{Analysis, Effects, Forward, FunctionGraph, SparseGraph};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
-    Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Value, ValueDef,
+    Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap,
+    Value, ValueDef,
 };
 
 use crate::alias::{AliasClasses, Visit};
@@ -540,75 +541,24 @@ pub(crate) fn forward(
             }
         }
         drop(outcome);
-        // Replaced results naming references, by value.
-        let mut references = EntitySet::<Value>::new();
-        let mut reference_list: Vec<Value> = Vec::new();
-        let mut any_reference = false;
-        let mut replaced_any = !replacements.is_empty();
-        let mut replaced_now = EntitySet::<Value>::new();
-        for (inst, result, value) in replacements {
-            func.remove_inst(inst);
-            removed.insert(inst);
-            if let Some(result) = result {
-                if classes.is_reference(result) || func.dfg.value_type(result).contains_reference()
-                {
-                    references.insert(result);
-                    reference_list.push(result);
-                    any_reference = true;
-                }
-                func.dfg.replace_all_uses(result, value);
-                replaced_values.push(result);
-                replaced_now.insert(result);
-            }
-            stats.loads_replaced += 1;
-        }
-        // Replaced loads may have exposed arrays built in the function
-        // (and promotion may have, before the first solve): the references
-        // read out of them at constant indices are named, and handled as
-        // replaced loads of references. An element is in the class of the
-        // `array_get` reading it (both are unified with the array's
-        // elements), so the classes stay valid.
-        if solve == 1 || any_reference {
-            let start = replaced_values.len();
-            let mut gets = Vec::new();
-            crate::elements::forward_elements(
-                func,
-                &analysis.array_gets,
-                replaced_values,
-                &mut gets,
-            );
-            stats.elements_forwarded += gets.len();
-            for inst in gets {
-                removed.insert(inst);
-            }
-            for &result in &replaced_values[start..] {
-                references.insert(result);
-                reference_list.push(result);
-                replaced_now.insert(result);
-                any_reference = true;
-                replaced_any = true;
-            }
-        }
+        let renamed = apply_replacements(
+            func,
+            classes,
+            replacements,
+            (solve == 1, &analysis.array_gets),
+            (&mut removed, replaced_values),
+            stats,
+        );
+        let Replaced {
+            references,
+            reference_list,
+            any_reference,
+            replaced_any,
+            replaced_now,
+        } = renamed;
         analysis.after_replacements(&removed);
         if replaced_any {
-            let dfg = &func.dfg;
-            // A join kept only the values both sides held: it would keep
-            // more if a value only one side held now resolves to one the
-            // other side holds and to none the join kept.
-            let resolved = |set: &EqualValues| -> Vec<Value> {
-                let mut values: Vec<Value> =
-                    set.as_slice().iter().map(|&v| dfg.resolve(v)).collect();
-                values.sort_unstable();
-                values.dedup();
-                values
-            };
-            stale = disagreed.iter().any(|(a, b)| {
-                let kept = a.intersect(b).map(|k| resolved(&k)).unwrap_or_default();
-                let b = resolved(b);
-                resolved(a)
-                    .iter()
-                    .any(|v| b.binary_search(v).is_ok() && kept.binary_search(v).is_err())
-            });
+            stale = joins_went_stale(&func.dfg, &disagreed);
         }
         drop(disagreed);
         // Stores of replaced results store the replacements from now on (a
@@ -660,4 +610,91 @@ pub(crate) fn forward(
         }
     }
     unreachable!("the loop returns on its last solve")
+}
+
+/// The results one solve's replacements renamed.
+struct Replaced {
+    /// The renamed results that name references, as a set and in order.
+    references: EntitySet<Value>,
+    reference_list: Vec<Value>,
+    any_reference: bool,
+    /// Whether anything was renamed.
+    replaced_any: bool,
+    replaced_now: EntitySet<Value>,
+}
+
+/// Removes each replaced load, renaming its result to the value stored;
+/// then, on the first solve or when a reference was renamed, forwards the
+/// elements of arrays the function builds that `array_gets` read at
+/// constant indices (replaced loads, and promotion before the first solve,
+/// may have exposed them): the references read out of them are handled as
+/// replaced loads of references. An element is in the class of the
+/// `array_get` reading it (both are unified with the array's elements), so
+/// the classes stay valid.
+fn apply_replacements(
+    func: &mut Function,
+    classes: &AliasClasses,
+    replacements: Vec<(Inst, Option<Value>, Value)>,
+    (first_solve, array_gets): (bool, &[Inst]),
+    (removed, replaced_values): (&mut EntitySet<Inst>, &mut Vec<Value>),
+    stats: &mut Stats,
+) -> Replaced {
+    let mut r = Replaced {
+        references: EntitySet::new(),
+        reference_list: Vec::new(),
+        any_reference: false,
+        replaced_any: !replacements.is_empty(),
+        replaced_now: EntitySet::new(),
+    };
+    for (inst, result, value) in replacements {
+        func.remove_inst(inst);
+        removed.insert(inst);
+        if let Some(result) = result {
+            if classes.is_reference(result) || func.dfg.value_type(result).contains_reference() {
+                r.references.insert(result);
+                r.reference_list.push(result);
+                r.any_reference = true;
+            }
+            func.dfg.replace_all_uses(result, value);
+            replaced_values.push(result);
+            r.replaced_now.insert(result);
+        }
+        stats.loads_replaced += 1;
+    }
+    if first_solve || r.any_reference {
+        let start = replaced_values.len();
+        let mut gets = Vec::new();
+        crate::elements::forward_elements(func, array_gets, replaced_values, &mut gets);
+        stats.elements_forwarded += gets.len();
+        for inst in gets {
+            removed.insert(inst);
+        }
+        for &result in &replaced_values[start..] {
+            r.references.insert(result);
+            r.reference_list.push(result);
+            r.replaced_now.insert(result);
+            r.any_reference = true;
+            r.replaced_any = true;
+        }
+    }
+    r
+}
+
+/// Whether a join the solve made kept too little: it kept only the values
+/// both sides held, and would keep more now if a value only one side held
+/// resolves to one the other side holds and to none the join kept.
+fn joins_went_stale(dfg: &DataFlowGraph, disagreed: &[(EqualValues, EqualValues)]) -> bool {
+    let resolved = |set: &EqualValues| -> Vec<Value> {
+        let mut values: Vec<Value> = set.as_slice().iter().map(|&v| dfg.resolve(v)).collect();
+        values.sort_unstable();
+        values.dedup();
+        values
+    };
+    disagreed.iter().any(|(a, b)| {
+        let kept = a.intersect(b).map(|k| resolved(&k)).unwrap_or_default();
+        let b = resolved(b);
+        resolved(a)
+            .iter()
+            .any(|v| b.binary_search(v).is_ok() && kept.binary_search(v).is_err())
+    })
 }
