@@ -585,72 +585,77 @@ impl LineParser<'_> {
         }
     }
 
+    /// A hint, after its `%{`.
+    fn hint(&mut self) -> LResult<Instr> {
+        if self.eat("trace") || self.eat("fail") {
+            let trace = self.s[..self.at].ends_with(b"trace");
+            let v = self.val()?;
+            let mut kind = crate::heap::Kind::Any;
+            if trace && self.eat("as") {
+                self.ws();
+                let start = self.at;
+                while self.s.get(self.at).is_some_and(u8::is_ascii_alphabetic) {
+                    self.at += 1;
+                }
+                let name = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
+                kind = match crate::heap::Kind::from_name(&name) {
+                    Some(k) => k,
+                    None => {
+                        return self
+                            .err("a kind (integer, bool, unit, void, object, string, io, number)")
+                    }
+                };
+            }
+            self.expect("%}")?;
+            return Ok(Instr::Hint(if trace {
+                Hint::Trace { v, kind }
+            } else {
+                Hint::Fail { v }
+            }));
+        }
+        if self.eat("not_an_integer") {
+            self.expect("(")?;
+            self.expect(")")?;
+            self.expect("%}")?;
+            return Ok(Instr::Hint(Hint::NotAnInteger));
+        }
+        if self.eat("refuse_cextend") {
+            self.expect("(")?;
+            let closure = self.val()?;
+            self.expect(",")?;
+            let given = self.val()?;
+            self.expect(")")?;
+            self.expect("%}")?;
+            return Ok(Instr::Hint(Hint::ExtendRefused { closure, given }));
+        }
+        self.expect("[ap]")?;
+        self.expect("=")?;
+        let hint = if self.eat("divmod") {
+            self.expect("(")?;
+            let a = self.val()?;
+            self.expect(",")?;
+            let b = self.val()?;
+            self.expect(")")?;
+            Hint::DivMod { a, b }
+        } else {
+            let a = self.val()?;
+            let strict = if self.eat("<=") {
+                false
+            } else {
+                self.expect("<")?;
+                true
+            };
+            let b = self.val()?;
+            Hint::Compare { a, b, strict }
+        };
+        self.expect("%}")?;
+        Ok(Instr::Hint(hint))
+    }
+
     fn instr(&mut self) -> LResult<Instr> {
         self.ws();
         if self.eat("%{") {
-            if self.eat("trace") || self.eat("fail") {
-                let trace = self.s[..self.at].ends_with(b"trace");
-                let v = self.val()?;
-                let mut kind = crate::heap::Kind::Any;
-                if trace && self.eat("as") {
-                    self.ws();
-                    let start = self.at;
-                    while self.s.get(self.at).is_some_and(u8::is_ascii_alphabetic) {
-                        self.at += 1;
-                    }
-                    let name = String::from_utf8_lossy(&self.s[start..self.at]).into_owned();
-                    kind =
-                        match crate::heap::Kind::from_name(&name) {
-                            Some(k) => k,
-                            None => return self.err(
-                                "a kind (integer, bool, unit, void, object, string, io, number)",
-                            ),
-                        };
-                }
-                self.expect("%}")?;
-                return Ok(Instr::Hint(if trace {
-                    Hint::Trace { v, kind }
-                } else {
-                    Hint::Fail { v }
-                }));
-            }
-            if self.eat("not_an_integer") {
-                self.expect("(")?;
-                self.expect(")")?;
-                self.expect("%}")?;
-                return Ok(Instr::Hint(Hint::NotAnInteger));
-            }
-            if self.eat("refuse_cextend") {
-                self.expect("(")?;
-                let closure = self.val()?;
-                self.expect(",")?;
-                let given = self.val()?;
-                self.expect(")")?;
-                self.expect("%}")?;
-                return Ok(Instr::Hint(Hint::ExtendRefused { closure, given }));
-            }
-            self.expect("[ap]")?;
-            self.expect("=")?;
-            let hint = if self.eat("divmod") {
-                self.expect("(")?;
-                let a = self.val()?;
-                self.expect(",")?;
-                let b = self.val()?;
-                self.expect(")")?;
-                Hint::DivMod { a, b }
-            } else {
-                let a = self.val()?;
-                let strict = if self.eat("<=") {
-                    false
-                } else {
-                    self.expect("<")?;
-                    true
-                };
-                let b = self.val()?;
-                Hint::Compare { a, b, strict }
-            };
-            self.expect("%}")?;
-            return Ok(Instr::Hint(hint));
+            return self.hint();
         }
         if self.s.get(self.at) == Some(&b'[') {
             let dst = self.mem()?;
