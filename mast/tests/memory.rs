@@ -202,12 +202,8 @@ fn mutations(rng: &mut Rng, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-#[test]
-fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
-    let mut stats = Stats::default();
-    let mut rng = Rng::new(0xA110C);
-
-    // Valid encodings and their mutations.
+/// Valid encodings of generated forests and their mutations.
+fn generated_forests_and_their_mutations(stats: &mut Stats, rng: &mut Rng) {
     for (name, cfg) in configs() {
         for seed in 0..4 {
             let forest = generate(seed, &cfg);
@@ -221,7 +217,7 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
                     stats.check(&bytes[..cut], &roots[..1], &format!("{what} cut at {cut}"));
                 }
             }
-            for (m_name, b) in mutations(&mut rng, &bytes) {
+            for (m_name, b) in mutations(rng, &bytes) {
                 stats.check(&b, &roots[..1], &format!("{what}, {m_name}"));
             }
             // A large count in every field of the header and the first records.
@@ -232,9 +228,11 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
             }
         }
     }
+}
 
-    // Valid forests as dense as the format allows in decorators (one byte
-    // each) and in operations (two bytes each).
+/// Valid forests as dense as the format allows in decorators (one byte
+/// each) and in operations (two bytes each).
+fn dense_forests(stats: &mut Stats) {
     for (ops, decs) in [(1, 20_000), (10_000, 0), (2_000, 4_000)] {
         let mut b = MastForestBuilder::new();
         let id = b
@@ -250,11 +248,13 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
         let roots = [forest.digest(id)];
         stats.check(&bytes, &roots, &format!("{ops} noops, {decs} decorators"));
     }
+}
 
-    // Block records claiming the most operations or decorators that the
-    // data section leaves room for: the decoder reserves what a record
-    // claims before reading the entries, so this is the largest reservation
-    // an input can ask for.
+/// Block records claiming the most operations or decorators that the data
+/// section leaves room for: the decoder reserves what a record claims
+/// before reading the entries, so this is the largest reservation an input
+/// can ask for.
+fn largest_claims(stats: &mut Stats) {
     for (name, cfg) in configs() {
         let forest = generate(7, &cfg);
         let bytes = encode(&forest).unwrap();
@@ -279,8 +279,10 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
             }
         }
     }
+}
 
-    // The files of the format tests.
+/// The files of the format tests, each byte flipped.
+fn flipped_format_files(stats: &mut Stats) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for name in ["all_nodes", "all_ops", "library"] {
         let bytes = std::fs::read(dir.join(format!("{name}.mast"))).unwrap();
@@ -292,8 +294,11 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
             }
         }
     }
+}
 
-    // The released Miden files, whole, cut, and with bytes flipped.
+/// The released Miden files, whole, cut, and with bytes flipped.
+fn released_files(stats: &mut Stats, rng: &mut Rng) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for name in [
         "core-0.23.5.stripped.mast",
         "core-0.23.5.hashless.mast",
@@ -311,8 +316,10 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
             stats.check_released(&b, &format!("{name}, bit flipped at {at}"));
         }
     }
+}
 
-    // Random bytes, raw and behind a valid magic and version.
+/// Random bytes, raw and behind a valid magic and version.
+fn random_bytes(stats: &mut Stats, rng: &mut Rng) {
     for i in 0..2000 {
         let len = if i % 2 == 0 {
             rng.below(64) as usize
@@ -326,6 +333,18 @@ fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
         prefixed.append(&mut b);
         stats.check(&prefixed, &[], &format!("header + random {len} bytes"));
     }
+}
+
+#[test]
+fn decoding_allocates_at_most_a_small_multiple_of_the_input() {
+    let mut stats = Stats::default();
+    let mut rng = Rng::new(0xA110C);
+    generated_forests_and_their_mutations(&mut stats, &mut rng);
+    dense_forests(&mut stats);
+    largest_claims(&mut stats);
+    flipped_format_files(&mut stats);
+    released_files(&mut stats, &mut rng);
+    random_bytes(&mut stats, &mut rng);
 
     let (len, peak, what) = &stats.worst_ratio_at;
     eprintln!(
