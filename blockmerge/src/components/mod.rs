@@ -85,7 +85,7 @@
 
 use std::fmt;
 
-use kildall_dataflow::{Analysis, Backward, Flat, Graph, JoinSemiLattice, LoopStructure};
+use kildall_dataflow::{Analysis, Backward, Flat, JoinSemiLattice};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominatorTree, PostDominatorTree};
 use kildall_ir::loops::{Loop, LoopAnalysis};
@@ -95,8 +95,11 @@ use kildall_ir::{EntityRef, SecondaryMap};
 
 use crate::cost::CostModel;
 
+mod blocks;
 mod facts;
 mod kinds;
+
+pub(crate) use blocks::Blocks;
 
 pub(crate) use facts::BlockFacts;
 pub(crate) use kinds::Kinds;
@@ -347,52 +350,6 @@ pub(crate) fn loop_exits(
         }
     }
     exits
-}
-
-/// The graph the analysis runs over: the blocks and edges of a function's
-/// [`ControlFlowGraph`], without instructions, with the function's loop
-/// forest and loop-aware order. The analysis reads each block's
-/// instructions whole, through its `BlockFacts`, so the solver need not
-/// walk them.
-pub(crate) struct Blocks<'a>(Analyses<'a>);
-
-impl kildall_graph::Graph for Blocks<'_> {
-    type Node = Block;
-
-    fn num_node_indices(&self) -> usize {
-        self.0.cfg.num_block_indices()
-    }
-
-    fn entry(&self) -> Option<Block> {
-        self.0.cfg.entry_block()
-    }
-
-    fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.0.cfg.successors(block).iter().copied()
-    }
-
-    fn predecessors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.0.cfg.predecessors(block).iter().copied()
-    }
-}
-
-impl Graph for Blocks<'_> {
-    type Inst = Inst;
-
-    fn block_insts(&self, _: Block) -> impl DoubleEndedIterator<Item = Inst> + '_ {
-        std::iter::empty()
-    }
-
-    fn inst_block(&self, _: Inst) -> Option<Block> {
-        None
-    }
-
-    fn loop_structure(&self) -> Option<LoopStructure<'_, Block>> {
-        Some(LoopStructure {
-            order: self.0.loop_order,
-            forest: self.0.loops.forest(),
-        })
-    }
 }
 
 /// The design's backward analysis (see the module documentation).
