@@ -5,10 +5,10 @@ use kildall_ir::pass::Analyses;
 use kildall_ir::{Block, Inst};
 
 /// The graph the analysis runs over: the blocks and edges of a function's
-/// [`ControlFlowGraph`], without instructions, with the function's loop
-/// forest and loop-aware order. The analysis reads each block's
-/// instructions whole, through its `BlockFacts`, so the solver need not
-/// walk them.
+/// [`ControlFlowGraph`](kildall_ir::cfg::ControlFlowGraph), without
+/// instructions, with the function's loop forest and loop-aware order. The
+/// analysis reads each block's instructions whole, through its
+/// `BlockFacts`, so the solver need not walk them.
 pub(crate) struct Blocks<'a>(pub(super) Analyses<'a>);
 
 impl kildall_graph::Graph for Blocks<'_> {
