@@ -117,40 +117,17 @@ pub(crate) fn decode(
         let mut r = Cursor::new(bytes, at);
         let entry = r.u64("node entry")?;
         let recorded = r.word("node digest")?;
-        let (tag, payload) = ((entry >> 60) as u8, entry & ((1 << 60) - 1));
-        let pair = ((payload >> 30) as u32, (payload & 0x3fff_ffff) as u32);
-        let single = || -> Result<u32> {
-            u32::try_from(payload).or_else(|_| {
-                err(
-                    at,
-                    DecodeErrorKind::Invalid("entry payload exceeds 32 bits"),
-                )
-            })
-        };
-        let child = |id: u32| child_id(i, id, at);
+        let entry = NodeEntry::new(entry, i, at);
+        let (tag, payload) = (entry.tag, entry.payload);
         let node = match tag {
-            0 => MastNode::Join {
-                left: child(pair.0)?,
-                right: child(pair.1)?,
-            },
-            1 => MastNode::Split {
-                on_true: child(pair.0)?,
-                on_false: child(pair.1)?,
-            },
-            2 => MastNode::Loop {
-                body: child(single()?)?,
-            },
-            4 | 5 => MastNode::Call {
-                callee: child(single()?)?,
-                is_syscall: tag == 5,
-            },
+            0..=2 | 4 | 5 => entry.control()?,
             6 | 7 if payload != 0 => {
                 return err(at, DecodeErrorKind::NonZeroPadding("unused entry payload"))
             }
             6 => MastNode::Dyn,
             7 => MastNode::External(recorded),
             3 => {
-                let (offset, len) = pair;
+                let (offset, len) = entry.pair();
                 if offset as usize != data_pos {
                     return err(
                         at,
@@ -167,15 +144,7 @@ pub(crate) fn decode(
                 data_pos = d.at();
                 MastNode::Block(block)
             }
-            tag => {
-                return err(
-                    at,
-                    DecodeErrorKind::UnknownNodeTag {
-                        node: i as u32,
-                        tag,
-                    },
-                )
-            }
+            _ => return entry.unknown_tag(),
         };
         let id = b.push_unchecked(node, recorded);
         if !opts.trust_digests {
@@ -187,6 +156,83 @@ pub(crate) fn decode(
     settle_digests(&mut b, &pending, Isa::V0_10)?;
     add_roots(&mut b, &layout.roots, layout.node_count)?;
     Ok((b.finish(), c.at()))
+}
+
+/// An 8-byte node entry, as every released layout writes it: a 4-bit tag
+/// and a 60-bit payload.
+pub(crate) struct NodeEntry {
+    pub(crate) tag: u8,
+    pub(crate) payload: u64,
+    /// The node's index.
+    node: usize,
+    /// Where the entry is.
+    at: usize,
+}
+
+impl NodeEntry {
+    /// The entry of node `node`, read at `at`.
+    pub(crate) fn new(entry: u64, node: usize, at: usize) -> Self {
+        NodeEntry {
+            tag: (entry >> 60) as u8,
+            payload: entry & ((1 << 60) - 1),
+            node,
+            at,
+        }
+    }
+
+    /// The payload as two 30-bit values.
+    pub(crate) fn pair(&self) -> (u32, u32) {
+        (
+            (self.payload >> 30) as u32,
+            (self.payload & 0x3fff_ffff) as u32,
+        )
+    }
+
+    /// The payload as one 32-bit value.
+    pub(crate) fn single(&self) -> Result<u32> {
+        u32::try_from(self.payload).or_else(|_| {
+            err(
+                self.at,
+                DecodeErrorKind::Invalid("entry payload exceeds 32 bits"),
+            )
+        })
+    }
+
+    /// The join, split, loop, call or syscall of tags 0, 1, 2, 4 and 5,
+    /// which every released layout encodes alike: children by earlier ids.
+    pub(crate) fn control(&self) -> Result<MastNode> {
+        let child = |id: u32| child_id(self.node, id, self.at);
+        let (first, second) = self.pair();
+        Ok(match self.tag {
+            0 => MastNode::Join {
+                left: child(first)?,
+                right: child(second)?,
+            },
+            1 => MastNode::Split {
+                on_true: child(first)?,
+                on_false: child(second)?,
+            },
+            2 => MastNode::Loop {
+                body: child(self.single()?)?,
+            },
+            4 | 5 => MastNode::Call {
+                callee: child(self.single()?)?,
+                is_syscall: self.tag == 5,
+            },
+            _ => return self.unknown_tag(),
+        })
+    }
+
+    /// The error of a tag the layout does not define.
+    pub(crate) fn unknown_tag<T>(&self) -> Result<T> {
+        err(
+            self.at,
+            DecodeErrorKind::UnknownNodeTag {
+                node: self.node as u32,
+                tag: self.tag,
+            },
+        )
+    }
 }
 
 /// The child `id` of node `i` (whose record is at `at`): an earlier node.

@@ -59,7 +59,7 @@ use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
-use super::v010::{add_roots, child_id};
+use super::v010::{add_roots, NodeEntry};
 use super::{check_encodable, settle_digests, Flags, Pending};
 
 /// The magic bytes.
@@ -304,33 +304,10 @@ impl EntryDecoder<'_, '_> {
     fn node(&mut self, i: usize) -> Result<MastNode> {
         let at = self.s.entries_at + 8 * i;
         let entry = Cursor::new(self.bytes, at).u64("node entry")?;
-        let (tag, payload) = ((entry >> 60) as u8, entry & ((1 << 60) - 1));
-        let pair = ((payload >> 30) as u32, (payload & 0x3fff_ffff) as u32);
-        let single = || -> Result<u32> {
-            u32::try_from(payload).or_else(|_| {
-                err(
-                    at,
-                    DecodeErrorKind::Invalid("entry payload exceeds 32 bits"),
-                )
-            })
-        };
-        let child = |id: u32| child_id(i, id, at);
+        let entry = NodeEntry::new(entry, i, at);
+        let (tag, payload) = (entry.tag, entry.payload);
         let node = match tag {
-            0 => MastNode::Join {
-                left: child(pair.0)?,
-                right: child(pair.1)?,
-            },
-            1 => MastNode::Split {
-                on_true: child(pair.0)?,
-                on_false: child(pair.1)?,
-            },
-            2 => MastNode::Loop {
-                body: child(single()?)?,
-            },
-            4 | 5 => MastNode::Call {
-                callee: child(single()?)?,
-                is_syscall: tag == 5,
-            },
+            0..=2 | 4 | 5 => entry.control()?,
             6..=8 if payload != 0 => {
                 return err(at, DecodeErrorKind::NonZeroPadding("unused entry payload"))
             }
@@ -349,7 +326,7 @@ impl EntryDecoder<'_, '_> {
                 MastNode::External(d)
             }
             3 => {
-                if single()? as usize != self.block_pos {
+                if entry.single()? as usize != self.block_pos {
                     let (expected, found) = (self.block_pos as u64, payload);
                     return err(
                         at,
@@ -365,15 +342,7 @@ impl EntryDecoder<'_, '_> {
                 self.block_pos = d.at();
                 MastNode::Block(block)
             }
-            tag => {
-                return err(
-                    at,
-                    DecodeErrorKind::UnknownNodeTag {
-                        node: i as u32,
-                        tag,
-                    },
-                )
-            }
+            _ => return entry.unknown_tag(),
         };
         Ok(node)
     }
