@@ -114,18 +114,7 @@ impl Parser {
         self.bump();
         self.bump();
         self.expect_punct(':')?;
-        self.expect_punct('(')?;
-        if !self.is_punct(')') {
-            loop {
-                self.var()?;
-                if self.is_punct(',') {
-                    self.bump();
-                } else {
-                    break;
-                }
-            }
-        }
-        self.expect_punct(')')?;
+        self.parenthesized(Self::var)?;
         Ok(())
     }
 
@@ -241,11 +230,19 @@ impl Parser {
     }
 
     fn args(&mut self) -> PResult<Vec<Value>> {
+        self.parenthesized(Self::value)
+    }
+
+    /// `(item, item, ...)`, possibly empty.
+    fn parenthesized<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
         self.expect_punct('(')?;
-        let mut args = Vec::new();
+        let mut items = Vec::new();
         if !self.is_punct(')') {
             loop {
-                args.push(self.value()?);
+                items.push(item(self)?);
                 if self.is_punct(',') {
                     self.bump();
                 } else {
@@ -254,7 +251,7 @@ impl Parser {
             }
         }
         self.expect_punct(')')?;
-        Ok(args)
+        Ok(items)
     }
 
     fn block(&mut self) -> PResult<(Vec<Stmt>, Pos)> {
@@ -279,14 +276,19 @@ impl Parser {
         Ok(body)
     }
 
-    fn branch_tail(&mut self) -> PResult<(Option<VarName>, Vec<Stmt>, Vec<Stmt>)> {
-        let mut out = None;
-        if self.is_punct(',') {
-            self.bump();
-            self.expect_keyword("out")?;
-            self.expect_punct(':')?;
-            out = Some(self.var()?.0);
+    /// The `, out: VAR` of a branch or a case, if it has one.
+    fn out_var(&mut self) -> PResult<Option<VarName>> {
+        if !self.is_punct(',') {
+            return Ok(None);
         }
+        self.bump();
+        self.expect_keyword("out")?;
+        self.expect_punct(':')?;
+        Ok(Some(self.var()?.0))
+    }
+
+    fn branch_tail(&mut self) -> PResult<(Option<VarName>, Vec<Stmt>, Vec<Stmt>)> {
+        let out = self.out_var()?;
         self.expect_punct('{')?;
         self.depth += 1;
         if self.depth > MAX_NESTING {
@@ -426,13 +428,7 @@ impl Parser {
         let ty = self.name("a type name")?.0;
         self.expect_punct(']')?;
         let value = self.value()?;
-        let mut out = None;
-        if self.is_punct(',') {
-            self.bump();
-            self.expect_keyword("out")?;
-            self.expect_punct(':')?;
-            out = Some(self.var()?.0);
-        }
+        let out = self.out_var()?;
         self.expect_punct('{')?;
         self.enter()?;
         let (mut arms, mut default) = (Vec::new(), None);
@@ -654,19 +650,7 @@ impl Parser {
     fn function(&mut self) -> PResult<Function> {
         let pos = self.expect_keyword("function")?;
         let (name, _) = self.ident("a function name")?;
-        self.expect_punct('(')?;
-        let mut params = Vec::new();
-        if !self.is_punct(')') {
-            loop {
-                params.push(self.param()?);
-                if self.is_punct(',') {
-                    self.bump();
-                } else {
-                    break;
-                }
-            }
-        }
-        self.expect_punct(')')?;
+        let params = self.parenthesized(Self::param)?;
         self.expect_punct(':')?;
         let ret = self.ty()?;
         if self.is_punct(';') {
