@@ -26,6 +26,7 @@
 //! with the proof's, and verifies the memory check's proof against public
 //! inputs it computes: the lists and the challenges they give.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ark_bn254::Fr;
@@ -367,6 +368,8 @@ impl Seen<'_> {
         let block_params = func.dfg.block_params(self.block);
         let mut offset = 0;
         let mut call_results = HashMap::new();
+        // Each builtin call's results, computed once for all of them.
+        let mut builtin_results: HashMap<Inst, Vec<Vec<Fr>>> = HashMap::new();
         for (value, publics) in &self.cs.interface.inputs {
             let found: Vec<Fr> = publics.iter().map(|&n| self.public[n as usize]).collect();
             let (expected, source_of) = if block_params.contains(value) {
@@ -393,9 +396,12 @@ impl Seen<'_> {
                         continue;
                     }
                     (Some((inst, Callee::Builtin(builtin))), ValueDef::Result(_, k)) => {
-                        let results = self.builtin_results(inst, *builtin)?;
+                        let results = match builtin_results.entry(inst) {
+                            Entry::Occupied(e) => e.into_mut(),
+                            Entry::Vacant(e) => e.insert(self.builtin_results(inst, *builtin)?),
+                        };
                         (
-                            results.into_iter().nth(k as usize),
+                            results.get(k as usize).cloned(),
                             "the builtin on its arguments",
                         )
                     }
