@@ -47,6 +47,22 @@ pub struct OpBatch {
     pub num_groups: usize,
 }
 
+/// Whether a batch whose current group holds `op_idx` operations and whose
+/// next free group is `next_group_idx` takes `op`: an operation with an
+/// immediate needs a group for its value (and, at the end of a group, the
+/// next group for itself), as miden-core's `OpBatchAccumulator` packs them.
+pub(crate) fn batch_can_accept(op_idx: usize, next_group_idx: usize, op: &Operation) -> bool {
+    if op.imm_value().is_some() {
+        if op_idx < GROUP_SIZE - 1 {
+            next_group_idx < BATCH_SIZE
+        } else {
+            next_group_idx + 1 < BATCH_SIZE
+        }
+    } else {
+        op_idx < GROUP_SIZE || next_group_idx < BATCH_SIZE
+    }
+}
+
 struct Accumulator {
     isa: Isa,
     start: usize,
@@ -73,15 +89,7 @@ impl Accumulator {
     }
 
     fn can_accept(&self, op: &Operation) -> bool {
-        if op.imm_value().is_some() {
-            if self.op_idx < GROUP_SIZE - 1 {
-                self.next_group_idx < BATCH_SIZE
-            } else {
-                self.next_group_idx + 1 < BATCH_SIZE
-            }
-        } else {
-            self.op_idx < GROUP_SIZE || self.next_group_idx < BATCH_SIZE
-        }
+        batch_can_accept(self.op_idx, self.next_group_idx, op)
     }
 
     fn finalize_group(&mut self) {

@@ -132,6 +132,21 @@ impl<'a> Cursor<'a> {
         Ok(value)
     }
 
+    /// A length-prefixed list of `u32`s, each with its offset (for errors
+    /// that name it later).
+    pub(crate) fn u32_list(
+        &mut self,
+        count: &'static str,
+        item: &'static str,
+    ) -> Result<Vec<(usize, u32)>> {
+        let n = self.count(count, 4)?;
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push((self.at(), self.u32(item)?));
+        }
+        Ok(items)
+    }
+
     /// A length prefix of items at least `min_size` bytes each, bounded by the
     /// bytes left so that allocating it is bounded by the input.
     pub(crate) fn count(&mut self, field: &'static str, min_size: usize) -> Result<usize> {

@@ -68,16 +68,8 @@ struct Layout<'a> {
 
 fn read_layout<'a>(c: &mut Cursor<'a>) -> Result<Layout<'a>> {
     let node_count = c.count("node count", NODE_RECORD_SIZE)?;
-    let n = c.count("roots", 4)?;
-    let mut roots = Vec::with_capacity(n);
-    for _ in 0..n {
-        roots.push((c.at(), c.u32("root")?));
-    }
-    let n = c.count("strings", 4)?;
-    let mut strings = Vec::with_capacity(n);
-    for _ in 0..n {
-        strings.push((c.at(), c.u32("string offset")?));
-    }
+    let roots = c.u32_list("roots", "root")?;
+    let strings = c.u32_list("strings", "string offset")?;
     let len = c.count("data", 1)?;
     let data_at = c.at();
     let data = c.take(len, "data")?;

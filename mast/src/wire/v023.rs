@@ -52,7 +52,7 @@
 
 use std::borrow::Cow;
 
-use crate::block::{BasicBlock, BATCH_SIZE, GROUP_SIZE};
+use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
 use crate::forest::{DebugInfo, MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
@@ -174,15 +174,7 @@ impl Accumulator {
     }
 
     fn can_accept(&self, op: &Operation) -> bool {
-        if op.imm_value().is_some() {
-            if self.op_idx < GROUP_SIZE - 1 {
-                self.next_group_idx < BATCH_SIZE
-            } else {
-                self.next_group_idx + 1 < BATCH_SIZE
-            }
-        } else {
-            self.op_idx < GROUP_SIZE || self.next_group_idx < BATCH_SIZE
-        }
+        batch_can_accept(self.op_idx, self.next_group_idx, op)
     }
 
     fn add(&mut self, op: &Operation) {
@@ -255,11 +247,7 @@ struct Sections<'a> {
 fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
     let internal = c.count("internal node count", 8)?;
     let external = c.count("external node count", 8 + 32)?;
-    let n = c.count("roots", 4)?;
-    let mut roots = Vec::with_capacity(n);
-    for _ in 0..n {
-        roots.push((c.at(), c.u32("root")?));
-    }
+    let roots = c.u32_list("roots", "root")?;
     let len = c.count("basic-block data", 1)?;
     let blocks_at = c.at();
     let blocks = c.take(len, "basic-block data")?;
