@@ -15,26 +15,7 @@ use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::pass::run_module;
 use kildall_ir::InstructionData;
 use kildall_mem2reg::Mem2Reg;
-
-/// Peak resident set size in MiB, from `/proc/self/status` (Linux only).
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
-/// CPU time (user + system) of this process in seconds, from
-/// `/proc/self/stat` (Linux only, clock ticks of 10 ms): on a loaded machine
-/// it measures the pass where wall time does not.
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
+use kildall_testkit::measure::{cpu_seconds, peak_rss_mib};
 
 fn main() {
     let blocks: usize = std::env::args()

@@ -18,33 +18,7 @@ use std::time::Instant;
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::pass::{run_module, FunctionAnalyses};
 use kildall_noise::{verify, NoisePlacement, Options};
-
-/// Peak resident set size in MiB.
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"));
-    let kib: f64 = line
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|k| k.parse().ok())
-        .unwrap_or(0.0);
-    kib / 1024.0
-}
-
-/// CPU time (user + system) of this process in seconds.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let Some(close) = stat.rfind(')') else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-    let ticks = |k: usize| {
-        fields
-            .get(k)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
-}
+use kildall_testkit::measure::{cpu_seconds, peak_rss_mib};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -65,8 +39,8 @@ fn main() {
                 .sum::<usize>()
         })
         .sum();
-    let rss_generated = peak_rss_mib();
-    let (cpu, wall) = (cpu_seconds(), Instant::now());
+    let rss_generated = peak_rss_mib().unwrap_or(0.0);
+    let (cpu, wall) = (cpu_seconds().unwrap_or(0.0), Instant::now());
     let options = Options::default();
     if check {
         for func in module.functions.values() {
@@ -77,8 +51,11 @@ fn main() {
     } else {
         run_module::<NoisePlacement>(&mut module, &options).expect("placeable");
     }
-    let (cpu, wall) = (cpu_seconds() - cpu, wall.elapsed().as_secs_f64());
-    let rss = peak_rss_mib();
+    let (cpu, wall) = (
+        cpu_seconds().unwrap_or(0.0) - cpu,
+        wall.elapsed().as_secs_f64(),
+    );
+    let rss = peak_rss_mib().unwrap_or(0.0);
     println!(
         "{} {blocks} blocks, {insts} instructions: {wall:.2} s wall, {cpu:.2} s CPU \
          ({:.2} µs CPU per instruction); peak {rss:.0} MiB ({rss_generated:.0} MiB after \
