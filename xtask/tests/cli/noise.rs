@@ -130,6 +130,7 @@ fn noise_effort_and_time_limit_are_checked_and_reported() {
     let file = "examples/noise/mul_chain.ssa";
     for (option, value) in [
         ("--time-limit", "inf"),
+        ("--time-limit", "1e30"),
         ("--time-limit", "-1"),
         ("--time-limit", "NaN"),
         ("--effort", "inf"),
