@@ -63,6 +63,7 @@ use std::ops::AddAssign;
 use kildall_ir::{Block, DataFlowGraph, EntityRef, EntitySet, Function, Inst, SecondaryMap, Value};
 
 pub mod alias;
+pub mod copies;
 pub mod dse;
 pub mod elements;
 pub mod forward;
@@ -91,6 +92,9 @@ pub struct Stats {
     pub solved_blocks: usize,
     /// Rounds of the pipeline run (promote, forward, remove dead stores).
     pub rounds: usize,
+    /// Block parameters and `if`s that only copied a reference, replaced by
+    /// it ([`copies`]).
+    pub copies_removed: usize,
 }
 
 impl AddAssign for Stats {
@@ -102,6 +106,7 @@ impl AddAssign for Stats {
         self.solver_visits += other.solver_visits;
         self.solved_blocks += other.solved_blocks;
         self.rounds += other.rounds;
+        self.copies_removed += other.copies_removed;
     }
 }
 
@@ -112,6 +117,9 @@ impl fmt::Display for Stats {
             "loads replaced: {}, stores removed: {}, allocations removed: {}, ",
             self.loads_replaced, self.stores_removed, self.allocations_removed
         )?;
+        if self.copies_removed > 0 {
+            write!(f, "reference copies removed: {}, ", self.copies_removed)?;
+        }
         if self.elements_forwarded > 0 {
             write!(f, "elements forwarded: {}, ", self.elements_forwarded)?;
         }

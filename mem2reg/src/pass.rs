@@ -12,7 +12,7 @@ use std::convert::Infallible;
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
 use kildall_ir::{Function, Value, ValueDef};
 
-use crate::{alias, dse, forward, promote, Options, Renames, Stats};
+use crate::{alias, copies, dse, forward, promote, Options, Renames, Stats};
 
 /// Memory to registers, the crate's one entry: run it with
 /// [`kildall_ir::pass::run_module`] or through the [`FunctionPass`] trait.
@@ -70,6 +70,10 @@ impl Pipeline {
         }) {
             func.dfg.resolve_aliases();
         }
+        let copies = options.forward || options.promote;
+        if copies {
+            self.stats.copies_removed += copies::propagate(func, analyses);
+        }
         // The first round runs every phase, a later round only those whose
         // inputs changed.
         let mut due = Due {
@@ -106,6 +110,17 @@ impl Pipeline {
                 if self.dead_stores(func, analyses, classes) {
                     next.promote = true;
                     next.forward = true;
+                }
+            }
+            // Replaced loads and forwarded elements rename references, which
+            // can make a block parameter or an `if` a copy of one.
+            if copies {
+                let removed = copies::propagate(func, analyses);
+                if removed > 0 {
+                    self.stats.copies_removed += removed;
+                    next.promote = true;
+                    next.forward = true;
+                    next.dead_stores = true;
                 }
             }
             due = next;
