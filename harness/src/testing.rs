@@ -138,12 +138,10 @@ impl ForeignHandler for TestOracles {
             .iter()
             .map(|ty| match ty.pointee() {
                 Some(pointee) => {
-                    let kept = self.kept.as_ref().filter(|kept| {
-                        memory.load(kept).is_some_and(|held| held.has_type(pointee))
-                    });
+                    let kept = self.kept.as_ref().filter(|kept| memory.has_type(kept, ty));
                     match kept {
                         Some(kept) => Ok(kept.clone()),
-                        None => Ok(memory.allocate(Some(zero(pointee)?))),
+                        None => Ok(memory.allocate(pointee, Some(zero(pointee)?))),
                     }
                 }
                 None => zero(ty),

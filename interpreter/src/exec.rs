@@ -8,15 +8,16 @@ use std::sync::Arc;
 use kildall_ir::{AssertMessage, Callee, Function, Inst, InstructionData, Type, Value};
 
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
-use super::value::{RefId, RuntimeValue};
+use super::memory::Memory;
+use super::value::RuntimeValue;
 use super::TrapKind;
-use super::{builtins, fresh_cell, ops, read, zero, Flow, Frame, FuncInfo, InterpreterOptions};
+use super::{builtins, ops, read, zero, Flow, Frame, FuncInfo, InterpreterOptions};
 
 /// What an instruction may touch beyond its frame.
 /// `'h` is the handler's own lifetime, kept apart because a `&mut` to a
 /// trait object cannot shorten it.
 pub(super) struct Effects<'a, 'h> {
-    pub(super) memory: &'a mut Vec<Option<RuntimeValue>>,
+    pub(super) memory: &'a mut Memory,
     pub(super) output: &'a mut Vec<String>,
     pub(super) options: &'a InterpreterOptions,
     pub(super) foreign: Option<&'a mut (dyn ForeignHandler + 'h)>,
@@ -116,17 +117,17 @@ pub(super) fn exec_inst(
 fn memory(
     at: &At<'_>,
     frame: &Frame,
-    memory: &mut Vec<Option<RuntimeValue>>,
+    memory: &mut Memory,
 ) -> Result<Option<RuntimeValue>, TrapKind> {
     use InstructionData as I;
     let enabled = frame.predicate;
     match &at.func.dfg[at.inst] {
         I::Load { address } => {
             let address = at.get(frame, *address)?;
-            let RuntimeValue::Ref(RefId(id)) = address else {
+            let RuntimeValue::Ref(id) = address else {
                 return Err(TrapKind::TypeError(format!("load from {address}")));
             };
-            Ok(Some(match memory.get(id as usize) {
+            Ok(Some(match memory.get(id) {
                 Some(Some(v)) => v.clone(),
                 _ if enabled => return Err(TrapKind::LoadOfUninitialized { reference: address }),
                 _ => zero(at.result_type(0)?, memory)?,
@@ -134,11 +135,11 @@ fn memory(
         }
         I::Store { value, address } => {
             let (value, address) = (at.get(frame, *value)?, at.get(frame, *address)?);
-            let RuntimeValue::Ref(RefId(id)) = address else {
+            let RuntimeValue::Ref(id) = address else {
                 return Err(TrapKind::TypeError(format!("store to {address}")));
             };
             if enabled {
-                match memory.get_mut(id as usize) {
+                match memory.get_mut(id) {
                     Some(cell) => *cell = Some(value),
                     None => {
                         return Err(TrapKind::TypeError(format!(
@@ -149,16 +150,18 @@ fn memory(
             }
             Ok(None)
         }
-        _ => Ok(Some(RuntimeValue::Ref(fresh_cell(memory)))),
+        _ => {
+            let ty = at.result_type(0)?;
+            let Some(pointee) = ty.pointee() else {
+                return Err(TrapKind::TypeError(format!("allocate of {ty}")));
+            };
+            Ok(Some(RuntimeValue::Ref(memory.allocate(pointee, None))))
+        }
     }
 }
 
 /// `make_array`, `array_get`, `array_set`.
-fn array(
-    at: &At<'_>,
-    frame: &Frame,
-    memory: &mut Vec<Option<RuntimeValue>>,
-) -> Result<RuntimeValue, TrapKind> {
+fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue, TrapKind> {
     use InstructionData as I;
     let enabled = frame.predicate;
     match &at.func.dfg[at.inst] {
@@ -180,6 +183,17 @@ fn array(
                 return Err(TrapKind::TypeError(format!("array_get from {array}")));
             };
             match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
+                // In an array of tuples, a dynamic index may land on an
+                // element of another type than the one the result names.
+                Some(element)
+                    if at.result_type(0)?.contains_reference()
+                        && !memory.has_type(element, at.result_type(0)?) =>
+                {
+                    Err(TrapKind::TypeError(format!(
+                        "array_get of {element} where the result is a `{}`",
+                        at.result_type(0)?
+                    )))
+                }
                 Some(element) => Ok(element.clone()),
                 None if enabled => Err(TrapKind::IndexOutOfBounds {
                     index,
@@ -345,7 +359,7 @@ fn foreign(
         });
     };
     let mut memory = ForeignMemory {
-        cells: effects.memory,
+        memory: effects.memory,
     };
     let values = handler.call(call, &mut memory).map_err(failed)?;
     if values.len() != call.result_types.len() {
@@ -356,7 +370,7 @@ fn foreign(
         )));
     }
     for (value, ty) in values.iter().zip(call.result_types) {
-        if !value.has_type(ty) {
+        if !memory.memory.has_type(value, ty) {
             return Err(failed(format!("{value} given where the call names `{ty}`")));
         }
     }

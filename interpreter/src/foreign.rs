@@ -12,7 +12,8 @@
 
 use kildall_ir::Type;
 
-use super::value::{RefId, RuntimeValue};
+use super::memory::Memory;
+use super::value::RuntimeValue;
 
 /// One call of a foreign function.
 pub struct ForeignCall<'a> {
@@ -35,38 +36,49 @@ pub trait ForeignHandler {
     ) -> Result<Vec<RuntimeValue>, String>;
 }
 
-/// The memory of the run, as an oracle sees it.
+/// The memory of the run, as an oracle sees it. Its cells are typed, as
+/// the program's are: a reference the handler gives back must name a cell
+/// of the pointee type the call names, or the run traps.
 pub struct ForeignMemory<'a> {
-    pub(super) cells: &'a mut Vec<Option<RuntimeValue>>,
+    pub(super) memory: &'a mut Memory,
 }
 
 impl ForeignMemory<'_> {
-    /// A fresh cell holding `initial` (never stored when `None`).
-    pub fn allocate(&mut self, initial: Option<RuntimeValue>) -> RuntimeValue {
-        self.cells.push(initial);
-        RuntimeValue::Ref(RefId((self.cells.len() - 1) as u32))
+    /// A fresh cell of values of type `pointee`, holding `initial` (never
+    /// stored when `None`).
+    pub fn allocate(&mut self, pointee: &Type, initial: Option<RuntimeValue>) -> RuntimeValue {
+        RuntimeValue::Ref(self.memory.allocate(pointee, initial))
     }
 
     /// What the cell `reference` holds, if it is a stored cell.
     pub fn load(&self, reference: &RuntimeValue) -> Option<&RuntimeValue> {
-        let RuntimeValue::Ref(RefId(id)) = reference else {
+        let RuntimeValue::Ref(id) = reference else {
             return None;
         };
-        self.cells.get(*id as usize)?.as_ref()
+        self.memory.get(*id)?.as_ref()
     }
 
     /// Writes `value` into the cell `reference`; false if it is not a cell
-    /// of the run.
+    /// of the run or `value` is not of the cell's type.
     pub fn store(&mut self, reference: &RuntimeValue, value: RuntimeValue) -> bool {
-        let RuntimeValue::Ref(RefId(id)) = reference else {
+        let RuntimeValue::Ref(id) = reference else {
             return false;
         };
-        match self.cells.get_mut(*id as usize) {
+        if !self.memory.holds(*id, &value) {
+            return false;
+        }
+        match self.memory.get_mut(*id) {
             Some(cell) => {
                 *cell = Some(value);
                 true
             }
             None => false,
         }
+    }
+
+    /// Whether `value` has type `ty`, its references naming cells of their
+    /// pointee types.
+    pub fn has_type(&self, value: &RuntimeValue, ty: &Type) -> bool {
+        self.memory.has_type(value, ty)
     }
 }

@@ -56,6 +56,7 @@ mod compare;
 mod exec;
 mod foreign;
 mod grumpkin;
+mod memory;
 mod observe;
 mod ops;
 mod poseidon2;
@@ -66,6 +67,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
+use memory::Memory;
 
 use kildall_ir::{
     Block, FuncId, Function, GlobalInit, GlobalOperand, Inst, Module, Terminator, Type, Value,
@@ -209,7 +211,7 @@ fn run_machine<'m>(
         foreign: hooks.foreign,
         funcs: Vec::new(),
         globals: global_values(module),
-        memory: Vec::new(),
+        memory: Memory::default(),
         stack: Vec::new(),
         output: Vec::new(),
         steps: 0,
@@ -312,7 +314,7 @@ struct Machine<'m> {
     foreign: Option<&'m mut dyn ForeignHandler>,
     funcs: Vec<Option<FuncInfo>>,
     globals: Vec<RuntimeValue>,
-    memory: Vec<Option<RuntimeValue>>,
+    memory: Memory,
     stack: Vec<Frame>,
     output: Vec<String>,
     steps: u64,
@@ -340,14 +342,9 @@ fn read(
     }
 }
 
-fn fresh_cell(memory: &mut Vec<Option<RuntimeValue>>) -> RefId {
-    memory.push(None);
-    RefId((memory.len() - 1) as u32)
-}
-
 /// The zero value of `ty`, references as fresh cells.
-fn zero(ty: &Type, memory: &mut Vec<Option<RuntimeValue>>) -> Result<RuntimeValue, TrapKind> {
-    value::zero_with(ty, &mut || fresh_cell(memory), &mut 0).ok_or_else(|| {
+fn zero(ty: &Type, memory: &mut Memory) -> Result<RuntimeValue, TrapKind> {
+    value::zero_with(ty, &mut |pointee| memory.allocate(pointee, None), &mut 0).ok_or_else(|| {
         TrapKind::Malformed(format!(
             "cannot build a zero value of {ty} (more than {MAX_ZERO_ARRAY_ELEMENTS} elements or a bad width)"
         ))
@@ -410,7 +407,13 @@ impl<'m> Machine<'m> {
                     got: arg,
                 });
             }
-            let arg = renumber_refs(arg.conform(ty), &mut renumbered, &mut self.memory);
+            let Some(arg) = renumber_refs(arg.conform(ty), ty, &mut renumbered, &mut self.memory)
+            else {
+                return bare(TrapKind::TypeError(format!(
+                    "argument {index} of {function} names a cell that another argument \
+                     names as one of another type"
+                )));
+            };
             conformed.push(arg);
         }
         if let Err(kind) = self.push_frame(function, conformed) {
@@ -452,7 +455,7 @@ impl<'m> Machine<'m> {
         let mut values = SecondaryMap::new();
         for (index, (&param, arg)) in params.iter().zip(args).enumerate() {
             let ty = func.dfg.value_type(param);
-            if !arg.has_type(ty) {
+            if !self.memory.has_type(&arg, ty) {
                 return Err(TrapKind::ArgumentType {
                     function,
                     index,
@@ -566,7 +569,20 @@ impl<'m> Machine<'m> {
                             site: Some(site(module, caller, Some(inst))),
                         });
                     }
+                    let dfg = &module.functions[caller.func].dfg;
                     for (&result, value) in results.iter().zip(values) {
+                        // A call through a `function` value has no signature
+                        // the verifier could check against the callee's.
+                        if !self.memory.has_type(&value, dfg.value_type(result)) {
+                            return Outcome::Trap(Trap {
+                                kind: TrapKind::TypeError(format!(
+                                    "{} returned {value} where the call names `{}`",
+                                    callee.func,
+                                    dfg.value_type(result)
+                                )),
+                                site: Some(site(module, caller, Some(inst))),
+                            });
+                        }
                         caller.values[result] = Some(value);
                     }
                 }
@@ -581,29 +597,41 @@ enum Exit {
     Return(Vec<RuntimeValue>),
 }
 
-/// Renumbers the references inside an argument to fresh cells, keeping
-/// equal numbers equal.
+/// Renumbers the references inside an argument of type `ty` to fresh
+/// cells of their pointee types, keeping equal numbers equal; `None` when
+/// one number stands for cells of two types.
 fn renumber_refs(
     value: RuntimeValue,
+    ty: &Type,
     renumbered: &mut HashMap<u32, RefId>,
-    memory: &mut Vec<Option<RuntimeValue>>,
-) -> RuntimeValue {
-    match value {
+    memory: &mut Memory,
+) -> Option<RuntimeValue> {
+    Some(match value {
         RuntimeValue::Ref(RefId(id)) => {
-            RuntimeValue::Ref(*renumbered.entry(id).or_insert_with(|| fresh_cell(memory)))
+            let pointee = ty.pointee()?;
+            let cell = *renumbered
+                .entry(id)
+                .or_insert_with(|| memory.allocate(pointee, None));
+            let value = RuntimeValue::Ref(cell);
+            if !memory.has_type(&value, ty) {
+                return None;
+            }
+            value
         }
         RuntimeValue::Array { elements, types } => {
+            let element_types = ty.element_types().filter(|t| !t.is_empty())?;
             let elements = Arc::unwrap_or_clone(elements)
                 .into_iter()
-                .map(|element| renumber_refs(element, renumbered, memory))
-                .collect();
+                .zip(element_types.iter().cycle())
+                .map(|(element, ty)| renumber_refs(element, ty, renumbered, memory))
+                .collect::<Option<Vec<_>>>()?;
             RuntimeValue::Array {
                 elements: Arc::new(elements),
                 types,
             }
         }
         other => other,
-    }
+    })
 }
 
 /// Executes the terminator of the frame's block: moves to the next block,

@@ -169,7 +169,7 @@ impl RuntimeValue {
     /// would have more than [`MAX_ZERO_ARRAY_ELEMENTS`] elements or an
     /// integer width is outside 1 to 128.
     pub fn zero(ty: &Type) -> Option<RuntimeValue> {
-        zero_with(ty, &mut || RefId(0), &mut 0)
+        zero_with(ty, &mut |_| RefId(0), &mut 0)
     }
 
     /// The type of the value; arrays and slices both give an array type.
@@ -261,11 +261,12 @@ impl RuntimeValue {
     }
 }
 
-/// Builds the zero value of `ty`, asking `fresh_ref` for references;
+/// Builds the zero value of `ty`, asking `fresh_ref` for references (a
+/// cell of the pointee type it is given);
 /// `budget` counts array elements built so far.
 pub(crate) fn zero_with(
     ty: &Type,
-    fresh_ref: &mut dyn FnMut() -> RefId,
+    fresh_ref: &mut dyn FnMut(&Type) -> RefId,
     budget: &mut u64,
 ) -> Option<RuntimeValue> {
     Some(match ty {
@@ -275,7 +276,9 @@ pub(crate) fn zero_with(
         }
         Type::Unsigned(bits) => RuntimeValue::unsigned(*bits, 0),
         Type::Signed(bits) => RuntimeValue::signed(*bits, 0),
-        Type::Reference(_) | Type::ImmutableReference(_) => RuntimeValue::Ref(fresh_ref()),
+        Type::Reference(pointee) | Type::ImmutableReference(pointee) => {
+            RuntimeValue::Ref(fresh_ref(pointee))
+        }
         Type::Array(types, len) => {
             let total = types.len() as u64 * u64::from(*len);
             *budget += total;

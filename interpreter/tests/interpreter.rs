@@ -475,6 +475,93 @@ fn argument_references_are_fresh_cells() {
     ));
 }
 
+/// The message of a run that must trap on a value of the wrong type.
+fn type_error(module: &Module, args: &str) -> String {
+    match run(module, RuntimeValue::parse_list(args).unwrap()).outcome {
+        Outcome::Trap(trap)
+            if matches!(
+                trap.kind,
+                TrapKind::TypeError(_) | TrapKind::ArgumentType { .. }
+            ) =>
+        {
+            trap.to_string()
+        }
+        other => panic!("expected a type error, got {}", outcome_text(&other)),
+    }
+}
+
+#[test]
+fn one_cell_is_never_named_with_two_pointee_types() {
+    // Arguments: one number for a `&mut Field` and a `&mut u32` is refused.
+    let module = parse_module(
+        "fn main f0 {
+  b0(v0: &mut Field, v1: &mut u32):
+    store Field 5 at v0
+    return
+}",
+    )
+    .unwrap();
+    let message = type_error(&module, "&mut 7, &mut 7");
+    assert!(message.contains("another type"), "{message}");
+    assert!(!matches!(
+        run(&module, RuntimeValue::parse_list("&mut 7, &mut 8").unwrap()).outcome,
+        Outcome::Trap(_)
+    ));
+
+    // A call through a `function` value: the callee's parameter types are
+    // checked against the cells given, its results against the call's.
+    let module = parse_module(
+        "fn main f0 {
+  b0(v0: u1):
+    v1 = allocate -> &mut Field
+    store Field 1 at v1
+    v2 = if v0 then f1 else (if v0) f2
+    v3 = call v2(v1) -> &mut Field
+    return
+}
+fn takes_u32 f1 {
+  b0(v0: &mut u32):
+    return v0
+}
+fn gives_u32 f2 {
+  b0(v0: &mut Field):
+    v1 = allocate -> &mut u32
+    return v1
+}",
+    )
+    .unwrap();
+    let message = type_error(&module, "u1 1");
+    assert!(
+        message.contains("argument 0 of f1 should be &mut u32"),
+        "{message}"
+    );
+    let message = type_error(&module, "u1 0");
+    assert!(
+        message.contains("where the call names `&mut Field`"),
+        "{message}"
+    );
+
+    // A dynamic index into an array of tuples landing on the other type.
+    let module = parse_module(
+        "fn main f0 {
+  b0(v0: u32):
+    v1 = allocate -> &mut Field
+    v2 = allocate -> &mut u32
+    v3 = make_array [v1, v2] : [(&mut Field, &mut u32); 1]
+    v4 = array_get v3, index v0 -> &mut Field
+    store Field 1 at v4
+    return
+}",
+    )
+    .unwrap();
+    let message = type_error(&module, "u32 1");
+    assert!(message.contains("array_get"), "{message}");
+    assert!(!matches!(
+        run(&module, RuntimeValue::parse_list("u32 0").unwrap()).outcome,
+        Outcome::Trap(_)
+    ));
+}
+
 #[test]
 fn noise_parameters_are_configurable() {
     let text = "fn main f0 {
@@ -595,7 +682,9 @@ impl kildall_interpreter::ForeignHandler for CountingOracles {
     ) -> Result<Vec<RuntimeValue>, String> {
         self.calls.push(call.name.to_string());
         match call.name {
-            "oracle_mut" => Ok(vec![memory.allocate(Some(RuntimeValue::field(40)))]),
+            "oracle_mut" => Ok(vec![
+                memory.allocate(&Type::Field, Some(RuntimeValue::field(40)))
+            ]),
             "oracle_op" => {
                 let held = memory.load(&call.args[0]).cloned();
                 let next = match held {

@@ -96,6 +96,24 @@ impl Type {
         }
     }
 
+    /// Whether a reference to `other` may name a cell of this type: the
+    /// same type, `&T` and `&mut T` alike at any depth (mutability belongs
+    /// to a reference, not to the cell it names).
+    pub fn is_same_cell_type(&self, other: &Type) -> bool {
+        let same_elements = |a: &[Type], b: &[Type]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.is_same_cell_type(b))
+        };
+        match (self, other) {
+            (
+                Type::Reference(a) | Type::ImmutableReference(a),
+                Type::Reference(b) | Type::ImmutableReference(b),
+            ) => a.is_same_cell_type(b),
+            (Type::Array(a, n), Type::Array(b, m)) => n == m && same_elements(a, b),
+            (Type::Slice(a), Type::Slice(b)) => same_elements(a, b),
+            _ => self == other,
+        }
+    }
+
     /// The element types of an array or slice.
     pub fn element_types(&self) -> Option<&[Type]> {
         match self {

@@ -11,8 +11,14 @@
 //!
 //! The rules are Noir's alias-set rules, made flow-insensitive:
 //! - `allocate` makes a fresh class (a reference aliases itself);
-//! - the reference parameters of the entry block share one class that also
-//!   holds everything stored in it (parameters may alias each other);
+//! - the reference parameters of the entry block may alias each other, but
+//!   only through cells of one type: a cell has one type, and a reference
+//!   of type `&mut T` or `&T` names a cell of `T` (the verifier checks it
+//!   where types are static, the interpreter where they are not, see
+//!   `kildall-interpreter`'s memory). Parameters whose types reach a common
+//!   cell type (directly, or through the references their cells hold)
+//!   share one class that also holds everything stored in it; the others
+//!   get classes of their own;
 //! - `store v at a` and `vR = load a` unify the class of `v` (or `vR`) with the
 //!   contents of `a`'s class (storing a reference into a reference);
 //! - `make_array`, `array_set` (at any index: arrays are summarised, so a
@@ -29,10 +35,11 @@
 //!   may call oracles too). A call is the only way a reference leaves the
 //!   function besides `return`, so the world is *escaped*.
 //!
-//! FIXME: the world is one class whatever the types of its references;
-//! since a cell has one type, references of different pointee types never
-//! alias, and a world per pointee type would keep forwarding loads of one
-//! parameter across stores to another of another type. Likewise a callee
+//! The parameters' classes join the world at the first such call.
+//!
+//! FIXME: the world is one class whatever the types of its references; a
+//! world per cell type would keep forwarding loads of one parameter across
+//! calls given only references to cells of another type. Likewise a callee
 //! known to return its argument returns the same cell, which a summary of
 //! the module's functions could tell this per-function pass.
 //!
@@ -76,6 +83,9 @@ pub struct AliasClasses {
     world: Option<Node>,
     /// The calls of unknown code, each of which touches the world.
     unknown_calls: Vec<Inst>,
+    /// The classes of the parameters' cells, until a call of unknown code
+    /// joins them into the world.
+    parameter_classes: Vec<Node>,
     /// Per value: 0 holds no reference, 1 holds some (an array of them),
     /// 2 is a reference. Read from the types in one sequential pass, so
     /// that the walks over instructions look up a byte, not a type (a
@@ -120,21 +130,28 @@ impl AliasClasses {
             .collect();
         let kind = std::mem::take(&mut self.kind);
         let has_refs = |v: Value| kind.get(v.index()).is_none_or(|&k| k > 0);
-        // Parameters of the function: one shared, self-containing class.
+        // Parameters of the function: self-containing classes, one per
+        // group of parameters whose types reach a common cell type.
         if let Some(entry) = func.entry_block() {
-            let mut shared = None;
-            for &param in dfg.block_params(entry) {
-                if has_refs(param) {
+            let params: Vec<Value> = dfg
+                .block_params(entry)
+                .iter()
+                .copied()
+                .filter(|&p| has_refs(p))
+                .collect();
+            for group in parameter_groups(dfg, &params) {
+                let mut shared = None;
+                for param in group {
                     let n = self.node(param);
                     shared = Some(match shared {
                         None => n,
                         Some(s) => self.unify(s, n),
                     });
                 }
-            }
-            if let Some(s) = shared {
-                self.make_external(s);
-                self.world = Some(s);
+                if let Some(s) = shared {
+                    self.make_external(s);
+                    self.parameter_classes.push(s);
+                }
             }
         }
         let mut loads = Vec::new();
@@ -213,12 +230,14 @@ impl AliasClasses {
             }
             InstructionData::Call { callee, args } if callee.runs_unknown_code() => {
                 self.unknown_calls.push(inst);
+                // The first such call joins the parameters' classes into
+                // the world: the caller's oracles may hold any of them.
+                for class in std::mem::take(&mut self.parameter_classes) {
+                    self.join_world(class);
+                }
                 if let Some(c) = self.unify_refs(args.iter().chain(results()), has_refs) {
                     self.make_external(c);
-                    self.world = Some(match self.world {
-                        None => c,
-                        Some(world) => self.unify(world, c),
-                    });
+                    self.join_world(c);
                 }
             }
             InstructionData::MakeArray { .. }
@@ -275,6 +294,13 @@ impl AliasClasses {
             }
             _ => {}
         }
+    }
+
+    fn join_world(&mut self, class: Node) {
+        self.world = Some(match self.world {
+            None => class,
+            Some(world) => self.unify(world, class),
+        });
     }
 
     /// Unifies the classes of the values among `values` that may hold a
@@ -452,4 +478,66 @@ impl AliasClasses {
 /// Whether `ty` is a reference.
 pub fn is_reference(ty: &Type) -> bool {
     ty.is_reference()
+}
+
+/// The parameters among `params` (each holding a reference) grouped so
+/// that two parameters whose types reach a common cell type are in one
+/// group: only those may name the same cell, or cells one of which holds a
+/// reference to the other's. Groups in the order of their first parameter.
+fn parameter_groups(dfg: &DataFlowGraph, params: &[Value]) -> Vec<Vec<Value>> {
+    // Union-find over the parameters, joined through the cell types each
+    // reaches (compared as cells are: `&T` and `&mut T` alike).
+    let mut parent: Vec<usize> = (0..params.len()).collect();
+    fn find(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut owners: Vec<(Type, usize)> = Vec::new();
+    for (i, &param) in params.iter().enumerate() {
+        let mut cell_types = Vec::new();
+        reached_cell_types(dfg.value_type(param), &mut cell_types);
+        for ty in cell_types {
+            match owners
+                .iter()
+                .find(|(owned, _)| owned.is_same_cell_type(&ty))
+            {
+                Some(&(_, owner)) => {
+                    let (a, b) = (find(&mut parent, owner), find(&mut parent, i));
+                    parent[a.max(b)] = a.min(b);
+                }
+                None => owners.push((ty, i)),
+            }
+        }
+    }
+    let mut groups: Vec<Vec<Value>> = Vec::new();
+    let mut group_of = vec![usize::MAX; params.len()];
+    for (i, &param) in params.iter().enumerate() {
+        let root = find(&mut parent, i);
+        if group_of[root] == usize::MAX {
+            group_of[root] = groups.len();
+            groups.push(Vec::new());
+        }
+        groups[group_of[root]].push(param);
+    }
+    groups
+}
+
+/// The types of the cells a value of type `ty` can reach: the pointee of
+/// each reference in it, and what those cells' contents reach in turn.
+fn reached_cell_types(ty: &Type, out: &mut Vec<Type>) {
+    match ty {
+        Type::Reference(pointee) | Type::ImmutableReference(pointee) => {
+            out.push(Type::clone(pointee));
+            reached_cell_types(pointee, out);
+        }
+        Type::Array(elements, _) | Type::Slice(elements) => {
+            for element in elements.iter() {
+                reached_cell_types(element, out);
+            }
+        }
+        _ => {}
+    }
 }
