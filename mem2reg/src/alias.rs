@@ -41,7 +41,11 @@
 //! world per cell type would keep forwarding loads of one parameter across
 //! calls given only references to cells of another type. Likewise a callee
 //! known to return its argument returns the same cell, which a summary of
-//! the module's functions could tell this per-function pass.
+//! the module's functions could tell this per-function pass. And Noir's
+//! frontend guarantees that a cell seen through a `&T` is not written while
+//! that reference lives, so a call given only `&T`s keeps their cells'
+//! contents; the IR gives `&T` the semantics of `&mut T` and cannot check
+//! that guarantee, so calls are assumed to write them.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
