@@ -19,12 +19,15 @@
 //! Only values whose type holds a reference are rewritten: other copies are
 //! not this pass's business. A parameter is replaced only by a value whose
 //! definition strictly dominates the parameter's block, so the result is
-//! SSA again; replacing one copy may make another trivial (a loop's
-//! parameter passed through an inner loop), so the scan is repeated, at
-//! most [`MAX_ROUNDS`] times, each round linear in the function.
+//! SSA again. Replacing one copy may make another trivial (a loop's
+//! parameter passed through an inner loop): one walk over the function
+//! gathers the bindings of reference parameters and the `if`s of
+//! references, and up to [`MAX_ROUNDS`] rounds over those find the copies.
+//! The uses of a replaced value are renamed by the pass's next walk (as
+//! those of a replaced load), not by a walk of their own.
 
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, Function, InstructionData, SecondaryMap, Value, ValueDef};
+use kildall_ir::{Block, Function, Inst, InstructionData, SecondaryMap, Value, ValueDef};
 
 /// How many times the scan is repeated at most. Each round finds the
 /// copies made trivial by the previous one; nested loops passing a
@@ -54,84 +57,65 @@ impl Incoming {
     }
 }
 
-/// Replaces the reference copies of `func` by the references they copy,
-/// removes the parameters (and the jump arguments that bound them) and
-/// `if`s that were copies, and returns how many were removed.
-pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> usize {
-    if !func
-        .dfg
-        .values()
-        .any(|(_, data)| data.ty.contains_reference())
-    {
-        return 0;
-    }
-    let mut removed = 0;
-    let mut incoming: SecondaryMap<Value, Incoming> = SecondaryMap::new();
-    for _ in 0..MAX_ROUNDS {
-        let found = replace_parameters(func, analyses, &mut incoming) + replace_ifs(func);
-        if found == 0 {
-            break;
-        }
-        removed += found;
-    }
-    if removed > 0 {
-        func.dfg.resolve_aliases();
-        remove_replaced_parameters(func);
-    }
-    removed
-}
-
-/// One scan over the jumps: each reference parameter that always receives
-/// one other value, defined in a block that strictly dominates the
-/// parameter's, becomes an alias of it.
-fn replace_parameters(
-    func: &mut Function,
-    analyses: &mut FunctionAnalyses,
-    incoming: &mut SecondaryMap<Value, Incoming>,
-) -> usize {
-    incoming.clear();
-    let dfg = &func.dfg;
+/// Replaces the reference copies of `func` by the references they copy:
+/// removes the parameters (and the jump arguments that bound them) and the
+/// `if`s that were copies, and makes each an alias of what it copied.
+/// Returns the replaced values; their uses are left to be renamed (by
+/// [`Renames`](crate::Renames), as replaced loads are).
+pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Value> {
+    // One walk over the jumps and the instructions gathers the candidates;
+    // the rounds then only look at those.
+    let mut bindings = Vec::new();
     for block in func.layout.blocks() {
-        let Some(terminator) = dfg.terminator(block) else {
+        let Some(terminator) = func.dfg.terminator(block) else {
             continue;
         };
         for successor in terminator.successors() {
-            let params = dfg.block_params(successor);
+            let params = func.dfg.block_params(successor);
             for (&param, &argument) in params.iter().zip(terminator.edge_arguments(successor)) {
-                let argument = dfg.resolve(argument);
-                let still_param = matches!(dfg.value_def(param), ValueDef::Param(..));
-                if argument != param && still_param && dfg.value_type(param).contains_reference() {
-                    incoming[param].add(argument);
+                if func.dfg.value_type(param).contains_reference() {
+                    bindings.push((param, argument));
                 }
             }
         }
     }
-    let (_, domtree) = analyses.domtree(func);
+    let ifs = reference_ifs(func);
+    if bindings.is_empty() && ifs.is_empty() {
+        return Vec::new();
+    }
     let mut replaced = Vec::new();
-    for block in func.layout.blocks() {
-        for &param in func.dfg.block_params(block) {
-            if let Incoming::One(value) = incoming[param] {
-                let defined_in = match func.dfg.value_def(value) {
-                    ValueDef::Result(inst, _) => func.layout.inst_block(inst),
-                    ValueDef::Param(def_block, _) => Some(def_block),
-                    _ => None,
-                };
-                if defined_in.is_some_and(|d| domtree.strictly_dominates(d, block)) {
-                    replaced.push((param, value));
-                }
+    let mut parameters = Vec::new();
+    let mut incoming: SecondaryMap<Value, Incoming> = SecondaryMap::new();
+    let mut ifs_left = ifs;
+    for _ in 0..MAX_ROUNDS {
+        let before = replaced.len();
+        for (param, block) in replace_parameters(func, analyses, &bindings, &mut incoming) {
+            replaced.push(param);
+            parameters.push((param, block));
+        }
+        ifs_left.retain(|&(inst, result, then_value, else_value)| {
+            let value = func.dfg.resolve(then_value);
+            if value != func.dfg.resolve(else_value) {
+                return true;
             }
+            func.dfg.detach_results(inst);
+            func.dfg.replace_all_uses(result, value);
+            func.layout.remove_inst(inst);
+            replaced.push(result);
+            false
+        });
+        if replaced.len() == before {
+            break;
         }
     }
-    for &(param, value) in &replaced {
-        func.dfg.replace_all_uses(param, value);
-    }
-    replaced.len()
+    remove_parameters(func, analyses, &parameters);
+    replaced
 }
 
-/// Each `if` choosing between one reference and itself becomes an alias of
-/// it, and is removed.
-fn replace_ifs(func: &mut Function) -> usize {
-    let mut copies = Vec::new();
+/// The `if`s whose result holds a reference: (instruction, result, then
+/// value, else value).
+fn reference_ifs(func: &Function) -> Vec<(Inst, Value, Value, Value)> {
+    let mut ifs = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             if let InstructionData::IfElse {
@@ -140,64 +124,116 @@ fn replace_ifs(func: &mut Function) -> usize {
                 ..
             } = func.dfg[inst]
             {
-                let value = func.dfg.resolve(then_value);
                 let result = func.dfg.first_result(inst);
                 if let Some(result) =
                     result.filter(|&r| func.dfg.value_type(r).contains_reference())
                 {
-                    if value == func.dfg.resolve(else_value) {
-                        copies.push((inst, result, value));
-                    }
+                    ifs.push((inst, result, then_value, else_value));
                 }
             }
         }
     }
-    for &(inst, result, value) in &copies {
-        func.dfg.detach_results(inst);
-        func.dfg.replace_all_uses(result, value);
-        func.layout.remove_inst(inst);
-    }
-    copies.len()
+    ifs
 }
 
-/// Removes the parameters that became aliases, and their arguments on
-/// every jump into their blocks.
-fn remove_replaced_parameters(func: &mut Function) {
-    let blocks: Vec<Block> = func.layout.blocks().collect();
-    let mut dead: SecondaryMap<Block, Vec<usize>> = SecondaryMap::new();
-    for &block in &blocks {
-        let params = func.dfg.block_params(block);
-        dead[block] = (0..params.len())
-            .filter(|&i| matches!(func.dfg.value_def(params[i]), ValueDef::Alias(_)))
-            .collect();
+/// One round over the bindings of reference parameters: each parameter
+/// that always receives one other value, defined in a block that strictly
+/// dominates the parameter's, becomes an alias of it. Returns those
+/// parameters with their blocks.
+fn replace_parameters(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    bindings: &[(Value, Value)],
+    incoming: &mut SecondaryMap<Value, Incoming>,
+) -> Vec<(Value, Block)> {
+    incoming.clear();
+    let dfg = &func.dfg;
+    for &(param, argument) in bindings {
+        let argument = dfg.resolve(argument);
+        if argument != param && matches!(dfg.value_def(param), ValueDef::Param(..)) {
+            incoming[param].add(argument);
+        }
     }
-    for &block in &blocks {
-        // A `jmpif` to one block twice yields it twice, and
-        // `edge_arguments_mut` already gives both edges.
-        let mut successors: Vec<Block> = match func.dfg.terminator(block) {
-            Some(terminator) => terminator.successors().collect(),
-            None => continue,
+    let (_, domtree) = analyses.domtree(func);
+    let mut found = Vec::new();
+    for &(param, _) in bindings {
+        let Incoming::One(value) = incoming[param] else {
+            continue;
         };
-        successors.dedup();
-        for successor in successors {
-            if dead[successor].is_empty() {
-                continue;
-            }
-            let Some(terminator) = func.dfg.terminator_mut(block) else {
+        let ValueDef::Param(block, _) = func.dfg.value_def(param) else {
+            continue;
+        };
+        let defined_in = match func.dfg.value_def(value) {
+            ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+            ValueDef::Param(def_block, _) => Some(def_block),
+            _ => None,
+        };
+        if defined_in.is_some_and(|d| domtree.strictly_dominates(d, block)) {
+            found.push((param, block, value));
+            // Once: a parameter bound on several edges is listed once per edge.
+            incoming[param] = Incoming::Many;
+        }
+    }
+    found
+        .into_iter()
+        .map(|(param, block, value)| {
+            func.dfg.replace_all_uses(param, value);
+            (param, block)
+        })
+        .collect()
+}
+
+/// Removes the replaced parameters from their blocks, and their arguments
+/// from every jump into those blocks; each stays an alias of what it
+/// copied, for the renaming of its uses.
+fn remove_parameters(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    params: &[(Value, Block)],
+) {
+    let mut dead: SecondaryMap<Block, Vec<usize>> = SecondaryMap::new();
+    let mut blocks = Vec::new();
+    for &(param, block) in params {
+        let Some(index) = func
+            .dfg
+            .block_params(block)
+            .iter()
+            .position(|&p| p == param)
+        else {
+            continue;
+        };
+        if dead[block].is_empty() {
+            blocks.push(block);
+        }
+        dead[block].push(index);
+    }
+    let cfg = analyses.cfg(func);
+    for &block in &blocks {
+        dead[block].sort_unstable();
+        let mut predecessors = cfg.predecessors(block).to_vec();
+        // A `jmpif` to the block on both edges is one predecessor, whose
+        // `edge_arguments_mut` gives both argument lists.
+        predecessors.sort_unstable();
+        predecessors.dedup();
+        for predecessor in predecessors {
+            let Some(terminator) = func.dfg.terminator_mut(predecessor) else {
                 continue;
             };
-            for arguments in terminator.edge_arguments_mut(successor) {
+            for arguments in terminator.edge_arguments_mut(block) {
                 let mut index = 0;
                 arguments.retain(|_| {
                     index += 1;
-                    !dead[successor].contains(&(index - 1))
+                    dead[block].binary_search(&(index - 1)).is_err()
                 });
             }
         }
     }
     for &block in &blocks {
         for &index in dead[block].iter().rev() {
+            let param = func.dfg.block_params(block)[index];
+            let target = func.dfg.resolve(param);
             func.dfg.remove_block_param(block, index);
+            func.dfg.replace_all_uses(param, target);
         }
     }
 }

@@ -144,6 +144,9 @@ pub struct Options {
     pub forward: bool,
     /// Remove unobservable stores and unused allocations.
     pub dead_stores: bool,
+    /// Replace block parameters and `if`s that only copy a reference by it
+    /// ([`copies`]), once, before the rounds.
+    pub copies: bool,
     /// The most rounds of the pipeline; later rounds only find what earlier
     /// ones exposed, and a round runs only if the previous one moved
     /// references or renamed stored values.
@@ -156,6 +159,7 @@ impl Default for Options {
             promote: true,
             forward: true,
             dead_stores: true,
+            copies: true,
             max_rounds: 4,
         }
     }
@@ -170,6 +174,7 @@ impl Options {
             promote: false,
             forward: true,
             dead_stores: false,
+            copies: false,
             max_rounds: 4,
         }
     }
