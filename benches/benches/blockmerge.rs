@@ -8,8 +8,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use kildall_benches::{sampling, total_blocks};
+use criterion::{criterion_group, criterion_main, Criterion};
+use kildall_benches::{bench_pass, total_blocks};
 use kildall_blockmerge::{BlockMerge, Options};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::pass::run_module;
@@ -40,15 +40,8 @@ fn bench_mix(c: &mut Criterion, name: &str, config: impl Fn(usize) -> CfgConfig)
             "{name} {blocks}: {actual} -> {after} blocks, {merges} merges, at most {rounds} rounds"
         );
         drop(once);
-        group.throughput(Throughput::Elements(actual as u64));
-        let (samples, time) = sampling(blocks);
-        group.sample_size(samples).measurement_time(time);
-        group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
-            b.iter_batched(
-                || module.clone(),
-                |mut m| black_box(run_module::<BlockMerge>(&mut m, &options).unwrap().0),
-                BatchSize::PerIteration,
-            )
+        bench_pass(&mut group, blocks, &module, |mut m| {
+            black_box(run_module::<BlockMerge>(&mut m, &options).unwrap().0)
         });
     }
     group.finish();

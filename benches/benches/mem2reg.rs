@@ -9,8 +9,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use kildall_benches::{peak_rss_mib, sampling, total_blocks};
+use criterion::{criterion_group, criterion_main, Criterion};
+use kildall_benches::{bench_pass, peak_rss_mib, total_blocks};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
 use kildall_ir::pass::run_module;
 use kildall_ir::Module;
@@ -39,21 +39,12 @@ fn bench(c: &mut Criterion) {
             peak_rss_mib()
         );
         drop(once);
-        group.throughput(Throughput::Elements(actual as u64));
-        let (samples, time) = sampling(blocks);
-        group.sample_size(samples).measurement_time(time);
-        group.bench_with_input(BenchmarkId::from_parameter(blocks), &module, |b, module| {
-            b.iter_batched(
-                || module.clone(),
-                // Returned, so that freeing the module (about a second at a
-                // million blocks) happens after the clock stops: it is not
-                // the pass's cost.
-                |mut m| {
-                    let stats = run_module::<Mem2Reg>(&mut m, &Default::default()).unwrap();
-                    black_box((m, stats))
-                },
-                BatchSize::PerIteration,
-            )
+        // The module is returned, so that freeing it (about a second at a
+        // million blocks) happens after the clock stops: it is not the
+        // pass's cost.
+        bench_pass(&mut group, blocks, &module, |mut m| {
+            let stats = run_module::<Mem2Reg>(&mut m, &Default::default()).unwrap();
+            black_box((m, stats))
         });
     }
     group.finish();

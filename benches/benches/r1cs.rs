@@ -32,6 +32,18 @@ fn traced(module: &Module, args: &[RuntimeValue]) -> Trace {
     record(module, main, args.to_vec(), &InterpreterOptions::default()).unwrap()
 }
 
+/// The example `name` before and after block merging, each with the trace
+/// of its run on the example's arguments.
+fn before_and_after_merging(name: &str) -> [(&'static str, Module, Trace); 2] {
+    let (before, args) = program(name);
+    let mut after = before.clone();
+    run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
+    [("before", before), ("after", after)].map(|(which, module)| {
+        let trace = traced(&module, &args);
+        (which, module, trace)
+    })
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("r1cs-witness");
     let (matmul, args) = program("matmul");
@@ -89,11 +101,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("r1cs-prove");
     group.sample_size(10);
     for name in ["find_min", "string_match"] {
-        let (before, args) = program(name);
-        let mut after = before.clone();
-        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
-        for (which, module) in [("before", &before), ("after", &after)] {
-            let trace = traced(module, &args);
+        for (which, _, trace) in before_and_after_merging(name) {
             let mut rng = rng();
             let keys: Vec<_> = trace
                 .instances
@@ -132,13 +140,9 @@ fn bench_verify(c: &mut Criterion) {
     let mut group = c.benchmark_group("r1cs-verify");
     group.sample_size(10);
     for name in ["find_min", "string_match"] {
-        let (before, args) = program(name);
-        let mut after = before.clone();
-        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
-        for (which, module) in [("before", &before), ("after", &after)] {
-            let trace = traced(module, &args);
+        for (which, module, trace) in before_and_after_merging(name) {
             let proof = kildall_r1cs::prove::prove_trace(&trace).unwrap().run;
-            let mut verifier = kildall_r1cs::verify::Verifier::new(module).unwrap();
+            let mut verifier = kildall_r1cs::verify::Verifier::new(&module).unwrap();
             verifier.verify(&proof, None).unwrap();
             group.bench_function(format!("{name}-{which}"), |b| {
                 b.iter(|| black_box(verifier.verify(&proof, None).unwrap()))

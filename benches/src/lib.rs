@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Throughput};
 use kildall_ir::Module;
 
 /// Blocks in all the functions of `module`: the unit of throughput of the
@@ -14,10 +16,28 @@ pub fn total_blocks(module: &Module) -> usize {
         .sum()
 }
 
+/// Times `pass` on `module` (generated for `blocks` blocks) as the benchmark
+/// `blocks` of `group`: a fresh clone per iteration, the module's blocks as
+/// the throughput, and samples by size. What `pass` returns is dropped
+/// after the clock stops.
+pub fn bench_pass<R>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    blocks: usize,
+    module: &Module,
+    mut pass: impl FnMut(Module) -> R,
+) {
+    group.throughput(Throughput::Elements(total_blocks(module) as u64));
+    let (samples, time) = sampling(blocks);
+    group.sample_size(samples).measurement_time(time);
+    group.bench_with_input(BenchmarkId::from_parameter(blocks), module, |b, module| {
+        b.iter_batched(|| module.clone(), &mut pass, BatchSize::PerIteration)
+    });
+}
+
 /// Samples and measurement time for a pass benchmark on `blocks` blocks:
 /// large inputs get fewer, longer samples, so that the suite stays within
 /// minutes.
-pub fn sampling(blocks: usize) -> (usize, Duration) {
+fn sampling(blocks: usize) -> (usize, Duration) {
     match blocks {
         b if b >= 1_000_000 => (10, Duration::from_secs(60)),
         b if b >= 100_000 => (10, Duration::from_secs(20)),

@@ -6,16 +6,12 @@ use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{BlockMerge, Options, R1cs};
 use kildall_interpreter::{InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::pass::run_module;
+use kildall_testkit::expect::data_files;
 
 #[test]
 fn examples_merge_and_cost_less() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blockmerge");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples/blockmerge exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    paths.sort();
+    let paths = data_files(&dir, "ssa");
     assert!(paths.len() >= 4, "the suite has at least four programs");
     for path in paths {
         let name = path.display();

@@ -323,7 +323,6 @@ pub struct PostDominatorTree<N> {
     attached_list: Vec<N>,
     /// The index of the virtual exit: the graph's bound on node indices.
     exit: usize,
-    valid: bool,
     // Scratch.
     seen: Vec<bool>,
     stack: Vec<N>,
@@ -337,7 +336,6 @@ impl<N> Default for PostDominatorTree<N> {
             attached: Vec::new(),
             attached_list: Vec::new(),
             exit: 0,
-            valid: false,
             seen: Vec::new(),
             stack: Vec::new(),
         }
@@ -363,12 +361,11 @@ impl<N: EntityRef> PostDominatorTree<N> {
         self.order.clear();
         self.attached.clear();
         self.attached_list.clear();
-        self.valid = false;
     }
 
     /// Whether [`compute`](Self::compute) has run since the last [`clear`](Self::clear).
     pub fn is_valid(&self) -> bool {
-        self.valid
+        self.tree.is_valid()
     }
 
     /// Computes the tree of `graph` from `order`, a depth-first post-order
@@ -384,7 +381,6 @@ impl<N: EntityRef> PostDominatorTree<N> {
         };
         self.order.compute(&view);
         self.tree.compute(&view, &self.order);
-        self.valid = true;
     }
 
     /// Fills `attached`: the nodes without successors, then, walking the

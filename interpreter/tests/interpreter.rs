@@ -699,6 +699,21 @@ impl kildall_interpreter::ForeignHandler for CountingOracles {
     }
 }
 
+/// Runs `module`'s `main` without arguments, its oracles answered by
+/// [`CountingOracles`]; returns the run and the oracles called, in order.
+fn run_with_oracles(module: &Module) -> (Execution, Vec<String>) {
+    let main = module.main().expect("main");
+    let mut oracles = CountingOracles { calls: Vec::new() };
+    let run = kildall_interpreter::interpret_with_foreign(
+        module,
+        main,
+        Vec::new(),
+        &InterpreterOptions::default(),
+        &mut oracles,
+    );
+    (run, oracles.calls)
+}
+
 #[test]
 fn oracles_answer_through_the_handler() {
     let text = "brillig(inline) fn main f0 {
@@ -712,16 +727,9 @@ fn oracles_answer_through_the_handler() {
     let module = parse_module(text).expect("parses");
     verify_module(&module).expect("verifies");
     let main = module.main().expect("main");
-    let mut oracles = CountingOracles { calls: Vec::new() };
-    let run = kildall_interpreter::interpret_with_foreign(
-        &module,
-        main,
-        Vec::new(),
-        &InterpreterOptions::default(),
-        &mut oracles,
-    );
+    let (run, calls) = run_with_oracles(&module);
     assert_eq!(run.outcome, Outcome::Return(vec![RuntimeValue::field(41)]));
-    assert_eq!(oracles.calls, ["oracle_mut", "oracle_op"]);
+    assert_eq!(calls, ["oracle_mut", "oracle_op"]);
 
     // Without a handler the run stops at the first oracle and names it.
     let refused = interpret(&module, main, Vec::new(), &InterpreterOptions::default());
@@ -745,15 +753,7 @@ fn an_oracle_answer_of_the_wrong_type_traps() {
 }
 ";
     let module = parse_module(text).expect("parses");
-    let main = module.main().expect("main");
-    let mut oracles = CountingOracles { calls: Vec::new() };
-    let run = kildall_interpreter::interpret_with_foreign(
-        &module,
-        main,
-        Vec::new(),
-        &InterpreterOptions::default(),
-        &mut oracles,
-    );
+    let (run, _) = run_with_oracles(&module);
     let Outcome::Trap(trap) = run.outcome else {
         panic!("expected a trap, got {:?}", run.outcome);
     };

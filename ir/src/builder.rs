@@ -47,6 +47,13 @@ impl<'f> FuncCursor<'f> {
         self
     }
 
+    /// The cursor moved to the end of `block` (as [`goto_bottom`](Self::goto_bottom)),
+    /// for a cursor made to append to one block.
+    pub fn at_bottom(mut self, block: Block) -> Self {
+        self.goto_bottom(block);
+        self
+    }
+
     /// Moves to the start of `block`.
     pub fn goto_top(&mut self, block: Block) -> &mut Self {
         self.position = CursorPosition::Before(block);

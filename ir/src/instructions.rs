@@ -672,20 +672,11 @@ impl Terminator {
     /// Rewrites every operand through `f`.
     pub fn map_values(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            Terminator::Jmp { arguments, .. } => arguments.iter_mut().for_each(|v| *v = f(*v)),
-            Terminator::JmpIf {
-                condition,
-                then_arguments,
-                else_arguments,
-                ..
-            } => {
-                *condition = f(*condition);
-                then_arguments.iter_mut().for_each(|v| *v = f(*v));
-                else_arguments.iter_mut().for_each(|v| *v = f(*v));
-            }
+            Terminator::JmpIf { condition, .. } => *condition = f(*condition),
             Terminator::Return { values } => values.iter_mut().for_each(|v| *v = f(*v)),
-            Terminator::Unreachable => {}
+            Terminator::Jmp { .. } | Terminator::Unreachable => {}
         }
+        self.map_branch_arguments(f);
     }
 
     /// Rewrites every destination through `f`.

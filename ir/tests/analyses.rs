@@ -8,7 +8,7 @@ use kildall_harness::testing::{cfg_function, random_cfg, TerminatorMix};
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree, PostDominatorTree};
 use kildall_ir::loops::LoopAnalysis;
-use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Type};
+use kildall_ir::{BinaryOp, Block, EntityRef, FuncCursor, Function, Type, Value};
 
 /// The mix of the random graphs: mostly branches and jumps, a few
 /// returns; some blocks are not reachable, some loops never exit, some are
@@ -537,6 +537,23 @@ fn trip_counts_match_simulation() {
     assert!(counted > 1500, "{counted}");
 }
 
+/// The loop `while counter < bound { ...; counter += step }` over the blocks
+/// `[header, body, latch, exit]`: the header's test, and the latch's
+/// increment and back edge (the body and latch may be one block).
+fn count_up(
+    cur: &mut FuncCursor<'_>,
+    (counter, bound, step): (Value, Value, Value),
+    blocks: [Block; 4],
+) {
+    let [header, body, latch, exit] = blocks;
+    cur.goto_bottom(header);
+    let c = cur.binary(BinaryOp::Lt, counter, bound);
+    cur.jmpif(c, body, exit);
+    cur.goto_bottom(latch);
+    let next = cur.binary(BinaryOp::Add, counter, step);
+    cur.jmp(header, vec![next]);
+}
+
 #[test]
 fn nested_loops_and_non_counted_shapes() {
     // for i in 0..3 { for j in 0..4 {} }; let mut k = 0; while k < n { k += 1 }
@@ -553,28 +570,13 @@ fn nested_loops_and_non_counted_shapes() {
     let four = cur.constant(4, Type::U32);
     cur.goto_bottom(b[0]);
     cur.jmp(b[1], vec![zero]);
-    cur.goto_bottom(b[1]);
-    let c = cur.binary(BinaryOp::Lt, i, three);
-    cur.jmpif(c, b[3], b[4]);
+    count_up(&mut cur, (i, three, one), [b[1], b[3], b[7], b[4]]);
     cur.goto_bottom(b[3]);
     cur.jmp(b[2], vec![zero]);
-    cur.goto_bottom(b[2]);
-    let c = cur.binary(BinaryOp::Lt, j, four);
-    cur.jmpif(c, b[6], b[7]);
-    cur.goto_bottom(b[6]);
-    let j1 = cur.binary(BinaryOp::Add, j, one);
-    cur.jmp(b[2], vec![j1]);
-    cur.goto_bottom(b[7]);
-    let i1 = cur.binary(BinaryOp::Add, i, one);
-    cur.jmp(b[1], vec![i1]);
+    count_up(&mut cur, (j, four, one), [b[2], b[6], b[6], b[7]]);
     cur.goto_bottom(b[4]);
     cur.jmp(b[5], vec![zero]);
-    cur.goto_bottom(b[5]);
-    let c = cur.binary(BinaryOp::Lt, k, n);
-    cur.jmpif(c, b[8], b[9]);
-    cur.goto_bottom(b[8]);
-    let k1 = cur.binary(BinaryOp::Add, k, one);
-    cur.jmp(b[5], vec![k1]);
+    count_up(&mut cur, (k, n, one), [b[5], b[8], b[8], b[9]]);
     cur.goto_bottom(b[9]);
     cur.ret(vec![]);
 

@@ -326,20 +326,34 @@ impl Problem {
     }
 }
 
-/// A random DAG for tests: three encodings, then 4 to `4 + extra - 1` ops,
-/// a quarter `mul`s and the rest `add`s, each reading one of the last five
-/// nodes and any node; reductions cost 1 to 4 when `weighted`.
+/// A random DAG for tests: [`random_dag`] of 4 to `4 + extra - 1` ops;
+/// reductions cost 1 to 4 when `weighted`.
 #[cfg(test)]
 pub(crate) fn random_problem(
     rng: &mut kildall_testkit::Rng,
     extra: u64,
     weighted: bool,
 ) -> Problem {
+    let ops = 4 + rng.below(extra) as usize;
+    let mut p = random_dag(rng, ops);
+    if weighted {
+        for v in 0..p.len() {
+            p.set_cost(v, 1 + rng.below(4));
+        }
+    }
+    p
+}
+
+/// A random DAG for tests: three encodings, then `ops` ops, a quarter
+/// `mul`s and the rest `add`s, each reading one of the last five nodes and
+/// any node.
+#[cfg(test)]
+pub(crate) fn random_dag(rng: &mut kildall_testkit::Rng, ops: usize) -> Problem {
     let mut p = Problem::new(crate::NoiseParams::default());
     for _ in 0..3 {
         p.encode();
     }
-    for _ in 0..(4 + rng.below(extra)) {
+    for _ in 0..ops {
         let len = p.len() as u64;
         let a = (len - 1 - rng.below(len.min(5))) as usize;
         let b = rng.below(len) as usize;
@@ -347,11 +361,6 @@ pub(crate) fn random_problem(
             p.mul(a, b);
         } else {
             p.add(a, b);
-        }
-    }
-    if weighted {
-        for v in 0..p.len() {
-            p.set_cost(v, 1 + rng.below(4));
         }
     }
     p

@@ -6,16 +6,11 @@ use kildall_blockmerge::{BlockMerge, Options};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::pass::run_module;
 use kildall_r1cs::trace::record;
+use kildall_testkit::expect::data_files;
 
 fn suite() -> Vec<(String, String)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blockmerge");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples/blockmerge exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ssa"))
-        .collect();
-    paths.sort();
-    paths
+    data_files(&dir, "ssa")
         .into_iter()
         .map(|p| {
             (

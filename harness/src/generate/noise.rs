@@ -60,11 +60,9 @@ pub(crate) fn generate(seed: u64, config: &NoiseConfig) -> Module {
 /// `fn double f1 { b0(v0: noisy): v1 = add v0, v0; return v1 }`.
 fn helper() -> Function {
     let mut func = Function::new("double");
-    let entry = func.dfg.make_block();
-    func.layout.append_block(entry);
+    let entry = FuncCursor::new(&mut func).append_block();
     let param = func.dfg.append_block_param(entry, Type::Noisy);
-    let mut cursor = FuncCursor::new(&mut func);
-    cursor.goto_bottom(entry);
+    let mut cursor = FuncCursor::new(&mut func).at_bottom(entry);
     let doubled = cursor.binary(BinaryOp::Add, param, param);
     cursor.ret(vec![doubled]);
     func
@@ -72,16 +70,11 @@ fn helper() -> Function {
 
 impl NoiseGen<'_> {
     fn cursor(&mut self) -> FuncCursor<'_> {
-        let block = self.block;
-        let mut cursor = FuncCursor::new(&mut self.func);
-        cursor.goto_bottom(block);
-        cursor
+        FuncCursor::new(&mut self.func).at_bottom(self.block)
     }
 
     fn new_block(&mut self) -> Block {
-        let block = self.func.dfg.make_block();
-        self.func.layout.append_block(block);
-        block
+        FuncCursor::new(&mut self.func).append_block()
     }
 
     fn build(&mut self, entry: Block) {

@@ -472,29 +472,14 @@ fn component_problem(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NoiseParams;
+    use crate::problem::random_dag;
     use kildall_cover::Budget;
     use kildall_testkit::Rng;
 
     #[test]
     fn both_paths_match_enumeration() {
         for seed in 0..200u64 {
-            let mut rng = Rng::new(seed);
-            let mut p = Problem::new(NoiseParams::default());
-            for _ in 0..3 {
-                p.encode();
-            }
-            let ops = 4 + (seed % 14) as usize;
-            for _ in 0..ops {
-                let len = p.len() as u64;
-                let a = (len - 1 - rng.below(len.min(5))) as usize;
-                let b = rng.below(len) as usize;
-                if rng.below(4) == 0 {
-                    p.mul(a, b);
-                } else {
-                    p.add(a, b);
-                }
-            }
+            let p = random_dag(&mut Rng::new(seed), 4 + (seed % 14) as usize);
             let optimum = p.brute_force().map(|r| r.iter().filter(|&&r| r).count());
             let far = &SearchLimits::new(Budget::unlimited());
             for cover in [true, false] {

@@ -3,7 +3,7 @@
 //! variable amount).
 
 use ark_bn254::Fr;
-use ark_ff::{Field, One};
+use ark_ff::{Field, One, Zero};
 use num_bigint::BigInt;
 
 use super::ints::{type_range, MAX_BITS};
@@ -162,6 +162,57 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// The witnesses `q` and `r` of the division `a / b` named `name`,
+    /// valued where both operands are known: by `divide`, or `q = r = 0`
+    /// for a zero divisor, as the interpreter gives.
+    fn division_witnesses(
+        &mut self,
+        name: &str,
+        (a, b): (&Lc, &Lc),
+        divide: impl Fn(Fr, Fr) -> (Fr, Fr),
+    ) -> (Lc, Lc) {
+        let (qv, rv) = match (self.eval(a), self.eval(b)) {
+            (Some(_), Some(b)) if b.is_zero() => (Some(Fr::zero()), Some(Fr::zero())),
+            (Some(a), Some(b)) => {
+                let (q, r) = divide(a, b);
+                (Some(q), Some(r))
+            }
+            _ => (None, None),
+        };
+        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
+        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
+        (q, rem)
+    }
+
+    /// `a (1 - z) = q b + r`: the division identity, which a zero divisor
+    /// (`z = 1`, from [`nonzero_when_enabled`](Self::nonzero_when_enabled))
+    /// voids; `a = q b + r` where `z` is the zero form (no zero divisor can
+    /// pass).
+    fn enforce_division(&mut self, name: &str, (a, b, z): (&Lc, &Lc, &Lc), (q, rem): (&Lc, &Lc)) {
+        let kept = if z.0.is_empty() {
+            a.clone()
+        } else {
+            self.product(a, &Lc::from_u64(1).minus(z), &format!("{name}.num"))
+        };
+        self.enforce(q.clone(), b.clone(), kept.minus(rem));
+    }
+
+    /// `small < bound` unless `waived` (0 or 1) is set: the slack
+    /// `bound - 1 - small + 2^n waived` decomposes into `bits` bits.
+    fn enforce_below(
+        &mut self,
+        name: &str,
+        (small, bound): (&Lc, &Lc),
+        waived: &Lc,
+        (n, bits): (u32, u32),
+    ) {
+        let slack = bound
+            .minus(small)
+            .plus_constant(-Fr::one())
+            .add_scaled(pow2(n), waived);
+        self.decompose(&slack, bits, &format!("{name}.slack"));
+    }
+
     /// `a = q b + r` with `r < b`, `q` and `r` of `n` bits; a zero divisor
     /// traps where enabled and gives `q = r = 0` elsewhere, as the
     /// interpreter does.
@@ -176,34 +227,15 @@ impl Lowerer<'_> {
         let name = self.name();
         let (a, b) = (self.scalar(lhs)?, self.scalar(rhs)?);
         let z = self.nonzero_when_enabled(&b);
-        let (qv, rv) = match (self.eval(&a), self.eval(&b)) {
-            (Some(a), Some(b)) => {
-                let (a, b): (num_bigint::BigUint, num_bigint::BigUint) = (a.into(), b.into());
-                if b == num_bigint::BigUint::from(0u32) {
-                    (Some(Fr::from(0u64)), Some(Fr::from(0u64)))
-                } else {
-                    (Some(Fr::from(&a / &b)), Some(Fr::from(&a % &b)))
-                }
-            }
-            _ => (None, None),
-        };
-        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
-        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
+        let (q, rem) = self.division_witnesses(&name, (&a, &b), |a, b| {
+            let (a, b): (num_bigint::BigUint, num_bigint::BigUint) = (a.into(), b.into());
+            (Fr::from(&a / &b), Fr::from(&a % &b))
+        });
         let q_bits = self.decompose(&q, n, &format!("{name}.q"));
         self.decompose(&rem, n, &format!("{name}.r"));
-        // a (1 - z) = q b + r
-        let kept = if z.0.is_empty() {
-            a
-        } else {
-            self.product(&a, &Lc::from_u64(1).minus(&z), &format!("{name}.num"))
-        };
-        self.enforce(q.clone(), b.clone(), kept.minus(&rem));
+        self.enforce_division(&name, (&a, &b, &z), (&q, &rem));
         // r < b, or b = 0 (then r = 0): b - 1 - r + 2^n z fits in n bits.
-        let slack = b
-            .minus(&rem)
-            .plus_constant(-Fr::one())
-            .add_scaled(pow2(n), &z);
-        self.decompose(&slack, n, &format!("{name}.slack"));
+        self.enforce_below(&name, (&rem, &b), &z, (n, n));
         if !z.0.is_empty() {
             self.enforce(z, q.plus(&rem), Lc::zero());
         }
@@ -258,39 +290,26 @@ impl Lowerer<'_> {
             return Ok(bits[..n_us].to_vec());
         }
         let a = self.math_value(lhs, n, signed)?;
-        let (qv, rv) = match (self.eval(&a), self.eval(&pow)) {
-            (Some(a), Some(p)) => {
-                let to_int = |f: Fr| -> BigInt {
-                    let big: num_bigint::BigUint = f.into();
-                    if signed && big.bits() > u64::from(n) {
-                        -BigInt::from(num_bigint::BigUint::from(-f))
-                    } else {
-                        BigInt::from(big)
-                    }
-                };
-                let (a, p) = (to_int(a), to_int(p));
-                if p == BigInt::from(0) {
-                    (Some(Fr::from(0u64)), Some(Fr::from(0u64)))
+        let (q, rem) = self.division_witnesses(&name, (&a, &pow), |a, p| {
+            let to_int = |f: Fr| -> BigInt {
+                let big: num_bigint::BigUint = f.into();
+                if signed && big.bits() > u64::from(n) {
+                    -BigInt::from(num_bigint::BigUint::from(-f))
                 } else {
-                    let q = num_integer_floor_div(&a, &p);
-                    let r = &a - &q * &p;
-                    (Some(super::ints::fr_of(&q)), Some(super::ints::fr_of(&r)))
+                    BigInt::from(big)
                 }
-            }
-            _ => (None, None),
-        };
-        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
-        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
+            };
+            let (a, p) = (to_int(a), to_int(p));
+            let q = num_integer_floor_div(&a, &p);
+            let r = &a - &q * &p;
+            (super::ints::fr_of(&q), super::ints::fr_of(&r))
+        });
         self.decompose(&rem, n, &format!("{name}.r"));
         // a ok = q pow + r
         let kept = self.product(&a, &ok, &format!("{name}.num"));
         self.enforce(q.clone(), pow.clone(), kept.minus(&rem));
         // r < pow where ok; r = 0 elsewhere (then pow - 1 - r + 2^n fits).
-        let slack = pow
-            .minus(&rem)
-            .plus_constant(-Fr::one())
-            .add_scaled(pow2(n), &Lc::from_u64(1).minus(&ok));
-        self.decompose(&slack, n + 1, &format!("{name}.slack"));
+        self.enforce_below(&name, (&rem, &pow), &Lc::from_u64(1).minus(&ok), (n, n + 1));
         self.enforce(Lc::from_u64(1).minus(&ok), q.plus(&rem), Lc::zero());
         if signed {
             let mut bits = self.decompose(&q.plus_constant(pow2(n - 1)), n, &format!("{name}.q"));
@@ -328,37 +347,18 @@ impl Lowerer<'_> {
                 BigInt::from(big)
             }
         };
-        let (qv, rv) = match (self.eval(&a), self.eval(&b)) {
-            (Some(a), Some(b)) => {
-                let (a, b) = (to_int(a), to_int(b));
-                if b == BigInt::from(0) {
-                    (Some(Fr::from(0u64)), Some(Fr::from(0u64)))
-                } else {
-                    // Truncating division and a remainder of a's sign.
-                    let (q, r) = (&a / &b, &a % &b);
-                    (Some(super::ints::fr_of(&q)), Some(super::ints::fr_of(&r)))
-                }
-            }
-            _ => (None, None),
-        };
-        let q = Lc::var(self.new_witness(format!("{name}.q"), qv));
-        let rem = Lc::var(self.new_witness(format!("{name}.r"), rv));
-        // a (1 - z) = q b + r
-        let kept = if z.0.is_empty() {
-            a.clone()
-        } else {
-            self.product(&a, &Lc::from_u64(1).minus(&z), &format!("{name}.num"))
-        };
-        self.enforce(q.clone(), b.clone(), kept.minus(&rem));
+        let (q, rem) = self.division_witnesses(&name, (&a, &b), |a, b| {
+            let (a, b) = (to_int(a), to_int(b));
+            // Truncating division and a remainder of a's sign.
+            let (q, r) = (&a / &b, &a % &b);
+            (super::ints::fr_of(&q), super::ints::fr_of(&r))
+        });
+        self.enforce_division(&name, (&a, &b, &z), (&q, &rem));
         let flip = |sign: &Lc| Lc::from_u64(1).add_scaled(-Fr::from(2u64), sign);
         let abs_r = self.product(&rem, &flip(&sign_a), &format!("{name}.absr"));
         let abs_b = self.product(&b, &flip(&sign_b), &format!("{name}.absb"));
         self.decompose(&abs_r, n, &format!("{name}.absr"));
-        let slack = abs_b
-            .minus(&abs_r)
-            .plus_constant(-Fr::one())
-            .add_scaled(pow2(n), &z);
-        self.decompose(&slack, n + 1, &format!("{name}.slack"));
+        self.enforce_below(&name, (&abs_r, &abs_b), &z, (n, n + 1));
         if !z.0.is_empty() {
             self.enforce(z, q.clone(), Lc::zero());
         }

@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// `casm run FILE --vm VM` followed by `more`.
+fn casm_run(file: &Path, vm: &str, more: &[&str]) -> Output {
+    let args = ["casm", "run", file.to_str().unwrap(), "--vm", vm];
+    xtask(&[&args[..], more].concat())
+}
+
 #[test]
 fn casm_run_prints_the_value_then_the_steps() {
     let out = xtask(&[
@@ -24,29 +30,15 @@ fn casm_run_reference_prints_traces_then_record_fields_then_steps() {
         tmp[0] = alloc mk (b, a);\n  ret tmp[0];\n}\n";
     let file = temp_file("pair.jvr", src);
     let input = temp_file("pair.json", b"{ \"a\": 3, \"b\": \"0x5\" }");
-    let out = xtask(&[
-        "casm",
-        "run",
-        file.to_str().unwrap(),
-        "--vm",
-        "jvr",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
+    let out = casm_run(&file, "jvr", &["--input", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // `jvr` prints terms by default, the record as a constructor term.
     assert_eq!(stdout(&out), "5\n3\nmk 5 3\nsteps: 4\n");
-    let felt = xtask(&[
-        "casm",
-        "run",
-        file.to_str().unwrap(),
-        "--vm",
+    let felt = casm_run(
+        &file,
         "jvr",
-        "--show",
-        "felt",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
+        &["--show", "felt", "--input", input.to_str().unwrap()],
+    );
     assert_eq!(stdout(&felt), "5\n3\n5\n3\nsteps: 4\n");
 }
 
@@ -56,15 +48,7 @@ fn casm_run_input_names_unnamed_parameters_in() {
     let file = temp_file("double.jvr", src);
     let input = temp_file("double.json", b"{ \"in\": 21 }");
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&[
-            "casm",
-            "run",
-            file.to_str().unwrap(),
-            "--vm",
-            vm,
-            "--input",
-            input.to_str().unwrap(),
-        ]);
+        let out = casm_run(&file, vm, &["--input", input.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
         assert!(
             stdout(&out).starts_with("42\nsteps: "),
@@ -78,7 +62,7 @@ fn casm_run_input_names_unnamed_parameters_in() {
 fn casm_run_fail_exits_3_with_the_message_on_stderr() {
     let src = b"function main() : integer {\n  fail 7;\n}\n";
     let file = temp_file("fail.jvr", src);
-    let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", "jvr"]);
+    let out = casm_run(&file, "jvr", &[]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert_eq!(stderr(&out), "fail: 7\n");
     assert_eq!(stdout(&out), "");
@@ -89,7 +73,7 @@ fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
     let src = b"function main() : IO {\n  tmp[0] = alloc readLn ();\n  ret tmp[0];\n}\n";
     let file = temp_file("readln.jvr", src);
     for vm in ["interp", "cairo"] {
-        let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
+        let out = casm_run(&file, vm, &[]);
         assert_eq!(out.status.code(), Some(1));
         assert!(
             stderr(&out).ends_with("readln.jvr:2:3: `readLn` cannot run on Cairo\n"),
@@ -109,15 +93,7 @@ fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
     );
     let mut printed = Vec::new();
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&[
-            "casm",
-            "run",
-            file.to_str().unwrap(),
-            "--vm",
-            vm,
-            "--input",
-            input.to_str().unwrap(),
-        ]);
+        let out = casm_run(&file, vm, &["--input", input.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.starts_with("48\nsteps: "), "{vm}: {stdout}");
@@ -133,9 +109,8 @@ fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
 fn casm_run_prints_traces_then_a_record_field_by_field_on_every_machine() {
     let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\nfunction main() : pair {\n  trace 7;\n  tmp[0] = alloc mk (1, 2);\n  trace tmp[0].mk[1];\n  ret tmp[0];\n}\n";
     let file = temp_file("record.jvr", src);
-    let path = file.to_str().unwrap();
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&["casm", "run", path, "--vm", vm, "--show", "felt"]);
+        let out = casm_run(&file, vm, &["--show", "felt"]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.starts_with("7\n2\n1\n2\nsteps: "), "{vm}: {stdout}");
@@ -149,9 +124,8 @@ fn casm_run_show_term_prints_as_juvix_on_every_machine() {
         tmp[1] = alloc cons (1, tmp[0]);\n  trace tmp[1];\n  tmp[2] = eq tmp[1] tmp[0];\n  \
         trace tmp[2];\n  trace unit;\n  tmp[3] = void;\n  ret tmp[3];\n}\n";
     let file = temp_file("terms.jvr", src);
-    let path = file.to_str().unwrap();
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&["casm", "run", path, "--vm", vm, "--show", "term"]);
+        let out = casm_run(&file, vm, &["--show", "term"]);
         assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
         let stdout = String::from_utf8(out.stdout).unwrap();
         // Nothing for the `void` result.
@@ -161,7 +135,7 @@ fn casm_run_show_term_prints_as_juvix_on_every_machine() {
         );
     }
     // The compiled machines print field elements by default.
-    let out = xtask(&["casm", "run", path, "--vm", "interp"]);
+    let out = casm_run(&file, "interp", &[]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("<cons>\n1\n0\n0\nsteps: "), "{stdout}");
 }
@@ -171,7 +145,7 @@ fn casm_run_fail_exits_3_with_the_message_on_every_machine() {
     let src = b"function main() : integer {\n  fail 42;\n}\n";
     let file = temp_file("fail_compiled.jvr", src);
     for vm in ["jvr", "interp", "cairo"] {
-        let out = xtask(&["casm", "run", file.to_str().unwrap(), "--vm", vm]);
+        let out = casm_run(&file, vm, &[]);
         assert_eq!(out.status.code(), Some(3), "{vm}");
         assert_eq!(stderr(&out), "fail: 42\n", "{vm}");
         assert!(out.stdout.is_empty(), "{vm}");
@@ -182,16 +156,15 @@ fn casm_run_fail_exits_3_with_the_message_on_every_machine() {
 fn casm_run_divides_on_both_machines_and_refuses_a_zero_divisor() {
     let src = b"function main(integer, integer) : integer {\n  tmp[0] = div arg[0] arg[1];\n  tmp[1] = mod arg[0] arg[1];\n  tmp[2] = mul tmp[0] 10;\n  tmp[3] = add tmp[2] tmp[1];\n  ret tmp[3];\n}\n";
     let file = temp_file("divmod.jvr", src);
-    let path = file.to_str().unwrap();
     let mut lines = Vec::new();
     for vm in ["interp", "cairo"] {
-        let out = xtask(&["casm", "run", path, "--vm", vm, "--args=-17,5"]);
+        let out = casm_run(&file, vm, &["--args=-17,5"]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let stdout = String::from_utf8(out.stdout).unwrap();
         // -17 quot 5 = -3, -17 rem 5 = -2.
         assert!(stdout.starts_with("-32\nsteps: "), "{stdout}");
         lines.push(stdout);
-        let out = xtask(&["casm", "run", path, "--vm", vm, "--args", "1,0"]);
+        let out = casm_run(&file, vm, &["--args", "1,0"]);
         assert_ne!(out.status.code(), Some(0));
     }
     assert_eq!(lines[0], lines[1], "both machines print the same lines");

@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// `mast convert INPUT -o OUTPUT` followed by `more`.
+fn mast_convert(input: &Path, output: &Path, more: &[&str]) -> Output {
+    let args = [
+        "mast",
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ];
+    xtask(&[&args[..], more].concat())
+}
+
 #[test]
 fn a_corrupt_mast_file_names_the_byte_and_exits_1() {
     let file = temp_file("bad.mast", b"garbage");
@@ -53,13 +65,7 @@ fn mast_convert_is_the_identity_and_inspect_lists_the_roots() {
     ] {
         let input = data.join(name);
         let output = temp_file(name, b"");
-        let out = xtask(&[
-            "mast",
-            "convert",
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-        ]);
+        let out = mast_convert(&input, &output, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(
             std::fs::read(&input).unwrap() == std::fs::read(&output).unwrap(),
@@ -98,15 +104,7 @@ fn mast_convert_is_the_identity_and_inspect_lists_the_roots() {
 fn mast_convert_refuses_what_the_target_cannot_express() {
     let input = workspace().join("mast/tests/data/core-0.23.5.mast");
     let output = temp_file("refused.mast", b"");
-    let out = xtask(&[
-        "mast",
-        "convert",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--format",
-        "0.10",
-    ]);
+    let out = mast_convert(&input, &output, &["--format", "0.10"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).starts_with("error: miden 0.10 cannot express"),
@@ -114,20 +112,7 @@ fn mast_convert_refuses_what_the_target_cannot_express() {
         stderr(&out)
     );
     // Debug info left the forest in 0.24: it is dropped only when asked.
-    let to_0_24 = |extra: &[&str]| {
-        let mut args = vec![
-            "mast",
-            "convert",
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-            "--format",
-            "0.24",
-        ];
-        args.extend_from_slice(extra);
-        xtask(&args)
-    };
-    let out = to_0_24(&[]);
+    let out = mast_convert(&input, &output, &["--format", "0.24"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).starts_with("error: miden 0.24 cannot express")
@@ -135,7 +120,7 @@ fn mast_convert_refuses_what_the_target_cannot_express() {
         "{}",
         stderr(&out)
     );
-    let out = to_0_24(&["--stripped"]);
+    let out = mast_convert(&input, &output, &["--format", "0.24", "--stripped"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let golden = workspace().join("mast/tests/data/core-0.24.2.mast");
     assert!(std::fs::read(&output).unwrap() == std::fs::read(golden).unwrap());

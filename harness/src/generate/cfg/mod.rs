@@ -254,17 +254,12 @@ impl FnGen<'_> {
     // ----- plumbing -----
 
     fn cursor(&mut self) -> FuncCursor<'_> {
-        let block = self.block;
-        let mut cursor = FuncCursor::new(&mut self.func);
-        cursor.goto_bottom(block);
-        cursor
+        FuncCursor::new(&mut self.func).at_bottom(self.block)
     }
 
     fn new_block(&mut self) -> Block {
         self.blocks_made += 1;
-        let block = self.func.dfg.make_block();
-        self.func.layout.append_block(block);
-        block
+        FuncCursor::new(&mut self.func).append_block()
     }
 
     fn room(&self) -> u64 {

@@ -326,10 +326,7 @@ impl FnGen<'_> {
             None => TAIL,
         };
 
-        let header = self.new_block();
-        let body = self.new_block();
-        let exit = self.new_block();
-        let counter = self.func.dfg.append_block_param(header, Type::U32);
+        let (mut frame, counter) = self.open_loop(depth, quota, body_budget, trips);
         let mut init = vec![self.konst(u128::from(start), Kind::U32).value];
         let carried_kinds: Vec<Kind> = (0..self.rng.below(3))
             .map(|_| self.carried_kind())
@@ -338,15 +335,10 @@ impl FnGen<'_> {
         for &kind in &carried_kinds {
             let item = self.get_passable(kind);
             init.push(item.value);
-            let param = self.func.dfg.append_block_param(header, kind.ty());
+            let param = self.func.dfg.append_block_param(frame.header, kind.ty());
             carried.push((kind, param));
         }
-        self.cost += 1;
-        self.cursor().jmp(header, init);
-
-        let cost_before = self.cost;
-        self.cost = 0;
-        self.block = header;
+        self.enter_loop(&mut frame, init);
         let bound_value = self.konst(u128::from(bound), Kind::U32).value;
         let counter_bits = bits_of(u128::from(last + step));
         self.push(Kind::U32, counter, counter_bits);
@@ -361,47 +353,95 @@ impl FnGen<'_> {
         match style {
             0 => {
                 let cond = self.bin(BinaryOp::Lt, counter, bound_value);
-                self.cursor().jmpif(cond, body, exit);
+                self.cursor().jmpif(cond, frame.body, frame.exit);
             }
             1 => {
                 let cond = self.bin(BinaryOp::Eq, counter, bound_value);
-                self.cursor().jmpif(cond, exit, body);
+                self.cursor().jmpif(cond, frame.exit, frame.body);
             }
             _ => {
                 let done = self.bin(BinaryOp::Eq, counter, bound_value);
                 self.cost += 1;
                 let cond = self.cursor().not(done);
-                self.cursor().jmpif(cond, body, exit);
+                self.cursor().jmpif(cond, frame.body, frame.exit);
             }
         }
+        self.close_loop(frame, |g| {
+            let step_value = g.konst(u128::from(step), Kind::U32).value;
+            let next = g.bin(BinaryOp::Add, counter, step_value);
+            let mut args = vec![next];
+            for &(kind, param) in &carried {
+                args.push(g.carried_update(kind, param));
+            }
+            args
+        });
+    }
+
+    /// Makes the blocks of a loop of `trips` iterations whose body nests at
+    /// `depth + 1`, and the header's first parameter, its counter.
+    fn open_loop(
+        &mut self,
+        depth: usize,
+        quota: usize,
+        body_budget: u64,
+        trips: u64,
+    ) -> (LoopFrame, Value) {
+        let header = self.new_block();
+        let frame = LoopFrame {
+            header,
+            body: self.new_block(),
+            exit: self.new_block(),
+            depth,
+            quota,
+            body_budget,
+            trips,
+            cost_before: 0,
+        };
+        let counter = self.func.dfg.append_block_param(header, Type::U32);
+        (frame, counter)
+    }
+
+    /// Jumps from the current block to the loop's header with `init`, its
+    /// parameters' first values, and continues in the header.
+    fn enter_loop(&mut self, frame: &mut LoopFrame, init: Vec<Value>) {
+        self.cost += 1;
+        self.cursor().jmp(frame.header, init);
+        frame.cost_before = self.cost;
+        self.cost = 0;
+        self.block = frame.header;
+    }
+
+    /// Ends a loop whose header has just branched to `frame.body` or
+    /// `frame.exit`: generates the body, then, unless the body ended the
+    /// function, a latch jumping back to the header with the arguments
+    /// `back_edge` computes; charges the header, body and latch for
+    /// `frame.trips` iterations and continues at the exit.
+    fn close_loop(&mut self, frame: LoopFrame, back_edge: impl FnOnce(&mut Self) -> Vec<Value>) {
         let header_cost = self.cost + 1;
         debug_assert!(header_cost <= HEADER);
 
         let mark = self.mark();
-        let body_cost = self.nested(body, depth + 1, quota, body_budget);
+        let body_cost = self.nested(frame.body, frame.depth + 1, frame.quota, frame.body_budget);
         let latch_cost = if self.terminated {
             0
         } else {
             let (outer_cost, outer_budget) = (self.cost, self.budget);
             self.cost = 0;
             self.budget = LATCH;
-            let step_value = self.konst(u128::from(step), Kind::U32).value;
-            let next = self.bin(BinaryOp::Add, counter, step_value);
-            let mut args = vec![next];
-            for &(kind, param) in &carried {
-                args.push(self.carried_update(kind, param));
-            }
+            let args = back_edge(self);
             self.cost += 1;
-            self.cursor().jmp(header, args);
+            self.cursor().jmp(frame.header, args);
             let latch = self.cost;
             debug_assert!(latch <= LATCH);
             (self.cost, self.budget) = (outer_cost, outer_budget);
             latch
         };
         self.reset(&mark);
-        self.cost = cost_before + header_cost * (trips + 1) + trips * (body_cost + latch_cost);
+        let trips = frame.trips;
+        self.cost =
+            frame.cost_before + header_cost * (trips + 1) + trips * (body_cost + latch_cost);
         self.terminated = false;
-        self.block = exit;
+        self.block = frame.exit;
     }
 
     pub(super) fn carried_kind(&mut self) -> Kind {
@@ -464,10 +504,7 @@ impl FnGen<'_> {
         }
         .value;
 
-        let header = self.new_block();
-        let body = self.new_block();
-        let exit = self.new_block();
-        let counter = self.func.dfg.append_block_param(header, Type::U32);
+        let (mut frame, counter) = self.open_loop(depth, quota, body_budget, max_trips);
         let zero = self.konst(0, Kind::U32).value;
         let mut init = vec![zero];
         let (cell, data) = if through_memory {
@@ -476,15 +513,10 @@ impl FnGen<'_> {
         } else {
             let x = self.get_passable(Kind::U32);
             init.push(x.value);
-            let param = self.func.dfg.append_block_param(header, Type::U32);
+            let param = self.func.dfg.append_block_param(frame.header, Type::U32);
             (None, Some(param))
         };
-        self.cost += 1;
-        self.cursor().jmp(header, init);
-
-        let cost_before = self.cost;
-        self.cost = 0;
-        self.block = header;
+        self.enter_loop(&mut frame, init);
         self.push(Kind::U32, counter, bits_of(u128::from(max_trips) + 1));
         let max_value = self.konst(u128::from(max_trips), Kind::U32).value;
         let in_range = self.bin(BinaryOp::Lt, counter, max_value);
@@ -503,36 +535,26 @@ impl FnGen<'_> {
         };
         let going = self.bin(BinaryOp::Lt, observed, limit);
         let cond = self.bin(BinaryOp::And, in_range, going);
-        self.cursor().jmpif(cond, body, exit);
-        let header_cost = self.cost + 1;
-        debug_assert!(header_cost <= HEADER);
-
-        let mark = self.mark();
-        let body_cost = self.nested(body, depth + 1, quota, body_budget);
-        let latch_cost = if self.terminated {
-            0
-        } else {
-            let (outer_cost, outer_budget) = (self.cost, self.budget);
-            self.cost = 0;
-            self.budget = LATCH;
-            let one = self.konst(1, Kind::U32).value;
-            let next = self.bin(BinaryOp::Add, counter, one);
+        self.cursor().jmpif(cond, frame.body, frame.exit);
+        self.close_loop(frame, |g| {
+            let one = g.konst(1, Kind::U32).value;
+            let next = g.bin(BinaryOp::Add, counter, one);
             let mut args = vec![next];
             match (cell, data) {
                 (Some(cell), _) => {
                     // Move the observed cell towards the limit.
-                    self.cost += 1;
-                    let now = self.cursor().load(cell);
+                    g.cost += 1;
+                    let now = g.cursor().load(cell);
                     let item = Item {
                         value: now,
                         bits: MEM_BITS,
                     };
                     let bump = {
-                        let n = self.rng.range(1, 9);
-                        self.konst(u128::from(n), Kind::U32)
+                        let n = g.rng.range(1, 9);
+                        g.konst(u128::from(n), Kind::U32)
                     };
-                    let sum = self.bin(BinaryOp::Add, item.value, bump.value);
-                    let sum = self.truncate(
+                    let sum = g.bin(BinaryOp::Add, item.value, bump.value);
+                    let sum = g.truncate(
                         Item {
                             value: sum,
                             bits: MEM_BITS + 1,
@@ -540,23 +562,27 @@ impl FnGen<'_> {
                         Kind::U32,
                         MEM_BITS,
                     );
-                    self.cost += 1;
-                    self.cursor().store(sum.value, cell);
+                    g.cost += 1;
+                    g.cursor().store(sum.value, cell);
                 }
-                (_, Some(param)) => args.push(self.carried_update(Kind::U32, param)),
+                (_, Some(param)) => args.push(g.carried_update(Kind::U32, param)),
                 _ => {}
             }
-            self.cost += 1;
-            self.cursor().jmp(header, args);
-            let latch = self.cost;
-            debug_assert!(latch <= LATCH);
-            (self.cost, self.budget) = (outer_cost, outer_budget);
-            latch
-        };
-        self.reset(&mark);
-        self.cost =
-            cost_before + header_cost * (max_trips + 1) + max_trips * (body_cost + latch_cost);
-        self.terminated = false;
-        self.block = exit;
+            args
+        });
     }
+}
+
+/// A loop being generated, as [`FnGen::close_loop`] finishes it: its
+/// blocks, how deep its body nests and what the body may spend, and the
+/// cost spent before the loop's entry.
+struct LoopFrame {
+    header: Block,
+    body: Block,
+    exit: Block,
+    depth: usize,
+    quota: usize,
+    body_budget: u64,
+    trips: u64,
+    cost_before: u64,
 }
