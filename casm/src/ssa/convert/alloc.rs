@@ -21,8 +21,11 @@ impl FnBuilder<'_> {
             (Some((_, tag, c)), _) => (tag, c.arity, Kind::Object),
             (None, Some((tag, arity))) => (tag, arity, Kind::Io),
             (None, None) if ctor == "readLn" => {
-                // FIXME: `readLn` on Cairo (the input of a run is its
-                // arguments; there is no standard input to read).
+                // Refused on every machine: a Cairo run has no standard
+                // input, its input is the entry's arguments, fixed before
+                // the run. A line supplied during the run would be a hint
+                // no code can check (any bytes pass), so a proof would not
+                // attest what was read.
                 return err(pos, JvrErrorKind::NotForCairo(ctor.to_string()));
             }
             (None, None) => return err(pos, JvrErrorKind::UnknownConstructor(ctor.to_string())),
