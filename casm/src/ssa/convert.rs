@@ -458,6 +458,11 @@ impl FnBuilder<'_> {
                 self.alloc(env, s.pos, dst, ctor, args, out)?;
                 return Ok(None);
             }
+            // FIXME: a traced value of unknown kind (a `*` parameter), like
+            // an entry's result of unknown kind, prints by what it is in
+            // memory: a boolean, `unit` or `void` passed through one prints
+            // as a number where the reference interpreter prints its name
+            // (the compiled values carry no kind at run time).
             StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?, self.kind(env, v)),
             StmtKind::CAlloc { .. }
             | StmtKind::ArgsNum { .. }

@@ -43,6 +43,10 @@ impl FnBuilder<'_> {
         // FIXME: a value of unknown kind here (a `*` parameter) is printed
         // by what it is in memory: a boolean passed through one prints as
         // 0 or 1 where the reference interpreter prints `true`/`false`.
+        // Refusing such a `write` would refuse Juvix's own IO programs (a
+        // `print(*)` applied by `bind` to strings and integers); giving the
+        // reference's answer needs the kind at run time, with the value
+        // through calls, closures and `bind`.
         if kind == Kind::Io && heap::IoTags::stores_kind(ctor) {
             let code = kinds.first().copied().unwrap_or_default().code();
             args.push(Operand::Const(Felt::from_u128(code.into())));
