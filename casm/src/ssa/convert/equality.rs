@@ -66,9 +66,10 @@ impl FnBuilder<'_> {
                 return refuse(format!("a string and {}", name(other)));
             }
             // A value of unknown kind may be a constructor at run time,
-            // which the reference interpreter refuses to compare with a
+            // which the reference interpreter finds unequal to every
             // number; the compiled code holds its address, a field element
-            // like any number, and cannot tell the two apart: refused.
+            // like any number, and cannot tell the two apart (a prover could
+            // make an address equal the number): refused.
             (Kind::Any, other) | (other, Kind::Any) => {
                 return refuse(format!(
                     "a value of unknown kind and {} on Cairo (declare its type)",
