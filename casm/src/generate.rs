@@ -6,9 +6,10 @@
 //! functions built by `calloc`, extended by `cextend`, asked `argsnum`, and
 //! called or tail-called with their remaining arguments, or applied by
 //! `ccall`/`tccall` to some of them and then to the rest; structural `eq`
-//! of two constructors; the constant `void`; strings: `show` of an integer
-//! or a comparison, `strcat` with constants, `eq` with a constant, `trace`
-//! of the text and `atoi` of it back to an integer.
+//! of two constructors and `show` of one; the constant `void`; strings:
+//! `show` of an integer or a comparison, `strcat` with constants, `eq`
+//! with a constant, `trace` of the text and `atoi` of it back to an
+//! integer.
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -399,18 +400,45 @@ impl Gen<'_> {
     }
 
     /// Two constructors of `shape` and `r = eq` of them (equal or not, by
-    /// constructor and fields); returns `r`.
+    /// constructor and fields); returns `r`. Half the time the first one
+    /// holds integers (`add x 0` of an operand, which may be a boolean)
+    /// and its `show` is traced.
     fn structural_eq(&mut self, scope: &[VarName], body: &mut Vec<Stmt>) -> VarName {
         let mut objects = Vec::new();
-        for _ in 0..2 {
+        let shown = self.rng.chance(0.5);
+        for k in 0..2 {
             let (ctor, _, arity) = SHAPE_CTORS[self.rng.index(SHAPE_CTORS.len())];
             let o = self.fresh();
-            let args = (0..arity).map(|_| self.small_or(scope)).collect();
+            let args = (0..arity)
+                .map(|_| {
+                    let a = self.small_or(scope);
+                    if !(shown && k == 0) {
+                        return a;
+                    }
+                    let n = self.fresh();
+                    body.push(st(StmtKind::Binop {
+                        dst: n.clone(),
+                        op: BinOp::Add,
+                        a,
+                        b: Value::Const(Felt::ZERO),
+                    }));
+                    var(&n)
+                })
+                .collect();
             body.push(st(StmtKind::Alloc {
                 dst: o.clone(),
                 ctor: ctor.to_string(),
                 args,
             }));
+            if shown && k == 0 {
+                let text = self.fresh();
+                body.push(st(StmtKind::StrUnop {
+                    dst: text.clone(),
+                    op: StrOp::Show,
+                    a: var(&o),
+                }));
+                body.push(st(StmtKind::Trace(var(&text))));
+            }
             objects.push(var(&o));
         }
         let r = self.fresh();

@@ -28,10 +28,12 @@
 //! into an unrolled copy at the entry that copies exactly that many.
 
 mod io;
+mod show;
 mod string_eq;
 mod strings;
 
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
+pub use show::{show_routine, SHOW};
 pub use string_eq::{eq_str_routine, EQ_STR};
 pub use strings::{
     atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,

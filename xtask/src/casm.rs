@@ -265,19 +265,20 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
         }
     };
     if let Vm::Jvr = r.vm {
-        // `readLn` reads the standard input, a line at a time.
-        let mut read_line = || {
-            let mut line = String::new();
-            match std::io::stdin().read_line(&mut line) {
-                Ok(0) | Err(_) => None,
-                Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
-            }
-        };
+        // The reference interpreter refuses what the compiler refuses
+        // (`readLn`, an `eq` or a `show` the compiled code cannot decide),
+        // with the same error, so that the three machines run the same
+        // programs.
+        match kildall_casm::compile_module(&module) {
+            Ok(_) => {}
+            Err(kildall_casm::Error::Jvr(e)) => return Ok(report(file, &e)),
+            Err(e) => return Err(e.into()),
+        }
         let limits = jvr_interp::Limits {
             fuel: r.max_steps,
             ..jvr_interp::Limits::default()
         };
-        let outcome = jvr_interp::execute_io(&module, r.entry, values, limits, &mut read_line);
+        let outcome = jvr_interp::execute(&module, r.entry, values, limits);
         return match outcome {
             Ok(o) => {
                 for line in o.lines(r.show) {

@@ -51,11 +51,11 @@ pub const ATOI: &str = "__kildall_atoi";
 /// Most digits `atoi` reads: `10^75 < P`, so the value cannot wrap.
 pub const MAX_ATOI_DIGITS: u32 = 75;
 
-fn val(at: i16) -> Val {
+pub(super) fn val(at: i16) -> Val {
     Val::Mem(MemRef::fp(at))
 }
 
-fn op(a: i16, o: ArithOp, b: Val) -> Rhs {
+pub(super) fn op(a: i16, o: ArithOp, b: Val) -> Rhs {
     Rhs::Op(o, MemRef::fp(a), b)
 }
 
@@ -75,19 +75,19 @@ fn jnz(label: String, cond: i16) -> Instr {
     }
 }
 
-fn call(label: &str) -> Instr {
+pub(super) fn call(label: &str) -> Instr {
     Instr::Call(Target::Label(label.to_string()))
 }
 
 /// The instructions of a routine whose frame cells are all written by
 /// `[ap] = ...; ap++`, so that each has a static offset from `fp`.
-struct Body {
-    out: Vec<Instr>,
-    next: i16,
+pub(super) struct Body {
+    pub(super) out: Vec<Instr>,
+    pub(super) next: i16,
 }
 
 impl Body {
-    fn push(&mut self, rhs: Rhs) -> i16 {
+    pub(super) fn push(&mut self, rhs: Rhs) -> i16 {
         self.out.push(push(rhs));
         self.next += 1;
         self.next - 1
@@ -95,14 +95,14 @@ impl Body {
 
     /// A call of the routine that returns at once: the cell it leaves
     /// holds `fp`, for addresses of this frame's cells.
-    fn get_fp(&mut self) -> i16 {
+    pub(super) fn get_fp(&mut self) -> i16 {
         self.out.push(call(GET_FP));
         self.next += 2;
         self.next - 2
     }
 
     /// Writes an object of `cells` and returns the cell of its address.
-    fn object(&mut self, fp_cell: i16, cells: &[Rhs]) -> i16 {
+    pub(super) fn object(&mut self, fp_cell: i16, cells: &[Rhs]) -> i16 {
         let at = self.next;
         for c in cells {
             self.push(*c);
@@ -110,9 +110,23 @@ impl Body {
         self.push(op(fp_cell, ArithOp::Add, imm(at.into())))
     }
 
+    /// Writes the concatenation of the strings in `[fp + left]` and
+    /// `[fp + right]`, of `len` bytes in all, and returns its address's cell.
+    pub(super) fn concat(&mut self, fp_cell: i16, len: i16, left: i16, right: i16) -> i16 {
+        self.object(
+            fp_cell,
+            &[
+                Rhs::Val(imm(CONCAT_HEADER)),
+                Rhs::Val(val(len)),
+                Rhs::Val(val(left)),
+                Rhs::Val(val(right)),
+            ],
+        )
+    }
+
     /// Pushes the builtins' pointers from `[fp + deepest]` up, the first
     /// (`range_check` when threaded) advanced by `used` cells.
-    fn builtins(&mut self, deepest: i16, n_builtins: usize, used: i128) {
+    pub(super) fn builtins(&mut self, deepest: i16, n_builtins: usize, used: i128) {
         for k in 0..n_builtins as i16 {
             let at = deepest + k;
             let rhs = match (k, used) {
@@ -190,15 +204,7 @@ fn digits_routine(label: &str, n_builtins: usize) -> Vec<Instr> {
     );
     let len = b.push(Rhs::Deref(MemRef::fp(-4), STRING_LEN));
     let len = b.push(op(len, ArithOp::Add, imm(1)));
-    let text = b.object(
-        fp_cell,
-        &[
-            Rhs::Val(imm(CONCAT_HEADER)),
-            Rhs::Val(val(len)),
-            Rhs::Val(val(leaf)),
-            Rhs::Val(val(-4)),
-        ],
-    );
+    let text = b.concat(fp_cell, len, leaf, -4);
     let more = format!("{label}$more");
     let minus = format!("{label}$minus");
     b.out.push(jnz(more.clone(), q));
@@ -220,15 +226,7 @@ fn digits_routine(label: &str, n_builtins: usize) -> Vec<Instr> {
         ],
     );
     let len = b.push(op(len, ArithOp::Add, imm(1)));
-    let signed = b.object(
-        fp_cell,
-        &[
-            Rhs::Val(imm(CONCAT_HEADER)),
-            Rhs::Val(val(len)),
-            Rhs::Val(val(sign)),
-            Rhs::Val(val(text)),
-        ],
-    );
+    let signed = b.concat(fp_cell, len, sign, text);
     b.builtins(deepest, n_builtins, 4);
     b.push(Rhs::Val(val(signed)));
     b.out.push(Instr::Ret);

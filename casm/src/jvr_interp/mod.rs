@@ -718,13 +718,21 @@ fn string(v: &Val) -> Result<Rc<str>, JvrRunError> {
     }
 }
 
-/// The text of `v`, as `show` gives it. An integer must lie in
-/// `[-2^128, 2^128)`, the range the compiled code proves its digits in.
+/// The text of `v`, as `show` gives it. An integer, alone or in a
+/// constructor's fields, must lie in `[-2^128, 2^128)`, the range the
+/// compiled code proves its digits in.
 fn show(v: &Val) -> Result<String, JvrRunError> {
-    if let Val::Felt(f) = v {
-        let magnitude = if f.is_negative() { -*f - Felt::ONE } else { *f };
-        if magnitude.limbs()[2] != 0 || magnitude.limbs()[3] != 0 {
-            return Err(JvrRunError::ShowRange(*f));
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        match v {
+            Val::Felt(f) => {
+                let magnitude = if f.is_negative() { -*f - Felt::ONE } else { *f };
+                if magnitude.limbs()[2] != 0 || magnitude.limbs()[3] != 0 {
+                    return Err(JvrRunError::ShowRange(*f));
+                }
+            }
+            Val::Ctor(c) => todo.extend(c.fields.iter()),
+            _ => {}
         }
     }
     Ok(v.text())

@@ -130,9 +130,12 @@ impl Val {
 
     /// Structural equality, as Juvix's `eq`: numbers (and booleans, `unit`
     /// and `void`) by the field element that stores them, strings by their
-    /// text, constructors by tag and fields. Closures and IO actions have
-    /// no equality: comparing one is an error.
+    /// text, constructors by tag and fields; a number, a string and a
+    /// constructor are unequal to one another, as in Juvix's Reg
+    /// interpreter. Closures and IO actions have no equality: comparing one
+    /// is an error.
     pub fn structural_eq(&self, other: &Val) -> Result<bool, JvrRunError> {
+        let data = |v: &Val| v.is_scalar() || matches!(v, Val::Str(_) | Val::Ctor(_));
         match (self, other) {
             (a, b) if a.is_scalar() && b.is_scalar() => Ok(a.felt()? == b.felt()?),
             (Val::Str(a), Val::Str(b)) => Ok(a == b),
@@ -147,6 +150,7 @@ impl Val {
                 }
                 Ok(true)
             }
+            (a, b) if data(a) && data(b) => Ok(false),
             (a, b) => Err(JvrRunError::Kind(format!(
                 "eq of {} and {}",
                 a.describe(),

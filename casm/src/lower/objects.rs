@@ -160,6 +160,7 @@ impl Lowerer<'_> {
             ApplyKind::ShowInt => heap::SHOW_INT.to_string(),
             ApplyKind::Atoi => heap::ATOI.to_string(),
             ApplyKind::EqualStrings => heap::EQ_STR.to_string(),
+            ApplyKind::ShowCtor => heap::SHOW.to_string(),
         };
         self.emit(Instr::Call(Target::Label(name)));
     }
@@ -173,8 +174,10 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut ccalls = std::collections::BTreeSet::new();
     let mut eq = false;
     let (mut show_int, mut atoi, mut eq_str) = (false, false, false);
+    let mut show = false;
     let mut routines = Routines {
         eq: &mut eq,
+        show: &mut show,
         eq_str: &mut eq_str,
         show_int: &mut show_int,
         atoi: &mut atoi,
@@ -230,7 +233,14 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     if eq {
         out.extend(heap::eq_routine(&module.field_kinds, n_builtins));
     }
-    if show_int {
+    if show {
+        out.extend(heap::show_routine(
+            &module.ctor_names,
+            &module.field_kinds,
+            n_builtins,
+        ));
+    }
+    if show_int || show {
         out.extend(heap::show_int_routine(n_builtins));
     }
     if atoi {
@@ -248,6 +258,7 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
 /// The runtime routines a module's code calls, by argument count.
 struct Routines<'a> {
     eq: &'a mut bool,
+    show: &'a mut bool,
     eq_str: &'a mut bool,
     show_int: &'a mut bool,
     atoi: &'a mut bool,
@@ -306,6 +317,11 @@ impl Routines<'_> {
                 ApplyKind::EqualStrings => {
                     *self.get_fp = true;
                     *self.eq_str = true;
+                    true
+                }
+                ApplyKind::ShowCtor => {
+                    *self.get_fp = true;
+                    *self.show = true;
                     true
                 }
             };

@@ -141,6 +141,24 @@ impl FieldKinds {
         })
     }
 
+    /// A field whose kind `show` cannot print as a term: neither an
+    /// integer's, a boolean's, `unit`, `void` nor a constructor's (a
+    /// string is printed quoted, a number of disagreeing kinds may be a
+    /// boolean or an integer).
+    pub(super) fn unshowable(&self) -> Option<(u32, usize, Kind)> {
+        let module = &self.known[..self.n_module];
+        module.iter().enumerate().find_map(|(tag, fields)| {
+            let showable = |k: &Kind| {
+                matches!(
+                    k,
+                    Kind::Int | Kind::Bool | Kind::Unit | Kind::Void | Kind::Object
+                )
+            };
+            let k = fields.iter().position(|k| !showable(k))?;
+            Some((tag as u32, k, fields[k]))
+        })
+    }
+
     /// The module's own constructors' fields, by tag.
     pub(super) fn by_tag(&self) -> Vec<Vec<Kind>> {
         self.known[..self.n_module].to_vec()

@@ -256,6 +256,9 @@ pub enum ApplyKind {
     /// `eq` of two strings (the `closure` operand and the one argument),
     /// by `__kildall_eq_str`.
     EqualStrings,
+    /// `show` of a constructor (the `closure` operand): its term, by the
+    /// runtime routine `__kildall_show`.
+    ShowCtor,
 }
 
 /// A function in SSA form.
@@ -284,6 +287,8 @@ pub struct SsaModule {
     pub closure_funcs: Vec<FuncId>,
     /// What each constructor's fields hold, by tag (for equality).
     pub field_kinds: Vec<Vec<Kind>>,
+    /// The module's constructors' names, by tag (for `show`).
+    pub ctor_names: Vec<String>,
     /// Where the IO constructors are, when the module makes IO actions.
     pub io: Option<crate::heap::IoTags>,
 }

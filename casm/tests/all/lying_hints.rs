@@ -1,7 +1,7 @@
 //! Every hint's answer is checked by the code it feeds: a prover that
 //! proposes a wrong answer (injected through the hint processor) makes
 //! the Cairo VM reject the run, for each of `lt`, `le`, `div`, `mod` and
-//! `show` of an integer.
+//! `show` of an integer (alone or in a constructor).
 #![cfg(feature = "cairo-vm")]
 
 use kildall_casm::listing::Hint;
@@ -22,18 +22,7 @@ fn refused(op: &str, a: i128, b: i128, want: i128, lie: &dyn Fn(Vec<Felt>) -> Ve
         let prog = build(&program(op), "main", &[f(a), f(b)], mode).unwrap();
         let honest = vm::run(&prog).unwrap();
         assert_eq!(honest.value, f(want), "{op} {a} {b}");
-        let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
-        match vm::run_with_answers(&prog, &lying) {
-            Err(e) => assert!(
-                e.to_string().contains("Range-check validation failed")
-                    || e.to_string().contains("An ASSERT_EQ"),
-                "{op} {a} {b}: unexpected failure {e}"
-            ),
-            Ok(r) => panic!(
-                "{op} {a} {b}: a lying hint was accepted, result {}",
-                r.value
-            ),
-        }
+        lie_refused(&prog, lie, &format!("{op} {a} {b}"));
     }
 }
 
@@ -139,6 +128,20 @@ fn equality_and_ccall_ask_no_hint() {
     }
 }
 
+/// Runs `prog` with `lie` answering every hint: a range check or an
+/// assertion must stop it.
+fn lie_refused(prog: &kildall_casm::Program, lie: &dyn Fn(Vec<Felt>) -> Vec<Felt>, what: &str) {
+    let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
+    match vm::run_with_answers(prog, &lying) {
+        Err(e) => assert!(
+            e.to_string().contains("Range-check validation failed")
+                || e.to_string().contains("An ASSERT_EQ"),
+            "{what}: unexpected failure {e}"
+        ),
+        Ok(r) => panic!("{what}: a lying hint was accepted, result {}", r.value),
+    }
+}
+
 /// `show` of `a` read back by `atoi`: the digits are the only ones the
 /// checks admit, so every lie below stops the run.
 fn show_refused(a: i128, lie: &dyn Fn(Vec<Felt>) -> Vec<Felt>) {
@@ -147,15 +150,7 @@ fn show_refused(a: i128, lie: &dyn Fn(Vec<Felt>) -> Vec<Felt>) {
     for mode in [Mode::Execution, Mode::Proof] {
         let prog = build(src, "main", &[f(a)], mode).unwrap();
         assert_eq!(vm::run(&prog).unwrap().value, f(a), "show {a}");
-        let lying = |h: &Hint, x: Felt, y: Felt| lie(h.answer(x, y));
-        match vm::run_with_answers(&prog, &lying) {
-            Err(e) => assert!(
-                e.to_string().contains("Range-check validation failed")
-                    || e.to_string().contains("An ASSERT_EQ"),
-                "show {a}: unexpected failure {e}"
-            ),
-            Ok(r) => panic!("show {a}: a lying hint was accepted, result {}", r.value),
-        }
+        lie_refused(&prog, lie, &format!("show {a}"));
     }
 }
 
@@ -178,6 +173,31 @@ fn show_refuses_wrong_digits_signs_and_lengths() {
         });
         if !(-9..=9).contains(&a) {
             show_refused(a, &one_digit);
+        }
+    }
+}
+
+/// A wrong answer made of the honest one.
+type Lie = dyn Fn(Vec<Felt>) -> Vec<Felt>;
+
+/// `show` of a constructor writes its integer fields' digits as `show` of
+/// an integer does: the same lies stop the run.
+#[test]
+fn show_of_a_constructor_refuses_wrong_digits() {
+    let src = "type pair {\n  mk : (integer, integer) -> pair;\n}\n\
+        function main(integer) : string {\n  tmp[0] = alloc mk (arg[0], 7);\n  \
+        tmp[1] = show tmp[0];\n  ret tmp[1];\n}\n";
+    let lies: [Box<Lie>; 4] = [
+        Box::new(quotient_up(10)),
+        Box::new(quotient_down(10)),
+        Box::new(signs_flipped),
+        Box::new(one_digit),
+    ];
+    for mode in [Mode::Execution, Mode::Proof] {
+        let prog = build(src, "main", &[f(-120)], mode).unwrap();
+        assert_eq!(vm::run(&prog).unwrap().terms, ["mk -120 7"]);
+        for lie in &lies {
+            lie_refused(&prog, lie, "show of mk -120 7");
         }
     }
 }

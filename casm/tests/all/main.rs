@@ -14,4 +14,5 @@ mod lying_hints;
 mod malformed;
 mod output_builtin;
 mod programs;
+mod refused;
 mod traps;

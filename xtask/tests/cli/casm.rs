@@ -68,18 +68,42 @@ fn casm_run_fail_exits_3_with_the_message_on_stderr() {
     assert_eq!(stdout(&out), "");
 }
 
+/// What the compiled code cannot decide is refused when compiling, on the
+/// reference interpreter as on the compiled machines, with the same error.
 #[test]
-fn casm_run_names_a_construct_that_cannot_run_on_cairo() {
-    let src = b"function main() : IO {\n  tmp[0] = alloc readLn ();\n  ret tmp[0];\n}\n";
-    let file = temp_file("readln.jvr", src);
-    for vm in ["interp", "cairo"] {
-        let out = casm_run(&file, vm, &[]);
-        assert_eq!(out.status.code(), Some(1));
-        assert!(
-            stderr(&out).ends_with("readln.jvr:2:3: `readLn` cannot run on Cairo\n"),
-            "{}",
-            stderr(&out)
-        );
+fn casm_run_refuses_the_same_programs_on_every_machine() {
+    let programs: [(&str, &[u8], &str); 3] = [
+        (
+            "readln.jvr",
+            b"function main() : IO {\n  tmp[0] = alloc readLn ();\n  ret tmp[0];\n}\n",
+            "readln.jvr:2:3: `readLn` cannot run on Cairo\n",
+        ),
+        (
+            "eq_unknown.jvr",
+            b"function f(*) : bool {\n  tmp[0] = eq arg[0] 3;\n  ret tmp[0];\n}\n\
+              function main() : bool {\n  tmp[0] = call f (3);\n  ret tmp[0];\n}\n",
+            "eq_unknown.jvr:2:3: eq of a value of unknown kind and integer on Cairo \
+             (declare its type) is not defined\n",
+        ),
+        (
+            "show_unknown.jvr",
+            b"function describe(*) : string {\n  tmp[0] = show arg[0];\n  ret tmp[0];\n}\n\
+              function main() : string {\n  tmp[0] = call describe (true);\n  ret tmp[0];\n}\n",
+            "show_unknown.jvr:2:3: `show of a value of unknown kind` cannot run on Cairo\n",
+        ),
+    ];
+    for (name, src, message) in programs {
+        let file = temp_file(name, src);
+        for vm in ["jvr", "interp", "cairo"] {
+            let out = casm_run(&file, vm, &[]);
+            assert_eq!(out.status.code(), Some(1), "{name} on {vm}");
+            assert!(
+                stderr(&out).ends_with(message),
+                "{name} on {vm}: {}",
+                stderr(&out)
+            );
+            assert!(out.stdout.is_empty(), "{name} on {vm}");
+        }
     }
 }
 
@@ -168,20 +192,6 @@ fn casm_run_divides_on_both_machines_and_refuses_a_zero_divisor() {
         assert_ne!(out.status.code(), Some(0));
     }
     assert_eq!(lines[0], lines[1], "both machines print the same lines");
-}
-
-#[test]
-fn casm_run_jvr_reads_readln_lines_from_stdin() {
-    let src = b"function greet(string) : IO {\n  tmp[0] = strcat \"hello \" arg[0];\n  \
-        tmp[0] = alloc write (tmp[0]);\n  ret tmp[0];\n}\n\
-        function main() : IO {\n  tmp[0] = alloc readLn ();\n  tmp[1] = calloc greet ();\n  \
-        tmp[0] = alloc bind (tmp[0], tmp[1]);\n  ret tmp[0];\n}\n";
-    let file = temp_file("readln.jvr", src);
-    let path = file.to_str().unwrap();
-    let (code, out) = xtask_piped(&["casm", "run", path, "--vm", "jvr"], b"world\n", None);
-    assert_eq!(code, Some(0));
-    let out = String::from_utf8(out).unwrap();
-    assert!(out.starts_with("hello world\nsteps: "), "{out}");
 }
 
 #[test]

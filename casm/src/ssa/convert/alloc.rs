@@ -21,8 +21,11 @@ impl FnBuilder<'_> {
             (Some((_, tag, c)), _) => (tag, c.arity, Kind::Object),
             (None, Some((tag, arity))) => (tag, arity, Kind::Io),
             (None, None) if ctor == "readLn" => {
-                // FIXME: `readLn` on Cairo (the input of a run is its
-                // arguments; there is no standard input to read).
+                // Refused on every machine: a Cairo run has no standard
+                // input, its input is the entry's arguments, fixed before
+                // the run. A line supplied during the run would be a hint
+                // no code can check (any bytes pass), so a proof would not
+                // attest what was read.
                 return err(pos, JvrErrorKind::NotForCairo(ctor.to_string()));
             }
             (None, None) => return err(pos, JvrErrorKind::UnknownConstructor(ctor.to_string())),
@@ -40,6 +43,10 @@ impl FnBuilder<'_> {
         // FIXME: a value of unknown kind here (a `*` parameter) is printed
         // by what it is in memory: a boolean passed through one prints as
         // 0 or 1 where the reference interpreter prints `true`/`false`.
+        // Refusing such a `write` would refuse Juvix's own IO programs (a
+        // `print(*)` applied by `bind` to strings and integers); giving the
+        // reference's answer needs the kind at run time, with the value
+        // through calls, closures and `bind`.
         if kind == Kind::Io && heap::IoTags::stores_kind(ctor) {
             let code = kinds.first().copied().unwrap_or_default().code();
             args.push(Operand::Const(Felt::from_u128(code.into())));

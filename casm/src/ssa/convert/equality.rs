@@ -8,12 +8,11 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = eq a b` on operands that are not both integers: of two
     /// constructors, the structural comparison of the runtime; of two
-    /// strings, their texts (by `__kildall_eq_str`); of two numbers, or a
-    /// number and a value of unknown kind, the comparison of the field
-    /// elements. A constructor compared with anything else,
-    /// constructors some field of which holds values whose kind the
-    /// program does not say, two values of unknown kind, a string and
-    /// another value, and IO actions are refused.
+    /// strings, their texts (by `__kildall_eq_str`); of two numbers, the
+    /// comparison of the field elements. A constructor compared with
+    /// anything else, constructors some field of which holds values whose
+    /// kind the program does not say, a value of unknown kind, a string
+    /// and another value, and IO actions are refused.
     pub(super) fn equality(
         &mut self,
         env: &mut Env,
@@ -27,17 +26,16 @@ impl FnBuilder<'_> {
             Some(name) => this.define(env, name),
             None => this.fresh(),
         };
+        let name = |k: Kind| k.name().unwrap_or("a value of unknown kind");
+        let refuse = |what: String| err(pos, JvrErrorKind::EqUndefined(what));
         let inst = match kinds {
             (Kind::Object, Kind::Object) => {
                 if self.fields_known.checked {
                     if let Some((tag, k)) = self.fields_known.unknown() {
                         let ctor = self.module.ctor_by_tag(tag).unwrap_or_default();
-                        return err(
-                            pos,
-                            JvrErrorKind::EqUndefined(format!(
-                                "constructors: field {k} of {ctor} holds values of unknown kind"
-                            )),
-                        );
+                        return refuse(format!(
+                            "constructors: field {k} of {ctor} holds values of unknown kind"
+                        ));
                     }
                 }
                 Inst::Apply {
@@ -48,29 +46,16 @@ impl FnBuilder<'_> {
                 }
             }
             (Kind::Object, other) | (other, Kind::Object) => {
-                return err(
-                    pos,
-                    JvrErrorKind::EqUndefined(format!(
-                        "a constructor and {}",
-                        other.name().unwrap_or("a value of unknown kind")
-                    )),
-                );
+                return refuse(format!("a constructor and {}", name(other)));
             }
             // Two values of which nothing is known may both be
             // constructors, which the reference interpreter compares by
             // structure and the compiled code could only compare by
             // address: refused, rather than answered differently.
             (Kind::Any, Kind::Any) => {
-                return err(
-                    pos,
-                    JvrErrorKind::EqUndefined(
-                        "two values of unknown kind on Cairo (declare their types)".to_string(),
-                    ),
-                );
+                return refuse("two values of unknown kind on Cairo (declare their types)".into());
             }
-            (Kind::Io, _) | (_, Kind::Io) => {
-                return err(pos, JvrErrorKind::EqUndefined("an IO action".to_string()));
-            }
+            (Kind::Io, _) | (_, Kind::Io) => return refuse("an IO action".into()),
             (Kind::Str, Kind::Str) => Inst::Apply {
                 dst: define(self),
                 kind: ApplyKind::EqualStrings,
@@ -78,20 +63,22 @@ impl FnBuilder<'_> {
                 args: vec![b],
             },
             (Kind::Str, other) | (other, Kind::Str) => {
-                return err(
-                    pos,
-                    JvrErrorKind::EqUndefined(format!(
-                        "a string and {}",
-                        other.name().unwrap_or("a value of unknown kind")
-                    )),
-                );
+                return refuse(format!("a string and {}", name(other)));
             }
-            // A value of unknown kind compared with a number, boolean,
-            // `unit` or `void`: where the reference interpreter compares
-            // (the value is one too), so do the field elements.
-            // FIXME: when the value of unknown kind is a constructor at run
-            // time, the reference interpreter stops with an error and the
-            // compiled code compares its address.
+            // A value of unknown kind may be a constructor at run time,
+            // which the reference interpreter finds unequal to every
+            // number; the compiled code holds its address, a field element
+            // like any number, and cannot tell the two apart (a prover could
+            // make an address equal the number): refused.
+            (Kind::Any, other) | (other, Kind::Any) => {
+                return refuse(format!(
+                    "a value of unknown kind and {} on Cairo (declare its type)",
+                    name(other)
+                ));
+            }
+            // Numbers, booleans, `unit` and `void`, of known or of
+            // disagreeing kinds: the reference interpreter compares them
+            // by their field elements, and so does the compiled code.
             _ => Inst::Binop {
                 dst: define(self),
                 op: BinOp::Eq,

@@ -1,6 +1,8 @@
 //! What the functions of a module declared `*` return, learnt by
 //! converting the module until it settles, and the kinds of calls' results
-//! that follow.
+//! that follow: a call of a closure whose function is known
+//! ([`ClosureShape`]) returns what that function returns, a call of any
+//! other closure what any function it can reach returns.
 
 use super::*;
 
@@ -57,6 +59,71 @@ impl FnBuilder<'_> {
             _ if n < c.most_params => Some(Kind::Any),
             _ => c.at_least.first().copied().flatten(),
         }
+    }
+}
+
+/// A closure whose function is known, and the arguments it still takes:
+/// made by `calloc`, extended by `cextend` or by a `ccall` with fewer
+/// arguments than it takes, copied by an assignment. A call of it with
+/// its remaining arguments returns what its function returns.
+#[derive(Clone, Debug)]
+pub(super) struct ClosureShape {
+    func: String,
+    left: usize,
+}
+
+impl ClosureShape {
+    pub(super) fn new(func: &str, left: usize) -> ClosureShape {
+        ClosureShape {
+            func: func.to_string(),
+            left,
+        }
+    }
+}
+
+impl FnBuilder<'_> {
+    fn shape_of(&self, env: &Env, closure: &Value) -> Option<&ClosureShape> {
+        match closure {
+            Value::Var(name, _) => self.shapes.get(&(*env.get(name)?)?),
+            _ => None,
+        }
+    }
+
+    /// What `closure` applied to `n` arguments returns (`None`: nothing
+    /// known yet): its function's result when the closure's shape is known
+    /// and takes exactly `n` more, a closure (of unknown kind) when it
+    /// takes more, else what any closure call returns
+    /// ([`Self::closure_result`]).
+    pub(super) fn applied_result(
+        &self,
+        env: &Env,
+        closure: &Value,
+        kind: ApplyKind,
+        n: usize,
+    ) -> Option<Kind> {
+        match self.shape_of(env, closure) {
+            Some(shape) if shape.left == n => self.learnt_result(&shape.func),
+            Some(shape) if shape.left > n && kind != ApplyKind::Call => Some(Kind::Any),
+            _ => self.closure_result(kind, n),
+        }
+    }
+
+    /// The shape of what `cextend` or `ccall` of `closure` with `n`
+    /// arguments makes, when it is a closure of a known shape.
+    pub(super) fn applied_shape(
+        &self,
+        env: &Env,
+        closure: &Value,
+        kind: ApplyKind,
+        n: usize,
+    ) -> Option<ClosureShape> {
+        let shape = self.shape_of(env, closure)?;
+        let extends = match kind {
+            ApplyKind::Extend => shape.left >= n,
+            ApplyKind::Any => shape.left > n,
+            _ => false,
+        };
+        extends.then(|| ClosureShape::new(&shape.func, shape.left - n))
     }
 }
 

@@ -7,8 +7,12 @@ impl FnBuilder<'_> {
     /// `dst = show v` or `dst = atoi v`, `v` of kind `kind`. `show` of a
     /// string is the string; of an integer, the runtime routine's digits;
     /// of a boolean, one of two constants; of `unit` and `void`, their
-    /// names. `atoi` takes a string. Other kinds are refused: the compiled
-    /// code could not tell what the value is.
+    /// names; of a constructor, its term, by the runtime routine, when every
+    /// constructor's fields can be shown. `atoi` takes a string. Other
+    /// kinds are refused on every machine: a value of unknown kind is a
+    /// field element that may stand for an integer, a boolean, `unit` or
+    /// an address, which the compiled code cannot tell apart, so it could
+    /// not print what the reference interpreter prints.
     pub(super) fn string_op(
         &mut self,
         env: &mut Env,
@@ -23,12 +27,16 @@ impl FnBuilder<'_> {
         };
         let dst = match (op, kind) {
             (StrOp::Atoi, Kind::Str)
-            | (StrOp::Show, Kind::Str | Kind::Int | Kind::Bool | Kind::Unit | Kind::Void) => {
+            | (
+                StrOp::Show,
+                Kind::Str | Kind::Int | Kind::Bool | Kind::Unit | Kind::Void | Kind::Object,
+            ) => {
+                if kind == Kind::Object {
+                    self.check_showable(pos)?;
+                }
                 self.define(env, dst)
             }
             (StrOp::Atoi, _) => return refuse("atoi"),
-            // FIXME: `show` of a constructor (its term) or of a value of
-            // unknown kind on Cairo.
             (StrOp::Show, _) => return refuse("show"),
         };
         let apply = |kind| Inst::Apply {
@@ -40,6 +48,7 @@ impl FnBuilder<'_> {
         Ok(match (op, kind) {
             (StrOp::Atoi, _) => apply(ApplyKind::Atoi),
             (StrOp::Show, Kind::Int) => apply(ApplyKind::ShowInt),
+            (StrOp::Show, Kind::Object) => apply(ApplyKind::ShowCtor),
             (StrOp::Show, Kind::Bool) => Inst::ShowBool { dst, v },
             (StrOp::Show, Kind::Str) => Inst::Copy { dst, src: v },
             _ => Inst::Str {
@@ -47,5 +56,30 @@ impl FnBuilder<'_> {
                 text: kind.name().unwrap_or_default().to_string(),
             },
         })
+    }
+
+    /// Refuses `show` of a constructor when some constructor of the module
+    /// has a field the runtime routine cannot print as the reference
+    /// interpreter does (checked once the fields' kinds are settled).
+    fn check_showable(&self, pos: Pos) -> Result<(), JvrError> {
+        if !self.fields_known.checked {
+            return Ok(());
+        }
+        let Some((tag, k, kind)) = self.fields_known.unshowable() else {
+            return Ok(());
+        };
+        let ctor = self.module.ctor_by_tag(tag).unwrap_or_default();
+        let what = match kind {
+            Kind::Str => "strings",
+            Kind::Io => "IO actions",
+            Kind::Scalar => "numbers of disagreeing kinds",
+            _ => "values of unknown kind",
+        };
+        err(
+            pos,
+            JvrErrorKind::NotForCairo(format!(
+                "show of constructors: field {k} of {ctor} holds {what}"
+            )),
+        )
     }
 }
