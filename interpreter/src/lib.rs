@@ -21,7 +21,13 @@
 //!   `v < 2^N` (the two's complement bits for `iN`).
 //! - Memory is a growing vector of cells; `allocate` gives a fresh cell and
 //!   `load` of a cell never stored traps. References in the arguments of a
-//!   run are renumbered to fresh cells (equal numbers stay equal).
+//!   run are renumbered to fresh cells (equal numbers stay equal). Each cell
+//!   has the type of what it holds, and a reference names only a cell of
+//!   its pointee type: where the verifier cannot check it (the arguments of
+//!   a run or of a call through a `function` value, a call's results, an
+//!   oracle's results, an `array_get` of references at a dynamic index), a
+//!   reference to a cell of another type is a type error. Passes rely on it:
+//!   references to different types never name the same cell.
 //! - Predication: each block starts with predicate 1; `enable_side_effects c`
 //!   sets it to `c`. Under predicate 0 no check traps (`constrain`,
 //!   `range_check`, overflow, division by zero, casts, shifts, array indices,
