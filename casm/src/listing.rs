@@ -533,6 +533,14 @@ impl LineParser<'_> {
         } else {
             return self.err("`ap` or `fp`");
         };
+        let off = self.offset()?;
+        self.expect("]")?;
+        Ok(MemRef { reg, off })
+    }
+
+    /// An optional `+ n` or `- n` after a register or a cell, as an
+    /// instruction offset (0 when absent).
+    fn offset(&mut self) -> LResult<i16> {
         let off = if self.eat("+") {
             self.small()?
         } else if self.eat("-") {
@@ -540,11 +548,10 @@ impl LineParser<'_> {
         } else {
             0
         };
-        let Ok(off) = i16::try_from(off) else {
-            return self.err("an offset in [-32768, 32767]");
-        };
-        self.expect("]")?;
-        Ok(MemRef { reg, off })
+        match i16::try_from(off) {
+            Ok(off) => Ok(off),
+            Err(_) => self.err("an offset in [-32768, 32767]"),
+        }
     }
 
     fn val(&mut self) -> LResult<Val> {
@@ -664,16 +671,7 @@ impl LineParser<'_> {
             if self.s.get(self.at..self.at + 2) == Some(b"[[") {
                 self.at += 1;
                 let cell = self.mem()?;
-                let off = if self.eat("+") {
-                    self.small()?
-                } else if self.eat("-") {
-                    -self.small()?
-                } else {
-                    0
-                };
-                let Ok(off) = i16::try_from(off) else {
-                    return self.err("an offset in [-32768, 32767]");
-                };
+                let off = self.offset()?;
                 self.expect("]")?;
                 let ap_incr = self.ap_incr()?;
                 return Ok(Instr::Assign {

@@ -29,7 +29,9 @@ use kildall_interpreter::{
     display_list, interpret_with_foreign, Execution, ForeignCall, ForeignHandler, ForeignMemory,
     InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
-use kildall_ir::{verify_module, Block, FuncCursor, Function, Module, Terminator, Type};
+use kildall_ir::{
+    verify_module, Block, FuncCursor, Function, InstructionData, Module, Terminator, Type,
+};
 
 /// The oracle of a pass: `after` verifies, and `main` of `after` on `args`
 /// behaves as `main` of `before` under `trap_rule` (noise checking off).
@@ -148,6 +150,22 @@ impl ForeignHandler for TestOracles {
             })
             .collect()
     }
+}
+
+/// The number of instructions of `module` (terminators aside) that `pred`
+/// accepts: the loads a pass left, the allocations it removed.
+pub fn count_insts(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> usize {
+    module
+        .functions
+        .values()
+        .map(|f| {
+            f.layout
+                .blocks()
+                .flat_map(|b| f.layout.block_insts(b))
+                .filter(|&i| pred(&f.dfg[i]))
+                .count()
+        })
+        .sum()
 }
 
 /// The program in the text file at `path` and the arguments of its

@@ -21,17 +21,7 @@ use kildall_ir::{parse_module, verify_module, InstructionData, Module};
 use kildall_mem2reg::{Mem2Reg, Options};
 
 fn loads(module: &Module) -> usize {
-    module
-        .functions
-        .values()
-        .map(|f| {
-            f.layout
-                .blocks()
-                .flat_map(|b| f.layout.block_insts(b))
-                .filter(|&i| matches!(f.dfg[i], InstructionData::Load { .. }))
-                .count()
-        })
-        .sum()
+    testing::count_insts(module, |data| matches!(data, InstructionData::Load { .. }))
 }
 
 /// Runs the pass on the input part of a data file; returns the actual

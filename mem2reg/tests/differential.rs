@@ -9,25 +9,11 @@
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
-use kildall_harness::testing::check_same_behaviour;
+use kildall_harness::testing::{check_same_behaviour, count_insts};
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
 use kildall_ir::{verify_module, InstructionData, Module};
 use kildall_mem2reg::{Mem2Reg, Options};
-
-fn count(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> usize {
-    module
-        .functions
-        .values()
-        .map(|f| {
-            f.layout
-                .blocks()
-                .flat_map(|b| f.layout.block_insts(b))
-                .filter(|&i| pred(&f.dfg[i]))
-                .count()
-        })
-        .sum()
-}
 
 fn is_load(data: &InstructionData) -> bool {
     matches!(data, InstructionData::Load { .. })
@@ -98,8 +84,8 @@ fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
         );
         totals.programs += 1;
         totals.traps += matches!(a.outcome, Outcome::Trap(_)) as usize;
-        totals.loads_before += count(&before, is_load);
-        totals.loads_after += count(&after, is_load);
+        totals.loads_before += count_insts(&before, is_load);
+        totals.loads_after += count_insts(&after, is_load);
     }
     totals
 }
