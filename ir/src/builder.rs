@@ -307,6 +307,16 @@ impl<'f> FuncCursor<'f> {
         self.insert(data, result_types)
     }
 
+    /// `call vF(args) -> (result_types)`: a call through a value of type
+    /// `function`.
+    pub fn call_value(&mut self, callee: Value, args: Vec<Value>, result_types: &[Type]) -> Inst {
+        let data = InstructionData::Call {
+            callee: Callee::Value(callee),
+            args,
+        };
+        self.insert(data, result_types)
+    }
+
     /// `call builtin(args) -> (result_types)`.
     pub fn call_builtin(
         &mut self,

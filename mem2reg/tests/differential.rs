@@ -12,7 +12,7 @@ use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
 use kildall_harness::testing::{check_same_behaviour, count_insts};
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
-use kildall_ir::{verify_module, InstructionData, Module};
+use kildall_ir::{verify_module, Callee, InstructionData, Module};
 use kildall_mem2reg::{Mem2Reg, Options};
 
 fn is_load(data: &InstructionData) -> bool {
@@ -159,6 +159,38 @@ fn signed_integers_and_slices_of_references() {
         totals.programs, totals.traps, removed, totals.loads_before
     );
     assert!(totals.programs >= 600, "too few programs ran to completion");
+}
+
+#[test]
+fn calls_through_function_values() {
+    // Calls through `function` values (the callee as an operand, or an `if`
+    // between two functions of one signature) receiving references.
+    let config = CfgConfig {
+        calls: 4,
+        function_values: 0.7,
+        functions: 5,
+        ..CfgConfig::default()
+    };
+    let value_calls: usize = (50_000..50_300)
+        .map(|seed| {
+            let (module, _) = generate_cfg_with_fuel(seed, &config);
+            count_insts(&module, |d| {
+                matches!(
+                    d,
+                    InstructionData::Call {
+                        callee: Callee::Value(_),
+                        ..
+                    }
+                )
+            })
+        })
+        .sum();
+    assert!(
+        value_calls >= 300,
+        "only {value_calls} calls through values"
+    );
+    let totals = differential(&config, 50_000..50_300);
+    assert!(totals.programs >= 200, "too few programs ran to completion");
 }
 
 #[test]

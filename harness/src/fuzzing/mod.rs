@@ -88,6 +88,7 @@ impl GenProgram {
                     }
                     4 => {
                         config.branch_arguments = 0.5;
+                        config.function_values = 0.5;
                         config
                     }
                     _ => config,

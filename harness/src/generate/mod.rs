@@ -98,6 +98,12 @@ pub struct CfgConfig {
     pub constrains: u32,
     /// Weight of calls to other generated functions.
     pub calls: u32,
+    /// Probability that a call goes through a value of type `function`:
+    /// the callee itself as an operand, or an `if` choosing between it and
+    /// another function of the same signature. Off by default, and no
+    /// random draw is made then, so that a seed keeps the program it
+    /// always gave.
+    pub function_values: f64,
     /// Weight of `call print(v)`.
     pub prints: u32,
     /// Weight of `range_check` (of a value known to fit, or, when risky,
@@ -145,6 +151,7 @@ impl Default for CfgConfig {
             predication: 1,
             constrains: 1,
             calls: 1,
+            function_values: 0.0,
             prints: 0,
             checks: 0,
             signed: 0,

@@ -103,7 +103,7 @@ impl Kind {
 }
 
 /// A function's signature in kinds.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Sig {
     params: Vec<Kind>,
     returns: Vec<Kind>,

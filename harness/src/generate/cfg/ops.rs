@@ -571,7 +571,13 @@ impl FnGen<'_> {
         let types: Vec<Type> = sig.returns.iter().map(|k| k.ty()).collect();
         self.cost += 1 + self.costs[callee];
         let callee_id = FuncId::from_u32(callee as u32);
-        let inst = self.cursor().call(callee_id, args, &types);
+        let p = self.config.function_values;
+        let inst = if p > 0.0 && self.rng.chance(p) {
+            let value = self.function_value(callee, need);
+            self.cursor().call_value(value, args, &types)
+        } else {
+            self.cursor().call(callee_id, args, &types)
+        };
         let results = self.func.dfg.inst_results(inst).to_vec();
         for (&kind, value) in sig.returns.iter().zip(results) {
             let bits = if kind.is_int() {
@@ -581,6 +587,28 @@ impl FnGen<'_> {
             };
             self.push(kind, value, bits);
         }
+    }
+
+    /// A `function` value naming `callee`: the function itself, or an `if`
+    /// choosing between it and another callable function of the same
+    /// signature whose cost (with its arguments) is at most `need`, whose
+    /// cost is then added.
+    fn function_value(&mut self, callee: usize, need: u64) -> Value {
+        let callee_ref = self.func.dfg.function_ref(FuncId::from_u32(callee as u32));
+        let other = (self.this + 1..self.sigs.len()).find(|&f| {
+            f != callee
+                && self.sigs[f] == self.sigs[callee]
+                && self.costs[f].saturating_add(1 + 8 * self.sigs[f].params.len() as u64) <= need
+        });
+        let Some(other) = other else {
+            return callee_ref;
+        };
+        let other_ref = self.func.dfg.function_ref(FuncId::from_u32(other as u32));
+        let condition = self.get(Kind::Bool).value;
+        let negated = self.cursor().not(condition);
+        self.cost += 2 + self.costs[other];
+        self.cursor()
+            .if_else(condition, callee_ref, negated, other_ref)
     }
 
     pub(super) fn print_op(&mut self) {
