@@ -32,14 +32,28 @@ pub enum ValueDef {
     Unused,
 }
 
-/// A value's type and definition.
+/// A value's type and definition ([`DataFlowGraph::value_def`]).
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ValueData {
     /// The value's type.
     pub ty: Type,
-    /// Its definition.
-    pub def: ValueDef,
+    def: StoredDef,
+}
+
+/// A [`ValueDef`] as a value's data holds it: a constant by its index in
+/// the graph's pool of constants, so that the data of every value (most
+/// are results) stays 40 bytes instead of 64.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+enum StoredDef {
+    Result(Inst, u32),
+    Param(Block, u32),
+    Const(u32),
+    Global(GlobalId),
+    Function(FuncId),
+    Alias(Value),
+    Unused,
 }
 
 /// A block's parameters and terminator.
@@ -59,6 +73,8 @@ pub struct DataFlowGraph {
     results: SecondaryMap<Inst, EntityList<Value>>,
     value_lists: ListPool<Value>,
     values: PrimaryMap<Value, ValueData>,
+    /// The constants of [`StoredDef::Const`] values.
+    const_values: Vec<ConstValue>,
     blocks: PrimaryMap<Block, BlockData>,
     constants: HashMap<(Type, ConstValue), Value>,
     globals: HashMap<GlobalId, Value>,
@@ -96,7 +112,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: ValueDef::Param(block, index),
+            def: StoredDef::Param(block, index),
         });
         self.blocks[block].params.push(value);
         value
@@ -108,7 +124,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         self.values[value] = ValueData {
             ty,
-            def: ValueDef::Param(block, index),
+            def: StoredDef::Param(block, index),
         };
         self.blocks[block].params.push(value);
     }
@@ -117,9 +133,9 @@ impl DataFlowGraph {
     /// The caller updates the jumps into the block.
     pub fn remove_block_param(&mut self, block: Block, index: usize) {
         let removed = self.blocks[block].params.remove(index);
-        self.values[removed].def = ValueDef::Unused;
+        self.values[removed].def = StoredDef::Unused;
         for (i, &value) in self.blocks[block].params.iter().enumerate().skip(index) {
-            self.values[value].def = ValueDef::Param(block, i as u32);
+            self.values[value].def = StoredDef::Param(block, i as u32);
         }
     }
 
@@ -175,7 +191,7 @@ impl DataFlowGraph {
         let index = self.results[inst].len(&self.value_lists) as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: ValueDef::Result(inst, index),
+            def: StoredDef::Result(inst, index),
         });
         self.results[inst].push(value, &mut self.value_lists);
         value
@@ -187,7 +203,7 @@ impl DataFlowGraph {
         let index = self.results[inst].len(&self.value_lists) as u32;
         self.values[value] = ValueData {
             ty,
-            def: ValueDef::Result(inst, index),
+            def: StoredDef::Result(inst, index),
         };
         self.results[inst].push(value, &mut self.value_lists);
     }
@@ -207,7 +223,7 @@ impl DataFlowGraph {
     pub fn detach_results(&mut self, inst: Inst) {
         let list = std::mem::take(&mut self.results[inst]);
         for &value in list.as_slice(&self.value_lists) {
-            self.values[value].def = ValueDef::Unused;
+            self.values[value].def = StoredDef::Unused;
         }
     }
 
@@ -218,7 +234,7 @@ impl DataFlowGraph {
     pub fn make_unused_value(&mut self) -> Value {
         self.values.push(ValueData {
             ty: Type::Field,
-            def: ValueDef::Unused,
+            def: StoredDef::Unused,
         })
     }
 
@@ -239,7 +255,15 @@ impl DataFlowGraph {
 
     /// The definition of `value` (aliases not resolved).
     pub fn value_def(&self, value: Value) -> ValueDef {
-        self.values[value].def
+        match self.values[value].def {
+            StoredDef::Result(inst, n) => ValueDef::Result(inst, n),
+            StoredDef::Param(block, n) => ValueDef::Param(block, n),
+            StoredDef::Const(index) => ValueDef::Const(self.const_values[index as usize]),
+            StoredDef::Global(global) => ValueDef::Global(global),
+            StoredDef::Function(function) => ValueDef::Function(function),
+            StoredDef::Alias(target) => ValueDef::Alias(target),
+            StoredDef::Unused => ValueDef::Unused,
+        }
     }
 
     /// All values with their data, in index order.
@@ -253,9 +277,11 @@ impl DataFlowGraph {
         if let Some(&existing) = self.constants.get(&(ty.clone(), value)) {
             return existing;
         }
+        let index = self.const_values.len() as u32;
+        self.const_values.push(value);
         let v = self.values.push(ValueData {
             ty: ty.clone(),
-            def: ValueDef::Const(value),
+            def: StoredDef::Const(index),
         });
         self.constants.insert((ty, value), v);
         v
@@ -269,7 +295,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty,
-            def: ValueDef::Global(global),
+            def: StoredDef::Global(global),
         });
         self.globals.insert(global, v);
         v
@@ -283,7 +309,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty: Type::Function,
-            def: ValueDef::Function(function),
+            def: StoredDef::Function(function),
         });
         self.functions.insert(function, v);
         v
@@ -295,9 +321,9 @@ impl DataFlowGraph {
     pub fn map_function_refs(&mut self, mut f: impl FnMut(FuncId) -> FuncId) {
         let old = std::mem::take(&mut self.functions);
         for (_, value) in old {
-            if let ValueDef::Function(function) = self.values[value].def {
+            if let StoredDef::Function(function) = self.values[value].def {
                 let mapped = f(function);
-                self.values[value].def = ValueDef::Function(mapped);
+                self.values[value].def = StoredDef::Function(mapped);
                 self.functions.insert(mapped, value);
             }
         }
@@ -326,7 +352,7 @@ impl DataFlowGraph {
     /// The constant a value holds, aliases resolved.
     pub fn const_value(&self, value: Value) -> Option<ConstValue> {
         match self.values[self.resolve(value)].def {
-            ValueDef::Const(c) => Some(c),
+            StoredDef::Const(index) => Some(self.const_values[index as usize]),
             _ => None,
         }
     }
@@ -334,7 +360,7 @@ impl DataFlowGraph {
     /// The value `value` stands for: aliases followed to the end.
     pub fn resolve(&self, mut value: Value) -> Value {
         // Aliases never form a cycle: `replace_all_uses` resolves its target first.
-        while let ValueDef::Alias(target) = self.values[value].def {
+        while let StoredDef::Alias(target) = self.values[value].def {
             value = target;
         }
         value
@@ -349,7 +375,7 @@ impl DataFlowGraph {
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
         let new = self.resolve(new);
         if old != new {
-            self.values[old].def = ValueDef::Alias(new);
+            self.values[old].def = StoredDef::Alias(new);
         }
     }
 
@@ -363,7 +389,7 @@ impl DataFlowGraph {
             ..
         } = self;
         let resolve = |mut v: Value| {
-            while let ValueDef::Alias(target) = values[v].def {
+            while let StoredDef::Alias(target) = values[v].def {
                 v = target;
             }
             v
@@ -389,5 +415,17 @@ impl Index<Inst> for DataFlowGraph {
 impl IndexMut<Inst> for DataFlowGraph {
     fn index_mut(&mut self, inst: Inst) -> &mut InstructionData {
         &mut self.insts[inst]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value has this data, so its size is the IR's memory per value
+    /// (Cranelift checks its `InstructionData` the same way).
+    #[test]
+    fn value_data_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<ValueData>(), 40);
     }
 }

@@ -132,8 +132,8 @@ fn numbers_are_preserved_and_calls_remapped() {
     assert_eq!(order, [0, 3, 5]);
     // Skipped numbers are unused values; constants come after v41.
     assert_eq!(main.dfg.value_def(Value::from_u32(0)), ValueDef::Unused);
-    for (value, data) in main.dfg.values() {
-        if let ValueDef::Const(_) = data.def {
+    for (value, _) in main.dfg.values() {
+        if let ValueDef::Const(_) = main.dfg.value_def(value) {
             assert!(value.as_u32() > 41, "{value} is a constant");
         }
     }
@@ -176,7 +176,7 @@ fn constants_are_reduced_to_their_representation() {
     let consts: Vec<(Type, ConstValue)> = f
         .dfg
         .values()
-        .filter_map(|(_, d)| match d.def {
+        .filter_map(|(v, d)| match f.dfg.value_def(v) {
             ValueDef::Const(c) => Some((d.ty.clone(), c)),
             _ => None,
         })

@@ -344,7 +344,7 @@ fn verify_globals(module: &Module) -> Result<(), VerifierError> {
 /// Every value of `func` naming a global names one of the module, with its type.
 fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<(), VerifierError> {
     for (value, data) in func.dfg.values() {
-        let ValueDef::Global(global) = data.def else {
+        let ValueDef::Global(global) = func.dfg.value_def(value) else {
             continue;
         };
         let kind = match module.globals.get(global) {
