@@ -141,11 +141,15 @@ pub(crate) fn decode(
         let id = b.push_unchecked(node, recorded);
         if !opts.trust_digests {
             let recorded = Some((recorded, at + 8));
-            pending.push(Pending { node: id, recorded });
+            pending.push(Pending {
+                node: id,
+                recorded,
+                batches: None,
+            });
         }
     }
     strings.finish(&b, data_pos)?;
-    settle_digests(&mut b, &pending, Isa::V0_10)?;
+    settle_digests(&mut b, &pending, &[], Isa::V0_10)?;
     add_roots(&mut b, &layout.roots, layout.node_count)?;
     Ok((b.finish(), c.at()))
 }

@@ -50,6 +50,7 @@
 //! `stripped` set (it carries no debug info); a forest with debug info is
 //! written in 0.24 only when the caller asks for it stripped.
 
+use core::ops::Range;
 use std::borrow::Cow;
 
 use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
@@ -285,11 +286,15 @@ struct EntryDecoder<'a, 's> {
     block_pos: usize,
     /// External nodes read so far.
     ext_seen: usize,
+    /// The group values of the blocks' batches, when their digests are to
+    /// be computed: collected while the layout is at hand.
+    groups: Option<Vec<[Felt; BATCH_SIZE]>>,
 }
 
 impl EntryDecoder<'_, '_> {
-    /// Node `i`, from its entry.
-    fn node(&mut self, i: usize) -> Result<MastNode> {
+    /// Node `i`, from its entry, and for a block whose group values are
+    /// collected, their range in `groups`.
+    fn node(&mut self, i: usize) -> Result<(MastNode, Option<Range<usize>>)> {
         let at = self.s.entries_at + 8 * i;
         let entry = Cursor::new(self.bytes, at).u64("node entry")?;
         let entry = NodeEntry::new(entry, i, at);
@@ -326,13 +331,16 @@ impl EntryDecoder<'_, '_> {
                     );
                 }
                 let mut d = Cursor::new(self.s.blocks, self.block_pos);
-                let block = decode_block(&mut d).map_err(|e| e.shifted(self.s.blocks_at))?;
+                let first = self.groups.as_ref().map_or(0, Vec::len);
+                let block = decode_block(&mut d, self.groups.as_mut())
+                    .map_err(|e| e.shifted(self.s.blocks_at))?;
                 self.block_pos = d.at();
-                MastNode::Block(block)
+                let batches = self.groups.as_ref().map(|g| first..g.len());
+                return Ok((MastNode::Block(block), batches));
             }
             _ => return entry.unknown_tag(),
         };
-        Ok(node)
+        Ok((node, None))
     }
 }
 
@@ -359,12 +367,13 @@ pub(crate) fn decode(
         s: &s,
         block_pos: 0,
         ext_seen: 0,
+        groups: (s.hashes_at.is_none() || !opts.trust_digests).then(Vec::new),
     };
     let mut int_seen = 0;
     let mut pending = Vec::new();
     for i in 0..s.internal + s.external {
         let at = s.entries_at + 8 * i;
-        let node = entries.node(i)?;
+        let (node, batches) = entries.node(i)?;
         let (digest, pending_digest) = match (&node, s.hashes_at) {
             (MastNode::External(d), _) => (*d, None),
             (_, None) => (Digest::ZERO, Some(None)),
@@ -386,7 +395,11 @@ pub(crate) fn decode(
         };
         let node = b.push_unchecked(node, digest);
         if let Some(recorded) = pending_digest {
-            pending.push(Pending { node, recorded });
+            pending.push(Pending {
+                node,
+                recorded,
+                batches,
+            });
         }
     }
     let (block_pos, ext_seen) = (entries.block_pos, entries.ext_seen);
@@ -400,7 +413,8 @@ pub(crate) fn decode(
         let unused = s.blocks.len() - block_pos;
         return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
     }
-    settle_digests(&mut b, &pending, Isa::V0_23)?;
+    let groups = entries.groups.unwrap_or_default();
+    settle_digests(&mut b, &pending, &groups, Isa::V0_23)?;
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
@@ -423,8 +437,12 @@ fn decode_op(c: &mut Cursor<'_>) -> Result<Operation> {
 }
 
 /// A block's padded operations and batch layout, checked to be the layout
-/// miden-core computes for the unpadded operations.
-fn decode_block(c: &mut Cursor<'_>) -> Result<BasicBlock> {
+/// miden-core computes for the unpadded operations; with `groups`, the
+/// batches' group values are appended to it.
+fn decode_block(
+    c: &mut Cursor<'_>,
+    groups: Option<&mut Vec<[Felt; BATCH_SIZE]>>,
+) -> Result<BasicBlock> {
     let start = c.at();
     let n = c.count("operations", 1)?;
     let mut padded = Vec::with_capacity(n);
@@ -478,10 +496,50 @@ fn decode_block(c: &mut Cursor<'_>) -> Result<BasicBlock> {
     if expected != wire || padded_len != padded.len() {
         return err(batches_at, DecodeErrorKind::NonCanonical("batch layout"));
     }
+    if let Some(groups) = groups {
+        push_group_values(&padded, &wire, groups);
+    }
     Ok(BasicBlock {
         ops,
         decorators: Vec::new(),
     })
+}
+
+/// The group values of a block's batches, from its padded operations and
+/// their canonical layout: an operation group packs its opcodes 7 bits each
+/// (padding `noop`s are opcode zero), and the immediates of `push`, in
+/// order, fill the batch's groups of no operations, in order, as miden-core's
+/// `OpBatchAccumulator` allocates them. These are the values
+/// [`BasicBlock::batches_in`] computes from the unpadded operations.
+fn push_group_values(
+    padded: &[Operation],
+    batches: &[PaddedBatch],
+    out: &mut Vec<[Felt; BATCH_SIZE]>,
+) {
+    let mut ops = padded.iter();
+    for batch in batches {
+        let mut groups = [Felt::ZERO; BATCH_SIZE];
+        let mut imm_groups = (0..BATCH_SIZE).filter(|&g| batch.group_sizes[g] == 0);
+        for (g, &size) in batch.group_sizes.iter().enumerate() {
+            if size == 0 {
+                continue;
+            }
+            let mut value = 0;
+            for (k, op) in ops.by_ref().take(size as usize).enumerate() {
+                let code = op.opcode_in(Isa::V0_23).unwrap_or(0) as u64;
+                value |= code << (Operation::OP_BITS * k);
+                if let Some(imm) = op.imm_value() {
+                    // The layout is canonical: there is a group for it.
+                    if let Some(slot) = imm_groups.next() {
+                        groups[slot] = imm;
+                    }
+                }
+            }
+            // Nine 7-bit opcodes fill 63 bits: below the modulus.
+            groups[g] = Felt::reduce(value);
+        }
+        out.push(groups);
+    }
 }
 
 /// The operations without their padding `noop`s.
@@ -730,4 +788,45 @@ pub(crate) fn encode(
         out.extend_from_slice(&d);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The group values collected from the padded layout are those of
+    /// `batches_in`, on every block of the core library.
+    #[test]
+    fn collected_group_values_are_the_batches() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/core-0.23.5.stripped.mast"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let forest = decode(
+            &bytes,
+            Flags {
+                stripped: true,
+                hashless: false,
+            },
+            DecodeOptions::TRUST,
+        )
+        .unwrap()
+        .0;
+        for node in forest.nodes() {
+            let MastNode::Block(block) = node else {
+                continue;
+            };
+            let mut data = Vec::new();
+            encode_block(block, &mut data);
+            let mut groups = Vec::new();
+            decode_block(&mut Cursor::new(&data, 0), Some(&mut groups)).unwrap();
+            let expected: Vec<_> = block
+                .batches_in(Isa::V0_23)
+                .iter()
+                .map(|b| b.groups)
+                .collect();
+            assert_eq!(groups, expected, "{:?}", block.ops());
+        }
+    }
 }
