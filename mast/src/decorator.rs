@@ -2,8 +2,9 @@
 //! basic block (or to the end of the block when nothing follows). They do not
 //! change execution or the block's digest.
 //!
-//! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp` and the
-//! `Debug::StackAll` / `Debug::StackTop(n)` options. `AssemblyOp` strings are
+//! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp`, events,
+//! traces and debug options, with the advice-stack debug option of 0.23
+//! (whose decorators are the debug options and traces; see `wire`). `AssemblyOp` strings are
 //! interned in the forest's [`StringTable`](crate::StringTable) and referred to
 //! by [`StringId`].
 
@@ -229,8 +230,8 @@ pub struct AsmOp {
     pub should_break: bool,
 }
 
-/// A decorator (miden-core 0.10's set; the draft format encodes the first
-/// four kinds only).
+/// A decorator (miden-core 0.10's set and 0.23's; the draft format encodes
+/// the first four kinds only).
 ///
 /// FIXME: source locations on 0.10 `AssemblyOp`s are not represented; the
 /// 0.10 decoder refuses them with a typed error.
@@ -255,4 +256,7 @@ pub enum Decorator {
     Event(u32),
     /// Emits a trace marker (`Decorator::Trace`).
     Trace(u32),
+    /// Prints the top `n` elements of the advice stack
+    /// (`DebugOptions::AdvStackTop`, miden-core 0.23 on).
+    AdvStackTop(u16),
 }

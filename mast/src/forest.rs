@@ -271,17 +271,20 @@ pub struct MastForest {
 ///
 /// It is checked section by section when decoded (every length bounded by
 /// the input, every string UTF-8) and kept as its wire bytes, which is what
-/// lets a forest be rewritten byte for byte.
+/// lets a forest be rewritten byte for byte. Its operation decorators are
+/// lifted onto the blocks' decorator lists when decoded.
 ///
-/// FIXME: the section's decorators and assembly ops are not lifted onto the
-/// blocks' decorator lists, so a 0.23 forest with debug info converts to
-/// 0.10 or to the draft only stripped (a typed error otherwise), and the
-/// error-code messages and procedure names are only counted.
+/// FIXME: assembly ops, node decorators (`before_enter`, `after_exit`),
+/// error-code messages and procedure names are only counted, not lifted:
+/// a 0.23 forest that has any converts to 0.10 or to the draft only
+/// stripped (a typed error otherwise).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DebugInfo {
     pub(crate) bytes: Vec<u8>,
     pub(crate) error_codes: usize,
     pub(crate) procedure_names: usize,
+    pub(crate) asm_ops: usize,
+    pub(crate) node_decorators: usize,
 }
 
 impl DebugInfo {
@@ -298,6 +301,29 @@ impl DebugInfo {
     /// Number of procedure names.
     pub fn procedure_name_count(&self) -> usize {
         self.procedure_names
+    }
+
+    /// Number of assembly-op records.
+    pub fn asm_op_count(&self) -> usize {
+        self.asm_ops
+    }
+
+    /// Number of node decorators (`before_enter` and `after_exit`).
+    pub fn node_decorator_count(&self) -> usize {
+        self.node_decorators
+    }
+
+    /// What the section holds beyond its blocks' operation decorators (which
+    /// every forest holds on its blocks), named for an error, if anything.
+    pub(crate) fn unlifted(&self) -> Option<&'static str> {
+        [
+            (self.asm_ops, "assembly ops"),
+            (self.node_decorators, "node decorators"),
+            (self.error_codes, "error-code messages"),
+            (self.procedure_names, "procedure names"),
+        ]
+        .into_iter()
+        .find_map(|(n, what)| (n > 0).then_some(what))
     }
 }
 

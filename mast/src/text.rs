@@ -96,6 +96,7 @@ impl MastForest {
             Decorator::LocalInterval(a, b, c) => write!(f, "@debug(local.{a}.{b}.{c})"),
             Decorator::Event(n) => write!(f, "@event({n})"),
             Decorator::Trace(n) => write!(f, "@trace({n})"),
+            Decorator::AdvStackTop(n) => write!(f, "@debug(adv_stack.{n})"),
         }
     }
 }
@@ -274,6 +275,9 @@ fn parse_decorator(tok: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
         "debug" => {
             if let Some(n) = args.strip_prefix("stack.") {
                 return decimal(n).map(Decorator::StackTop);
+            }
+            if let Some(n) = args.strip_prefix("adv_stack.") {
+                return decimal(n).map(Decorator::AdvStackTop);
             }
             if let Some(rest) = args.strip_prefix("mem.") {
                 let (a, b) = rest.split_once('.')?;

@@ -156,7 +156,8 @@ fn encode_decorator(d: &Decorator, data: &mut Vec<u8>) {
         | Decorator::MemInterval(..)
         | Decorator::LocalInterval(..)
         | Decorator::Event(_)
-        | Decorator::Trace(_) => {}
+        | Decorator::Trace(_)
+        | Decorator::AdvStackTop(_) => {}
     }
 }
 

@@ -37,6 +37,7 @@
 //! `miden-crypto` this crate builds on (0.25) does not provide.
 
 pub(crate) mod cursor;
+mod debug_info;
 mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
@@ -460,10 +461,17 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 /// `forest` in version `isa`: the same nodes, operations and roots, with
 /// digests recomputed by that version's rules.
 ///
+/// Decorators stay on the blocks: a 0.10 forest's go into the debug-info
+/// section of the 0.23 file it is written to, and a 0.23 forest's, lifted
+/// from its section, into the 0.10 file's blocks.
+///
 /// Fails with a typed error when `isa` cannot express the forest: an
 /// operation the version lacks (or a 0.23 error code above `u32::MAX` for
 /// 0.10), a `dyncall` in 0.10, an external node (its digest belongs to the
-/// other hash function), an advice map or 0.23 debug info in 0.10.
+/// other hash function), an advice map or 0.23 debug info other than
+/// operation decorators in 0.10, a decorator the version does not have
+/// (advice injectors and events in 0.23, the advice-stack debug option in
+/// 0.10).
 pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest, EncodeError> {
     if forest.isa() == isa {
         return Ok(forest.clone());
@@ -475,10 +483,10 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
     if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
         return Err(EncodeError::unrepresentable(format, "an advice map"));
     }
-    if isa == Isa::V0_10 && forest.debug_info().is_some() {
+    if let Some(what) = forest.debug_info().and_then(|d| d.unlifted()) {
         return Err(EncodeError::unrepresentable(
             format,
-            "miden 0.23 debug info (strip it)",
+            format!("miden 0.23 debug info with {what} (strip it)"),
         ));
     }
     let mut b = MastForestBuilder::new_in(isa);
@@ -493,15 +501,13 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
                     format!("node {i}: an external digest of the other hash function"),
                 ))
             }
-            MastNode::Block(block) if isa == Isa::V0_23 && !block.decorators().is_empty() => {
-                // FIXME: 0.10 decorators are not moved into 0.23 debug info.
-                return Err(EncodeError::unrepresentable(
-                    format,
-                    format!("node {i}: decorators"),
-                ));
-            }
             other => other.clone(),
         };
+        if let MastNode::Block(block) = &node {
+            for (_, d) in block.decorators() {
+                debug_info::check_expressible(d, isa, i, format)?;
+            }
+        }
         if let MastNode::Block(block) = &node {
             if let Some(op) = block.ops().iter().find(|op| !op.exists_in(isa)) {
                 return Err(EncodeError::unrepresentable(

@@ -41,6 +41,7 @@ use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_str, put_u32, put_u64, put_usize, put_word, Cursor};
+use super::debug_info::check_expressible;
 use super::{check_encodable, settle_digests, Pending};
 
 /// The header: magic and version.
@@ -468,6 +469,13 @@ pub(crate) fn encode(forest: &MastForest, out: &mut Vec<u8>) -> Result<(), Encod
             "miden 0.23 debug info (strip it)",
         ));
     }
+    for (i, node) in forest.nodes().iter().enumerate() {
+        if let MastNode::Block(b) = node {
+            for (_, d) in b.decorators() {
+                check_expressible(d, Isa::V0_10, i, FORMAT)?;
+            }
+        }
+    }
     // Strings follow the blocks, in first-use order, which is the forest's
     // interning order for decoded forests and is re-established here.
     let order = first_use_order(forest);
@@ -608,6 +616,8 @@ fn encode_decorator(d: &Decorator, string_index: &[usize], data: &mut Vec<u8>) {
             data.push(tag(EVENT));
             put_u32(data, *n);
         }
+        // `encode` refused it.
+        Decorator::AdvStackTop(_) => {}
         Decorator::Trace(n) => {
             data.push(tag(TRACE));
             put_u32(data, *n);

@@ -30,17 +30,11 @@
 //! decoder recomputes this layout from the unpadded operations and requires
 //! the file's to be it, so that every block has one encoding.
 //!
-//! The debug-info section is, in order: decorator data (`Vec<u8>`), its
-//! string table (`Vec<usize>` offsets, `Vec<u8>` data), decorator records
-//! (5 bytes each), error-code messages (`BTreeMap<u64, String>`), the
-//! operation→decorator table (`Vec<u32>`, `Vec<usize>`, `Vec<usize>`), the
-//! node→decorator tables (two CSR matrices of `u32`), procedure names
-//! (`BTreeMap<Word, String>`), assembly-op data, string table and records
-//! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
-//! debug variables, and the operation→debug-variable table. A forest without
-//! debug info has a section of empty tables (but the node→operation index,
-//! one zero per node and one more): it reads as no debug info, and a forest
-//! without any is written full with that section.
+//! The debug-info section and the decorators it carries are described in
+//! `debug_info`. A forest without debug info has a section of empty tables
+//! (but the node→operation index, one zero per node and one more): it reads
+//! as no debug info, and a forest without any is written full with that
+//! section.
 //!
 //! Version `[0, 0, 4]` (miden-core 0.24) has the same sections up to the
 //! advice map and ends there: debug info left the forest (a package carries
@@ -55,13 +49,13 @@ use std::borrow::Cow;
 
 use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
-use crate::forest::{DebugInfo, MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, NodeEntry};
-use super::{check_encodable, settle_digests, Flags, Pending};
+use super::{check_encodable, debug_info, settle_digests, Flags, Pending};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
@@ -357,9 +351,9 @@ pub(crate) fn decode(
     let debug_info = if flags.stripped {
         None
     } else {
-        let info = read_debug_info(&mut c)?;
         let nodes = s.internal + s.external;
-        (info.bytes() != empty_debug_info(nodes)).then_some(info)
+        let section = debug_info::read(&mut c, nodes)?;
+        (section.info.bytes() != empty_debug_info(nodes)).then_some(section)
     };
     let mut b = MastForestBuilder::new_in(Isa::V0_23);
     let mut entries = EntryDecoder {
@@ -418,7 +412,10 @@ pub(crate) fn decode(
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
-    forest.debug_info = debug_info;
+    if let Some(section) = debug_info {
+        debug_info::lift(&section, &mut forest.nodes)?;
+        forest.debug_info = Some(section.info);
+    }
     Ok((forest, c.at()))
 }
 
@@ -542,6 +539,23 @@ fn push_group_values(
     }
 }
 
+/// For each operation of a block in its padded form, whether it is a
+/// padding `noop`.
+pub(crate) fn padding_positions(ops: &[Operation]) -> Vec<bool> {
+    let (batches, padded_len) = pad_batches(ops);
+    let mut is_pad = Vec::with_capacity(padded_len);
+    for batch in &batches {
+        for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
+            let raw = *size as usize - pad as usize;
+            is_pad.resize(is_pad.len() + raw, false);
+            if pad {
+                is_pad.push(true);
+            }
+        }
+    }
+    is_pad
+}
+
 /// The operations without their padding `noop`s.
 fn unpad(padded: &[Operation], batches: &[PaddedBatch]) -> Result<Vec<Operation>, &'static str> {
     let mut ops = Vec::with_capacity(padded.len());
@@ -621,71 +635,6 @@ fn read_advice_map(c: &mut Cursor<'_>) -> Result<Vec<(Digest, Vec<Felt>)>> {
     Ok(map)
 }
 
-/// Walks the debug-info section, checking every length and string, and keeps
-/// its bytes.
-fn read_debug_info(c: &mut Cursor<'_>) -> Result<DebugInfo> {
-    let start = c.at();
-    let skip_vec = |c: &mut Cursor<'_>, field: &'static str, size: usize| -> Result<()> {
-        let n = c.count(field, size)?;
-        c.take(n * size, field).map(drop)
-    };
-    let skip_usizes = |c: &mut Cursor<'_>, field: &'static str| -> Result<()> {
-        let n = c.count(field, 1)?;
-        (0..n).try_for_each(|_| c.usize(field).map(drop))
-    };
-    let string_table = |c: &mut Cursor<'_>| -> Result<()> {
-        skip_usizes(c, "string offsets")?;
-        skip_vec(c, "string data", 1)
-    };
-    skip_vec(c, "decorator data", 1)?;
-    string_table(c)?;
-    skip_vec(c, "decorator records", 5)?;
-    let error_codes = c.count("error codes", 9)?;
-    for _ in 0..error_codes {
-        c.u64("error code")?;
-        c.string("error message")?;
-    }
-    skip_vec(c, "decorator ids", 4)?;
-    skip_usizes(c, "operation decorator index")?;
-    skip_usizes(c, "node operation index")?;
-    for _ in 0..2 {
-        skip_vec(c, "node decorator ids", 4)?;
-        skip_usizes(c, "node decorator index")?;
-    }
-    let procedure_names = c.count("procedure names", 33)?;
-    for _ in 0..procedure_names {
-        c.word("procedure digest")?;
-        c.string("procedure name")?;
-    }
-    skip_vec(c, "assembly-op data", 1)?;
-    string_table(c)?;
-    skip_vec(c, "assembly-op records", 4)?;
-    let n = c.count("assembly-op ids", 5)?;
-    for _ in 0..n {
-        c.usize("operation index")?;
-        c.u32("assembly-op id")?;
-    }
-    skip_usizes(c, "assembly-op index")?;
-    let at = c.at();
-    if c.count("debug variables", 1)? != 0 {
-        // FIXME: debug variables (names, locations and types of source
-        // variables) are not read; the core library has none.
-        return err(at, DecodeErrorKind::Unsupported("debug variables"));
-    }
-    skip_vec(c, "debug variable ids", 4)?;
-    skip_usizes(c, "operation debug variable index")?;
-    skip_usizes(c, "node debug variable index")?;
-    Ok(DebugInfo {
-        bytes: c_slice(c, start).to_vec(),
-        error_codes,
-        procedure_names,
-    })
-}
-
-fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
-    c.since(start)
-}
-
 /// The debug-info section miden-core 0.23 writes for a forest of `nodes`
 /// nodes without debug info (`DebugInfo::empty_for_nodes`): every vector
 /// empty but the node→operation index of the operation→decorator table,
@@ -724,8 +673,20 @@ pub(crate) fn encode(
             ));
         }
         (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
-        (false, None) if version == Version::V4 => None,
-        (false, None) => Some(Cow::Owned(empty_debug_info(forest.len()))),
+        (false, None) if version == Version::V4 => {
+            let decorated = forest
+                .nodes()
+                .iter()
+                .position(|n| matches!(n, MastNode::Block(b) if !b.decorators().is_empty()));
+            if let Some(i) = decorated {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: decorators, which left the forest in this version; write it --stripped"),
+                ));
+            }
+            None
+        }
+        (false, None) => Some(Cow::Owned(debug_info::build(forest, format)?)),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());

@@ -1,0 +1,166 @@
+//! Decorators across versions: a 0.10 forest's decorators go into the
+//! debug-info section of the 0.23 file it converts to and come back; what a
+//! version cannot express is a typed error; sections with decorators that do
+//! not fit their forest are refused with the offset of their table.
+
+use kildall_mast::wire::{self, Flags, Format};
+use kildall_mast::{
+    AdviceInjector, DecodeOptions, Decorator, Felt, Isa, MastForest, MastForestBuilder, Operation,
+};
+
+const FULL: Flags = Flags {
+    stripped: false,
+    hashless: false,
+};
+
+/// Blocks whose padded form differs from their operations (a `push` closing
+/// a group, eight pushes over two batches), decorated before operations, at
+/// equal indices, and after the last operation.
+fn decorated(isa: Isa, extra: Decorator) -> MastForest {
+    let mut b = MastForestBuilder::new_in(isa);
+    let mut ops = vec![Operation::Add; 8];
+    ops.push(Operation::Push(Felt::new(7).unwrap()));
+    ops.extend([Operation::Mul, Operation::Drop]);
+    let n = ops.len() as u32;
+    let first = b
+        .add_block(
+            ops,
+            vec![
+                (0, Decorator::StackAll),
+                (0, Decorator::Trace(3)),
+                (8, Decorator::StackTop(4)),
+                (9, Decorator::MemInterval(1, 9)),
+                (n, Decorator::LocalInterval(1, 2, 3)),
+                (n, extra),
+            ],
+        )
+        .unwrap();
+    let plain = b.add_block(vec![Operation::Swap], vec![]).unwrap();
+    let pushes = vec![Operation::Push(Felt::ONE); 8];
+    let second = b
+        .add_block(
+            pushes,
+            vec![(7, Decorator::MemAll), (7, Decorator::StackAll)],
+        )
+        .unwrap();
+    let join = b.add_join(first, plain).unwrap();
+    let root = b.add_join(join, second).unwrap();
+    b.add_root(root).unwrap();
+    b.add_root(plain).unwrap();
+    b.build()
+}
+
+#[test]
+fn decorators_of_0_10_go_into_0_23_debug_info_and_back() {
+    let old = decorated(Isa::V0_10, Decorator::Trace(9));
+    let new = wire::convert(&old, Isa::V0_23).unwrap();
+    let bytes = wire::write(&new, None, Format::V0_23, FULL).unwrap();
+    let read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    let info = read.forest.debug_info().expect("a debug-info section");
+    assert_eq!(info.asm_op_count(), 0);
+    for (a, b) in read.forest.nodes().iter().zip(new.nodes()) {
+        assert_eq!(a, b, "decorators lifted back onto their operations");
+    }
+    // The file read is written back byte for byte, and so is the forest
+    // built again from its decorators.
+    assert_eq!(
+        wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
+        bytes
+    );
+    let back = wire::convert(&read.forest, Isa::V0_10).unwrap();
+    assert_eq!(back, old);
+    assert_eq!(wire::convert(&back, Isa::V0_23).unwrap(), new);
+    let old_bytes = wire::write(&old, None, Format::V0_10, Flags::default()).unwrap();
+    assert_eq!(
+        wire::write(&back, None, Format::V0_10, Flags::default()).unwrap(),
+        old_bytes
+    );
+}
+
+#[test]
+fn stripping_drops_the_decorators_only_when_asked() {
+    let new = wire::convert(&decorated(Isa::V0_10, Decorator::Trace(9)), Isa::V0_23).unwrap();
+    let stripped = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let bytes = wire::write(&new, None, Format::V0_23, stripped).unwrap();
+    let read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    assert!(read.forest.debug_info().is_none());
+    let e = wire::write(&new, None, Format::V0_24, FULL).unwrap_err();
+    assert!(e.to_string().contains("decorators"), "{e}");
+    wire::write(&new, None, Format::V0_24, stripped).unwrap();
+}
+
+#[test]
+fn the_advice_stack_option_exists_only_from_0_23() {
+    let new = decorated(Isa::V0_23, Decorator::AdvStackTop(5));
+    let bytes = wire::write(&new, None, Format::V0_23, FULL).unwrap();
+    let read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    assert_eq!(read.forest.nodes(), new.nodes());
+    let e = wire::convert(&new, Isa::V0_10).unwrap_err();
+    assert!(e.to_string().contains("advice-stack"), "{e}");
+}
+
+#[test]
+fn decorators_0_23_lacks_are_typed_errors() {
+    let mut b = MastForestBuilder::new();
+    let name = b.intern("proc");
+    let asm = kildall_mast::AsmOp {
+        context_name: name,
+        op: name,
+        num_cycles: 1,
+        should_break: false,
+    };
+    for (d, what) in [
+        (Decorator::Advice(AdviceInjector::U64Div), "advice injector"),
+        (Decorator::Event(3), "event"),
+        (Decorator::AsmOp(asm), "AsmOp"),
+    ] {
+        let mut b = b.clone();
+        let block = b.add_block(vec![Operation::Add], vec![(1, d)]).unwrap();
+        b.add_root(block).unwrap();
+        let e = wire::convert(&b.build(), Isa::V0_23).unwrap_err();
+        assert!(e.to_string().contains(what), "{e}");
+    }
+}
+
+/// Where a file written from `decorated` has its debug-info section, its
+/// first decorator record and its operation→decorator table: after the
+/// decorator data (a one-byte length and the fields), the empty string
+/// table, the records (a one-byte count) and the empty error codes.
+fn section_layout(bytes: &[u8], forest: &MastForest) -> (usize, usize) {
+    let stripped = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let section = wire::write(forest, None, Format::V0_23, stripped)
+        .unwrap()
+        .len();
+    let data_len = (bytes[section] >> 1) as usize;
+    let records_at = section + 1 + data_len + 2;
+    let records = (bytes[records_at] >> 1) as usize;
+    (records_at + 1, records_at + 1 + 5 * records + 1)
+}
+
+#[test]
+fn decorator_tables_that_do_not_fit_are_refused() {
+    let new = wire::convert(&decorated(Isa::V0_10, Decorator::Trace(9)), Isa::V0_23).unwrap();
+    let bytes = wire::write(&new, None, Format::V0_23, FULL).unwrap();
+    let (first_record, table) = section_layout(&bytes, &new);
+    // The first decorator id names a decorator that does not exist.
+    let mut b = bytes.clone();
+    b[table + 1] = 0xff;
+    let e = wire::read(&b, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, table + 1, "{e}");
+    assert!(e.to_string().contains("decorator id"), "{e}");
+    // An unknown decorator variant.
+    let mut b = bytes.clone();
+    b[first_record] = 7;
+    let e = wire::read(&b, DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, first_record, "{e}");
+    // Truncated anywhere in the section: an error, never a panic.
+    for end in first_record..bytes.len() {
+        assert!(wire::read(&bytes[..end], DecodeOptions::TRUST).is_err());
+    }
+}
