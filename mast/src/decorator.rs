@@ -215,11 +215,40 @@ impl core::str::FromStr for AdviceInjector {
     }
 }
 
+/// Index of a source location in a forest's location table (see
+/// [`crate::MastForest::location`]); kept out of [`AsmOp`] so that a
+/// decorator stays small.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocationId(pub(crate) core::num::NonZeroU32);
+
+impl LocationId {
+    /// The index in the location table.
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
+/// Where an instruction is in its source: a file and a range of byte
+/// offsets (miden-core 0.10's `Location`).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    /// The source file's path.
+    pub path: StringId,
+    /// Offset of the first byte.
+    pub start: u32,
+    /// Offset past the last byte.
+    pub end: u32,
+}
+
 /// Source-level information about the assembly instruction an operation came
-/// from (miden-core's `AssemblyOp`, without the source location).
+/// from (miden-core's `AssemblyOp`).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AsmOp {
+    /// Where the instruction is in its source, if known.
+    pub location: Option<LocationId>,
     /// Name of the procedure the instruction is in.
     pub context_name: StringId,
     /// The instruction's text.
@@ -231,10 +260,7 @@ pub struct AsmOp {
 }
 
 /// A decorator (miden-core 0.10's set and 0.23's; the draft format encodes
-/// the first four kinds only).
-///
-/// FIXME: source locations on 0.10 `AssemblyOp`s are not represented; the
-/// 0.10 decoder refuses them with a typed error.
+/// the first four kinds only, and assembly ops without a source location).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Decorator {

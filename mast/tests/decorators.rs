@@ -107,6 +107,7 @@ fn decorators_0_23_lacks_are_typed_errors() {
     let mut b = MastForestBuilder::new();
     let name = b.intern("proc");
     let asm = kildall_mast::AsmOp {
+        location: None,
         context_name: name,
         op: name,
         num_cycles: 1,
@@ -163,4 +164,44 @@ fn decorator_tables_that_do_not_fit_are_refused() {
     for end in first_record..bytes.len() {
         assert!(wire::read(&bytes[..end], DecodeOptions::TRUST).is_err());
     }
+}
+
+/// A 0.10 `AssemblyOp` with a source location round-trips through the 0.10
+/// format and the text form; the draft format has no locations.
+#[test]
+fn assembly_op_locations_in_0_10() {
+    let mut b = MastForestBuilder::new();
+    let located = kildall_mast::AsmOp {
+        location: Some(b.location("lib/math, \"u64\".masm", 120, 131)),
+        context_name: b.intern("math::u64::add"),
+        op: b.intern("u32overflowing_add"),
+        num_cycles: 3,
+        should_break: true,
+    };
+    let plain = kildall_mast::AsmOp {
+        location: None,
+        ..located
+    };
+    let ops = vec![Operation::Add, Operation::Mul];
+    let decorators = vec![(0, Decorator::AsmOp(plain)), (1, Decorator::AsmOp(located))];
+    let block = b.add_block(ops, decorators).unwrap();
+    b.add_root(block).unwrap();
+    let forest = b.build();
+    let bytes = wire::write(&forest, None, Format::V0_10, Flags::default()).unwrap();
+    let read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    assert_eq!(read.format, Format::V0_10);
+    // Strings are interned in the file's order: compared through the text.
+    assert_eq!(read.forest.to_string(), forest.to_string());
+    assert_eq!(
+        wire::write(&read.forest, None, Format::V0_10, Flags::default()).unwrap(),
+        bytes
+    );
+    let text = forest.to_string();
+    assert!(
+        text.contains(r#""lib/math, \"u64\".masm"[120..131], 3, break"#),
+        "{text}"
+    );
+    assert_eq!(kildall_mast::parse(&text).unwrap().to_string(), text);
+    let e = wire::write(&forest, None, Format::Draft, Flags::default()).unwrap_err();
+    assert!(e.to_string().contains("node 0"), "{e}");
 }
