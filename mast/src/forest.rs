@@ -277,9 +277,9 @@ pub struct MastForest {
 /// lifted onto the blocks' decorator lists when decoded.
 ///
 /// FIXME: assembly ops, node decorators (`before_enter`, `after_exit`),
-/// error-code messages and procedure names are only counted, not lifted:
-/// a 0.23 forest that has any converts to 0.10 or to the draft only
-/// stripped (a typed error otherwise).
+/// error-code messages, procedure names and debug variables are only
+/// counted, not lifted: a 0.23 forest that has any converts to 0.10 or to
+/// the draft only stripped (a typed error otherwise).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DebugInfo {
     pub(crate) bytes: Vec<u8>,
@@ -287,6 +287,7 @@ pub struct DebugInfo {
     pub(crate) procedure_names: usize,
     pub(crate) asm_ops: usize,
     pub(crate) node_decorators: usize,
+    pub(crate) debug_variables: usize,
 }
 
 impl DebugInfo {
@@ -315,6 +316,11 @@ impl DebugInfo {
         self.node_decorators
     }
 
+    /// Number of debug variables.
+    pub fn debug_variable_count(&self) -> usize {
+        self.debug_variables
+    }
+
     /// What the section holds beyond its blocks' operation decorators (which
     /// every forest holds on its blocks), named for an error, if anything.
     pub(crate) fn unlifted(&self) -> Option<&'static str> {
@@ -323,6 +329,7 @@ impl DebugInfo {
             (self.node_decorators, "node decorators"),
             (self.error_codes, "error-code messages"),
             (self.procedure_names, "procedure names"),
+            (self.debug_variables, "debug variables"),
         ]
         .into_iter()
         .find_map(|(n, what)| (n > 0).then_some(what))

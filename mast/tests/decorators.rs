@@ -205,3 +205,43 @@ fn assembly_op_locations_in_0_10() {
     let e = wire::write(&forest, None, Format::Draft, Flags::default()).unwrap_err();
     assert!(e.to_string().contains("node 0"), "{e}");
 }
+
+/// A debug variable and the table that places it, in place of the empty
+/// ones that end a section: `x` at stack position 2, of type 7, the first
+/// argument, declared at `a.masm:3:4`, attached to operation 0 of node 0.
+fn with_a_debug_variable(section_end: &[u8], argument: u8, id: u8) -> Vec<u8> {
+    let mut b = section_end[..section_end.len() - 4].to_vec();
+    b.extend([3, 3, b'x', 0, 2, 1, 7, 0, 0, 0, 1, argument, 0, 0, 0, 1, 13]);
+    b.extend(b"a.masm");
+    b.extend([3, 0, 0, 0, 4, 0, 0, 0]);
+    b.extend([3, id, 0, 0, 0, 5, 1, 3, 5, 1, 3]);
+    b
+}
+
+#[test]
+fn debug_variables_are_checked_and_kept() {
+    let mut b = MastForestBuilder::new_in(Isa::V0_23);
+    let block = b.add_block(vec![Operation::Add], vec![]).unwrap();
+    b.add_root(block).unwrap();
+    let bytes = wire::write(&b.build(), None, Format::V0_23, FULL).unwrap();
+    let with_var = with_a_debug_variable(&bytes, 1, 0);
+    let read = wire::read(&with_var, DecodeOptions::VERIFY).unwrap();
+    let info = read.forest.debug_info().expect("debug info");
+    assert_eq!(info.debug_variable_count(), 1);
+    assert_eq!(
+        wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
+        with_var
+    );
+    let e = wire::convert(&read.forest, Isa::V0_10).unwrap_err();
+    assert!(e.to_string().contains("debug variables"), "{e}");
+    // Argument index 0 and an id past the variables are refused.
+    let arg_at = bytes.len() - 4 + 11;
+    let e = wire::read(&with_a_debug_variable(&bytes, 0, 0), DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, arg_at, "{e}");
+    let id_at = with_var.len() - 10;
+    let e = wire::read(&with_a_debug_variable(&bytes, 1, 1), DecodeOptions::TRUST).unwrap_err();
+    assert_eq!(e.offset, id_at, "{e}");
+    for end in bytes.len() - 4..with_var.len() {
+        assert!(wire::read(&with_var[..end], DecodeOptions::TRUST).is_err());
+    }
+}

@@ -23,16 +23,29 @@
 //! `node[n]..node[n + 1]`; its `i`-th operation's decorators are
 //! `ids[op[s + i]..op[s + i + 1]]`, `s = node[n]`. Operation indices count
 //! the padding `noop`s of the block's batches (see `v023`); a decorator at
-//! the block's length runs after its last operation. miden-core builds the
-//! table node by node, giving a decorated node pointers up to its last
-//! decorated operation and a sentinel, and an undecorated node a sentinel
-//! once some node before it was decorated; a forest without decorators has
-//! empty ids and pointers and `node + 1` zero node pointers.
+//! the block's length runs after its last operation. A table is valid, as
+//! miden-core checks it, when it is empty, or its ids are in range and both
+//! pointer lists start at 0 and do not decrease, the operation pointers
+//! ending at the number of ids and the node pointers at most at the last
+//! operation pointer (nodes past the node pointers have no decorators).
+//! miden-core builds the table node by node, giving a decorated node
+//! pointers up to its last decorated operation and a sentinel, and an
+//! undecorated node a sentinel once some node before it was decorated; a
+//! forest without decorators has empty ids and pointers and `node + 1` zero
+//! node pointers. The debug variables' table has the same layout.
+//!
+//! A debug variable is a name, a value location (a tag, then 0 a stack
+//! position `u8`, 1 a memory address `u32`, 2 a field element, 3 a local
+//! offset `i16`, 4 an expression `Vec<u8>`, 5 a global index `u32` and a
+//! frame offset `i64`), an optional type id (`u32`), an optional argument
+//! index (a non-zero `u32`) and an optional source location (a file, a
+//! non-zero line and column, `u32`s); an option is a flag byte and its
+//! value.
 //!
 //! Reading lifts the decorators onto the blocks (indices without padding)
 //! and keeps the section's bytes, so that a file is written back byte for
 //! byte. What is not lifted is counted: assembly ops, node decorators,
-//! error-code messages and procedure names. A forest without section bytes
+//! error-code messages, procedure names and debug variables. A forest without section bytes
 //! (built, converted or extracted) is written with a section built from its
 //! blocks' decorators as miden-core builds it, decorators deduplicated in
 //! order of first use.
@@ -70,7 +83,7 @@ pub(crate) struct Section {
 }
 
 /// Reads the section, checking every length, string and pointer.
-pub(crate) fn read(c: &mut Cursor<'_>, nodes: usize) -> Result<Section> {
+pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Section> {
     let start = c.at();
     let data_len = c.count("decorator data", 1)?;
     let data_at = c.at();
@@ -87,7 +100,10 @@ pub(crate) fn read(c: &mut Cursor<'_>, nodes: usize) -> Result<Section> {
         c.string("error message")?;
     }
     let table_at = c.at();
-    let links = read_op_table(c, &decorators, nodes)?;
+    let links = read_csr(c, decorators.len(), &DECORATOR_TABLE)?
+        .into_iter()
+        .map(|(node, op, id)| (node, op, decorators[id as usize]))
+        .collect();
     let mut node_decorators = 0;
     for _ in 0..2 {
         node_decorators += skip_vec(c, "node decorator ids", 4)?;
@@ -107,21 +123,14 @@ pub(crate) fn read(c: &mut Cursor<'_>, nodes: usize) -> Result<Section> {
         c.u32("assembly-op id")?;
     }
     skip_usizes(c, "assembly-op index")?;
-    let at = c.at();
-    if c.count("debug variables", 1)? != 0 {
-        // FIXME: debug variables (names, locations and types of source
-        // variables) are not read; the core library has none.
-        return err(at, DecodeErrorKind::Unsupported("debug variables"));
-    }
-    skip_vec(c, "debug variable ids", 4)?;
-    skip_usizes(c, "operation debug variable index")?;
-    skip_usizes(c, "node debug variable index")?;
+    let debug_variables = read_debug_variables(c)?;
     let info = DebugInfo {
         bytes: c.since(start).to_vec(),
         error_codes,
         procedure_names,
         asm_ops,
         node_decorators,
+        debug_variables,
     };
     Ok(Section {
         info,
@@ -190,43 +199,112 @@ fn decorator_fields(variant: u8, d: &mut Cursor<'_>) -> Result<Option<Decorator>
     }))
 }
 
-/// The operation→decorator table, as (node, padded operation, decorator)
-/// links in node and operation order.
-fn read_op_table(c: &mut Cursor<'_>, decorators: &[Decorator], nodes: usize) -> Result<Vec<Link>> {
-    let ids = c.u32_list("decorator ids", "decorator id")?;
+/// The names of a two-level CSR table's fields, for errors.
+struct CsrFields {
+    ids: &'static str,
+    id: &'static str,
+    ops: &'static str,
+    nodes: &'static str,
+}
+
+const DECORATOR_TABLE: CsrFields = CsrFields {
+    ids: "decorator ids",
+    id: "decorator id",
+    ops: "operation decorator index",
+    nodes: "node operation index",
+};
+
+const DEBUG_VARIABLE_TABLE: CsrFields = CsrFields {
+    ids: "debug variable ids",
+    id: "debug variable id",
+    ops: "operation debug variable index",
+    nodes: "node debug variable index",
+};
+
+/// A two-level CSR table of ids below `count` (see the module docs), as
+/// (node, operation with padding, id) links in node and operation order,
+/// checked as miden-core checks it: empty, or ids in range, operation
+/// pointers from 0 to the number of ids and node pointers from 0 to the last
+/// operation pointer, both non-decreasing.
+fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usize, usize, u32)>> {
+    let ids = c.u32_list(f.ids, f.id)?;
     let ops_at = c.at();
-    let ops = usizes(c, "operation decorator index")?;
+    let ops = usizes(c, f.ops)?;
     let nodes_at = c.at();
-    let node_ptrs = usizes(c, "node operation index")?;
-    if let Some(&(at, _)) = ids.iter().find(|(_, id)| *id as usize >= decorators.len()) {
-        return err(at, DecodeErrorKind::Invalid("decorator id out of range"));
+    let node_ptrs = usizes(c, f.nodes)?;
+    if ids.is_empty() && ops.is_empty() {
+        if node_ptrs.iter().any(|&p| p != 0) {
+            return err(nodes_at, DecodeErrorKind::Invalid(f.nodes));
+        }
+        return Ok(Vec::new());
     }
-    let monotone = |v: &[usize], bound: usize| {
-        v.windows(2).all(|w| w[0] <= w[1]) && v.last().is_none_or(|&l| l <= bound)
-    };
-    if !monotone(&ops, ids.len()) {
-        return err(
-            ops_at,
-            DecodeErrorKind::Invalid("operation decorator index"),
-        );
+    if let Some(&(at, _)) = ids.iter().find(|(_, id)| *id as usize >= count) {
+        return err(at, DecodeErrorKind::Invalid(f.id));
     }
-    let node_ptrs_fit = node_ptrs.len() == nodes + 1
-        && monotone(&node_ptrs, ops.len())
-        && node_ptrs
-            .windows(2)
-            .all(|w| w[0] == w[1] || w[1] < ops.len());
-    if !(node_ptrs.is_empty() || node_ptrs_fit) {
-        return err(nodes_at, DecodeErrorKind::Invalid("node operation index"));
+    let starts_at_zero_and_grows =
+        |v: &[usize]| v.first() == Some(&0) && v.windows(2).all(|w| w[0] <= w[1]);
+    if !starts_at_zero_and_grows(&ops) || ops.last() != Some(&ids.len()) {
+        return err(ops_at, DecodeErrorKind::Invalid(f.ops));
+    }
+    if !starts_at_zero_and_grows(&node_ptrs) || node_ptrs.last() >= Some(&ops.len()) {
+        return err(nodes_at, DecodeErrorKind::Invalid(f.nodes));
     }
     let mut links = Vec::new();
     for (node, w) in node_ptrs.windows(2).enumerate() {
         for op in w[0]..w[1] {
             for &(_, id) in &ids[ops[op]..ops[op + 1]] {
-                links.push((node, op - w[0], decorators[id as usize]));
+                links.push((node, op - w[0], id));
             }
         }
     }
     Ok(links)
+}
+
+/// Debug variables (names, value locations, types and source locations of
+/// source variables) and their table: checked and counted.
+fn read_debug_variables(c: &mut Cursor<'_>) -> Result<usize> {
+    // A variable takes at least a name length, a location tag and byte, and
+    // three flags.
+    let n = c.count("debug variables", 6)?;
+    for _ in 0..n {
+        c.string("variable name")?;
+        let at = c.at();
+        match c.u8("value location")? {
+            0 => c.u8("stack position").map(drop)?,
+            1 => c.u32("memory address").map(drop)?,
+            2 => c.felt("constant value").map(drop)?,
+            3 => c.u16("local offset").map(drop)?,
+            4 => {
+                let len = c.count("expression", 1)?;
+                c.take(len, "expression").map(drop)?
+            }
+            5 => {
+                c.u32("global index")?;
+                c.u64("frame offset").map(drop)?
+            }
+            _ => return err(at, DecodeErrorKind::Invalid("value location")),
+        }
+        if c.bool("type flag")? {
+            c.u32("type id")?;
+        }
+        if c.bool("argument flag")? {
+            let at = c.at();
+            if c.u32("argument index")? == 0 {
+                return err(at, DecodeErrorKind::Invalid("argument index 0"));
+            }
+        }
+        if c.bool("source location flag")? {
+            c.string("source file")?;
+            for field in ["line", "column"] {
+                let at = c.at();
+                if c.u32(field)? == 0 {
+                    return err(at, DecodeErrorKind::Invalid("line or column 0"));
+                }
+            }
+        }
+    }
+    read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
+    Ok(n)
 }
 
 /// Puts the section's decorators on the blocks of `nodes`, at their
@@ -234,7 +312,7 @@ fn read_op_table(c: &mut Cursor<'_>, decorators: &[Decorator], nodes: usize) -> 
 pub(crate) fn lift(section: &Section, nodes: &mut [MastNode]) -> Result<()> {
     let mut links = section.links.iter().peekable();
     while let Some(&&(node, _, _)) = links.peek() {
-        let MastNode::Block(block) = &mut nodes[node] else {
+        let Some(MastNode::Block(block)) = nodes.get_mut(node) else {
             return err(
                 section.table_at,
                 DecodeErrorKind::Invalid("operation decorators on a node that is not a block"),

@@ -352,7 +352,7 @@ pub(crate) fn decode(
         None
     } else {
         let nodes = s.internal + s.external;
-        let section = debug_info::read(&mut c, nodes)?;
+        let section = debug_info::read(&mut c)?;
         (section.info.bytes() != empty_debug_info(nodes)).then_some(section)
     };
     let mut b = MastForestBuilder::new_in(Isa::V0_23);
