@@ -245,3 +245,26 @@ fn debug_variables_are_checked_and_kept() {
         assert!(wire::read(&with_var[..end], DecodeOptions::TRUST).is_err());
     }
 }
+
+/// miden-core does not require a node pointer per node: nodes past the
+/// table's node pointers have no decorators.
+#[test]
+fn node_pointers_may_stop_before_the_last_node() {
+    let new = wire::convert(&decorated(Isa::V0_10, Decorator::Trace(9)), Isa::V0_23).unwrap();
+    let bytes = wire::write(&new, None, Format::V0_23, FULL).unwrap();
+    // The section ends with the six node pointers (one byte each, after
+    // their count) and fifteen empty vectors; the last two nodes, a join and
+    // the root, have no decorators.
+    let count_at = bytes.len() - 15 - 7;
+    assert_eq!(bytes[count_at], 6 << 1 | 1);
+    let mut short = bytes[..count_at].to_vec();
+    short.push(4 << 1 | 1);
+    short.extend_from_slice(&bytes[count_at + 1..count_at + 5]);
+    short.extend_from_slice(&bytes[bytes.len() - 15..]);
+    let read = wire::read(&short, DecodeOptions::VERIFY).unwrap();
+    assert_eq!(read.forest.nodes(), new.nodes());
+    assert_eq!(
+        wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
+        short
+    );
+}
