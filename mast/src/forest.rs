@@ -274,18 +274,20 @@ pub struct MastForest {
 /// It is checked section by section when decoded (every length bounded by
 /// the input, every string UTF-8) and kept as its wire bytes, which is what
 /// lets a forest be rewritten byte for byte. Its operation decorators are
-/// lifted onto the blocks' decorator lists when decoded.
+/// lifted onto the blocks' decorator lists when decoded, its assembly ops
+/// (as `AsmOp` decorators) by a conversion to 0.10.
 ///
-/// FIXME: assembly ops, node decorators (`before_enter`, `after_exit`),
-/// error-code messages, procedure names and debug variables are only
-/// counted, not lifted: a 0.23 forest that has any converts to 0.10 or to
-/// the draft only stripped (a typed error otherwise).
+/// FIXME: assembly ops of nodes other than blocks, node decorators
+/// (`before_enter`, `after_exit`), error-code messages, procedure names and
+/// debug variables are only counted, not lifted: a 0.23 forest that has any converts to 0.10 or to the draft only
+/// stripped (a typed error otherwise).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DebugInfo {
     pub(crate) bytes: Vec<u8>,
     pub(crate) error_codes: usize,
     pub(crate) procedure_names: usize,
     pub(crate) asm_ops: usize,
+    pub(crate) control_asm_ops: usize,
     pub(crate) node_decorators: usize,
     pub(crate) debug_variables: usize,
 }
@@ -325,7 +327,10 @@ impl DebugInfo {
     /// every forest holds on its blocks), named for an error, if anything.
     pub(crate) fn unlifted(&self) -> Option<&'static str> {
         [
-            (self.asm_ops, "assembly ops"),
+            (
+                self.control_asm_ops,
+                "assembly ops of nodes other than blocks",
+            ),
             (self.node_decorators, "node decorators"),
             (self.error_codes, "error-code messages"),
             (self.procedure_names, "procedure names"),

@@ -99,7 +99,8 @@ pub fn check_released_input(input: &FuzzInput) {
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
-        // Full, with a debug-info section of the decorators 0.23 has.
+        // Full, with a debug-info section of the decorators and assembly
+        // ops 0.23 has.
         wire::convert(&debug_decorators_only(&forest), Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[0])),
     ];
@@ -111,18 +112,26 @@ pub fn check_released_input(input: &FuzzInput) {
     }
 }
 
-/// `forest` with only the decorators that both 0.10 and 0.23 have (not
-/// advice injectors, events or assembly ops).
+/// `forest` with only the decorators that both 0.10 and 0.23 have: not
+/// advice injectors or events, nor assembly ops that break or follow the
+/// last operation.
 fn debug_decorators_only(forest: &MastForest) -> MastForest {
     let mut b = MastForestBuilder::new_in(forest.isa());
+    // The same strings and locations, under the same ids.
+    for s in forest.strings().iter() {
+        b.intern(s);
+    }
+    for l in &forest.locations {
+        b.intern_location(*l);
+    }
     for node in forest.nodes() {
         let node = match node {
             MastNode::Block(block) => {
-                let kept = block.decorators().iter().filter(|(_, d)| {
-                    !matches!(
-                        d,
-                        Decorator::Advice(_) | Decorator::Event(_) | Decorator::AsmOp(_)
-                    )
+                let len = block.ops().len() as u32;
+                let kept = block.decorators().iter().filter(|(i, d)| match d {
+                    Decorator::Advice(_) | Decorator::Event(_) => false,
+                    Decorator::AsmOp(a) => !a.should_break && *i < len,
+                    _ => true,
                 });
                 MastNode::Block(BasicBlock {
                     ops: block.ops().to_vec(),

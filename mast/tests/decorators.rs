@@ -113,13 +113,22 @@ fn decorators_0_23_lacks_are_typed_errors() {
         num_cycles: 1,
         should_break: false,
     };
-    for (d, what) in [
-        (Decorator::Advice(AdviceInjector::U64Div), "advice injector"),
-        (Decorator::Event(3), "event"),
-        (Decorator::AsmOp(asm), "AsmOp"),
+    let breaks = kildall_mast::AsmOp {
+        should_break: true,
+        ..asm
+    };
+    for (d, at, what) in [
+        (
+            Decorator::Advice(AdviceInjector::U64Div),
+            0,
+            "advice injector",
+        ),
+        (Decorator::Event(3), 0, "event"),
+        (Decorator::AsmOp(asm), 1, "after the last operation"),
+        (Decorator::AsmOp(breaks), 0, "breaks"),
     ] {
         let mut b = b.clone();
-        let block = b.add_block(vec![Operation::Add], vec![(1, d)]).unwrap();
+        let block = b.add_block(vec![Operation::Add], vec![(at, d)]).unwrap();
         b.add_root(block).unwrap();
         let e = wire::convert(&b.build(), Isa::V0_23).unwrap_err();
         assert!(e.to_string().contains(what), "{e}");
@@ -267,4 +276,82 @@ fn node_pointers_may_stop_before_the_last_node() {
         wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
         short
     );
+}
+
+/// 0.10 `AssemblyOp` decorators go into the assembly-op tables of 0.23 and
+/// come back, after the other decorators of their operation; two at one
+/// operation are a typed error.
+#[test]
+fn assembly_ops_go_into_0_23_tables_and_back() {
+    let mut b = MastForestBuilder::new();
+    let asm = |b: &mut MastForestBuilder, op: &str, location| kildall_mast::AsmOp {
+        location,
+        context_name: b.intern("lib::proc"),
+        op: b.intern(op),
+        num_cycles: 2,
+        should_break: false,
+    };
+    let here = Some(b.location("lib.masm", 4, 9));
+    let (first, second) = (asm(&mut b, "add", here), asm(&mut b, "mul.2", None));
+    let mut ops = vec![Operation::Add; 8];
+    ops.push(Operation::Push(Felt::new(7).unwrap()));
+    ops.extend([Operation::Mul, Operation::Drop]);
+    let decorators = vec![
+        (0, Decorator::StackAll),
+        (0, Decorator::AsmOp(first)),
+        (9, Decorator::Trace(1)),
+        (9, Decorator::AsmOp(second)),
+        (10, Decorator::AsmOp(first)),
+    ];
+    let block = b.add_block(ops, decorators).unwrap();
+    let plain = b.add_block(vec![Operation::Swap], vec![]).unwrap();
+    let root = b.add_join(block, plain).unwrap();
+    b.add_root(root).unwrap();
+    let old = b.build();
+    let new = wire::convert(&old, Isa::V0_23).unwrap();
+    let bytes = wire::write(&new, None, Format::V0_23, FULL).unwrap();
+    let read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap();
+    assert_eq!(read.forest.debug_info().unwrap().asm_op_count(), 2);
+    assert_eq!(
+        wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
+        bytes
+    );
+    let back = wire::convert(&read.forest, Isa::V0_10).unwrap();
+    let old_bytes = wire::write(&old, None, Format::V0_10, Flags::default()).unwrap();
+    assert_eq!(
+        wire::write(&back, None, Format::V0_10, Flags::default()).unwrap(),
+        old_bytes
+    );
+
+    let mut b = MastForestBuilder::new();
+    let a = asm(&mut b, "add", None);
+    let twice = vec![(0, Decorator::AsmOp(a)), (0, Decorator::AsmOp(a))];
+    let block = b.add_block(vec![Operation::Add], twice).unwrap();
+    b.add_root(block).unwrap();
+    let e = wire::convert(&b.build(), Isa::V0_23).unwrap_err();
+    assert!(e.to_string().contains("two AsmOps"), "{e}");
+
+    let mut b = MastForestBuilder::new();
+    let a = asm(&mut b, "add", None);
+    let before = vec![(0, Decorator::AsmOp(a)), (0, Decorator::Trace(2))];
+    let block = b.add_block(vec![Operation::Add], before).unwrap();
+    b.add_root(block).unwrap();
+    let e = wire::convert(&b.build(), Isa::V0_23).unwrap_err();
+    assert!(e.to_string().contains("before another decorator"), "{e}");
+}
+
+/// The core library's assembly ops are checked when decoded and left in its
+/// debug info (a conversion to 0.10 lifts them): its blocks have no
+/// decorators in memory.
+#[test]
+fn core_library_assembly_ops_stay_in_the_debug_info() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/core-0.23.5.mast");
+    let file = wire::read(&std::fs::read(path).unwrap(), DecodeOptions::TRUST).unwrap();
+    assert_eq!(file.forest.debug_info().unwrap().asm_op_count(), 5767);
+    let decorated = file
+        .forest
+        .nodes()
+        .iter()
+        .any(|n| matches!(n, kildall_mast::MastNode::Block(b) if !b.decorators().is_empty()));
+    assert!(!decorated);
 }

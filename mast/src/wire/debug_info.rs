@@ -42,10 +42,12 @@
 //! non-zero line and column, `u32`s); an option is a flag byte and its
 //! value.
 //!
-//! Reading lifts the decorators onto the blocks (indices without padding)
-//! and keeps the section's bytes, so that a file is written back byte for
-//! byte. What is not lifted is counted: assembly ops, node decorators,
-//! error-code messages, procedure names and debug variables. A forest without section bytes
+//! Reading lifts the decorators onto the blocks (indices without padding),
+//! checks the assembly ops of blocks (see `asm_ops`; a conversion to 0.10
+//! lifts them) and keeps the section's bytes, so that a file is written
+//! back byte for byte. What is not lifted is counted: the assembly ops of
+//! other nodes, node decorators, error-code messages, procedure names and
+//! debug variables. A forest without section bytes
 //! (built, converted or extracted) is written with a section built from its
 //! blocks' decorators as miden-core builds it, decorators deduplicated in
 //! order of first use.
@@ -58,6 +60,7 @@ use crate::forest::{DebugInfo, MastForest, MastNode};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 use crate::ops::Isa;
 
+use super::asm_ops::{self, AsmOps};
 use super::cursor::{put_u32, put_usize, Cursor};
 use super::v023::padding_positions;
 
@@ -76,14 +79,15 @@ type Link = (usize, usize, Decorator);
 /// The section, read: its summary and bytes, and the decorators of the
 /// operation→decorator table with the offset to name when they do not fit
 /// the forest.
-pub(crate) struct Section {
+pub(crate) struct Section<'a> {
     pub(crate) info: DebugInfo,
     links: Vec<Link>,
     table_at: usize,
+    asm: AsmOps<'a>,
 }
 
 /// Reads the section, checking every length, string and pointer.
-pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Section> {
+pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
     let start = c.at();
     let data_len = c.count("decorator data", 1)?;
     let data_at = c.at();
@@ -114,21 +118,15 @@ pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Section> {
         c.word("procedure digest")?;
         c.string("procedure name")?;
     }
-    skip_vec(c, "assembly-op data", 1)?;
-    skip_string_table(c)?;
-    let asm_ops = skip_vec(c, "assembly-op records", 4)?;
-    let n = c.count("assembly-op ids", 5)?;
-    for _ in 0..n {
-        c.usize("operation index")?;
-        c.u32("assembly-op id")?;
-    }
-    skip_usizes(c, "assembly-op index")?;
+    let asm = asm_ops::read(c)?;
     let debug_variables = read_debug_variables(c)?;
     let info = DebugInfo {
         bytes: c.since(start).to_vec(),
         error_codes,
         procedure_names,
-        asm_ops,
+        asm_ops: asm.len(),
+        // Known once the assembly ops are lifted onto a forest.
+        control_asm_ops: 0,
         node_decorators,
         debug_variables,
     };
@@ -136,6 +134,7 @@ pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Section> {
         info,
         links,
         table_at,
+        asm,
     })
 }
 
@@ -307,9 +306,33 @@ fn read_debug_variables(c: &mut Cursor<'_>) -> Result<usize> {
     Ok(n)
 }
 
-/// Puts the section's decorators on the blocks of `nodes`, at their
-/// operation indices without padding.
-pub(crate) fn lift(section: &Section, nodes: &mut [MastNode]) -> Result<()> {
+/// Puts the section's decorators and assembly ops on the blocks of
+/// `forest`, at their operation indices without padding.
+pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
+    lift_decorators(&section, &mut forest.nodes)?;
+    let control_asm_ops = asm_ops::lift(&section.asm, forest, false)?;
+    forest.debug_info = Some(DebugInfo {
+        control_asm_ops,
+        ..section.info
+    });
+    Ok(())
+}
+
+/// `forest` with the assembly ops of its debug-info section, if it has
+/// any, on its blocks as `AsmOp` decorators: decoding checks them but
+/// leaves them in the section (tens of thousands for a library), and a
+/// conversion to 0.10 carries them.
+pub(crate) fn with_asm_ops(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
+    let Some(info) = forest.debug_info().filter(|d| d.asm_op_count() > 0) else {
+        return Ok(std::borrow::Cow::Borrowed(forest));
+    };
+    let section = read(&mut Cursor::new(info.bytes(), 0))?;
+    let mut out = forest.clone();
+    asm_ops::lift(&section.asm, &mut out, true)?;
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> {
     let mut links = section.links.iter().peekable();
     while let Some(&&(node, _, _)) = links.peek() {
         let Some(MastNode::Block(block)) = nodes.get_mut(node) else {
@@ -343,11 +366,20 @@ pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>
     let mut ids: HashMap<Decorator, u32> = HashMap::new();
     let mut decorators = Vec::new();
     let (mut dec_ids, mut ops, mut node_ptrs) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, node) in forest.nodes().iter().enumerate() {
-        let links = match node {
+    let all_links: Vec<Vec<(usize, Decorator)>> = forest
+        .nodes()
+        .iter()
+        .map(|node| match node {
             MastNode::Block(block) => padded_links(block),
             _ => Vec::new(),
-        };
+        })
+        .collect();
+    for (i, node_links) in all_links.iter().enumerate() {
+        // Assembly ops have tables of their own.
+        let links: Vec<_> = node_links
+            .iter()
+            .filter(|(_, d)| !matches!(d, Decorator::AsmOp(_)))
+            .collect();
         let mut id_of = |d: Decorator| -> Result<u32, EncodeError> {
             check_expressible(&d, Isa::V0_23, i, format)?;
             Ok(*ids.entry(d).or_insert_with(|| {
@@ -368,7 +400,7 @@ pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>
                 }
                 node_ptrs.push(op_start);
             }
-            Some(&(max_op, _)) => {
+            Some(&&(max_op, _)) => {
                 let mut links = links.iter().peekable();
                 for op in 0..=max_op {
                     ops.push(dec_ids.len());
@@ -393,10 +425,11 @@ pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>
         put_usize(&mut out, v.len());
         v.iter().for_each(|&p| put_usize(&mut out, p));
     }
-    // Empty: the two node→decorator tables (ids, index), procedure names,
-    // assembly-op data, string offsets and data, records, ids and index,
-    // debug variables, their ids, operation and node index.
-    out.resize(out.len() + 15, 1);
+    // Empty: the two node→decorator tables (ids, index), procedure names.
+    out.resize(out.len() + 5, 1);
+    out.extend(asm_ops::build(forest, &all_links, format)?);
+    // Empty: debug variables, their ids, operation and node index.
+    out.resize(out.len() + 4, 1);
     Ok(out)
 }
 
@@ -431,9 +464,6 @@ pub(crate) fn check_expressible(
         // Advice injectors and events became operations in 0.23.
         Decorator::Advice(_) if isa == Isa::V0_23 => "an advice injector decorator",
         Decorator::Event(_) if isa == Isa::V0_23 => "an event decorator",
-        // FIXME: assembly ops go to the section's assembly-op tables, which
-        // are only written from the bytes of a decoded section.
-        Decorator::AsmOp(_) if isa == Isa::V0_23 => "an AsmOp decorator",
         _ => return Ok(()),
     };
     Err(EncodeError::unrepresentable(

@@ -36,6 +36,7 @@
 //! instead of `hperm`; its digests are Eidos hashes, which the
 //! `miden-crypto` this crate builds on (0.25) does not provide.
 
+mod asm_ops;
 pub(crate) mod cursor;
 mod debug_info;
 mod library;
@@ -489,9 +490,19 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
             format!("miden 0.23 debug info with {what} (strip it)"),
         ));
     }
+    let lifted = match isa {
+        Isa::V0_10 => debug_info::with_asm_ops(forest)
+            .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?,
+        Isa::V0_23 => std::borrow::Cow::Borrowed(forest),
+    };
+    let forest = &*lifted;
     let mut b = MastForestBuilder::new_in(isa);
+    // The same strings and locations, under the same ids.
     for s in forest.strings().iter() {
         b.intern(s);
+    }
+    for l in &forest.locations {
+        b.intern_location(*l);
     }
     for (i, node) in forest.nodes().iter().enumerate() {
         let node = match node {
@@ -506,6 +517,9 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
         if let MastNode::Block(block) = &node {
             for (_, d) in block.decorators() {
                 debug_info::check_expressible(d, isa, i, format)?;
+            }
+            if isa == Isa::V0_23 {
+                asm_ops::check(block, i, format)?;
             }
         }
         if let MastNode::Block(block) = &node {

@@ -413,8 +413,7 @@ pub(crate) fn decode(
     let mut forest = b.finish();
     forest.advice_map = advice_map;
     if let Some(section) = debug_info {
-        debug_info::lift(&section, &mut forest.nodes)?;
-        forest.debug_info = Some(section.info);
+        debug_info::lift(section, &mut forest)?;
     }
     Ok((forest, c.at()))
 }
