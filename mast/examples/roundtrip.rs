@@ -13,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = b.intern("lib::double");
     let op = b.intern("mul.2");
     let asm = Decorator::AsmOp(kildall_mast::AsmOp {
+        location: None,
         context_name: ctx,
         op,
         num_cycles: 2,

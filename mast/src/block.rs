@@ -190,8 +190,8 @@ impl BasicBlock {
 
     /// The block's digest as version `isa` computes it.
     pub fn digest_in(&self, isa: Isa) -> Digest {
-        let groups: Vec<Felt> = self.batches_in(isa).iter().flat_map(|b| b.groups).collect();
-        isa.hasher().hash_elements(&groups)
+        isa.hasher()
+            .hash_batches(self.batches_in(isa).iter().map(|b| b.groups))
     }
 }
 

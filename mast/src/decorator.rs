@@ -2,8 +2,9 @@
 //! basic block (or to the end of the block when nothing follows). They do not
 //! change execution or the block's digest.
 //!
-//! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp` and the
-//! `Debug::StackAll` / `Debug::StackTop(n)` options. `AssemblyOp` strings are
+//! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp`, events,
+//! traces and debug options, with the advice-stack debug option of 0.23
+//! (whose decorators are the debug options and traces; see `wire`). `AssemblyOp` strings are
 //! interned in the forest's [`StringTable`](crate::StringTable) and referred to
 //! by [`StringId`].
 
@@ -214,11 +215,40 @@ impl core::str::FromStr for AdviceInjector {
     }
 }
 
+/// Index of a source location in a forest's location table (see
+/// [`crate::MastForest::location`]); kept out of [`AsmOp`] so that a
+/// decorator stays small.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocationId(pub(crate) core::num::NonZeroU32);
+
+impl LocationId {
+    /// The index in the location table.
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
+/// Where an instruction is in its source: a file and a range of byte
+/// offsets (miden-core 0.10's `Location`).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    /// The source file's path.
+    pub path: StringId,
+    /// Offset of the first byte.
+    pub start: u32,
+    /// Offset past the last byte.
+    pub end: u32,
+}
+
 /// Source-level information about the assembly instruction an operation came
-/// from (miden-core's `AssemblyOp`, without the source location).
+/// from (miden-core's `AssemblyOp`).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AsmOp {
+    /// Where the instruction is in its source, if known.
+    pub location: Option<LocationId>,
     /// Name of the procedure the instruction is in.
     pub context_name: StringId,
     /// The instruction's text.
@@ -229,11 +259,8 @@ pub struct AsmOp {
     pub should_break: bool,
 }
 
-/// A decorator (miden-core 0.10's set; the draft format encodes the first
-/// four kinds only).
-///
-/// FIXME: source locations on 0.10 `AssemblyOp`s are not represented; the
-/// 0.10 decoder refuses them with a typed error.
+/// A decorator (miden-core 0.10's set and 0.23's; the draft format encodes
+/// the first four kinds only, and assembly ops without a source location).
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Decorator {
@@ -255,4 +282,7 @@ pub enum Decorator {
     Event(u32),
     /// Emits a trace marker (`Decorator::Trace`).
     Trace(u32),
+    /// Prints the top `n` elements of the advice stack
+    /// (`DebugOptions::AdvStackTop`, miden-core 0.23 on).
+    AdvStackTop(u16),
 }

@@ -8,12 +8,13 @@
 //! deduplicated). Roots are a dense bitset over node indices; the
 //! entrypoint, when set, is also a root.
 
+use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use bitvec::prelude::{BitVec, Lsb0};
 
 use crate::block::BasicBlock;
-use crate::decorator::{Decorator, StringId};
+use crate::decorator::{Decorator, LocationId, SourceLocation, StringId};
 use crate::felt::Digest;
 use crate::felt::Felt;
 use crate::hash::{
@@ -261,6 +262,7 @@ pub struct MastForest {
     pub(crate) root_order: Vec<MastNodeId>,
     pub(crate) entrypoint: Option<MastNodeId>,
     pub(crate) strings: StringTable,
+    pub(crate) locations: Vec<SourceLocation>,
     pub(crate) advice_map: Vec<(Digest, Vec<Felt>)>,
     pub(crate) debug_info: Option<DebugInfo>,
 }
@@ -271,17 +273,23 @@ pub struct MastForest {
 ///
 /// It is checked section by section when decoded (every length bounded by
 /// the input, every string UTF-8) and kept as its wire bytes, which is what
-/// lets a forest be rewritten byte for byte.
+/// lets a forest be rewritten byte for byte. Its operation decorators are
+/// lifted onto the blocks' decorator lists when decoded, its assembly ops
+/// (as `AsmOp` decorators) by a conversion to 0.10.
 ///
-/// FIXME: the section's decorators and assembly ops are not lifted onto the
-/// blocks' decorator lists, so a 0.23 forest with debug info converts to
-/// 0.10 or to the draft only stripped (a typed error otherwise), and the
-/// error-code messages and procedure names are only counted.
+/// FIXME: assembly ops of nodes other than blocks, node decorators
+/// (`before_enter`, `after_exit`), error-code messages, procedure names and
+/// debug variables are only counted, not lifted: a 0.23 forest that has any converts to 0.10 or to the draft only
+/// stripped (a typed error otherwise).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DebugInfo {
     pub(crate) bytes: Vec<u8>,
     pub(crate) error_codes: usize,
     pub(crate) procedure_names: usize,
+    pub(crate) asm_ops: usize,
+    pub(crate) control_asm_ops: usize,
+    pub(crate) node_decorators: usize,
+    pub(crate) debug_variables: usize,
 }
 
 impl DebugInfo {
@@ -298,6 +306,38 @@ impl DebugInfo {
     /// Number of procedure names.
     pub fn procedure_name_count(&self) -> usize {
         self.procedure_names
+    }
+
+    /// Number of assembly-op records.
+    pub fn asm_op_count(&self) -> usize {
+        self.asm_ops
+    }
+
+    /// Number of node decorators (`before_enter` and `after_exit`).
+    pub fn node_decorator_count(&self) -> usize {
+        self.node_decorators
+    }
+
+    /// Number of debug variables.
+    pub fn debug_variable_count(&self) -> usize {
+        self.debug_variables
+    }
+
+    /// What the section holds beyond its blocks' operation decorators (which
+    /// every forest holds on its blocks), named for an error, if anything.
+    pub(crate) fn unlifted(&self) -> Option<&'static str> {
+        [
+            (
+                self.control_asm_ops,
+                "assembly ops of nodes other than blocks",
+            ),
+            (self.node_decorators, "node decorators"),
+            (self.error_codes, "error-code messages"),
+            (self.procedure_names, "procedure names"),
+            (self.debug_variables, "debug variables"),
+        ]
+        .into_iter()
+        .find_map(|(n, what)| (n > 0).then_some(what))
     }
 }
 
@@ -377,6 +417,12 @@ impl MastForest {
         &self.strings
     }
 
+    /// The source location `id` of an `AsmOp` decorator, if it is one of
+    /// this forest's.
+    pub fn location(&self, id: LocationId) -> Option<&SourceLocation> {
+        self.locations.get(id.index())
+    }
+
     /// The root whose digest is `digest`, if any.
     pub fn find_root(&self, digest: &Digest) -> Option<MastNodeId> {
         self.roots().find(|&r| self.digest(r) == *digest)
@@ -429,7 +475,7 @@ impl MastForest {
                     let decorators = b
                         .decorators
                         .iter()
-                        .map(|&(i, d)| (i, out.copy_decorator(d, &self.strings)))
+                        .map(|&(i, d)| (i, out.copy_decorator(d, self)))
                         .collect();
                     MastNode::Block(BasicBlock {
                         ops: b.ops.clone(),
@@ -487,6 +533,13 @@ pub enum BuildError {
     /// A decorator names a string that is not interned.
     #[error("string {0} is not interned")]
     UnknownString(u32),
+    /// A decorator names a source location that is not interned (the
+    /// location's index plus one).
+    #[error("source location {0} is not interned")]
+    UnknownLocation(u32),
+    /// A location table with a repeated location.
+    #[error("source location {0} repeats an earlier location")]
+    DuplicateLocation(u32),
     /// More than `u32::MAX` nodes or operations.
     #[error("too many nodes or operations for the format")]
     TooLarge,
@@ -515,6 +568,8 @@ struct ForestRepr {
     roots: Vec<MastNodeId>,
     entrypoint: Option<MastNodeId>,
     strings: Vec<String>,
+    #[serde(default)]
+    locations: Vec<SourceLocation>,
 }
 
 #[cfg(feature = "serde")]
@@ -523,6 +578,7 @@ impl From<MastForest> for ForestRepr {
         ForestRepr {
             roots: f.roots().collect(),
             strings: f.strings.iter().map(str::to_string).collect(),
+            locations: f.locations,
             nodes: f.nodes,
             digests: f.digests,
             entrypoint: f.entrypoint,
@@ -539,6 +595,14 @@ impl TryFrom<ForestRepr> for MastForest {
         for (i, s) in r.strings.iter().enumerate() {
             if b.intern(s).index() != i {
                 return Err(BuildError::DuplicateString(i as u32));
+            }
+        }
+        for (i, l) in r.locations.iter().enumerate() {
+            if b.strings.get(l.path).is_none() {
+                return Err(BuildError::UnknownString(l.path.0));
+            }
+            if b.intern_location(*l).index() != i {
+                return Err(BuildError::DuplicateLocation(i as u32));
             }
         }
         if r.digests.len() != r.nodes.len() {
@@ -572,6 +636,8 @@ pub struct MastForestBuilder {
     roots: Vec<MastNodeId>,
     entrypoint: Option<MastNodeId>,
     strings: StringTable,
+    locations: Vec<SourceLocation>,
+    location_ids: HashMap<SourceLocation, LocationId>,
 }
 
 impl MastForestBuilder {
@@ -604,6 +670,26 @@ impl MastForestBuilder {
         self.strings.intern(s)
     }
 
+    /// Interns a source location for `AsmOp` decorators: bytes
+    /// `start..end` of the file at `path`.
+    pub fn location(&mut self, path: &str, start: u32, end: u32) -> LocationId {
+        let path = self.intern(path);
+        self.intern_location(SourceLocation { path, start, end })
+    }
+
+    /// Interns a location whose path is interned.
+    pub(crate) fn intern_location(&mut self, location: SourceLocation) -> LocationId {
+        if let Some(&id) = self.location_ids.get(&location) {
+            return id;
+        }
+        // A location is read from at least 9 bytes of input: the table's
+        // length fits a `u32`.
+        let id = LocationId(NonZeroU32::MIN.saturating_add(self.locations.len() as u32));
+        self.locations.push(location);
+        self.location_ids.insert(location, id);
+        id
+    }
+
     /// The digest of a node already added.
     pub fn digest(&self, id: MastNodeId) -> Result<Digest, BuildError> {
         self.digests
@@ -618,6 +704,11 @@ impl MastForestBuilder {
 
     fn check_decorator(&self, d: &Decorator) -> Result<(), BuildError> {
         if let Decorator::AsmOp(a) = d {
+            if let Some(l) = a.location {
+                if l.index() >= self.locations.len() {
+                    return Err(BuildError::UnknownLocation(l.0.get()));
+                }
+            }
             for s in [a.context_name, a.op] {
                 if self.strings.get(s).is_none() {
                     return Err(BuildError::UnknownString(s.0));
@@ -627,11 +718,18 @@ impl MastForestBuilder {
         Ok(())
     }
 
-    fn copy_decorator(&mut self, d: Decorator, from: &StringTable) -> Decorator {
+    /// `d`, a decorator of `from`, with its strings and location interned
+    /// in this builder.
+    fn copy_decorator(&mut self, d: Decorator, from: &MastForest) -> Decorator {
         match d {
             Decorator::AsmOp(mut a) => {
-                a.context_name = self.intern(from.get(a.context_name).unwrap_or_default());
-                a.op = self.intern(from.get(a.op).unwrap_or_default());
+                let string = |id| from.strings.get(id).unwrap_or_default();
+                if let Some(l) = a.location.and_then(|l| from.location(l)) {
+                    let path = self.intern(string(l.path));
+                    a.location = Some(self.intern_location(SourceLocation { path, ..*l }));
+                }
+                a.context_name = self.intern(string(a.context_name));
+                a.op = self.intern(string(a.op));
                 Decorator::AsmOp(a)
             }
             other => other,
@@ -784,6 +882,7 @@ impl MastForestBuilder {
             root_order: self.roots,
             entrypoint: self.entrypoint,
             strings: self.strings,
+            locations: self.locations,
             advice_map: Vec::new(),
             debug_info: None,
         }

@@ -12,6 +12,9 @@
 //!   and flag), read from the raw bytes and from mutated 0.10 and 0.23
 //!   encodings of generated forests.
 
+use crate::block::BasicBlock;
+use crate::decorator::Decorator;
+use crate::forest::{MastForest, MastForestBuilder, MastNode};
 use crate::format::{decode, decode_root, encode, DecodeErrorKind, DecodeOptions, EncodedForest};
 use crate::generate::{generate, GenConfig, Rng};
 use crate::ops::Isa;
@@ -96,6 +99,10 @@ pub fn check_released_input(input: &FuzzInput) {
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
+        // Full, with a debug-info section of the decorators and assembly
+        // ops 0.23 has.
+        wire::convert(&debug_decorators_only(&forest), Isa::V0_23)
+            .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[0])),
     ];
     for mut bytes in encodings.into_iter().flatten() {
         for m in &input.mutations {
@@ -103,6 +110,42 @@ pub fn check_released_input(input: &FuzzInput) {
         }
         check_wire_bytes(&bytes);
     }
+}
+
+/// `forest` with only the decorators that both 0.10 and 0.23 have: not
+/// advice injectors or events, nor assembly ops that break or follow the
+/// last operation.
+fn debug_decorators_only(forest: &MastForest) -> MastForest {
+    let mut b = MastForestBuilder::new_in(forest.isa());
+    // The same strings and locations, under the same ids.
+    for s in forest.strings().iter() {
+        b.intern(s);
+    }
+    for l in &forest.locations {
+        b.intern_location(*l);
+    }
+    for node in forest.nodes() {
+        let node = match node {
+            MastNode::Block(block) => {
+                let len = block.ops().len() as u32;
+                let kept = block.decorators().iter().filter(|(i, d)| match d {
+                    Decorator::Advice(_) | Decorator::Event(_) => false,
+                    Decorator::AsmOp(a) => !a.should_break && *i < len,
+                    _ => true,
+                });
+                MastNode::Block(BasicBlock {
+                    ops: block.ops().to_vec(),
+                    decorators: kept.copied().collect(),
+                })
+            }
+            other => other.clone(),
+        };
+        b.add_node(node).expect("the nodes of a forest");
+    }
+    for root in forest.roots() {
+        b.add_root(root).expect("a node of the forest");
+    }
+    b.build()
 }
 
 fn check_draft_bytes(bytes: &[u8]) {

@@ -120,6 +120,7 @@ fn random_decorator(rng: &mut Rng, b: &mut MastForestBuilder) -> Decorator {
             let ctx = CONTEXTS[rng.below(CONTEXTS.len() as u64) as usize];
             let op = format!("op.{}", rng.below(40));
             Decorator::AsmOp(AsmOp {
+                location: None,
                 context_name: b.intern(ctx),
                 op: b.intern(&op),
                 num_cycles: rng.below(256) as u8,

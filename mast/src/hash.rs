@@ -84,6 +84,17 @@ mod rpo_0_10 {
         squeeze(&state)
     }
 
+    /// `hash_elements` over whole batches of eight elements: the capacity
+    /// element for the length stays zero, one permutation per batch.
+    pub(super) fn hash_batches(batches: impl Iterator<Item = [Felt; 8]>) -> [Felt; 4] {
+        let mut state = [Felt::new_unchecked(0); 12];
+        for batch in batches {
+            state[RATE].copy_from_slice(&batch);
+            RpoPermutation256::apply_permutation(&mut state);
+        }
+        squeeze(&state)
+    }
+
     /// `merge_in_domain`: both digests in the rate, the domain in the second
     /// capacity element, one permutation.
     pub(super) fn merge_in_domain(a: [Felt; 4], b: [Felt; 4], domain: Felt) -> [Felt; 4] {
@@ -145,6 +156,26 @@ impl Hasher {
         })
     }
 
+    /// `hash_elements` over the concatenation of `batches`, eight elements
+    /// each (a basic block's groups), without collecting them: the sponge
+    /// absorbs one batch per permutation, and the length's capacity element
+    /// is zero since the length is a multiple of the rate.
+    pub fn hash_batches(self, batches: impl IntoIterator<Item = [Felt; 8]>) -> Digest {
+        let batches = batches.into_iter().map(|b| b.map(to_miden));
+        from_miden(match self {
+            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::hash_batches(batches)),
+            Hasher::Poseidon2 => {
+                // Poseidon2's rate is elements 0..8 and its digest 0..4.
+                let mut state = [miden_crypto::Felt::new_unchecked(0); 12];
+                for batch in batches {
+                    state[..8].copy_from_slice(&batch);
+                    Poseidon2::apply_permutation(&mut state);
+                }
+                miden_crypto::Word::new([state[0], state[1], state[2], state[3]])
+            }
+        })
+    }
+
     /// `merge_in_domain` of two digests.
     pub fn merge_in_domain(self, a: &Digest, b: &Digest, domain: u64) -> Digest {
         let domain = miden_crypto::Felt::new_unchecked(domain);
@@ -173,4 +204,26 @@ pub fn merge_in_domain(a: &Digest, b: &Digest, domain: u64) -> Digest {
 /// The RPO256 digest of a `Dyn` node, a constant.
 pub fn dyn_digest() -> Digest {
     merge_in_domain(&Digest::ZERO, &Digest::ZERO, DYN_DOMAIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Absorbing whole batches is `hash_elements` over their concatenation.
+    #[test]
+    fn hash_batches_is_hash_elements() {
+        let batch = |k: u64| core::array::from_fn(|i| Felt::reduce(k * 1_000_003 + i as u64 * 7));
+        for hasher in [Hasher::Rpo256, Hasher::Poseidon2] {
+            for n in [0, 1, 3] {
+                let batches: Vec<[Felt; 8]> = (0..n).map(batch).collect();
+                let flat: Vec<Felt> = batches.iter().flatten().copied().collect();
+                assert_eq!(
+                    hasher.hash_batches(batches.iter().copied()),
+                    hasher.hash_elements(&flat),
+                    "{hasher}, {n} batches"
+                );
+            }
+        }
+    }
 }

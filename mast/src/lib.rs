@@ -34,7 +34,9 @@ pub mod text;
 pub mod wire;
 
 pub use block::{BasicBlock, OpBatch};
-pub use decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, StringId};
+pub use decorator::{
+    AdviceInjector, AsmOp, Decorator, LocationId, SignatureKind, SourceLocation, StringId,
+};
 pub use felt::{Digest, Felt};
 pub use forest::DebugInfo;
 pub use forest::{

@@ -15,8 +15,11 @@
 //!
 //! Decorators: `@advice(NAME)` with Miden's injector names
 //! (`@advice(map_value_to_stack_with_len.2)`), `@asmop("context", "op", CYCLES)`
-//! or `@asmop("context", "op", CYCLES, break)` with Rust string escapes,
-//! `@debug(stack)` and `@debug(stack.N)`.
+//! or `@asmop("context", "op", CYCLES, break)` with Rust string escapes, with
+//! a source location after the instruction when it has one
+//! (`@asmop("context", "op", "path"[START..END], CYCLES)`), `@debug(stack)`
+//! and `@debug(stack.N)` (and the other debug options, `@event(N)` and
+//! `@trace(N)`, which the draft's binary form does not have).
 
 use core::fmt;
 
@@ -77,13 +80,11 @@ impl MastForest {
             Decorator::Advice(a) => write!(f, "@advice({a})"),
             Decorator::AsmOp(a) => {
                 let s = |id| self.strings().get(id).unwrap_or("");
-                write!(
-                    f,
-                    "@asmop({:?}, {:?}, {}",
-                    s(a.context_name),
-                    s(a.op),
-                    a.num_cycles
-                )?;
+                write!(f, "@asmop({:?}, {:?}, ", s(a.context_name), s(a.op))?;
+                if let Some(l) = a.location.and_then(|l| self.location(l)) {
+                    write!(f, "{:?}[{}..{}], ", s(l.path), l.start, l.end)?;
+                }
+                write!(f, "{}", a.num_cycles)?;
                 if a.should_break {
                     f.write_str(", break")?;
                 }
@@ -96,6 +97,7 @@ impl MastForest {
             Decorator::LocalInterval(a, b, c) => write!(f, "@debug(local.{a}.{b}.{c})"),
             Decorator::Event(n) => write!(f, "@event({n})"),
             Decorator::Trace(n) => write!(f, "@trace({n})"),
+            Decorator::AdvStackTop(n) => write!(f, "@debug(adv_stack.{n})"),
         }
     }
 }
@@ -233,7 +235,15 @@ fn parse_asmop(args: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
     let (ctx, rest) = parse_string(args.trim_start())?;
     let rest = rest.trim_start().strip_prefix(',')?.trim_start();
     let (op, rest) = parse_string(rest)?;
-    let rest = rest.trim_start().strip_prefix(',')?;
+    let mut rest = rest.trim_start().strip_prefix(',')?;
+    let mut location = None;
+    if rest.trim_start().starts_with('"') {
+        let (path, after) = parse_string(rest.trim_start())?;
+        let (range, after) = after.strip_prefix('[')?.split_once(']')?;
+        let (start, end) = range.split_once("..")?;
+        location = Some((path, decimal(start)?, decimal(end)?));
+        rest = after.trim_start().strip_prefix(',')?;
+    }
     let mut parts = rest.split(',').map(str::trim);
     let cycles = parts.next()?;
     if !cycles.bytes().all(|c| c.is_ascii_digit()) {
@@ -248,7 +258,9 @@ fn parse_asmop(args: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
     if parts.next().is_some() {
         return None;
     }
+    let location = location.map(|(path, start, end)| b.location(&path, start, end));
     Some(Decorator::AsmOp(AsmOp {
+        location,
         context_name: b.intern(&ctx),
         op: b.intern(&op),
         num_cycles,
@@ -274,6 +286,9 @@ fn parse_decorator(tok: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
         "debug" => {
             if let Some(n) = args.strip_prefix("stack.") {
                 return decimal(n).map(Decorator::StackTop);
+            }
+            if let Some(n) = args.strip_prefix("adv_stack.") {
+                return decimal(n).map(Decorator::AdvStackTop);
             }
             if let Some(rest) = args.strip_prefix("mem.") {
                 let (a, b) = rest.split_once('.')?;

@@ -494,6 +494,8 @@ impl<'a> EncodedForest<'a> {
             roots,
             entrypoint: self.entrypoint.map(MastNodeId),
             strings,
+            // The draft has no source locations.
+            locations: Vec::new(),
             advice_map: Vec::new(),
             debug_info: None,
         })
@@ -724,6 +726,7 @@ impl<'a> EncodedForest<'a> {
                 let ctx = r.vint("string index")?;
                 let context_name = string(ctx, ctx_at)?;
                 Decorator::AsmOp(AsmOp {
+                    location: None,
                     context_name,
                     op,
                     num_cycles,

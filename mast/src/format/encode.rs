@@ -72,13 +72,15 @@ fn check_draft(forest: &MastForest) -> Result<(), EncodeError> {
             }
             MastNode::Block(b) => {
                 let inexpressible = b.decorators.iter().find(|(_, d)| {
-                    !matches!(
-                        d,
-                        Decorator::Advice(_)
-                            | Decorator::AsmOp(_)
-                            | Decorator::StackAll
-                            | Decorator::StackTop(_)
-                    )
+                    let located = matches!(d, Decorator::AsmOp(a) if a.location.is_some());
+                    located
+                        || !matches!(
+                            d,
+                            Decorator::Advice(_)
+                                | Decorator::AsmOp(_)
+                                | Decorator::StackAll
+                                | Decorator::StackTop(_)
+                        )
                 });
                 if let Some((_, d)) = inexpressible {
                     return Err(EncodeError::unrepresentable(
@@ -156,7 +158,8 @@ fn encode_decorator(d: &Decorator, data: &mut Vec<u8>) {
         | Decorator::MemInterval(..)
         | Decorator::LocalInterval(..)
         | Decorator::Event(_)
-        | Decorator::Trace(_) => {}
+        | Decorator::Trace(_)
+        | Decorator::AdvStackTop(_) => {}
     }
 }
 

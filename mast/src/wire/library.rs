@@ -18,7 +18,11 @@
 //! count, each field an optional name and a type), 18 array (`usize` length,
 //! element), 19 list (element), 20 function, 21 enum. A function type is a
 //! calling-convention byte (0 to 3), then its parameter and result types,
-//! each a `usize` count. Nesting is limited to 128 levels, as in that crate.
+//! each a `usize` count. An enum type is a name, a discriminant type (an
+//! integer type other than `u256`) and a `usize` count of variants, each a
+//! name, a flag and a payload type, and a flag and an explicit discriminant
+//! in the discriminant type's width (1 to 8 bits a `u8`, up to 16 a `u16`, 32
+//! a `u32`, 64 a `u64`, otherwise a `u128`). Nesting is limited to 128 levels, as in that crate.
 //! A signature or type is checked by this grammar and kept as its bytes, so
 //! that it is written back as it was read.
 //!
@@ -31,6 +35,8 @@
 //! (0 word, 1 event) and an identifier (4). An identifier is a non-empty
 //! string of alphanumeric or ASCII graphic characters other than `#`.
 //! Attributes and constants are checked and kept as their bytes too.
+
+use std::collections::{HashMap, HashSet};
 
 use crate::felt::Digest;
 use crate::forest::{MastForest, MastNodeId};
@@ -210,11 +216,95 @@ fn read_type(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
         }
         19 => read_type(c, inner),
         20 => read_function_type(c, inner),
-        // FIXME: enum types (their discriminants sized by the discriminant
-        // type) are not read; the core library has none.
-        21 => err(at, DecodeErrorKind::Unsupported("an enum type")),
+        21 => read_enum(c, inner),
         _ => err(at, DecodeErrorKind::Invalid("type tag")),
     }
+}
+
+/// The width in bits of the integer type of tag `tag`, if it is one that
+/// can be an enum's discriminant (every integer type but `u256`; a field
+/// element counts as 32 bits, as `midenc-hir-type` lays it out).
+fn discriminant_bits(tag: u8) -> Option<u32> {
+    Some(match tag {
+        2 => 1,
+        3 | 4 => 8,
+        5 | 6 => 16,
+        7 | 8 | 15 => 32,
+        9 | 10 => 64,
+        11 | 12 => 128,
+        _ => return None,
+    })
+}
+
+/// An enum type: a name, its discriminant type, and its variants, each a
+/// name, an optional payload type and an optional explicit discriminant
+/// sized by the discriminant type. Checked as `midenc-hir-type` checks it:
+/// names are distinct, a variant without an explicit discriminant takes the
+/// previous one plus one (0 for the first), every discriminant fits the
+/// discriminant type, and no variant takes another's explicit value.
+fn read_enum(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
+    c.string("enum name")?;
+    let at = c.at();
+    let Some(bits) = discriminant_bits(c.u8("discriminant type")?) else {
+        return err(at, DecodeErrorKind::Invalid("discriminant type"));
+    };
+    // A variant takes at least a one-byte name length and two flags.
+    let n = c.count("enum variants", 3)?;
+    let mut variants = Vec::with_capacity(n);
+    for _ in 0..n {
+        let at = c.at();
+        let name = c.string("variant name")?;
+        if c.bool("payload flag")? {
+            read_type(c, depth)?;
+        }
+        let explicit = if c.bool("discriminant flag")? {
+            Some(match bits {
+                1 | 8 => u128::from(c.u8("discriminant")?),
+                16 => u128::from(c.u16("discriminant")?),
+                32 => u128::from(c.u32("discriminant")?),
+                64 => u128::from(c.u64("discriminant")?),
+                _ => u128::from_le_bytes(c.array("discriminant")?),
+            })
+        } else {
+            None
+        };
+        variants.push((at, name, explicit));
+    }
+    check_variants(&variants, bits)
+}
+
+/// The rules of [`read_enum`] on its `(offset, name, explicit
+/// discriminant)` variants, each offending variant named by its offset.
+fn check_variants(variants: &[(usize, &str, Option<u128>)], bits: u32) -> Result<()> {
+    let mut names = HashSet::with_capacity(variants.len());
+    if let Some(&(at, ..)) = variants.iter().find(|(_, name, _)| !names.insert(*name)) {
+        return err(at, DecodeErrorKind::Invalid("repeated enum variant"));
+    }
+    let mut explicit: HashMap<u128, usize> = HashMap::new();
+    for v in variants.iter().filter_map(|v| v.2) {
+        *explicit.entry(v).or_default() += 1;
+    }
+    let mut last: Option<u128> = None;
+    for &(at, _, given) in variants {
+        let value = match (given, last) {
+            (Some(v), _) => Some(v),
+            (None, None) => Some(0),
+            (None, Some(l)) => l.checked_add(1),
+        };
+        let Some(value) = value.filter(|v| 128 - v.leading_zeros() <= bits) else {
+            return err(
+                at,
+                DecodeErrorKind::Invalid("discriminant wider than its type"),
+            );
+        };
+        last = Some(value);
+        // Another variant's explicit value: this one's own does not count.
+        let others = explicit.get(&value).copied().unwrap_or(0) - usize::from(given.is_some());
+        if others > 0 {
+            return err(at, DecodeErrorKind::Invalid("repeated enum discriminant"));
+        }
+    }
+    Ok(())
 }
 
 fn read_struct(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
@@ -457,11 +547,52 @@ mod tests {
             let e = check(bytes).unwrap_err();
             assert_eq!((e.offset, e.kind), (offset, kind), "{bytes:?}");
         }
-        let e = check(&[18, 3, 21]).unwrap_err();
-        assert_eq!(
-            (e.offset, e.kind),
-            (2, DecodeErrorKind::Unsupported("an enum type"))
-        );
+    }
+
+    /// `enum "e" : u8 { a, b(felt) = 5, c }`, then the same with its
+    /// discriminants broken one way at a time.
+    #[test]
+    fn enum_types() {
+        let e = |variants: &[&[u8]], discriminant: u8| {
+            let mut bytes = vec![21, 3, b'e', discriminant, 1 + 2 * variants.len() as u8];
+            variants.iter().for_each(|v| bytes.extend_from_slice(v));
+            check(&bytes)
+        };
+        let (a, c): (&[u8], &[u8]) = (&[3, b'a', 0, 0], &[3, b'c', 0, 0]);
+        let b5: &[u8] = &[3, b'b', 1, 15, 1, 5];
+        assert_eq!(e(&[a, b5, c], 4), Ok(5 + 4 + 6 + 4));
+        // A phantom enum has no variants; an `i1` takes 0 and 1 only.
+        assert_eq!(e(&[], 2), Ok(5));
+        assert_eq!(e(&[a, c], 2), Ok(5 + 8));
+        let cases: [(&[&[u8]], u8, usize, &str); 5] = [
+            (&[a, b5, c], 13, 3, "discriminant type"),
+            (&[a, a], 4, 9, "repeated enum variant"),
+            (
+                &[a, c, &[3, b'b', 0, 1, 1]],
+                4,
+                9,
+                "repeated enum discriminant",
+            ),
+            (
+                &[a, c, &[3, b'b', 0, 0]],
+                2,
+                13,
+                "discriminant wider than its type",
+            ),
+            (
+                &[&[3, b'b', 0, 1, 255], c],
+                4,
+                10,
+                "discriminant wider than its type",
+            ),
+        ];
+        for (variants, discriminant, offset, what) in cases {
+            let err = e(variants, discriminant).unwrap_err();
+            assert_eq!(
+                (err.offset, err.kind),
+                (offset, DecodeErrorKind::Invalid(what))
+            );
+        }
     }
 
     #[test]

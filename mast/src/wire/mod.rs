@@ -21,13 +21,13 @@
 //! exported types and constants).
 //!
 //! Decoders read the structure first and settle digests after it
-//! (`settle_digests`): a trusted digest is taken as recorded; otherwise
-//! every block digest, which depends only on the block's operations, is
-//! computed on up to `available_parallelism` threads over contiguous runs of
-//! blocks, and the other nodes' digests are merged in node order, children
-//! first, each checked against the recorded one (or rebuilt, for a hashless
-//! file). The forest and the first mismatch in node order do not depend on
-//! the thread count.
+//! (`settle_digests`): a trusted digest is taken as recorded. A recorded
+//! digest is verified on its own, from the recorded digests of the node's
+//! children, so every node of a forest is hashed independently, on up to
+//! `available_parallelism` threads over contiguous runs of nodes. A hashless
+//! file's digests are rebuilt: block digests in parallel, then the other
+//! nodes' in node order, children first. The forest and the first mismatch
+//! in node order do not depend on the thread count.
 //!
 //! FIXME: the wire version `[0,0,5]` (miden-core 1.0.0-rc.0) is refused
 //! with a typed error. Its layout is that of `[0,0,4]` with the nodes in a
@@ -36,15 +36,19 @@
 //! instead of `hperm`; its digests are Eidos hashes, which the
 //! `miden-crypto` this crate builds on (0.25) does not provide.
 
+mod asm_ops;
 pub(crate) mod cursor;
+mod debug_info;
 mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
 
 use core::fmt;
+use core::ops::Range;
 
-use crate::block::BasicBlock;
-use crate::felt::Digest;
+use crate::block::BATCH_SIZE;
+
+use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::Isa;
@@ -305,47 +309,81 @@ pub(crate) fn check_encodable(
     Ok(())
 }
 
-/// A digest a decoder leaves for [`settle_digests`]: the node and, when it is
-/// verified rather than rebuilt, the recorded digest and its offset.
+/// A digest a decoder leaves for [`settle_digests`]: the node, when it is
+/// verified rather than rebuilt the recorded digest and its offset, and for
+/// a block whose decoder collected its hash input, its batches' range in
+/// the decoder's group values.
 pub(crate) struct Pending {
     pub(crate) node: MastNodeId,
     pub(crate) recorded: Option<(Digest, usize)>,
+    pub(crate) batches: Option<Range<usize>>,
 }
 
-/// Blocks with fewer operations than this in all are hashed on the calling
-/// thread: below it, starting threads costs more than it saves.
-const PARALLEL_MIN_OPS: usize = 1 << 12;
+/// Work below this weight (about an operation each, see [`digest_weight`])
+/// is done on the calling thread: below it, starting threads costs more than
+/// it saves.
+const PARALLEL_MIN_WEIGHT: usize = 1 << 12;
+
+/// The weight of computing a node's digest, in operations: a block's
+/// operations (a permutation absorbs a batch of up to 72 of them), and for
+/// the other nodes the one permutation of `merge_in_domain`, counted as a
+/// batch of typical size.
+fn digest_weight(node: &MastNode) -> usize {
+    const MERGE_WEIGHT: usize = 32;
+    match node {
+        MastNode::Block(block) => block.ops().len(),
+        _ => MERGE_WEIGHT,
+    }
+}
 
 /// Computes the digests of the `pending` nodes (in index order) and checks
 /// each against its recorded digest, if any.
 ///
-/// Block digests depend only on the blocks' operations, so they are
-/// computed first, in parallel over contiguous runs of blocks of about equal
-/// operation counts; the other nodes' digests are then merged in index
-/// order, children first. The result, and the first mismatch reported, do
-/// not depend on the number of threads.
+/// When every pending digest is recorded, each node is checked on its own:
+/// its digest is computed from its children's *recorded* digests. This
+/// checks the same thing as computing the digests children first: at the
+/// first node (in node order) whose computed digest differs from its record,
+/// every child's record equals its computed digest, so the mismatch and the
+/// digest reported are those of a forward pass. All nodes are then hashed in
+/// parallel, over contiguous runs of about equal weight.
+///
+/// A hashless file records no digest: block digests, which depend only on
+/// their operations, are computed in parallel, and the other nodes' merged
+/// in node order, children first. Either way, the result and the first
+/// mismatch reported do not depend on the number of threads.
 pub(crate) fn settle_digests(
     b: &mut MastForestBuilder,
     pending: &[Pending],
+    groups: &[[Felt; BATCH_SIZE]],
     isa: Isa,
 ) -> Result<()> {
-    let block_digests = {
-        let blocks: Vec<&BasicBlock> = pending
-            .iter()
-            .filter_map(|p| match b.node_ref(p.node) {
-                MastNode::Block(block) => Some(block),
-                _ => None,
-            })
-            .collect();
-        block_digests(&blocks, isa)
-    };
-    let mut blocks = block_digests.into_iter();
-    for p in pending {
-        let node = b.node_ref(p.node);
-        let computed = match node {
-            MastNode::Block(_) => blocks.next().expect("a digest per pending block"),
-            _ => node.compute_digest(isa, |c| b.digests()[c.index()]),
+    let rebuilt = pending.iter().any(|p| p.recorded.is_none());
+    let computed: Vec<Option<Digest>> = {
+        let b = &*b;
+        let independent =
+            |p: &Pending| !rebuilt || matches!(b.node_ref(p.node), MastNode::Block(_));
+        let digest = |p: &Pending| match &p.batches {
+            Some(batches) => isa
+                .hasher()
+                .hash_batches(groups[batches.clone()].iter().copied()),
+            None => b
+                .node_ref(p.node)
+                .compute_digest(isa, |c| b.digests()[c.index()]),
         };
+        parallel_map(
+            pending,
+            |p| match independent(p) {
+                true => digest_weight(b.node_ref(p.node)),
+                false => 0,
+            },
+            |p| independent(p).then(|| digest(p)),
+        )
+    };
+    for (p, computed) in pending.iter().zip(computed) {
+        let computed = computed.unwrap_or_else(|| {
+            b.node_ref(p.node)
+                .compute_digest(isa, |c| b.digests()[c.index()])
+        });
         if let Some((recorded, at)) = p.recorded {
             if computed != recorded {
                 return err(
@@ -363,65 +401,78 @@ pub(crate) fn settle_digests(
     Ok(())
 }
 
-/// The digests of `blocks`, in order, computed on up to
-/// `available_parallelism` threads.
-fn block_digests(blocks: &[&BasicBlock], isa: Isa) -> Vec<Digest> {
-    let total: usize = blocks.iter().map(|b| b.ops().len()).sum();
+/// `items.iter().map(f)`, computed on up to `available_parallelism` threads
+/// over contiguous runs of about equal total `weight`, and collected in
+/// order: a fixed division of the work, whose result does not depend on the
+/// number of threads.
+pub(crate) fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    weight: impl Fn(&T) -> usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let total: usize = items.iter().map(&weight).sum();
     // Asking for the parallelism reads the process's CPU quota: not for
-    // small forests.
-    let workers = if total < PARALLEL_MIN_OPS {
+    // small inputs.
+    let workers = if total < PARALLEL_MIN_WEIGHT {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
     };
     if workers == 1 {
-        return blocks.iter().map(|b| b.digest_in(isa)).collect();
+        return items.iter().map(f).collect();
     }
-    // Contiguous runs of about `total / workers` operations each.
     let share = total.div_ceil(workers);
     let mut runs = Vec::with_capacity(workers);
-    let (mut start, mut ops) = (0, 0);
-    for (i, block) in blocks.iter().enumerate() {
-        ops += block.ops().len();
-        if ops >= share {
-            runs.push(&blocks[start..=i]);
-            (start, ops) = (i + 1, 0);
+    let (mut start, mut acc) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        acc += weight(item);
+        if acc >= share {
+            runs.push(&items[start..=i]);
+            (start, acc) = (i + 1, 0);
         }
     }
-    runs.push(&blocks[start..]);
-    let hash_run = |run: &[&BasicBlock]| run.iter().map(|b| b.digest_in(isa)).collect::<Vec<_>>();
+    runs.push(&items[start..]);
+    let map_run = |run: &[T]| run.iter().map(&f).collect::<Vec<R>>();
     std::thread::scope(|scope| {
         let (first, rest) = runs.split_first().expect("at least one run");
         let spawned: Vec<_> = rest
             .iter()
             .map(|run| {
-                let spawned = std::thread::Builder::new().spawn_scoped(scope, || hash_run(run));
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, || map_run(run));
                 // A thread the system refuses is a run for this one.
                 spawned.map_err(|_| *run)
             })
             .collect();
-        let mut digests = hash_run(first);
+        let mut out = Vec::with_capacity(items.len());
+        out.extend(map_run(first));
         for s in spawned {
             match s {
-                Ok(handle) => digests.extend(
+                Ok(handle) => out.extend(
                     handle
                         .join()
                         .unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 ),
-                Err(run) => digests.extend(hash_run(run)),
+                Err(run) => out.extend(map_run(run)),
             }
         }
-        digests
+        out
     })
 }
 
 /// `forest` in version `isa`: the same nodes, operations and roots, with
 /// digests recomputed by that version's rules.
 ///
+/// Decorators stay on the blocks: a 0.10 forest's go into the debug-info
+/// section of the 0.23 file it is written to, and a 0.23 forest's, lifted
+/// from its section, into the 0.10 file's blocks.
+///
 /// Fails with a typed error when `isa` cannot express the forest: an
 /// operation the version lacks (or a 0.23 error code above `u32::MAX` for
 /// 0.10), a `dyncall` in 0.10, an external node (its digest belongs to the
-/// other hash function), an advice map or 0.23 debug info in 0.10.
+/// other hash function), an advice map or 0.23 debug info other than
+/// operation decorators in 0.10, a decorator the version does not have
+/// (advice injectors and events in 0.23, the advice-stack debug option in
+/// 0.10).
 pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest, EncodeError> {
     if forest.isa() == isa {
         return Ok(forest.clone());
@@ -433,15 +484,25 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
     if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
         return Err(EncodeError::unrepresentable(format, "an advice map"));
     }
-    if isa == Isa::V0_10 && forest.debug_info().is_some() {
+    if let Some(what) = forest.debug_info().and_then(|d| d.unlifted()) {
         return Err(EncodeError::unrepresentable(
             format,
-            "miden 0.23 debug info (strip it)",
+            format!("miden 0.23 debug info with {what} (strip it)"),
         ));
     }
+    let lifted = match isa {
+        Isa::V0_10 => debug_info::with_asm_ops(forest)
+            .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?,
+        Isa::V0_23 => std::borrow::Cow::Borrowed(forest),
+    };
+    let forest = &*lifted;
     let mut b = MastForestBuilder::new_in(isa);
+    // The same strings and locations, under the same ids.
     for s in forest.strings().iter() {
         b.intern(s);
+    }
+    for l in &forest.locations {
+        b.intern_location(*l);
     }
     for (i, node) in forest.nodes().iter().enumerate() {
         let node = match node {
@@ -451,15 +512,16 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
                     format!("node {i}: an external digest of the other hash function"),
                 ))
             }
-            MastNode::Block(block) if isa == Isa::V0_23 && !block.decorators().is_empty() => {
-                // FIXME: 0.10 decorators are not moved into 0.23 debug info.
-                return Err(EncodeError::unrepresentable(
-                    format,
-                    format!("node {i}: decorators"),
-                ));
-            }
             other => other.clone(),
         };
+        if let MastNode::Block(block) = &node {
+            for (_, d) in block.decorators() {
+                debug_info::check_expressible(d, isa, i, format)?;
+            }
+            if isa == Isa::V0_23 {
+                asm_ops::check(block, i, format)?;
+            }
+        }
         if let MastNode::Block(block) = &node {
             if let Some(op) = block.ops().iter().find(|op| !op.exists_in(isa)) {
                 return Err(EncodeError::unrepresentable(

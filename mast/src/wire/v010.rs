@@ -35,12 +35,13 @@
 //! that re-encoding gives the input back.
 
 use crate::block::BasicBlock;
-use crate::decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, StringId};
+use crate::decorator::{AdviceInjector, AsmOp, Decorator, SignatureKind, SourceLocation, StringId};
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_str, put_u32, put_u64, put_usize, put_word, Cursor};
+use super::debug_info::check_expressible;
 use super::{check_encodable, settle_digests, Pending};
 
 /// The header: magic and version.
@@ -141,11 +142,15 @@ pub(crate) fn decode(
         let id = b.push_unchecked(node, recorded);
         if !opts.trust_digests {
             let recorded = Some((recorded, at + 8));
-            pending.push(Pending { node: id, recorded });
+            pending.push(Pending {
+                node: id,
+                recorded,
+                batches: None,
+            });
         }
     }
     strings.finish(&b, data_pos)?;
-    settle_digests(&mut b, &pending, Isa::V0_10)?;
+    settle_digests(&mut b, &pending, &[], Isa::V0_10)?;
     add_roots(&mut b, &layout.roots, layout.node_count)?;
     Ok((b.finish(), c.at()))
 }
@@ -415,18 +420,21 @@ fn decode_decorator(
         ASMOP => {
             let num_cycles = d.u8("num_cycles")?;
             let should_break = d.bool("should_break")?;
-            if d.bool("has location")? {
-                // FIXME: source locations of AssemblyOp are not represented.
-                return err(
-                    at,
-                    DecodeErrorKind::Unsupported("AssemblyOp with a source location"),
-                );
-            }
+            let location = if d.bool("has location")? {
+                let path_at = d.at();
+                let path = strings.get(d.usize("location path")?, path_at, b)?;
+                let start = d.u32("location start")?;
+                let end = d.u32("location end")?;
+                Some(b.intern_location(SourceLocation { path, start, end }))
+            } else {
+                None
+            };
             let ctx_at = d.at();
             let context_name = strings.get(d.usize("context name")?, ctx_at, b)?;
             let op_at = d.at();
             let op = strings.get(d.usize("op string")?, op_at, b)?;
             Decorator::AsmOp(AsmOp {
+                location,
                 context_name,
                 op,
                 num_cycles,
@@ -464,6 +472,13 @@ pub(crate) fn encode(forest: &MastForest, out: &mut Vec<u8>) -> Result<(), Encod
             "miden 0.23 debug info (strip it)",
         ));
     }
+    for (i, node) in forest.nodes().iter().enumerate() {
+        if let MastNode::Block(b) = node {
+            for (_, d) in b.decorators() {
+                check_expressible(d, Isa::V0_10, i, FORMAT)?;
+            }
+        }
+    }
     // Strings follow the blocks, in first-use order, which is the forest's
     // interning order for decoded forests and is re-established here.
     let order = first_use_order(forest);
@@ -496,6 +511,10 @@ pub(crate) fn encode(forest: &MastForest, out: &mut Vec<u8>) -> Result<(), Encod
                 if offset >= 1 << 30 || len >= 1 << 30 {
                     return Err(EncodeError::DataTooLarge);
                 }
+                let index = StringIndex {
+                    strings: &index,
+                    locations: &forest.locations,
+                };
                 encode_block(block, &index, &mut data);
                 3 << 60 | (offset as u64) << 30 | len as u64
             }
@@ -534,7 +553,9 @@ fn first_use_order(forest: &MastForest) -> Vec<StringId> {
         let MastNode::Block(b) = node else { continue };
         for (_, d) in &b.decorators {
             if let Decorator::AsmOp(a) = d {
-                for id in [a.context_name, a.op] {
+                // The order miden-core 0.10 writes them in.
+                let path = a.location.and_then(|l| forest.location(l)).map(|l| l.path);
+                for id in path.into_iter().chain([a.context_name, a.op]) {
                     if !std::mem::replace(&mut seen[id.index()], true) {
                         order.push(id);
                     }
@@ -545,7 +566,7 @@ fn first_use_order(forest: &MastForest) -> Vec<StringId> {
     order
 }
 
-fn encode_block(block: &BasicBlock, string_index: &[usize], data: &mut Vec<u8>) {
+fn encode_block(block: &BasicBlock, string_index: &StringIndex<'_>, data: &mut Vec<u8>) {
     let mut decs = block.decorators.iter().peekable();
     for i in 0..=block.ops.len() {
         while let Some((_, d)) = decs.next_if(|(j, _)| *j as usize == i) {
@@ -564,7 +585,15 @@ fn encode_block(block: &BasicBlock, string_index: &[usize], data: &mut Vec<u8>) 
     }
 }
 
-fn encode_decorator(d: &Decorator, string_index: &[usize], data: &mut Vec<u8>) {
+/// Where a decorator's strings and location are in the file: the string
+/// table's index of each interned string, and the forest's locations.
+struct StringIndex<'a> {
+    strings: &'a [usize],
+    locations: &'a [SourceLocation],
+}
+
+fn encode_decorator(d: &Decorator, index: &StringIndex<'_>, data: &mut Vec<u8>) {
+    let (string_index, locations) = (index.strings, index.locations);
     let tag = |t: u8| t | DECORATOR_BIT;
     match d {
         Decorator::Advice(a) => {
@@ -582,7 +611,13 @@ fn encode_decorator(d: &Decorator, string_index: &[usize], data: &mut Vec<u8>) {
             }
         }
         Decorator::AsmOp(a) => {
-            data.extend_from_slice(&[tag(ASMOP), a.num_cycles, a.should_break as u8, 0]);
+            data.extend_from_slice(&[tag(ASMOP), a.num_cycles, a.should_break as u8]);
+            data.push(a.location.is_some() as u8);
+            if let Some(l) = a.location.and_then(|l| locations.get(l.index())) {
+                put_usize(data, string_index[l.path.index()]);
+                put_u32(data, l.start);
+                put_u32(data, l.end);
+            }
             put_usize(data, string_index[a.context_name.index()]);
             put_usize(data, string_index[a.op.index()]);
         }
@@ -604,6 +639,8 @@ fn encode_decorator(d: &Decorator, string_index: &[usize], data: &mut Vec<u8>) {
             data.push(tag(EVENT));
             put_u32(data, *n);
         }
+        // `encode` refused it.
+        Decorator::AdvStackTop(_) => {}
         Decorator::Trace(n) => {
             data.push(tag(TRACE));
             put_u32(data, *n);

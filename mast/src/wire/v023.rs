@@ -30,17 +30,11 @@
 //! decoder recomputes this layout from the unpadded operations and requires
 //! the file's to be it, so that every block has one encoding.
 //!
-//! The debug-info section is, in order: decorator data (`Vec<u8>`), its
-//! string table (`Vec<usize>` offsets, `Vec<u8>` data), decorator records
-//! (5 bytes each), error-code messages (`BTreeMap<u64, String>`), the
-//! operation→decorator table (`Vec<u32>`, `Vec<usize>`, `Vec<usize>`), the
-//! node→decorator tables (two CSR matrices of `u32`), procedure names
-//! (`BTreeMap<Word, String>`), assembly-op data, string table and records
-//! (`u32` offsets), the operation→assembly-op CSR matrix of `(usize, u32)`,
-//! debug variables, and the operation→debug-variable table. A forest without
-//! debug info has a section of empty tables (but the node→operation index,
-//! one zero per node and one more): it reads as no debug info, and a forest
-//! without any is written full with that section.
+//! The debug-info section and the decorators it carries are described in
+//! `debug_info`. A forest without debug info has a section of empty tables
+//! (but the node→operation index, one zero per node and one more): it reads
+//! as no debug info, and a forest without any is written full with that
+//! section.
 //!
 //! Version `[0, 0, 4]` (miden-core 0.24) has the same sections up to the
 //! advice map and ends there: debug info left the forest (a package carries
@@ -50,17 +44,18 @@
 //! `stripped` set (it carries no debug info); a forest with debug info is
 //! written in 0.24 only when the caller asks for it stripped.
 
+use core::ops::Range;
 use std::borrow::Cow;
 
 use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
-use crate::forest::{DebugInfo, MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, NodeEntry};
-use super::{check_encodable, settle_digests, Flags, Pending};
+use super::{check_encodable, debug_info, settle_digests, Flags, Pending};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
@@ -285,11 +280,15 @@ struct EntryDecoder<'a, 's> {
     block_pos: usize,
     /// External nodes read so far.
     ext_seen: usize,
+    /// The group values of the blocks' batches, when their digests are to
+    /// be computed: collected while the layout is at hand.
+    groups: Option<Vec<[Felt; BATCH_SIZE]>>,
 }
 
 impl EntryDecoder<'_, '_> {
-    /// Node `i`, from its entry.
-    fn node(&mut self, i: usize) -> Result<MastNode> {
+    /// Node `i`, from its entry, and for a block whose group values are
+    /// collected, their range in `groups`.
+    fn node(&mut self, i: usize) -> Result<(MastNode, Option<Range<usize>>)> {
         let at = self.s.entries_at + 8 * i;
         let entry = Cursor::new(self.bytes, at).u64("node entry")?;
         let entry = NodeEntry::new(entry, i, at);
@@ -326,13 +325,16 @@ impl EntryDecoder<'_, '_> {
                     );
                 }
                 let mut d = Cursor::new(self.s.blocks, self.block_pos);
-                let block = decode_block(&mut d).map_err(|e| e.shifted(self.s.blocks_at))?;
+                let first = self.groups.as_ref().map_or(0, Vec::len);
+                let block = decode_block(&mut d, self.groups.as_mut())
+                    .map_err(|e| e.shifted(self.s.blocks_at))?;
                 self.block_pos = d.at();
-                MastNode::Block(block)
+                let batches = self.groups.as_ref().map(|g| first..g.len());
+                return Ok((MastNode::Block(block), batches));
             }
             _ => return entry.unknown_tag(),
         };
-        Ok(node)
+        Ok((node, None))
     }
 }
 
@@ -349,9 +351,9 @@ pub(crate) fn decode(
     let debug_info = if flags.stripped {
         None
     } else {
-        let info = read_debug_info(&mut c)?;
         let nodes = s.internal + s.external;
-        (info.bytes() != empty_debug_info(nodes)).then_some(info)
+        let section = debug_info::read(&mut c)?;
+        (section.info.bytes() != empty_debug_info(nodes)).then_some(section)
     };
     let mut b = MastForestBuilder::new_in(Isa::V0_23);
     let mut entries = EntryDecoder {
@@ -359,12 +361,13 @@ pub(crate) fn decode(
         s: &s,
         block_pos: 0,
         ext_seen: 0,
+        groups: (s.hashes_at.is_none() || !opts.trust_digests).then(Vec::new),
     };
     let mut int_seen = 0;
     let mut pending = Vec::new();
     for i in 0..s.internal + s.external {
         let at = s.entries_at + 8 * i;
-        let node = entries.node(i)?;
+        let (node, batches) = entries.node(i)?;
         let (digest, pending_digest) = match (&node, s.hashes_at) {
             (MastNode::External(d), _) => (*d, None),
             (_, None) => (Digest::ZERO, Some(None)),
@@ -386,7 +389,11 @@ pub(crate) fn decode(
         };
         let node = b.push_unchecked(node, digest);
         if let Some(recorded) = pending_digest {
-            pending.push(Pending { node, recorded });
+            pending.push(Pending {
+                node,
+                recorded,
+                batches,
+            });
         }
     }
     let (block_pos, ext_seen) = (entries.block_pos, entries.ext_seen);
@@ -400,11 +407,14 @@ pub(crate) fn decode(
         let unused = s.blocks.len() - block_pos;
         return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
     }
-    settle_digests(&mut b, &pending, Isa::V0_23)?;
+    let groups = entries.groups.unwrap_or_default();
+    settle_digests(&mut b, &pending, &groups, Isa::V0_23)?;
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
-    forest.debug_info = debug_info;
+    if let Some(section) = debug_info {
+        debug_info::lift(section, &mut forest)?;
+    }
     Ok((forest, c.at()))
 }
 
@@ -423,8 +433,12 @@ fn decode_op(c: &mut Cursor<'_>) -> Result<Operation> {
 }
 
 /// A block's padded operations and batch layout, checked to be the layout
-/// miden-core computes for the unpadded operations.
-fn decode_block(c: &mut Cursor<'_>) -> Result<BasicBlock> {
+/// miden-core computes for the unpadded operations; with `groups`, the
+/// batches' group values are appended to it.
+fn decode_block(
+    c: &mut Cursor<'_>,
+    groups: Option<&mut Vec<[Felt; BATCH_SIZE]>>,
+) -> Result<BasicBlock> {
     let start = c.at();
     let n = c.count("operations", 1)?;
     let mut padded = Vec::with_capacity(n);
@@ -478,10 +492,67 @@ fn decode_block(c: &mut Cursor<'_>) -> Result<BasicBlock> {
     if expected != wire || padded_len != padded.len() {
         return err(batches_at, DecodeErrorKind::NonCanonical("batch layout"));
     }
+    if let Some(groups) = groups {
+        push_group_values(&padded, &wire, groups);
+    }
     Ok(BasicBlock {
         ops,
         decorators: Vec::new(),
     })
+}
+
+/// The group values of a block's batches, from its padded operations and
+/// their canonical layout: an operation group packs its opcodes 7 bits each
+/// (padding `noop`s are opcode zero), and the immediates of `push`, in
+/// order, fill the batch's groups of no operations, in order, as miden-core's
+/// `OpBatchAccumulator` allocates them. These are the values
+/// [`BasicBlock::batches_in`] computes from the unpadded operations.
+fn push_group_values(
+    padded: &[Operation],
+    batches: &[PaddedBatch],
+    out: &mut Vec<[Felt; BATCH_SIZE]>,
+) {
+    let mut ops = padded.iter();
+    for batch in batches {
+        let mut groups = [Felt::ZERO; BATCH_SIZE];
+        let mut imm_groups = (0..BATCH_SIZE).filter(|&g| batch.group_sizes[g] == 0);
+        for (g, &size) in batch.group_sizes.iter().enumerate() {
+            if size == 0 {
+                continue;
+            }
+            let mut value = 0;
+            for (k, op) in ops.by_ref().take(size as usize).enumerate() {
+                let code = op.opcode_in(Isa::V0_23).unwrap_or(0) as u64;
+                value |= code << (Operation::OP_BITS * k);
+                if let Some(imm) = op.imm_value() {
+                    // The layout is canonical: there is a group for it.
+                    if let Some(slot) = imm_groups.next() {
+                        groups[slot] = imm;
+                    }
+                }
+            }
+            // Nine 7-bit opcodes fill 63 bits: below the modulus.
+            groups[g] = Felt::reduce(value);
+        }
+        out.push(groups);
+    }
+}
+
+/// For each operation of a block in its padded form, whether it is a
+/// padding `noop`.
+pub(crate) fn padding_positions(ops: &[Operation]) -> Vec<bool> {
+    let (batches, padded_len) = pad_batches(ops);
+    let mut is_pad = Vec::with_capacity(padded_len);
+    for batch in &batches {
+        for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
+            let raw = *size as usize - pad as usize;
+            is_pad.resize(is_pad.len() + raw, false);
+            if pad {
+                is_pad.push(true);
+            }
+        }
+    }
+    is_pad
 }
 
 /// The operations without their padding `noop`s.
@@ -563,71 +634,6 @@ fn read_advice_map(c: &mut Cursor<'_>) -> Result<Vec<(Digest, Vec<Felt>)>> {
     Ok(map)
 }
 
-/// Walks the debug-info section, checking every length and string, and keeps
-/// its bytes.
-fn read_debug_info(c: &mut Cursor<'_>) -> Result<DebugInfo> {
-    let start = c.at();
-    let skip_vec = |c: &mut Cursor<'_>, field: &'static str, size: usize| -> Result<()> {
-        let n = c.count(field, size)?;
-        c.take(n * size, field).map(drop)
-    };
-    let skip_usizes = |c: &mut Cursor<'_>, field: &'static str| -> Result<()> {
-        let n = c.count(field, 1)?;
-        (0..n).try_for_each(|_| c.usize(field).map(drop))
-    };
-    let string_table = |c: &mut Cursor<'_>| -> Result<()> {
-        skip_usizes(c, "string offsets")?;
-        skip_vec(c, "string data", 1)
-    };
-    skip_vec(c, "decorator data", 1)?;
-    string_table(c)?;
-    skip_vec(c, "decorator records", 5)?;
-    let error_codes = c.count("error codes", 9)?;
-    for _ in 0..error_codes {
-        c.u64("error code")?;
-        c.string("error message")?;
-    }
-    skip_vec(c, "decorator ids", 4)?;
-    skip_usizes(c, "operation decorator index")?;
-    skip_usizes(c, "node operation index")?;
-    for _ in 0..2 {
-        skip_vec(c, "node decorator ids", 4)?;
-        skip_usizes(c, "node decorator index")?;
-    }
-    let procedure_names = c.count("procedure names", 33)?;
-    for _ in 0..procedure_names {
-        c.word("procedure digest")?;
-        c.string("procedure name")?;
-    }
-    skip_vec(c, "assembly-op data", 1)?;
-    string_table(c)?;
-    skip_vec(c, "assembly-op records", 4)?;
-    let n = c.count("assembly-op ids", 5)?;
-    for _ in 0..n {
-        c.usize("operation index")?;
-        c.u32("assembly-op id")?;
-    }
-    skip_usizes(c, "assembly-op index")?;
-    let at = c.at();
-    if c.count("debug variables", 1)? != 0 {
-        // FIXME: debug variables (names, locations and types of source
-        // variables) are not read; the core library has none.
-        return err(at, DecodeErrorKind::Unsupported("debug variables"));
-    }
-    skip_vec(c, "debug variable ids", 4)?;
-    skip_usizes(c, "operation debug variable index")?;
-    skip_usizes(c, "node debug variable index")?;
-    Ok(DebugInfo {
-        bytes: c_slice(c, start).to_vec(),
-        error_codes,
-        procedure_names,
-    })
-}
-
-fn c_slice<'a>(c: &Cursor<'a>, start: usize) -> &'a [u8] {
-    c.since(start)
-}
-
 /// The debug-info section miden-core 0.23 writes for a forest of `nodes`
 /// nodes without debug info (`DebugInfo::empty_for_nodes`): every vector
 /// empty but the node→operation index of the operation→decorator table,
@@ -666,8 +672,20 @@ pub(crate) fn encode(
             ));
         }
         (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
-        (false, None) if version == Version::V4 => None,
-        (false, None) => Some(Cow::Owned(empty_debug_info(forest.len()))),
+        (false, None) if version == Version::V4 => {
+            let decorated = forest
+                .nodes()
+                .iter()
+                .position(|n| matches!(n, MastNode::Block(b) if !b.decorators().is_empty()));
+            if let Some(i) = decorated {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {i}: decorators, which left the forest in this version; write it --stripped"),
+                ));
+            }
+            None
+        }
+        (false, None) => Some(Cow::Owned(debug_info::build(forest, format)?)),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());
@@ -730,4 +748,45 @@ pub(crate) fn encode(
         out.extend_from_slice(&d);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The group values collected from the padded layout are those of
+    /// `batches_in`, on every block of the core library.
+    #[test]
+    fn collected_group_values_are_the_batches() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/core-0.23.5.stripped.mast"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let forest = decode(
+            &bytes,
+            Flags {
+                stripped: true,
+                hashless: false,
+            },
+            DecodeOptions::TRUST,
+        )
+        .unwrap()
+        .0;
+        for node in forest.nodes() {
+            let MastNode::Block(block) = node else {
+                continue;
+            };
+            let mut data = Vec::new();
+            encode_block(block, &mut data);
+            let mut groups = Vec::new();
+            decode_block(&mut Cursor::new(&data, 0), Some(&mut groups)).unwrap();
+            let expected: Vec<_> = block
+                .batches_in(Isa::V0_23)
+                .iter()
+                .map(|b| b.groups)
+                .collect();
+            assert_eq!(groups, expected, "{:?}", block.ops());
+        }
+    }
 }

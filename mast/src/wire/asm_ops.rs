@@ -1,0 +1,386 @@
+//! The assembly-op tables of a miden-core 0.23 debug-info section, and the
+//! `AsmOp` decorators they carry for the forest's blocks.
+//!
+//! ```text
+//! data      Vec<u8>     per assembly op: cycles u8, a location flag and,
+//!                       if set, the file's string index (usize), start and
+//!                       end (u32); the context name's and the
+//!                       instruction's string indices (usize)
+//! strings   Vec<usize>  offsets into the string data, where each string is
+//!           Vec<u8>     a usize length and its UTF-8 bytes
+//! records   Vec<u32>    each assembly op's offset in the data
+//! table     Vec<(usize, u32)>, Vec<usize>
+//!                       a CSR matrix with a row per node (rows may stop
+//!                       before the last node): the operation index, with
+//!                       padding, where an instruction starts, and its
+//!                       assembly op, in increasing operation order
+//! ```
+//!
+//! An `AsmOp` decorator before operation `i` is the entry `(i, op)` of its
+//! block's row. Decoding checks the tables against the forest but leaves the
+//! assembly ops in the section (the core library has 75,376 entries, which
+//! as decorators would cost more than the rest of its decoding); a
+//! conversion to 0.10 puts them on the blocks. Other nodes have rows too (the assembly op of a `call`, of
+//! a loop...): decorators cannot hold those, so they are counted and stay in
+//! the section's bytes. 0.23 assembly ops have no `should_break` flag, start at an
+//! operation (not after the last one) and one at a time: a decorator that
+//! is none of these is a typed error when written. Read back, an assembly op
+//! follows the other decorators of its operation. Writing dedupes assembly
+//! ops and strings in order of first use, and gives rows to the nodes up to
+//! the last one with an assembly op.
+
+use core::num::NonZeroU32;
+use std::collections::HashMap;
+
+use crate::decorator::{AsmOp, Decorator, LocationId, SourceLocation, StringId};
+use crate::forest::{MastForest, MastNode};
+use crate::format::{err, DecodeErrorKind, EncodeError, Result};
+
+use super::cursor::{put_u32, put_usize, Cursor};
+use super::v023::padding_positions;
+
+/// An assembly op as read: cycles, location (file, start, end), context
+/// name, instruction; strings by their index in the string table.
+pub(crate) struct Record {
+    cycles: u8,
+    location: Option<(usize, u32, u32)>,
+    context: usize,
+    op: usize,
+}
+
+/// The tables, read: the strings, the records and the matrix (its
+/// (padded operation, record) entries and row pointers), with the offset to
+/// name when they do not fit the forest.
+pub(crate) struct AsmOps<'a> {
+    strings: Vec<&'a str>,
+    records: Vec<Record>,
+    entries: Vec<(usize, u32)>,
+    rows: Vec<usize>,
+    table_at: usize,
+}
+
+impl AsmOps<'_> {
+    pub(crate) fn len(&self) -> usize {
+        self.records.len()
+    }
+}
+
+/// Reads the tables, checking every index, string and pointer.
+pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<AsmOps<'a>> {
+    let data_len = c.count("assembly-op data", 1)?;
+    let data_at = c.at();
+    let data = c.take(data_len, "assembly-op data")?;
+    let strings = read_strings(c)?;
+    let offsets = c.u32_list("assembly-op records", "assembly-op record")?;
+    let mut records = Vec::with_capacity(offsets.len());
+    for (at, offset) in offsets {
+        if offset as usize >= data.len() {
+            return err(at, DecodeErrorKind::Invalid("assembly-op data offset"));
+        }
+        let mut d = Cursor::new(data, offset as usize);
+        let record = read_record(&mut d, &strings).map_err(|e| e.shifted(data_at))?;
+        records.push(record);
+    }
+    let table_at = c.at();
+    let n = c.count("assembly-op ids", 5)?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let op = c.usize("operation index")?;
+        let at = c.at();
+        let id = c.u32("assembly-op id")?;
+        if id as usize >= records.len() {
+            return err(at, DecodeErrorKind::Invalid("assembly-op id"));
+        }
+        entries.push((usize::try_from(op).unwrap_or(usize::MAX), id));
+    }
+    let index_at = c.at();
+    let n = c.count("assembly-op index", 1)?;
+    let mut rows = Vec::with_capacity(n);
+    for _ in 0..n {
+        rows.push(usize::try_from(c.usize("assembly-op index")?).unwrap_or(usize::MAX));
+    }
+    let valid = rows.is_empty()
+        || (rows[0] == 0
+            && rows.windows(2).all(|w| w[0] <= w[1])
+            && rows.last() == Some(&entries.len()));
+    if !valid {
+        return err(index_at, DecodeErrorKind::Invalid("assembly-op index"));
+    }
+    Ok(AsmOps {
+        strings,
+        records,
+        entries,
+        rows,
+        table_at,
+    })
+}
+
+/// A string table: offsets into its data, where each string is a length
+/// and its bytes, all checked.
+fn read_strings<'a>(c: &mut Cursor<'a>) -> Result<Vec<&'a str>> {
+    let offsets_at = c.at();
+    let n = c.count("string offsets", 1)?;
+    let mut offsets = Vec::with_capacity(n);
+    for _ in 0..n {
+        offsets.push(c.usize("string offset")?);
+    }
+    let len = c.count("string data", 1)?;
+    let data_at = c.at();
+    let data = c.take(len, "string data")?;
+    let mut strings = Vec::with_capacity(n);
+    for offset in offsets {
+        let Some(offset) = usize::try_from(offset).ok().filter(|&o| o <= data.len()) else {
+            return err(offsets_at, DecodeErrorKind::Invalid("string offset"));
+        };
+        let s = Cursor::new(data, offset).string("string");
+        strings.push(s.map_err(|e| e.shifted(data_at))?);
+    }
+    Ok(strings)
+}
+
+fn read_record(d: &mut Cursor<'_>, strings: &[&str]) -> Result<Record> {
+    let string = |d: &mut Cursor<'_>| -> Result<usize> {
+        let at = d.at();
+        let i = d.usize("string index")?;
+        match usize::try_from(i).ok().filter(|&i| i < strings.len()) {
+            Some(i) => Ok(i),
+            None => err(at, DecodeErrorKind::Invalid("string index")),
+        }
+    };
+    let cycles = d.u8("cycles")?;
+    let location = if d.bool("location flag")? {
+        let file = string(d)?;
+        Some((file, d.u32("location start")?, d.u32("location end")?))
+    } else {
+        None
+    };
+    let context = string(d)?;
+    let op = string(d)?;
+    Ok(Record {
+        cycles,
+        location,
+        context,
+        op,
+    })
+}
+
+/// Checks the matrix against `forest` (rows of existing nodes, operation
+/// indices of blocks increasing and within them) and, with `put`, puts the
+/// assembly ops of blocks on them as `AsmOp` decorators, after the other
+/// decorators of their operation, interning their strings and locations.
+/// Returns how many assembly ops of other nodes (a call's, a loop's...) it
+/// left, which decorators cannot hold.
+pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> Result<usize> {
+    let ops = if put {
+        records(tables, forest)
+    } else {
+        Vec::new()
+    };
+    let bad = |what| err(tables.table_at, DecodeErrorKind::Invalid(what));
+    let mut left = 0;
+    for (node, w) in tables.rows.windows(2).enumerate() {
+        let row = &tables.entries[w[0]..w[1]];
+        let len = row.len();
+        if len == 0 {
+            continue;
+        }
+        let block = match forest.nodes.get_mut(node) {
+            Some(MastNode::Block(block)) => block,
+            Some(_) => {
+                left += len;
+                continue;
+            }
+            None => return bad("assembly ops of a node that does not exist"),
+        };
+        let is_pad = padding_positions(&block.ops);
+        let mut lifted = Vec::with_capacity(if put { len } else { 0 });
+        let (mut padded, mut pads, mut seen) = (0, 0, false);
+        for &(op, id) in row {
+            if op >= is_pad.len() || op < padded || (op == padded && seen) {
+                return bad("assembly-op operation index");
+            }
+            pads += is_pad[padded..op].iter().filter(|p| **p).count();
+            (padded, seen) = (op, true);
+            if put {
+                lifted.push(((op - pads) as u32, Decorator::AsmOp(ops[id as usize])));
+            }
+        }
+        if !put {
+            continue;
+        }
+        if block.decorators.is_empty() {
+            block.decorators = lifted;
+            continue;
+        }
+        // A stable merge: at an operation, the other decorators first.
+        let others = std::mem::replace(&mut block.decorators, Vec::with_capacity(len));
+        let mut others = others.into_iter().peekable();
+        for (i, d) in lifted {
+            block
+                .decorators
+                .extend(std::iter::from_fn(|| others.next_if(|o| o.0 <= i)));
+            block.decorators.push((i, d));
+        }
+        block.decorators.extend(others);
+    }
+    Ok(left)
+}
+
+/// The records as `AsmOp`s of `forest`, each string interned once.
+fn records(tables: &AsmOps<'_>, forest: &mut MastForest) -> Vec<AsmOp> {
+    let ids: Vec<StringId> = tables
+        .strings
+        .iter()
+        .map(|s| forest.strings.intern(s))
+        .collect();
+    let mut locations: HashMap<SourceLocation, LocationId> = HashMap::new();
+    let mut ops = Vec::with_capacity(tables.records.len());
+    for r in &tables.records {
+        let location = r.location.map(|(file, start, end)| {
+            let location = SourceLocation {
+                path: ids[file],
+                start,
+                end,
+            };
+            *locations.entry(location).or_insert_with(|| {
+                forest.locations.push(location);
+                LocationId(NonZeroU32::MIN.saturating_add(forest.locations.len() as u32 - 1))
+            })
+        });
+        ops.push(AsmOp {
+            location,
+            context_name: ids[r.context],
+            op: ids[r.op],
+            num_cycles: r.cycles,
+            should_break: false,
+        });
+    }
+    ops
+}
+
+/// The tables of `forest`'s `AsmOp` decorators, and the decorators left for
+/// the decorator table, per node with padded indices; `links` are each
+/// block's decorators at operation indices with padding.
+pub(crate) fn build(
+    forest: &MastForest,
+    links: &[Vec<(usize, Decorator)>],
+    format: &'static str,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut ids: HashMap<AsmOp, u32> = HashMap::new();
+    let mut records: Vec<AsmOp> = Vec::new();
+    let mut rows: Vec<Vec<(usize, u32)>> = Vec::new();
+    for (node, node_links) in links.iter().enumerate() {
+        let MastNode::Block(block) = &forest.nodes()[node] else {
+            continue;
+        };
+        let mut row: Vec<(usize, u32)> = Vec::new();
+        check(block, node, format)?;
+        for &(op, d) in node_links {
+            let Decorator::AsmOp(a) = d else { continue };
+            let id = *ids.entry(a).or_insert_with(|| {
+                records.push(a);
+                records.len() as u32 - 1
+            });
+            row.push((op, id));
+        }
+        if !row.is_empty() {
+            rows.resize(node, Vec::new());
+            rows.push(row);
+        }
+    }
+    Ok(write_tables(forest, &records, &rows))
+}
+
+/// Whether 0.23 can express the `AsmOp` decorators of `block`, node `node`:
+/// none breaks, none follows the last operation, no two share an
+/// operation, and none precedes another decorator of its operation (read
+/// back, it would follow it).
+pub(crate) fn check(
+    block: &crate::block::BasicBlock,
+    node: usize,
+    format: &'static str,
+) -> Result<(), EncodeError> {
+    let mut previous = None;
+    for &(i, d) in block.decorators() {
+        let Decorator::AsmOp(a) = d else {
+            if previous == Some(i) {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {node}: an AsmOp before another decorator of its operation"),
+                ));
+            }
+            continue;
+        };
+        let what = if a.should_break {
+            "an AsmOp that breaks (0.23 assembly ops have no break flag)"
+        } else if i as usize == block.ops().len() {
+            "an AsmOp after the last operation"
+        } else if previous == Some(i) {
+            "two AsmOps at one operation"
+        } else {
+            previous = Some(i);
+            continue;
+        };
+        return Err(EncodeError::unrepresentable(
+            format,
+            format!("node {node}: {what}"),
+        ));
+    }
+    Ok(())
+}
+
+fn write_tables(forest: &MastForest, records: &[AsmOp], rows: &[Vec<(usize, u32)>]) -> Vec<u8> {
+    let mut string_index: HashMap<StringId, usize> = HashMap::new();
+    let (mut offsets, mut string_data) = (Vec::new(), Vec::new());
+    let mut index_of = |id: StringId| -> usize {
+        let next = offsets.len();
+        *string_index.entry(id).or_insert_with(|| {
+            let s = forest.strings().get(id).unwrap_or_default();
+            offsets.push(string_data.len());
+            put_usize(&mut string_data, s.len());
+            string_data.extend_from_slice(s.as_bytes());
+            next
+        })
+    };
+    let (mut data, mut record_offsets) = (Vec::new(), Vec::with_capacity(records.len()));
+    for a in records {
+        record_offsets.push(data.len() as u32);
+        data.push(a.num_cycles);
+        let location = a.location.and_then(|l| forest.location(l));
+        data.push(location.is_some() as u8);
+        if let Some(l) = location {
+            put_usize(&mut data, index_of(l.path));
+            put_u32(&mut data, l.start);
+            put_u32(&mut data, l.end);
+        }
+        put_usize(&mut data, index_of(a.context_name));
+        put_usize(&mut data, index_of(a.op));
+    }
+    let mut out = Vec::new();
+    put_usize(&mut out, data.len());
+    out.extend_from_slice(&data);
+    put_usize(&mut out, offsets.len());
+    offsets.iter().for_each(|&o| put_usize(&mut out, o));
+    put_usize(&mut out, string_data.len());
+    out.extend_from_slice(&string_data);
+    put_usize(&mut out, record_offsets.len());
+    record_offsets.iter().for_each(|&o| put_u32(&mut out, o));
+    let entries: usize = rows.iter().map(Vec::len).sum();
+    put_usize(&mut out, entries);
+    for &(op, id) in rows.iter().flatten() {
+        put_usize(&mut out, op);
+        put_u32(&mut out, id);
+    }
+    if rows.is_empty() {
+        put_usize(&mut out, 0);
+    } else {
+        put_usize(&mut out, rows.len() + 1);
+        let mut end = 0;
+        put_usize(&mut out, 0);
+        for row in rows {
+            end += row.len();
+            put_usize(&mut out, end);
+        }
+    }
+    out
+}

@@ -1,0 +1,523 @@
+//! The debug-info section of miden-core 0.23 (version `[0, 0, 3]`), and the
+//! decorators it carries for the forest's blocks.
+//!
+//! The section is, in order: decorator data (`Vec<u8>`), its string table
+//! (`Vec<usize>` offsets, `Vec<u8>` data), decorator records, error-code
+//! messages (`BTreeMap<u64, String>`), the operation→decorator table, the
+//! node→decorator tables (two CSR matrices of `u32`: `before_enter` and
+//! `after_exit`), procedure names (`BTreeMap<Word, String>`), assembly-op
+//! data, string table and records (`u32` offsets), the operation→assembly-op
+//! CSR matrix of `(usize, u32)`, debug variables, and the
+//! operation→debug-variable table.
+//!
+//! A decorator record is a variant byte and a `u32` offset into the
+//! decorator data, where its fields are, little-endian: 0 `StackAll`, 1
+//! `StackTop` (u8), 2 `MemAll`, 3 `MemInterval` (u32, u32), 4
+//! `LocalInterval` (u16 × 3), 5 `AdvStackTop` (u16), 6 `Trace` (u32); a
+//! decorator without fields has offset 0. Decorators are numbered by their
+//! record's position.
+//!
+//! The operation→decorator table is a two-level compressed sparse row
+//! matrix: decorator ids (`Vec<u32>`), operation pointers and node pointers
+//! (`Vec<usize>` each). Node `n` owns the operation pointers
+//! `node[n]..node[n + 1]`; its `i`-th operation's decorators are
+//! `ids[op[s + i]..op[s + i + 1]]`, `s = node[n]`. Operation indices count
+//! the padding `noop`s of the block's batches (see `v023`); a decorator at
+//! the block's length runs after its last operation. A table is valid, as
+//! miden-core checks it, when it is empty, or its ids are in range and both
+//! pointer lists start at 0 and do not decrease, the operation pointers
+//! ending at the number of ids and the node pointers at most at the last
+//! operation pointer (nodes past the node pointers have no decorators).
+//! miden-core builds the table node by node, giving a decorated node
+//! pointers up to its last decorated operation and a sentinel, and an
+//! undecorated node a sentinel once some node before it was decorated; a
+//! forest without decorators has empty ids and pointers and `node + 1` zero
+//! node pointers. The debug variables' table has the same layout.
+//!
+//! A debug variable is a name, a value location (a tag, then 0 a stack
+//! position `u8`, 1 a memory address `u32`, 2 a field element, 3 a local
+//! offset `i16`, 4 an expression `Vec<u8>`, 5 a global index `u32` and a
+//! frame offset `i64`), an optional type id (`u32`), an optional argument
+//! index (a non-zero `u32`) and an optional source location (a file, a
+//! non-zero line and column, `u32`s); an option is a flag byte and its
+//! value.
+//!
+//! Reading lifts the decorators onto the blocks (indices without padding),
+//! checks the assembly ops of blocks (see `asm_ops`; a conversion to 0.10
+//! lifts them) and keeps the section's bytes, so that a file is written
+//! back byte for byte. What is not lifted is counted: the assembly ops of
+//! other nodes, node decorators, error-code messages, procedure names and
+//! debug variables. A forest without section bytes
+//! (built, converted or extracted) is written with a section built from its
+//! blocks' decorators as miden-core builds it, decorators deduplicated in
+//! order of first use.
+
+use std::collections::HashMap;
+
+use crate::block::BasicBlock;
+use crate::decorator::Decorator;
+use crate::forest::{DebugInfo, MastForest, MastNode};
+use crate::format::{err, DecodeErrorKind, EncodeError, Result};
+use crate::ops::Isa;
+
+use super::asm_ops::{self, AsmOps};
+use super::cursor::{put_u32, put_usize, Cursor};
+use super::v023::padding_positions;
+
+const STACK_ALL: u8 = 0;
+const STACK_TOP: u8 = 1;
+const MEM_ALL: u8 = 2;
+const MEM_INTERVAL: u8 = 3;
+const LOCAL_INTERVAL: u8 = 4;
+const ADV_STACK_TOP: u8 = 5;
+const TRACE: u8 = 6;
+
+/// A decorated operation read from the section: node, operation index with
+/// padding, decorator.
+type Link = (usize, usize, Decorator);
+
+/// The section, read: its summary and bytes, and the decorators of the
+/// operation→decorator table with the offset to name when they do not fit
+/// the forest.
+pub(crate) struct Section<'a> {
+    pub(crate) info: DebugInfo,
+    links: Vec<Link>,
+    table_at: usize,
+    asm: AsmOps<'a>,
+}
+
+/// Reads the section, checking every length, string and pointer.
+pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
+    let start = c.at();
+    let data_len = c.count("decorator data", 1)?;
+    let data_at = c.at();
+    let data = c.take(data_len, "decorator data")?;
+    skip_string_table(c)?;
+    let n = c.count("decorator records", 5)?;
+    let mut decorators = Vec::with_capacity(n);
+    for _ in 0..n {
+        decorators.push(read_decorator(c, data, data_at)?);
+    }
+    let error_codes = c.count("error codes", 9)?;
+    for _ in 0..error_codes {
+        c.u64("error code")?;
+        c.string("error message")?;
+    }
+    let table_at = c.at();
+    let links = read_csr(c, decorators.len(), &DECORATOR_TABLE)?
+        .into_iter()
+        .map(|(node, op, id)| (node, op, decorators[id as usize]))
+        .collect();
+    let mut node_decorators = 0;
+    for _ in 0..2 {
+        node_decorators += skip_vec(c, "node decorator ids", 4)?;
+        skip_usizes(c, "node decorator index")?;
+    }
+    let procedure_names = c.count("procedure names", 33)?;
+    for _ in 0..procedure_names {
+        c.word("procedure digest")?;
+        c.string("procedure name")?;
+    }
+    let asm = asm_ops::read(c)?;
+    let debug_variables = read_debug_variables(c)?;
+    let info = DebugInfo {
+        bytes: c.since(start).to_vec(),
+        error_codes,
+        procedure_names,
+        asm_ops: asm.len(),
+        // Known once the assembly ops are lifted onto a forest.
+        control_asm_ops: 0,
+        node_decorators,
+        debug_variables,
+    };
+    Ok(Section {
+        info,
+        links,
+        table_at,
+        asm,
+    })
+}
+
+fn skip_vec(c: &mut Cursor<'_>, field: &'static str, size: usize) -> Result<usize> {
+    let n = c.count(field, size)?;
+    c.take(n * size, field)?;
+    Ok(n)
+}
+
+fn skip_usizes(c: &mut Cursor<'_>, field: &'static str) -> Result<()> {
+    let n = c.count(field, 1)?;
+    (0..n).try_for_each(|_| c.usize(field).map(drop))
+}
+
+fn skip_string_table(c: &mut Cursor<'_>) -> Result<()> {
+    skip_usizes(c, "string offsets")?;
+    skip_vec(c, "string data", 1).map(drop)
+}
+
+fn usizes(c: &mut Cursor<'_>, field: &'static str) -> Result<Vec<usize>> {
+    let n = c.count(field, 1)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        // An index into a vector of the input: bounded by it, or refused
+        // when it is compared with that vector's length.
+        v.push(usize::try_from(c.usize(field)?).unwrap_or(usize::MAX));
+    }
+    Ok(v)
+}
+
+/// A decorator record and its fields in the decorator data.
+fn read_decorator(c: &mut Cursor<'_>, data: &[u8], data_at: usize) -> Result<Decorator> {
+    let at = c.at();
+    let variant = c.u8("decorator variant")?;
+    let offset = c.u32("decorator data offset")? as usize;
+    if offset > data.len() {
+        return err(at + 1, DecodeErrorKind::Invalid("decorator data offset"));
+    }
+    // A field read past the data names its offset in the input.
+    let mut d = Cursor::new(data, offset);
+    match decorator_fields(variant, &mut d).map_err(|e| e.shifted(data_at))? {
+        Some(decorator) => Ok(decorator),
+        None => err(at, DecodeErrorKind::Invalid("unknown decorator variant")),
+    }
+}
+
+/// The decorator of `variant` with its fields read from `d`; `None` for an
+/// unknown variant.
+fn decorator_fields(variant: u8, d: &mut Cursor<'_>) -> Result<Option<Decorator>> {
+    Ok(Some(match variant {
+        STACK_ALL => Decorator::StackAll,
+        STACK_TOP => Decorator::StackTop(d.u8("stack top")?),
+        MEM_ALL => Decorator::MemAll,
+        MEM_INTERVAL => Decorator::MemInterval(d.u32("interval start")?, d.u32("interval end")?),
+        LOCAL_INTERVAL => {
+            Decorator::LocalInterval(d.u16("local")?, d.u16("local")?, d.u16("local")?)
+        }
+        ADV_STACK_TOP => Decorator::AdvStackTop(d.u16("advice stack top")?),
+        TRACE => Decorator::Trace(d.u32("trace id")?),
+        _ => return Ok(None),
+    }))
+}
+
+/// The names of a two-level CSR table's fields, for errors.
+struct CsrFields {
+    ids: &'static str,
+    id: &'static str,
+    ops: &'static str,
+    nodes: &'static str,
+}
+
+const DECORATOR_TABLE: CsrFields = CsrFields {
+    ids: "decorator ids",
+    id: "decorator id",
+    ops: "operation decorator index",
+    nodes: "node operation index",
+};
+
+const DEBUG_VARIABLE_TABLE: CsrFields = CsrFields {
+    ids: "debug variable ids",
+    id: "debug variable id",
+    ops: "operation debug variable index",
+    nodes: "node debug variable index",
+};
+
+/// A two-level CSR table of ids below `count` (see the module docs), as
+/// (node, operation with padding, id) links in node and operation order,
+/// checked as miden-core checks it: empty, or ids in range, operation
+/// pointers from 0 to the number of ids and node pointers from 0 to the last
+/// operation pointer, both non-decreasing.
+fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usize, usize, u32)>> {
+    let ids = c.u32_list(f.ids, f.id)?;
+    let ops_at = c.at();
+    let ops = usizes(c, f.ops)?;
+    let nodes_at = c.at();
+    let node_ptrs = usizes(c, f.nodes)?;
+    if ids.is_empty() && ops.is_empty() {
+        if node_ptrs.iter().any(|&p| p != 0) {
+            return err(nodes_at, DecodeErrorKind::Invalid(f.nodes));
+        }
+        return Ok(Vec::new());
+    }
+    if let Some(&(at, _)) = ids.iter().find(|(_, id)| *id as usize >= count) {
+        return err(at, DecodeErrorKind::Invalid(f.id));
+    }
+    let starts_at_zero_and_grows =
+        |v: &[usize]| v.first() == Some(&0) && v.windows(2).all(|w| w[0] <= w[1]);
+    if !starts_at_zero_and_grows(&ops) || ops.last() != Some(&ids.len()) {
+        return err(ops_at, DecodeErrorKind::Invalid(f.ops));
+    }
+    if !starts_at_zero_and_grows(&node_ptrs) || node_ptrs.last() >= Some(&ops.len()) {
+        return err(nodes_at, DecodeErrorKind::Invalid(f.nodes));
+    }
+    let mut links = Vec::new();
+    for (node, w) in node_ptrs.windows(2).enumerate() {
+        for op in w[0]..w[1] {
+            for &(_, id) in &ids[ops[op]..ops[op + 1]] {
+                links.push((node, op - w[0], id));
+            }
+        }
+    }
+    Ok(links)
+}
+
+/// Debug variables (names, value locations, types and source locations of
+/// source variables) and their table: checked and counted.
+fn read_debug_variables(c: &mut Cursor<'_>) -> Result<usize> {
+    // A variable takes at least a name length, a location tag and byte, and
+    // three flags.
+    let n = c.count("debug variables", 6)?;
+    for _ in 0..n {
+        c.string("variable name")?;
+        let at = c.at();
+        match c.u8("value location")? {
+            0 => c.u8("stack position").map(drop)?,
+            1 => c.u32("memory address").map(drop)?,
+            2 => c.felt("constant value").map(drop)?,
+            3 => c.u16("local offset").map(drop)?,
+            4 => {
+                let len = c.count("expression", 1)?;
+                c.take(len, "expression").map(drop)?
+            }
+            5 => {
+                c.u32("global index")?;
+                c.u64("frame offset").map(drop)?
+            }
+            _ => return err(at, DecodeErrorKind::Invalid("value location")),
+        }
+        if c.bool("type flag")? {
+            c.u32("type id")?;
+        }
+        if c.bool("argument flag")? {
+            let at = c.at();
+            if c.u32("argument index")? == 0 {
+                return err(at, DecodeErrorKind::Invalid("argument index 0"));
+            }
+        }
+        if c.bool("source location flag")? {
+            c.string("source file")?;
+            for field in ["line", "column"] {
+                let at = c.at();
+                if c.u32(field)? == 0 {
+                    return err(at, DecodeErrorKind::Invalid("line or column 0"));
+                }
+            }
+        }
+    }
+    read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
+    Ok(n)
+}
+
+/// Puts the section's decorators and assembly ops on the blocks of
+/// `forest`, at their operation indices without padding.
+pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
+    lift_decorators(&section, &mut forest.nodes)?;
+    let control_asm_ops = asm_ops::lift(&section.asm, forest, false)?;
+    forest.debug_info = Some(DebugInfo {
+        control_asm_ops,
+        ..section.info
+    });
+    Ok(())
+}
+
+/// `forest` with the assembly ops of its debug-info section, if it has
+/// any, on its blocks as `AsmOp` decorators: decoding checks them but
+/// leaves them in the section (tens of thousands for a library), and a
+/// conversion to 0.10 carries them.
+pub(crate) fn with_asm_ops(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
+    let Some(info) = forest.debug_info().filter(|d| d.asm_op_count() > 0) else {
+        return Ok(std::borrow::Cow::Borrowed(forest));
+    };
+    let section = read(&mut Cursor::new(info.bytes(), 0))?;
+    let mut out = forest.clone();
+    asm_ops::lift(&section.asm, &mut out, true)?;
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> {
+    let mut links = section.links.iter().peekable();
+    while let Some(&&(node, _, _)) = links.peek() {
+        let Some(MastNode::Block(block)) = nodes.get_mut(node) else {
+            return err(
+                section.table_at,
+                DecodeErrorKind::Invalid("operation decorators on a node that is not a block"),
+            );
+        };
+        let is_pad = padding_positions(&block.ops);
+        // Links come in operation order: the padding before each is counted
+        // once.
+        let (mut padded, mut pads) = (0, 0);
+        while let Some(&(_, op, d)) = links.next_if(|l| l.0 == node) {
+            if op > is_pad.len() {
+                return err(
+                    section.table_at,
+                    DecodeErrorKind::Invalid("decorator past the end of its block"),
+                );
+            }
+            pads += is_pad[padded..op].iter().filter(|p| **p).count();
+            padded = op;
+            block.decorators.push(((op - pads) as u32, d));
+        }
+    }
+    Ok(())
+}
+
+/// The section of a forest without section bytes, built from its blocks'
+/// decorators as miden-core builds it (see the module docs).
+pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>, EncodeError> {
+    let mut ids: HashMap<Decorator, u32> = HashMap::new();
+    let mut decorators = Vec::new();
+    let (mut dec_ids, mut ops, mut node_ptrs) = (Vec::new(), Vec::new(), Vec::new());
+    let all_links: Vec<Vec<(usize, Decorator)>> = forest
+        .nodes()
+        .iter()
+        .map(|node| match node {
+            MastNode::Block(block) => padded_links(block),
+            _ => Vec::new(),
+        })
+        .collect();
+    for (i, node_links) in all_links.iter().enumerate() {
+        // Assembly ops have tables of their own.
+        let links: Vec<_> = node_links
+            .iter()
+            .filter(|(_, d)| !matches!(d, Decorator::AsmOp(_)))
+            .collect();
+        let mut id_of = |d: Decorator| -> Result<u32, EncodeError> {
+            check_expressible(&d, Isa::V0_23, i, format)?;
+            Ok(*ids.entry(d).or_insert_with(|| {
+                decorators.push(d);
+                decorators.len() as u32 - 1
+            }))
+        };
+        // Miden's `add_decorator_info_for_node`.
+        let op_start = ops.len();
+        match node_ptrs.last_mut() {
+            None => node_ptrs.push(op_start),
+            Some(last) => *last = op_start,
+        }
+        match links.last() {
+            None => {
+                if !ops.is_empty() {
+                    ops.push(dec_ids.len());
+                }
+                node_ptrs.push(op_start);
+            }
+            Some(&&(max_op, _)) => {
+                let mut links = links.iter().peekable();
+                for op in 0..=max_op {
+                    ops.push(dec_ids.len());
+                    while let Some((_, d)) = links.next_if(|l| l.0 == op) {
+                        dec_ids.push(id_of(*d)?);
+                    }
+                }
+                ops.push(dec_ids.len());
+                node_ptrs.push(ops.len() - 1);
+            }
+        }
+    }
+    if node_ptrs.is_empty() {
+        node_ptrs.push(0);
+    }
+    let mut out = Vec::new();
+    write_decorators(&decorators, &mut out);
+    put_usize(&mut out, 0); // error codes
+    put_usize(&mut out, dec_ids.len());
+    dec_ids.iter().for_each(|&id| put_u32(&mut out, id));
+    for v in [&ops, &node_ptrs] {
+        put_usize(&mut out, v.len());
+        v.iter().for_each(|&p| put_usize(&mut out, p));
+    }
+    // Empty: the two node→decorator tables (ids, index), procedure names.
+    out.resize(out.len() + 5, 1);
+    out.extend(asm_ops::build(forest, &all_links, format)?);
+    // Empty: debug variables, their ids, operation and node index.
+    out.resize(out.len() + 4, 1);
+    Ok(out)
+}
+
+/// A block's decorators at operation indices with padding.
+fn padded_links(block: &BasicBlock) -> Vec<(usize, Decorator)> {
+    if block.decorators.is_empty() {
+        return Vec::new();
+    }
+    let is_pad = padding_positions(&block.ops);
+    let mut links = Vec::with_capacity(block.decorators.len());
+    let (mut raw, mut padded) = (0, 0);
+    for &(op, d) in &block.decorators {
+        while raw < op as usize || is_pad.get(padded).is_some_and(|p| *p) {
+            raw += usize::from(!is_pad[padded]);
+            padded += 1;
+        }
+        links.push((padded, d));
+    }
+    links
+}
+
+/// Whether version `isa` has decorator `d` (a typed error naming `node`
+/// otherwise).
+pub(crate) fn check_expressible(
+    d: &Decorator,
+    isa: Isa,
+    node: usize,
+    format: &'static str,
+) -> Result<(), EncodeError> {
+    let what = match d {
+        Decorator::AdvStackTop(_) if isa == Isa::V0_10 => "an advice-stack debug decorator",
+        // Advice injectors and events became operations in 0.23.
+        Decorator::Advice(_) if isa == Isa::V0_23 => "an advice injector decorator",
+        Decorator::Event(_) if isa == Isa::V0_23 => "an event decorator",
+        _ => return Ok(()),
+    };
+    Err(EncodeError::unrepresentable(
+        format,
+        format!("node {node}: {what}"),
+    ))
+}
+
+/// Decorator data, its (empty) string table and the records.
+fn write_decorators(decorators: &[Decorator], out: &mut Vec<u8>) {
+    let mut data = Vec::new();
+    let mut records = Vec::with_capacity(decorators.len());
+    for d in decorators {
+        let offset = data.len() as u32;
+        let variant = match *d {
+            Decorator::StackAll => STACK_ALL,
+            Decorator::MemAll => MEM_ALL,
+            Decorator::StackTop(n) => {
+                data.push(n);
+                STACK_TOP
+            }
+            Decorator::MemInterval(a, b) => {
+                data.extend_from_slice(&a.to_le_bytes());
+                data.extend_from_slice(&b.to_le_bytes());
+                MEM_INTERVAL
+            }
+            Decorator::LocalInterval(a, b, e) => {
+                for v in [a, b, e] {
+                    data.extend_from_slice(&v.to_le_bytes());
+                }
+                LOCAL_INTERVAL
+            }
+            Decorator::AdvStackTop(n) => {
+                data.extend_from_slice(&n.to_le_bytes());
+                ADV_STACK_TOP
+            }
+            Decorator::Trace(n) => {
+                data.extend_from_slice(&n.to_le_bytes());
+                TRACE
+            }
+            // `build` refused the others.
+            Decorator::Advice(_) | Decorator::Event(_) | Decorator::AsmOp(_) => continue,
+        };
+        // A decorator without fields points at offset 0.
+        let fields = data.len() as u32 > offset;
+        records.push((variant, if fields { offset } else { 0 }));
+    }
+    put_usize(out, data.len());
+    out.extend_from_slice(&data);
+    put_usize(out, 0); // string offsets
+    put_usize(out, 0); // string data
+    put_usize(out, records.len());
+    for (variant, offset) in records {
+        out.push(variant);
+        put_u32(out, offset);
+    }
+}
