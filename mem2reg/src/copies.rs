@@ -22,7 +22,7 @@
 //! SSA again. Replacing one copy may make another trivial (a loop's
 //! parameter passed through an inner loop): one walk over the function
 //! gathers the bindings of reference parameters and the `if`s of
-//! references, and up to [`MAX_ROUNDS`] rounds over those find the copies.
+//! references, and up to eight rounds over those find the copies.
 //! The uses of a replaced value are renamed by the pass's next walk (as
 //! those of a replaced load), not by a walk of their own.
 
@@ -60,8 +60,8 @@ impl Incoming {
 /// Replaces the reference copies of `func` by the references they copy:
 /// removes the parameters (and the jump arguments that bound them) and the
 /// `if`s that were copies, and makes each an alias of what it copied.
-/// Returns the replaced values; their uses are left to be renamed (by
-/// [`Renames`](crate::Renames), as replaced loads are).
+/// Returns the replaced values; their uses are left to be renamed by the
+/// pass's next walk over the instructions, as those of replaced loads are.
 pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Value> {
     // One walk over the jumps and the instructions gathers the candidates;
     // the rounds then only look at those.
