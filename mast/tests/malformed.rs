@@ -307,45 +307,23 @@ fn block_records() {
     // One operation fewer: the third entry is an operation too many.
     let e = fail(&patched(&bytes, b0 + 4, &1u32.to_le_bytes()));
     assert_eq!(e.offset, first_op(&l, &bytes) + 3);
-    assert!(
-        matches!(
-            e.kind,
-            K::BlockCountMismatch {
-                node: 0,
-                what: "operations"
-            }
-        ),
-        "{e}"
-    );
-    // More operations than declared, with the decorators' budget: the
-    // trailing decorator's place holds an operation.
-    let b = patched(&bytes, b0 + 4, &3u32.to_le_bytes());
-    let b = patched(&b, b0 + 8, &0u32.to_le_bytes());
-    let e = fail(&b);
-    assert!(
-        matches!(
-            e.kind,
-            K::BlockCountMismatch {
-                node: 0,
-                what: "decorators"
-            }
-        ),
-        "{e}"
-    );
-    // An extra operation where a decorator was declared.
-    let b = patched(&bytes, b0 + 4, &1u32.to_le_bytes());
-    let b = patched(&b, b0 + 8, &3u32.to_le_bytes());
-    let e = fail(&b);
-    assert!(
-        matches!(
-            e.kind,
-            K::BlockCountMismatch {
-                node: 0,
-                what: "operations"
-            }
-        ),
-        "{e}"
-    );
+    // Counts that disagree with the entries, and the count found wrong:
+    // one operation fewer; more operations than declared, within the
+    // decorators' budget (the trailing decorator's place holds an
+    // operation); an extra operation where a decorator was declared.
+    let decorators = u32::from_le_bytes(bytes[b0 + 8..b0 + 12].try_into().unwrap());
+    for (operations, decorators, expected) in [
+        (1u32, decorators, "operations"),
+        (3, 0, "decorators"),
+        (1, 3, "operations"),
+    ] {
+        let b = patched(&bytes, b0 + 4, &operations.to_le_bytes());
+        let e = fail(&patched(&b, b0 + 8, &decorators.to_le_bytes()));
+        assert!(
+            matches!(e.kind, K::BlockCountMismatch { node: 0, what } if what == expected),
+            "{operations} operations, {decorators} decorators: {e}"
+        );
+    }
 }
 
 #[test]
