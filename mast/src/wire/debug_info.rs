@@ -181,9 +181,9 @@ fn read_decorator(c: &mut Cursor<'_>, data: &[u8], data_at: usize) -> Result<Dec
     }
 }
 
-/// The decorator of `variant` with its fields read from `d`; `None` for an
-/// unknown variant.
-fn decorator_fields(variant: u8, d: &mut Cursor<'_>) -> Result<Option<Decorator>> {
+/// The decorator of 0.23 `variant` with its fields read from `d`; `None`
+/// for an unknown variant. (0.10 numbers the first five from 20.)
+pub(super) fn decorator_fields(variant: u8, d: &mut Cursor<'_>) -> Result<Option<Decorator>> {
     Ok(Some(match variant {
         STACK_ALL => Decorator::StackAll,
         STACK_TOP => Decorator::StackTop(d.u8("stack top")?),

@@ -41,7 +41,7 @@ use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::cursor::{put_str, put_u32, put_u64, put_usize, put_word, Cursor};
-use super::debug_info::check_expressible;
+use super::debug_info::{self, check_expressible};
 use super::{check_encodable, settle_digests, Pending};
 
 /// The header: magic and version.
@@ -441,15 +441,19 @@ fn decode_decorator(
                 should_break,
             })
         }
-        STACK_ALL => Decorator::StackAll,
-        STACK_TOP => Decorator::StackTop(d.u8("stack top")?),
-        MEM_ALL => Decorator::MemAll,
-        MEM_INTERVAL => Decorator::MemInterval(d.u32("interval start")?, d.u32("interval end")?),
-        LOCAL_INTERVAL => {
-            Decorator::LocalInterval(d.u16("local")?, d.u16("local")?, d.u16("local")?)
-        }
         EVENT => Decorator::Event(d.u32("event id")?),
         TRACE => Decorator::Trace(d.u32("trace id")?),
+        // The five debug decorators are 0.23's first five, with the same
+        // fields.
+        STACK_ALL..=LOCAL_INTERVAL => match debug_info::decorator_fields(variant - STACK_ALL, d)? {
+            Some(decorator) => decorator,
+            None => {
+                return err(
+                    at,
+                    DecodeErrorKind::UnknownEntryTag(variant | DECORATOR_BIT),
+                )
+            }
+        },
         _ => {
             return err(
                 at,
