@@ -76,8 +76,8 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use memory::Memory;
 
 use kildall_ir::{
-    Block, FuncId, Function, GlobalInit, GlobalOperand, Inst, Module, Terminator, Type, Value,
-    ValueDef,
+    Block, Callee, FuncId, Function, GlobalInit, GlobalOperand, Inst, InstructionData, Module,
+    Terminator, Type, Value, ValueDef,
 };
 
 pub use compare::TrapRule;
@@ -576,10 +576,18 @@ impl<'m> Machine<'m> {
                         });
                     }
                     let dfg = &module.functions[caller.func].dfg;
+                    // A call through a `function` value has no signature the
+                    // verifier could check against the callee's; a direct
+                    // call's results are of the types it names.
+                    let through_value = matches!(
+                        dfg[inst],
+                        InstructionData::Call {
+                            callee: Callee::Value(_),
+                            ..
+                        }
+                    );
                     for (&result, value) in results.iter().zip(values) {
-                        // A call through a `function` value has no signature
-                        // the verifier could check against the callee's.
-                        if !self.memory.has_type(&value, dfg.value_type(result)) {
+                        if through_value && !self.memory.has_type(&value, dfg.value_type(result)) {
                             return Outcome::Trap(Trap {
                                 kind: TrapKind::TypeError(format!(
                                     "{} returned {value} where the call names `{}`",

@@ -52,22 +52,10 @@ impl Memory {
     /// Whether `value` has type `ty`, the references in it naming cells of
     /// their pointee types.
     pub(crate) fn has_type(&self, value: &RuntimeValue, ty: &Type) -> bool {
-        match (value, ty.pointee()) {
-            (RuntimeValue::Ref(id), Some(pointee)) => self
-                .types
+        value.has_type_with(ty, &|id, pointee| {
+            self.types
                 .get(id.0 as usize)
-                .is_some_and(|cell| cell.is_same_cell_type(pointee)),
-            (RuntimeValue::Array { elements, .. }, None) if ty.contains_reference() => {
-                let Some(types) = ty.element_types().filter(|types| !types.is_empty()) else {
-                    return false;
-                };
-                value.has_type(ty)
-                    && elements
-                        .iter()
-                        .zip(types.iter().cycle())
-                        .all(|(element, ty)| self.has_type(element, ty))
-            }
-            _ => value.has_type(ty),
-        }
+                .is_some_and(|cell| cell.is_same_cell_type(pointee))
+        })
     }
 }

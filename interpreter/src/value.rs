@@ -194,11 +194,25 @@ impl RuntimeValue {
     /// the right length whose elements fit the element types. The pointee of
     /// a reference is not checked (memory is not at hand).
     pub fn has_type(&self, ty: &Type) -> bool {
+        self.has_type_with(ty, &|_, _| true)
+    }
+
+    /// [`has_type`](Self::has_type), with each reference also accepted by
+    /// `names_cell_of(reference, pointee)` (the run's memory knows the type
+    /// of its cells).
+    pub(crate) fn has_type_with(
+        &self,
+        ty: &Type,
+        names_cell_of: &dyn Fn(RefId, &Type) -> bool,
+    ) -> bool {
         match (self, ty) {
             (RuntimeValue::Field(_), Type::Field) => true,
             (RuntimeValue::Int { bits, signed, .. }, Type::Unsigned(b)) => !signed && bits == b,
             (RuntimeValue::Int { bits, signed, .. }, Type::Signed(b)) => *signed && bits == b,
-            (RuntimeValue::Ref(_), Type::Reference(_) | Type::ImmutableReference(_)) => true,
+            (
+                RuntimeValue::Ref(id),
+                Type::Reference(pointee) | Type::ImmutableReference(pointee),
+            ) => names_cell_of(*id, pointee),
             (RuntimeValue::Noisy { .. }, Type::Noisy) => true,
             (RuntimeValue::Function(_), Type::Function) => true,
             (RuntimeValue::Array { elements, .. }, Type::Array(types, _) | Type::Slice(types)) => {
@@ -212,7 +226,7 @@ impl RuntimeValue {
                 elements
                     .iter()
                     .zip(types.iter().cycle())
-                    .all(|(element, ty)| element.has_type(ty))
+                    .all(|(element, ty)| element.has_type_with(ty, names_cell_of))
             }
             _ => false,
         }

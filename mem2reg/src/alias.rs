@@ -137,26 +137,7 @@ impl AliasClasses {
         // Parameters of the function: self-containing classes, one per
         // group of parameters whose types reach a common cell type.
         if let Some(entry) = func.entry_block() {
-            let params: Vec<Value> = dfg
-                .block_params(entry)
-                .iter()
-                .copied()
-                .filter(|&p| has_refs(p))
-                .collect();
-            for group in parameter_groups(dfg, &params) {
-                let mut shared = None;
-                for param in group {
-                    let n = self.node(param);
-                    shared = Some(match shared {
-                        None => n,
-                        Some(s) => self.unify(s, n),
-                    });
-                }
-                if let Some(s) = shared {
-                    self.make_external(s);
-                    self.parameter_classes.push(s);
-                }
-            }
+            self.add_parameters(dfg, dfg.block_params(entry), &has_refs);
         }
         let mut loads = Vec::new();
         for block in func.layout.blocks() {
@@ -297,6 +278,47 @@ impl AliasClasses {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Unifies the parameters among `params` whose types reach a common
+    /// cell type (compared as cells are: `&T` and `&mut T` alike): only
+    /// those may name the same cell, or cells one of which holds a
+    /// reference to the other's. Each resulting class is external.
+    fn add_parameters(
+        &mut self,
+        dfg: &DataFlowGraph,
+        params: &[Value],
+        has_refs: &impl Fn(Value) -> bool,
+    ) {
+        let mut owners: Vec<(Type, Node)> = Vec::new();
+        let mut cell_types = Vec::new();
+        for &param in params.iter().filter(|&&p| has_refs(p)) {
+            let n = self.node(param);
+            cell_types.clear();
+            reached_cell_types(dfg.value_type(param), &mut cell_types);
+            for ty in cell_types.drain(..) {
+                match owners
+                    .iter()
+                    .find(|(owned, _)| owned.is_same_cell_type(&ty))
+                {
+                    Some(&(_, owner)) => {
+                        self.unify(owner, n);
+                    }
+                    None => owners.push((ty, n)),
+                }
+            }
+        }
+        let mut roots: Vec<Node> = params
+            .iter()
+            .filter(|&&p| has_refs(p))
+            .map(|&p| self.find(self.value_node[p]))
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for root in roots {
+            self.make_external(root);
+            self.parameter_classes.push(root);
         }
     }
 
@@ -482,51 +504,6 @@ impl AliasClasses {
 /// Whether `ty` is a reference.
 pub fn is_reference(ty: &Type) -> bool {
     ty.is_reference()
-}
-
-/// The parameters among `params` (each holding a reference) grouped so
-/// that two parameters whose types reach a common cell type are in one
-/// group: only those may name the same cell, or cells one of which holds a
-/// reference to the other's. Groups in the order of their first parameter.
-fn parameter_groups(dfg: &DataFlowGraph, params: &[Value]) -> Vec<Vec<Value>> {
-    // Union-find over the parameters, joined through the cell types each
-    // reaches (compared as cells are: `&T` and `&mut T` alike).
-    let mut parent: Vec<usize> = (0..params.len()).collect();
-    fn find(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let mut owners: Vec<(Type, usize)> = Vec::new();
-    for (i, &param) in params.iter().enumerate() {
-        let mut cell_types = Vec::new();
-        reached_cell_types(dfg.value_type(param), &mut cell_types);
-        for ty in cell_types {
-            match owners
-                .iter()
-                .find(|(owned, _)| owned.is_same_cell_type(&ty))
-            {
-                Some(&(_, owner)) => {
-                    let (a, b) = (find(&mut parent, owner), find(&mut parent, i));
-                    parent[a.max(b)] = a.min(b);
-                }
-                None => owners.push((ty, i)),
-            }
-        }
-    }
-    let mut groups: Vec<Vec<Value>> = Vec::new();
-    let mut group_of = vec![usize::MAX; params.len()];
-    for (i, &param) in params.iter().enumerate() {
-        let root = find(&mut parent, i);
-        if group_of[root] == usize::MAX {
-            group_of[root] = groups.len();
-            groups.push(Vec::new());
-        }
-        groups[group_of[root]].push(param);
-    }
-    groups
 }
 
 /// The types of the cells a value of type `ty` can reach: the pointee of
