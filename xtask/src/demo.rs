@@ -2,8 +2,10 @@
 //! one section each. Each step is a driver command, printed as a user would
 //! type it in a shell (quoted where needed), followed by what it prints, so
 //! the demo doubles as a tour of the command line. The examples are checked
-//! before the first step; the files the MAST steps write go to a scratch
-//! folder that is removed at the end, on an error too.
+//! before the first step. The files the MAST steps write go to
+//! `target/demo/` of the folder the commands run in and stay there, so
+//! that every printed command can be pasted into a shell afterwards and
+//! runs (`cargo clean` removes them).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -76,27 +78,8 @@ fn shell_words(args: &[&str]) -> String {
     args.iter().map(quote).collect::<Vec<_>>().join(" ")
 }
 
-/// A scratch folder removed when dropped: at the end, on an error, and
-/// when a closed pipe ends the demo.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Self> {
-        let dir = std::env::temp_dir().join(format!("kildall-demo-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(Scratch(dir))
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+/// Where the MAST steps write, relative to the folder the commands run in.
+const OUTPUT_DIR: &str = "target/demo";
 
 fn section(title: &str) {
     println!("\n=== {title} ===\n");
@@ -147,10 +130,10 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         exe: std::env::current_exe()?,
         dir,
     };
-    let scratch = Scratch::new()?;
+    std::fs::create_dir_all(tour.dir.join(OUTPUT_DIR))?;
     let path = |rel: &str| examples.join(rel);
     let file = |rel: &str| path(rel).display().to_string();
-    let tmp = |name: &str| scratch.file(name);
+    let output = |name: &str| format!("{OUTPUT_DIR}/{name}");
 
     section("ir: parse, verify and interpret (the loop of Noir's mem2reg design)");
     tour.step(&["run", &file("ir/mem2reg_loop.ssa")], 0)?;
@@ -187,8 +170,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     tour.step(&["noise", &file("noise/double_branching.ssa")], 0)?;
 
     section("mast: a Miden MAST forest encoded, inspected, a root extracted");
-    let forest = tmp("program.mast");
-    let part = tmp("main.mast");
+    let forest = output("program.mast");
+    let part = output("main.mast");
     tour.step(
         &["mast", "encode", &file("mast/program.txt"), "-o", &forest],
         0,
@@ -224,7 +207,6 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         0,
     )?;
 
-    drop(scratch);
     println!("\nEvery section ran.");
     Ok(ExitCode::SUCCESS)
 }

@@ -41,8 +41,8 @@ pub enum Engine {
 /// Arguments of `cargo xtask fuzz`.
 #[derive(clap::Args)]
 pub struct Cmd {
-    /// The target: ir-parse, ir-interp, mem2reg, blockmerge, noise,
-    /// mast-decode or casm.
+    /// The target.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(targets::TARGETS))]
     target: String,
     /// How long to run.
     #[arg(long, default_value_t = 10)]
@@ -62,14 +62,6 @@ pub struct Cmd {
 }
 
 pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
-    if !targets::TARGETS.contains(&cmd.target.as_str()) {
-        eprintln!(
-            "error: unknown target `{}`; targets: {}",
-            cmd.target,
-            targets::TARGETS.join(", ")
-        );
-        return Ok(ExitCode::FAILURE);
-    }
     let libfuzzer = match cmd.engine {
         Engine::Builtin => false,
         Engine::Libfuzzer => true,
