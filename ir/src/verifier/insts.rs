@@ -190,6 +190,9 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
                     ));
                 }
             }
+            if *t == Type::Field && constant.is_none() && cx.func.runtime.is_some() {
+                check_field_cast(cx, inst, *arg, ty)?;
+            }
             Ok(Some(ty.clone()))
         }
         Truncate {
@@ -213,6 +216,45 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
         _ => Ok(None),
     }
 }
+
+/// Noir's validator on a `cast` of a non-constant `Field` to an integer
+/// type: the value must be known to fit, as the result of a `truncate` to at
+/// most the target's bits, of a division by a constant whose quotient needs
+/// no more bits, or as a value range-checked to at most that many bits
+/// earlier.
+fn check_field_cast(cx: &Ctx<'_>, inst: Inst, arg: Value, ty: &Type) -> Result<(), VerifierError> {
+    let Some(target_bits) = ty.bit_size() else {
+        return Ok(());
+    };
+    let dfg = &cx.func.dfg;
+    let arg = dfg.resolve(arg);
+    let defined_to_fit = match dfg.value_def(arg) {
+        ValueDef::Result(def, _) => match dfg[def] {
+            InstructionData::Truncate { bits, .. } => bits <= target_bits,
+            InstructionData::Binary {
+                op: BinaryOp::Div,
+                lhs,
+                rhs,
+            } => dfg.const_value(rhs).is_some_and(|divisor| {
+                let numerator_bits = cx.ty(lhs).bit_size().unwrap_or(FIELD_BITS);
+                numerator_bits.saturating_sub(divisor.bits()) <= target_bits
+            }),
+            _ => false,
+        },
+        _ => false,
+    };
+    if defined_to_fit || cx.range_checked_casts.contains(inst) {
+        Ok(())
+    } else {
+        Err(cx.error(
+            Location::Inst(inst),
+            VerifierErrorKind::UncheckedFieldCast(ty.clone()),
+        ))
+    }
+}
+
+/// The bits of a `Field` element, as Noir's validator counts them.
+const FIELD_BITS: u32 = 254;
 
 /// A binary operator on two operands of one type: the result type.
 fn check_binary(
@@ -363,7 +405,9 @@ fn check_make_array(
     let width = element_types.len();
     let count_ok = match len {
         Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
-        None => width > 0 && elements.len().is_multiple_of(width),
+        // A slice of a zero-sized element type (`[()]`) has no elements.
+        None if width == 0 => elements.is_empty(),
+        None => elements.len().is_multiple_of(width),
     };
     if !count_ok {
         let expected = match len {
@@ -455,6 +499,10 @@ pub(super) fn check_call(
         }
         Callee::Function(id) => id,
         // An oracle's signature is known only to the program that runs it.
+        Callee::Foreign(foreign) if constrained_caller(cx) => {
+            let name = dfg.foreign_name(foreign).to_string();
+            return Err(cx.error(at, VerifierErrorKind::ForeignCallInConstrained(name)));
+        }
         Callee::Foreign(_) => return Ok(()),
         // A call through a value: the callee is any function, so only the
         // value's type is known.
@@ -488,6 +536,9 @@ pub(super) fn check_call(
             },
         ));
     }
+    if constrained_caller(cx) && signature.unconstrained {
+        check_unconstrained_boundary(cx, inst, id, args, results)?;
+    }
     // A callee that never returns may be given any result types.
     if let Some(returns) = returns {
         let matches = returns.len() == results.len()
@@ -506,6 +557,46 @@ pub(super) fn check_call(
                 },
             ));
         }
+    }
+    Ok(())
+}
+
+fn constrained_caller(cx: &Ctx<'_>) -> bool {
+    cx.func
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.kind == RuntimeKind::Acir)
+}
+
+/// Noir's validator on a call from constrained to unconstrained code: no
+/// reference crosses (the two share no memory) and no function value comes
+/// back.
+fn check_unconstrained_boundary(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    callee: FuncId,
+    args: &[Value],
+    results: &[Value],
+) -> Result<(), VerifierError> {
+    let at = Location::Inst(inst);
+    if let Some((index, ty)) = args
+        .iter()
+        .map(|&a| cx.ty(a))
+        .enumerate()
+        .find(|(_, ty)| ty.contains_reference())
+    {
+        let ty = ty.clone();
+        let kind = VerifierErrorKind::ReferenceToUnconstrained { callee, index, ty };
+        return Err(cx.error(at, kind));
+    }
+    if let Some(ty) = results
+        .iter()
+        .map(|&r| cx.ty(r))
+        .find(|ty| ty.contains_function())
+    {
+        let ty = ty.clone();
+        let kind = VerifierErrorKind::FunctionFromUnconstrained { callee, ty };
+        return Err(cx.error(at, kind));
     }
     Ok(())
 }
