@@ -13,7 +13,8 @@
 //! returns, and all `return`s agree); in functions with a Noir runtime, the rules of
 //! Noir's SSA validator the crate README lists (one return block, `Field`
 //! casts shown to fit, the constrained/unconstrained call boundary, the data
-//! bus's `return_data`).
+//! bus's `return_data`, bounds checks before `vector_insert` and
+//! `vector_remove`).
 //!
 //! Dominators are computed with the iterative algorithm of Cooper, Harvey
 //! and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), over a reverse
@@ -33,6 +34,7 @@ use crate::{
 };
 
 mod insts;
+mod vector_bounds;
 
 use insts::{check_inst, check_terminator};
 
@@ -243,6 +245,11 @@ pub enum VerifierErrorKind {
     /// runtime that nothing shows fits, which Noir's validator rejects.
     #[error("cast of a `Field` to `{0}` that nothing shows fits (Noir's validator wants the `Field` truncated or range-checked to at most that many bits, divided by a constant that leaves no more, or a constant that fits)")]
     UncheckedFieldCast(Type),
+    /// A `vector_insert` or `vector_remove` in a function with a Noir
+    /// runtime whose index nothing earlier in its block bounds-checks, which
+    /// Noir's validator rejects.
+    #[error("`{0}` is not preceded in its block by a bounds check of its index (Noir's SSA generation checks it just before the call)")]
+    UncheckedVectorIndex(&'static str),
     /// A call to a function that the module does not have.
     #[error("call to {0}, which is not in the module")]
     UnknownCallee(FuncId),
@@ -567,6 +574,7 @@ impl Verifier {
             check_terminator(&cx, block, terminator)?;
         }
         check_unwritten_loads(&cx)?;
+        vector_bounds::check_vector_bounds(&cx)?;
         if func.runtime.is_some() {
             let mut returns = func
                 .layout
