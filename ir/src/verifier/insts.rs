@@ -358,7 +358,17 @@ fn check_array(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> 
             expect_type(cx, inst, "the index", *index, &Type::U32)?;
             let wanted = dfg.first_result(inst).map(|r| dfg.value_type(r).clone());
             let wanted = wanted.unwrap_or(Type::Field);
-            Ok(element_type(cx, elements, *index, &wanted).cloned())
+            let element = element_type(cx, elements, *index, &wanted).cloned();
+            if let Some(Type::Array(..)) = &element {
+                if wanted.element_types().is_none() {
+                    let kind = VerifierErrorKind::FlattenedArrayIndex {
+                        ty: t.clone(),
+                        wanted,
+                    };
+                    return Err(cx.error(Location::Inst(inst), kind));
+                }
+            }
+            Ok(element)
         }
         ArraySet {
             array,
@@ -409,6 +419,16 @@ fn check_make_array(
         None if width == 0 => elements.is_empty(),
         None => elements.len().is_multiple_of(width),
     };
+    if let (false, Some(len)) = (count_ok, len) {
+        if elements.len() as u64 == leaf_count(ty) {
+            let kind = VerifierErrorKind::FlattenedArray {
+                ty: ty.clone(),
+                expected: width as u64 * u64::from(len),
+                found: elements.len(),
+            };
+            return Err(cx.error(Location::Inst(inst), kind));
+        }
+    }
     if !count_ok {
         let expected = match len {
             Some(len) => (width as u64 * u64::from(len)).to_string(),
@@ -428,6 +448,18 @@ fn check_make_array(
         expect_type(cx, inst, &what, element, &element_types[i % width])?;
     }
     Ok(ty.clone())
+}
+
+/// The scalars an array type holds when nested arrays are flattened (a
+/// slice or a scalar counts as one).
+fn leaf_count(ty: &Type) -> u64 {
+    match ty {
+        Type::Array(elements, len) => {
+            let per_entry: u64 = elements.iter().map(leaf_count).sum();
+            per_entry.saturating_mul(u64::from(*len))
+        }
+        _ => 1,
+    }
 }
 
 /// `constrain`, `range_check`, `enable_side_effects`, `if`: the result type.

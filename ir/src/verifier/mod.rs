@@ -182,6 +182,28 @@ pub enum VerifierErrorKind {
         /// Elements given.
         found: usize,
     },
+    /// A `make_array` of a nested array type that lists its leaves
+    /// flattened, as Noir's ACIR stores nested arrays: Kildall's arrays
+    /// take one element per entry, so the form is refused.
+    #[error("`make_array` lists the {found} leaves of `{ty}` flattened, as Noir's ACIR stores nested arrays; the IR takes one element per entry ({expected})")]
+    FlattenedArray {
+        /// The array type.
+        ty: Type,
+        /// Elements one per entry.
+        expected: u64,
+        /// Elements given (the flattened leaves).
+        found: usize,
+    },
+    /// An `array_get` in an `acir` function reading a leaf of a nested
+    /// array by a flattened index, as Noir's ACIR does: refused, the IR
+    /// indexes arrays by entry.
+    #[error("`array_get` reads a `{wanted}` from `{ty}`, whose entries are arrays: a flattened index into nested arrays, as Noir's ACIR uses, is not part of the IR (index by entry, then into the entry)")]
+    FlattenedArrayIndex {
+        /// The array's type.
+        ty: Type,
+        /// The result type asked for.
+        wanted: Type,
+    },
     /// A jump with the wrong number of arguments.
     #[error("jump to {target} passes {found} argument(s), {target} has {expected} parameter(s)")]
     BranchArgCount {
