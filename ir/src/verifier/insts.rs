@@ -166,7 +166,8 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
         Not { arg } => {
             let t = cx.ty(*arg);
             if !t.is_integer() {
-                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
+                let expected = "an integer type (a field element has no bits to complement)";
+                return Err(operand_error(cx, inst, "the operand", expected, t));
             }
             Ok(Some(t.clone()))
         }
@@ -288,12 +289,12 @@ fn check_binary(
                 "an integer type (Noir's validator orders no `Field`s in an `acir` or \
                  `brillig` function; `field_less_than` compares them)"
             }
-            BinaryOp::Mod
-            | BinaryOp::And
-            | BinaryOp::Or
-            | BinaryOp::Xor
-            | BinaryOp::Shl
-            | BinaryOp::Shr => "an integer type",
+            // Noir's validator lets `mod` on Fields through, and its
+            // Brillig code generator then refuses it; the IR gives it no value.
+            BinaryOp::Mod => "an integer type (a remainder is not defined on field elements)",
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+                "an integer type"
+            }
             _ => "a numeric type",
         };
         return Err(operand_error(cx, inst, "the left operand", expected, lt));
