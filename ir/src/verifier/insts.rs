@@ -594,6 +594,18 @@ pub(super) fn check_call(
     Ok(())
 }
 
+/// Whether `ty` is `&mut T` or holds one (in array elements or behind `&`).
+fn contains_mutable_reference(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(_) => true,
+        Type::ImmutableReference(pointee) => contains_mutable_reference(pointee),
+        Type::Array(elements, _) | Type::Slice(elements) => {
+            elements.iter().any(contains_mutable_reference)
+        }
+        _ => false,
+    }
+}
+
 fn constrained_caller(cx: &Ctx<'_>) -> bool {
     cx.func
         .runtime
@@ -602,8 +614,8 @@ fn constrained_caller(cx: &Ctx<'_>) -> bool {
 }
 
 /// Noir's validator on a call from constrained to unconstrained code: no
-/// reference crosses (the two share no memory) and no function value comes
-/// back.
+/// mutable reference crosses (the two share no memory; an immutable one is
+/// lowered to its value at the boundary) and no function value comes back.
 fn check_unconstrained_boundary(
     cx: &Ctx<'_>,
     inst: Inst,
@@ -616,7 +628,7 @@ fn check_unconstrained_boundary(
         .iter()
         .map(|&a| cx.ty(a))
         .enumerate()
-        .find(|(_, ty)| ty.contains_reference())
+        .find(|(_, ty)| contains_mutable_reference(ty))
     {
         let ty = ty.clone();
         let kind = VerifierErrorKind::ReferenceToUnconstrained { callee, index, ty };

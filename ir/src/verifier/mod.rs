@@ -240,9 +240,10 @@ pub enum VerifierErrorKind {
     /// unconstrained code.
     #[error("constrained function calls foreign function `{0}` (oracles are called from `brillig` functions)")]
     ForeignCallInConstrained(String),
-    /// A reference passed from a constrained function to an unconstrained
-    /// one: Noir's validator rejects it, as the two do not share memory.
-    #[error("argument {index} passed to unconstrained function {callee} has type `{ty}`, which holds a reference (constrained and unconstrained code share no memory)")]
+    /// A mutable reference passed from a constrained function to an
+    /// unconstrained one: Noir's validator rejects it, as the two do not
+    /// share memory.
+    #[error("argument {index} passed to unconstrained function {callee} has type `{ty}`, which holds a mutable reference (constrained and unconstrained code share no memory)")]
     ReferenceToUnconstrained {
         /// The callee.
         callee: FuncId,
