@@ -177,6 +177,9 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 types: Arc::from(types),
             })
         }
+        // FIXME: under a false `enable_side_effects` predicate Noir's
+        // interpreter reads a zero from `array_get` and leaves the array of an
+        // `array_set` unchanged; here only an out-of-bounds index is excused.
         I::ArrayGet { array, index } => {
             let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let RuntimeValue::Array { elements, .. } = &array else {

@@ -443,6 +443,10 @@ pub(super) fn cast(
                 }
                 Magnitude::Large => false,
             };
+            // FIXME: Noir's SSA casts between integer types wrap to the
+            // target's bits (`cast u8 228 as i8` is `i8 -28`, `cast i8 -89 as
+            // u8` is `u8 167`, which its signed arithmetic relies on); this
+            // cast traps when the value does not fit.
             if !fits && enabled {
                 return Err(TrapKind::CastFailed {
                     value: value.clone(),

@@ -80,6 +80,21 @@ impl Type {
         }
     }
 
+    /// Whether this type is `function` or contains one (in array elements or
+    /// behind a reference).
+    pub fn contains_function(&self) -> bool {
+        match self {
+            Type::Function => true,
+            Type::Array(elements, _) | Type::Slice(elements) => {
+                elements.iter().any(Type::contains_function)
+            }
+            Type::Reference(pointee) | Type::ImmutableReference(pointee) => {
+                pointee.contains_function()
+            }
+            _ => false,
+        }
+    }
+
     /// The bit width of an integer type.
     pub fn bit_size(&self) -> Option<u32> {
         match *self {

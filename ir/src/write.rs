@@ -139,12 +139,19 @@ fn write_message(f: &mut Formatter<'_>, message: Option<&str>) -> fmt::Result {
 }
 
 /// Writes the constant `value` of type `ty` as its digits, negative for
-/// `iN` values with the sign bit set.
+/// `iN` values with the sign bit set and for field elements whose negation
+/// has fewer digits (`Field -1`), as Noir writes them.
 pub(crate) fn write_constant_digits(
     f: &mut impl Write,
     ty: &Type,
     value: ConstValue,
 ) -> fmt::Result {
+    if let Some(negated) = (*ty == Type::Field)
+        .then(|| crate::parser::shorter_field_negation(value))
+        .flatten()
+    {
+        return write!(f, "-{negated}");
+    }
     if let (Type::Signed(bits), Some(raw)) = (ty, value.to_u128()) {
         let bits = *bits;
         if (1..=128).contains(&bits) && (raw >> (bits - 1)) & 1 == 1 {

@@ -511,6 +511,23 @@ impl<'a> Parser<'a> {
         if !self.is_kw("minus") {
             return Ok(index);
         }
+        let minus_loc = self.tok.loc;
+        let constrained = state
+            .func
+            .runtime
+            .as_ref()
+            .is_some_and(|r| r.kind == crate::RuntimeKind::Acir);
+        if constrained {
+            // Noir's parser too: the offset is Brillig's memory layout.
+            return Err(ParseError {
+                loc: minus_loc,
+                kind: ParseErrorKind::Expected {
+                    expected: "no array offset in an `acir` function (offsets are Brillig's)"
+                        .into(),
+                    found: "`minus`".into(),
+                },
+            });
+        }
         self.bump()?;
         let offset_loc = self.tok.loc;
         let offset = self.number_u32("an offset after `minus`")?;

@@ -25,6 +25,19 @@ fn sub256(a: ConstValue, b: ConstValue) -> ConstValue {
     ConstValue(out)
 }
 
+/// The negation of the field element `value` when its decimal digits are
+/// fewer (`-1` rather than the modulus minus one), as Noir prints field
+/// elements; `None` when `value` prints shorter as it is.
+pub(crate) fn shorter_field_negation(value: ConstValue) -> Option<ConstValue> {
+    // A negation has at least 76 digits unless `value` is within 10^38 of
+    // the modulus, which needs more than 128 bits.
+    if value.bits() <= 128 || !less_than(value, FIELD_MODULUS) {
+        return None;
+    }
+    let negated = sub256(FIELD_MODULUS, value);
+    (negated.to_string().len() < value.to_string().len()).then_some(negated)
+}
+
 /// The constant `negative ? -magnitude : magnitude` of type `ty`, if in range.
 pub(crate) fn make_constant(
     ty: &Type,

@@ -23,7 +23,8 @@
 //!
 //! An `array_get` or `array_set` index may carry Brillig's offset,
 //! `index u32 4 minus 3`: the index is a constant, and the element read or
-//! written is the number minus the offset (see [`Function::array_offsets`]).
+//! written is the number minus the offset (see [`Function::array_offsets`]);
+//! as in Noir's parser, an `acir` function may not carry one.
 //!
 //! An integer constant its type cannot hold (`u8 300`, `u8 -1`) parses as
 //! Noir's parser reads it, the field element written (`u8 -1` is p - 1),
@@ -68,7 +69,7 @@ mod constants;
 mod lexer;
 mod state;
 
-pub(crate) use constants::{constant_fits, field_constant_casts};
+pub(crate) use constants::{constant_fits, field_constant_casts, shorter_field_negation};
 use constants::{integer_beyond_range, make_constant};
 
 use std::collections::{HashMap, HashSet};

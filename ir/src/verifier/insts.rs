@@ -166,7 +166,8 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
         Not { arg } => {
             let t = cx.ty(*arg);
             if !t.is_integer() {
-                return Err(operand_error(cx, inst, "the operand", "an integer type", t));
+                let expected = "an integer type (a field element has no bits to complement)";
+                return Err(operand_error(cx, inst, "the operand", expected, t));
             }
             Ok(Some(t.clone()))
         }
@@ -189,6 +190,9 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
                         format!("the constant Field {c} does not fit in `{ty}`"),
                     ));
                 }
+            }
+            if *t == Type::Field && constant.is_none() && cx.func.runtime.is_some() {
+                check_field_cast(cx, inst, *arg, ty)?;
             }
             Ok(Some(ty.clone()))
         }
@@ -213,6 +217,45 @@ fn check_arithmetic(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierEr
         _ => Ok(None),
     }
 }
+
+/// Noir's validator on a `cast` of a non-constant `Field` to an integer
+/// type: the value must be known to fit, as the result of a `truncate` to at
+/// most the target's bits, of a division by a constant whose quotient needs
+/// no more bits, or as a value range-checked to at most that many bits
+/// earlier.
+fn check_field_cast(cx: &Ctx<'_>, inst: Inst, arg: Value, ty: &Type) -> Result<(), VerifierError> {
+    let Some(target_bits) = ty.bit_size() else {
+        return Ok(());
+    };
+    let dfg = &cx.func.dfg;
+    let arg = dfg.resolve(arg);
+    let defined_to_fit = match dfg.value_def(arg) {
+        ValueDef::Result(def, _) => match dfg[def] {
+            InstructionData::Truncate { bits, .. } => bits <= target_bits,
+            InstructionData::Binary {
+                op: BinaryOp::Div,
+                lhs,
+                rhs,
+            } => dfg.const_value(rhs).is_some_and(|divisor| {
+                let numerator_bits = cx.ty(lhs).bit_size().unwrap_or(FIELD_BITS);
+                numerator_bits.saturating_sub(divisor.bits()) <= target_bits
+            }),
+            _ => false,
+        },
+        _ => false,
+    };
+    if defined_to_fit || cx.range_checked_casts.contains(inst) {
+        Ok(())
+    } else {
+        Err(cx.error(
+            Location::Inst(inst),
+            VerifierErrorKind::UncheckedFieldCast(ty.clone()),
+        ))
+    }
+}
+
+/// The bits of a `Field` element, as Noir's validator counts them.
+const FIELD_BITS: u32 = 254;
 
 /// A binary operator on two operands of one type: the result type.
 fn check_binary(
@@ -246,12 +289,12 @@ fn check_binary(
                 "an integer type (Noir's validator orders no `Field`s in an `acir` or \
                  `brillig` function; `field_less_than` compares them)"
             }
-            BinaryOp::Mod
-            | BinaryOp::And
-            | BinaryOp::Or
-            | BinaryOp::Xor
-            | BinaryOp::Shl
-            | BinaryOp::Shr => "an integer type",
+            // Noir's validator lets `mod` on Fields through, and its
+            // Brillig code generator then refuses it; the IR gives it no value.
+            BinaryOp::Mod => "an integer type (a remainder is not defined on field elements)",
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+                "an integer type"
+            }
             _ => "a numeric type",
         };
         return Err(operand_error(cx, inst, "the left operand", expected, lt));
@@ -316,7 +359,17 @@ fn check_array(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> 
             expect_type(cx, inst, "the index", *index, &Type::U32)?;
             let wanted = dfg.first_result(inst).map(|r| dfg.value_type(r).clone());
             let wanted = wanted.unwrap_or(Type::Field);
-            Ok(element_type(cx, elements, *index, &wanted).cloned())
+            let element = element_type(cx, elements, *index, &wanted).cloned();
+            if let Some(Type::Array(..)) = &element {
+                if wanted.element_types().is_none() {
+                    let kind = VerifierErrorKind::FlattenedArrayIndex {
+                        ty: t.clone(),
+                        wanted,
+                    };
+                    return Err(cx.error(Location::Inst(inst), kind));
+                }
+            }
+            Ok(element)
         }
         ArraySet {
             array,
@@ -363,8 +416,20 @@ fn check_make_array(
     let width = element_types.len();
     let count_ok = match len {
         Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
-        None => width > 0 && elements.len().is_multiple_of(width),
+        // A slice of a zero-sized element type (`[()]`) has no elements.
+        None if width == 0 => elements.is_empty(),
+        None => elements.len().is_multiple_of(width),
     };
+    if let (false, Some(len)) = (count_ok, len) {
+        if elements.len() as u64 == leaf_count(ty) {
+            let kind = VerifierErrorKind::FlattenedArray {
+                ty: ty.clone(),
+                expected: width as u64 * u64::from(len),
+                found: elements.len(),
+            };
+            return Err(cx.error(Location::Inst(inst), kind));
+        }
+    }
     if !count_ok {
         let expected = match len {
             Some(len) => (width as u64 * u64::from(len)).to_string(),
@@ -384,6 +449,18 @@ fn check_make_array(
         expect_type(cx, inst, &what, element, &element_types[i % width])?;
     }
     Ok(ty.clone())
+}
+
+/// The scalars an array type holds when nested arrays are flattened (a
+/// slice or a scalar counts as one).
+fn leaf_count(ty: &Type) -> u64 {
+    match ty {
+        Type::Array(elements, len) => {
+            let per_entry: u64 = elements.iter().map(leaf_count).sum();
+            per_entry.saturating_mul(u64::from(*len))
+        }
+        _ => 1,
+    }
 }
 
 /// `constrain`, `range_check`, `enable_side_effects`, `if`: the result type.
@@ -455,6 +532,10 @@ pub(super) fn check_call(
         }
         Callee::Function(id) => id,
         // An oracle's signature is known only to the program that runs it.
+        Callee::Foreign(foreign) if constrained_caller(cx) => {
+            let name = dfg.foreign_name(foreign).to_string();
+            return Err(cx.error(at, VerifierErrorKind::ForeignCallInConstrained(name)));
+        }
         Callee::Foreign(_) => return Ok(()),
         // A call through a value: the callee is any function, so only the
         // value's type is known.
@@ -488,6 +569,9 @@ pub(super) fn check_call(
             },
         ));
     }
+    if constrained_caller(cx) && signature.unconstrained {
+        check_unconstrained_boundary(cx, inst, id, args, results)?;
+    }
     // A callee that never returns may be given any result types.
     if let Some(returns) = returns {
         let matches = returns.len() == results.len()
@@ -506,6 +590,58 @@ pub(super) fn check_call(
                 },
             ));
         }
+    }
+    Ok(())
+}
+
+/// Whether `ty` is `&mut T` or holds one (in array elements or behind `&`).
+fn contains_mutable_reference(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(_) => true,
+        Type::ImmutableReference(pointee) => contains_mutable_reference(pointee),
+        Type::Array(elements, _) | Type::Slice(elements) => {
+            elements.iter().any(contains_mutable_reference)
+        }
+        _ => false,
+    }
+}
+
+fn constrained_caller(cx: &Ctx<'_>) -> bool {
+    cx.func
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.kind == RuntimeKind::Acir)
+}
+
+/// Noir's validator on a call from constrained to unconstrained code: no
+/// mutable reference crosses (the two share no memory; an immutable one is
+/// lowered to its value at the boundary) and no function value comes back.
+fn check_unconstrained_boundary(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    callee: FuncId,
+    args: &[Value],
+    results: &[Value],
+) -> Result<(), VerifierError> {
+    let at = Location::Inst(inst);
+    if let Some((index, ty)) = args
+        .iter()
+        .map(|&a| cx.ty(a))
+        .enumerate()
+        .find(|(_, ty)| contains_mutable_reference(ty))
+    {
+        let ty = ty.clone();
+        let kind = VerifierErrorKind::ReferenceToUnconstrained { callee, index, ty };
+        return Err(cx.error(at, kind));
+    }
+    if let Some(ty) = results
+        .iter()
+        .map(|&r| cx.ty(r))
+        .find(|ty| ty.contains_function())
+    {
+        let ty = ty.clone();
+        let kind = VerifierErrorKind::FunctionFromUnconstrained { callee, ty };
+        return Err(cx.error(at, kind));
     }
     Ok(())
 }

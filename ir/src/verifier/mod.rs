@@ -10,7 +10,11 @@
 //! result types of every instruction; branch arguments against the target's
 //! parameters (`jmpif` targets take none); calls against the callee's
 //! signature (parameters are the entry block's, results what every `return`
-//! returns, and all `return`s agree).
+//! returns, and all `return`s agree); in functions with a Noir runtime, the rules of
+//! Noir's SSA validator the crate README lists (one return block, `Field`
+//! casts shown to fit, the constrained/unconstrained call boundary, the data
+//! bus's `return_data`, bounds checks before `vector_insert` and
+//! `vector_remove`).
 //!
 //! Dominators are computed with the iterative algorithm of Cooper, Harvey
 //! and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), over a reverse
@@ -30,6 +34,7 @@ use crate::{
 };
 
 mod insts;
+mod vector_bounds;
 
 use insts::{check_inst, check_terminator};
 
@@ -177,6 +182,28 @@ pub enum VerifierErrorKind {
         /// Elements given.
         found: usize,
     },
+    /// A `make_array` of a nested array type that lists its leaves
+    /// flattened, as Noir's ACIR stores nested arrays: Kildall's arrays
+    /// take one element per entry, so the form is refused.
+    #[error("`make_array` lists the {found} leaves of `{ty}` flattened, as Noir's ACIR stores nested arrays; the IR takes one element per entry ({expected})")]
+    FlattenedArray {
+        /// The array type.
+        ty: Type,
+        /// Elements one per entry.
+        expected: u64,
+        /// Elements given (the flattened leaves).
+        found: usize,
+    },
+    /// An `array_get` in an `acir` function reading a leaf of a nested
+    /// array by a flattened index, as Noir's ACIR does: refused, the IR
+    /// indexes arrays by entry.
+    #[error("`array_get` reads a `{wanted}` from `{ty}`, whose entries are arrays: a flattened index into nested arrays, as Noir's ACIR uses, is not part of the IR (index by entry, then into the entry)")]
+    FlattenedArrayIndex {
+        /// The array's type.
+        ty: Type,
+        /// The result type asked for.
+        wanted: Type,
+    },
     /// A jump with the wrong number of arguments.
     #[error("jump to {target} passes {found} argument(s), {target} has {expected} parameter(s)")]
     BranchArgCount {
@@ -208,6 +235,44 @@ pub enum VerifierErrorKind {
     /// be generated from unconstrained code.
     #[error("unconstrained function calls constrained function {0}")]
     ConstrainedCalleeInUnconstrained(FuncId),
+    /// A call from a constrained (`acir`) function to a foreign (oracle)
+    /// function, which Noir's validator rejects: oracles answer only
+    /// unconstrained code.
+    #[error("constrained function calls foreign function `{0}` (oracles are called from `brillig` functions)")]
+    ForeignCallInConstrained(String),
+    /// A mutable reference passed from a constrained function to an
+    /// unconstrained one: Noir's validator rejects it, as the two do not
+    /// share memory.
+    #[error("argument {index} passed to unconstrained function {callee} has type `{ty}`, which holds a mutable reference (constrained and unconstrained code share no memory)")]
+    ReferenceToUnconstrained {
+        /// The callee.
+        callee: FuncId,
+        /// The argument position.
+        index: usize,
+        /// Its type.
+        ty: Type,
+    },
+    /// A function value returned from an unconstrained function to a
+    /// constrained caller, which Noir's validator rejects.
+    #[error("unconstrained function {callee} returns a function value to constrained code (result of type `{ty}`)")]
+    FunctionFromUnconstrained {
+        /// The callee.
+        callee: FuncId,
+        /// The result's type.
+        ty: Type,
+    },
+    /// A `return` that does not return exactly the data bus's `return_data`.
+    #[error("`return` does not return the data bus's return_data {0} (and only it)")]
+    ReturnDataMismatch(Value),
+    /// A `cast` of a `Field` to an integer type in a function with a Noir
+    /// runtime that nothing shows fits, which Noir's validator rejects.
+    #[error("cast of a `Field` to `{0}` that nothing shows fits (Noir's validator wants the `Field` truncated or range-checked to at most that many bits, divided by a constant that leaves no more, or a constant that fits)")]
+    UncheckedFieldCast(Type),
+    /// A `vector_insert` or `vector_remove` in a function with a Noir
+    /// runtime whose index nothing earlier in its block bounds-checks, which
+    /// Noir's validator rejects.
+    #[error("`{0}` is not preceded in its block by a bounds check of its index (Noir's SSA generation checks it just before the call)")]
+    UncheckedVectorIndex(&'static str),
     /// A call to a function that the module does not have.
     #[error("call to {0}, which is not in the module")]
     UnknownCallee(FuncId),
@@ -375,6 +440,9 @@ struct Signature {
     returns: Option<Vec<Type>>,
     /// An `acir` function: an unconstrained (`brillig`) one may not call it.
     constrained: bool,
+    /// A `brillig` function: an `acir` one may not pass it references or
+    /// take function values from it.
+    unconstrained: bool,
 }
 
 impl Signature {
@@ -386,6 +454,10 @@ impl Signature {
                 .runtime
                 .as_ref()
                 .is_some_and(|r| r.kind == RuntimeKind::Acir),
+            unconstrained: func
+                .runtime
+                .as_ref()
+                .is_some_and(|r| r.kind == RuntimeKind::Brillig),
         }
     }
 }
@@ -421,6 +493,9 @@ struct Ctx<'a> {
     signatures: Option<&'a [Signature]>,
     /// The types of the function's first `return`.
     returns: Vec<Type>,
+    /// In a function with a Noir runtime, the `cast`s of a `Field` that a
+    /// `range_check` to at most the target's bits comes before.
+    range_checked_casts: cranelift_entity::EntitySet<Inst>,
 }
 
 impl Ctx<'_> {
@@ -473,6 +548,7 @@ impl Verifier {
             id,
             signatures,
             returns: returns.unwrap_or_default(),
+            range_checked_casts: range_checked_casts(func),
         };
         let dfg = &func.dfg;
         if func.entry_block().is_none() {
@@ -521,6 +597,7 @@ impl Verifier {
             check_terminator(&cx, block, terminator)?;
         }
         check_unwritten_loads(&cx)?;
+        vector_bounds::check_vector_bounds(&cx)?;
         if func.runtime.is_some() {
             let mut returns = func
                 .layout
@@ -543,6 +620,19 @@ impl Verifier {
                 );
             if !defined {
                 return Err(cx.error(Location::Function, VerifierErrorKind::UndefinedValue(value)));
+            }
+        }
+        if let Some(return_data) = func.databus.return_data {
+            let return_data = dfg.resolve(return_data);
+            for block in func.layout.blocks() {
+                if let Some(Terminator::Return { values }) = dfg.terminator(block) {
+                    if !matches!(values.as_slice(), [v] if dfg.resolve(*v) == return_data) {
+                        return Err(cx.error(
+                            Location::Block(block),
+                            VerifierErrorKind::ReturnDataMismatch(return_data),
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -626,6 +716,35 @@ impl Verifier {
             Err(cx.error(at, VerifierErrorKind::NotDominated(value)))
         }
     }
+}
+
+/// In a function with a Noir runtime, the `cast`s whose operand a
+/// `range_check` to at most the target's bits comes before, in layout order
+/// (the order Noir's validator visits blocks in).
+fn range_checked_casts(func: &Function) -> cranelift_entity::EntitySet<Inst> {
+    let mut casts = cranelift_entity::EntitySet::new();
+    if func.runtime.is_none() {
+        return casts;
+    }
+    let mut checked = std::collections::HashMap::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            match func.dfg[inst] {
+                InstructionData::RangeCheck { arg, bits, .. } => {
+                    let entry = checked.entry(func.dfg.resolve(arg)).or_insert(bits);
+                    *entry = (*entry).min(bits);
+                }
+                InstructionData::Cast { arg, ref ty } => {
+                    let fewest = checked.get(&func.dfg.resolve(arg));
+                    if fewest.zip(ty.bit_size()).is_some_and(|(c, t)| *c <= t) {
+                        casts.insert(inst);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    casts
 }
 
 /// Noir's load and store validator: no load from a cell that nothing can
