@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use bitvec::prelude::{BitVec, Lsb0};
 
 use crate::block::BasicBlock;
+pub use crate::decorator::StringTable;
 use crate::decorator::{Decorator, LocationId, SourceLocation, StringId};
 use crate::felt::Digest;
 use crate::felt::Felt;
@@ -176,6 +177,28 @@ impl MastNode {
         a.into_iter().chain(b)
     }
 
+    /// The node with each child `c` replaced by `f(c)`.
+    pub(crate) fn map_children(&self, f: impl Fn(MastNodeId) -> MastNodeId) -> MastNode {
+        match self {
+            MastNode::Join { left, right } => MastNode::Join {
+                left: f(*left),
+                right: f(*right),
+            },
+            MastNode::Split { on_true, on_false } => MastNode::Split {
+                on_true: f(*on_true),
+                on_false: f(*on_false),
+            },
+            MastNode::Loop { body } => MastNode::Loop { body: f(*body) },
+            MastNode::Call { callee, is_syscall } => MastNode::Call {
+                callee: f(*callee),
+                is_syscall: *is_syscall,
+            },
+            MastNode::Block(_) | MastNode::Dyn | MastNode::DynCall | MastNode::External(_) => {
+                self.clone()
+            }
+        }
+    }
+
     /// The digest of this node in version `isa`, given the digests of its children.
     pub(crate) fn compute_digest(&self, isa: Isa, child: impl Fn(MastNodeId) -> Digest) -> Digest {
         let h = isa.hasher();
@@ -200,46 +223,6 @@ impl MastNode {
             MastNode::DynCall => h.merge_in_domain(&Digest::ZERO, &Digest::ZERO, DYNCALL_DOMAIN),
             MastNode::External(d) => *d,
         }
-    }
-}
-
-/// Interned strings (the `AsmOp` decorator's names).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StringTable {
-    strings: Vec<Box<str>>,
-    index: HashMap<Box<str>, StringId>,
-}
-
-impl StringTable {
-    /// Interns `s`, returning its id.
-    pub fn intern(&mut self, s: &str) -> StringId {
-        if let Some(&id) = self.index.get(s) {
-            return id;
-        }
-        let id = StringId(self.strings.len() as u32);
-        self.strings.push(s.into());
-        self.index.insert(s.into(), id);
-        id
-    }
-
-    /// The string with id `id`, if it exists.
-    pub fn get(&self, id: StringId) -> Option<&str> {
-        self.strings.get(id.index()).map(|s| &**s)
-    }
-
-    /// Number of strings.
-    pub fn len(&self) -> usize {
-        self.strings.len()
-    }
-
-    /// Whether the table is empty.
-    pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
-    }
-
-    /// The strings in id order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(|s| &**s)
     }
 }
 
@@ -482,22 +465,7 @@ impl MastForest {
                         decorators,
                     })
                 }
-                MastNode::Join { left, right } => MastNode::Join {
-                    left: remap(*left),
-                    right: remap(*right),
-                },
-                MastNode::Split { on_true, on_false } => MastNode::Split {
-                    on_true: remap(*on_true),
-                    on_false: remap(*on_false),
-                },
-                MastNode::Loop { body } => MastNode::Loop { body: remap(*body) },
-                MastNode::Call { callee, is_syscall } => MastNode::Call {
-                    callee: remap(*callee),
-                    is_syscall: *is_syscall,
-                },
-                MastNode::Dyn => MastNode::Dyn,
-                MastNode::DynCall => MastNode::DynCall,
-                MastNode::External(d) => MastNode::External(*d),
+                other => other.map_children(remap),
             };
             let new = out.push_unchecked(new_node, self.digest(id));
             map.insert(id.0, new);

@@ -56,8 +56,8 @@ pub fn check_wire_bytes(bytes: &[u8]) {
 }
 
 /// Encodes generated forests as miden-core 0.10, 0.23 (stripped and
-/// hashless) and 0.24 (full and hashless) write them, and as 0.10 and 0.23
-/// libraries exporting every root, mutates the bytes and checks them.
+/// hashless), 0.24 and 1.0 (full and hashless) write them, and as 0.10 and
+/// 0.23 libraries exporting every root, mutates the bytes and checks them.
 pub fn check_released_input(input: &FuzzInput) {
     let cfg = GenConfig {
         nodes: 1 + input.nodes as usize % 40,
@@ -99,6 +99,10 @@ pub fn check_released_input(input: &FuzzInput) {
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
         wire::convert(&forest, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
+        wire::convert(&forest, Isa::V1_0)
+            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[1])),
+        wire::convert(&forest, Isa::V1_0)
+            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[2])),
         // Full, with a debug-info section of the decorators and assembly
         // ops 0.23 has.
         wire::convert(&debug_decorators_only(&forest), Isa::V0_23)

@@ -4,7 +4,7 @@
 //!
 //! * [`forest`]: the in-memory [`MastForest`] and its [`MastForestBuilder`];
 //! * [`block`], [`ops`], [`decorator`]: basic blocks, Miden's operation set and decorators;
-//! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible RPO256 digests;
+//! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible digests (RPO256, Poseidon2, Eidos);
 //! * [`format`](mod@format): the binary format, with its **specification** in the module docs;
 //! * [`text`]: the text form (`Display` and [`parse`]);
 //! * `generate` (feature `generate`, on by default): seeded random forests;

@@ -462,8 +462,8 @@ pub(crate) fn check_expressible(
     let what = match d {
         Decorator::AdvStackTop(_) if isa == Isa::V0_10 => "an advice-stack debug decorator",
         // Advice injectors and events became operations in 0.23.
-        Decorator::Advice(_) if isa == Isa::V0_23 => "an advice injector decorator",
-        Decorator::Event(_) if isa == Isa::V0_23 => "an event decorator",
+        Decorator::Advice(_) if isa != Isa::V0_10 => "an advice injector decorator",
+        Decorator::Event(_) if isa != Isa::V0_10 => "an event decorator",
         _ => return Ok(()),
     };
     Err(EncodeError::unrepresentable(
