@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use bitvec::prelude::{BitVec, Lsb0};
 
 use crate::block::BasicBlock;
+pub use crate::debug_info::{DebugInfo, NodeDecorators};
 pub use crate::decorator::StringTable;
 use crate::decorator::{Decorator, LocationId, SourceLocation, StringId};
 use crate::felt::Digest;
@@ -248,80 +249,6 @@ pub struct MastForest {
     pub(crate) locations: Vec<SourceLocation>,
     pub(crate) advice_map: Vec<(Digest, Vec<Felt>)>,
     pub(crate) debug_info: Option<DebugInfo>,
-}
-
-/// The debug-info section of a miden-core 0.23 forest: decorators, their
-/// string table, error-code messages, the operation and node decorator
-/// tables, procedure names, assembly-op records and debug variables.
-///
-/// It is checked section by section when decoded (every length bounded by
-/// the input, every string UTF-8) and kept as its wire bytes, which is what
-/// lets a forest be rewritten byte for byte. Its operation decorators are
-/// lifted onto the blocks' decorator lists when decoded, its assembly ops
-/// (as `AsmOp` decorators) by a conversion to 0.10.
-///
-/// FIXME: assembly ops of nodes other than blocks, node decorators
-/// (`before_enter`, `after_exit`), error-code messages, procedure names and
-/// debug variables are only counted, not lifted: a 0.23 forest that has any converts to 0.10 or to the draft only
-/// stripped (a typed error otherwise).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DebugInfo {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) error_codes: usize,
-    pub(crate) procedure_names: usize,
-    pub(crate) asm_ops: usize,
-    pub(crate) control_asm_ops: usize,
-    pub(crate) node_decorators: usize,
-    pub(crate) debug_variables: usize,
-}
-
-impl DebugInfo {
-    /// The section's wire bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Number of error-code messages.
-    pub fn error_code_count(&self) -> usize {
-        self.error_codes
-    }
-
-    /// Number of procedure names.
-    pub fn procedure_name_count(&self) -> usize {
-        self.procedure_names
-    }
-
-    /// Number of assembly-op records.
-    pub fn asm_op_count(&self) -> usize {
-        self.asm_ops
-    }
-
-    /// Number of node decorators (`before_enter` and `after_exit`).
-    pub fn node_decorator_count(&self) -> usize {
-        self.node_decorators
-    }
-
-    /// Number of debug variables.
-    pub fn debug_variable_count(&self) -> usize {
-        self.debug_variables
-    }
-
-    /// What the section holds beyond its blocks' operation decorators (which
-    /// every forest holds on its blocks), named for an error, if anything.
-    pub(crate) fn unlifted(&self) -> Option<&'static str> {
-        [
-            (
-                self.control_asm_ops,
-                "assembly ops of nodes other than blocks",
-            ),
-            (self.node_decorators, "node decorators"),
-            (self.error_codes, "error-code messages"),
-            (self.procedure_names, "procedure names"),
-            (self.debug_variables, "debug variables"),
-        ]
-        .into_iter()
-        .find_map(|(n, what)| (n > 0).then_some(what))
-    }
 }
 
 impl MastForest {

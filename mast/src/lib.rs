@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod block;
+mod debug_info;
 pub mod decorator;
 pub mod felt;
 pub mod forest;
@@ -38,10 +39,10 @@ pub use decorator::{
     AdviceInjector, AsmOp, Decorator, LocationId, SignatureKind, SourceLocation, StringId,
 };
 pub use felt::{Digest, Felt};
-pub use forest::DebugInfo;
 pub use forest::{
     BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable,
 };
+pub use forest::{DebugInfo, NodeDecorators};
 pub use format::{
     decode, decode_root, encode, DecodeError, DecodeErrorKind, DecodeOptions, EncodeError,
     EncodedForest,

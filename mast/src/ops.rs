@@ -339,12 +339,20 @@ impl Operation {
 
     /// The operation without immediate whose opcode in `isa` is `code`.
     pub fn simple_from_opcode(isa: Isa, code: u8) -> Option<Operation> {
-        let table = match isa {
+        Self::simple_opcodes(isa)
+            .get(code as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// The operations without immediate of `isa`, by opcode: a decoder
+    /// looks the table up once, not per operation.
+    pub(crate) fn simple_opcodes(isa: Isa) -> &'static [Option<Operation>; 128] {
+        match isa {
             Isa::V0_10 => &SIMPLE_0_10,
             Isa::V0_23 => &SIMPLE_0_23,
             Isa::V1_0 => &SIMPLE_1_0,
-        };
-        table.get(code as usize).copied().flatten()
+        }
     }
 
     /// The field element that the operation contributes as its own group

@@ -132,6 +132,24 @@ fn core_library_0_24_hashless() {
     );
 }
 
+/// The core library of miden-core-lib 1.0.0-rc.0, its forest as
+/// miden-core 1.0.0-rc.0 writes it: Eidos digests, canonical node order.
+#[test]
+fn core_library_1_0() {
+    for (name, hashless) in [
+        ("core-1.0.0-rc.0.mast", false),
+        ("core-1.0.0-rc.0.hashless.mast", true),
+    ] {
+        let flags = Flags {
+            stripped: true,
+            hashless,
+        };
+        let f = check(name, Format::V1_0, flags, "core-1.0.0-rc.0.roots");
+        assert_eq!(f.forest.isa(), Isa::V1_0);
+        assert_eq!(wire::canonicalize(&f.forest).unwrap(), f.forest);
+    }
+}
+
 /// A forest of every node kind and operation as miden-core 1.0.0-rc.0
 /// writes it: its digests are Eidos hashes.
 #[test]
@@ -334,6 +352,8 @@ fn truncation_and_corruption() {
         "core-0.24.2.hashless.mast",
         "nodes-1.0.0-rc.0.mast",
         "nodes-1.0.0-rc.0.hashless.mast",
+        "core-1.0.0-rc.0.mast",
+        "core-1.0.0-rc.0.hashless.mast",
         "std-0.10.5.mast",
         "std-0.10.5.masl",
     ] {

@@ -512,17 +512,14 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
     if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
         return Err(EncodeError::unrepresentable(format, "an advice map"));
     }
-    if let Some(what) = forest.debug_info().and_then(|d| d.unlifted()) {
+    if let Some(what) = forest.debug_info().and_then(|d| d.unexpressible(forest)) {
         return Err(EncodeError::unrepresentable(
             format,
-            format!("miden 0.23 debug info with {what} (strip it)"),
+            format!("miden 0.23 debug info: {what} (strip it)"),
         ));
     }
-    let lifted = match isa {
-        Isa::V0_10 => debug_info::with_asm_ops(forest)
-            .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?,
-        Isa::V0_23 | Isa::V1_0 => std::borrow::Cow::Borrowed(forest),
-    };
+    let lifted = debug_info::lifted(forest)
+        .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?;
     let forest = &*lifted;
     let mut b = MastForestBuilder::new_in(isa);
     // The same strings and locations, under the same ids.

@@ -456,10 +456,10 @@ pub(crate) fn decode(
     Ok((forest, c.at()))
 }
 
-fn decode_op(c: &mut Cursor<'_>, isa: Isa) -> Result<Operation> {
+fn decode_op(c: &mut Cursor<'_>, isa: Isa, simple: &[Option<Operation>; 128]) -> Result<Operation> {
     let at = c.at();
     let code = c.u8("opcode")?;
-    if let Some(op) = Operation::simple_from_opcode(isa, code) {
+    if let Some(op) = simple.get(code as usize).copied().flatten() {
         return Ok(op);
     }
     if Operation::with_immediate(isa, code, 0).is_err() {
@@ -482,8 +482,9 @@ fn decode_block(
     let start = c.at();
     let n = c.count("operations", 1)?;
     let mut padded = Vec::with_capacity(n);
+    let simple = Operation::simple_opcodes(isa);
     for _ in 0..n {
-        padded.push(decode_op(c, isa)?);
+        padded.push(decode_op(c, isa, simple)?);
     }
     let batches_at = c.at();
     let num_batches = c.u32("batch count")? as usize;

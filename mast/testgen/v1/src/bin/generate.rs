@@ -1,6 +1,7 @@
-//! Writes a forest of every node kind and every operation as miden-core
-//! 1.0.0-rc.0 serializes it (wire version `[0,0,5]`), full and hashless, and
-//! beside it the root digests miden-core computes (Eidos).
+//! Writes the forest of the core library of miden-core-lib 1.0.0-rc.0 and a
+//! forest of every node kind and every operation as miden-core 1.0.0-rc.0
+//! serializes them (wire version `[0,0,5]`), full and hashless, and beside
+//! each the root digests miden-core computes (Eidos).
 //!
 //! Usage: `cargo run --ignore-rust-version --bin generate -- OUT_DIR` (see
 //! `tests/data/PROVENANCE.md`).
@@ -21,12 +22,18 @@ use miden_core::{Felt, Word};
 fn main() {
     let out: PathBuf = std::env::args().nth(1).expect("usage: generate OUT_DIR").into();
     std::fs::create_dir_all(&out).expect("create the output directory");
-    let forest = forest();
-    write(&out, "nodes-1.0.0-rc.0.mast", &forest.to_bytes());
+    write_forest(&out, "nodes-1.0.0-rc.0", &forest());
+    let core = miden_core_lib::CoreLibrary::default();
+    write_forest(&out, "core-1.0.0-rc.0", core.mast_forest());
+}
+
+/// `NAME.mast`, `NAME.hashless.mast` and `NAME.roots`.
+fn write_forest(out: &Path, name: &str, forest: &MastForest) {
+    write(out, &format!("{name}.mast"), &forest.to_bytes());
     let mut hashless = Vec::new();
     forest.write_hashless(&mut hashless);
-    write(&out, "nodes-1.0.0-rc.0.hashless.mast", &hashless);
-    write(&out, "nodes-1.0.0-rc.0.roots", roots(&forest).as_bytes());
+    write(out, &format!("{name}.hashless.mast"), &hashless);
+    write(out, &format!("{name}.roots"), roots(forest).as_bytes());
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
