@@ -15,9 +15,10 @@
 //! version has; the node decorators of other nodes, error-code messages
 //! and procedure names exist only in 0.23's section.
 //!
-//! FIXME: the assembly ops of nodes other than blocks and the debug
-//! variables are checked and counted only: a forest with any converts to
-//! another version only stripped (a typed error otherwise).
+//! FIXME: the assembly ops of nodes other than blocks (which nodes have
+//! them is held) and the debug variables (how many) are checked, not read
+//! into the forest: a forest with any converts to another version only
+//! stripped (a typed error naming the first such node, or the variables).
 
 use crate::decorator::Decorator;
 use crate::felt::Digest;
@@ -43,7 +44,8 @@ pub struct DebugInfo {
     pub(crate) procedure_names: Vec<(Digest, String)>,
     pub(crate) node_decorators: Vec<NodeDecorators>,
     pub(crate) asm_ops: usize,
-    pub(crate) control_asm_ops: usize,
+    /// The nodes other than blocks with assembly ops.
+    pub(crate) control_asm_ops: Vec<MastNodeId>,
     pub(crate) debug_variables: usize,
 }
 
@@ -114,8 +116,9 @@ impl DebugInfo {
         if let Some((digest, name)) = self.procedure_names.first() {
             return Some(format!("the name of procedure {digest} ({name:?})"));
         }
-        if self.control_asm_ops > 0 {
-            return Some("assembly ops of nodes other than blocks".into());
+        if let Some(&node) = self.control_asm_ops.first() {
+            let kind = forest.node(node).kind();
+            return Some(format!("node {node} ({kind}): assembly ops"));
         }
         (self.debug_variables > 0).then(|| "debug variables".into())
     }

@@ -70,6 +70,8 @@ struct Section<'a> {
     before_enter: &'a [&'a [u32]],
     after_exit: &'a [&'a [u32]],
     names: &'a [(Digest, &'a str)],
+    /// An assembly op (`exec.f`) on node 2, the join.
+    join_asm_op: bool,
 }
 
 impl Section<'_> {
@@ -92,8 +94,20 @@ impl Section<'_> {
             out.extend(digest.to_bytes());
             out.extend(string(name));
         }
-        // Assembly ops and debug variables: empty tables.
-        out.extend([vint(0); 10]);
+        if self.join_asm_op {
+            // One record: 1 cycle, no location, strings 0 and 1.
+            out.extend([vint(4), 1, 0, vint(0), vint(1)]);
+            out.extend([vint(2), vint(0), vint(4), vint(11)]);
+            out.extend(string("ctx").into_iter().chain(string("exec.f")));
+            out.extend([vint(1), 0, 0, 0, 0]);
+            // The entry (operation 0, record 0) in node 2's row.
+            out.extend([vint(1), vint(0), 0, 0, 0, 0]);
+            out.extend([vint(4), vint(0), vint(0), vint(0), vint(1)]);
+        } else {
+            out.extend([vint(0); 6]);
+        }
+        // Debug variables: empty tables.
+        out.extend([vint(0); 4]);
         out
     }
 
@@ -164,7 +178,7 @@ fn node_decorators_of_blocks_convert() {
 #[test]
 fn what_only_0_23_has_is_a_typed_error() {
     let digest = forest().digest(id(2));
-    let cases: [(Section<'_>, &str); 3] = [
+    let cases: [(Section<'_>, &str); 4] = [
         (
             Section {
                 before_enter: &[&[], &[], &[0]],
@@ -185,6 +199,13 @@ fn what_only_0_23_has_is_a_typed_error() {
                 ..Section::default()
             },
             "procedure",
+        ),
+        (
+            Section {
+                join_asm_op: true,
+                ..Section::default()
+            },
+            "node 2 (join): assembly ops",
         ),
     ];
     for (section, what) in cases {

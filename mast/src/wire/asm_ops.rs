@@ -33,7 +33,7 @@ use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use crate::decorator::{AsmOp, Decorator, LocationId, SourceLocation, StringId};
-use crate::forest::{MastForest, MastNode};
+use crate::forest::{MastForest, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 
 use super::cursor::{put_u32, put_usize, Cursor};
@@ -168,16 +168,20 @@ fn read_record(d: &mut Cursor<'_>, strings: &[&str]) -> Result<Record> {
 /// indices of blocks increasing and within them) and, with `put`, puts the
 /// assembly ops of blocks on them as `AsmOp` decorators, after the other
 /// decorators of their operation, interning their strings and locations.
-/// Returns how many assembly ops of other nodes (a call's, a loop's...) it
-/// left, which decorators cannot hold.
-pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> Result<usize> {
+/// Returns the other nodes with assembly ops (a call, a loop...), in node
+/// order, whose assembly ops decorators cannot hold.
+pub(crate) fn lift(
+    tables: &AsmOps<'_>,
+    forest: &mut MastForest,
+    put: bool,
+) -> Result<Vec<MastNodeId>> {
     let ops = if put {
         records(tables, forest)
     } else {
         Vec::new()
     };
     let bad = |what| err(tables.table_at, DecodeErrorKind::Invalid(what));
-    let mut left = 0;
+    let mut left = Vec::new();
     for (node, w) in tables.rows.windows(2).enumerate() {
         let row = &tables.entries[w[0]..w[1]];
         let len = row.len();
@@ -187,7 +191,7 @@ pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> R
         let block = match forest.nodes.get_mut(node) {
             Some(MastNode::Block(block)) => block,
             Some(_) => {
-                left += len;
+                left.push(MastNodeId(node as u32));
                 continue;
             }
             None => return bad("assembly ops of a node that does not exist"),

@@ -136,7 +136,7 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
         node_decorators,
         asm_ops: asm.len(),
         // Known once the assembly ops are lifted onto a forest.
-        control_asm_ops: 0,
+        control_asm_ops: Vec::new(),
         debug_variables,
     };
     Ok(Section {
