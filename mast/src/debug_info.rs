@@ -7,21 +7,25 @@
 //! holds what the section says: its blocks' operation decorators and
 //! assembly ops (lifted onto the blocks, the assembly ops by a conversion),
 //! the decorators each node runs before it is entered and after it exits,
-//! the messages of error codes and the names of procedures.
+//! the messages of error codes, the names of procedures and the source
+//! variables.
 //!
 //! A conversion to another version carries what that version can express
 //! and refuses the rest with a typed error: a block's node decorators
 //! become decorators of its first operation and of its end, which every
-//! version has; the node decorators of other nodes, error-code messages
-//! and procedure names exist only in 0.23's section.
+//! version has; the node decorators of other nodes, error-code messages,
+//! procedure names and source variables exist only in 0.23's section.
 //!
 //! FIXME: the assembly ops of nodes other than blocks (which nodes have
-//! them is held) and the debug variables (how many) are checked, not read
-//! into the forest: a forest with any converts to another version only
-//! stripped (a typed error naming the first such node, or the variables).
+//! them is held) and the operations the debug variables are placed at are
+//! checked, not read into the forest: a forest with any converts to
+//! another version only stripped (a typed error naming the first such
+//! node, or the first variable).
+
+use core::num::NonZeroU32;
 
 use crate::decorator::Decorator;
-use crate::felt::Digest;
+use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastNode, MastNodeId};
 
 /// The decorators miden-core 0.23 runs around a node.
@@ -35,6 +39,55 @@ pub struct NodeDecorators {
     pub after_exit: Vec<Decorator>,
 }
 
+/// Where a source variable's value is (miden-core 0.23's
+/// `DebugVarLocation`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariableLocation {
+    /// On the operand stack, at this position.
+    Stack(u8),
+    /// In memory, at this address.
+    Memory(u32),
+    /// A constant.
+    Constant(Felt),
+    /// In the procedure's locals, at this offset.
+    Local(i16),
+    /// Computed by this expression (its encoded bytes).
+    Expression(Vec<u8>),
+    /// In a global, at a frame offset.
+    Global {
+        /// The global's index.
+        index: u32,
+        /// The offset in the frame.
+        frame_offset: i64,
+    },
+}
+
+/// A position in a source file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourcePosition {
+    /// The file.
+    pub file: String,
+    /// The line, from 1.
+    pub line: NonZeroU32,
+    /// The column, from 1.
+    pub column: NonZeroU32,
+}
+
+/// A source variable of a miden-core 0.23 forest's debug info.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DebugVariable {
+    /// Its name.
+    pub name: String,
+    /// Where its value is.
+    pub location: VariableLocation,
+    /// Its type, by id.
+    pub type_id: Option<u32>,
+    /// Which argument of its procedure it is, from 1.
+    pub argument: Option<NonZeroU32>,
+    /// Where it is declared.
+    pub source: Option<SourcePosition>,
+}
+
 /// The debug-info section of a miden-core 0.23 forest (see the module
 /// docs): its bytes, and what it holds beyond its blocks' decorators.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,7 +99,7 @@ pub struct DebugInfo {
     pub(crate) asm_ops: usize,
     /// The nodes other than blocks with assembly ops.
     pub(crate) control_asm_ops: Vec<MastNodeId>,
-    pub(crate) debug_variables: usize,
+    pub(crate) debug_variables: Vec<DebugVariable>,
 }
 
 impl DebugInfo {
@@ -93,9 +146,14 @@ impl DebugInfo {
         self.asm_ops
     }
 
+    /// The source variables.
+    pub fn debug_variables(&self) -> &[DebugVariable] {
+        &self.debug_variables
+    }
+
     /// Number of debug variables.
     pub fn debug_variable_count(&self) -> usize {
-        self.debug_variables
+        self.debug_variables.len()
     }
 
     /// What of the section no other version can express, named for an
@@ -120,6 +178,7 @@ impl DebugInfo {
             let kind = forest.node(node).kind();
             return Some(format!("node {node} ({kind}): assembly ops"));
         }
-        (self.debug_variables > 0).then(|| "debug variables".into())
+        let variable = self.debug_variables.first();
+        variable.map(|v| format!("debug variables (the first: `{}`)", v.name))
     }
 }

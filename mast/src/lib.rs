@@ -35,6 +35,7 @@ pub mod text;
 pub mod wire;
 
 pub use block::{BasicBlock, OpBatch};
+pub use debug_info::{DebugVariable, SourcePosition, VariableLocation};
 pub use decorator::{
     AdviceInjector, AsmOp, Decorator, LocationId, SignatureKind, SourceLocation, StringId,
 };

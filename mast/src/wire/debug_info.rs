@@ -49,18 +49,21 @@
 //! decorated node (none for a node past the forest).
 //!
 //! Reading lifts the decorators onto the blocks (indices without padding),
-//! reads the node decorators, error-code messages and procedure names into
-//! the forest's [`DebugInfo`], checks the assembly ops of blocks (see
-//! `asm_ops`; a conversion lifts them) and keeps the section's bytes, so
-//! that a file is written back byte for byte. The assembly ops of other
-//! nodes and the debug variables are checked and counted. A forest without
+//! reads the node decorators, error-code messages, procedure names and
+//! debug variables into the forest's [`DebugInfo`], checks the assembly ops
+//! of blocks (see `asm_ops`; a conversion lifts them) and keeps the
+//! section's bytes, so that a file is written back byte for byte. The
+//! assembly ops of other nodes and the debug variables' table are checked;
+//! of the first, the nodes are kept. A forest without
 //! section bytes (built, converted or extracted) is written with a section
 //! built from its blocks' decorators as miden-core builds it, decorators
 //! deduplicated in order of first use.
 
+use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use crate::block::BasicBlock;
+use crate::debug_info::{DebugVariable, SourcePosition, VariableLocation};
 use crate::decorator::Decorator;
 use crate::forest::{DebugInfo, MastForest, MastNode, MastNodeId, NodeDecorators};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
@@ -329,50 +332,67 @@ fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usiz
 }
 
 /// Debug variables (names, value locations, types and source locations of
-/// source variables) and their table: checked and counted.
-fn read_debug_variables(c: &mut Cursor<'_>) -> Result<usize> {
+/// source variables), checked, and their table, checked against them.
+fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     // A variable takes at least a name length, a location tag and byte, and
     // three flags.
     let n = c.count("debug variables", 6)?;
+    let mut variables = Vec::with_capacity(n);
     for _ in 0..n {
-        c.string("variable name")?;
-        let at = c.at();
-        match c.u8("value location")? {
-            0 => c.u8("stack position").map(drop)?,
-            1 => c.u32("memory address").map(drop)?,
-            2 => c.felt("constant value").map(drop)?,
-            3 => c.u16("local offset").map(drop)?,
-            4 => {
-                let len = c.count("expression", 1)?;
-                c.take(len, "expression").map(drop)?
-            }
-            5 => {
-                c.u32("global index")?;
-                c.u64("frame offset").map(drop)?
-            }
-            _ => return err(at, DecodeErrorKind::Invalid("value location")),
-        }
-        if c.bool("type flag")? {
-            c.u32("type id")?;
-        }
-        if c.bool("argument flag")? {
-            let at = c.at();
-            if c.u32("argument index")? == 0 {
-                return err(at, DecodeErrorKind::Invalid("argument index 0"));
-            }
-        }
-        if c.bool("source location flag")? {
-            c.string("source file")?;
-            for field in ["line", "column"] {
-                let at = c.at();
-                if c.u32(field)? == 0 {
-                    return err(at, DecodeErrorKind::Invalid("line or column 0"));
-                }
-            }
-        }
+        variables.push(read_debug_variable(c)?);
     }
     read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
-    Ok(n)
+    Ok(variables)
+}
+
+fn read_debug_variable(c: &mut Cursor<'_>) -> Result<DebugVariable> {
+    let name = c.string("variable name")?.to_string();
+    let at = c.at();
+    let location = match c.u8("value location")? {
+        0 => VariableLocation::Stack(c.u8("stack position")?),
+        1 => VariableLocation::Memory(c.u32("memory address")?),
+        2 => VariableLocation::Constant(c.felt("constant value")?),
+        3 => VariableLocation::Local(c.u16("local offset")? as i16),
+        4 => {
+            let len = c.count("expression", 1)?;
+            VariableLocation::Expression(c.take(len, "expression")?.to_vec())
+        }
+        5 => VariableLocation::Global {
+            index: c.u32("global index")?,
+            frame_offset: c.u64("frame offset")? as i64,
+        },
+        _ => return err(at, DecodeErrorKind::Invalid("value location")),
+    };
+    let type_id = c.bool("type flag")?.then(|| c.u32("type id")).transpose()?;
+    let argument = match c.bool("argument flag")? {
+        false => None,
+        true => {
+            let at = c.at();
+            let index = NonZeroU32::new(c.u32("argument index")?);
+            Some(index.map_or_else(|| err(at, DecodeErrorKind::Invalid("argument index 0")), Ok)?)
+        }
+    };
+    let source = match c.bool("source location flag")? {
+        false => None,
+        true => {
+            let file = c.string("source file")?.to_string();
+            let mut line_column = [NonZeroU32::MIN; 2];
+            for (value, field) in line_column.iter_mut().zip(["line", "column"]) {
+                let at = c.at();
+                *value = NonZeroU32::new(c.u32(field)?)
+                    .map_or_else(|| err(at, DecodeErrorKind::Invalid("line or column 0")), Ok)?;
+            }
+            let [line, column] = line_column;
+            Some(SourcePosition { file, line, column })
+        }
+    };
+    Ok(DebugVariable {
+        name,
+        location,
+        type_id,
+        argument,
+        source,
+    })
 }
 
 /// Puts the section's decorators and assembly ops on the blocks of
