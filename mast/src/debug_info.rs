@@ -7,24 +7,22 @@
 //! holds what the section says: its blocks' operation decorators and
 //! assembly ops (lifted onto the blocks, the assembly ops by a conversion),
 //! the decorators each node runs before it is entered and after it exits,
-//! the messages of error codes, the names of procedures and the source
-//! variables.
+//! the assembly ops of other nodes, the messages of error codes, the names
+//! of procedures and the source variables.
 //!
 //! A conversion to another version carries what that version can express
 //! and refuses the rest with a typed error: a block's node decorators
 //! become decorators of its first operation and of its end, which every
-//! version has; the node decorators of other nodes, error-code messages,
-//! procedure names and source variables exist only in 0.23's section.
+//! version has; the node decorators and assembly ops of other nodes,
+//! error-code messages, procedure names and source variables exist only in
+//! 0.23's section.
 //!
-//! FIXME: the assembly ops of nodes other than blocks (which nodes have
-//! them is held) and the operations the debug variables are placed at are
-//! checked, not read into the forest: a forest with any converts to
-//! another version only stripped (a typed error naming the first such
-//! node, or the first variable).
+//! FIXME: the operations the debug variables are placed at are checked,
+//! not read into the forest.
 
 use core::num::NonZeroU32;
 
-use crate::decorator::Decorator;
+use crate::decorator::{AsmOp, Decorator};
 use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastNode, MastNodeId};
 
@@ -97,8 +95,8 @@ pub struct DebugInfo {
     pub(crate) procedure_names: Vec<(Digest, String)>,
     pub(crate) node_decorators: Vec<NodeDecorators>,
     pub(crate) asm_ops: usize,
-    /// The nodes other than blocks with assembly ops.
-    pub(crate) control_asm_ops: Vec<MastNodeId>,
+    /// The assembly ops of nodes other than blocks.
+    pub(crate) control_asm_ops: Vec<(MastNodeId, AsmOp)>,
     pub(crate) debug_variables: Vec<DebugVariable>,
 }
 
@@ -141,6 +139,13 @@ impl DebugInfo {
         self.node_decorators.iter().map(count).sum()
     }
 
+    /// The assembly ops of nodes other than blocks (a call's, a loop's),
+    /// by node (the blocks' are their `AsmOp` decorators once converted),
+    /// their strings and locations in the forest's tables.
+    pub fn node_asm_ops(&self) -> &[(MastNodeId, AsmOp)] {
+        &self.control_asm_ops
+    }
+
     /// Number of assembly-op records.
     pub fn asm_op_count(&self) -> usize {
         self.asm_ops
@@ -174,9 +179,10 @@ impl DebugInfo {
         if let Some((digest, name)) = self.procedure_names.first() {
             return Some(format!("the name of procedure {digest} ({name:?})"));
         }
-        if let Some(&node) = self.control_asm_ops.first() {
-            let kind = forest.node(node).kind();
-            return Some(format!("node {node} ({kind}): assembly ops"));
+        if let Some((node, asm_op)) = self.control_asm_ops.first() {
+            let kind = forest.node(*node).kind();
+            let op = forest.strings().get(asm_op.op).unwrap_or_default();
+            return Some(format!("node {node} ({kind}): the assembly op `{op}`"));
         }
         let variable = self.debug_variables.first();
         variable.map(|v| format!("debug variables (the first: `{}`)", v.name))

@@ -205,7 +205,7 @@ fn what_only_0_23_has_is_a_typed_error() {
                 join_asm_op: true,
                 ..Section::default()
             },
-            "node 2 (join): assembly ops",
+            "node 2 (join): the assembly op `exec.f`",
         ),
     ];
     for (section, what) in cases {

@@ -49,12 +49,11 @@
 //! decorated node (none for a node past the forest).
 //!
 //! Reading lifts the decorators onto the blocks (indices without padding),
-//! reads the node decorators, error-code messages, procedure names and
-//! debug variables into the forest's [`DebugInfo`], checks the assembly ops
-//! of blocks (see `asm_ops`; a conversion lifts them) and keeps the
-//! section's bytes, so that a file is written back byte for byte. The
-//! assembly ops of other nodes and the debug variables' table are checked;
-//! of the first, the nodes are kept. A forest without
+//! reads the node decorators, the assembly ops of other nodes, error-code
+//! messages, procedure names and debug variables into the forest's
+//! [`DebugInfo`], checks the assembly ops of blocks (see `asm_ops`; a
+//! conversion lifts them) and keeps the section's bytes, so that a file is
+//! written back byte for byte. The debug variables' table is checked. A forest without
 //! section bytes (built, converted or extracted) is written with a section
 //! built from its blocks' decorators as miden-core builds it, decorators
 //! deduplicated in order of first use.
