@@ -1,7 +1,8 @@
 //! MAST forests: the core library of miden-core-lib 0.23.5 as miden-core
 //! 0.23.5 serializes it (979,422 bytes, checked in as test data), decoded
 //! with digests trusted, decoded with every digest verified (Poseidon2), and
-//! encoded; the standard library of miden-stdlib 0.10 likewise (RPO256); and
+//! encoded; the core library of miden-core-lib 1.0.0-rc.0 likewise (Eidos);
+//! the standard library of miden-stdlib 0.10 likewise (RPO256); and
 //! the draft format on a generated forest the size of that standard library,
 //! with the decoding of one root's tree.
 
@@ -57,6 +58,7 @@ fn bench_draft(c: &mut Criterion) {
 
 fn bench(c: &mut Criterion) {
     bench_released(c, "mast_core_0_23", "core-0.23.5.mast");
+    bench_released(c, "mast_core_1_0", "core-1.0.0-rc.0.mast");
     bench_released(c, "mast_std_0_10", "std-0.10.5.mast");
     bench_draft(c);
 }

@@ -7,7 +7,9 @@
 //! next free group of the batch; an operation with an immediate is never the
 //! last slot of a group, and moves to the next batch, with its immediate,
 //! when the batch has no room for both. The block's digest is
-//! `hash_elements` over all 8 groups of every batch, unused groups being zero.
+//! `hash_elements` over all 8 groups of every batch, unused groups being zero;
+//! from miden-core 1.0 on, over the groups of the last batch only up to its
+//! group count rounded up to a power of two (`hash_groups`).
 //!
 //! Operations are stored flat; batches are a function of them, computed on
 //! demand by [`BasicBlock::batches`], so decoding a block does no batching
@@ -17,6 +19,7 @@ use core::ops::Range;
 
 use crate::decorator::Decorator;
 use crate::felt::{Digest, Felt};
+use crate::hash::eidos;
 use crate::ops::{Isa, Operation};
 
 /// Groups per batch.
@@ -190,8 +193,29 @@ impl BasicBlock {
 
     /// The block's digest as version `isa` computes it.
     pub fn digest_in(&self, isa: Isa) -> Digest {
-        isa.hasher()
-            .hash_batches(self.batches_in(isa).iter().map(|b| b.groups))
+        let batches = self.batches_in(isa);
+        let groups: Vec<[Felt; BATCH_SIZE]> = batches.iter().map(|b| b.groups).collect();
+        let last_groups = batches.last().map_or(0, |b| b.num_groups);
+        hash_groups(isa, &groups, last_groups)
+    }
+}
+
+/// The digest of a block whose batches have the group values `groups`, the
+/// last batch using `last_groups` of its groups, as version `isa` hashes
+/// it: up to 0.24, `hash_elements` over all eight groups of every batch;
+/// from 1.0 on (`hash_op_batches`), over the last batch's groups only up to
+/// `last_groups` rounded up to a power of two, the group count miden-core
+/// pads a batch to. The groups past it are zero, so Eidos hashes the same
+/// blocks either way and only the length in its frame tells them apart.
+pub(crate) fn hash_groups(isa: Isa, groups: &[[Felt; BATCH_SIZE]], last_groups: usize) -> Digest {
+    match isa {
+        Isa::V1_0 => {
+            let full = groups.len().saturating_sub(1) * BATCH_SIZE;
+            let len = full + last_groups.next_power_of_two();
+            let len = u32::try_from(len).expect("a block of under 2^29 batches");
+            eidos::hash_blocks(groups.iter().copied(), len)
+        }
+        Isa::V0_10 | Isa::V0_23 => isa.hasher().hash_batches(groups.iter().copied()),
     }
 }
 

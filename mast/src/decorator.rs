@@ -5,10 +5,11 @@
 //! The set is miden-core 0.10's `AdviceInjector`, `AssemblyOp`, events,
 //! traces and debug options, with the advice-stack debug option of 0.23
 //! (whose decorators are the debug options and traces; see `wire`). `AssemblyOp` strings are
-//! interned in the forest's [`StringTable`](crate::StringTable) and referred to
+//! interned in the forest's [`StringTable`] and referred to
 //! by [`StringId`].
 
 use core::fmt;
+use std::collections::HashMap;
 
 use crate::felt::Felt;
 
@@ -21,6 +22,46 @@ impl StringId {
     /// The index in the string table.
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// Interned strings (the `AsmOp` decorator's names).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringTable {
+    strings: Vec<Box<str>>,
+    index: HashMap<Box<str>, StringId>,
+}
+
+impl StringTable {
+    /// Interns `s`, returning its id.
+    pub fn intern(&mut self, s: &str) -> StringId {
+        if let Some(&id) = self.index.get(s) {
+            return id;
+        }
+        let id = StringId(self.strings.len() as u32);
+        self.strings.push(s.into());
+        self.index.insert(s.into(), id);
+        id
+    }
+
+    /// The string with id `id`, if it exists.
+    pub fn get(&self, id: StringId) -> Option<&str> {
+        self.strings.get(id.index()).map(|s| &**s)
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    /// The strings in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.strings.iter().map(|s| &**s)
     }
 }
 

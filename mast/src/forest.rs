@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use bitvec::prelude::{BitVec, Lsb0};
 
 use crate::block::BasicBlock;
+pub use crate::debug_info::{DebugInfo, NodeDecorators};
+pub use crate::decorator::StringTable;
 use crate::decorator::{Decorator, LocationId, SourceLocation, StringId};
 use crate::felt::Digest;
 use crate::felt::Felt;
@@ -176,6 +178,28 @@ impl MastNode {
         a.into_iter().chain(b)
     }
 
+    /// The node with each child `c` replaced by `f(c)`.
+    pub(crate) fn map_children(&self, f: impl Fn(MastNodeId) -> MastNodeId) -> MastNode {
+        match self {
+            MastNode::Join { left, right } => MastNode::Join {
+                left: f(*left),
+                right: f(*right),
+            },
+            MastNode::Split { on_true, on_false } => MastNode::Split {
+                on_true: f(*on_true),
+                on_false: f(*on_false),
+            },
+            MastNode::Loop { body } => MastNode::Loop { body: f(*body) },
+            MastNode::Call { callee, is_syscall } => MastNode::Call {
+                callee: f(*callee),
+                is_syscall: *is_syscall,
+            },
+            MastNode::Block(_) | MastNode::Dyn | MastNode::DynCall | MastNode::External(_) => {
+                self.clone()
+            }
+        }
+    }
+
     /// The digest of this node in version `isa`, given the digests of its children.
     pub(crate) fn compute_digest(&self, isa: Isa, child: impl Fn(MastNodeId) -> Digest) -> Digest {
         let h = isa.hasher();
@@ -203,46 +227,6 @@ impl MastNode {
     }
 }
 
-/// Interned strings (the `AsmOp` decorator's names).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StringTable {
-    strings: Vec<Box<str>>,
-    index: HashMap<Box<str>, StringId>,
-}
-
-impl StringTable {
-    /// Interns `s`, returning its id.
-    pub fn intern(&mut self, s: &str) -> StringId {
-        if let Some(&id) = self.index.get(s) {
-            return id;
-        }
-        let id = StringId(self.strings.len() as u32);
-        self.strings.push(s.into());
-        self.index.insert(s.into(), id);
-        id
-    }
-
-    /// The string with id `id`, if it exists.
-    pub fn get(&self, id: StringId) -> Option<&str> {
-        self.strings.get(id.index()).map(|s| &**s)
-    }
-
-    /// Number of strings.
-    pub fn len(&self) -> usize {
-        self.strings.len()
-    }
-
-    /// Whether the table is empty.
-    pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
-    }
-
-    /// The strings in id order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(|s| &**s)
-    }
-}
-
 /// A MAST forest: nodes, their digests, roots and an optional entrypoint.
 ///
 /// With the `serde` feature a forest (de)serializes as its nodes, digests,
@@ -265,80 +249,6 @@ pub struct MastForest {
     pub(crate) locations: Vec<SourceLocation>,
     pub(crate) advice_map: Vec<(Digest, Vec<Felt>)>,
     pub(crate) debug_info: Option<DebugInfo>,
-}
-
-/// The debug-info section of a miden-core 0.23 forest: decorators, their
-/// string table, error-code messages, the operation and node decorator
-/// tables, procedure names, assembly-op records and debug variables.
-///
-/// It is checked section by section when decoded (every length bounded by
-/// the input, every string UTF-8) and kept as its wire bytes, which is what
-/// lets a forest be rewritten byte for byte. Its operation decorators are
-/// lifted onto the blocks' decorator lists when decoded, its assembly ops
-/// (as `AsmOp` decorators) by a conversion to 0.10.
-///
-/// FIXME: assembly ops of nodes other than blocks, node decorators
-/// (`before_enter`, `after_exit`), error-code messages, procedure names and
-/// debug variables are only counted, not lifted: a 0.23 forest that has any converts to 0.10 or to the draft only
-/// stripped (a typed error otherwise).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DebugInfo {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) error_codes: usize,
-    pub(crate) procedure_names: usize,
-    pub(crate) asm_ops: usize,
-    pub(crate) control_asm_ops: usize,
-    pub(crate) node_decorators: usize,
-    pub(crate) debug_variables: usize,
-}
-
-impl DebugInfo {
-    /// The section's wire bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Number of error-code messages.
-    pub fn error_code_count(&self) -> usize {
-        self.error_codes
-    }
-
-    /// Number of procedure names.
-    pub fn procedure_name_count(&self) -> usize {
-        self.procedure_names
-    }
-
-    /// Number of assembly-op records.
-    pub fn asm_op_count(&self) -> usize {
-        self.asm_ops
-    }
-
-    /// Number of node decorators (`before_enter` and `after_exit`).
-    pub fn node_decorator_count(&self) -> usize {
-        self.node_decorators
-    }
-
-    /// Number of debug variables.
-    pub fn debug_variable_count(&self) -> usize {
-        self.debug_variables
-    }
-
-    /// What the section holds beyond its blocks' operation decorators (which
-    /// every forest holds on its blocks), named for an error, if anything.
-    pub(crate) fn unlifted(&self) -> Option<&'static str> {
-        [
-            (
-                self.control_asm_ops,
-                "assembly ops of nodes other than blocks",
-            ),
-            (self.node_decorators, "node decorators"),
-            (self.error_codes, "error-code messages"),
-            (self.procedure_names, "procedure names"),
-            (self.debug_variables, "debug variables"),
-        ]
-        .into_iter()
-        .find_map(|(n, what)| (n > 0).then_some(what))
-    }
 }
 
 impl MastForest {
@@ -482,22 +392,7 @@ impl MastForest {
                         decorators,
                     })
                 }
-                MastNode::Join { left, right } => MastNode::Join {
-                    left: remap(*left),
-                    right: remap(*right),
-                },
-                MastNode::Split { on_true, on_false } => MastNode::Split {
-                    on_true: remap(*on_true),
-                    on_false: remap(*on_false),
-                },
-                MastNode::Loop { body } => MastNode::Loop { body: remap(*body) },
-                MastNode::Call { callee, is_syscall } => MastNode::Call {
-                    callee: remap(*callee),
-                    is_syscall: *is_syscall,
-                },
-                MastNode::Dyn => MastNode::Dyn,
-                MastNode::DynCall => MastNode::DynCall,
-                MastNode::External(d) => MastNode::External(*d),
+                other => other.map_children(remap),
             };
             let new = out.push_unchecked(new_node, self.digest(id));
             map.insert(id.0, new);

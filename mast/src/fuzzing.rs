@@ -17,7 +17,7 @@ use crate::decorator::Decorator;
 use crate::forest::{MastForest, MastForestBuilder, MastNode};
 use crate::format::{decode, decode_root, encode, DecodeErrorKind, DecodeOptions, EncodedForest};
 use crate::generate::{generate, GenConfig, Rng};
-use crate::ops::Isa;
+use crate::ops::{Isa, Operation};
 use crate::wire;
 
 /// Runs every property on raw bytes, as the draft and as any released
@@ -56,8 +56,8 @@ pub fn check_wire_bytes(bytes: &[u8]) {
 }
 
 /// Encodes generated forests as miden-core 0.10, 0.23 (stripped and
-/// hashless) and 0.24 (full and hashless) write them, and as 0.10 and 0.23
-/// libraries exporting every root, mutates the bytes and checks them.
+/// hashless), 0.24 and 1.0 (full and hashless) write them, and as 0.10 and
+/// 0.23 libraries exporting every root, mutates the bytes and checks them.
 pub fn check_released_input(input: &FuzzInput) {
     let cfg = GenConfig {
         nodes: 1 + input.nodes as usize % 40,
@@ -86,24 +86,30 @@ pub fn check_released_input(input: &FuzzInput) {
             attributes: None,
         })
         .collect();
+    let released = portable(&forest);
     let encodings = [
         wire::write(&forest, None, wire::Format::V0_10, flags[0]),
         wire::write(&forest, Some(&exports), wire::Format::V0_10, flags[0]),
-        wire::convert(&forest, Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, Some(&exports), wire::Format::V0_23, flags[1])),
-        wire::convert(&forest, Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[1])),
-        wire::convert(&forest, Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[2])),
-        wire::convert(&forest, Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
-        wire::convert(&forest, Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
+        wire::convert(&released, Isa::V1_0)
+            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[1])),
+        wire::convert(&released, Isa::V1_0)
+            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[2])),
         // Full, with a debug-info section of the decorators and assembly
         // ops 0.23 has.
-        wire::convert(&debug_decorators_only(&forest), Isa::V0_23)
+        wire::convert(&released, Isa::V0_23)
             .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[0])),
     ];
+
     for mut bytes in encodings.into_iter().flatten() {
         for m in &input.mutations {
             mutate(&mut bytes, *m);
@@ -112,10 +118,12 @@ pub fn check_released_input(input: &FuzzInput) {
     }
 }
 
-/// `forest` with only the decorators that both 0.10 and 0.23 have: not
-/// advice injectors or events, nor assembly ops that break or follow the
-/// last operation.
-fn debug_decorators_only(forest: &MastForest) -> MastForest {
+/// `forest` with only what every released version has: operations that
+/// 0.10 has and 0.23 or 1.0 lack become `noop`s, and of the decorators,
+/// advice injectors, events and assembly ops that break, follow the last
+/// operation or precede another decorator of their operation are dropped;
+/// external nodes become `dyn` nodes.
+fn portable(forest: &MastForest) -> MastForest {
     let mut b = MastForestBuilder::new_in(forest.isa());
     // The same strings and locations, under the same ids.
     for s in forest.strings().iter() {
@@ -128,16 +136,33 @@ fn debug_decorators_only(forest: &MastForest) -> MastForest {
         let node = match node {
             MastNode::Block(block) => {
                 let len = block.ops().len() as u32;
-                let kept = block.decorators().iter().filter(|(i, d)| match d {
-                    Decorator::Advice(_) | Decorator::Event(_) => false,
-                    Decorator::AsmOp(a) => !a.should_break && *i < len,
-                    _ => true,
+                let decorators = block.decorators();
+                // 0.23 has one assembly op per operation, after its other
+                // decorators.
+                let last_at =
+                    |k: usize| decorators.get(k + 1).is_none_or(|n| n.0 != decorators[k].0);
+                let kept = decorators
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, (i, d))| match d {
+                        Decorator::Advice(_) | Decorator::Event(_) => false,
+                        Decorator::AsmOp(a) => !a.should_break && *i < len && last_at(k),
+                        _ => true,
+                    });
+                let kept = kept.map(|(_, d)| d);
+                let everywhere =
+                    |op: &Operation| op.exists_in(Isa::V0_23) && op.exists_in(Isa::V1_0);
+                let ops = block.ops().iter().map(|op| match everywhere(op) {
+                    true => *op,
+                    false => Operation::Noop,
                 });
                 MastNode::Block(BasicBlock {
-                    ops: block.ops().to_vec(),
+                    ops: ops.collect(),
                     decorators: kept.copied().collect(),
                 })
             }
+            // An external digest is of one hash function.
+            MastNode::External(_) => MastNode::Dyn,
             other => other.clone(),
         };
         b.add_node(node).expect("the nodes of a forest");
@@ -320,6 +345,20 @@ pub fn smoke(seed: u64, iterations: usize) {
 
 #[cfg(test)]
 mod tests {
+    /// The forests the released layouts are fuzzed with convert to them.
+    #[test]
+    fn portable_forests_convert() {
+        use super::*;
+        for seed in 0..40 {
+            let forest = portable(&generate(seed, &GenConfig::small()));
+            for isa in [Isa::V0_23, Isa::V1_0] {
+                if let Err(e) = wire::convert(&forest, isa) {
+                    panic!("seed {seed}, {isa}: {e}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn smoke_test() {
         super::smoke(0x5EED, 400);

@@ -1,13 +1,18 @@
 //! MAST digests as Miden VM computes them, in each released version.
 //!
 //! miden-core up to 0.10 hashes with RPO256 (Rescue Prime Optimized, Ashur et
-//! al., ePrint 2022/1577); miden-core 0.23 and later with Poseidon2 (Grassi et
-//! al., ePrint 2023/323) over the same Goldilocks field. Both come from one
-//! version of the `miden-crypto` crate, so our digests are Miden's by
-//! construction (for RPO256, miden-crypto's permutation inside the sponge
-//! layout of miden-crypto 0.10, which later versions changed). Control nodes are hashed with `merge_in_domain`, the domain
-//! being the opcode of the control operation that starts the node in the VM
-//! (these opcodes did not move between versions):
+//! al., ePrint 2022/1577); miden-core 0.23 and 0.24 with Poseidon2 (Grassi et
+//! al., ePrint 2023/323); miden-core 1.0 with Eidos (see [`eidos`]), all over
+//! the same Goldilocks field. RPO256 and Poseidon2 come from one version of
+//! the `miden-crypto` crate, so those digests are Miden's by construction (for
+//! RPO256, miden-crypto's permutation inside the sponge layout of
+//! miden-crypto 0.10, which later versions changed). No version of
+//! miden-crypto has all three (1.0 dropped RPO256), so Eidos is implemented
+//! here from its definition and checked against miden-crypto's vectors.
+//! Control nodes are hashed with `merge_in_domain`, the domain being the
+//! opcode of the control operation that starts the node in the VM (these
+//! opcodes did not move between versions; Eidos takes the domain as the tag
+//! of a one-block frame, see [`eidos::merge_in_domain`]):
 //!
 //! | node    | digest                                            |
 //! |---------|---------------------------------------------------|
@@ -21,7 +26,11 @@
 //! | Block   | `hash_elements(groups of all batches)`            |
 //!
 //! A basic block's hash covers the eight group values of every batch (see
-//! [`crate::block`]); decorators are not hashed.
+//! [`crate::block`]); from 1.0 on, only the groups in use of the last batch
+//! (rounded up to a power of two), which Eidos tells from the padded batch by
+//! its length. Decorators are not hashed.
+
+pub mod eidos;
 
 use miden_crypto::hash::poseidon2::Poseidon2;
 use miden_crypto::hash::rpo::RpoPermutation256;
@@ -114,8 +123,10 @@ pub enum Hasher {
     /// RPO256: miden-core up to 0.10, and the draft format.
     #[default]
     Rpo256,
-    /// Poseidon2: miden-core 0.23 and later.
+    /// Poseidon2: miden-core 0.23 and 0.24.
     Poseidon2,
+    /// Eidos: miden-core 1.0.
+    Eidos,
 }
 
 impl core::fmt::Display for Hasher {
@@ -123,6 +134,7 @@ impl core::fmt::Display for Hasher {
         f.write_str(match self {
             Hasher::Rpo256 => "RPO256",
             Hasher::Poseidon2 => "Poseidon2",
+            Hasher::Eidos => "Eidos",
         })
     }
 }
@@ -149,45 +161,69 @@ fn digest_to_miden(d: &Digest) -> miden_crypto::Word {
 impl Hasher {
     /// `hash_elements` over a sequence of field elements.
     pub fn hash_elements(self, elements: &[Felt]) -> Digest {
-        let elems: Vec<miden_crypto::Felt> = elements.iter().copied().map(to_miden).collect();
-        from_miden(match self {
-            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::hash_elements(&elems)),
-            Hasher::Poseidon2 => Poseidon2::hash_elements(&elems),
-        })
+        let elems =
+            || -> Vec<miden_crypto::Felt> { elements.iter().copied().map(to_miden).collect() };
+        match self {
+            Hasher::Rpo256 => {
+                from_miden(miden_crypto::Word::new(rpo_0_10::hash_elements(&elems())))
+            }
+            Hasher::Poseidon2 => from_miden(Poseidon2::hash_elements(&elems())),
+            Hasher::Eidos => eidos::hash_elements(elements),
+        }
     }
 
     /// `hash_elements` over the concatenation of `batches`, eight elements
-    /// each (a basic block's groups), without collecting them: the sponge
-    /// absorbs one batch per permutation, and the length's capacity element
-    /// is zero since the length is a multiple of the rate.
-    pub fn hash_batches(self, batches: impl IntoIterator<Item = [Felt; 8]>) -> Digest {
-        let batches = batches.into_iter().map(|b| b.map(to_miden));
-        from_miden(match self {
-            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::hash_batches(batches)),
+    /// each (a basic block's groups), without collecting them: the sponges
+    /// absorb one batch per permutation, the length's capacity element
+    /// being zero since the length is a multiple of the rate; Eidos
+    /// compresses one batch per block, under a frame holding the length.
+    pub fn hash_batches<I>(self, batches: I) -> Digest
+    where
+        I: IntoIterator<Item = [Felt; 8]>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let batches = batches.into_iter();
+        match self {
+            Hasher::Rpo256 => from_miden(miden_crypto::Word::new(rpo_0_10::hash_batches(
+                batches.map(|b| b.map(to_miden)),
+            ))),
             Hasher::Poseidon2 => {
                 // Poseidon2's rate is elements 0..8 and its digest 0..4.
                 let mut state = [miden_crypto::Felt::new_unchecked(0); 12];
                 for batch in batches {
-                    state[..8].copy_from_slice(&batch);
+                    state[..8].copy_from_slice(&batch.map(to_miden));
                     Poseidon2::apply_permutation(&mut state);
                 }
-                miden_crypto::Word::new([state[0], state[1], state[2], state[3]])
+                from_miden(miden_crypto::Word::new([
+                    state[0], state[1], state[2], state[3],
+                ]))
             }
-        })
+            // An empty sequence is one block of zeros.
+            Hasher::Eidos if batches.len() == 0 => eidos::hash_elements(&[]),
+            Hasher::Eidos => {
+                let len = u32::try_from(batches.len() * 8).expect("under 2^29 batches");
+                eidos::hash_blocks(batches, len)
+            }
+        }
     }
 
     /// `merge_in_domain` of two digests.
     pub fn merge_in_domain(self, a: &Digest, b: &Digest, domain: u64) -> Digest {
-        let domain = miden_crypto::Felt::new_unchecked(domain);
-        let pair = [digest_to_miden(a), digest_to_miden(b)];
-        from_miden(match self {
-            Hasher::Rpo256 => miden_crypto::Word::new(rpo_0_10::merge_in_domain(
-                pair[0].into(),
-                pair[1].into(),
-                domain,
-            )),
-            Hasher::Poseidon2 => Poseidon2::merge_in_domain(&pair, domain),
-        })
+        let pair = || [digest_to_miden(a), digest_to_miden(b)];
+        let miden_domain = miden_crypto::Felt::new_unchecked(domain);
+        match self {
+            Hasher::Rpo256 => {
+                let [a, b] = pair();
+                from_miden(miden_crypto::Word::new(rpo_0_10::merge_in_domain(
+                    a.into(),
+                    b.into(),
+                    miden_domain,
+                )))
+            }
+            Hasher::Poseidon2 => from_miden(Poseidon2::merge_in_domain(&pair(), miden_domain)),
+            // The domains are opcodes, below 2^7.
+            Hasher::Eidos => eidos::merge_in_domain(a, b, domain as u32),
+        }
     }
 }
 
@@ -214,7 +250,7 @@ mod tests {
     #[test]
     fn hash_batches_is_hash_elements() {
         let batch = |k: u64| core::array::from_fn(|i| Felt::reduce(k * 1_000_003 + i as u64 * 7));
-        for hasher in [Hasher::Rpo256, Hasher::Poseidon2] {
+        for hasher in [Hasher::Rpo256, Hasher::Poseidon2, Hasher::Eidos] {
             for n in [0, 1, 3] {
                 let batches: Vec<[Felt; 8]> = (0..n).map(batch).collect();
                 let flat: Vec<Felt> = batches.iter().flatten().copied().collect();

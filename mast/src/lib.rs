@@ -4,7 +4,7 @@
 //!
 //! * [`forest`]: the in-memory [`MastForest`] and its [`MastForestBuilder`];
 //! * [`block`], [`ops`], [`decorator`]: basic blocks, Miden's operation set and decorators;
-//! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible RPO256 digests;
+//! * [`hash`], [`felt`]: Goldilocks elements and Miden-compatible digests (RPO256, Poseidon2, Eidos);
 //! * [`format`](mod@format): the binary format, with its **specification** in the module docs;
 //! * [`text`]: the text form (`Display` and [`parse`]);
 //! * `generate` (feature `generate`, on by default): seeded random forests;
@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod block;
+mod debug_info;
 pub mod decorator;
 pub mod felt;
 pub mod forest;
@@ -34,14 +35,15 @@ pub mod text;
 pub mod wire;
 
 pub use block::{BasicBlock, OpBatch};
+pub use debug_info::{DebugVariable, SourcePosition, VariableLocation};
 pub use decorator::{
     AdviceInjector, AsmOp, Decorator, LocationId, SignatureKind, SourceLocation, StringId,
 };
 pub use felt::{Digest, Felt};
-pub use forest::DebugInfo;
 pub use forest::{
     BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId, NodeKind, StringTable,
 };
+pub use forest::{DebugInfo, NodeDecorators};
 pub use format::{
     decode, decode_root, encode, DecodeError, DecodeErrorKind, DecodeOptions, EncodeError,
     EncodedForest,

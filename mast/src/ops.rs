@@ -1,9 +1,12 @@
 //! The operation set of Miden VM, across its released versions.
 //!
 //! Opcodes are 7-bit values and moved between versions: the table below
-//! gives each operation's opcode in miden-core 0.10 and in miden-core 0.23
-//! (`operations::opcode_constants` of each), `None` where the version does
-//! not have the operation. Names are those miden-core's `Display` prints.
+//! gives each operation's opcode in miden-core 0.10, in miden-core 0.23 (and
+//! 0.24) and in miden-core 1.0 (`operations::opcode_constants` of each),
+//! `None` where the version does not have the operation. 1.0 differs from
+//! 0.23 in one opcode: `0x50` is `compress` (one Eidos compression) where it
+//! was `hperm`; 0.23's `log_precompile` is 1.0's `log_deferred`, the same
+//! opcode. Names are those miden-core's `Display` prints.
 //! `Push` carries a field element; `Assert`, `MpVerify` and `U32assert2`
 //! carry an error code, which is not part of the operation's hash: a `u32`
 //! up to 0.10, a full field element from 0.23 on.
@@ -20,8 +23,10 @@ pub enum Isa {
     /// miden-core 0.10 (and the draft format), hashed with RPO256.
     #[default]
     V0_10,
-    /// miden-core 0.23 and later, hashed with Poseidon2.
+    /// miden-core 0.23 and 0.24, hashed with Poseidon2.
     V0_23,
+    /// miden-core 1.0, hashed with Eidos.
+    V1_0,
 }
 
 impl Isa {
@@ -30,6 +35,7 @@ impl Isa {
         match self {
             Isa::V0_10 => crate::hash::Hasher::Rpo256,
             Isa::V0_23 => crate::hash::Hasher::Poseidon2,
+            Isa::V1_0 => crate::hash::Hasher::Eidos,
         }
     }
 }
@@ -39,12 +45,13 @@ impl fmt::Display for Isa {
         f.write_str(match self {
             Isa::V0_10 => "miden 0.10",
             Isa::V0_23 => "miden 0.23",
+            Isa::V1_0 => "miden 1.0",
         })
     }
 }
 
 macro_rules! operations {
-    ($( $(#[$doc:meta])* $variant:ident = ($v10:expr, $v23:expr), $name:literal; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = ($v10:expr, $v23:expr, $v1:expr), $name:literal; )*) => {
         /// One VM operation.
         #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -66,16 +73,23 @@ macro_rules! operations {
 
             /// The 7-bit opcode in version `isa`, `None` if that version does not have it.
             pub const fn opcode_in(&self, isa: Isa) -> Option<u8> {
-                let (v10, v23): (Option<u8>, Option<u8>) = match self {
-                    $( Operation::$variant => ($v10, $v23), )*
-                    Operation::Push(_) => (Some(OPCODE_PUSH_0_10), Some(OPCODE_PUSH_0_23)),
-                    Operation::Assert(_) => (Some(OPCODE_ASSERT), Some(OPCODE_ASSERT)),
-                    Operation::MpVerify(_) => (Some(OPCODE_MPVERIFY), Some(OPCODE_MPVERIFY)),
-                    Operation::U32assert2(_) => (Some(OPCODE_U32ASSERT2), Some(OPCODE_U32ASSERT2)),
+                let (v10, v23, v1): (Option<u8>, Option<u8>, Option<u8>) = match self {
+                    $( Operation::$variant => ($v10, $v23, $v1), )*
+                    Operation::Push(_) => {
+                        (Some(OPCODE_PUSH_0_10), Some(OPCODE_PUSH_0_23), Some(OPCODE_PUSH_0_23))
+                    }
+                    Operation::Assert(_) => (Some(OPCODE_ASSERT), Some(OPCODE_ASSERT), Some(OPCODE_ASSERT)),
+                    Operation::MpVerify(_) => {
+                        (Some(OPCODE_MPVERIFY), Some(OPCODE_MPVERIFY), Some(OPCODE_MPVERIFY))
+                    }
+                    Operation::U32assert2(_) => {
+                        (Some(OPCODE_U32ASSERT2), Some(OPCODE_U32ASSERT2), Some(OPCODE_U32ASSERT2))
+                    }
                 };
                 match isa {
                     Isa::V0_10 => v10,
                     Isa::V0_23 => v23,
+                    Isa::V1_0 => v1,
                 }
             }
 
@@ -127,192 +141,196 @@ const fn simple_table(isa: Isa) -> [Option<Operation>; 128] {
 
 const SIMPLE_0_10: [Option<Operation>; 128] = simple_table(Isa::V0_10);
 const SIMPLE_0_23: [Option<Operation>; 128] = simple_table(Isa::V0_23);
+const SIMPLE_1_0: [Option<Operation>; 128] = simple_table(Isa::V1_0);
 
 operations! {
     /// Does nothing for one cycle.
-    Noop = (Some(0b0000_0000), Some(0b0000_0000)), "noop";
+    Noop = (Some(0b0000_0000), Some(0b0000_0000), Some(0b0000_0000)), "noop";
     /// `a == 0`.
-    Eqz = (Some(0b0000_0001), Some(0b0000_0001)), "eqz";
+    Eqz = (Some(0b0000_0001), Some(0b0000_0001), Some(0b0000_0001)), "eqz";
     /// Field negation.
-    Neg = (Some(0b0000_0010), Some(0b0000_0010)), "neg";
+    Neg = (Some(0b0000_0010), Some(0b0000_0010), Some(0b0000_0010)), "neg";
     /// Field inverse.
-    Inv = (Some(0b0000_0011), Some(0b0000_0011)), "inv";
+    Inv = (Some(0b0000_0011), Some(0b0000_0011), Some(0b0000_0011)), "inv";
     /// Adds one.
-    Incr = (Some(0b0000_0100), Some(0b0000_0100)), "incr";
+    Incr = (Some(0b0000_0100), Some(0b0000_0100), Some(0b0000_0100)), "incr";
     /// Boolean not.
-    Not = (Some(0b0000_0101), Some(0b0000_0101)), "not";
+    Not = (Some(0b0000_0101), Some(0b0000_0101), Some(0b0000_0101)), "not";
     /// Adds the frame pointer.
-    FmpAdd = (Some(0b0000_0110), None), "fmpadd";
+    FmpAdd = (Some(0b0000_0110), None, None), "fmpadd";
     /// Loads one element from memory.
-    MLoad = (Some(0b0000_0111), Some(0b0000_0111)), "mload";
+    MLoad = (Some(0b0000_0111), Some(0b0000_0111), Some(0b0000_0111)), "mload";
     /// Swaps the top two elements.
-    Swap = (Some(0b0000_1000), Some(0b0000_1000)), "swap";
+    Swap = (Some(0b0000_1000), Some(0b0000_1000), Some(0b0000_1000)), "swap";
     /// Hash of the caller of the current syscall.
-    Caller = (Some(0b0000_1001), Some(0b0000_1001)), "caller";
+    Caller = (Some(0b0000_1001), Some(0b0000_1001), Some(0b0000_1001)), "caller";
     /// Moves element 2 to the top.
-    MovUp2 = (Some(0b0000_1010), Some(0b0000_1010)), "movup2";
+    MovUp2 = (Some(0b0000_1010), Some(0b0000_1010), Some(0b0000_1010)), "movup2";
     /// Moves the top to position 2.
-    MovDn2 = (Some(0b0000_1011), Some(0b0000_1011)), "movdn2";
+    MovDn2 = (Some(0b0000_1011), Some(0b0000_1011), Some(0b0000_1011)), "movdn2";
     /// Moves element 3 to the top.
-    MovUp3 = (Some(0b0000_1100), Some(0b0000_1100)), "movup3";
+    MovUp3 = (Some(0b0000_1100), Some(0b0000_1100), Some(0b0000_1100)), "movup3";
     /// Moves the top to position 3.
-    MovDn3 = (Some(0b0000_1101), Some(0b0000_1101)), "movdn3";
+    MovDn3 = (Some(0b0000_1101), Some(0b0000_1101), Some(0b0000_1101)), "movdn3";
     /// Pops a word from the advice stack.
-    AdvPopW = (Some(0b0000_1110), Some(0b0000_1110)), "advpopw";
+    AdvPopW = (Some(0b0000_1110), Some(0b0000_1110), Some(0b0000_1110)), "advpopw";
     /// One step of exponent accumulation.
-    Expacc = (Some(0b0000_1111), Some(0b0000_1111)), "expacc";
+    Expacc = (Some(0b0000_1111), Some(0b0000_1111), Some(0b0000_1111)), "expacc";
     /// Moves element 4 to the top.
-    MovUp4 = (Some(0b0001_0000), Some(0b0001_0000)), "movup4";
+    MovUp4 = (Some(0b0001_0000), Some(0b0001_0000), Some(0b0001_0000)), "movup4";
     /// Moves the top to position 4.
-    MovDn4 = (Some(0b0001_0001), Some(0b0001_0001)), "movdn4";
+    MovDn4 = (Some(0b0001_0001), Some(0b0001_0001), Some(0b0001_0001)), "movdn4";
     /// Moves element 5 to the top.
-    MovUp5 = (Some(0b0001_0010), Some(0b0001_0010)), "movup5";
+    MovUp5 = (Some(0b0001_0010), Some(0b0001_0010), Some(0b0001_0010)), "movup5";
     /// Moves the top to position 5.
-    MovDn5 = (Some(0b0001_0011), Some(0b0001_0011)), "movdn5";
+    MovDn5 = (Some(0b0001_0011), Some(0b0001_0011), Some(0b0001_0011)), "movdn5";
     /// Moves element 6 to the top.
-    MovUp6 = (Some(0b0001_0100), Some(0b0001_0100)), "movup6";
+    MovUp6 = (Some(0b0001_0100), Some(0b0001_0100), Some(0b0001_0100)), "movup6";
     /// Moves the top to position 6.
-    MovDn6 = (Some(0b0001_0101), Some(0b0001_0101)), "movdn6";
+    MovDn6 = (Some(0b0001_0101), Some(0b0001_0101), Some(0b0001_0101)), "movdn6";
     /// Moves element 7 to the top.
-    MovUp7 = (Some(0b0001_0110), Some(0b0001_0110)), "movup7";
+    MovUp7 = (Some(0b0001_0110), Some(0b0001_0110), Some(0b0001_0110)), "movup7";
     /// Moves the top to position 7.
-    MovDn7 = (Some(0b0001_0111), Some(0b0001_0111)), "movdn7";
+    MovDn7 = (Some(0b0001_0111), Some(0b0001_0111), Some(0b0001_0111)), "movdn7";
     /// Swaps words 0 and 1.
-    SwapW = (Some(0b0001_1000), Some(0b0001_1000)), "swapw";
+    SwapW = (Some(0b0001_1000), Some(0b0001_1000), Some(0b0001_1000)), "swapw";
     /// Multiplication in the quadratic extension.
-    Ext2Mul = (Some(0b0001_1001), Some(0b0001_1001)), "ext2mul";
+    Ext2Mul = (Some(0b0001_1001), Some(0b0001_1001), Some(0b0001_1001)), "ext2mul";
     /// Moves element 8 to the top.
-    MovUp8 = (Some(0b0001_1010), Some(0b0001_1010)), "movup8";
+    MovUp8 = (Some(0b0001_1010), Some(0b0001_1010), Some(0b0001_1010)), "movup8";
     /// Moves the top to position 8.
-    MovDn8 = (Some(0b0001_1011), Some(0b0001_1011)), "movdn8";
+    MovDn8 = (Some(0b0001_1011), Some(0b0001_1011), Some(0b0001_1011)), "movdn8";
     /// Swaps words 0 and 2.
-    SwapW2 = (Some(0b0001_1100), Some(0b0001_1100)), "swapw2";
+    SwapW2 = (Some(0b0001_1100), Some(0b0001_1100), Some(0b0001_1100)), "swapw2";
     /// Swaps words 0 and 3.
-    SwapW3 = (Some(0b0001_1101), Some(0b0001_1101)), "swapw3";
+    SwapW3 = (Some(0b0001_1101), Some(0b0001_1101), Some(0b0001_1101)), "swapw3";
     /// Swaps double words.
-    SwapDW = (Some(0b0001_1110), Some(0b0001_1110)), "swapdw";
+    SwapDW = (Some(0b0001_1110), Some(0b0001_1110), Some(0b0001_1110)), "swapdw";
     /// Equality.
-    Eq = (Some(0b0010_0001), Some(0b0010_0001)), "eq";
+    Eq = (Some(0b0010_0001), Some(0b0010_0001), Some(0b0010_0001)), "eq";
     /// Field addition.
-    Add = (Some(0b0010_0010), Some(0b0010_0010)), "add";
+    Add = (Some(0b0010_0010), Some(0b0010_0010), Some(0b0010_0010)), "add";
     /// Field multiplication.
-    Mul = (Some(0b0010_0011), Some(0b0010_0011)), "mul";
+    Mul = (Some(0b0010_0011), Some(0b0010_0011), Some(0b0010_0011)), "mul";
     /// Boolean and.
-    And = (Some(0b0010_0100), Some(0b0010_0100)), "and";
+    And = (Some(0b0010_0100), Some(0b0010_0100), Some(0b0010_0100)), "and";
     /// Boolean or.
-    Or = (Some(0b0010_0101), Some(0b0010_0101)), "or";
+    Or = (Some(0b0010_0101), Some(0b0010_0101), Some(0b0010_0101)), "or";
     /// Bitwise and of `u32` values.
-    U32and = (Some(0b0010_0110), Some(0b0010_0110)), "u32and";
+    U32and = (Some(0b0010_0110), Some(0b0010_0110), Some(0b0010_0110)), "u32and";
     /// Bitwise xor of `u32` values.
-    U32xor = (Some(0b0010_0111), Some(0b0010_0111)), "u32xor";
+    U32xor = (Some(0b0010_0111), Some(0b0010_0111), Some(0b0010_0111)), "u32xor";
     /// FRI folding step.
-    FriE2F4 = (Some(0b0010_1000), Some(0b0010_1000)), "frie2f4";
+    FriE2F4 = (Some(0b0010_1000), Some(0b0010_1000), Some(0b0010_1000)), "frie2f4";
     /// Drops the top element.
-    Drop = (Some(0b0010_1001), Some(0b0010_1001)), "drop";
+    Drop = (Some(0b0010_1001), Some(0b0010_1001), Some(0b0010_1001)), "drop";
     /// Conditional swap.
-    CSwap = (Some(0b0010_1010), Some(0b0010_1010)), "cswap";
+    CSwap = (Some(0b0010_1010), Some(0b0010_1010), Some(0b0010_1010)), "cswap";
     /// Conditional word swap.
-    CSwapW = (Some(0b0010_1011), Some(0b0010_1011)), "cswapw";
+    CSwapW = (Some(0b0010_1011), Some(0b0010_1011), Some(0b0010_1011)), "cswapw";
     /// Loads a word from memory.
-    MLoadW = (Some(0b0010_1100), Some(0b0010_1100)), "mloadw";
+    MLoadW = (Some(0b0010_1100), Some(0b0010_1100), Some(0b0010_1100)), "mloadw";
     /// Stores one element to memory.
-    MStore = (Some(0b0010_1101), Some(0b0010_1101)), "mstore";
+    MStore = (Some(0b0010_1101), Some(0b0010_1101), Some(0b0010_1101)), "mstore";
     /// Stores a word to memory.
-    MStoreW = (Some(0b0010_1110), Some(0b0010_1110)), "mstorew";
+    MStoreW = (Some(0b0010_1110), Some(0b0010_1110), Some(0b0010_1110)), "mstorew";
     /// Updates the frame pointer.
-    FmpUpdate = (Some(0b0010_1111), None), "fmpupdate";
+    FmpUpdate = (Some(0b0010_1111), None, None), "fmpupdate";
     /// Pushes zero.
-    Pad = (Some(0b0011_0000), Some(0b0011_0000)), "pad";
+    Pad = (Some(0b0011_0000), Some(0b0011_0000), Some(0b0011_0000)), "pad";
     /// Duplicates element 0.
-    Dup0 = (Some(0b0011_0001), Some(0b0011_0001)), "dup0";
+    Dup0 = (Some(0b0011_0001), Some(0b0011_0001), Some(0b0011_0001)), "dup0";
     /// Duplicates element 1.
-    Dup1 = (Some(0b0011_0010), Some(0b0011_0010)), "dup1";
+    Dup1 = (Some(0b0011_0010), Some(0b0011_0010), Some(0b0011_0010)), "dup1";
     /// Duplicates element 2.
-    Dup2 = (Some(0b0011_0011), Some(0b0011_0011)), "dup2";
+    Dup2 = (Some(0b0011_0011), Some(0b0011_0011), Some(0b0011_0011)), "dup2";
     /// Duplicates element 3.
-    Dup3 = (Some(0b0011_0100), Some(0b0011_0100)), "dup3";
+    Dup3 = (Some(0b0011_0100), Some(0b0011_0100), Some(0b0011_0100)), "dup3";
     /// Duplicates element 4.
-    Dup4 = (Some(0b0011_0101), Some(0b0011_0101)), "dup4";
+    Dup4 = (Some(0b0011_0101), Some(0b0011_0101), Some(0b0011_0101)), "dup4";
     /// Duplicates element 5.
-    Dup5 = (Some(0b0011_0110), Some(0b0011_0110)), "dup5";
+    Dup5 = (Some(0b0011_0110), Some(0b0011_0110), Some(0b0011_0110)), "dup5";
     /// Duplicates element 6.
-    Dup6 = (Some(0b0011_0111), Some(0b0011_0111)), "dup6";
+    Dup6 = (Some(0b0011_0111), Some(0b0011_0111), Some(0b0011_0111)), "dup6";
     /// Duplicates element 7.
-    Dup7 = (Some(0b0011_1000), Some(0b0011_1000)), "dup7";
+    Dup7 = (Some(0b0011_1000), Some(0b0011_1000), Some(0b0011_1000)), "dup7";
     /// Duplicates element 9.
-    Dup9 = (Some(0b0011_1001), Some(0b0011_1001)), "dup9";
+    Dup9 = (Some(0b0011_1001), Some(0b0011_1001), Some(0b0011_1001)), "dup9";
     /// Duplicates element 11.
-    Dup11 = (Some(0b0011_1010), Some(0b0011_1010)), "dup11";
+    Dup11 = (Some(0b0011_1010), Some(0b0011_1010), Some(0b0011_1010)), "dup11";
     /// Duplicates element 13.
-    Dup13 = (Some(0b0011_1011), Some(0b0011_1011)), "dup13";
+    Dup13 = (Some(0b0011_1011), Some(0b0011_1011), Some(0b0011_1011)), "dup13";
     /// Duplicates element 15.
-    Dup15 = (Some(0b0011_1100), Some(0b0011_1100)), "dup15";
+    Dup15 = (Some(0b0011_1100), Some(0b0011_1100), Some(0b0011_1100)), "dup15";
     /// Pops one element from the advice stack.
-    AdvPop = (Some(0b0011_1101), Some(0b0011_1101)), "advpop";
+    AdvPop = (Some(0b0011_1101), Some(0b0011_1101), Some(0b0011_1101)), "advpop";
     /// Pushes the stack depth.
-    SDepth = (Some(0b0011_1110), Some(0b0011_1110)), "sdepth";
+    SDepth = (Some(0b0011_1110), Some(0b0011_1110), Some(0b0011_1110)), "sdepth";
     /// Pushes the clock cycle.
-    Clk = (Some(0b0011_1111), Some(0b0011_1111)), "clk";
+    Clk = (Some(0b0011_1111), Some(0b0011_1111), Some(0b0011_1111)), "clk";
     /// `u32` addition.
-    U32add = (Some(0b0100_0000), Some(0b0100_0000)), "u32add";
+    U32add = (Some(0b0100_0000), Some(0b0100_0000), Some(0b0100_0000)), "u32add";
     /// `u32` subtraction.
-    U32sub = (Some(0b0100_0010), Some(0b0100_0010)), "u32sub";
+    U32sub = (Some(0b0100_0010), Some(0b0100_0010), Some(0b0100_0010)), "u32sub";
     /// `u32` multiplication.
-    U32mul = (Some(0b0100_0100), Some(0b0100_0100)), "u32mul";
+    U32mul = (Some(0b0100_0100), Some(0b0100_0100), Some(0b0100_0100)), "u32mul";
     /// `u32` division.
-    U32div = (Some(0b0100_0110), Some(0b0100_0110)), "u32div";
+    U32div = (Some(0b0100_0110), Some(0b0100_0110), Some(0b0100_0110)), "u32div";
     /// Splits an element into two `u32` halves.
-    U32split = (Some(0b0100_1000), Some(0b0100_1000)), "u32split";
+    U32split = (Some(0b0100_1000), Some(0b0100_1000), Some(0b0100_1000)), "u32split";
     /// Three-operand `u32` addition.
-    U32add3 = (Some(0b0100_1100), Some(0b0100_1100)), "u32add3";
+    U32add3 = (Some(0b0100_1100), Some(0b0100_1100), Some(0b0100_1100)), "u32add3";
     /// `u32` multiply-add.
-    U32madd = (Some(0b0100_1110), Some(0b0100_1110)), "u32madd";
+    U32madd = (Some(0b0100_1110), Some(0b0100_1110), Some(0b0100_1110)), "u32madd";
     /// RPO permutation of the top 12 elements.
-    HPerm = (Some(0b0101_0000), Some(0b0101_0000)), "hperm";
+    HPerm = (Some(0b0101_0000), Some(0b0101_0000), None), "hperm";
     /// Reads two words from the advice stack into memory.
-    Pipe = (Some(0b0101_0010), Some(0b0101_0010)), "pipe";
+    Pipe = (Some(0b0101_0010), Some(0b0101_0010), Some(0b0101_0010)), "pipe";
     /// Streams two words from memory.
-    MStream = (Some(0b0101_0011), Some(0b0101_0011)), "mstream";
+    MStream = (Some(0b0101_0011), Some(0b0101_0011), Some(0b0101_0011)), "mstream";
     /// Control: starts a split block.
-    Split = (Some(0b0101_0100), Some(0b0101_0100)), "split";
+    Split = (Some(0b0101_0100), Some(0b0101_0100), Some(0b0101_0100)), "split";
     /// Control: starts a loop block.
-    Loop = (Some(0b0101_0101), Some(0b0101_0101)), "loop";
+    Loop = (Some(0b0101_0101), Some(0b0101_0101), Some(0b0101_0101)), "loop";
     /// Control: starts a span block.
-    Span = (Some(0b0101_0110), Some(0b0101_0110)), "span";
+    Span = (Some(0b0101_0110), Some(0b0101_0110), Some(0b0101_0110)), "span";
     /// Control: starts a join block.
-    Join = (Some(0b0101_0111), Some(0b0101_0111)), "join";
+    Join = (Some(0b0101_0111), Some(0b0101_0111), Some(0b0101_0111)), "join";
     /// Control: starts a dynamic block.
-    Dyn = (Some(0b0101_1000), Some(0b0101_1000)), "dyn";
+    Dyn = (Some(0b0101_1000), Some(0b0101_1000), Some(0b0101_1000)), "dyn";
     /// Random linear combination step (printed `rcomb1` by Miden).
-    RCombBase = (Some(0b0101_1001), None), "rcomb1";
+    RCombBase = (Some(0b0101_1001), None, None), "rcomb1";
     /// Merkle root update.
-    MrUpdate = (Some(0b0110_0000), Some(0b0110_0000)), "mrupdate";
+    MrUpdate = (Some(0b0110_0000), Some(0b0110_0000), Some(0b0110_0000)), "mrupdate";
     /// Control: starts a syscall.
-    SysCall = (Some(0b0110_1000), Some(0b0110_1000)), "syscall";
+    SysCall = (Some(0b0110_1000), Some(0b0110_1000), Some(0b0110_1000)), "syscall";
     /// Control: starts a call.
-    Call = (Some(0b0110_1100), Some(0b0110_1100)), "call";
+    Call = (Some(0b0110_1100), Some(0b0110_1100), Some(0b0110_1100)), "call";
     /// Control: ends a block.
-    End = (Some(0b0111_0000), Some(0b0111_0000)), "end";
+    End = (Some(0b0111_0000), Some(0b0111_0000), Some(0b0111_0000)), "end";
     /// Control: repeats a loop body.
-    Repeat = (Some(0b0111_0100), Some(0b0111_0100)), "repeat";
+    Repeat = (Some(0b0111_0100), Some(0b0111_0100), Some(0b0111_0100)), "repeat";
     /// Control: starts the next batch of a span.
-    Respan = (Some(0b0111_1000), Some(0b0111_1000)), "respan";
+    Respan = (Some(0b0111_1000), Some(0b0111_1000), Some(0b0111_1000)), "respan";
     /// Control: halts the VM.
-    Halt = (Some(0b0111_1100), Some(0b0111_1100)), "halt";
+    Halt = (Some(0b0111_1100), Some(0b0111_1100), Some(0b0111_1100)), "halt";
     /// Emits an event whose id is on the stack (0.23 on).
-    Emit = (None, Some(0b0001_1111)), "emit";
+    Emit = (None, Some(0b0001_1111), Some(0b0001_1111)), "emit";
     /// Horner evaluation step over base-field coefficients (0.23 on).
-    HornerBase = (None, Some(0b0101_1001)), "horner_eval_base";
+    HornerBase = (None, Some(0b0101_1001), Some(0b0101_1001)), "horner_eval_base";
     /// Horner evaluation step over extension-field coefficients (0.23 on).
-    HornerExt = (None, Some(0b0101_1010)), "horner_eval_ext";
+    HornerExt = (None, Some(0b0101_1010), Some(0b0101_1010)), "horner_eval_ext";
     /// Control: starts a dynamic call (0.23 on).
-    DynCall = (None, Some(0b0101_1100)), "dyncall";
+    DynCall = (None, Some(0b0101_1100), Some(0b0101_1100)), "dyncall";
     /// Evaluates an arithmetic circuit (0.23 on).
-    EvalCircuit = (None, Some(0b0101_1101)), "eval_circuit";
+    EvalCircuit = (None, Some(0b0101_1101), Some(0b0101_1101)), "eval_circuit";
     /// Logs a precompile request (0.23 on).
-    LogPrecompile = (None, Some(0b0101_1110)), "log_precompile";
+    LogPrecompile = (None, Some(0b0101_1110), Some(0b0101_1110)), "log_precompile";
     /// Encrypts a stream of memory words (0.23 on).
-    CryptoStream = (None, Some(0b0110_0100)), "crypto_stream";
+    CryptoStream = (None, Some(0b0110_0100), Some(0b0110_0100)), "crypto_stream";
+    /// One Eidos compression of the stack's top twelve elements: a block of
+    /// eight and a chaining value of four (1.0 on, in `hperm`'s opcode).
+    Compress = (None, None, Some(0b0101_0000)), "compress";
 }
 
 impl Operation {
@@ -321,11 +339,20 @@ impl Operation {
 
     /// The operation without immediate whose opcode in `isa` is `code`.
     pub fn simple_from_opcode(isa: Isa, code: u8) -> Option<Operation> {
-        let table = match isa {
+        Self::simple_opcodes(isa)
+            .get(code as usize)
+            .copied()
+            .flatten()
+    }
+
+    /// The operations without immediate of `isa`, by opcode: a decoder
+    /// looks the table up once, not per operation.
+    pub(crate) fn simple_opcodes(isa: Isa) -> &'static [Option<Operation>; 128] {
+        match isa {
             Isa::V0_10 => &SIMPLE_0_10,
             Isa::V0_23 => &SIMPLE_0_23,
-        };
-        table.get(code as usize).copied().flatten()
+            Isa::V1_0 => &SIMPLE_1_0,
+        }
     }
 
     /// The field element that the operation contributes as its own group
@@ -365,7 +392,7 @@ impl Operation {
         };
         let push = match isa {
             Isa::V0_10 => OPCODE_PUSH_0_10,
-            Isa::V0_23 => OPCODE_PUSH_0_23,
+            Isa::V0_23 | Isa::V1_0 => OPCODE_PUSH_0_23,
         };
         match code {
             c if c == push => value.map(Operation::Push),
@@ -468,7 +495,7 @@ mod tests {
 
     #[test]
     fn opcodes_are_seven_bit_and_unique_per_version() {
-        for isa in [Isa::V0_10, Isa::V0_23] {
+        for isa in [Isa::V0_10, Isa::V0_23, Isa::V1_0] {
             let mut seen = [false; 128];
             for op in Operation::all() {
                 let Some(code) = op.opcode_in(isa) else {
@@ -486,6 +513,15 @@ mod tests {
         };
         assert_eq!(count(Isa::V0_10), 89);
         assert_eq!(count(Isa::V0_23), 93);
+        assert_eq!(count(Isa::V1_0), 93);
+        assert_eq!(
+            Operation::simple_from_opcode(Isa::V0_23, 0x50),
+            Some(Operation::HPerm)
+        );
+        assert_eq!(
+            Operation::simple_from_opcode(Isa::V1_0, 0x50),
+            Some(Operation::Compress)
+        );
     }
 
     #[test]

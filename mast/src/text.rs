@@ -29,8 +29,10 @@ use crate::ops::{Isa, Operation};
 
 impl fmt::Display for MastForest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.isa() != Isa::V0_10 {
-            writeln!(f, "isa 0.23")?;
+        match self.isa() {
+            Isa::V0_10 => {}
+            Isa::V0_23 => writeln!(f, "isa 0.23")?,
+            Isa::V1_0 => writeln!(f, "isa 1.0")?,
         }
         for node in self.nodes() {
             match node {
@@ -370,6 +372,7 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
                 let isa = match args[0].text {
                     "0.10" => Isa::V0_10,
                     "0.23" => Isa::V0_23,
+                    "1.0" => Isa::V1_0,
                     other => return Err(at(&args[0], format!("unknown isa `{other}`"))),
                 };
                 if !b.is_empty() {

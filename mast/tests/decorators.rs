@@ -237,12 +237,28 @@ fn debug_variables_are_checked_and_kept() {
     let read = wire::read(&with_var, DecodeOptions::VERIFY).unwrap();
     let info = read.forest.debug_info().expect("debug info");
     assert_eq!(info.debug_variable_count(), 1);
+    let one = std::num::NonZeroU32::MIN;
+    let expected = kildall_mast::DebugVariable {
+        name: "x".into(),
+        location: kildall_mast::VariableLocation::Stack(2),
+        type_id: Some(7),
+        argument: Some(one),
+        source: Some(kildall_mast::SourcePosition {
+            file: "a.masm".into(),
+            line: one.saturating_add(2),
+            column: one.saturating_add(3),
+        }),
+    };
+    assert_eq!(info.debug_variables(), [expected]);
     assert_eq!(
         wire::write(&read.forest, None, Format::V0_23, FULL).unwrap(),
         with_var
     );
     let e = wire::convert(&read.forest, Isa::V0_10).unwrap_err();
-    assert!(e.to_string().contains("debug variables"), "{e}");
+    assert!(
+        e.to_string().contains("debug variables (the first: `x`)"),
+        "{e}"
+    );
     // Argument index 0 and an id past the variables are refused.
     let arg_at = bytes.len() - 4 + 11;
     let e = wire::read(&with_a_debug_variable(&bytes, 0, 0), DecodeOptions::TRUST).unwrap_err();

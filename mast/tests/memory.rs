@@ -304,6 +304,8 @@ fn released_files(stats: &mut Stats, rng: &mut Rng) {
         "core-0.23.5.hashless.mast",
         "core-0.24.2.hashless.mast",
         "core-0.23.5.masl",
+        "core-1.0.0-rc.0.mast",
+        "core-1.0.0-rc.0.hashless.mast",
         "std-0.10.5.mast",
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();

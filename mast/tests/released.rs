@@ -5,7 +5,7 @@
 
 use kildall_mast::format::{DecodeErrorKind, DecodeOptions};
 use kildall_mast::wire::{self, ExportTarget, Flags, Format, MastFile};
-use kildall_mast::{Isa, NodeKind};
+use kildall_mast::{Isa, MastNode, NodeKind, Operation};
 
 fn data(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -130,6 +130,66 @@ fn core_library_0_24_hashless() {
         flags,
         "core-0.24.2.roots",
     );
+}
+
+/// The core library of miden-core-lib 1.0.0-rc.0, its forest as
+/// miden-core 1.0.0-rc.0 writes it: Eidos digests, canonical node order.
+#[test]
+fn core_library_1_0() {
+    for (name, hashless) in [
+        ("core-1.0.0-rc.0.mast", false),
+        ("core-1.0.0-rc.0.hashless.mast", true),
+    ] {
+        let flags = Flags {
+            stripped: true,
+            hashless,
+        };
+        let f = check(name, Format::V1_0, flags, "core-1.0.0-rc.0.roots");
+        assert_eq!(f.forest.isa(), Isa::V1_0);
+        assert_eq!(wire::canonicalize(&f.forest).unwrap(), f.forest);
+    }
+}
+
+/// A forest of every node kind and operation as miden-core 1.0.0-rc.0
+/// writes it: its digests are Eidos hashes.
+#[test]
+fn forest_of_miden_1_0() {
+    let flags = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let f = check(
+        "nodes-1.0.0-rc.0.mast",
+        Format::V1_0,
+        flags,
+        "nodes-1.0.0-rc.0.roots",
+    );
+    assert_eq!(f.forest.isa(), Isa::V1_0);
+    assert_eq!(f.forest.advice_map().len(), 2);
+    let mut kinds: Vec<NodeKind> = f.forest.nodes().iter().map(|n| n.kind()).collect();
+    kinds.dedup();
+    use NodeKind::*;
+    let expected = [
+        External, Block, Join, Split, Loop, Call, SysCall, Dyn, DynCall,
+    ];
+    assert!(expected.iter().all(|k| kinds.contains(k)), "{kinds:?}");
+    let has = |op: Operation| {
+        f.forest
+            .nodes()
+            .iter()
+            .any(|n| matches!(n, MastNode::Block(b) if b.ops().contains(&op)))
+    };
+    assert!(has(Operation::Compress) && !has(Operation::HPerm));
+    let hashless = check(
+        "nodes-1.0.0-rc.0.hashless.mast",
+        Format::V1_0,
+        Flags {
+            stripped: true,
+            hashless: true,
+        },
+        "nodes-1.0.0-rc.0.roots",
+    );
+    assert_eq!(hashless.forest, f.forest);
 }
 
 /// miden-core 0.24 wrote the forest of the 0.23 core library: converting
@@ -290,11 +350,15 @@ fn truncation_and_corruption() {
         "core-0.23.5.cleared.mast",
         "core-0.24.2.mast",
         "core-0.24.2.hashless.mast",
+        "nodes-1.0.0-rc.0.mast",
+        "nodes-1.0.0-rc.0.hashless.mast",
+        "core-1.0.0-rc.0.mast",
+        "core-1.0.0-rc.0.hashless.mast",
         "std-0.10.5.mast",
         "std-0.10.5.masl",
     ] {
         let bytes = data(name);
-        let cuts = (0..1024).chain((1024..bytes.len()).step_by(4093));
+        let cuts = (0..bytes.len().min(1024)).chain((1024..bytes.len()).step_by(4093));
         for cut in cuts {
             assert!(
                 wire::read(&bytes[..cut], DecodeOptions::TRUST).is_err(),

@@ -1,6 +1,6 @@
 //! `cargo xtask mast`: inspect, convert, decode, encode and extract MAST
 //! forests and libraries in every wire format (miden-core 0.10, 0.23, 0.24,
-//! the draft).
+//! 1.0, the draft).
 //!
 //! A malformed binary file is reported as `error at byte N: ...` and exits
 //! with status 1; a malformed text file as `FILE:LINE:COL: ...`; a forest the
@@ -36,7 +36,7 @@ enum FormatArg {
     /// miden-core 0.24, version `[0,0,4]`.
     #[value(name = "0.24")]
     V0_24,
-    /// miden-core 1.0, version `[0,0,5]` (not implemented).
+    /// miden-core 1.0, version `[0,0,5]`.
     #[value(name = "1.0")]
     V1_0,
 }
@@ -50,7 +50,8 @@ enum Action {
         /// Where to write the binary forest.
         #[arg(short, long)]
         output: PathBuf,
-        /// The format: by default the draft for a 0.10 forest, 0.23 (stripped) for a 0.23 one.
+        /// The format: by default the draft for a 0.10 forest, 0.23 (stripped) for a 0.23 one,
+        /// 1.0 for a 1.0 one.
         #[arg(long)]
         format: Option<FormatArg>,
     },
@@ -77,11 +78,11 @@ enum Action {
         /// The target format (default: the input's).
         #[arg(long)]
         format: Option<FormatArg>,
-        /// Omit the debug info (0.23; required to write 0.24 from a forest
+        /// Omit the debug info (0.23; required to write 0.24 or 1.0 from a forest
         /// that has debug info).
         #[arg(long)]
         stripped: bool,
-        /// Omit internal digests (0.23 and 0.24; implies --stripped).
+        /// Omit internal digests (0.23, 0.24 and 1.0; implies --stripped).
         #[arg(long)]
         hashless: bool,
         /// Take recorded digests as they are instead of recomputing them.
@@ -126,17 +127,13 @@ fn options(trust_digests: bool) -> DecodeOptions {
     DecodeOptions { trust_digests }
 }
 
-fn target(format: FormatArg) -> Result<Format, EncodeError> {
+fn target(format: FormatArg) -> Format {
     match format {
-        FormatArg::Draft => Ok(Format::Draft),
-        FormatArg::V0_10 => Ok(Format::V0_10),
-        FormatArg::V0_23 => Ok(Format::V0_23),
-        FormatArg::V0_24 => Ok(Format::V0_24),
-        // FIXME: the 1.0 line's wire version [0,0,5] (Eidos digests) is not implemented.
-        FormatArg::V1_0 => Err(EncodeError::Unrepresentable {
-            format: "this build",
-            what: "miden 1.0: wire version [0,0,5] is not implemented".to_string(),
-        }),
+        FormatArg::Draft => Format::Draft,
+        FormatArg::V0_10 => Format::V0_10,
+        FormatArg::V0_23 => Format::V0_23,
+        FormatArg::V0_24 => Format::V0_24,
+        FormatArg::V1_0 => Format::V1_0,
     }
 }
 
@@ -176,16 +173,19 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                         hashless: false,
                     },
                 ),
-                None if forest.isa() == Isa::V0_23 => (
-                    FormatArg::V0_23,
+                None => (
+                    match forest.isa() {
+                        Isa::V0_10 => FormatArg::Draft,
+                        Isa::V0_23 => FormatArg::V0_23,
+                        Isa::V1_0 => FormatArg::V1_0,
+                    },
                     Flags {
-                        stripped: true,
+                        stripped: forest.isa() != Isa::V0_10,
                         hashless: false,
                     },
                 ),
-                None => (FormatArg::Draft, Flags::default()),
             };
-            match target(format).and_then(|f| convert(&forest, None, f, flags)) {
+            match convert(&forest, None, target(format), flags) {
                 Ok(bytes) => write(&output, &bytes)?,
                 Err(e) => return refused(e),
             }
@@ -228,10 +228,7 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
                     hashless,
                 }
             };
-            let format = match format.map(target).transpose() {
-                Ok(t) => t.unwrap_or(f.format),
-                Err(e) => return refused(e),
-            };
+            let format = format.map_or(f.format, target);
             match convert(&f.forest, f.exports.as_deref(), format, flags) {
                 Ok(bytes) => write(&output, &bytes)?,
                 Err(e) => return refused(e),
@@ -284,6 +281,15 @@ fn extract(
         }
     };
     let tree = f.forest.extract(id);
+    // The tree's nodes are in the order of a walk from the root; 1.0 has
+    // an order of its own.
+    let tree = match f.format {
+        Format::V1_0 => match wire::canonicalize(&tree) {
+            Ok(tree) => tree,
+            Err(e) => return refused(e),
+        },
+        _ => tree,
+    };
     let flags = match f.format {
         Format::V0_23 => Flags {
             stripped: true,

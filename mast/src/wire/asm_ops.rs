@@ -20,9 +20,10 @@
 //! block's row. Decoding checks the tables against the forest but leaves the
 //! assembly ops in the section (the core library has 75,376 entries, which
 //! as decorators would cost more than the rest of its decoding); a
-//! conversion to 0.10 puts them on the blocks. Other nodes have rows too (the assembly op of a `call`, of
-//! a loop...): decorators cannot hold those, so they are counted and stay in
-//! the section's bytes. 0.23 assembly ops have no `should_break` flag, start at an
+//! conversion puts them on the blocks. Other nodes have rows too (the
+//! assembly op of a `call`, of a loop...): decorators cannot hold those, so
+//! decoding reads them into the forest's debug info (a few hundred in the
+//! core library), their strings interned on first use. 0.23 assembly ops have no `should_break` flag, start at an
 //! operation (not after the last one) and one at a time: a decorator that
 //! is none of these is a typed error when written. Read back, an assembly op
 //! follows the other decorators of its operation. Writing dedupes assembly
@@ -33,7 +34,7 @@ use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use crate::decorator::{AsmOp, Decorator, LocationId, SourceLocation, StringId};
-use crate::forest::{MastForest, MastNode};
+use crate::forest::{MastForest, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 
 use super::cursor::{put_u32, put_usize, Cursor};
@@ -168,16 +169,20 @@ fn read_record(d: &mut Cursor<'_>, strings: &[&str]) -> Result<Record> {
 /// indices of blocks increasing and within them) and, with `put`, puts the
 /// assembly ops of blocks on them as `AsmOp` decorators, after the other
 /// decorators of their operation, interning their strings and locations.
-/// Returns how many assembly ops of other nodes (a call's, a loop's...) it
-/// left, which decorators cannot hold.
-pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> Result<usize> {
+/// Returns the assembly ops of the other nodes (a call's, a loop's...), in
+/// node order, which decorators cannot hold.
+pub(crate) fn lift(
+    tables: &AsmOps<'_>,
+    forest: &mut MastForest,
+    put: bool,
+) -> Result<Vec<(MastNodeId, AsmOp)>> {
     let ops = if put {
         records(tables, forest)
     } else {
         Vec::new()
     };
     let bad = |what| err(tables.table_at, DecodeErrorKind::Invalid(what));
-    let mut left = 0;
+    let mut left = Vec::new();
     for (node, w) in tables.rows.windows(2).enumerate() {
         let row = &tables.entries[w[0]..w[1]];
         let len = row.len();
@@ -187,7 +192,7 @@ pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> R
         let block = match forest.nodes.get_mut(node) {
             Some(MastNode::Block(block)) => block,
             Some(_) => {
-                left += len;
+                left.extend(row.iter().map(|&(_, id)| (MastNodeId(node as u32), id)));
                 continue;
             }
             None => return bad("assembly ops of a node that does not exist"),
@@ -223,39 +228,65 @@ pub(crate) fn lift(tables: &AsmOps<'_>, forest: &mut MastForest, put: bool) -> R
         }
         block.decorators.extend(others);
     }
-    Ok(left)
+    let mut interner = Interner::new(tables);
+    let control = left.into_iter().map(|(node, id)| {
+        let op = match put {
+            true => ops[id as usize],
+            false => interner.asm_op(tables, &tables.records[id as usize], forest),
+        };
+        (node, op)
+    });
+    Ok(control.collect())
 }
 
-/// The records as `AsmOp`s of `forest`, each string interned once.
-fn records(tables: &AsmOps<'_>, forest: &mut MastForest) -> Vec<AsmOp> {
-    let ids: Vec<StringId> = tables
-        .strings
-        .iter()
-        .map(|s| forest.strings.intern(s))
-        .collect();
-    let mut locations: HashMap<SourceLocation, LocationId> = HashMap::new();
-    let mut ops = Vec::with_capacity(tables.records.len());
-    for r in &tables.records {
+/// Records made `AsmOp`s of a forest, each string and location interned
+/// once, on first use.
+struct Interner {
+    strings: Vec<Option<StringId>>,
+    locations: HashMap<SourceLocation, LocationId>,
+}
+
+impl Interner {
+    fn new(tables: &AsmOps<'_>) -> Self {
+        Interner {
+            strings: vec![None; tables.strings.len()],
+            locations: HashMap::new(),
+        }
+    }
+
+    fn string(&mut self, tables: &AsmOps<'_>, i: usize, forest: &mut MastForest) -> StringId {
+        *self.strings[i].get_or_insert_with(|| forest.strings.intern(tables.strings[i]))
+    }
+
+    fn asm_op(&mut self, tables: &AsmOps<'_>, r: &Record, forest: &mut MastForest) -> AsmOp {
         let location = r.location.map(|(file, start, end)| {
             let location = SourceLocation {
-                path: ids[file],
+                path: self.string(tables, file, forest),
                 start,
                 end,
             };
-            *locations.entry(location).or_insert_with(|| {
+            *self.locations.entry(location).or_insert_with(|| {
                 forest.locations.push(location);
                 LocationId(NonZeroU32::MIN.saturating_add(forest.locations.len() as u32 - 1))
             })
         });
-        ops.push(AsmOp {
+        AsmOp {
             location,
-            context_name: ids[r.context],
-            op: ids[r.op],
+            context_name: self.string(tables, r.context, forest),
+            op: self.string(tables, r.op, forest),
             num_cycles: r.cycles,
             should_break: false,
-        });
+        }
     }
-    ops
+}
+
+/// The records as `AsmOp`s of `forest`.
+fn records(tables: &AsmOps<'_>, forest: &mut MastForest) -> Vec<AsmOp> {
+    let mut interner = Interner::new(tables);
+    let records = tables.records.iter();
+    records
+        .map(|r| interner.asm_op(tables, r, forest))
+        .collect()
 }
 
 /// The tables of `forest`'s `AsmOp` decorators, and the decorators left for

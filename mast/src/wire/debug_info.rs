@@ -42,21 +42,29 @@
 //! non-zero line and column, `u32`s); an option is a flag byte and its
 //! value.
 //!
+//! A node→decorator table is one CSR matrix of `u32` decorator ids: the
+//! ids (`Vec<u32>`), then row pointers (`Vec<usize>`), row `n` being node
+//! `n`'s; as miden-core checks it, it has no rows, or pointers from 0 to the
+//! number of ids, non-decreasing, and ids in range; rows stop at the last
+//! decorated node (none for a node past the forest).
+//!
 //! Reading lifts the decorators onto the blocks (indices without padding),
-//! checks the assembly ops of blocks (see `asm_ops`; a conversion to 0.10
-//! lifts them) and keeps the section's bytes, so that a file is written
-//! back byte for byte. What is not lifted is counted: the assembly ops of
-//! other nodes, node decorators, error-code messages, procedure names and
-//! debug variables. A forest without section bytes
-//! (built, converted or extracted) is written with a section built from its
-//! blocks' decorators as miden-core builds it, decorators deduplicated in
-//! order of first use.
+//! reads the node decorators, the assembly ops of other nodes, error-code
+//! messages, procedure names and debug variables into the forest's
+//! [`DebugInfo`], checks the assembly ops of blocks (see `asm_ops`; a
+//! conversion lifts them) and keeps the section's bytes, so that a file is
+//! written back byte for byte. The debug variables' table is checked. A forest without
+//! section bytes (built, converted or extracted) is written with a section
+//! built from its blocks' decorators as miden-core builds it, decorators
+//! deduplicated in order of first use.
 
+use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use crate::block::BasicBlock;
+use crate::debug_info::{DebugVariable, SourcePosition, VariableLocation};
 use crate::decorator::Decorator;
-use crate::forest::{DebugInfo, MastForest, MastNode};
+use crate::forest::{DebugInfo, MastForest, MastNode, MastNodeId, NodeDecorators};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 use crate::ops::Isa;
 
@@ -83,6 +91,7 @@ pub(crate) struct Section<'a> {
     pub(crate) info: DebugInfo,
     links: Vec<Link>,
     table_at: usize,
+    node_tables_at: usize,
     asm: AsmOps<'a>,
 }
 
@@ -98,44 +107,106 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
     for _ in 0..n {
         decorators.push(read_decorator(c, data, data_at)?);
     }
-    let error_codes = c.count("error codes", 9)?;
-    for _ in 0..error_codes {
-        c.u64("error code")?;
-        c.string("error message")?;
+    let n = c.count("error codes", 9)?;
+    let mut error_messages = Vec::with_capacity(n);
+    for _ in 0..n {
+        error_messages.push((c.u64("error code")?, c.string("error message")?.to_string()));
     }
     let table_at = c.at();
     let links = read_csr(c, decorators.len(), &DECORATOR_TABLE)?
         .into_iter()
         .map(|(node, op, id)| (node, op, decorators[id as usize]))
         .collect();
-    let mut node_decorators = 0;
-    for _ in 0..2 {
-        node_decorators += skip_vec(c, "node decorator ids", 4)?;
-        skip_usizes(c, "node decorator index")?;
-    }
-    let procedure_names = c.count("procedure names", 33)?;
-    for _ in 0..procedure_names {
-        c.word("procedure digest")?;
-        c.string("procedure name")?;
+    let node_tables_at = c.at();
+    let before_enter = read_node_table(c, &decorators)?;
+    let after_exit = read_node_table(c, &decorators)?;
+    let node_decorators = zip_node_tables(before_enter, after_exit);
+    let n = c.count("procedure names", 33)?;
+    let mut procedure_names = Vec::with_capacity(n);
+    for _ in 0..n {
+        procedure_names.push((
+            c.word("procedure digest")?,
+            c.string("procedure name")?.to_string(),
+        ));
     }
     let asm = asm_ops::read(c)?;
     let debug_variables = read_debug_variables(c)?;
     let info = DebugInfo {
         bytes: c.since(start).to_vec(),
-        error_codes,
+        error_messages,
         procedure_names,
+        node_decorators,
         asm_ops: asm.len(),
         // Known once the assembly ops are lifted onto a forest.
-        control_asm_ops: 0,
-        node_decorators,
+        control_asm_ops: Vec::new(),
         debug_variables,
     };
     Ok(Section {
         info,
         links,
         table_at,
+        node_tables_at,
         asm,
     })
+}
+
+/// A node→decorator table (a CSR matrix: decorator ids, then row
+/// pointers), checked as miden-core checks it: no rows, or pointers from 0
+/// to the number of ids, non-decreasing, and ids in range; its non-empty
+/// rows, by node. Their nodes are checked against the forest when lifted.
+fn read_node_table(
+    c: &mut Cursor<'_>,
+    decorators: &[Decorator],
+) -> Result<Vec<(u32, Vec<Decorator>)>> {
+    let ids = c.u32_list("node decorator ids", "node decorator id")?;
+    let rows_at = c.at();
+    let rows = usizes(c, "node decorator index")?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Some(&(at, _)) = ids.iter().find(|(_, id)| *id as usize >= decorators.len()) {
+        return err(at, DecodeErrorKind::Invalid("node decorator id"));
+    }
+    let grows = rows.windows(2).all(|w| w[0] <= w[1]);
+    if rows[0] != 0 || !grows || rows.last() != Some(&ids.len()) {
+        return err(rows_at, DecodeErrorKind::Invalid("node decorator index"));
+    }
+    let row = |(node, w): (usize, &[usize])| {
+        let ids = &ids[w[0]..w[1]];
+        let decorators = ids.iter().map(|&(_, id)| decorators[id as usize]);
+        (!ids.is_empty()).then(|| (node as u32, decorators.collect()))
+    };
+    Ok(rows.windows(2).enumerate().filter_map(row).collect())
+}
+
+/// A table's non-empty rows, by node.
+type NodeRows = std::iter::Peekable<std::vec::IntoIter<(u32, Vec<Decorator>)>>;
+
+/// The nodes with node decorators, in node order, from the non-empty rows
+/// of the two tables.
+fn zip_node_tables(
+    before: Vec<(u32, Vec<Decorator>)>,
+    after: Vec<(u32, Vec<Decorator>)>,
+) -> Vec<NodeDecorators> {
+    let mut nodes = Vec::with_capacity(before.len() + after.len());
+    let (mut before, mut after): (NodeRows, NodeRows) =
+        (before.into_iter().peekable(), after.into_iter().peekable());
+    let take = |rows: &mut NodeRows, node: u32| {
+        rows.next_if(|r| r.0 == node).map_or_else(Vec::new, |r| r.1)
+    };
+    loop {
+        let node = match (before.peek(), after.peek()) {
+            (None, None) => return nodes,
+            (Some(b), Some(a)) => b.0.min(a.0),
+            (Some(b), None) => b.0,
+            (None, Some(a)) => a.0,
+        };
+        nodes.push(NodeDecorators {
+            node: MastNodeId(node),
+            before_enter: take(&mut before, node),
+            after_exit: take(&mut after, node),
+        });
+    }
 }
 
 fn skip_vec(c: &mut Cursor<'_>, field: &'static str, size: usize) -> Result<usize> {
@@ -260,56 +331,81 @@ fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usiz
 }
 
 /// Debug variables (names, value locations, types and source locations of
-/// source variables) and their table: checked and counted.
-fn read_debug_variables(c: &mut Cursor<'_>) -> Result<usize> {
+/// source variables), checked, and their table, checked against them.
+fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     // A variable takes at least a name length, a location tag and byte, and
     // three flags.
     let n = c.count("debug variables", 6)?;
+    let mut variables = Vec::with_capacity(n);
     for _ in 0..n {
-        c.string("variable name")?;
-        let at = c.at();
-        match c.u8("value location")? {
-            0 => c.u8("stack position").map(drop)?,
-            1 => c.u32("memory address").map(drop)?,
-            2 => c.felt("constant value").map(drop)?,
-            3 => c.u16("local offset").map(drop)?,
-            4 => {
-                let len = c.count("expression", 1)?;
-                c.take(len, "expression").map(drop)?
-            }
-            5 => {
-                c.u32("global index")?;
-                c.u64("frame offset").map(drop)?
-            }
-            _ => return err(at, DecodeErrorKind::Invalid("value location")),
-        }
-        if c.bool("type flag")? {
-            c.u32("type id")?;
-        }
-        if c.bool("argument flag")? {
-            let at = c.at();
-            if c.u32("argument index")? == 0 {
-                return err(at, DecodeErrorKind::Invalid("argument index 0"));
-            }
-        }
-        if c.bool("source location flag")? {
-            c.string("source file")?;
-            for field in ["line", "column"] {
-                let at = c.at();
-                if c.u32(field)? == 0 {
-                    return err(at, DecodeErrorKind::Invalid("line or column 0"));
-                }
-            }
-        }
+        variables.push(read_debug_variable(c)?);
     }
     read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
-    Ok(n)
+    Ok(variables)
+}
+
+fn read_debug_variable(c: &mut Cursor<'_>) -> Result<DebugVariable> {
+    let name = c.string("variable name")?.to_string();
+    let at = c.at();
+    let location = match c.u8("value location")? {
+        0 => VariableLocation::Stack(c.u8("stack position")?),
+        1 => VariableLocation::Memory(c.u32("memory address")?),
+        2 => VariableLocation::Constant(c.felt("constant value")?),
+        3 => VariableLocation::Local(c.u16("local offset")? as i16),
+        4 => {
+            let len = c.count("expression", 1)?;
+            VariableLocation::Expression(c.take(len, "expression")?.to_vec())
+        }
+        5 => VariableLocation::Global {
+            index: c.u32("global index")?,
+            frame_offset: c.u64("frame offset")? as i64,
+        },
+        _ => return err(at, DecodeErrorKind::Invalid("value location")),
+    };
+    let type_id = c.bool("type flag")?.then(|| c.u32("type id")).transpose()?;
+    let argument = match c.bool("argument flag")? {
+        false => None,
+        true => {
+            let at = c.at();
+            let index = NonZeroU32::new(c.u32("argument index")?);
+            Some(index.map_or_else(|| err(at, DecodeErrorKind::Invalid("argument index 0")), Ok)?)
+        }
+    };
+    let source = match c.bool("source location flag")? {
+        false => None,
+        true => {
+            let file = c.string("source file")?.to_string();
+            let mut line_column = [NonZeroU32::MIN; 2];
+            for (value, field) in line_column.iter_mut().zip(["line", "column"]) {
+                let at = c.at();
+                *value = NonZeroU32::new(c.u32(field)?)
+                    .map_or_else(|| err(at, DecodeErrorKind::Invalid("line or column 0")), Ok)?;
+            }
+            let [line, column] = line_column;
+            Some(SourcePosition { file, line, column })
+        }
+    };
+    Ok(DebugVariable {
+        name,
+        location,
+        type_id,
+        argument,
+        source,
+    })
 }
 
 /// Puts the section's decorators and assembly ops on the blocks of
 /// `forest`, at their operation indices without padding.
 pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
     lift_decorators(&section, &mut forest.nodes)?;
+    if let Some(last) = section.info.node_decorators.last() {
+        if last.node.index() >= forest.len() {
+            return err(
+                section.node_tables_at,
+                DecodeErrorKind::Invalid("node decorators of a node that does not exist"),
+            );
+        }
+    }
     let control_asm_ops = asm_ops::lift(&section.asm, forest, false)?;
     forest.debug_info = Some(DebugInfo {
         control_asm_ops,
@@ -318,17 +414,32 @@ pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> 
     Ok(())
 }
 
-/// `forest` with the assembly ops of its debug-info section, if it has
-/// any, on its blocks as `AsmOp` decorators: decoding checks them but
-/// leaves them in the section (tens of thousands for a library), and a
-/// conversion to 0.10 carries them.
-pub(crate) fn with_asm_ops(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
-    let Some(info) = forest.debug_info().filter(|d| d.asm_op_count() > 0) else {
+/// `forest` with what its debug-info section says of its blocks, if it has
+/// a section, on them as decorators: the assembly ops as `AsmOp`
+/// decorators (decoding checks them but leaves them in the section, tens
+/// of thousands for a library), and the node decorators of blocks as
+/// decorators of their first operation (before the others) and of their
+/// end (after the others). A conversion carries them so.
+pub(crate) fn lifted(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
+    let Some(info) = forest.debug_info() else {
         return Ok(std::borrow::Cow::Borrowed(forest));
     };
-    let section = read(&mut Cursor::new(info.bytes(), 0))?;
     let mut out = forest.clone();
-    asm_ops::lift(&section.asm, &mut out, true)?;
+    if info.asm_op_count() > 0 {
+        let section = read(&mut Cursor::new(info.bytes(), 0))?;
+        asm_ops::lift(&section.asm, &mut out, true)?;
+    }
+    for n in info.node_decorators() {
+        if let MastNode::Block(block) = &mut out.nodes[n.node.index()] {
+            let end = block.ops.len() as u32;
+            let before = n.before_enter.iter().map(|&d| (0, d));
+            let after = n.after_exit.iter().map(|&d| (end, d));
+            block.decorators = before
+                .chain(block.decorators.drain(..))
+                .chain(after)
+                .collect();
+        }
+    }
     Ok(std::borrow::Cow::Owned(out))
 }
 
@@ -462,8 +573,8 @@ pub(crate) fn check_expressible(
     let what = match d {
         Decorator::AdvStackTop(_) if isa == Isa::V0_10 => "an advice-stack debug decorator",
         // Advice injectors and events became operations in 0.23.
-        Decorator::Advice(_) if isa == Isa::V0_23 => "an advice injector decorator",
-        Decorator::Event(_) if isa == Isa::V0_23 => "an event decorator",
+        Decorator::Advice(_) if isa != Isa::V0_10 => "an advice injector decorator",
+        Decorator::Event(_) if isa != Isa::V0_10 => "an event decorator",
         _ => return Ok(()),
     };
     Err(EncodeError::unrepresentable(

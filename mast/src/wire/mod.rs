@@ -7,6 +7,7 @@
 //! | miden 0.10  | `MAST\0` `[0,0,0]`             | RPO256    | `v010`      |
 //! | miden 0.23  | `MAST` flags `[0,0,3]`         | Poseidon2 | `v023`      |
 //! | miden 0.24  | `MAST` flags `[0,0,4]`         | Poseidon2 | `v023`      |
+//! | miden 1.0   | `MAST` flags `[0,0,5]`         | Eidos     | `v023`      |
 //!
 //! The draft and miden-core 0.10 share their 8-byte header. They are told
 //! apart by layout: after the header, 0.10 has a `usize` node count, two
@@ -29,14 +30,12 @@
 //! nodes' in node order, children first. The forest and the first mismatch
 //! in node order do not depend on the thread count.
 //!
-//! FIXME: the wire version `[0,0,5]` (miden-core 1.0.0-rc.0) is refused
-//! with a typed error. Its layout is that of `[0,0,4]` with the nodes in a
-//! canonical order (external nodes by increasing digest, then blocks, then
-//! the other nodes, children first) and opcode `0x50` meaning `compress`
-//! instead of `hperm`; its digests are Eidos hashes, which the
-//! `miden-crypto` this crate builds on (0.25) does not provide.
+//! Version `[0,0,5]` (miden-core 1.0) keeps the nodes in one canonical
+//! order, which its decoder requires and [`canonicalize`] establishes: see
+//! `canonical`.
 
 mod asm_ops;
+mod canonical;
 pub(crate) mod cursor;
 mod debug_info;
 mod library;
@@ -46,13 +45,14 @@ pub(crate) mod v023;
 use core::fmt;
 use core::ops::Range;
 
-use crate::block::BATCH_SIZE;
+use crate::block::{hash_groups, BATCH_SIZE};
 
 use crate::felt::{Digest, Felt};
 use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::Isa;
 
+pub use canonical::canonicalize;
 use cursor::{put_usize, Cursor};
 pub use library::{EncodedType, EncodedValue};
 use v023::Version;
@@ -69,6 +69,10 @@ pub enum Format {
     /// miden-core 0.24, version `[0, 0, 4]`: the layout of 0.23 without
     /// debug info.
     V0_24,
+    /// miden-core 1.0, version `[0, 0, 5]`: the layout of 0.24 with the
+    /// nodes in canonical order, Eidos digests and opcode `0x50` meaning
+    /// `compress`.
+    V1_0,
 }
 
 impl Format {
@@ -78,6 +82,18 @@ impl Format {
             Format::Draft | Format::V0_10 => [0, 0, 0],
             Format::V0_23 => v023::VERSION,
             Format::V0_24 => v023::VERSION_0_24,
+            Format::V1_0 => v023::VERSION_1_0,
+        }
+    }
+
+    /// The format's name in messages (`miden 0.23`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Draft => "the draft format",
+            Format::V0_10 => "miden 0.10",
+            Format::V0_23 => "miden 0.23",
+            Format::V0_24 => "miden 0.24",
+            Format::V1_0 => "miden 1.0",
         }
     }
 
@@ -86,6 +102,7 @@ impl Format {
         match self {
             Format::Draft | Format::V0_10 => Isa::V0_10,
             Format::V0_23 | Format::V0_24 => Isa::V0_23,
+            Format::V1_0 => Isa::V1_0,
         }
     }
 }
@@ -95,9 +112,7 @@ impl fmt::Display for Format {
         let [a, b, c] = self.version();
         match self {
             Format::Draft => write!(f, "draft (version [{a},{b},{c}])"),
-            Format::V0_10 => write!(f, "miden 0.10 (version [{a},{b},{c}])"),
-            Format::V0_23 => write!(f, "miden 0.23 (version [{a},{b},{c}])"),
-            Format::V0_24 => write!(f, "miden 0.24 (version [{a},{b},{c}])"),
+            _ => write!(f, "{} (version [{a},{b},{c}])", self.name()),
         }
     }
 }
@@ -189,7 +204,7 @@ pub fn detect(bytes: &[u8]) -> Result<(Format, Flags)> {
         )),
         [0, 0, 3] => Ok((Format::V0_23, v023::read_flags(bytes[4], Version::V3)?)),
         [0, 0, 4] => Ok((Format::V0_24, v023::read_flags(bytes[4], Version::V4)?)),
-        // FIXME: [0,0,5] (see the module docs).
+        [0, 0, 5] => Ok((Format::V1_0, v023::read_flags(bytes[4], Version::V5)?)),
         _ => err(5, DecodeErrorKind::UnsupportedVersion(version)),
     }
 }
@@ -214,21 +229,26 @@ pub fn read_as(bytes: &[u8], format: Format, opts: DecodeOptions) -> Result<Mast
             let (forest, end) = v010::decode(bytes, 8, opts)?;
             (forest, end, Flags::default())
         }
-        Format::V0_23 | Format::V0_24 => {
+        Format::V0_23 | Format::V0_24 | Format::V1_0 => {
             let (f, flags) = detect(bytes)?;
             if f != format {
                 return err(5, DecodeErrorKind::UnsupportedVersion(f.version()));
             }
-            let (forest, end) = v023::decode(bytes, flags, opts)?;
+            let version = match format {
+                Format::V0_23 => Version::V3,
+                Format::V0_24 => Version::V4,
+                _ => Version::V5,
+            };
+            let (forest, end) = v023::decode(bytes, version, flags, opts)?;
             (forest, end, flags)
         }
     };
     let exports = if end == bytes.len() {
         None
-    } else if matches!(format, Format::Draft | Format::V0_24) {
+    } else if matches!(format, Format::Draft | Format::V0_24 | Format::V1_0) {
         // From 0.24 on a library ships as a package, not as a forest
-        // followed by exports: a 0.24 forest refuses trailing bytes, as
-        // miden-core 0.24 does.
+        // followed by exports: a 0.24 or 1.0 forest refuses trailing bytes,
+        // as miden-core does.
         return err(end, DecodeErrorKind::TrailingBytes(bytes.len() - end));
     } else {
         let mut c = Cursor::new(bytes, end);
@@ -267,13 +287,14 @@ pub fn write(
         Format::V0_10 => v010::encode(forest, &mut out)?,
         Format::V0_23 => v023::encode(forest, Version::V3, flags, &mut out)?,
         Format::V0_24 => v023::encode(forest, Version::V4, flags, &mut out)?,
+        Format::V1_0 => v023::encode(forest, Version::V5, flags, &mut out)?,
     }
     if let Some(exports) = exports {
-        if format == Format::V0_24 {
-            // A 0.24 library is a package (see `read_as`).
+        if matches!(format, Format::V0_24 | Format::V1_0) {
+            // A 0.24 or 1.0 library is a package (see `read_as`).
             return Err(EncodeError::unrepresentable(
-                "miden 0.24",
-                "library exports (0.24 ships libraries as packages)",
+                format.name(),
+                "library exports (from 0.24 on libraries ship as packages)",
             ));
         }
         put_usize(&mut out, exports.len());
@@ -311,12 +332,19 @@ pub(crate) fn check_encodable(
 
 /// A digest a decoder leaves for [`settle_digests`]: the node, when it is
 /// verified rather than rebuilt the recorded digest and its offset, and for
-/// a block whose decoder collected its hash input, its batches' range in
-/// the decoder's group values.
+/// a block whose decoder collected its hash input, where it is.
 pub(crate) struct Pending {
     pub(crate) node: MastNodeId,
     pub(crate) recorded: Option<(Digest, usize)>,
-    pub(crate) batches: Option<Range<usize>>,
+    pub(crate) groups: Option<BlockGroups>,
+}
+
+/// A block's hash input as its decoder collected it: its batches' range in
+/// the decoder's group values, and how many groups its last batch uses
+/// (see [`crate::block::hash_groups`]).
+pub(crate) struct BlockGroups {
+    pub(crate) batches: Range<usize>,
+    pub(crate) last_groups: usize,
 }
 
 /// Work below this weight (about an operation each, see [`digest_weight`])
@@ -362,10 +390,8 @@ pub(crate) fn settle_digests(
         let b = &*b;
         let independent =
             |p: &Pending| !rebuilt || matches!(b.node_ref(p.node), MastNode::Block(_));
-        let digest = |p: &Pending| match &p.batches {
-            Some(batches) => isa
-                .hasher()
-                .hash_batches(groups[batches.clone()].iter().copied()),
+        let digest = |p: &Pending| match &p.groups {
+            Some(g) => hash_groups(isa, &groups[g.batches.clone()], g.last_groups),
             None => b
                 .node_ref(p.node)
                 .compute_digest(isa, |c| b.digests()[c.index()]),
@@ -460,7 +486,8 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 }
 
 /// `forest` in version `isa`: the same nodes, operations and roots, with
-/// digests recomputed by that version's rules.
+/// digests recomputed by that version's rules; for 1.0, the nodes in its
+/// canonical order ([`canonicalize`]).
 ///
 /// Decorators stay on the blocks: a 0.10 forest's go into the debug-info
 /// section of the 0.23 file it is written to, and a 0.23 forest's, lifted
@@ -471,30 +498,28 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 /// 0.10), a `dyncall` in 0.10, an external node (its digest belongs to the
 /// other hash function), an advice map or 0.23 debug info other than
 /// operation decorators in 0.10, a decorator the version does not have
-/// (advice injectors and events in 0.23, the advice-stack debug option in
-/// 0.10).
+/// (advice injectors and events in 0.23 and 1.0, the advice-stack debug
+/// option in 0.10).
 pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest, EncodeError> {
     if forest.isa() == isa {
         return Ok(forest.clone());
     }
     let format = match isa {
-        Isa::V0_10 => "miden 0.10",
-        Isa::V0_23 => "miden 0.23",
+        Isa::V0_10 => Format::V0_10.name(),
+        Isa::V0_23 => Format::V0_23.name(),
+        Isa::V1_0 => Format::V1_0.name(),
     };
     if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
         return Err(EncodeError::unrepresentable(format, "an advice map"));
     }
-    if let Some(what) = forest.debug_info().and_then(|d| d.unlifted()) {
+    if let Some(what) = forest.debug_info().and_then(|d| d.unexpressible(forest)) {
         return Err(EncodeError::unrepresentable(
             format,
-            format!("miden 0.23 debug info with {what} (strip it)"),
+            format!("miden 0.23 debug info: {what} (strip it)"),
         ));
     }
-    let lifted = match isa {
-        Isa::V0_10 => debug_info::with_asm_ops(forest)
-            .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?,
-        Isa::V0_23 => std::borrow::Cow::Borrowed(forest),
-    };
+    let lifted = debug_info::lifted(forest)
+        .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?;
     let forest = &*lifted;
     let mut b = MastForestBuilder::new_in(isa);
     // The same strings and locations, under the same ids.
@@ -518,7 +543,7 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
             for (_, d) in block.decorators() {
                 debug_info::check_expressible(d, isa, i, format)?;
             }
-            if isa == Isa::V0_23 {
+            if isa != Isa::V0_10 {
                 asm_ops::check(block, i, format)?;
             }
         }
@@ -545,5 +570,8 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
     let mut out = b.finish();
     out.entrypoint = forest.entrypoint();
     out.advice_map = forest.advice_map.clone();
-    Ok(out)
+    match isa {
+        Isa::V1_0 => canonicalize(&out),
+        Isa::V0_10 | Isa::V0_23 => Ok(out),
+    }
 }

@@ -145,7 +145,7 @@ pub(crate) fn decode(
             pending.push(Pending {
                 node: id,
                 recorded,
-                batches: None,
+                groups: None,
             });
         }
     }

@@ -1,5 +1,5 @@
 //! The wire formats of miden-core 0.23 (`MAST`, a flags byte, version
-//! `[0, 0, 3]`) and 0.24 (version `[0, 0, 4]`).
+//! `[0, 0, 3]`), 0.24 (version `[0, 0, 4]`) and 1.0 (version `[0, 0, 5]`).
 //!
 //! ```text
 //! magic        4 bytes  b"MAST"
@@ -43,8 +43,13 @@
 //! operations and digests are those of 0.23. A 0.24 file reads with
 //! `stripped` set (it carries no debug info); a forest with debug info is
 //! written in 0.24 only when the caller asks for it stripped.
+//!
+//! Version `[0, 0, 5]` (miden-core 1.0) has the layout of `[0, 0, 4]`, byte
+//! for byte, with three differences: opcode `0x50` is `compress` (it was
+//! `hperm`), digests are Eidos hashes (a block's hashing only the groups in
+//! use of its last batch, see [`crate::block::hash_groups`]), and the nodes
+//! are in canonical order, which the decoder requires (see `canonical`).
 
-use core::ops::Range;
 use std::borrow::Cow;
 
 use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
@@ -53,9 +58,10 @@ use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
+use super::canonical::OrderCheck;
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, NodeEntry};
-use super::{check_encodable, debug_info, settle_digests, Flags, Pending};
+use super::{check_encodable, debug_info, settle_digests, BlockGroups, Flags, Pending};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
@@ -63,37 +69,45 @@ pub const MAGIC: [u8; 4] = *b"MAST";
 pub const VERSION: [u8; 3] = [0, 0, 3];
 /// The version of the 0.24 line.
 pub const VERSION_0_24: [u8; 3] = [0, 0, 4];
+/// The version of the 1.0 line.
+pub const VERSION_1_0: [u8; 3] = [0, 0, 5];
 const FLAG_STRIPPED: u8 = 1;
 const FLAG_HASHLESS: u8 = 2;
 
-/// The two versions of this layout.
+/// The versions of this layout.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Version {
     /// `[0, 0, 3]`: a stripped flag and, unless stripped, debug info.
     V3,
     /// `[0, 0, 4]`: no debug info, trailing bytes refused.
     V4,
+    /// `[0, 0, 5]`: `[0, 0, 4]` in canonical node order, with the
+    /// instruction set and digests of 1.0.
+    V5,
 }
 
 impl Version {
-    fn bytes(self) -> [u8; 3] {
+    fn format(self) -> super::Format {
         match self {
-            Version::V3 => VERSION,
-            Version::V4 => VERSION_0_24,
+            Version::V3 => super::Format::V0_23,
+            Version::V4 => super::Format::V0_24,
+            Version::V5 => super::Format::V1_0,
         }
     }
 
-    fn name(self) -> &'static str {
-        match self {
-            Version::V3 => "miden 0.23",
-            Version::V4 => "miden 0.24",
-        }
+    fn isa(self) -> Isa {
+        self.format().isa()
+    }
+
+    /// Whether debug info left the forest (0.24 on).
+    fn without_debug_info(self) -> bool {
+        self != Version::V3
     }
 }
 
 /// The flags of the header byte at offset 4 in `version`.
 pub(crate) fn read_flags(byte: u8, version: Version) -> Result<Flags> {
-    if version == Version::V4 {
+    if version.without_debug_info() {
         if byte & !FLAG_HASHLESS != 0 {
             return err(4, DecodeErrorKind::UnknownFlags(byte));
         }
@@ -122,9 +136,17 @@ struct PaddedBatch {
     padding: [bool; BATCH_SIZE],
 }
 
-/// miden-core 0.23's batching of a block, with its padding `noop`s: the
-/// batches and the padded operation count. See the module docs.
-fn pad_batches(ops: &[Operation]) -> (Vec<PaddedBatch>, usize) {
+/// miden-core 0.23's batching of a block, with its padding `noop`s. See the
+/// module docs.
+struct PaddedLayout {
+    batches: Vec<PaddedBatch>,
+    /// The operation count, padding included.
+    len: usize,
+    /// The groups in use of the last batch, before rounding up.
+    last_groups: usize,
+}
+
+fn pad_batches(ops: &[Operation]) -> PaddedLayout {
     let mut batches = Vec::new();
     let mut acc = Accumulator::new();
     let mut padded_len = 0;
@@ -136,9 +158,14 @@ fn pad_batches(ops: &[Operation]) -> (Vec<PaddedBatch>, usize) {
         }
         acc.add(op);
     }
+    let last_groups = acc.next_group_idx;
     let (batch, len) = acc.finish();
     batches.push(batch);
-    (batches, padded_len + len)
+    PaddedLayout {
+        batches,
+        len: padded_len + len,
+        last_groups,
+    }
 }
 
 /// Counts of one batch under construction, following miden-core's
@@ -276,6 +303,7 @@ fn read_sections<'a>(c: &mut Cursor<'a>, flags: Flags) -> Result<Sections<'a>> {
 struct EntryDecoder<'a, 's> {
     bytes: &'a [u8],
     s: &'s Sections<'a>,
+    isa: Isa,
     /// Where the next block's data must start.
     block_pos: usize,
     /// External nodes read so far.
@@ -287,8 +315,8 @@ struct EntryDecoder<'a, 's> {
 
 impl EntryDecoder<'_, '_> {
     /// Node `i`, from its entry, and for a block whose group values are
-    /// collected, their range in `groups`.
-    fn node(&mut self, i: usize) -> Result<(MastNode, Option<Range<usize>>)> {
+    /// collected, where they are.
+    fn node(&mut self, i: usize) -> Result<(MastNode, Option<BlockGroups>)> {
         let at = self.s.entries_at + 8 * i;
         let entry = Cursor::new(self.bytes, at).u64("node entry")?;
         let entry = NodeEntry::new(entry, i, at);
@@ -326,11 +354,14 @@ impl EntryDecoder<'_, '_> {
                 }
                 let mut d = Cursor::new(self.s.blocks, self.block_pos);
                 let first = self.groups.as_ref().map_or(0, Vec::len);
-                let block = decode_block(&mut d, self.groups.as_mut())
+                let (block, last_groups) = decode_block(&mut d, self.isa, self.groups.as_mut())
                     .map_err(|e| e.shifted(self.s.blocks_at))?;
                 self.block_pos = d.at();
-                let batches = self.groups.as_ref().map(|g| first..g.len());
-                return Ok((MastNode::Block(block), batches));
+                let groups = self.groups.as_ref().map(|g| BlockGroups {
+                    batches: first..g.len(),
+                    last_groups,
+                });
+                return Ok((MastNode::Block(block), groups));
             }
             _ => return entry.unknown_tag(),
         };
@@ -338,10 +369,11 @@ impl EntryDecoder<'_, '_> {
     }
 }
 
-/// Decodes a 0.23 or 0.24 forest whose header says `flags`; returns it and
+/// Decodes a forest of `version` whose header says `flags`; returns it and
 /// the offset where it ends.
 pub(crate) fn decode(
     bytes: &[u8],
+    version: Version,
     flags: Flags,
     opts: DecodeOptions,
 ) -> Result<(MastForest, usize)> {
@@ -355,19 +387,25 @@ pub(crate) fn decode(
         let section = debug_info::read(&mut c)?;
         (section.info.bytes() != empty_debug_info(nodes)).then_some(section)
     };
-    let mut b = MastForestBuilder::new_in(Isa::V0_23);
+    let isa = version.isa();
+    let mut b = MastForestBuilder::new_in(isa);
     let mut entries = EntryDecoder {
         bytes,
         s: &s,
+        isa,
         block_pos: 0,
         ext_seen: 0,
         groups: (s.hashes_at.is_none() || !opts.trust_digests).then(Vec::new),
     };
     let mut int_seen = 0;
     let mut pending = Vec::new();
+    let mut order = (version == Version::V5).then(OrderCheck::default);
     for i in 0..s.internal + s.external {
         let at = s.entries_at + 8 * i;
-        let (node, batches) = entries.node(i)?;
+        let (node, groups) = entries.node(i)?;
+        if let Some(order) = &mut order {
+            order.next(&node, at)?;
+        }
         let (digest, pending_digest) = match (&node, s.hashes_at) {
             (MastNode::External(d), _) => (*d, None),
             (_, None) => (Digest::ZERO, Some(None)),
@@ -392,7 +430,7 @@ pub(crate) fn decode(
             pending.push(Pending {
                 node,
                 recorded,
-                batches,
+                groups,
             });
         }
     }
@@ -408,7 +446,7 @@ pub(crate) fn decode(
         return err(s.blocks_at + block_pos, DecodeErrorKind::UnusedData(unused));
     }
     let groups = entries.groups.unwrap_or_default();
-    settle_digests(&mut b, &pending, &groups, Isa::V0_23)?;
+    settle_digests(&mut b, &pending, &groups, isa)?;
     add_roots(&mut b, &s.roots, s.internal + s.external)?;
     let mut forest = b.finish();
     forest.advice_map = advice_map;
@@ -418,32 +456,35 @@ pub(crate) fn decode(
     Ok((forest, c.at()))
 }
 
-fn decode_op(c: &mut Cursor<'_>) -> Result<Operation> {
+fn decode_op(c: &mut Cursor<'_>, isa: Isa, simple: &[Option<Operation>; 128]) -> Result<Operation> {
     let at = c.at();
     let code = c.u8("opcode")?;
-    if let Some(op) = Operation::simple_from_opcode(Isa::V0_23, code) {
+    if let Some(op) = simple.get(code as usize).copied().flatten() {
         return Ok(op);
     }
-    if Operation::with_immediate(Isa::V0_23, code, 0).is_err() {
+    if Operation::with_immediate(isa, code, 0).is_err() {
         return err(at, DecodeErrorKind::UnknownOpcode(code));
     }
     let imm = c.felt("immediate")?;
-    Operation::with_immediate(Isa::V0_23, code, imm.as_u64())
+    Operation::with_immediate(isa, code, imm.as_u64())
         .or_else(|_| err(at, DecodeErrorKind::UnknownOpcode(code)))
 }
 
 /// A block's padded operations and batch layout, checked to be the layout
-/// miden-core computes for the unpadded operations; with `groups`, the
-/// batches' group values are appended to it.
+/// miden-core computes for the unpadded operations, and the groups in use
+/// of its last batch; with `groups`, the batches' group values are appended
+/// to it.
 fn decode_block(
     c: &mut Cursor<'_>,
+    isa: Isa,
     groups: Option<&mut Vec<[Felt; BATCH_SIZE]>>,
-) -> Result<BasicBlock> {
+) -> Result<(BasicBlock, usize)> {
     let start = c.at();
     let n = c.count("operations", 1)?;
     let mut padded = Vec::with_capacity(n);
+    let simple = Operation::simple_opcodes(isa);
     for _ in 0..n {
-        padded.push(decode_op(c)?);
+        padded.push(decode_op(c, isa, simple)?);
     }
     let batches_at = c.at();
     let num_batches = c.u32("batch count")? as usize;
@@ -488,17 +529,18 @@ fn decode_block(
     if ops.is_empty() {
         return err(start, DecodeErrorKind::Invalid("empty basic block"));
     }
-    let (expected, padded_len) = pad_batches(&ops);
-    if expected != wire || padded_len != padded.len() {
+    let expected = pad_batches(&ops);
+    if expected.batches != wire || expected.len != padded.len() {
         return err(batches_at, DecodeErrorKind::NonCanonical("batch layout"));
     }
     if let Some(groups) = groups {
-        push_group_values(&padded, &wire, groups);
+        push_group_values(&padded, &wire, isa, groups);
     }
-    Ok(BasicBlock {
+    let block = BasicBlock {
         ops,
         decorators: Vec::new(),
-    })
+    };
+    Ok((block, expected.last_groups))
 }
 
 /// The group values of a block's batches, from its padded operations and
@@ -510,6 +552,7 @@ fn decode_block(
 fn push_group_values(
     padded: &[Operation],
     batches: &[PaddedBatch],
+    isa: Isa,
     out: &mut Vec<[Felt; BATCH_SIZE]>,
 ) {
     let mut ops = padded.iter();
@@ -522,7 +565,7 @@ fn push_group_values(
             }
             let mut value = 0;
             for (k, op) in ops.by_ref().take(size as usize).enumerate() {
-                let code = op.opcode_in(Isa::V0_23).unwrap_or(0) as u64;
+                let code = op.opcode_in(isa).unwrap_or(0) as u64;
                 value |= code << (Operation::OP_BITS * k);
                 if let Some(imm) = op.imm_value() {
                     // The layout is canonical: there is a group for it.
@@ -541,9 +584,9 @@ fn push_group_values(
 /// For each operation of a block in its padded form, whether it is a
 /// padding `noop`.
 pub(crate) fn padding_positions(ops: &[Operation]) -> Vec<bool> {
-    let (batches, padded_len) = pad_batches(ops);
-    let mut is_pad = Vec::with_capacity(padded_len);
-    for batch in &batches {
+    let layout = pad_batches(ops);
+    let mut is_pad = Vec::with_capacity(layout.len);
+    for batch in &layout.batches {
         for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
             let raw = *size as usize - pad as usize;
             is_pad.resize(is_pad.len() + raw, false);
@@ -578,15 +621,15 @@ fn unpad(padded: &[Operation], batches: &[PaddedBatch]) -> Result<Vec<Operation>
     Ok(ops)
 }
 
-fn encode_block(block: &BasicBlock, out: &mut Vec<u8>) {
-    let (batches, padded_len) = pad_batches(&block.ops);
-    put_usize(out, padded_len);
+fn encode_block(block: &BasicBlock, isa: Isa, out: &mut Vec<u8>) {
+    let PaddedLayout { batches, len, .. } = pad_batches(&block.ops);
+    put_usize(out, len);
     let mut ops = block.ops.iter();
     for batch in &batches {
         for (size, pad) in batch.group_sizes.iter().zip(batch.padding) {
             let real = *size as usize - pad as usize;
             for op in ops.by_ref().take(real) {
-                out.push(op.opcode_in(Isa::V0_23).unwrap_or(0));
+                out.push(op.opcode_in(isa).unwrap_or(0));
                 if let Some(imm) = op.immediate() {
                     put_u64(out, imm.as_u64());
                 }
@@ -660,19 +703,22 @@ pub(crate) fn encode(
     flags: Flags,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    let format = version.name();
-    check_encodable(forest, Isa::V0_23, format)?;
+    let format = version.format().name();
+    check_encodable(forest, version.isa(), format)?;
+    if version == Version::V5 {
+        OrderCheck::forest(forest, format)?;
+    }
     // The bytes of the debug-info section, if the file has one.
     let debug_info: Option<Cow<'_, [u8]>> = match (flags.stripped, forest.debug_info()) {
         (true, _) => None,
-        (false, Some(_)) if version == Version::V4 => {
+        (false, Some(_)) if version.without_debug_info() => {
             return Err(EncodeError::unrepresentable(
                 format,
                 "debug info, which left the forest in this version; write it --stripped",
             ));
         }
         (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
-        (false, None) if version == Version::V4 => {
+        (false, None) if version.without_debug_info() => {
             let decorated = forest
                 .nodes()
                 .iter()
@@ -704,7 +750,7 @@ pub(crate) fn encode(
             MastNode::External(_) => 8 << 60,
             MastNode::Block(block) => {
                 let offset = u32::try_from(blocks.len()).map_err(|_| EncodeError::DataTooLarge)?;
-                encode_block(block, &mut blocks);
+                encode_block(block, version.isa(), &mut blocks);
                 3 << 60 | offset as u64
             }
         });
@@ -716,7 +762,7 @@ pub(crate) fn encode(
     out.extend_from_slice(&MAGIC);
     let stripped_bit = (version == Version::V3 && flags.stripped) as u8 * FLAG_STRIPPED;
     out.push(stripped_bit | (flags.hashless as u8 * FLAG_HASHLESS));
-    out.extend_from_slice(&version.bytes());
+    out.extend_from_slice(&version.format().version());
     put_usize(out, hashes.len());
     put_usize(out, externals.len());
     put_usize(out, forest.root_order.len());
@@ -765,6 +811,7 @@ mod tests {
         let bytes = std::fs::read(path).unwrap();
         let forest = decode(
             &bytes,
+            Version::V3,
             Flags {
                 stripped: true,
                 hashless: false,
@@ -778,9 +825,9 @@ mod tests {
                 continue;
             };
             let mut data = Vec::new();
-            encode_block(block, &mut data);
+            encode_block(block, Isa::V0_23, &mut data);
             let mut groups = Vec::new();
-            decode_block(&mut Cursor::new(&data, 0), Some(&mut groups)).unwrap();
+            decode_block(&mut Cursor::new(&data, 0), Isa::V0_23, Some(&mut groups)).unwrap();
             let expected: Vec<_> = block
                 .batches_in(Isa::V0_23)
                 .iter()
