@@ -463,6 +463,21 @@ fn decode_decorator(
     })
 }
 
+/// The node entry of a control node whose tag and payload both wire
+/// versions share (tags 0 Join, 1 Split, 2 Loop, 4 Call, 5 SysCall, 6 Dyn;
+/// the children's ids in 30 bits each); 0 for any other node.
+pub(crate) fn control_entry(node: &MastNode) -> u64 {
+    let pair = |a: MastNodeId, b: MastNodeId| (a.0 as u64) << 30 | b.0 as u64;
+    match node {
+        MastNode::Join { left, right } => pair(*left, *right),
+        MastNode::Split { on_true, on_false } => 1 << 60 | pair(*on_true, *on_false),
+        MastNode::Loop { body } => 2 << 60 | body.0 as u64,
+        MastNode::Call { callee, is_syscall } => (4 + *is_syscall as u64) << 60 | callee.0 as u64,
+        MastNode::Dyn => 6 << 60,
+        MastNode::DynCall | MastNode::External(_) | MastNode::Block(_) => 0,
+    }
+}
+
 /// Encodes `forest` as miden-core 0.10 writes it.
 pub(crate) fn encode(forest: &MastForest, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     const FORMAT: &str = "miden 0.10";
@@ -493,15 +508,12 @@ pub(crate) fn encode(forest: &MastForest, out: &mut Vec<u8>) -> Result<(), Encod
     let mut data = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());
     for (i, node) in forest.nodes().iter().enumerate() {
-        let pair = |a: MastNodeId, b: MastNodeId| (a.0 as u64) << 30 | b.0 as u64;
         let entry = match node {
-            MastNode::Join { left, right } => pair(*left, *right),
-            MastNode::Split { on_true, on_false } => 1 << 60 | pair(*on_true, *on_false),
-            MastNode::Loop { body } => 2 << 60 | body.0 as u64,
-            MastNode::Call { callee, is_syscall } => {
-                (4 + *is_syscall as u64) << 60 | callee.0 as u64
-            }
-            MastNode::Dyn => 6 << 60,
+            MastNode::Join { .. }
+            | MastNode::Split { .. }
+            | MastNode::Loop { .. }
+            | MastNode::Call { .. }
+            | MastNode::Dyn => control_entry(node),
             MastNode::External(_) => 7 << 60,
             MastNode::DynCall => {
                 return Err(EncodeError::unrepresentable(

@@ -54,13 +54,13 @@ use std::borrow::Cow;
 
 use crate::block::{batch_can_accept, BasicBlock, BATCH_SIZE, GROUP_SIZE};
 use crate::felt::{Digest, Felt};
-use crate::forest::{MastForest, MastForestBuilder, MastNode, MastNodeId};
+use crate::forest::{MastForest, MastForestBuilder, MastNode};
 use crate::format::{err, DecodeErrorKind, DecodeOptions, EncodeError, Result};
 use crate::ops::{Isa, Operation};
 
 use super::canonical::OrderCheck;
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
-use super::v010::{add_roots, NodeEntry};
+use super::v010::{add_roots, control_entry, NodeEntry};
 use super::{check_encodable, debug_info, settle_digests, BlockGroups, Flags, Pending};
 
 /// The magic bytes.
@@ -737,15 +737,12 @@ pub(crate) fn encode(
     let mut entries = Vec::with_capacity(forest.len());
     let (mut externals, mut hashes) = (Vec::new(), Vec::new());
     for (node, digest) in forest.nodes().iter().zip(&forest.digests) {
-        let pair = |a: MastNodeId, b: MastNodeId| (a.0 as u64) << 30 | b.0 as u64;
         entries.push(match node {
-            MastNode::Join { left, right } => pair(*left, *right),
-            MastNode::Split { on_true, on_false } => 1 << 60 | pair(*on_true, *on_false),
-            MastNode::Loop { body } => 2 << 60 | body.0 as u64,
-            MastNode::Call { callee, is_syscall } => {
-                (4 + *is_syscall as u64) << 60 | callee.0 as u64
-            }
-            MastNode::Dyn => 6 << 60,
+            MastNode::Join { .. }
+            | MastNode::Split { .. }
+            | MastNode::Loop { .. }
+            | MastNode::Call { .. }
+            | MastNode::Dyn => control_entry(node),
             MastNode::DynCall => 7 << 60,
             MastNode::External(_) => 8 << 60,
             MastNode::Block(block) => {
