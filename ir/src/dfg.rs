@@ -38,14 +38,13 @@ pub enum ValueDef {
 pub struct ValueData {
     /// The value's type.
     pub ty: Type,
-    def: StoredDef,
+    def: PackedDef,
 }
 
 /// A [`ValueDef`] as a value's data holds it: a constant by its index in
 /// the graph's pool of constants, so that the data of every value (most
-/// are results) stays 40 bytes instead of 64.
+/// are results) stays small; packed into 8 bytes by [`PackedDef`].
 #[derive(Copy, Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum StoredDef {
     Result(Inst, u32),
     Param(Block, u32),
@@ -54,6 +53,59 @@ enum StoredDef {
     Function(FuncId),
     Alias(Value),
     Unused,
+}
+
+/// A [`StoredDef`] in 8 bytes instead of 12, so that a value's data is 32
+/// bytes: the kind in the top three bits of `kind_index`, a result's or
+/// parameter's number in the 29 bits below, and the entity in `entity`.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct PackedDef {
+    kind_index: u32,
+    entity: u32,
+}
+
+/// The bits of [`PackedDef::kind_index`] below the kind.
+const INDEX_BITS: u32 = 29;
+
+impl StoredDef {
+    fn pack(self) -> PackedDef {
+        let (kind, index, entity) = match self {
+            StoredDef::Result(inst, n) => (0, n, inst.as_u32()),
+            StoredDef::Param(block, n) => (1, n, block.as_u32()),
+            StoredDef::Const(index) => (2, 0, index),
+            StoredDef::Global(global) => (3, 0, global.as_u32()),
+            StoredDef::Function(function) => (4, 0, function.as_u32()),
+            StoredDef::Alias(target) => (5, 0, target.as_u32()),
+            StoredDef::Unused => (6, 0, 0),
+        };
+        // A result or parameter number needs as many values before it: the
+        // 2^29 th would take 16 GiB of value data.
+        assert!(
+            index < 1 << INDEX_BITS,
+            "result or parameter number {index} is too large"
+        );
+        PackedDef {
+            kind_index: kind << INDEX_BITS | index,
+            entity,
+        }
+    }
+}
+
+impl PackedDef {
+    fn unpack(self) -> StoredDef {
+        let index = self.kind_index & ((1 << INDEX_BITS) - 1);
+        let entity = self.entity;
+        match self.kind_index >> INDEX_BITS {
+            0 => StoredDef::Result(Inst::from_u32(entity), index),
+            1 => StoredDef::Param(Block::from_u32(entity), index),
+            2 => StoredDef::Const(entity),
+            3 => StoredDef::Global(GlobalId::from_u32(entity)),
+            4 => StoredDef::Function(FuncId::from_u32(entity)),
+            5 => StoredDef::Alias(Value::from_u32(entity)),
+            _ => StoredDef::Unused,
+        }
+    }
 }
 
 /// A block's parameters and terminator.
@@ -112,7 +164,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: StoredDef::Param(block, index),
+            def: StoredDef::Param(block, index).pack(),
         });
         self.blocks[block].params.push(value);
         value
@@ -124,7 +176,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         self.values[value] = ValueData {
             ty,
-            def: StoredDef::Param(block, index),
+            def: StoredDef::Param(block, index).pack(),
         };
         self.blocks[block].params.push(value);
     }
@@ -133,9 +185,9 @@ impl DataFlowGraph {
     /// The caller updates the jumps into the block.
     pub fn remove_block_param(&mut self, block: Block, index: usize) {
         let removed = self.blocks[block].params.remove(index);
-        self.values[removed].def = StoredDef::Unused;
+        self.values[removed].def = StoredDef::Unused.pack();
         for (i, &value) in self.blocks[block].params.iter().enumerate().skip(index) {
-            self.values[value].def = StoredDef::Param(block, i as u32);
+            self.values[value].def = StoredDef::Param(block, i as u32).pack();
         }
     }
 
@@ -191,7 +243,7 @@ impl DataFlowGraph {
         let index = self.results[inst].len(&self.value_lists) as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: StoredDef::Result(inst, index),
+            def: StoredDef::Result(inst, index).pack(),
         });
         self.results[inst].push(value, &mut self.value_lists);
         value
@@ -203,7 +255,7 @@ impl DataFlowGraph {
         let index = self.results[inst].len(&self.value_lists) as u32;
         self.values[value] = ValueData {
             ty,
-            def: StoredDef::Result(inst, index),
+            def: StoredDef::Result(inst, index).pack(),
         };
         self.results[inst].push(value, &mut self.value_lists);
     }
@@ -223,7 +275,7 @@ impl DataFlowGraph {
     pub fn detach_results(&mut self, inst: Inst) {
         let list = std::mem::take(&mut self.results[inst]);
         for &value in list.as_slice(&self.value_lists) {
-            self.values[value].def = StoredDef::Unused;
+            self.values[value].def = StoredDef::Unused.pack();
         }
     }
 
@@ -234,7 +286,7 @@ impl DataFlowGraph {
     pub fn make_unused_value(&mut self) -> Value {
         self.values.push(ValueData {
             ty: Type::Field,
-            def: StoredDef::Unused,
+            def: StoredDef::Unused.pack(),
         })
     }
 
@@ -255,7 +307,7 @@ impl DataFlowGraph {
 
     /// The definition of `value` (aliases not resolved).
     pub fn value_def(&self, value: Value) -> ValueDef {
-        match self.values[value].def {
+        match self.values[value].def.unpack() {
             StoredDef::Result(inst, n) => ValueDef::Result(inst, n),
             StoredDef::Param(block, n) => ValueDef::Param(block, n),
             StoredDef::Const(index) => ValueDef::Const(self.const_values[index as usize]),
@@ -281,7 +333,7 @@ impl DataFlowGraph {
         self.const_values.push(value);
         let v = self.values.push(ValueData {
             ty: ty.clone(),
-            def: StoredDef::Const(index),
+            def: StoredDef::Const(index).pack(),
         });
         self.constants.insert((ty, value), v);
         v
@@ -295,7 +347,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty,
-            def: StoredDef::Global(global),
+            def: StoredDef::Global(global).pack(),
         });
         self.globals.insert(global, v);
         v
@@ -309,7 +361,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty: Type::Function,
-            def: StoredDef::Function(function),
+            def: StoredDef::Function(function).pack(),
         });
         self.functions.insert(function, v);
         v
@@ -321,9 +373,9 @@ impl DataFlowGraph {
     pub fn map_function_refs(&mut self, mut f: impl FnMut(FuncId) -> FuncId) {
         let old = std::mem::take(&mut self.functions);
         for (_, value) in old {
-            if let StoredDef::Function(function) = self.values[value].def {
+            if let StoredDef::Function(function) = self.values[value].def.unpack() {
                 let mapped = f(function);
-                self.values[value].def = StoredDef::Function(mapped);
+                self.values[value].def = StoredDef::Function(mapped).pack();
                 self.functions.insert(mapped, value);
             }
         }
@@ -351,7 +403,7 @@ impl DataFlowGraph {
 
     /// The constant a value holds, aliases resolved.
     pub fn const_value(&self, value: Value) -> Option<ConstValue> {
-        match self.values[self.resolve(value)].def {
+        match self.values[self.resolve(value)].def.unpack() {
             StoredDef::Const(index) => Some(self.const_values[index as usize]),
             _ => None,
         }
@@ -360,7 +412,7 @@ impl DataFlowGraph {
     /// The value `value` stands for: aliases followed to the end.
     pub fn resolve(&self, mut value: Value) -> Value {
         // Aliases never form a cycle: `replace_all_uses` resolves its target first.
-        while let StoredDef::Alias(target) = self.values[value].def {
+        while let StoredDef::Alias(target) = self.values[value].def.unpack() {
             value = target;
         }
         value
@@ -375,7 +427,7 @@ impl DataFlowGraph {
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
         let new = self.resolve(new);
         if old != new {
-            self.values[old].def = StoredDef::Alias(new);
+            self.values[old].def = StoredDef::Alias(new).pack();
         }
     }
 
@@ -389,7 +441,7 @@ impl DataFlowGraph {
             ..
         } = self;
         let resolve = |mut v: Value| {
-            while let StoredDef::Alias(target) = values[v].def {
+            while let StoredDef::Alias(target) = values[v].def.unpack() {
                 v = target;
             }
             v
@@ -425,7 +477,7 @@ mod tests {
     /// Every value has this data, so its size is the IR's memory per value
     /// (Cranelift checks its `InstructionData` the same way).
     #[test]
-    fn value_data_is_40_bytes() {
-        assert_eq!(std::mem::size_of::<ValueData>(), 40);
+    fn value_data_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<ValueData>(), 32);
     }
 }

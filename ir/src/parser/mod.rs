@@ -59,6 +59,10 @@
 //! and `array_get` need their `-> T`, because defaulting them would guess
 //! wrong on references to arrays of references.
 //!
+//! [`parse_module_from_reader`] reads a module from a reader a function
+//! at a time, holding only the text of the function being parsed (the
+//! `read` module).
+//!
 //! Robustness: the parser never panics; entity numbers are bounded by a
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
@@ -66,7 +70,10 @@
 mod body;
 mod constants;
 mod lexer;
+mod read;
 mod state;
+
+pub use read::{parse_module_from_reader, ReadError};
 
 pub(crate) use constants::{constant_fits, field_constant_casts};
 use constants::{integer_beyond_range, make_constant};
@@ -181,7 +188,9 @@ pub enum ParseErrorKind {
 
 /// Parses a module in the text format.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    Parser::new(text)?.module()
+    let mut builder = ModuleBuilder::new();
+    builder.piece(text, 1)?;
+    builder.finish()
 }
 
 /// Parses a text holding exactly one function.
@@ -221,6 +230,22 @@ struct CallFixup {
     inst: Inst,
     number: u32,
     loc: SourceLoc,
+}
+
+/// What the functions of a module share while the text is read, one piece
+/// of whole functions after another ([`parse_module_from_reader`]): the
+/// module so far, the globals, the function numbers and the references to
+/// functions to resolve once every function is known.
+struct ModuleBuilder {
+    module: Module,
+    /// The number the text gives each function, to its id.
+    ids: HashMap<u32, FuncId>,
+    fixups: Vec<CallFixup>,
+    function_refs: Vec<(u32, SourceLoc)>,
+    /// The globals defined so far: the number the text gives, to the id and type.
+    globals: HashMap<u32, (GlobalId, Type)>,
+    /// Entities (values and blocks) the text read so far may still create.
+    budget: usize,
 }
 
 struct Parser<'a> {
@@ -289,18 +314,75 @@ fn is_block_label(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident && entity_number(token.text, b'b').is_some()
 }
 
-impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Result<Self, ParseError> {
-        let mut lexer = Lexer::new(text);
-        let tok = lexer.next_token()?;
-        Ok(Parser {
-            lexer,
-            tok,
-            budget: 1024 + 4 * text.len(),
+impl ModuleBuilder {
+    fn new() -> Self {
+        ModuleBuilder {
+            module: Module::new(),
+            ids: HashMap::new(),
+            fixups: Vec::new(),
+            function_refs: Vec::new(),
             globals: HashMap::new(),
-        })
+            budget: 1024,
+        }
     }
 
+    /// Parses `text`, whose first line is line `first_line` of the whole:
+    /// whole functions, and the globals before them when no function has
+    /// been read yet. The text grants entities in proportion to its length.
+    fn piece(&mut self, text: &str, first_line: u32) -> Result<(), ParseError> {
+        let budget = self.budget.saturating_add(text.len().saturating_mul(4));
+        let mut lexer = Lexer::at_line(text, first_line);
+        let tok = lexer.next_token()?;
+        let mut parser = Parser {
+            lexer,
+            tok,
+            budget,
+            globals: std::mem::take(&mut self.globals),
+        };
+        let read = parser.functions(self);
+        self.globals = parser.globals;
+        self.budget = parser.budget;
+        read
+    }
+
+    /// The module, every `call fN` and `fN` operand resolved to the
+    /// function whose header said `fN`.
+    fn finish(self) -> Result<Module, ParseError> {
+        let ModuleBuilder {
+            mut module,
+            ids,
+            fixups,
+            function_refs,
+            ..
+        } = self;
+        for fixup in fixups {
+            let Some(&target) = ids.get(&fixup.number) else {
+                return Err(ParseError {
+                    loc: fixup.loc,
+                    kind: ParseErrorKind::UnknownFunction(format!("f{}", fixup.number)),
+                });
+            };
+            if let InstructionData::Call { callee, .. } =
+                &mut module.functions[fixup.func].dfg[fixup.inst]
+            {
+                *callee = Callee::Function(target);
+            }
+        }
+        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
+            return Err(ParseError {
+                loc,
+                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
+            });
+        }
+        for func in module.functions.values_mut() {
+            func.dfg
+                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
+        }
+        Ok(module)
+    }
+}
+
+impl<'a> Parser<'a> {
     fn bump(&mut self) -> Result<Token<'a>, ParseError> {
         let next = self.lexer.next_token()?;
         Ok(std::mem::replace(&mut self.tok, next))
@@ -387,49 +469,27 @@ impl<'a> Parser<'a> {
 
     // ----- module and functions -----
 
-    fn module(mut self) -> Result<Module, ParseError> {
-        let mut module = Module::new();
-        let mut ids: HashMap<u32, FuncId> = HashMap::new();
-        let mut fixups = Vec::new();
-        let mut function_refs = Vec::new();
-        while is_global_name(&self.tok) {
-            self.global(&mut module)?;
+    /// The globals (before the module's first function) and the functions
+    /// of the text, added to `m`.
+    fn functions(&mut self, m: &mut ModuleBuilder) -> Result<(), ParseError> {
+        if m.module.functions.is_empty() {
+            while is_global_name(&self.tok) {
+                self.global(&mut m.module)?;
+            }
         }
         while self.tok.tok != Tok::Eof {
-            let id = module.functions.next_key();
-            let (func, number, number_loc) = self.function(id, &mut fixups, &mut function_refs)?;
-            if ids.insert(number, id).is_some() {
+            let id = m.module.functions.next_key();
+            let (func, number, number_loc) =
+                self.function(id, &mut m.fixups, &mut m.function_refs)?;
+            if m.ids.insert(number, id).is_some() {
                 return Err(ParseError {
                     loc: number_loc,
                     kind: ParseErrorKind::FunctionRedefined(number),
                 });
             }
-            module.push(func);
+            m.module.push(func);
         }
-        for fixup in fixups {
-            let Some(&target) = ids.get(&fixup.number) else {
-                return Err(ParseError {
-                    loc: fixup.loc,
-                    kind: ParseErrorKind::UnknownFunction(format!("f{}", fixup.number)),
-                });
-            };
-            if let InstructionData::Call { callee, .. } =
-                &mut module.functions[fixup.func].dfg[fixup.inst]
-            {
-                *callee = Callee::Function(target);
-            }
-        }
-        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
-            return Err(ParseError {
-                loc,
-                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
-            });
-        }
-        for func in module.functions.values_mut() {
-            func.dfg
-                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
-        }
-        Ok(module)
+        Ok(())
     }
 
     fn function(

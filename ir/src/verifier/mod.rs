@@ -20,6 +20,7 @@
 
 use std::fmt;
 
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
 use crate::cfg::ControlFlowGraph;
@@ -670,20 +671,21 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
                 });
         }
     }
-    // Per block, the cells allocated there that nothing has touched yet.
-    let mut fresh = cranelift_entity::EntitySet::<Value>::new();
+    // The block each cell was allocated in while nothing has touched it
+    // since: set per cell instead of a set emptied per block, which would
+    // take time in the largest value each time (quadratic in the function).
+    let mut fresh_in = SecondaryMap::<Value, PackedOption<Block>>::new();
     for block in func.layout.blocks() {
-        fresh.clear();
         for inst in func.layout.block_insts(block) {
             match dfg[inst] {
                 InstructionData::Allocate => {
                     if let Some(result) = dfg.first_result(inst) {
-                        fresh.insert(result);
+                        fresh_in[result] = block.into();
                     }
                 }
                 InstructionData::Load { address } => {
                     if let Some(c) = cell(address) {
-                        if !written.contains(c) || fresh.contains(c) {
+                        if !written.contains(c) || fresh_in[c].expand() == Some(block) {
                             return Err(cx.error(
                                 Location::Inst(inst),
                                 VerifierErrorKind::LoadOfUnwrittenCell(address),
@@ -694,7 +696,7 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
                 ref data => {
                     for &v in data.arguments().as_slice() {
                         if let Some(c) = cell(v) {
-                            fresh.remove(c);
+                            fresh_in[c] = None.into();
                         }
                     }
                 }
