@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::ops::{Index, IndexMut};
 
-use cranelift_entity::{EntityList, ListPool, PrimaryMap, SecondaryMap};
+use cranelift_entity::packed_option::ReservedValue;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 use crate::{
     Block, ConstValue, ForeignId, FuncId, GlobalId, Inst, InstructionData, Terminator, Type, Value,
@@ -108,6 +109,67 @@ impl PackedDef {
     }
 }
 
+/// The results of every instruction: the one result most have in a dense
+/// table, the lists of the few with several (calls) in a map of their own,
+/// so that an instruction's results take 4 bytes, not the 20 of a pooled
+/// list.
+#[derive(Clone)]
+struct InstResults {
+    /// The result of an instruction with exactly one, reserved otherwise.
+    single: SecondaryMap<Inst, Value>,
+    /// The results of an instruction with two or more.
+    several: HashMap<Inst, Vec<Value>>,
+}
+
+impl Default for InstResults {
+    fn default() -> Self {
+        InstResults {
+            single: SecondaryMap::with_default(Value::reserved_value()),
+            several: HashMap::new(),
+        }
+    }
+}
+
+impl InstResults {
+    fn get(&self, inst: Inst) -> &[Value] {
+        let single = &self.single[inst];
+        if single.is_reserved_value() {
+            self.several.get(&inst).map_or(&[], Vec::as_slice)
+        } else {
+            std::slice::from_ref(single)
+        }
+    }
+
+    /// Appends `value` to the results of `inst`, giving its number.
+    fn push(&mut self, inst: Inst, value: Value) -> u32 {
+        let index = self.get(inst).len();
+        match index {
+            0 => self.single[inst] = value,
+            1 => {
+                let first = std::mem::replace(&mut self.single[inst], Value::reserved_value());
+                self.several.insert(inst, vec![first, value]);
+            }
+            _ => self.several.entry(inst).or_default().push(value),
+        }
+        index as u32
+    }
+
+    /// Removes and gives the results of `inst` (allocating nothing for
+    /// one result).
+    fn take(&mut self, inst: Inst) -> impl Iterator<Item = Value> {
+        let single = std::mem::replace(&mut self.single[inst], Value::reserved_value());
+        let several = if single.is_reserved_value() {
+            self.several.remove(&inst).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        (!single.is_reserved_value())
+            .then_some(single)
+            .into_iter()
+            .chain(several)
+    }
+}
+
 /// A block's parameters and terminator.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -122,8 +184,7 @@ pub struct BlockData {
 #[derive(Clone, Default)]
 pub struct DataFlowGraph {
     insts: PrimaryMap<Inst, InstructionData>,
-    results: SecondaryMap<Inst, EntityList<Value>>,
-    value_lists: ListPool<Value>,
+    results: InstResults,
     values: PrimaryMap<Value, ValueData>,
     /// The constants of [`StoredDef::Const`] values.
     const_values: Vec<ConstValue>,
@@ -228,9 +289,7 @@ impl DataFlowGraph {
     /// Creates an instruction with no results. It is not in the layout until
     /// inserted there.
     pub fn make_inst(&mut self, data: InstructionData) -> Inst {
-        let inst = self.insts.push(data);
-        self.results[inst] = EntityList::new();
-        inst
+        self.insts.push(data)
     }
 
     /// The number of instructions created (including removed ones).
@@ -240,29 +299,28 @@ impl DataFlowGraph {
 
     /// Appends a result of type `ty` to `inst`.
     pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
-        let index = self.results[inst].len(&self.value_lists) as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: StoredDef::Result(inst, index).pack(),
+            def: StoredDef::Unused.pack(),
         });
-        self.results[inst].push(value, &mut self.value_lists);
+        let index = self.results.push(inst, value);
+        self.values[value].def = StoredDef::Result(inst, index).pack();
         value
     }
 
     /// Makes `value`, created by [`make_unused_value`](Self::make_unused_value),
     /// the next result of `inst`.
     pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
-        let index = self.results[inst].len(&self.value_lists) as u32;
+        let index = self.results.push(inst, value);
         self.values[value] = ValueData {
             ty,
             def: StoredDef::Result(inst, index).pack(),
         };
-        self.results[inst].push(value, &mut self.value_lists);
     }
 
     /// The results of `inst`.
     pub fn inst_results(&self, inst: Inst) -> &[Value] {
-        self.results[inst].as_slice(&self.value_lists)
+        self.results.get(inst)
     }
 
     /// The first result of `inst`, if it has one.
@@ -273,13 +331,20 @@ impl DataFlowGraph {
     /// Detaches the results of `inst` (they become [`ValueDef::Unused`]), as
     /// when the instruction is removed.
     pub fn detach_results(&mut self, inst: Inst) {
-        let list = std::mem::take(&mut self.results[inst]);
-        for &value in list.as_slice(&self.value_lists) {
+        for value in self.results.take(inst) {
             self.values[value].def = StoredDef::Unused.pack();
         }
     }
 
     // ----- values -----
+
+    /// Reserves room for `values` more values and `blocks` more blocks, so
+    /// that a graph whose size is known up front (the parser reads the
+    /// largest numbers first) grows its tables once.
+    pub fn reserve(&mut self, values: usize, blocks: usize) {
+        self.values.reserve(values);
+        self.blocks.reserve(blocks);
+    }
 
     /// Creates a value with no definition, to be attached later as a result or
     /// parameter (the parser uses this to keep the text's value numbers).
@@ -476,6 +541,35 @@ mod tests {
 
     /// Every value has this data, so its size is the IR's memory per value
     /// (Cranelift checks its `InstructionData` the same way).
+    /// One result in the dense table, several in the map, moved there by
+    /// the second; detaching either kind leaves no result behind.
+    #[test]
+    fn results_one_and_several() {
+        let mut dfg = DataFlowGraph::new();
+        let none = dfg.make_inst(InstructionData::Nop);
+        let one = dfg.make_inst(InstructionData::Allocate);
+        let several = dfg.make_inst(InstructionData::Nop);
+        let r = dfg.append_result(one, Type::Field);
+        let rs: Vec<Value> = (0..3)
+            .map(|_| dfg.append_result(several, Type::BOOL))
+            .collect();
+        assert_eq!(dfg.inst_results(none), &[]);
+        assert_eq!(dfg.inst_results(one), &[r]);
+        assert_eq!(dfg.inst_results(several), rs.as_slice());
+        for (n, &value) in rs.iter().enumerate() {
+            assert_eq!(dfg.value_def(value), ValueDef::Result(several, n as u32));
+        }
+        dfg.detach_results(several);
+        dfg.detach_results(one);
+        assert_eq!(dfg.inst_results(several), &[]);
+        assert_eq!(dfg.inst_results(one), &[]);
+        assert_eq!(dfg.value_def(r), ValueDef::Unused);
+        assert!(rs.iter().all(|&v| dfg.value_def(v) == ValueDef::Unused));
+        let again = dfg.make_unused_value();
+        dfg.attach_result(one, again, Type::Field);
+        assert_eq!(dfg.value_def(again), ValueDef::Result(one, 0));
+    }
+
     #[test]
     fn value_data_is_32_bytes() {
         assert_eq!(std::mem::size_of::<ValueData>(), 32);

@@ -546,6 +546,11 @@ impl<'a> Parser<'a> {
             offset: 0,
         };
         state.func.runtime = runtime;
+        // The text numbers values and blocks up to these; bounded by what
+        // the input's size allows, so a large number alone reserves little.
+        let values = (state.next_named as usize).min(self.budget);
+        let blocks = (state.next_named_block as usize).min(self.budget);
+        state.func.dfg.reserve(values, blocks);
         self.databus(&mut state)?;
         while self.at_block_start() {
             self.block(&mut state, id, fixups)?;

@@ -18,9 +18,9 @@
 //! tree, so the whole verifier runs in time linear in the function size (for
 //! the reducible CFGs compilers produce).
 
+use std::collections::HashMap;
 use std::fmt;
 
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
 use crate::cfg::ControlFlowGraph;
@@ -672,20 +672,21 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
         }
     }
     // The block each cell was allocated in while nothing has touched it
-    // since: set per cell instead of a set emptied per block, which would
-    // take time in the largest value each time (quadratic in the function).
-    let mut fresh_in = SecondaryMap::<Value, PackedOption<Block>>::new();
+    // since: kept per cell instead of a set emptied per block, which would
+    // take time in the largest value each time (quadratic in the function),
+    // and in a map, whose size follows the cells, not the values.
+    let mut fresh_in = HashMap::<Value, Block>::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             match dfg[inst] {
                 InstructionData::Allocate => {
                     if let Some(result) = dfg.first_result(inst) {
-                        fresh_in[result] = block.into();
+                        fresh_in.insert(result, block);
                     }
                 }
                 InstructionData::Load { address } => {
                     if let Some(c) = cell(address) {
-                        if !written.contains(c) || fresh_in[c].expand() == Some(block) {
+                        if !written.contains(c) || fresh_in.get(&c) == Some(&block) {
                             return Err(cx.error(
                                 Location::Inst(inst),
                                 VerifierErrorKind::LoadOfUnwrittenCell(address),
@@ -696,7 +697,7 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
                 ref data => {
                     for &v in data.arguments().as_slice() {
                         if let Some(c) = cell(v) {
-                            fresh_in[c] = None.into();
+                            fresh_in.remove(&c);
                         }
                     }
                 }
