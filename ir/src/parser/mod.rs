@@ -73,6 +73,7 @@ mod lexer;
 mod read;
 mod state;
 
+use read::ModuleBuilder;
 pub use read::{parse_module_from_reader, ReadError};
 
 pub(crate) use constants::{constant_fits, field_constant_casts};
@@ -232,22 +233,6 @@ struct CallFixup {
     loc: SourceLoc,
 }
 
-/// What the functions of a module share while the text is read, one piece
-/// of whole functions after another ([`parse_module_from_reader`]): the
-/// module so far, the globals, the function numbers and the references to
-/// functions to resolve once every function is known.
-struct ModuleBuilder {
-    module: Module,
-    /// The number the text gives each function, to its id.
-    ids: HashMap<u32, FuncId>,
-    fixups: Vec<CallFixup>,
-    function_refs: Vec<(u32, SourceLoc)>,
-    /// The globals defined so far: the number the text gives, to the id and type.
-    globals: HashMap<u32, (GlobalId, Type)>,
-    /// Entities (values and blocks) the text read so far may still create.
-    budget: usize,
-}
-
 struct Parser<'a> {
     lexer: Lexer<'a>,
     tok: Token<'a>,
@@ -312,74 +297,6 @@ fn is_function_name(token: &Token<'_>) -> bool {
 
 fn is_block_label(token: &Token<'_>) -> bool {
     token.tok == Tok::Ident && entity_number(token.text, b'b').is_some()
-}
-
-impl ModuleBuilder {
-    fn new() -> Self {
-        ModuleBuilder {
-            module: Module::new(),
-            ids: HashMap::new(),
-            fixups: Vec::new(),
-            function_refs: Vec::new(),
-            globals: HashMap::new(),
-            budget: 1024,
-        }
-    }
-
-    /// Parses `text`, whose first line is line `first_line` of the whole:
-    /// whole functions, and the globals before them when no function has
-    /// been read yet. The text grants entities in proportion to its length.
-    fn piece(&mut self, text: &str, first_line: u32) -> Result<(), ParseError> {
-        let budget = self.budget.saturating_add(text.len().saturating_mul(4));
-        let mut lexer = Lexer::at_line(text, first_line);
-        let tok = lexer.next_token()?;
-        let mut parser = Parser {
-            lexer,
-            tok,
-            budget,
-            globals: std::mem::take(&mut self.globals),
-        };
-        let read = parser.functions(self);
-        self.globals = parser.globals;
-        self.budget = parser.budget;
-        read
-    }
-
-    /// The module, every `call fN` and `fN` operand resolved to the
-    /// function whose header said `fN`.
-    fn finish(self) -> Result<Module, ParseError> {
-        let ModuleBuilder {
-            mut module,
-            ids,
-            fixups,
-            function_refs,
-            ..
-        } = self;
-        for fixup in fixups {
-            let Some(&target) = ids.get(&fixup.number) else {
-                return Err(ParseError {
-                    loc: fixup.loc,
-                    kind: ParseErrorKind::UnknownFunction(format!("f{}", fixup.number)),
-                });
-            };
-            if let InstructionData::Call { callee, .. } =
-                &mut module.functions[fixup.func].dfg[fixup.inst]
-            {
-                *callee = Callee::Function(target);
-            }
-        }
-        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
-            return Err(ParseError {
-                loc,
-                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
-            });
-        }
-        for func in module.functions.values_mut() {
-            func.dfg
-                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
-        }
-        Ok(module)
-    }
 }
 
 impl<'a> Parser<'a> {
@@ -468,29 +385,6 @@ impl<'a> Parser<'a> {
     }
 
     // ----- module and functions -----
-
-    /// The globals (before the module's first function) and the functions
-    /// of the text, added to `m`.
-    fn functions(&mut self, m: &mut ModuleBuilder) -> Result<(), ParseError> {
-        if m.module.functions.is_empty() {
-            while is_global_name(&self.tok) {
-                self.global(&mut m.module)?;
-            }
-        }
-        while self.tok.tok != Tok::Eof {
-            let id = m.module.functions.next_key();
-            let (func, number, number_loc) =
-                self.function(id, &mut m.fixups, &mut m.function_refs)?;
-            if m.ids.insert(number, id).is_some() {
-                return Err(ParseError {
-                    loc: number_loc,
-                    kind: ParseErrorKind::FunctionRedefined(number),
-                });
-            }
-            m.module.push(func);
-        }
-        Ok(())
-    }
 
     fn function(
         &mut self,
