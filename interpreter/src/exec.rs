@@ -248,7 +248,7 @@ fn check(at: &At<'_>, frame: &mut Frame) -> Result<(), TrapKind> {
         } => {
             let (a, b) = (at.get(frame, *lhs)?, at.get(frame, *rhs)?);
             if enabled && (a == b) != *equal {
-                let message = match message {
+                let message = match message.as_deref() {
                     None => None,
                     Some(AssertMessage::Static(text)) => Some(text.clone()),
                     Some(AssertMessage::Data(payload)) => {

@@ -222,7 +222,7 @@ impl<'f> FuncCursor<'f> {
         self.insert1(
             InstructionData::MakeArray {
                 elements,
-                ty: ty.clone(),
+                ty: Box::new(ty.clone()),
             },
             ty,
         )
@@ -259,7 +259,7 @@ impl<'f> FuncCursor<'f> {
             lhs,
             rhs,
             equal,
-            message,
+            message: message.map(Box::new),
         };
         self.insert(data, &[])
     }

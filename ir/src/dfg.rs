@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::ops::{Index, IndexMut};
 
-use cranelift_entity::{EntityList, ListPool, PrimaryMap, SecondaryMap};
+use cranelift_entity::packed_option::ReservedValue;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 use crate::{
     Block, ConstValue, ForeignId, FuncId, GlobalId, Inst, InstructionData, Terminator, Type, Value,
@@ -38,14 +39,13 @@ pub enum ValueDef {
 pub struct ValueData {
     /// The value's type.
     pub ty: Type,
-    def: StoredDef,
+    def: PackedDef,
 }
 
 /// A [`ValueDef`] as a value's data holds it: a constant by its index in
 /// the graph's pool of constants, so that the data of every value (most
-/// are results) stays 40 bytes instead of 64.
+/// are results) stays small; packed into 8 bytes by [`PackedDef`].
 #[derive(Copy, Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum StoredDef {
     Result(Inst, u32),
     Param(Block, u32),
@@ -54,6 +54,120 @@ enum StoredDef {
     Function(FuncId),
     Alias(Value),
     Unused,
+}
+
+/// A [`StoredDef`] in 8 bytes instead of 12, so that a value's data is 32
+/// bytes: the kind in the top three bits of `kind_index`, a result's or
+/// parameter's number in the 29 bits below, and the entity in `entity`.
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct PackedDef {
+    kind_index: u32,
+    entity: u32,
+}
+
+/// The bits of [`PackedDef::kind_index`] below the kind.
+const INDEX_BITS: u32 = 29;
+
+impl StoredDef {
+    fn pack(self) -> PackedDef {
+        let (kind, index, entity) = match self {
+            StoredDef::Result(inst, n) => (0, n, inst.as_u32()),
+            StoredDef::Param(block, n) => (1, n, block.as_u32()),
+            StoredDef::Const(index) => (2, 0, index),
+            StoredDef::Global(global) => (3, 0, global.as_u32()),
+            StoredDef::Function(function) => (4, 0, function.as_u32()),
+            StoredDef::Alias(target) => (5, 0, target.as_u32()),
+            StoredDef::Unused => (6, 0, 0),
+        };
+        // A result or parameter number needs as many values before it: the
+        // 2^29 th would take 16 GiB of value data.
+        assert!(
+            index < 1 << INDEX_BITS,
+            "result or parameter number {index} is too large"
+        );
+        PackedDef {
+            kind_index: kind << INDEX_BITS | index,
+            entity,
+        }
+    }
+}
+
+impl PackedDef {
+    fn unpack(self) -> StoredDef {
+        let index = self.kind_index & ((1 << INDEX_BITS) - 1);
+        let entity = self.entity;
+        match self.kind_index >> INDEX_BITS {
+            0 => StoredDef::Result(Inst::from_u32(entity), index),
+            1 => StoredDef::Param(Block::from_u32(entity), index),
+            2 => StoredDef::Const(entity),
+            3 => StoredDef::Global(GlobalId::from_u32(entity)),
+            4 => StoredDef::Function(FuncId::from_u32(entity)),
+            5 => StoredDef::Alias(Value::from_u32(entity)),
+            _ => StoredDef::Unused,
+        }
+    }
+}
+
+/// The results of every instruction: the one result most have in a dense
+/// table, the lists of the few with several (calls) in a map of their own,
+/// so that an instruction's results take 4 bytes, not the 20 of a pooled
+/// list.
+#[derive(Clone)]
+struct InstResults {
+    /// The result of an instruction with exactly one, reserved otherwise.
+    single: SecondaryMap<Inst, Value>,
+    /// The results of an instruction with two or more.
+    several: HashMap<Inst, Vec<Value>>,
+}
+
+impl Default for InstResults {
+    fn default() -> Self {
+        InstResults {
+            single: SecondaryMap::with_default(Value::reserved_value()),
+            several: HashMap::new(),
+        }
+    }
+}
+
+impl InstResults {
+    fn get(&self, inst: Inst) -> &[Value] {
+        let single = &self.single[inst];
+        if single.is_reserved_value() {
+            self.several.get(&inst).map_or(&[], Vec::as_slice)
+        } else {
+            std::slice::from_ref(single)
+        }
+    }
+
+    /// Appends `value` to the results of `inst`, giving its number.
+    fn push(&mut self, inst: Inst, value: Value) -> u32 {
+        let index = self.get(inst).len();
+        match index {
+            0 => self.single[inst] = value,
+            1 => {
+                let first = std::mem::replace(&mut self.single[inst], Value::reserved_value());
+                self.several.insert(inst, vec![first, value]);
+            }
+            _ => self.several.entry(inst).or_default().push(value),
+        }
+        index as u32
+    }
+
+    /// Removes and gives the results of `inst` (allocating nothing for
+    /// one result).
+    fn take(&mut self, inst: Inst) -> impl Iterator<Item = Value> {
+        let single = std::mem::replace(&mut self.single[inst], Value::reserved_value());
+        let several = if single.is_reserved_value() {
+            self.several.remove(&inst).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        (!single.is_reserved_value())
+            .then_some(single)
+            .into_iter()
+            .chain(several)
+    }
 }
 
 /// A block's parameters and terminator.
@@ -70,8 +184,7 @@ pub struct BlockData {
 #[derive(Clone, Default)]
 pub struct DataFlowGraph {
     insts: PrimaryMap<Inst, InstructionData>,
-    results: SecondaryMap<Inst, EntityList<Value>>,
-    value_lists: ListPool<Value>,
+    results: InstResults,
     values: PrimaryMap<Value, ValueData>,
     /// The constants of [`StoredDef::Const`] values.
     const_values: Vec<ConstValue>,
@@ -112,7 +225,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: StoredDef::Param(block, index),
+            def: StoredDef::Param(block, index).pack(),
         });
         self.blocks[block].params.push(value);
         value
@@ -124,7 +237,7 @@ impl DataFlowGraph {
         let index = self.blocks[block].params.len() as u32;
         self.values[value] = ValueData {
             ty,
-            def: StoredDef::Param(block, index),
+            def: StoredDef::Param(block, index).pack(),
         };
         self.blocks[block].params.push(value);
     }
@@ -133,9 +246,9 @@ impl DataFlowGraph {
     /// The caller updates the jumps into the block.
     pub fn remove_block_param(&mut self, block: Block, index: usize) {
         let removed = self.blocks[block].params.remove(index);
-        self.values[removed].def = StoredDef::Unused;
+        self.values[removed].def = StoredDef::Unused.pack();
         for (i, &value) in self.blocks[block].params.iter().enumerate().skip(index) {
-            self.values[value].def = StoredDef::Param(block, i as u32);
+            self.values[value].def = StoredDef::Param(block, i as u32).pack();
         }
     }
 
@@ -176,9 +289,7 @@ impl DataFlowGraph {
     /// Creates an instruction with no results. It is not in the layout until
     /// inserted there.
     pub fn make_inst(&mut self, data: InstructionData) -> Inst {
-        let inst = self.insts.push(data);
-        self.results[inst] = EntityList::new();
-        inst
+        self.insts.push(data)
     }
 
     /// The number of instructions created (including removed ones).
@@ -188,29 +299,28 @@ impl DataFlowGraph {
 
     /// Appends a result of type `ty` to `inst`.
     pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
-        let index = self.results[inst].len(&self.value_lists) as u32;
         let value = self.values.push(ValueData {
             ty,
-            def: StoredDef::Result(inst, index),
+            def: StoredDef::Unused.pack(),
         });
-        self.results[inst].push(value, &mut self.value_lists);
+        let index = self.results.push(inst, value);
+        self.values[value].def = StoredDef::Result(inst, index).pack();
         value
     }
 
     /// Makes `value`, created by [`make_unused_value`](Self::make_unused_value),
     /// the next result of `inst`.
     pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
-        let index = self.results[inst].len(&self.value_lists) as u32;
+        let index = self.results.push(inst, value);
         self.values[value] = ValueData {
             ty,
-            def: StoredDef::Result(inst, index),
+            def: StoredDef::Result(inst, index).pack(),
         };
-        self.results[inst].push(value, &mut self.value_lists);
     }
 
     /// The results of `inst`.
     pub fn inst_results(&self, inst: Inst) -> &[Value] {
-        self.results[inst].as_slice(&self.value_lists)
+        self.results.get(inst)
     }
 
     /// The first result of `inst`, if it has one.
@@ -221,20 +331,27 @@ impl DataFlowGraph {
     /// Detaches the results of `inst` (they become [`ValueDef::Unused`]), as
     /// when the instruction is removed.
     pub fn detach_results(&mut self, inst: Inst) {
-        let list = std::mem::take(&mut self.results[inst]);
-        for &value in list.as_slice(&self.value_lists) {
-            self.values[value].def = StoredDef::Unused;
+        for value in self.results.take(inst) {
+            self.values[value].def = StoredDef::Unused.pack();
         }
     }
 
     // ----- values -----
+
+    /// Reserves room for `values` more values and `blocks` more blocks, so
+    /// that a graph whose size is known up front (the parser reads the
+    /// largest numbers first) grows its tables once.
+    pub fn reserve(&mut self, values: usize, blocks: usize) {
+        self.values.reserve(values);
+        self.blocks.reserve(blocks);
+    }
 
     /// Creates a value with no definition, to be attached later as a result or
     /// parameter (the parser uses this to keep the text's value numbers).
     pub fn make_unused_value(&mut self) -> Value {
         self.values.push(ValueData {
             ty: Type::Field,
-            def: StoredDef::Unused,
+            def: StoredDef::Unused.pack(),
         })
     }
 
@@ -255,7 +372,7 @@ impl DataFlowGraph {
 
     /// The definition of `value` (aliases not resolved).
     pub fn value_def(&self, value: Value) -> ValueDef {
-        match self.values[value].def {
+        match self.values[value].def.unpack() {
             StoredDef::Result(inst, n) => ValueDef::Result(inst, n),
             StoredDef::Param(block, n) => ValueDef::Param(block, n),
             StoredDef::Const(index) => ValueDef::Const(self.const_values[index as usize]),
@@ -281,7 +398,7 @@ impl DataFlowGraph {
         self.const_values.push(value);
         let v = self.values.push(ValueData {
             ty: ty.clone(),
-            def: StoredDef::Const(index),
+            def: StoredDef::Const(index).pack(),
         });
         self.constants.insert((ty, value), v);
         v
@@ -295,7 +412,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty,
-            def: StoredDef::Global(global),
+            def: StoredDef::Global(global).pack(),
         });
         self.globals.insert(global, v);
         v
@@ -309,7 +426,7 @@ impl DataFlowGraph {
         }
         let v = self.values.push(ValueData {
             ty: Type::Function,
-            def: StoredDef::Function(function),
+            def: StoredDef::Function(function).pack(),
         });
         self.functions.insert(function, v);
         v
@@ -321,9 +438,9 @@ impl DataFlowGraph {
     pub fn map_function_refs(&mut self, mut f: impl FnMut(FuncId) -> FuncId) {
         let old = std::mem::take(&mut self.functions);
         for (_, value) in old {
-            if let StoredDef::Function(function) = self.values[value].def {
+            if let StoredDef::Function(function) = self.values[value].def.unpack() {
                 let mapped = f(function);
-                self.values[value].def = StoredDef::Function(mapped);
+                self.values[value].def = StoredDef::Function(mapped).pack();
                 self.functions.insert(mapped, value);
             }
         }
@@ -351,7 +468,7 @@ impl DataFlowGraph {
 
     /// The constant a value holds, aliases resolved.
     pub fn const_value(&self, value: Value) -> Option<ConstValue> {
-        match self.values[self.resolve(value)].def {
+        match self.values[self.resolve(value)].def.unpack() {
             StoredDef::Const(index) => Some(self.const_values[index as usize]),
             _ => None,
         }
@@ -360,7 +477,7 @@ impl DataFlowGraph {
     /// The value `value` stands for: aliases followed to the end.
     pub fn resolve(&self, mut value: Value) -> Value {
         // Aliases never form a cycle: `replace_all_uses` resolves its target first.
-        while let StoredDef::Alias(target) = self.values[value].def {
+        while let StoredDef::Alias(target) = self.values[value].def.unpack() {
             value = target;
         }
         value
@@ -375,7 +492,7 @@ impl DataFlowGraph {
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
         let new = self.resolve(new);
         if old != new {
-            self.values[old].def = StoredDef::Alias(new);
+            self.values[old].def = StoredDef::Alias(new).pack();
         }
     }
 
@@ -389,7 +506,7 @@ impl DataFlowGraph {
             ..
         } = self;
         let resolve = |mut v: Value| {
-            while let StoredDef::Alias(target) = values[v].def {
+            while let StoredDef::Alias(target) = values[v].def.unpack() {
                 v = target;
             }
             v
@@ -424,8 +541,37 @@ mod tests {
 
     /// Every value has this data, so its size is the IR's memory per value
     /// (Cranelift checks its `InstructionData` the same way).
+    /// One result in the dense table, several in the map, moved there by
+    /// the second; detaching either kind leaves no result behind.
     #[test]
-    fn value_data_is_40_bytes() {
-        assert_eq!(std::mem::size_of::<ValueData>(), 40);
+    fn results_one_and_several() {
+        let mut dfg = DataFlowGraph::new();
+        let none = dfg.make_inst(InstructionData::Nop);
+        let one = dfg.make_inst(InstructionData::Allocate);
+        let several = dfg.make_inst(InstructionData::Nop);
+        let r = dfg.append_result(one, Type::Field);
+        let rs: Vec<Value> = (0..3)
+            .map(|_| dfg.append_result(several, Type::BOOL))
+            .collect();
+        assert_eq!(dfg.inst_results(none), &[]);
+        assert_eq!(dfg.inst_results(one), &[r]);
+        assert_eq!(dfg.inst_results(several), rs.as_slice());
+        for (n, &value) in rs.iter().enumerate() {
+            assert_eq!(dfg.value_def(value), ValueDef::Result(several, n as u32));
+        }
+        dfg.detach_results(several);
+        dfg.detach_results(one);
+        assert_eq!(dfg.inst_results(several), &[]);
+        assert_eq!(dfg.inst_results(one), &[]);
+        assert_eq!(dfg.value_def(r), ValueDef::Unused);
+        assert!(rs.iter().all(|&v| dfg.value_def(v) == ValueDef::Unused));
+        let again = dfg.make_unused_value();
+        dfg.attach_result(one, again, Type::Field);
+        assert_eq!(dfg.value_def(again), ValueDef::Result(one, 0));
+    }
+
+    #[test]
+    fn value_data_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<ValueData>(), 32);
     }
 }

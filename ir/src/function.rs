@@ -1,5 +1,6 @@
 //! Functions and modules.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use cranelift_entity::{PrimaryMap, SecondaryMap};
@@ -178,8 +179,9 @@ pub struct Function {
     /// 3 past a slice's header), written `index u32 4 minus 3`. The
     /// instruction's index operand is the element's index, 1 there; the
     /// offset only changes how the index is printed, so a pass that
-    /// rewrites the instruction may ignore it.
-    pub array_offsets: SecondaryMap<Inst, u32>,
+    /// rewrites the instruction may ignore it. Sparse: only the few
+    /// instructions that have an offset are in it.
+    pub array_offsets: HashMap<Inst, u32>,
     /// The data bus declarations of an entry function (empty elsewhere).
     pub databus: DataBus,
 }
@@ -194,7 +196,7 @@ impl Function {
             layout: Layout::new(),
             inst_locs: SecondaryMap::new(),
             block_locs: SecondaryMap::new(),
-            array_offsets: SecondaryMap::new(),
+            array_offsets: HashMap::new(),
             databus: DataBus::default(),
         }
     }

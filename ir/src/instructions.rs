@@ -191,8 +191,9 @@ pub enum InstructionData {
     MakeArray {
         /// Flattened elements.
         elements: Vec<Value>,
-        /// The array or slice type (also the result's type).
-        ty: Type,
+        /// The array or slice type (also the result's type), boxed so that
+        /// the rare `make_array` does not widen every instruction.
+        ty: Box<Type>,
     },
     /// `vR = array_get a, index i -> T`.
     ArrayGet {
@@ -223,8 +224,9 @@ pub enum InstructionData {
         rhs: Value,
         /// `==` when true, `!=` when false.
         equal: bool,
-        /// What is reported when the check fails.
-        message: Option<AssertMessage>,
+        /// What is reported when the check fails, boxed so that the rare
+        /// message does not widen every instruction.
+        message: Option<Box<AssertMessage>>,
     },
     /// `range_check v to N bits` or `range_check v to N bits, "message"`.
     RangeCheck {
@@ -316,17 +318,16 @@ impl InstructionData {
                 ..
             } => Operands::Few([*array, *index, *value, *value], 3),
             Constrain {
-                lhs,
-                rhs,
-                message: Some(AssertMessage::Data(payload)),
-                ..
-            } => Operands::Owned(
-                [*lhs, *rhs]
-                    .into_iter()
-                    .chain(payload.iter().copied())
-                    .collect(),
-            ),
-            Constrain { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
+                lhs, rhs, message, ..
+            } => match message.as_deref() {
+                Some(AssertMessage::Data(payload)) => Operands::Owned(
+                    [*lhs, *rhs]
+                        .into_iter()
+                        .chain(payload.iter().copied())
+                        .collect(),
+                ),
+                _ => Operands::Few([*lhs, *rhs, *lhs, *lhs], 2),
+            },
             EnableSideEffects { condition } => Operands::Few([*condition; 4], 1),
             IfElse {
                 then_condition,
@@ -363,7 +364,7 @@ impl InstructionData {
             } => {
                 *lhs = f(*lhs);
                 *rhs = f(*rhs);
-                if let Some(AssertMessage::Data(payload)) = message {
+                if let Some(AssertMessage::Data(payload)) = message.as_deref_mut() {
                     payload.iter_mut().for_each(|v| *v = f(*v));
                 }
             }
@@ -693,5 +694,18 @@ impl Terminator {
             }
             Terminator::Return { .. } | Terminator::Unreachable => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every instruction has this data, so its size is the IR's memory per
+    /// instruction (Cranelift checks its `InstructionData` the same way):
+    /// the payloads of rare instructions that would widen it are boxed.
+    #[test]
+    fn instruction_data_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<InstructionData>(), 40);
     }
 }

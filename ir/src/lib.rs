@@ -40,7 +40,10 @@ pub use function::{CallData, DataBus, Function, Module, Purity, Runtime, Runtime
 pub use global::{GlobalData, GlobalInit, GlobalOperand};
 pub use instructions::{AssertMessage, BinaryOp, Callee, InstructionData, Operands, Terminator};
 pub use layout::{Blocks, Insts, Layout};
-pub use parser::{parse_function, parse_module, ParseError, ParseErrorKind, MAX_TYPE_DEPTH};
+pub use parser::{
+    parse_function, parse_module, parse_module_from_reader, ParseError, ParseErrorKind, ReadError,
+    MAX_TYPE_DEPTH,
+};
 pub use types::{Type, MAX_INT_BITS};
 pub use verifier::{verify_function, verify_module, Location, VerifierError, VerifierErrorKind};
 pub use write::{DisplayFunction, DisplayInst, DisplayTerminator};

@@ -312,7 +312,7 @@ struct Index<'a>(&'a Function, Inst, Value);
 impl Display for Index<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let Index(func, inst, index) = *self;
-        let offset = func.array_offsets.get(inst).copied().unwrap_or(0);
+        let offset = func.array_offsets.get(&inst).copied().unwrap_or(0);
         let shifted = func
             .dfg
             .const_value(index)
@@ -364,7 +364,7 @@ fn write_inst(
         Store { value, address } => write!(f, "store {} at {}", op(*value), op(*address)),
         MakeArray { elements, ty } => match byte_string(func, elements, ty) {
             Some(text) => {
-                let slice = if matches!(ty, Type::Slice(_)) {
+                let slice = if matches!(**ty, Type::Slice(_)) {
                     "&"
                 } else {
                     ""
@@ -399,7 +399,7 @@ fn write_inst(
         } => {
             let cmp = if *equal { "==" } else { "!=" };
             write!(f, "constrain {} {cmp} {}", op(*lhs), op(*rhs))?;
-            match message {
+            match message.as_deref() {
                 Some(AssertMessage::Static(text)) => write_message(f, Some(text)),
                 Some(AssertMessage::Data(payload)) => write!(f, ", data {}", List(func, payload)),
                 None => Ok(()),

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use kildall_harness::testing::{check_cases, check_each, check_file, data_files};
 use kildall_ir::{
-    parse_module, verify_module, ConstValue, FuncId, InstructionData, ParseErrorKind, Type, Value,
-    ValueDef,
+    parse_module, parse_module_from_reader, verify_module, ConstValue, FuncId, InstructionData,
+    ParseErrorKind, ReadError, Type, Value, ValueDef,
 };
 
 fn data_dir() -> PathBuf {
@@ -22,6 +22,9 @@ fn round_trip(path: &Path, expected: &Path) -> Result<(), String> {
     let module = parse_module(&text).map_err(|e| format!("{e}"))?;
     verify_module(&module).map_err(|e| format!("{e}"))?;
     let printed = module.to_string();
+    if read_in_pieces(&text) != format!("ok\n{printed}") {
+        return Err("read a function at a time, the module is not the same".into());
+    }
     let reparsed = parse_module(&printed).map_err(|e| format!("reparse: {e}"))?;
     verify_module(&reparsed).map_err(|e| format!("the printed form does not verify: {e}"))?;
     if reparsed.to_string() != printed {
@@ -62,14 +65,58 @@ fn canonical_text_is_identity() {
     }
 }
 
+/// The module [`parse_module_from_reader`] reads from `text`, printed, or
+/// its error.
+fn read_in_pieces(text: &str) -> String {
+    match parse_module_from_reader(text.as_bytes()) {
+        Ok(module) => format!("ok\n{module}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// What [`parse_module`] gives for `text`, printed as [`read_in_pieces`]
+/// prints it.
+fn parse_whole(text: &str) -> String {
+    match parse_module(text) {
+        Ok(module) => format!("ok\n{module}"),
+        Err(e) => e.to_string(),
+    }
+}
+
 #[test]
 fn parse_errors() {
-    check_cases(
-        &data_dir().join("parse_errors.txt"),
-        |input| match parse_module(input) {
-            Ok(module) => format!("ok\n{module}"),
-            Err(e) => e.to_string(),
-        },
+    check_cases(&data_dir().join("parse_errors.txt"), |input| {
+        let whole = parse_whole(input);
+        let read = read_in_pieces(input);
+        if read == whole {
+            whole
+        } else {
+            format!("{whole}\nread a function at a time: {read}")
+        }
+    });
+}
+
+/// Read a function at a time, a module's errors keep their place in the
+/// whole text, and bytes that are not UTF-8 are named by their offset.
+#[test]
+fn reading_in_pieces_keeps_positions() {
+    let text = "g0 = u32 1\nfn main f0 {\n  b0():\n    return g0\n}\n// }\n\
+                fn f f1 { b0(): constrain u1 1 == u1 1, \"{ } //\"\n return }\n\
+                fn g f2 {\n  b0():\n    v0 = frobnicate\n}\n";
+    let e = parse_module(text).err().expect("an unknown instruction");
+    assert_eq!((e.loc.line, e.loc.col), (11, 10), "{e}");
+    assert_eq!(read_in_pieces(text), e.to_string());
+    let valid = &text[..text.find("fn g").expect("third function")];
+    assert_eq!(read_in_pieces(valid), parse_whole(valid));
+    assert!(read_in_pieces(valid).starts_with("ok\n"));
+    let mut bytes = valid.as_bytes().to_vec();
+    bytes.extend_from_slice(b"fn h f3 { b0(): return }\n// \xff\n");
+    let e = parse_module_from_reader(bytes.as_slice())
+        .err()
+        .expect("not UTF-8");
+    assert!(
+        matches!(e, ReadError::NotUtf8(n) if n == bytes.len() as u64 - 2),
+        "{e}"
     );
 }
 
@@ -188,7 +235,8 @@ fn constants_are_reduced_to_their_representation() {
 }
 
 /// Mangled inputs never panic: every prefix and single-byte deletion of the
-/// corpus either parses or gives an error inside the text.
+/// corpus either parses or gives an error inside the text, the same read a
+/// function at a time as parsed whole.
 #[test]
 fn truncations_and_deletions_never_panic() {
     let text = std::fs::read_to_string(data_dir().join("roundtrip/instructions.ssa")).unwrap();
@@ -197,6 +245,7 @@ fn truncations_and_deletions_never_panic() {
         if let Err(e) = parse_module(input) {
             assert!(e.loc.line >= 1 && e.loc.line <= lines, "{e}");
         }
+        assert_eq!(read_in_pieces(input), parse_whole(input), "{input}");
     };
     for (i, _) in text.char_indices() {
         check(&text[..i]);

@@ -18,6 +18,7 @@
 //! and the maximum while it is legal, so `carried * (max - encode + 1) + 1`
 //! copies are always enough.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -47,8 +48,8 @@ const MAX_UNROLLED_NODES: usize = 1 << 21;
 /// levels of its fixed point), or `None` when the witnesses are too many
 /// or too heavy to list, or nothing can be placed (the search over
 /// carried levels then takes over).
-pub(crate) fn solve_unrolled(
-    placing: &Placing<'_>,
+pub(crate) fn solve_unrolled<'f>(
+    placing: &Placing<'f>,
     limits: &SearchLimits,
     memo: &mut ComponentMemo,
 ) -> Option<(Extraction, Solution)> {
@@ -75,9 +76,19 @@ pub(crate) fn solve_unrolled(
         let (instance, keys, scale) = value_hitting_set(&unrolled)?;
         let cover = min_hitting_set(instance, limits, Some(&mut *memo));
         let (mut reduced, after_loops) = chosen_values(&cover.chosen, &keys);
-        let legal = |reduced: &[Value]| {
-            let mut placed = func.clone();
-            insert_reductions_with_exits(&mut placed, reduced, &after_loops);
+        let legal = |reduced: &[Value]| -> Option<Cow<'f, Function>> {
+            // Nothing to insert (a function without noisy values): the
+            // function itself, without a copy as large as it.
+            let placed = if reduced.is_empty() && after_loops.is_empty() {
+                Cow::Borrowed(func)
+            } else {
+                // FIXME: a placement that reduces something is checked on a
+                // copy of the whole function, so a function of a million
+                // blocks with noisy values needs twice its own memory here.
+                let mut placed = func.clone();
+                insert_reductions_with_exits(&mut placed, reduced, &after_loops);
+                Cow::Owned(placed)
+            };
             verify_on(&placed, cfg, params, input)
                 .is_ok()
                 .then_some(placed)
@@ -249,12 +260,12 @@ fn at_carried_levels(
 /// A loop header runs once more than its body (its last test), so a
 /// carried value is better reduced before the back edge than at the top of
 /// the loop, under the static cost too. Returns whether anything moved.
-fn sink_out_of_headers(
+fn sink_out_of_headers<'f>(
     func: &Function,
     times: &SecondaryMap<Block, u64>,
     carried: &[(Value, Value)],
     reduced: &mut [Value],
-    legal: &dyn Fn(&[Value]) -> Option<Function>,
+    legal: &dyn Fn(&[Value]) -> Option<Cow<'f, Function>>,
 ) -> bool {
     let block_of = |value: Value| match func.dfg.value_def(value) {
         ValueDef::Param(block, _) => Some(block),

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 
 use kildall_interpreter::RuntimeValue;
-use kildall_ir::{FuncId, Module, SourceLoc};
+use kildall_ir::{FuncId, Module, ReadError, SourceLoc};
 
 /// A diagnostic tied to a file, printed as `FILE:LINE:COL: message`.
 #[derive(Debug)]
@@ -91,11 +91,19 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
 }
 
 /// Reads and parses `path`; `-` is standard input (named `<stdin>` in
-/// diagnostics).
+/// diagnostics). The text is read a function at a time, never held whole.
 pub fn parse_file(path: &Path) -> Result<Module, Diagnostic> {
-    let text = read_text(path)?;
-    kildall_ir::parse_module(&text)
-        .map_err(|err| Diagnostic::new(path, Some(err.loc), err.kind.to_string()))
+    let parsed = if path == Path::new("-") {
+        kildall_ir::parse_module_from_reader(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|err| Diagnostic::new(path, None, format!("cannot read: {err}")))?;
+        kildall_ir::parse_module_from_reader(std::io::BufReader::with_capacity(1 << 16, file))
+    };
+    parsed.map_err(|err| match err {
+        ReadError::Parse(err) => Diagnostic::new(path, Some(err.loc), err.kind.to_string()),
+        other => Diagnostic::new(path, None, other.to_string()),
+    })
 }
 
 /// Verifies `module`, naming `path` in the error.

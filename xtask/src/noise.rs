@@ -218,7 +218,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
         anyhow::bail!("internal error: the rewritten module does not verify: {err}");
     }
     match cmd.emit {
-        Emit::Ir => crate::output::emit(&module.to_string())?,
+        // Written as it is formatted, never held whole: the printed module
+        // is about as large as the input text.
+        Emit::Ir => print!("{module}"),
         Emit::Dot => crate::output::emit(&noise_dot(&module, params, options.input_level()))?,
     }
     if options.progress.is_some() {

@@ -315,7 +315,10 @@ impl<'a> Parser<'a> {
         let inst = state.func.dfg.make_inst(data);
         state.func.layout.append_inst(inst, block);
         state.func.inst_locs[inst] = loc;
-        state.func.array_offsets[inst] = std::mem::take(&mut state.offset);
+        let offset = std::mem::take(&mut state.offset);
+        if offset != 0 {
+            state.func.array_offsets.insert(inst, offset);
+        }
         if let Some((number, loc)) = call_target {
             fixups.push(CallFixup {
                 func: id,
@@ -466,7 +469,7 @@ impl<'a> Parser<'a> {
                 let ty = self.ty(0)?;
                 let data = InstructionData::MakeArray {
                     elements,
-                    ty: ty.clone(),
+                    ty: Box::new(ty.clone()),
                 };
                 (data, Results::One(ty))
             }
@@ -577,7 +580,7 @@ impl<'a> Parser<'a> {
         };
         let data = InstructionData::MakeArray {
             elements,
-            ty: ty.clone(),
+            ty: Box::new(ty.clone()),
         };
         Ok((data, Results::One(ty)))
     }
@@ -604,7 +607,7 @@ impl<'a> Parser<'a> {
                     lhs,
                     rhs,
                     equal,
-                    message,
+                    message: message.map(Box::new),
                 };
                 (data, Results::None)
             }

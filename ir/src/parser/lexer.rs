@@ -49,11 +49,12 @@ pub(crate) struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    pub(crate) fn new(src: &'a str) -> Self {
+    /// A lexer of `src` whose first line is line `line` of the whole text.
+    pub(crate) fn at_line(src: &'a str, line: u32) -> Self {
         Lexer {
             src,
             pos: 0,
-            line: 1,
+            line,
             col: 1,
         }
     }

@@ -60,6 +60,10 @@
 //! and `array_get` need their `-> T`, because defaulting them would guess
 //! wrong on references to arrays of references.
 //!
+//! [`parse_module_from_reader`] reads a module from a reader a function
+//! at a time, holding only the text of the function being parsed (the
+//! `read` module).
+//!
 //! Robustness: the parser never panics; entity numbers are bounded by a
 //! budget linear in the input size (so `v999999999999` is an error, not an
 //! allocation), and type nesting is bounded by [`MAX_TYPE_DEPTH`].
@@ -67,7 +71,11 @@
 mod body;
 mod constants;
 mod lexer;
+mod read;
 mod state;
+
+use read::ModuleBuilder;
+pub use read::{parse_module_from_reader, ReadError};
 
 pub(crate) use constants::{constant_fits, field_constant_casts, shorter_field_negation};
 use constants::{integer_beyond_range, make_constant};
@@ -182,7 +190,9 @@ pub enum ParseErrorKind {
 
 /// Parses a module in the text format.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    Parser::new(text)?.module()
+    let mut builder = ModuleBuilder::new();
+    builder.piece(text, 1)?;
+    builder.finish()
 }
 
 /// Parses a text holding exactly one function.
@@ -291,17 +301,6 @@ fn is_block_label(token: &Token<'_>) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Result<Self, ParseError> {
-        let mut lexer = Lexer::new(text);
-        let tok = lexer.next_token()?;
-        Ok(Parser {
-            lexer,
-            tok,
-            budget: 1024 + 4 * text.len(),
-            globals: HashMap::new(),
-        })
-    }
-
     fn bump(&mut self) -> Result<Token<'a>, ParseError> {
         let next = self.lexer.next_token()?;
         Ok(std::mem::replace(&mut self.tok, next))
@@ -388,51 +387,6 @@ impl<'a> Parser<'a> {
 
     // ----- module and functions -----
 
-    fn module(mut self) -> Result<Module, ParseError> {
-        let mut module = Module::new();
-        let mut ids: HashMap<u32, FuncId> = HashMap::new();
-        let mut fixups = Vec::new();
-        let mut function_refs = Vec::new();
-        while is_global_name(&self.tok) {
-            self.global(&mut module)?;
-        }
-        while self.tok.tok != Tok::Eof {
-            let id = module.functions.next_key();
-            let (func, number, number_loc) = self.function(id, &mut fixups, &mut function_refs)?;
-            if ids.insert(number, id).is_some() {
-                return Err(ParseError {
-                    loc: number_loc,
-                    kind: ParseErrorKind::FunctionRedefined(number),
-                });
-            }
-            module.push(func);
-        }
-        for fixup in fixups {
-            let Some(&target) = ids.get(&fixup.number) else {
-                return Err(ParseError {
-                    loc: fixup.loc,
-                    kind: ParseErrorKind::UnknownFunction(format!("f{}", fixup.number)),
-                });
-            };
-            if let InstructionData::Call { callee, .. } =
-                &mut module.functions[fixup.func].dfg[fixup.inst]
-            {
-                *callee = Callee::Function(target);
-            }
-        }
-        if let Some(&(number, loc)) = function_refs.iter().find(|(n, _)| !ids.contains_key(n)) {
-            return Err(ParseError {
-                loc,
-                kind: ParseErrorKind::UnknownFunction(format!("f{number}")),
-            });
-        }
-        for func in module.functions.values_mut() {
-            func.dfg
-                .map_function_refs(|text| ids.get(&text.as_u32()).copied().unwrap_or(text));
-        }
-        Ok(module)
-    }
-
     fn function(
         &mut self,
         id: FuncId,
@@ -487,6 +441,11 @@ impl<'a> Parser<'a> {
             offset: 0,
         };
         state.func.runtime = runtime;
+        // The text numbers values and blocks up to these; bounded by what
+        // the input's size allows, so a large number alone reserves little.
+        let values = (state.next_named as usize).min(self.budget);
+        let blocks = (state.next_named_block as usize).min(self.budget);
+        state.func.dfg.reserve(values, blocks);
         self.databus(&mut state)?;
         while self.at_block_start() {
             self.block(&mut state, id, fixups)?;

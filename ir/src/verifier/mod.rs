@@ -22,6 +22,7 @@
 //! tree, so the whole verifier runs in time linear in the function size (for
 //! the reducible CFGs compilers produce).
 
+use std::collections::HashMap;
 use std::fmt;
 
 use cranelift_entity::SecondaryMap;
@@ -789,20 +790,22 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
                 });
         }
     }
-    // Per block, the cells allocated there that nothing has touched yet.
-    let mut fresh = cranelift_entity::EntitySet::<Value>::new();
+    // The block each cell was allocated in while nothing has touched it
+    // since: kept per cell instead of a set emptied per block, which would
+    // take time in the largest value each time (quadratic in the function),
+    // and in a map, whose size follows the cells, not the values.
+    let mut fresh_in = HashMap::<Value, Block>::new();
     for block in func.layout.blocks() {
-        fresh.clear();
         for inst in func.layout.block_insts(block) {
             match dfg[inst] {
                 InstructionData::Allocate => {
                     if let Some(result) = dfg.first_result(inst) {
-                        fresh.insert(result);
+                        fresh_in.insert(result, block);
                     }
                 }
                 InstructionData::Load { address } => {
                     if let Some(c) = cell(address) {
-                        if !written.contains(c) || fresh.contains(c) {
+                        if !written.contains(c) || fresh_in.get(&c) == Some(&block) {
                             return Err(cx.error(
                                 Location::Inst(inst),
                                 VerifierErrorKind::LoadOfUnwrittenCell(address),
@@ -813,7 +816,7 @@ fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
                 ref data => {
                     for &v in data.arguments().as_slice() {
                         if let Some(c) = cell(v) {
-                            fresh.remove(c);
+                            fresh_in.remove(&c);
                         }
                     }
                 }
