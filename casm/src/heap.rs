@@ -504,6 +504,10 @@ pub struct HeapNames {
     /// Every constructor by tag: name, number of fields, whether it is a
     /// record (the only constructor of its type).
     pub ctors: Vec<(String, usize, bool)>,
+    /// What the fields of the module's own constructors hold, by tag: the
+    /// printer reads a field element by it (the IO constructors' fields,
+    /// and any missing here, print as [`Kind::Any`]).
+    pub field_kinds: Vec<Vec<Kind>>,
     /// Every closure function by id.
     pub closures: Vec<String>,
 }
@@ -528,7 +532,11 @@ impl HeapNames {
             .iter()
             .map(|f| ssa.functions[f.0 as usize].name.clone())
             .collect();
-        HeapNames { ctors, closures }
+        HeapNames {
+            ctors,
+            field_kinds: ssa.field_kinds.clone(),
+            closures,
+        }
     }
 }
 
@@ -628,9 +636,14 @@ pub enum Kind {
     /// The address of an IO action (see [`IO_CTORS`]).
     Io,
     /// A number of a kind the paths that reach it disagree on (an integer
-    /// on one, a boolean on another): prints as an integer, compares as
-    /// a field element.
+    /// on one, a boolean on another): compares as a field element; its
+    /// term cannot be printed (the field element does not say which).
     Scalar,
+    /// Nothing known, and a boolean, `unit`, `void` or a number of
+    /// disagreeing kinds may be among what reaches it (a `*` parameter
+    /// some call passes a boolean, a branch joining a boolean with a
+    /// constructor): compares as [`Kind::Any`]; its term cannot be printed.
+    Mixed,
 }
 
 impl Kind {
@@ -656,14 +669,53 @@ impl Kind {
         )
     }
 
-    /// What two paths agree on.
+    /// What two paths agree on. A boolean, `unit` or `void` joined with
+    /// anything else loses what it is, which [`Kind::Scalar`] and
+    /// [`Kind::Mixed`] remember.
     pub fn join(self, other: Kind) -> Kind {
         if self == other {
             self
         } else if self.is_scalar() && other.is_scalar() {
             Kind::Scalar
+        } else if self.hides_scalar_kind() || other.hides_scalar_kind() {
+            Kind::Mixed
         } else {
             Kind::Any
+        }
+    }
+
+    /// Whether a value of this kind may be a field element the printer
+    /// cannot name: a boolean, `unit` or `void` that is not known to be one
+    /// (or one that is, which a join with another kind would hide).
+    fn hides_scalar_kind(self) -> bool {
+        matches!(
+            self,
+            Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar | Kind::Mixed
+        )
+    }
+
+    /// Whether the printer can give a value of this kind the term the
+    /// reference interpreter prints: not when the field element it holds
+    /// may be a boolean, `unit` or `void` that the kind does not name.
+    pub fn prints_as_term(self) -> bool {
+        !matches!(self, Kind::Scalar | Kind::Mixed)
+    }
+
+    /// What the value would be read as when printed: the kinds whose field
+    /// elements print alike agree (integers, and the addresses of objects,
+    /// which the printers recognise in memory).
+    pub fn reading(self) -> Kind {
+        match self {
+            Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar | Kind::Mixed => self,
+            _ => Kind::Int,
+        }
+    }
+
+    /// The kind's name for an error message.
+    pub fn what(self) -> &'static str {
+        match self {
+            Kind::Any | Kind::Mixed => "a value of unknown kind",
+            k => k.name().unwrap_or("a value of unknown kind"),
         }
     }
 
@@ -679,10 +731,11 @@ impl Kind {
             Kind::Str => Some("string"),
             Kind::Io => Some("io"),
             Kind::Scalar => Some("number"),
+            Kind::Mixed => Some("unknown"),
         }
     }
 
-    const ALL: [Kind; 9] = [
+    const ALL: [Kind; 10] = [
         Kind::Any,
         Kind::Int,
         Kind::Bool,
@@ -692,6 +745,7 @@ impl Kind {
         Kind::Str,
         Kind::Io,
         Kind::Scalar,
+        Kind::Mixed,
     ];
 
     /// The number that stands for this kind in memory: the IO actions
@@ -783,10 +837,12 @@ fn push_term<P: Clone>(
         out.push('(');
     }
     out.push_str(name);
+    let kinds = names.field_kinds.get(h / 2);
     for k in 0..*arity {
         let field = load(p, 1 + k).ok_or("a constructor with an unwritten field")?;
+        let kind = kinds.and_then(|f| f.get(k)).copied().unwrap_or_default();
         out.push(' ');
-        push_term(&field, Kind::Any, load, names, depth + 1, out)?;
+        push_term(&field, kind, load, names, depth + 1, out)?;
     }
     if *arity > 0 && depth > 0 {
         out.push(')');

@@ -132,7 +132,9 @@ pub struct RunResult {
     pub output: Vec<String>,
     /// What the run prints as Juvix's Reg interpreter prints terms: a
     /// line per `trace` (by the kind the program gives the value), then the
-    /// result (nothing for `void`); see [`crate::heap::value_term`].
+    /// result (nothing for `void`); see [`crate::heap::value_term`]. Empty
+    /// when [`Program::term_refusal`] says the kinds do not name the
+    /// values.
     pub terms: Vec<String>,
     /// The cells of the `output` builtin, the run's public output: the
     /// result, or a record's fields (an address as its offset in the
@@ -791,7 +793,10 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         value,
         steps,
         output,
-        terms: text.lines().map(str::to_string).collect(),
+        terms: match prog.term_refusal {
+            Some(_) => Vec::new(),
+            None => lines_of(&text),
+        },
         public_output,
         cells: m.mem.len(),
     })

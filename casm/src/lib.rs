@@ -102,7 +102,10 @@ pub fn build_module_values(
     args: &[jvr_interp::Val],
     mode: Mode,
 ) -> Result<Program, Error> {
-    let mut ssa = ssa::convert(module)?;
+    let mut closures = Vec::new();
+    args.iter()
+        .for_each(|a| closure_functions(a, &mut closures));
+    let mut ssa = ssa::convert_for_entry(module, Some(entry), &closures)?;
     let f = module.definition(entry).ok_or(JvrError {
         pos: jvr::Pos { line: 1, col: 1 },
         kind: JvrErrorKind::NoEntry(entry.to_string()),
@@ -114,6 +117,7 @@ pub fn build_module_values(
     for a in args {
         add_closure_funcs(a, &mut ssa).map_err(argument_error)?;
     }
+    let mismatched = values_kinds(args, &ssa, f);
     let listing = lower::lower(&ssa)?;
     if f.params.len() != args.len() {
         return Err(JvrError {
@@ -142,7 +146,93 @@ pub fn build_module_values(
     let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, shape, mode)?;
     prog.names = heap::HeapNames::of(module, &ssa);
     prog.result_kind = entry_kind;
+    prog.term_refusal = term_refusal(module, &ssa, f, mismatched);
     Ok(prog)
+}
+
+/// Why the run of entry `f` on arguments `args` cannot print terms as the
+/// reference interpreter does: the module prints such values
+/// ([`ssa::SsaModule::term_hazard`]), the entry returns one, or an
+/// argument is not read as what its parameter is known to hold.
+fn term_refusal(
+    module: &Module,
+    ssa: &ssa::SsaModule,
+    f: &jvr::Function,
+    mismatched: Option<String>,
+) -> Option<JvrError> {
+    if let Some(e) = &ssa.term_hazard {
+        return Some(e.clone());
+    }
+    if let Some(what) = mismatched {
+        return Some(JvrError {
+            pos: f.pos,
+            kind: JvrErrorKind::NoTerms(what),
+        });
+    }
+    let kind = ssa
+        .find(&f.name)
+        .map(|id| ssa.functions[id.0 as usize].result_kind);
+    match kind {
+        // An IO action's result is printed by the kind its `return` stored.
+        Some(heap::Kind::Io) | None => None,
+        Some(k) => ssa::unprintable(module, &ssa.field_kinds, k, "the result", f.pos),
+    }
+}
+
+/// The first argument (or field of one) that is not read as what its
+/// parameter (or field) is known to hold.
+fn values_kinds(
+    args: &[jvr_interp::Val],
+    ssa: &ssa::SsaModule,
+    f: &jvr::Function,
+) -> Option<String> {
+    let params = ssa
+        .find(&f.name)
+        .map(|id| ssa.functions[id.0 as usize].param_kinds.clone())
+        .unwrap_or_default();
+    args.iter()
+        .zip(params)
+        .enumerate()
+        .find_map(|(i, (a, kind))| {
+            // A declared parameter reads its argument as it declares, on every
+            // machine (`jvr_interp::Val::as_declared`); its fields do not.
+            let kind = matches!(kind, heap::Kind::Any | heap::Kind::Mixed).then_some(kind);
+            mismatch(a, kind, &ssa.field_kinds).map(|what| format!("argument {i}: {what}"))
+        })
+}
+
+/// What in value `v` is not read as what holds it: the value itself, when
+/// `kind` says what holds it, or a field, by what its constructor's fields
+/// are known to hold.
+fn mismatch(
+    v: &jvr_interp::Val,
+    kind: Option<heap::Kind>,
+    fields: &[Vec<heap::Kind>],
+) -> Option<String> {
+    use jvr_interp::Val;
+    let reading = match v {
+        Val::Bool(_) => heap::Kind::Bool,
+        Val::Unit => heap::Kind::Unit,
+        Val::Void => heap::Kind::Void,
+        _ => heap::Kind::Int,
+    };
+    if let Some(kind) = kind.filter(|k| k.reading() != reading) {
+        return Some(format!(
+            "{} given where {} is known",
+            v.describe(),
+            kind.what()
+        ));
+    }
+    match v {
+        Val::Ctor(c) => {
+            let kinds = fields.get(c.tag as usize)?;
+            c.fields
+                .iter()
+                .zip(kinds)
+                .find_map(|(x, k)| mismatch(x, Some(*k), fields))
+        }
+        _ => None,
+    }
 }
 
 /// What the entry writes to the `output` builtin: the fields of a record
@@ -151,6 +241,18 @@ fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
     match module.types.iter().find(|t| t.name == f.ret) {
         Some(t) if t.ctors.len() == 1 => asm::ResultShape::Record(t.ctors[0].arity),
         _ => asm::ResultShape::Value,
+    }
+}
+
+/// The functions of the closures in `v`.
+fn closure_functions(v: &jvr_interp::Val, out: &mut Vec<String>) {
+    match v {
+        jvr_interp::Val::Ctor(c) => c.fields.iter().for_each(|f| closure_functions(f, out)),
+        jvr_interp::Val::Closure(c) => {
+            out.push(c.func.clone());
+            c.args.iter().for_each(|a| closure_functions(a, out));
+        }
+        _ => {}
     }
 }
 

@@ -405,7 +405,10 @@ fn run_answering(prog: &Program, max_steps: u64, answer: Answer<'_>) -> Result<R
         value: number(&result),
         steps: runner.vm.get_current_step() as u64,
         output,
-        terms: text.lines().map(str::to_string).collect(),
+        terms: match prog.term_refusal {
+            Some(_) => Vec::new(),
+            None => text.lines().map(str::to_string).collect(),
+        },
         public_output: public
             .iter()
             .map(|v| match v {

@@ -13,11 +13,16 @@ use super::kinds::{type_kind, FieldKinds};
 mod alloc;
 mod equality;
 mod join;
+mod params;
 mod results;
 mod strings;
+mod terms;
 
+pub(super) use params::ParamShapes;
 pub(super) use results::ClosureResults;
 use results::{learn_results, ClosureShape};
+pub(crate) use terms::unprintable;
+pub(super) use terms::TermFlows;
 
 use join::{live_after_branches, read_values, stmt_key};
 
@@ -34,6 +39,14 @@ struct Signatures {
 
 struct FnBuilder<'s> {
     sigs: &'s Signatures,
+    /// The function being converted.
+    name: &'s str,
+    /// The parameter each variable copies, if it copies one.
+    param_origin: HashMap<Var, u32>,
+    /// The constructor field each variable was read from (or copies),
+    /// if it was read from one: storing it back adds nothing to what the
+    /// field holds.
+    field_origin: HashMap<Var, (u32, usize)>,
     module: &'s Module,
     closure_funcs: &'s mut Vec<FuncId>,
     /// What the module knows of constructor fields.
@@ -50,6 +63,9 @@ struct FnBuilder<'s> {
     kinds: HashMap<Var, Kind>,
     /// The closures whose function and remaining arguments are known.
     shapes: HashMap<Var, ClosureShape>,
+    /// What the IO actions made here give a `bind`'s closure: the value of
+    /// a `return`, `void` for a `write`.
+    io_results: HashMap<Var, Kind>,
     /// What the `ret`s and tail calls seen so far return.
     returns: Option<Kind>,
     /// The names the code after each branch may read (by statement).
@@ -152,6 +168,7 @@ impl FnBuilder<'_> {
                 let dst = self.fresh();
                 let kind = self.fields_known.get(tag, *index as usize);
                 self.kinds.insert(dst, kind);
+                self.field_origin.insert(dst, (tag, *index as usize));
                 out.push(Inst::Load {
                     dst,
                     src,
@@ -419,6 +436,12 @@ impl FnBuilder<'_> {
                 if let Some(shape) = src.var().and_then(|v| self.shapes.get(&v)).cloned() {
                     self.shapes.insert(dst, shape);
                 }
+                if let Some(p) = src.var().and_then(|v| self.param_origin.get(&v)).copied() {
+                    self.param_origin.insert(dst, p);
+                }
+                if let Some(f) = src.var().and_then(|v| self.field_origin.get(&v)).copied() {
+                    self.field_origin.insert(dst, f);
+                }
                 Inst::Copy { dst, src }
             }
             StmtKind::Binop { dst, op, a, b }
@@ -437,6 +460,8 @@ impl FnBuilder<'_> {
                 }
             }
             StmtKind::Call { dst, func, args } => {
+                self.pass_args(env, func, 0, args);
+                self.pass_shapes(env, func, args);
                 let args = self.operands(env, args)?;
                 let func = self.callee(s.pos, func, args.len())?;
                 Inst::Call {
@@ -458,12 +483,12 @@ impl FnBuilder<'_> {
                 self.alloc(env, s.pos, dst, ctor, args, out)?;
                 return Ok(None);
             }
-            // FIXME: a traced value of unknown kind (a `*` parameter), like
-            // an entry's result of unknown kind, prints by what it is in
-            // memory: a boolean, `unit` or `void` passed through one prints
-            // as a number where the reference interpreter prints its name
-            // (the compiled values carry no kind at run time).
-            StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?, self.kind(env, v)),
+            // The compiled machines print the value by its kind (`terms`).
+            StmtKind::Trace(v) => {
+                let kind = self.kind(env, v);
+                self.fields_known.terms.print(s.pos, kind, "trace");
+                Inst::Trace(self.operand(env, v)?, kind)
+            }
             StmtKind::CAlloc { .. }
             | StmtKind::ArgsNum { .. }
             | StmtKind::CExtend { .. }
@@ -503,6 +528,7 @@ impl FnBuilder<'_> {
     fn closure_stmt(&mut self, env: &mut Env, s: &Stmt) -> Result<Inst, JvrError> {
         Ok(match &s.kind {
             StmtKind::CAlloc { dst, func, args } => {
+                self.pass_args(env, func, 0, args);
                 let args = self.operands(env, args)?;
                 let id = self.closure_target(s.pos, func, args.len())?;
                 if !self.closure_funcs.contains(&id) {
@@ -533,6 +559,7 @@ impl FnBuilder<'_> {
                     _ => ApplyKind::Call,
                 };
                 let shape = self.applied_shape(env, closure, kind, args.len());
+                self.pass_closure_args(env, closure, args);
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
                 let dst = self.define(env, dst);
@@ -560,6 +587,8 @@ impl FnBuilder<'_> {
     ) -> Result<bool, JvrError> {
         let inst = match &s.kind {
             StmtKind::TailCall { func: name, args } => {
+                self.pass_args(env, name, 0, args);
+                self.pass_shapes(env, name, args);
                 let args = self.operands(env, args)?;
                 let func = self.callee(s.pos, name, args.len())?;
                 // A call of a function that returns nothing known yet (a
@@ -578,6 +607,7 @@ impl FnBuilder<'_> {
                 if let Some(result) = self.applied_result(env, closure, kind, args.len()) {
                     self.returns(result);
                 }
+                self.pass_closure_args(env, closure, args);
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
                 Inst::TailApply {
@@ -775,6 +805,18 @@ struct CaseStmt<'a> {
 
 /// Resolves names and converts every defined function to SSA form.
 pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
+    convert_for_entry(module, None, &[])
+}
+
+/// [`convert`], knowing the function run (`entry`; any function may be
+/// when it is `None`) and that closures of the functions named `closures`
+/// (besides those a `calloc` names) may be called: the entry's arguments
+/// may hold them.
+pub fn convert_for_entry(
+    module: &Module,
+    entry: Option<&str>,
+    closures: &[String],
+) -> Result<SsaModule, JvrError> {
     let mut sigs = Signatures {
         map: HashMap::new(),
     };
@@ -800,16 +842,24 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
             n_defs += 1;
         }
     }
-    // The first pass learns what `alloc`s store in fields declared `*`;
-    // the second converts knowing it.
-    let mut fields_known = FieldKinds::declared(module);
-    convert_functions(module, &sigs, &mut fields_known)?;
+    // Converting with the fields as declared learns what calls return and
+    // pass, and then what `alloc`s store in fields declared `*`; converting
+    // again with the fields known settles all of it (a field declared `*`
+    // holds what the stores of the last pass agree on).
+    let mut fields_known = FieldKinds::declared(module, closures);
+    fields_known.params = ParamShapes::new(entry);
+    learn_results(module, &sigs, &mut fields_known, false)?;
     fields_known.settle();
-    let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known)?;
+    let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known, true)?;
+    let field_kinds = fields_known.by_tag();
+    if let Some(e) = fields_known.terms.unwritable(module, &field_kinds) {
+        return Err(e);
+    }
     Ok(SsaModule {
         functions,
         closure_funcs,
-        field_kinds: fields_known.by_tag(),
+        term_hazard: fields_known.terms.hazard(module, &field_kinds),
+        field_kinds,
         ctor_names: module
             .types
             .iter()
@@ -827,13 +877,35 @@ fn convert_functions(
     fields_known: &mut FieldKinds,
 ) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
     fields_known.closure_results = ClosureResults::of(module, fields_known);
+    fields_known.terms.begin_pass();
+    fields_known.params.begin_pass();
+    fields_known.begin_pass();
     let mut functions = Vec::new();
     let mut closure_funcs = Vec::new();
     for f in &module.functions {
         let Some(body) = &f.body else { continue };
         let n_params = f.params.len() as u32;
+        let param_kinds: Vec<Kind> = f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let declared = type_kind(module, &p.ty);
+                fields_known.terms.param_kind(&f.name, i, declared)
+            })
+            .collect();
+        let shapes: HashMap<Var, ClosureShape> = (0..f.params.len())
+            .filter_map(|i| {
+                let known = &*fields_known;
+                let shape = known.params.shape(&f.name, i, &known.terms)?;
+                Some((Var(i as u32), shape))
+            })
+            .collect();
         let mut b = FnBuilder {
             sigs,
+            name: &f.name,
+            param_origin: (0..n_params).map(|i| (Var(i), i)).collect(),
+            field_origin: HashMap::new(),
             fields_known: &mut *fields_known,
             module,
             closure_funcs: &mut closure_funcs,
@@ -843,7 +915,8 @@ fn convert_functions(
             strings: HashMap::new(),
             known: HashSet::new(),
             kinds: HashMap::new(),
-            shapes: HashMap::new(),
+            shapes,
+            io_results: HashMap::new(),
             returns: None,
             live_after: live_after_branches(body),
             branch_key: 0,
@@ -851,7 +924,7 @@ fn convert_functions(
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {
-            b.kinds.insert(Var(i as u32), type_kind(module, &p.ty));
+            b.kinds.insert(Var(i as u32), param_kinds[i]);
             env.insert(VarName::Arg(i as u32), Some(Var(i as u32)));
             if let Some(n) = &p.name {
                 env.insert(VarName::Named(n.clone()), Some(Var(i as u32)));
@@ -875,6 +948,7 @@ fn convert_functions(
             n_vars,
             body: insts,
             result_kind,
+            param_kinds,
         });
     }
     Ok((functions, closure_funcs))

@@ -275,6 +275,10 @@ pub struct SsaFunction {
     /// What the function returns: its declared result type's kind, or
     /// what its `ret`s agree on.
     pub result_kind: Kind,
+    /// What its parameters hold: their declared types' kinds, a `*`
+    /// parameter [`Kind::Mixed`] when some call passes it a boolean,
+    /// `unit` or `void`.
+    pub param_kinds: Vec<Kind>,
 }
 
 /// The defined functions of a module in SSA form, in source order.
@@ -285,8 +289,14 @@ pub struct SsaModule {
     /// The functions `calloc` names, in order of first use: a closure
     /// stores its function's index in this list.
     pub closure_funcs: Vec<FuncId>,
-    /// What each constructor's fields hold, by tag (for equality).
+    /// What each constructor's fields hold, by tag (for equality and for
+    /// printing terms).
     pub field_kinds: Vec<Vec<Kind>>,
+    /// Why the compiled machines cannot print what the module prints
+    /// (traces, IO output) as the reference interpreter prints terms, if
+    /// they cannot: a printed value may be a boolean, `unit` or `void` its
+    /// kind does not name.
+    pub term_hazard: Option<JvrError>,
     /// The module's constructors' names, by tag (for `show`).
     pub ctor_names: Vec<String>,
     /// Where the IO constructors are, when the module makes IO actions.
@@ -316,4 +326,6 @@ impl SsaModule {
 mod convert;
 mod kinds;
 
-pub use convert::convert;
+pub(crate) use convert::unprintable;
+pub use convert::{convert, convert_for_entry};
+pub(crate) use kinds::type_kind;

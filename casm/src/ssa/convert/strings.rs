@@ -22,7 +22,7 @@ impl FnBuilder<'_> {
         (v, kind): (Operand, Kind),
     ) -> Result<Inst, JvrError> {
         let refuse = |what: &str| {
-            let kind = kind.name().unwrap_or("a value of unknown kind");
+            let kind = kind.what();
             err(pos, JvrErrorKind::NotForCairo(format!("{what} of {kind}")))
         };
         let dst = match (op, kind) {
