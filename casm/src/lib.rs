@@ -194,21 +194,23 @@ fn values_kinds(
         .zip(params)
         .enumerate()
         .find_map(|(i, (a, kind))| {
-            // A declared parameter reads its argument as it declares, on every
-            // machine (`jvr_interp::Val::as_declared`); its fields do not.
-            let kind = matches!(kind, heap::Kind::Any | heap::Kind::Mixed).then_some(kind);
-            mismatch(a, kind, &ssa.field_kinds).map(|what| format!("argument {i}: {what}"))
+            mismatch(a, undeclared(kind), ssa).map(|what| format!("argument {i}: {what}"))
         })
+}
+
+/// The kind of a parameter that holds what it is given (`*`); a declared
+/// parameter reads its argument as it declares, on every machine
+/// (`jvr_interp::Val::as_declared`), though not the argument's fields.
+fn undeclared(kind: heap::Kind) -> Option<heap::Kind> {
+    matches!(kind, heap::Kind::Any | heap::Kind::Mixed).then_some(kind)
 }
 
 /// What in value `v` is not read as what holds it: the value itself, when
 /// `kind` says what holds it, or a field, by what its constructor's fields
-/// are known to hold.
-fn mismatch(
-    v: &jvr_interp::Val,
-    kind: Option<heap::Kind>,
-    fields: &[Vec<heap::Kind>],
-) -> Option<String> {
+/// are known to hold, or an argument a closure stores, by what its
+/// function's parameter is known to hold (a declared one reads it as it
+/// declares when the function is entered).
+fn mismatch(v: &jvr_interp::Val, kind: Option<heap::Kind>, ssa: &ssa::SsaModule) -> Option<String> {
     use jvr_interp::Val;
     let reading = match v {
         Val::Bool(_) => heap::Kind::Bool,
@@ -225,11 +227,19 @@ fn mismatch(
     }
     match v {
         Val::Ctor(c) => {
-            let kinds = fields.get(c.tag as usize)?;
+            let kinds = ssa.field_kinds.get(c.tag as usize)?;
             c.fields
                 .iter()
                 .zip(kinds)
-                .find_map(|(x, k)| mismatch(x, Some(*k), fields))
+                .find_map(|(x, k)| mismatch(x, Some(*k), ssa))
+        }
+        Val::Closure(c) => {
+            let f = ssa.find(&c.func)?;
+            let params = &ssa.functions[f.0 as usize].param_kinds;
+            c.args
+                .iter()
+                .zip(params)
+                .find_map(|(x, k)| mismatch(x, undeclared(*k), ssa))
         }
         _ => None,
     }
