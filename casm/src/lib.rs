@@ -102,10 +102,7 @@ pub fn build_module_values(
     args: &[jvr_interp::Val],
     mode: Mode,
 ) -> Result<Program, Error> {
-    let mut closures = Vec::new();
-    args.iter()
-        .for_each(|a| closure_functions(a, &mut closures));
-    let mut ssa = ssa::convert_for_entry(module, Some(entry), &closures)?;
+    let mut ssa = ssa::convert_for_entry(module, Some((entry, args)))?;
     let f = module.definition(entry).ok_or(JvrError {
         pos: jvr::Pos { line: 1, col: 1 },
         kind: JvrErrorKind::NoEntry(entry.to_string()),
@@ -117,7 +114,6 @@ pub fn build_module_values(
     for a in args {
         add_closure_funcs(a, &mut ssa).map_err(argument_error)?;
     }
-    let mismatched = values_kinds(args, &ssa, f);
     let listing = lower::lower(&ssa)?;
     if f.params.len() != args.len() {
         return Err(JvrError {
@@ -146,28 +142,17 @@ pub fn build_module_values(
     let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, shape, mode)?;
     prog.names = heap::HeapNames::of(module, &ssa);
     prog.result_kind = entry_kind;
-    prog.term_refusal = term_refusal(module, &ssa, f, mismatched);
+    prog.term_refusal = term_refusal(module, &ssa, f);
     Ok(prog)
 }
 
-/// Why the run of entry `f` on arguments `args` cannot print terms as the
-/// reference interpreter does: the module prints such values
-/// ([`ssa::SsaModule::term_hazard`]), the entry returns one, or an
-/// argument is not read as what its parameter is known to hold.
-fn term_refusal(
-    module: &Module,
-    ssa: &ssa::SsaModule,
-    f: &jvr::Function,
-    mismatched: Option<String>,
-) -> Option<JvrError> {
+/// Why the run of entry `f` cannot print terms as the reference
+/// interpreter does: the module prints such values
+/// ([`ssa::SsaModule::term_hazard`], what the entry's arguments hold
+/// included), or the entry returns one.
+fn term_refusal(module: &Module, ssa: &ssa::SsaModule, f: &jvr::Function) -> Option<JvrError> {
     if let Some(e) = &ssa.term_hazard {
         return Some(e.clone());
-    }
-    if let Some(what) = mismatched {
-        return Some(JvrError {
-            pos: f.pos,
-            kind: JvrErrorKind::NoTerms(what),
-        });
     }
     let kind = ssa
         .find(&f.name)
@@ -179,90 +164,12 @@ fn term_refusal(
     }
 }
 
-/// The first argument (or field of one) that is not read as what its
-/// parameter (or field) is known to hold.
-fn values_kinds(
-    args: &[jvr_interp::Val],
-    ssa: &ssa::SsaModule,
-    f: &jvr::Function,
-) -> Option<String> {
-    let params = ssa
-        .find(&f.name)
-        .map(|id| ssa.functions[id.0 as usize].param_kinds.clone())
-        .unwrap_or_default();
-    args.iter()
-        .zip(params)
-        .enumerate()
-        .find_map(|(i, (a, kind))| {
-            mismatch(a, undeclared(kind), ssa).map(|what| format!("argument {i}: {what}"))
-        })
-}
-
-/// The kind of a parameter that holds what it is given (`*`); a declared
-/// parameter reads its argument as it declares, on every machine
-/// (`jvr_interp::Val::as_declared`), though not the argument's fields.
-fn undeclared(kind: heap::Kind) -> Option<heap::Kind> {
-    matches!(kind, heap::Kind::Any | heap::Kind::Mixed).then_some(kind)
-}
-
-/// What in value `v` is not read as what holds it: the value itself, when
-/// `kind` says what holds it, or a field, by what its constructor's fields
-/// are known to hold, or an argument a closure stores, by what its
-/// function's parameter is known to hold (a declared one reads it as it
-/// declares when the function is entered).
-fn mismatch(v: &jvr_interp::Val, kind: Option<heap::Kind>, ssa: &ssa::SsaModule) -> Option<String> {
-    use jvr_interp::Val;
-    let reading = match v {
-        Val::Bool(_) => heap::Kind::Bool,
-        Val::Unit => heap::Kind::Unit,
-        Val::Void => heap::Kind::Void,
-        _ => heap::Kind::Int,
-    };
-    if let Some(kind) = kind.filter(|k| k.reading() != reading) {
-        return Some(format!(
-            "{} given where {} is known",
-            v.describe(),
-            kind.what()
-        ));
-    }
-    match v {
-        Val::Ctor(c) => {
-            let kinds = ssa.field_kinds.get(c.tag as usize)?;
-            c.fields
-                .iter()
-                .zip(kinds)
-                .find_map(|(x, k)| mismatch(x, Some(*k), ssa))
-        }
-        Val::Closure(c) => {
-            let f = ssa.find(&c.func)?;
-            let params = &ssa.functions[f.0 as usize].param_kinds;
-            c.args
-                .iter()
-                .zip(params)
-                .find_map(|(x, k)| mismatch(x, undeclared(*k), ssa))
-        }
-        _ => None,
-    }
-}
-
 /// What the entry writes to the `output` builtin: the fields of a record
 /// when its declared result type is one, as Juvix's Cairo backend does.
 fn result_shape(module: &Module, f: &jvr::Function) -> asm::ResultShape {
     match module.types.iter().find(|t| t.name == f.ret) {
         Some(t) if t.ctors.len() == 1 => asm::ResultShape::Record(t.ctors[0].arity),
         _ => asm::ResultShape::Value,
-    }
-}
-
-/// The functions of the closures in `v`.
-fn closure_functions(v: &jvr_interp::Val, out: &mut Vec<String>) {
-    match v {
-        jvr_interp::Val::Ctor(c) => c.fields.iter().for_each(|f| closure_functions(f, out)),
-        jvr_interp::Val::Closure(c) => {
-            out.push(c.func.clone());
-            c.args.iter().for_each(|a| closure_functions(a, out));
-        }
-        _ => {}
     }
 }
 

@@ -22,7 +22,7 @@ pub(super) use params::ParamShapes;
 pub(super) use results::ClosureResults;
 use results::{learn_results, ClosureShape};
 pub(crate) use terms::unprintable;
-pub(super) use terms::TermFlows;
+pub(super) use terms::{EntryFlows, TermFlows};
 
 use join::{live_after_branches, read_values, stmt_key};
 
@@ -714,17 +714,16 @@ struct CaseStmt<'a> {
 
 /// Resolves names and converts every defined function to SSA form.
 pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
-    convert_for_entry(module, None, &[])
+    convert_for_entry(module, None)
 }
 
-/// [`convert`], knowing the function run (`entry`; any function may be
-/// when it is `None`) and that closures of the functions named `closures`
-/// (besides those a `calloc` names) may be called: the entry's arguments
-/// may hold them.
+/// [`convert`], knowing the function run and its arguments (`entry`; any
+/// function may be run, on anything, when it is `None`): what they hold
+/// flows into the module as what its calls pass does (the values of `*`
+/// parameters and of constructors' fields, closures that may be called).
 pub fn convert_for_entry(
     module: &Module,
-    entry: Option<&str>,
-    closures: &[String],
+    entry: Option<(&str, &[crate::jvr_interp::Val])>,
 ) -> Result<SsaModule, JvrError> {
     let mut sigs = Signatures {
         map: HashMap::new(),
@@ -755,8 +754,12 @@ pub fn convert_for_entry(
     // pass, and then what `alloc`s store in fields declared `*`; converting
     // again with the fields known settles all of it (a field declared `*`
     // holds what the stores of the last pass agree on).
-    let mut fields_known = FieldKinds::declared(module, closures);
-    fields_known.params = ParamShapes::new(entry);
+    let flows = match entry {
+        Some((name, args)) => EntryFlows::of(module, name, args),
+        None => EntryFlows::default(),
+    };
+    let mut fields_known = FieldKinds::declared(module, &flows);
+    fields_known.params = ParamShapes::new(entry.map(|(name, _)| name));
     learn_results(module, &sigs, &mut fields_known, false)?;
     fields_known.settle();
     let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known, true)?;

@@ -38,6 +38,8 @@ pub(super) struct FieldKinds {
     declared: Vec<Vec<Kind>>,
     /// What `alloc`s store, joined.
     stored: HashMap<(u32, usize), Kind>,
+    /// What the entry's arguments hold in constructors' fields.
+    entry_fields: Vec<(u32, usize, Kind)>,
     /// The kinds the conversion uses (declared, then settled).
     known: Vec<Vec<Kind>>,
     /// Whether `known` is settled, so that equality may be checked.
@@ -59,7 +61,7 @@ pub(super) struct FieldKinds {
 }
 
 impl FieldKinds {
-    pub(super) fn declared(module: &Module, closures: &[String]) -> FieldKinds {
+    pub(super) fn declared(module: &Module, entry: &super::convert::EntryFlows) -> FieldKinds {
         let mut declared: Vec<Vec<Kind>> = module
             .types
             .iter()
@@ -86,7 +88,8 @@ impl FieldKinds {
             declared_results: declared_results(module),
             closure_results: Default::default(),
             results: HashMap::new(),
-            terms: super::convert::TermFlows::of(module, closures),
+            terms: super::convert::TermFlows::of(module, entry),
+            entry_fields: entry.fields.clone(),
             params: Default::default(),
         }
     }
@@ -123,9 +126,13 @@ impl FieldKinds {
             .or_insert(kind);
     }
 
-    /// Starts a conversion pass: what it stores is learnt afresh.
+    /// Starts a conversion pass: what it stores is learnt afresh, from
+    /// what the entry's arguments hold.
     pub(super) fn begin_pass(&mut self) {
         self.stored.clear();
+        for (tag, k, kind) in self.entry_fields.clone() {
+            self.store(tag, k, kind);
+        }
     }
 
     /// Fields declared `*` take what every `alloc` of the pass stored in

@@ -54,7 +54,7 @@ fn every_machine_refuses_terms_it_cannot_name_and_agrees_on_field_elements() {
 
 /// An argument is read as its parameter reads it: a boolean given where
 /// `integer` is declared is its number on every machine, while a boolean
-/// given to a `*` parameter has no kind the compiled code knows.
+/// given to a `*` parameter makes it hide its kind, as a call would.
 #[test]
 fn entry_arguments_are_read_as_their_parameters_are() {
     let src = "function main(integer, *) : integer {\n  trace arg[0];\n  \
@@ -75,7 +75,7 @@ fn entry_arguments_are_read_as_their_parameters_are() {
     let refusal = prog(Val::Bool(false)).term_refusal.unwrap();
     assert_eq!(
         refusal.to_string(),
-        "1:1: terms cannot be printed on Cairo: argument 1: the boolean false given \
-         where a value of unknown kind is known"
+        "3:3: terms cannot be printed on Cairo: trace of a value of unknown kind, \
+         which may be a boolean, `unit` or `void` (numbers on Cairo)"
     );
 }

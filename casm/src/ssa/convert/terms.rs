@@ -15,8 +15,9 @@
 //!   one: a direct call, a `calloc` or a call through a closure of a known
 //!   function at that position, and any call through a closure of unknown
 //!   function (or a `bind`, which applies one to what an action gives) for
-//!   every function a `calloc` names. What the calls pass is learnt by
-//!   converting again, with what the functions return;
+//!   every function a `calloc` names; the entry's arguments too
+//!   ([`EntryFlows`]). What the calls pass is learnt by converting again,
+//!   with what the functions return;
 //!
 //! A value given where a kind is declared (a parameter, a field, a
 //! function's result) takes that kind on every machine: the reference
@@ -31,6 +32,7 @@
 //! is refused when compiling.
 
 use super::*;
+use crate::jvr_interp::Val;
 
 /// What a module's conversion learns of what its positions of unknown
 /// kind receive, and what it prints.
@@ -53,28 +55,97 @@ pub(in crate::ssa) struct TermFlows {
     printed: Vec<(Pos, Kind, &'static str)>,
     /// The values the current pass's `write`s print.
     written: Vec<(Pos, Kind)>,
+    /// What the entry's arguments give `*` parameters.
+    entry: Vec<((String, usize), Kind)>,
+}
+
+/// What the entry's arguments give the module: values for its `*`
+/// parameters (and those of the closures they hold), values in
+/// constructors' fields, and closures of functions.
+#[derive(Clone, Debug, Default)]
+pub(in crate::ssa) struct EntryFlows {
+    /// What each `*` parameter is given, by function and position.
+    pub(in crate::ssa) params: Vec<((String, usize), Kind)>,
+    /// What each constructor field holds, by tag and position.
+    pub(in crate::ssa) fields: Vec<(u32, usize, Kind)>,
+    /// The functions of the closures.
+    pub(in crate::ssa) closures: Vec<String>,
+}
+
+impl EntryFlows {
+    /// What `args`, given to `entry`, give `module`.
+    pub(in crate::ssa) fn of(module: &Module, entry: &str, args: &[Val]) -> EntryFlows {
+        let mut flows = EntryFlows::default();
+        for (i, a) in args.iter().enumerate() {
+            flows.value(module, Some((entry, i)), a);
+        }
+        flows
+    }
+
+    /// Value `v`, given to parameter `at` (if it is one).
+    fn value(&mut self, module: &Module, at: Option<(&str, usize)>, v: &Val) {
+        let declared = at.and_then(|(f, i)| Some(module.definition(f)?.params.get(i)?.ty.clone()));
+        if let (Some((f, i)), Some(ty)) = (at, declared) {
+            if type_kind(module, &ty) == Kind::Any {
+                self.params.push(((f.to_string(), i), kind_of(v)));
+            }
+        }
+        match v {
+            Val::Ctor(c) => {
+                for (k, field) in c.fields.iter().enumerate() {
+                    self.fields.push((c.tag, k, kind_of(field)));
+                    self.value(module, None, field);
+                }
+            }
+            Val::Closure(c) => {
+                self.closures.push(c.func.clone());
+                for (i, a) in c.args.iter().enumerate() {
+                    self.value(module, Some((&c.func, i)), a);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a value given from outside is.
+fn kind_of(v: &Val) -> Kind {
+    match v {
+        Val::Felt(_) => Kind::Int,
+        Val::Bool(_) => Kind::Bool,
+        Val::Unit => Kind::Unit,
+        Val::Void => Kind::Void,
+        Val::Str(_) => Kind::Str,
+        Val::Ctor(_) => Kind::Object,
+        Val::Closure(_) => Kind::Any,
+        Val::Io(_) => Kind::Io,
+    }
 }
 
 impl TermFlows {
-    /// Flows in `module`, whose entry's arguments may hold closures of the
-    /// functions named `closures`.
-    pub(in crate::ssa) fn of(module: &Module, closures: &[String]) -> TermFlows {
-        let mut closure_targets: HashSet<String> = closures.iter().cloned().collect();
+    /// Flows in `module`, whose entry is given what `entry` says.
+    pub(in crate::ssa) fn of(module: &Module, entry: &EntryFlows) -> TermFlows {
+        let mut closure_targets: HashSet<String> = entry.closures.iter().cloned().collect();
         for f in &module.functions {
             callocs(f.body.as_deref().unwrap_or_default(), &mut closure_targets);
         }
         TermFlows {
             closure_targets,
+            entry: entry.params.clone(),
             ..TermFlows::default()
         }
     }
 
-    /// Starts a conversion pass with what the previous one learnt.
+    /// Starts a conversion pass with what the previous one learnt; the
+    /// entry's arguments are given again.
     pub(in crate::ssa) fn begin_pass(&mut self) {
         self.known = std::mem::take(&mut self.learnt);
         self.closure_known = self.closure_learnt.take();
         self.printed.clear();
         self.written.clear();
+        for ((f, i), kind) in self.entry.clone() {
+            self.pass((&f, i), kind, Kind::Any);
+        }
     }
 
     /// Whether the pass learnt what the previous one knew.
