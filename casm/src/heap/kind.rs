@@ -93,16 +93,6 @@ impl Kind {
         !matches!(self, Kind::Scalar | Kind::Mixed)
     }
 
-    /// What the value would be read as when printed: the kinds whose field
-    /// elements print alike agree (integers, and the addresses of objects,
-    /// which the printers recognise in memory).
-    pub fn reading(self) -> Kind {
-        match self {
-            Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar | Kind::Mixed => self,
-            _ => Kind::Int,
-        }
-    }
-
     /// The kind's name for an error message.
     pub fn what(self) -> &'static str {
         match self {
