@@ -43,6 +43,7 @@ pub use strings::{
 };
 
 use crate::felt::Felt;
+use crate::jvr::bool_felt;
 use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 
 /// The routine that returns at once: `call` leaves the caller's `fp` in
@@ -615,6 +616,12 @@ fn push_lines<P: Clone>(
     Ok(())
 }
 
+/// Whether a result prints nothing as a term: `void`, as Juvix prints it
+/// (a number given where `void` is declared is no `void`, and prints).
+pub fn prints_nothing<P>(v: &Cell<P>, kind: Kind) -> bool {
+    kind == Kind::Void && matches!(v, Cell::Num(f) if f.is_zero())
+}
+
 /// The text of a value as Juvix's Reg interpreter prints it (see
 /// `jvr_interp::Val::text`): a number by its kind, a constructor as a
 /// term `C f1 (D f2)`, a closure as `<closure f>`.
@@ -637,16 +644,23 @@ fn push_term<P: Clone>(
     depth: usize,
     out: &mut String,
 ) -> Result<(), String> {
+    // A number given where `bool`, `unit` or `void` is declared that none
+    // of them stores prints as the number, as the reference interpreter
+    // keeps it (`jvr_interp::Val::as_declared`).
     let p = match (v, kind) {
-        (Cell::Num(f), Kind::Bool) => {
-            out.push_str(if f.is_zero() { "true" } else { "false" });
+        (Cell::Num(f), Kind::Bool) if *f == bool_felt(true) || *f == bool_felt(false) => {
+            out.push_str(if *f == bool_felt(true) {
+                "true"
+            } else {
+                "false"
+            });
             return Ok(());
         }
-        (Cell::Num(_), Kind::Unit) => {
+        (Cell::Num(f), Kind::Unit) if f.is_zero() => {
             out.push_str("unit");
             return Ok(());
         }
-        (Cell::Num(_), Kind::Void) => {
+        (Cell::Num(f), Kind::Void) if f.is_zero() => {
             out.push_str("void");
             return Ok(());
         }

