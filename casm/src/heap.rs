@@ -35,7 +35,7 @@ mod strings;
 
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
 pub use kind::Kind;
-pub use show::{show_routine, SHOW};
+pub use show::{show_named_label, show_named_routine, show_routine, SHOW};
 pub use string_eq::{eq_str_routine, EQ_STR};
 pub use strings::{
     atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,
@@ -43,7 +43,6 @@ pub use strings::{
 };
 
 use crate::felt::Felt;
-use crate::jvr::bool_felt;
 use crate::listing::{ArithOp, Hint, Instr, MemRef, Rhs, Target, Val};
 
 /// The routine that returns at once: `call` leaves the caller's `fp` in
@@ -647,28 +646,15 @@ fn push_term<P: Clone>(
     // A number given where `bool`, `unit` or `void` is declared that none
     // of them stores prints as the number, as the reference interpreter
     // keeps it (`jvr_interp::Val::as_declared`).
-    let p = match (v, kind) {
-        (Cell::Num(f), Kind::Bool) if *f == bool_felt(true) || *f == bool_felt(false) => {
-            out.push_str(if *f == bool_felt(true) {
-                "true"
-            } else {
-                "false"
-            });
+    let p = match v {
+        Cell::Num(f) => {
+            match kind.stored_texts().iter().find(|(n, _)| n == f) {
+                Some((_, text)) => out.push_str(text),
+                None => out.push_str(&f.to_string()),
+            }
             return Ok(());
         }
-        (Cell::Num(f), Kind::Unit) if f.is_zero() => {
-            out.push_str("unit");
-            return Ok(());
-        }
-        (Cell::Num(f), Kind::Void) if f.is_zero() => {
-            out.push_str("void");
-            return Ok(());
-        }
-        (Cell::Num(f), _) => {
-            out.push_str(&f.to_string());
-            return Ok(());
-        }
-        (Cell::Ptr(p), _) => p,
+        Cell::Ptr(p) => p,
     };
     if let Some(text) = string_text(p, load) {
         out.push_str(&text?);

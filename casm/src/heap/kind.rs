@@ -146,8 +146,41 @@ impl Kind {
         Kind::ALL.get(usize::try_from(l[0]).ok()?).copied()
     }
 
+    /// The numbers a value of this kind is stored as, each with its text
+    /// in a term: `true` (0) and `false` (1) for a boolean (as Juvix's
+    /// Cairo backend stores them), 0 for `unit` and `void`; none for the
+    /// kinds whose numbers are read otherwise. Another number given where
+    /// such a kind is declared (an ill-typed program) is no value of it,
+    /// and prints as the number, as the reference interpreter keeps it.
+    pub fn stored_texts(self) -> &'static [(Felt, &'static str)] {
+        match self {
+            Kind::Bool => &[(Felt::ZERO, "true"), (Felt::ONE, "false")],
+            Kind::Unit => &[(Felt::ZERO, "unit")],
+            Kind::Void => &[(Felt::ZERO, "void")],
+            _ => &[],
+        }
+    }
+
     /// The kind named `name` in a listing.
     pub fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == Some(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jvr::bool_felt;
+
+    #[test]
+    fn stored_texts_are_the_numbers_the_backend_stores() {
+        let bool_texts: Vec<(Felt, &str)> =
+            vec![(bool_felt(true), "true"), (bool_felt(false), "false")];
+        assert_eq!(Kind::Bool.stored_texts(), bool_texts.as_slice());
+        assert_eq!(Kind::Unit.stored_texts(), &[(Felt::ZERO, "unit")]);
+        assert_eq!(Kind::Void.stored_texts(), &[(Felt::ZERO, "void")]);
+        for kind in [Kind::Int, Kind::Object, Kind::Str, Kind::Any] {
+            assert!(kind.stored_texts().is_empty(), "{kind:?}");
+        }
     }
 }

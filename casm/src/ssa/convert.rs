@@ -311,7 +311,6 @@ impl FnBuilder<'_> {
         | Inst::Call { dst, .. }
         | Inst::ArgsNum { dst, .. }
         | Inst::StrCat { dst, .. }
-        | Inst::ShowBool { dst, .. }
         | Inst::Str { dst, .. }
         | Inst::Apply {
             dst,
@@ -320,6 +319,7 @@ impl FnBuilder<'_> {
                 | ApplyKind::Any
                 | ApplyKind::ShowInt
                 | ApplyKind::ShowCtor
+                | ApplyKind::ShowNamed(_)
                 | ApplyKind::Atoi,
             ..
         } = &inst

@@ -135,14 +135,6 @@ pub enum Inst {
         /// Right.
         b: Var,
     },
-    /// `dst = show v` of a boolean: one of the strings `true` and `false`,
-    /// both written, chosen by `v` without a branch.
-    ShowBool {
-        /// Destination (the address).
-        dst: Var,
-        /// The boolean.
-        v: Operand,
-    },
     /// `dst = [[src] + 1 + index]`: a constructor's field.
     Load {
         /// Destination.
@@ -259,6 +251,11 @@ pub enum ApplyKind {
     /// `show` of a constructor (the `closure` operand): its term, by the
     /// runtime routine `__kildall_show`.
     ShowCtor,
+    /// `show` of a value declared a boolean, `unit` or `void` (the kind):
+    /// the text of the number it stores, or its digits when it stores
+    /// none, by the runtime routine `__kildall_show_bool` (`_unit`,
+    /// `_void`).
+    ShowNamed(Kind),
 }
 
 /// A function in SSA form.

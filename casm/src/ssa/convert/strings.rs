@@ -6,8 +6,10 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = show v` or `dst = atoi v`, `v` of kind `kind`. `show` of a
     /// string is the string; of an integer, the runtime routine's digits;
-    /// of a boolean, one of two constants; of `unit` and `void`, their
-    /// names; of a constructor, its term, by the runtime routine, when every
+    /// of a boolean, `unit` or `void`, the text of the number it stores,
+    /// or its digits when it stores none (an ill-typed program gave
+    /// another number where the kind is declared: the reference
+    /// interpreter keeps it a number); of a constructor, its term, by the runtime routine, when every
     /// constructor's fields can be shown. `atoi` takes a string. Other
     /// kinds are refused on every machine: a value of unknown kind is a
     /// field element that may stand for an integer, a boolean, `unit` or
@@ -45,23 +47,22 @@ impl FnBuilder<'_> {
             closure: v,
             args: Vec::new(),
         };
-        // FIXME: a number other than 0 and 1 given where `bool` is declared
-        // (other than 0 where `unit` or `void` is: an ill-typed program)
-        // stays a number in the reference interpreter, whose `show` gives
-        // its digits, while here `show` picks `true`/`false` by it (an
-        // address off both texts) or gives the declared name; the same
-        // holds for such a field in `show` of a constructor. Checking that
-        // the number is one the kind stores, and giving the digits
-        // otherwise, would make them agree.
         Ok(match (op, kind) {
             (StrOp::Atoi, _) => apply(ApplyKind::Atoi),
             (StrOp::Show, Kind::Int) => apply(ApplyKind::ShowInt),
             (StrOp::Show, Kind::Object) => apply(ApplyKind::ShowCtor),
-            (StrOp::Show, Kind::Bool) => Inst::ShowBool { dst, v },
             (StrOp::Show, Kind::Str) => Inst::Copy { dst, src: v },
-            _ => Inst::Str {
-                dst,
-                text: kind.name().unwrap_or_default().to_string(),
+            // A constant is shown when compiling, by the text of the
+            // number it stores, or as an integer when it stores none.
+            (StrOp::Show, _) => match v {
+                Operand::Const(c) => match kind.stored_texts().iter().find(|(n, _)| *n == c) {
+                    Some((_, text)) => Inst::Str {
+                        dst,
+                        text: text.to_string(),
+                    },
+                    None => apply(ApplyKind::ShowInt),
+                },
+                Operand::Var(_) => apply(ApplyKind::ShowNamed(kind)),
             },
         })
     }
