@@ -91,6 +91,11 @@ pub struct Program {
     pub names: crate::heap::HeapNames,
     /// What the entry returns, for printing it as a term.
     pub result_kind: crate::heap::Kind,
+    /// Why the run's values cannot be printed as the reference
+    /// interpreter prints terms, if they cannot (the runners then give no
+    /// terms): a printed value may be a boolean, `unit` or `void` that its
+    /// kind does not name.
+    pub term_refusal: Option<crate::jvr::JvrError>,
     /// What the entry sequence writes to the `output` builtin.
     pub result: ResultShape,
 }
@@ -315,6 +320,7 @@ pub fn assemble_with_objects(
         builtins,
         names: crate::heap::HeapNames::default(),
         result_kind: crate::heap::Kind::Any,
+        term_refusal: None,
         result,
     })
 }

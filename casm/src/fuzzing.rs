@@ -47,8 +47,10 @@ pub fn parse_casm(data: &[u8]) {
 }
 
 /// The compiler on the generated program of `seed`: the `.jvr` reference
-/// interpreter and the strict CASM interpreter agree (and the Cairo VM,
-/// with the `cairo-vm` feature), or the harness panics with the program.
+/// interpreter and the strict CASM interpreter agree on the result, on the
+/// field elements printed and, unless every machine refuses them, on the
+/// terms printed (and the Cairo VM, with the `cairo-vm` feature), or the
+/// harness panics with the program.
 pub fn differential(seed: u64) {
     let module = generate::generate(seed, &Config::default());
     let text = module.to_string();
@@ -77,6 +79,20 @@ pub fn differential(seed: u64) {
     let got = interp::run(&prog, crate::MAX_STEPS)
         .unwrap_or_else(|e| panic!("seed {seed}: CASM interpreter: {e}\n{text}"));
     assert_eq!(got.value, expected.0, "seed {seed}: results differ\n{text}");
+    let outcome = jvr_interp::execute(&parsed, "main", Vec::new(), Limits::default())
+        .unwrap_or_else(|e| panic!("seed {seed}: reference interpreter: {e}\n{text}"));
+    let felts = outcome.lines(jvr_interp::Show::Felt);
+    assert_eq!(
+        got.output, felts,
+        "seed {seed}: printed numbers differ\n{text}"
+    );
+    if prog.term_refusal.is_none() {
+        let terms = outcome.lines(jvr_interp::Show::Term);
+        assert_eq!(
+            got.terms, terms,
+            "seed {seed}: printed terms differ\n{text}"
+        );
+    }
     #[cfg(feature = "cairo-vm")]
     {
         let vm =

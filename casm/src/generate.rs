@@ -9,7 +9,9 @@
 //! of two constructors and `show` of one; the constant `void`; strings:
 //! `show` of an integer or a comparison, `strcat` with constants, `eq`
 //! with a constant, `trace` of the text and `atoi` of it back to an
-//! integer.
+//! integer; values traced after passing through `keep(*) : *`, a
+//! parameter of unknown kind (booleans, `unit` and `void` among them,
+//! whose terms the compiled machines then refuse to print).
 //!
 //! Every generated program terminates: ordinary function `f{i}` only calls
 //! `f{j}` with `j > i`, and each recursive function counts a parameter down
@@ -25,6 +27,10 @@ use crate::jvr::{
 
 /// The generated programs' one type: constructor `s{k}` has `k` fields.
 const SHAPE: &str = "shape";
+/// The function every generated module has, `keep(*) : *`, which returns
+/// its argument: what passes through it has no kind the caller knows.
+const KEEP: &str = "keep";
+
 const SHAPE_CTORS: [(&str, &str, usize); 3] = [
     ("s0", "shape", 0),
     ("s1", "integer -> shape", 1),
@@ -295,6 +301,8 @@ impl Gen<'_> {
             } else if self.rng.chance(0.04) {
                 let r = self.strings(scope, &mut body);
                 scope.push(r);
+            } else if self.rng.chance(0.02) {
+                self.kept(scope, &mut body);
             } else {
                 let dst = self.fresh();
                 let s = self.rhs(me, scope, dst.clone());
@@ -451,6 +459,25 @@ impl Gen<'_> {
             b,
         }));
         r
+    }
+
+    /// `call keep (v)` of an operand, a boolean, `unit` or `void`, traced.
+    /// The result stays out of scope: an arithmetic or `eq` of a value of
+    /// unknown kind may be refused when compiling.
+    fn kept(&mut self, scope: &[VarName], body: &mut Vec<Stmt>) {
+        let v = match self.rng.index(8) {
+            0 => Value::Bool(self.rng.chance(0.5)),
+            1 if self.rng.chance(0.5) => Value::Unit,
+            1 => Value::Void,
+            _ => self.operand(scope),
+        };
+        let r = self.fresh();
+        body.push(st(StmtKind::Call {
+            dst: r.clone(),
+            func: KEEP.to_string(),
+            args: vec![v],
+        }));
+        body.push(st(StmtKind::Trace(var(&r))));
     }
 
     /// `show` of an operand, made `strcat` with a constant after it (a
@@ -699,6 +726,17 @@ pub fn generate(seed: u64, cfg: &Config) -> Module {
     for k in 0..cfg.recursive {
         functions.push(g.recursive(k));
     }
+    functions.push(Function {
+        pos: Pos::default(),
+        name: KEEP.to_string(),
+        params: vec![Param {
+            name: None,
+            ty: "*".to_string(),
+        }],
+        ret: "*".to_string(),
+        body: Some(vec![st(StmtKind::Ret(var(&VarName::Arg(0))))]),
+        end: Pos::default(),
+    });
     let ctors = SHAPE_CTORS
         .iter()
         .map(|(name, ty, arity)| Ctor {

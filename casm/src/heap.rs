@@ -28,12 +28,14 @@
 //! into an unrolled copy at the entry that copies exactly that many.
 
 mod io;
+mod kind;
 mod show;
 mod string_eq;
 mod strings;
 
 pub use io::{interleave, io_output, run_io_routine, IoTags, IO_CTORS, RUN_IO};
-pub use show::{show_routine, SHOW};
+pub use kind::Kind;
+pub use show::{show_named_label, show_named_routine, show_routine, SHOW};
 pub use string_eq::{eq_str_routine, EQ_STR};
 pub use strings::{
     atoi_routine, show_int_routine, ATOI, CONCAT_HEADER, CONCAT_LEFT, MAX_ATOI_DIGITS, SHOW_INT,
@@ -504,6 +506,10 @@ pub struct HeapNames {
     /// Every constructor by tag: name, number of fields, whether it is a
     /// record (the only constructor of its type).
     pub ctors: Vec<(String, usize, bool)>,
+    /// What the fields of the module's own constructors hold, by tag: the
+    /// printer reads a field element by it (the IO constructors' fields,
+    /// and any missing here, print as [`Kind::Any`]).
+    pub field_kinds: Vec<Vec<Kind>>,
     /// Every closure function by id.
     pub closures: Vec<String>,
 }
@@ -528,7 +534,11 @@ impl HeapNames {
             .iter()
             .map(|f| ssa.functions[f.0 as usize].name.clone())
             .collect();
-        HeapNames { ctors, closures }
+        HeapNames {
+            ctors,
+            field_kinds: ssa.field_kinds.clone(),
+            closures,
+        }
     }
 }
 
@@ -605,115 +615,10 @@ fn push_lines<P: Clone>(
     Ok(())
 }
 
-/// What a value is, as far as the program's declared types and its
-/// operations say: the printer reads a field element by it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Nothing known: a number prints as an integer, an address as the
-    /// object it points to.
-    #[default]
-    Any,
-    /// An integer or a field element.
-    Int,
-    /// A boolean (0 is `true`, as Juvix's Cairo backend stores it).
-    Bool,
-    /// `unit`.
-    Unit,
-    /// `void`.
-    Void,
-    /// The address of a constructor.
-    Object,
-    /// The address of a string (see [`STRING_HEADER`]).
-    Str,
-    /// The address of an IO action (see [`IO_CTORS`]).
-    Io,
-    /// A number of a kind the paths that reach it disagree on (an integer
-    /// on one, a boolean on another): prints as an integer, compares as
-    /// a field element.
-    Scalar,
-}
-
-impl Kind {
-    /// The kind of a declared type: `integer`, `field`, `bool`, `unit`;
-    /// any other type says nothing.
-    pub fn of_type(ty: &str) -> Kind {
-        match ty.trim() {
-            "integer" | "field" => Kind::Int,
-            "bool" => Kind::Bool,
-            "unit" => Kind::Unit,
-            "void" => Kind::Void,
-            "string" => Kind::Str,
-            "IO" => Kind::Io,
-            _ => Kind::Any,
-        }
-    }
-
-    /// Whether values of this kind are stored in one field element.
-    pub fn is_scalar(self) -> bool {
-        matches!(
-            self,
-            Kind::Int | Kind::Bool | Kind::Unit | Kind::Void | Kind::Scalar
-        )
-    }
-
-    /// What two paths agree on.
-    pub fn join(self, other: Kind) -> Kind {
-        if self == other {
-            self
-        } else if self.is_scalar() && other.is_scalar() {
-            Kind::Scalar
-        } else {
-            Kind::Any
-        }
-    }
-
-    /// The name in a listing's `trace` hint (`None` for [`Kind::Any`]).
-    pub fn name(self) -> Option<&'static str> {
-        match self {
-            Kind::Any => None,
-            Kind::Int => Some("integer"),
-            Kind::Bool => Some("bool"),
-            Kind::Unit => Some("unit"),
-            Kind::Void => Some("void"),
-            Kind::Object => Some("object"),
-            Kind::Str => Some("string"),
-            Kind::Io => Some("io"),
-            Kind::Scalar => Some("number"),
-        }
-    }
-
-    const ALL: [Kind; 9] = [
-        Kind::Any,
-        Kind::Int,
-        Kind::Bool,
-        Kind::Unit,
-        Kind::Void,
-        Kind::Object,
-        Kind::Str,
-        Kind::Io,
-        Kind::Scalar,
-    ];
-
-    /// The number that stands for this kind in memory: the IO actions
-    /// carry the kind of the value they hold, and `__kildall_run_io`
-    /// writes it to the `output` builtin beside the value.
-    pub fn code(self) -> u32 {
-        Kind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u32
-    }
-
-    /// The kind of code `c`.
-    pub fn from_code(c: Felt) -> Option<Kind> {
-        let l = c.limbs();
-        if (l[1] | l[2] | l[3]) != 0 {
-            return None;
-        }
-        Kind::ALL.get(usize::try_from(l[0]).ok()?).copied()
-    }
-
-    /// The kind named `name` in a listing.
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == Some(name))
-    }
+/// Whether a result prints nothing as a term: `void`, as Juvix prints it
+/// (a number given where `void` is declared is no `void`, and prints).
+pub fn prints_nothing<P>(v: &Cell<P>, kind: Kind) -> bool {
+    kind == Kind::Void && matches!(v, Cell::Num(f) if f.is_zero())
 }
 
 /// The text of a value as Juvix's Reg interpreter prints it (see
@@ -738,24 +643,18 @@ fn push_term<P: Clone>(
     depth: usize,
     out: &mut String,
 ) -> Result<(), String> {
-    let p = match (v, kind) {
-        (Cell::Num(f), Kind::Bool) => {
-            out.push_str(if f.is_zero() { "true" } else { "false" });
+    // A number given where `bool`, `unit` or `void` is declared that none
+    // of them stores prints as the number, as the reference interpreter
+    // keeps it (`jvr_interp::Val::as_declared`).
+    let p = match v {
+        Cell::Num(f) => {
+            match kind.stored_texts().iter().find(|(n, _)| n == f) {
+                Some((_, text)) => out.push_str(text),
+                None => out.push_str(&f.to_string()),
+            }
             return Ok(());
         }
-        (Cell::Num(_), Kind::Unit) => {
-            out.push_str("unit");
-            return Ok(());
-        }
-        (Cell::Num(_), Kind::Void) => {
-            out.push_str("void");
-            return Ok(());
-        }
-        (Cell::Num(f), _) => {
-            out.push_str(&f.to_string());
-            return Ok(());
-        }
-        (Cell::Ptr(p), _) => p,
+        Cell::Ptr(p) => p,
     };
     if let Some(text) = string_text(p, load) {
         out.push_str(&text?);
@@ -783,10 +682,12 @@ fn push_term<P: Clone>(
         out.push('(');
     }
     out.push_str(name);
+    let kinds = names.field_kinds.get(h / 2);
     for k in 0..*arity {
         let field = load(p, 1 + k).ok_or("a constructor with an unwritten field")?;
+        let kind = kinds.and_then(|f| f.get(k)).copied().unwrap_or_default();
         out.push(' ');
-        push_term(&field, Kind::Any, load, names, depth + 1, out)?;
+        push_term(&field, kind, load, names, depth + 1, out)?;
     }
     if *arity > 0 && depth > 0 {
         out.push(')');

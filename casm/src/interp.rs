@@ -132,7 +132,9 @@ pub struct RunResult {
     pub output: Vec<String>,
     /// What the run prints as Juvix's Reg interpreter prints terms: a
     /// line per `trace` (by the kind the program gives the value), then the
-    /// result (nothing for `void`); see [`crate::heap::value_term`].
+    /// result (nothing for `void`); see [`crate::heap::value_term`]. Empty
+    /// when [`Program::term_refusal`] says the kinds do not name the
+    /// values.
     pub terms: Vec<String>,
     /// The cells of the `output` builtin, the run's public output: the
     /// result, or a record's fields (an address as its offset in the
@@ -327,12 +329,9 @@ impl Machine<'_> {
 
     /// The text of a value as a term of kind `kind`.
     fn term(&self, w: Word, kind: Kind) -> R<String> {
-        let cell = |w: Word| match w {
-            Word::Felt(f) => Cell::Num(f),
-            Word::Ptr(s, o) => Cell::Ptr((s, o)),
-        };
-        let load = |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(cell);
-        heap::value_term(&cell(w), kind, &load, &self.prog.names).map_err(InterpError::Print)
+        let load =
+            |p: &(Segment, usize), k: usize| self.get((p.0, (p.1 + k) as i64)).map(word_cell);
+        heap::value_term(&word_cell(w), kind, &load, &self.prog.names).map_err(InterpError::Print)
     }
 
     /// What the `write`s of an IO action printed, and its result, from the
@@ -764,14 +763,14 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
             .iter()
             .for_each(|l| felt.push_str(&format!("{l}\n")));
         output = lines_of(&felt);
-        if kind != Kind::Void {
+        if !heap::prints_nothing(&word_cell(value), kind) {
             text.push_str(&m.term(value, kind)?);
             text.push('\n');
         }
     } else {
         text = heap::interleave(&traces, &[]);
         output = lines_of(&heap::interleave(&felt_traces, &[]));
-        if prog.result_kind != Kind::Void {
+        if !heap::prints_nothing(&word_cell(v), prog.result_kind) {
             text.push_str(&m.term(v, prog.result_kind)?);
             text.push('\n');
         }
@@ -791,10 +790,21 @@ pub fn run(prog: &Program, max_steps: u64) -> Result<RunResult, InterpError> {
         value,
         steps,
         output,
-        terms: text.lines().map(str::to_string).collect(),
+        terms: match prog.term_refusal {
+            Some(_) => Vec::new(),
+            None => lines_of(&text),
+        },
         public_output,
         cells: m.mem.len(),
     })
+}
+
+/// A word as the printers see it.
+fn word_cell(w: Word) -> Cell<(Segment, usize)> {
+    match w {
+        Word::Felt(f) => Cell::Num(f),
+        Word::Ptr(s, o) => Cell::Ptr((s, o)),
+    }
 }
 
 fn lines_of(text: &str) -> Vec<String> {

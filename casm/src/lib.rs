@@ -102,7 +102,7 @@ pub fn build_module_values(
     args: &[jvr_interp::Val],
     mode: Mode,
 ) -> Result<Program, Error> {
-    let mut ssa = ssa::convert(module)?;
+    let mut ssa = ssa::convert_for_entry(module, Some((entry, args)))?;
     let f = module.definition(entry).ok_or(JvrError {
         pos: jvr::Pos { line: 1, col: 1 },
         kind: JvrErrorKind::NoEntry(entry.to_string()),
@@ -142,7 +142,26 @@ pub fn build_module_values(
     let mut prog = asm::assemble_with_objects(&listing, entry, &objects, &args, shape, mode)?;
     prog.names = heap::HeapNames::of(module, &ssa);
     prog.result_kind = entry_kind;
+    prog.term_refusal = term_refusal(module, &ssa, f);
     Ok(prog)
+}
+
+/// Why the run of entry `f` cannot print terms as the reference
+/// interpreter does: the module prints such values
+/// ([`ssa::SsaModule::term_hazard`], what the entry's arguments hold
+/// included), or the entry returns one.
+fn term_refusal(module: &Module, ssa: &ssa::SsaModule, f: &jvr::Function) -> Option<JvrError> {
+    if let Some(e) = &ssa.term_hazard {
+        return Some(e.clone());
+    }
+    let kind = ssa
+        .find(&f.name)
+        .map(|id| ssa.functions[id.0 as usize].result_kind);
+    match kind {
+        // An IO action's result is printed by the kind its `return` stored.
+        Some(heap::Kind::Io) | None => None,
+        Some(k) => ssa::unprintable(module, &ssa.field_kinds, k, "the result", f.pos),
+    }
 }
 
 /// What the entry writes to the `output` builtin: the fields of a record

@@ -385,14 +385,14 @@ fn run_answering(prog: &Program, max_steps: u64, answer: Answer<'_>) -> Result<R
         let result = lines(&runner.vm, value.clone(), &prog.names).map_err(vm_error)?;
         result.iter().for_each(|l| felt.push_str(&format!("{l}\n")));
         output = felt_lines(&felt);
-        if kind != Kind::Void {
+        if !heap::prints_nothing(&cell(value.clone()), kind) {
             text.push_str(&term(&runner.vm, value, kind, &prog.names).map_err(vm_error)?);
             text.push('\n');
         }
     } else {
         text = heap::interleave(&hints.terms, &[]);
         output = felt_lines(&heap::interleave(&hints.output, &[]));
-        if prog.result_kind != Kind::Void {
+        if !heap::prints_nothing(&cell(result.clone()), prog.result_kind) {
             let result = term(&runner.vm, result.clone(), prog.result_kind, &prog.names);
             text.push_str(&result.map_err(vm_error)?);
             text.push('\n');
@@ -405,7 +405,10 @@ fn run_answering(prog: &Program, max_steps: u64, answer: Answer<'_>) -> Result<R
         value: number(&result),
         steps: runner.vm.get_current_step() as u64,
         output,
-        terms: text.lines().map(str::to_string).collect(),
+        terms: match prog.term_refusal {
+            Some(_) => Vec::new(),
+            None => text.lines().map(str::to_string).collect(),
+        },
         public_output: public
             .iter()
             .map(|v| match v {

@@ -264,16 +264,19 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
             args.into_iter().map(Val::Felt).collect()
         }
     };
+    // Every machine builds the program first, so that the reference
+    // interpreter refuses what the compiler refuses (`readLn`, an `eq` or
+    // a `show` the compiled code cannot decide, terms it cannot print),
+    // with the same error: the three machines run the same programs.
+    let prog = match kildall_casm::build_module_values(&module, r.entry, &values, mode(r.proof)) {
+        Ok(p) => p,
+        Err(kildall_casm::Error::Jvr(e)) => return Ok(report(file, &e)),
+        Err(e) => return Err(e.into()),
+    };
+    if let (Show::Term, Some(e)) = (r.show, &prog.term_refusal) {
+        return Ok(report(file, e));
+    }
     if let Vm::Jvr = r.vm {
-        // The reference interpreter refuses what the compiler refuses
-        // (`readLn`, an `eq` or a `show` the compiled code cannot decide),
-        // with the same error, so that the three machines run the same
-        // programs.
-        match kildall_casm::compile_module(&module) {
-            Ok(_) => {}
-            Err(kildall_casm::Error::Jvr(e)) => return Ok(report(file, &e)),
-            Err(e) => return Err(e.into()),
-        }
         let limits = jvr_interp::Limits {
             fuel: r.max_steps,
             ..jvr_interp::Limits::default()
@@ -295,11 +298,6 @@ fn run_file(r: &RunRequest<'_>) -> anyhow::Result<ExitCode> {
             Err(e) => Err(Diagnostic::new(file, None, e.to_string()).into()),
         };
     }
-    let prog = match kildall_casm::build_module_values(&module, r.entry, &values, mode(r.proof)) {
-        Ok(p) => p,
-        Err(kildall_casm::Error::Jvr(e)) => return Ok(report(file, &e)),
-        Err(e) => return Err(e.into()),
-    };
     let result = match r.vm {
         Vm::Interp | Vm::Jvr => {
             kildall_casm::interp::run(&prog, r.max_steps).map_err(|e| match e {

@@ -473,17 +473,29 @@ mod tests {
     }
 
     /// The `.jvr` reference interpreter and the compiled CASM (our strict
-    /// interpreter and the Cairo VM) agree on `main` of `text`.
+    /// interpreter and the Cairo VM) agree on `main` of `text`: its result,
+    /// the numbers printed, and the terms printed unless every machine
+    /// refuses them.
     fn casm_differential(text: &str) -> Result<(), String> {
         use kildall_casm::{asm::Mode, interp, jvr, jvr_interp};
         let module = jvr::parse(text).map_err(|e| e.to_string())?;
-        let (want, _) = jvr_interp::run(&module, "main", &[], jvr_interp::Limits::default())
-            .map_err(|e| e.to_string())?;
+        let limits = jvr_interp::Limits::default();
+        let outcome =
+            jvr_interp::execute(&module, "main", Vec::new(), limits).map_err(|e| e.to_string())?;
         let prog = kildall_casm::build_module(&module, "main", &[], Mode::Execution)
             .map_err(|e| e.to_string())?;
         let got = interp::run(&prog, kildall_casm::MAX_STEPS).map_err(|e| e.to_string())?;
+        let want = outcome.value.felt().map_err(|e| e.to_string())?;
         if got.value != want {
             return Err(format!("reference {want}, CASM {}", got.value));
+        }
+        let felts = outcome.lines(jvr_interp::Show::Felt);
+        if got.output != felts {
+            return Err(format!("reference prints {felts:?}, CASM {:?}", got.output));
+        }
+        let terms = outcome.lines(jvr_interp::Show::Term);
+        if prog.term_refusal.is_none() && got.terms != terms {
+            return Err(format!("reference prints {terms:?}, CASM {:?}", got.terms));
         }
         let vm = kildall_casm::vm::run(&prog).map_err(|e| e.to_string())?;
         if vm != got {

@@ -10,15 +10,17 @@
 //! field with fields of its own) and hands it with each field in turn to
 //! the step of the field's kind, which returns the term so far followed by
 //! a space and the field's text: `$int` by `__kildall_show_int` (whose
-//! digits are proved), `$ctor` by the nested table, `$bool` picking `true`
-//! or `false` without a branch (`t + v (f - t)`), `$unit` and `$void`
-//! their names. A call returns its result at a distance from the caller's
+//! digits are proved), `$ctor` by the nested table, `$bool`, `$unit` and
+//! `$void` by the routines of `show` of such a value
+//! ([`show_named_routine`]: the text of the number the field stores, or
+//! its digits when it stores none, as the reference interpreter keeps a
+//! number given where such a kind is declared). A call returns its result at a distance from the caller's
 //! cells that only the callee knows, so each step is a routine with a
 //! frame of static offsets, and what a call returns goes at once to the
 //! next step (`$join` appends a string a call made; `$close` appends the
 //! `)`). Nothing is proposed by a hint beyond `show` of integers' digits.
 
-use super::strings::{call, op, val, Body, SHOW_INT, STRING_HEADER, STRING_LEN};
+use super::strings::{call, jnz, op, val, Body, SHOW_INT, STRING_HEADER, STRING_LEN};
 use super::{field_offset, imm, jmp, push, Kind};
 use crate::listing::{ArithOp, Instr, MemRef, Reg, Rhs, Target, Val};
 
@@ -135,7 +137,11 @@ pub fn show_routine(names: &[String], field_kinds: &[Vec<Kind>], n_builtins: usi
             out.extend(entry_routine(tag, name, kinds, true, n_builtins));
         }
     }
-    out.extend(step_routines(n_builtins));
+    let named: Vec<Kind> = [Kind::Bool, Kind::Unit, Kind::Void]
+        .into_iter()
+        .filter(|k| field_kinds.iter().flatten().any(|f| f == k))
+        .collect();
+    out.extend(step_routines(n_builtins, &named));
     out
 }
 
@@ -176,16 +182,20 @@ fn entry_routine(
 
 /// The steps, each called with the term so far at `[fp - 3]`, the field
 /// at `[fp - 4]` and the builtins below; and `$join` (a string at
-/// `[fp - 4]`) and `$close` (no field).
-fn step_routines(n_builtins: usize) -> Vec<Instr> {
+/// `[fp - 4]`) and `$close` (no field). `named` are the kinds among
+/// boolean, `unit` and `void` that some field has.
+fn step_routines(n_builtins: usize, named: &[Kind]) -> Vec<Instr> {
     let nb = n_builtins as i16;
     let deepest = -4 - nb;
     let mut out = Vec::new();
-    // A field shown by a call: its string goes to `$join` with the term.
-    for (kind, routine) in [
+    // Each field is shown by a call: its string goes to `$join` with the
+    // term.
+    let by_name = named.iter().map(|k| (*k, show_named_label(*k)));
+    let steps = [
         (Kind::Int, SHOW_INT.to_string()),
         (Kind::Object, table(true)),
-    ] {
+    ];
+    for (kind, routine) in steps.into_iter().chain(by_name) {
         out.push(Instr::Label(step(kind)));
         for k in 0..nb {
             out.push(push(Rhs::Val(val(deepest + k))));
@@ -209,30 +219,6 @@ fn step_routines(n_builtins: usize) -> Vec<Instr> {
     out.extend(finish(b, deepest, n_builtins, joined));
 
     let mut b = Body {
-        out: vec![Instr::Label(step(Kind::Bool))],
-        next: 0,
-    };
-    let fp_cell = b.get_fp();
-    let t = b.object(fp_cell, &leaf("true"));
-    let f = b.object(fp_cell, &leaf("false"));
-    let apart = b.push(op(f, ArithOp::Sub, val(t)));
-    let by = b.push(op(-4, ArithOp::Mul, val(apart)));
-    let text = b.push(op(t, ArithOp::Add, val(by)));
-    let joined = append(&mut b, fp_cell, -3, text);
-    out.extend(finish(b, deepest, n_builtins, joined));
-
-    for kind in [Kind::Unit, Kind::Void] {
-        let mut b = Body {
-            out: vec![Instr::Label(step(kind))],
-            next: 0,
-        };
-        let fp_cell = b.get_fp();
-        let text = b.object(fp_cell, &leaf(kind.name().unwrap_or_default()));
-        let joined = append(&mut b, fp_cell, -3, text);
-        out.extend(finish(b, deepest, n_builtins, joined));
-    }
-
-    let mut b = Body {
         out: vec![Instr::Label(label("close"))],
         next: 0,
     };
@@ -242,5 +228,54 @@ fn step_routines(n_builtins: usize) -> Vec<Instr> {
     let len = b.push(op(len, ArithOp::Add, imm(1)));
     let closed = b.concat(fp_cell, len, -3, paren);
     out.extend(finish(b, -3 - nb, n_builtins, closed));
+    out
+}
+
+/// The routine of `show` of a value declared a boolean, `unit` or `void`
+/// (`__kildall_show_bool`, ...).
+pub fn show_named_label(kind: Kind) -> String {
+    format!("{SHOW}_{}", kind.name().unwrap_or_default())
+}
+
+/// `show` of the value at `[fp - 3]` declared of `kind` (a boolean,
+/// `unit` or `void`), the threaded builtins below; returns its string.
+/// The routine compares the value with each number the kind stores
+/// ([`Kind::stored_texts`]) by a branch on their difference, and returns
+/// the text of the one it equals; a number it equals none of (given
+/// where the kind is declared, in an ill-typed program) is shown as an
+/// integer by `__kildall_show_int`, as the reference interpreter keeps
+/// it. The branches read only the value, so no hint can steer them.
+pub fn show_named_routine(kind: Kind, n_builtins: usize) -> Vec<Instr> {
+    let name = show_named_label(kind);
+    let deepest = -3 - n_builtins as i16;
+    let mut out = vec![Instr::Label(name.clone())];
+    let mut next = 0;
+    for (k, (stored, text)) in kind.stored_texts().iter().enumerate() {
+        let other = format!("{name}${k}");
+        let mut b = Body {
+            out: Vec::new(),
+            next,
+        };
+        let apart = if stored.is_zero() {
+            -3
+        } else {
+            b.push(Rhs::Op(ArithOp::Sub, MemRef::fp(-3), Val::Imm(*stored)))
+        };
+        b.out.push(jnz(other.clone(), apart));
+        next = b.next;
+        let fp_cell = b.get_fp();
+        let text = b.object(fp_cell, &leaf(text));
+        out.extend(finish(b, deepest, n_builtins, text));
+        out.push(Instr::Label(other));
+    }
+    let mut b = Body {
+        out: Vec::new(),
+        next,
+    };
+    b.builtins(deepest, n_builtins, 0);
+    b.push(Rhs::Val(val(-3)));
+    b.out.push(call(SHOW_INT));
+    b.out.push(Instr::Ret);
+    out.extend(b.out);
     out
 }

@@ -67,7 +67,7 @@ fn assert_eq(dst: i16, rhs: Rhs) -> Instr {
     }
 }
 
-fn jnz(label: String, cond: i16) -> Instr {
+pub(super) fn jnz(label: String, cond: i16) -> Instr {
     Instr::Jump {
         target: Target::Label(label),
         cond: Some(MemRef::fp(cond)),

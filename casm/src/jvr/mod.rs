@@ -126,6 +126,11 @@ pub enum JvrErrorKind {
     /// instance), named as the source writes it.
     #[error("`{0}` cannot run on Cairo")]
     NotForCairo(String),
+    /// A printed value whose term the compiled machines cannot give as the
+    /// reference interpreter does: it may be a boolean, `unit` or `void`
+    /// that its kind does not name (Cairo stores them as numbers).
+    #[error("terms cannot be printed on Cairo: {0}")]
+    NoTerms(String),
     /// A construct that the CASM lowering does not handle yet.
     #[error("`{0}` is not lowered to CASM yet")]
     NotLowered(String),

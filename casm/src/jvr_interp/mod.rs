@@ -21,7 +21,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::felt::Felt;
+use crate::heap::Kind;
 use crate::jvr::{BinOp, BuiltinOp, Cond, Function, Module, Stmt, StmtKind, StrOp, Value, VarName};
+use crate::ssa::type_kind;
 
 mod value;
 
@@ -146,14 +148,26 @@ impl Outcome {
 
 struct Frame<'a> {
     func: &'a Function,
+    /// The kind the value returned is read as: the declared result type
+    /// of the function called, or of the first one a chain of tail calls
+    /// from it declares.
+    result: Kind,
     env: HashMap<VarName, Val>,
     conts: Vec<(&'a [Stmt], usize)>,
     ret_dst: Option<VarName>,
 }
 
-fn new_frame<'a>(func: &'a Function, args: Vec<Val>, ret_dst: Option<VarName>) -> Frame<'a> {
+/// A frame of `func` called on `args`, each read as its parameter's
+/// declared type says ([`Val::as_declared`]).
+fn new_frame<'a>(
+    module: &Module,
+    func: &'a Function,
+    args: Vec<Val>,
+    ret_dst: Option<VarName>,
+) -> Frame<'a> {
     let mut env = HashMap::new();
     for (i, (p, v)) in func.params.iter().zip(args).enumerate() {
+        let v = v.as_declared(type_kind(module, &p.ty));
         if let Some(n) = &p.name {
             env.insert(VarName::Named(n.clone()), v.clone());
         }
@@ -162,6 +176,7 @@ fn new_frame<'a>(func: &'a Function, args: Vec<Val>, ret_dst: Option<VarName>) -
     let body: &'a [Stmt] = func.body.as_deref().unwrap_or(&[]);
     Frame {
         func,
+        result: type_kind(module, &func.ret),
         env,
         conts: vec![(body, 0)],
         ret_dst,
@@ -349,7 +364,7 @@ impl<'m> Machine<'m> {
         if self.stack.len() >= self.limits.max_depth {
             return Err(JvrRunError::TooDeep(self.limits.max_depth));
         }
-        self.stack.push(new_frame(func, args, None));
+        self.stack.push(new_frame(self.module, func, args, None));
         loop {
             let Some(frame) = self.stack.last_mut() else {
                 return Err(JvrRunError::NoReturn(func.name.clone()));
@@ -482,20 +497,32 @@ impl<'m> Machine<'m> {
         if self.stack.len() >= self.limits.max_depth {
             return Err(JvrRunError::TooDeep(self.limits.max_depth));
         }
-        self.stack.push(new_frame(callee, args, Some(dst.clone())));
+        self.stack
+            .push(new_frame(self.module, callee, args, Some(dst.clone())));
         Ok(())
     }
 
     /// Replaces the running frame by the callee's.
     fn tail_call(&mut self, callee: &'m Function, args: Vec<Val>) {
+        let module = self.module;
         let frame = self.frame();
         let ret_dst = frame.ret_dst.take();
-        *frame = new_frame(callee, args, ret_dst);
+        let result = frame.result;
+        *frame = new_frame(module, callee, args, ret_dst);
+        // The caller reads the value as the outermost declaration says.
+        if result != Kind::Any {
+            frame.result = result;
+        }
     }
 
     /// Returns `v` to the caller; `Some(v)` when the entry returns.
     fn ret(&mut self, v: Val) -> Option<Val> {
-        let done = self.stack.pop().and_then(|f| f.ret_dst);
+        let frame = self.stack.pop();
+        let v = match &frame {
+            Some(f) => v.as_declared(f.result),
+            None => v,
+        };
+        let done = frame.and_then(|f| f.ret_dst);
         match (self.stack.last_mut(), done) {
             (Some(caller), Some(dst)) => {
                 caller.env.insert(dst, v);
@@ -684,6 +711,15 @@ impl<'m> Machine<'m> {
                 fields.len()
             )));
         }
+        let types = crate::jvr::ctor_field_types(&decl.ty);
+        let fields = fields
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| match types.get(k) {
+                Some(ty) => v.as_declared(type_kind(self.module, ty)),
+                None => v,
+            })
+            .collect();
         Ok(Val::Ctor(Rc::new(CtorVal {
             tag,
             name: ctor.to_string(),

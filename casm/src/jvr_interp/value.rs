@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use super::JvrRunError;
 use crate::felt::Felt;
+use crate::heap::Kind;
 use crate::jvr::bool_felt;
 
 /// A run-time value.
@@ -106,6 +107,30 @@ impl Val {
                 "{} used as a number",
                 other.describe()
             ))),
+        }
+    }
+
+    /// The value read as a position declared of kind `kind` reads it
+    /// (a parameter, a function's result, a constructor's field), keeping
+    /// its field element: the compiled machines print a number by the kind
+    /// its position declares, so a boolean given where `integer` is
+    /// declared is the number that stores it, and 0 or 1 given where `bool`
+    /// is declared the boolean it stores. Other values, and positions
+    /// declared `*`, keep what they are.
+    pub fn as_declared(self, kind: Kind) -> Val {
+        if !self.is_scalar() {
+            return self;
+        }
+        let Ok(f) = self.felt() else { return self };
+        match kind {
+            Kind::Bool if f == bool_felt(true) => Val::Bool(true),
+            Kind::Bool if f == bool_felt(false) => Val::Bool(false),
+            Kind::Unit if f.is_zero() => Val::Unit,
+            Kind::Void if f.is_zero() => Val::Void,
+            Kind::Int | Kind::Object | Kind::Str | Kind::Io => Val::Felt(f),
+            // Another number where `bool`, `unit` or `void` is declared
+            // stays a number, and prints as one on every machine.
+            _ => self,
         }
     }
 

@@ -327,7 +327,7 @@ fn scan_builtins(insts: &[Inst], used: &mut [bool; 3]) {
         match i {
             Inst::Binop { op, .. } if checked(op) => used[0] = true,
             Inst::Apply {
-                kind: ApplyKind::ShowInt | ApplyKind::ShowCtor,
+                kind: ApplyKind::ShowInt | ApplyKind::ShowCtor | ApplyKind::ShowNamed(_),
                 ..
             } => used[0] = true,
             Inst::Builtin { op, .. } => match op {

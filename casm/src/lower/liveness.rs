@@ -195,7 +195,6 @@ impl<'f> Analysis<Flat<'f>> for LiveVars {
                 state.insert(*b);
                 return;
             }
-            Inst::ShowBool { dst, v } => (Some(*dst), vec![v]),
             Inst::ArgsNum { dst, closure } => (Some(*dst), vec![closure]),
             Inst::Trace(v, _) => (None, vec![v]),
             // Control instructions are terminators, never instructions.

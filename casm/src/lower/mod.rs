@@ -323,7 +323,6 @@ impl Lowerer<'_> {
             }
             Inst::Str { dst, text } => (*dst, self.string(frame, text)),
             Inst::StrCat { dst, a, b } => (*dst, self.strcat(frame, *a, *b)),
-            Inst::ShowBool { dst, v } => (*dst, self.show_bool(frame, v)),
             Inst::Builtin { dst, op, args } => (*dst, self.builtin(frame, *op, args)),
             Inst::CAlloc { dst, func, args } => (*dst, self.calloc(frame, *func, args)),
             Inst::CheckTag { src, tag } => {

@@ -107,20 +107,6 @@ impl Lowerer<'_> {
         self.alloc_rhs(frame, header, &cells)
     }
 
-    /// `show` of a Juvix boolean `v` (0 is `true`): both strings are
-    /// written and `v` picks one, `t + v (f - t)`.
-    pub(super) fn show_bool(&mut self, frame: &mut Frame, v: &Operand) -> MemRef {
-        let v = self.val(frame, v);
-        let t = self.string(frame, "true");
-        let f = self.string(frame, "false");
-        let apart = self.push(frame, Rhs::Op(ArithOp::Sub, f, Val::Mem(t)));
-        let step = match v {
-            Val::Mem(m) => self.push(frame, Rhs::Op(ArithOp::Mul, m, Val::Mem(apart))),
-            Val::Imm(c) => self.push(frame, Rhs::Op(ArithOp::Mul, apart, Val::Imm(c))),
-        };
-        self.push(frame, Rhs::Op(ArithOp::Add, t, Val::Mem(step)))
-    }
-
     /// A closure of `func` storing `args` (the layout of [`heap`]).
     pub(super) fn calloc(&mut self, frame: &mut Frame, func: FuncId, args: &[Operand]) -> MemRef {
         let id = self.module.closure_id(func).unwrap_or(0);
@@ -161,6 +147,7 @@ impl Lowerer<'_> {
             ApplyKind::Atoi => heap::ATOI.to_string(),
             ApplyKind::EqualStrings => heap::EQ_STR.to_string(),
             ApplyKind::ShowCtor => heap::SHOW.to_string(),
+            ApplyKind::ShowNamed(kind) => heap::show_named_label(kind),
         };
         self.emit(Instr::Call(Target::Label(name)));
     }
@@ -175,9 +162,11 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
     let mut eq = false;
     let (mut show_int, mut atoi, mut eq_str) = (false, false, false);
     let mut show = false;
+    let mut named = Vec::new();
     let mut routines = Routines {
         eq: &mut eq,
         show: &mut show,
+        named: &mut named,
         eq_str: &mut eq_str,
         show_int: &mut show_int,
         atoi: &mut atoi,
@@ -194,6 +183,14 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
         eq_str = true;
         get_fp = true;
     }
+    // `show` of a constructor shows its boolean, `unit` and `void` fields
+    // as `show` of such a value does.
+    if show {
+        let fields = module.field_kinds.iter().flatten();
+        named.extend(fields.filter(|k| !k.stored_texts().is_empty()));
+    }
+    named.sort_by_key(|k| k.code());
+    named.dedup();
     // `bind` applies its closure to one argument.
     if module.io.is_some() {
         ccalls.insert(1);
@@ -240,7 +237,10 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
             n_builtins,
         ));
     }
-    if show_int || show {
+    for kind in &named {
+        out.extend(heap::show_named_routine(*kind, n_builtins));
+    }
+    if show_int || show || !named.is_empty() {
         out.extend(heap::show_int_routine(n_builtins));
     }
     if atoi {
@@ -259,6 +259,8 @@ pub(super) fn runtime(module: &SsaModule, n_builtins: usize) -> Vec<Instr> {
 struct Routines<'a> {
     eq: &'a mut bool,
     show: &'a mut bool,
+    /// The kinds of `show`'s routines of booleans, `unit` and `void`.
+    named: &'a mut Vec<Kind>,
     eq_str: &'a mut bool,
     show_int: &'a mut bool,
     atoi: &'a mut bool,
@@ -276,8 +278,7 @@ impl Routines<'_> {
                 | Inst::CAlloc { .. }
                 | Inst::Builtin { .. }
                 | Inst::Str { .. }
-                | Inst::StrCat { .. }
-                | Inst::ShowBool { .. } => {
+                | Inst::StrCat { .. } => {
                     *self.get_fp = true;
                     continue;
                 }
@@ -322,6 +323,11 @@ impl Routines<'_> {
                 ApplyKind::ShowCtor => {
                     *self.get_fp = true;
                     *self.show = true;
+                    true
+                }
+                ApplyKind::ShowNamed(kind) => {
+                    *self.get_fp = true;
+                    self.named.push(kind);
                     true
                 }
             };

@@ -13,11 +13,16 @@ use super::kinds::{type_kind, FieldKinds};
 mod alloc;
 mod equality;
 mod join;
+mod params;
 mod results;
 mod strings;
+mod terms;
 
+pub(super) use params::ParamShapes;
 pub(super) use results::ClosureResults;
 use results::{learn_results, ClosureShape};
+pub(crate) use terms::unprintable;
+pub(super) use terms::{EntryFlows, TermFlows};
 
 use join::{live_after_branches, read_values, stmt_key};
 
@@ -34,6 +39,14 @@ struct Signatures {
 
 struct FnBuilder<'s> {
     sigs: &'s Signatures,
+    /// The function being converted.
+    name: &'s str,
+    /// The parameter each variable copies, if it copies one.
+    param_origin: HashMap<Var, u32>,
+    /// The constructor field each variable was read from (or copies),
+    /// if it was read from one: storing it back adds nothing to what the
+    /// field holds.
+    field_origin: HashMap<Var, (u32, usize)>,
     module: &'s Module,
     closure_funcs: &'s mut Vec<FuncId>,
     /// What the module knows of constructor fields.
@@ -50,6 +63,9 @@ struct FnBuilder<'s> {
     kinds: HashMap<Var, Kind>,
     /// The closures whose function and remaining arguments are known.
     shapes: HashMap<Var, ClosureShape>,
+    /// What the IO actions made here give a `bind`'s closure: the value of
+    /// a `return`, `void` for a `write`.
+    io_results: HashMap<Var, Kind>,
     /// What the `ret`s and tail calls seen so far return.
     returns: Option<Kind>,
     /// The names the code after each branch may read (by statement).
@@ -152,6 +168,7 @@ impl FnBuilder<'_> {
                 let dst = self.fresh();
                 let kind = self.fields_known.get(tag, *index as usize);
                 self.kinds.insert(dst, kind);
+                self.field_origin.insert(dst, (tag, *index as usize));
                 out.push(Inst::Load {
                     dst,
                     src,
@@ -203,97 +220,6 @@ impl FnBuilder<'_> {
                 },
             ),
         }
-    }
-
-    /// After the arms of a branch or a `case`: the names an arm rebound
-    /// are forgotten (their value depends on the path), and the `out:` name
-    /// is bound to a fresh join variable when some arm falls through.
-    /// Returns the join variable and whether any arm falls through.
-    fn join_arms(
-        &mut self,
-        env: &mut Env,
-        changed: Vec<VarName>,
-        out_name: Option<&VarName>,
-        arms: &[Arm],
-    ) -> (Option<Var>, bool) {
-        for k in changed {
-            env.insert(k, None);
-        }
-        let any_falls = arms.iter().any(|a| a.falls);
-        let join = match out_name {
-            Some(name) if any_falls => {
-                let j = self.fresh();
-                env.insert(name.clone(), Some(j));
-                let kind = arms
-                    .iter()
-                    .filter_map(|a| a.result)
-                    .map(|r| match r {
-                        Operand::Var(v) => self.kinds.get(&v).copied().unwrap_or_default(),
-                        Operand::Const(_) => Kind::Any,
-                    })
-                    .reduce(Kind::join)
-                    .unwrap_or_default();
-                self.kinds.insert(j, kind);
-                Some(j)
-            }
-            _ => None,
-        };
-        (join, any_falls)
-    }
-
-    fn arm(
-        &mut self,
-        env: &Env,
-        body: &[Stmt],
-        out_name: Option<&VarName>,
-        pos: Pos,
-        changed: &mut Vec<VarName>,
-    ) -> Result<Arm, JvrError> {
-        self.arm_knowing(env, body, out_name, pos, changed, None)
-    }
-
-    /// [`Self::arm`], knowing that `known` holds the constructor of its
-    /// tag in the arm (a `case` arm). What the arm learns stays in it.
-    fn arm_knowing(
-        &mut self,
-        env: &Env,
-        body: &[Stmt],
-        out_name: Option<&VarName>,
-        pos: Pos,
-        changed: &mut Vec<VarName>,
-        known: Option<(Var, u32)>,
-    ) -> Result<Arm, JvrError> {
-        let before = self.known.clone();
-        self.known.extend(known);
-        let mut arm_env = env.clone();
-        let mut insts = Vec::new();
-        // Branches nested in the arm join their own arms.
-        let outer_ends = std::mem::take(&mut self.arm_ends);
-        let falls = self.seq(&mut arm_env, body, &mut insts);
-        self.arm_ends = outer_ends;
-        self.known = before;
-        let falls = falls?;
-        self.arm_ends.push(falls.then(|| arm_env.clone()));
-        // Names the arm rebinds become unreadable after the branch, unless
-        // they are its output (which the caller binds to the join variable).
-        changed.extend(
-            arm_env
-                .iter()
-                .filter(|(k, v)| Some(*k) != out_name && env.get(*k).is_some_and(|old| old != *v))
-                .map(|(k, _)| k.clone()),
-        );
-        let result = match (falls, out_name) {
-            (true, Some(name)) => match arm_env.get(name) {
-                Some(Some(v)) => Some(Operand::Var(*v)),
-                _ => return err(pos, JvrErrorKind::OutNotAssigned(name.to_string())),
-            },
-            _ => None,
-        };
-        Ok(Arm {
-            body: insts,
-            falls,
-            result,
-        })
     }
 
     /// Converts a sequence; returns whether it can fall off its end.
@@ -385,7 +311,6 @@ impl FnBuilder<'_> {
         | Inst::Call { dst, .. }
         | Inst::ArgsNum { dst, .. }
         | Inst::StrCat { dst, .. }
-        | Inst::ShowBool { dst, .. }
         | Inst::Str { dst, .. }
         | Inst::Apply {
             dst,
@@ -394,6 +319,7 @@ impl FnBuilder<'_> {
                 | ApplyKind::Any
                 | ApplyKind::ShowInt
                 | ApplyKind::ShowCtor
+                | ApplyKind::ShowNamed(_)
                 | ApplyKind::Atoi,
             ..
         } = &inst
@@ -419,6 +345,12 @@ impl FnBuilder<'_> {
                 if let Some(shape) = src.var().and_then(|v| self.shapes.get(&v)).cloned() {
                     self.shapes.insert(dst, shape);
                 }
+                if let Some(p) = src.var().and_then(|v| self.param_origin.get(&v)).copied() {
+                    self.param_origin.insert(dst, p);
+                }
+                if let Some(f) = src.var().and_then(|v| self.field_origin.get(&v)).copied() {
+                    self.field_origin.insert(dst, f);
+                }
                 Inst::Copy { dst, src }
             }
             StmtKind::Binop { dst, op, a, b }
@@ -437,6 +369,8 @@ impl FnBuilder<'_> {
                 }
             }
             StmtKind::Call { dst, func, args } => {
+                self.pass_args(env, func, 0, args);
+                self.pass_shapes(env, func, args);
                 let args = self.operands(env, args)?;
                 let func = self.callee(s.pos, func, args.len())?;
                 Inst::Call {
@@ -458,12 +392,12 @@ impl FnBuilder<'_> {
                 self.alloc(env, s.pos, dst, ctor, args, out)?;
                 return Ok(None);
             }
-            // FIXME: a traced value of unknown kind (a `*` parameter), like
-            // an entry's result of unknown kind, prints by what it is in
-            // memory: a boolean, `unit` or `void` passed through one prints
-            // as a number where the reference interpreter prints its name
-            // (the compiled values carry no kind at run time).
-            StmtKind::Trace(v) => Inst::Trace(self.operand(env, v)?, self.kind(env, v)),
+            // The compiled machines print the value by its kind (`terms`).
+            StmtKind::Trace(v) => {
+                let kind = self.kind(env, v);
+                self.fields_known.terms.print(s.pos, kind, "trace");
+                Inst::Trace(self.operand(env, v)?, kind)
+            }
             StmtKind::CAlloc { .. }
             | StmtKind::ArgsNum { .. }
             | StmtKind::CExtend { .. }
@@ -503,6 +437,7 @@ impl FnBuilder<'_> {
     fn closure_stmt(&mut self, env: &mut Env, s: &Stmt) -> Result<Inst, JvrError> {
         Ok(match &s.kind {
             StmtKind::CAlloc { dst, func, args } => {
+                self.pass_args(env, func, 0, args);
                 let args = self.operands(env, args)?;
                 let id = self.closure_target(s.pos, func, args.len())?;
                 if !self.closure_funcs.contains(&id) {
@@ -533,6 +468,7 @@ impl FnBuilder<'_> {
                     _ => ApplyKind::Call,
                 };
                 let shape = self.applied_shape(env, closure, kind, args.len());
+                self.pass_closure_args(env, closure, args);
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
                 let dst = self.define(env, dst);
@@ -560,6 +496,8 @@ impl FnBuilder<'_> {
     ) -> Result<bool, JvrError> {
         let inst = match &s.kind {
             StmtKind::TailCall { func: name, args } => {
+                self.pass_args(env, name, 0, args);
+                self.pass_shapes(env, name, args);
                 let args = self.operands(env, args)?;
                 let func = self.callee(s.pos, name, args.len())?;
                 // A call of a function that returns nothing known yet (a
@@ -578,6 +516,7 @@ impl FnBuilder<'_> {
                 if let Some(result) = self.applied_result(env, closure, kind, args.len()) {
                     self.returns(result);
                 }
+                self.pass_closure_args(env, closure, args);
                 let closure = self.operand(env, closure)?;
                 let args = self.operands(env, args)?;
                 Inst::TailApply {
@@ -747,8 +686,8 @@ impl FnBuilder<'_> {
             Cond::Cmp(op, a, b) => SCond::Cmp(*op, self.operand(env, a)?, self.operand(env, b)?),
         };
         let mut changed = Vec::new();
-        let t = self.arm(env, on_true, out_name, pos, &mut changed)?;
-        let f = self.arm(env, on_false, out_name, pos, &mut changed)?;
+        let t = self.arm_knowing(env, on_true, out_name, pos, &mut changed, None)?;
+        let f = self.arm_knowing(env, on_false, out_name, pos, &mut changed, None)?;
         let mut arms = [t, f];
         self.branch_key = key;
         let mut loads = Vec::new();
@@ -775,6 +714,17 @@ struct CaseStmt<'a> {
 
 /// Resolves names and converts every defined function to SSA form.
 pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
+    convert_for_entry(module, None)
+}
+
+/// [`convert`], knowing the function run and its arguments (`entry`; any
+/// function may be run, on anything, when it is `None`): what they hold
+/// flows into the module as what its calls pass does (the values of `*`
+/// parameters and of constructors' fields, closures that may be called).
+pub fn convert_for_entry(
+    module: &Module,
+    entry: Option<(&str, &[crate::jvr_interp::Val])>,
+) -> Result<SsaModule, JvrError> {
     let mut sigs = Signatures {
         map: HashMap::new(),
     };
@@ -800,16 +750,28 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
             n_defs += 1;
         }
     }
-    // The first pass learns what `alloc`s store in fields declared `*`;
-    // the second converts knowing it.
-    let mut fields_known = FieldKinds::declared(module);
-    convert_functions(module, &sigs, &mut fields_known)?;
+    // Converting with the fields as declared learns what calls return and
+    // pass, and then what `alloc`s store in fields declared `*`; converting
+    // again with the fields known settles all of it (a field declared `*`
+    // holds what the stores of the last pass agree on).
+    let flows = match entry {
+        Some((name, args)) => EntryFlows::of(module, name, args),
+        None => EntryFlows::default(),
+    };
+    let mut fields_known = FieldKinds::declared(module, &flows);
+    fields_known.params = ParamShapes::new(entry.map(|(name, _)| name));
+    learn_results(module, &sigs, &mut fields_known, false)?;
     fields_known.settle();
-    let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known)?;
+    let (functions, closure_funcs) = learn_results(module, &sigs, &mut fields_known, true)?;
+    let field_kinds = fields_known.by_tag();
+    if let Some(e) = fields_known.terms.unwritable(module, &field_kinds) {
+        return Err(e);
+    }
     Ok(SsaModule {
         functions,
         closure_funcs,
-        field_kinds: fields_known.by_tag(),
+        term_hazard: fields_known.terms.hazard(module, &field_kinds),
+        field_kinds,
         ctor_names: module
             .types
             .iter()
@@ -827,13 +789,35 @@ fn convert_functions(
     fields_known: &mut FieldKinds,
 ) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
     fields_known.closure_results = ClosureResults::of(module, fields_known);
+    fields_known.terms.begin_pass();
+    fields_known.params.begin_pass();
+    fields_known.begin_pass();
     let mut functions = Vec::new();
     let mut closure_funcs = Vec::new();
     for f in &module.functions {
         let Some(body) = &f.body else { continue };
         let n_params = f.params.len() as u32;
+        let param_kinds: Vec<Kind> = f
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let declared = type_kind(module, &p.ty);
+                fields_known.terms.param_kind(&f.name, i, declared)
+            })
+            .collect();
+        let shapes: HashMap<Var, ClosureShape> = (0..f.params.len())
+            .filter_map(|i| {
+                let known = &*fields_known;
+                let shape = known.params.shape(&f.name, i, &known.terms)?;
+                Some((Var(i as u32), shape))
+            })
+            .collect();
         let mut b = FnBuilder {
             sigs,
+            name: &f.name,
+            param_origin: (0..n_params).map(|i| (Var(i), i)).collect(),
+            field_origin: HashMap::new(),
             fields_known: &mut *fields_known,
             module,
             closure_funcs: &mut closure_funcs,
@@ -843,7 +827,8 @@ fn convert_functions(
             strings: HashMap::new(),
             known: HashSet::new(),
             kinds: HashMap::new(),
-            shapes: HashMap::new(),
+            shapes,
+            io_results: HashMap::new(),
             returns: None,
             live_after: live_after_branches(body),
             branch_key: 0,
@@ -851,7 +836,7 @@ fn convert_functions(
         };
         let mut env = Env::new();
         for (i, p) in f.params.iter().enumerate() {
-            b.kinds.insert(Var(i as u32), type_kind(module, &p.ty));
+            b.kinds.insert(Var(i as u32), param_kinds[i]);
             env.insert(VarName::Arg(i as u32), Some(Var(i as u32)));
             if let Some(n) = &p.name {
                 env.insert(VarName::Named(n.clone()), Some(Var(i as u32)));
@@ -875,6 +860,7 @@ fn convert_functions(
             n_vars,
             body: insts,
             result_kind,
+            param_kinds,
         });
     }
     Ok((functions, closure_funcs))

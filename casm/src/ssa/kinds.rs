@@ -9,7 +9,7 @@ use crate::jvr::Module;
 
 /// The kind of a declared type: a type the module declares holds
 /// constructors.
-pub(super) fn type_kind(module: &Module, ty: &str) -> Kind {
+pub(crate) fn type_kind(module: &Module, ty: &str) -> Kind {
     match Kind::of_type(ty) {
         Kind::Any if module.types.iter().any(|t| t.name == ty.trim()) => Kind::Object,
         k => k,
@@ -38,6 +38,8 @@ pub(super) struct FieldKinds {
     declared: Vec<Vec<Kind>>,
     /// What `alloc`s store, joined.
     stored: HashMap<(u32, usize), Kind>,
+    /// What the entry's arguments hold in constructors' fields.
+    entry_fields: Vec<(u32, usize, Kind)>,
     /// The kinds the conversion uses (declared, then settled).
     known: Vec<Vec<Kind>>,
     /// Whether `known` is settled, so that equality may be checked.
@@ -51,10 +53,15 @@ pub(super) struct FieldKinds {
     declared_results: HashMap<String, Kind>,
     /// What calls through closures return, as the current pass began.
     pub(super) closure_results: super::convert::ClosureResults,
+    /// What the module's positions of unknown kind receive, and what it
+    /// prints.
+    pub(super) terms: super::convert::TermFlows,
+    /// The closures the parameters of the module's functions hold.
+    pub(super) params: super::convert::ParamShapes,
 }
 
 impl FieldKinds {
-    pub(super) fn declared(module: &Module) -> FieldKinds {
+    pub(super) fn declared(module: &Module, entry: &super::convert::EntryFlows) -> FieldKinds {
         let mut declared: Vec<Vec<Kind>> = module
             .types
             .iter()
@@ -81,6 +88,9 @@ impl FieldKinds {
             declared_results: declared_results(module),
             closure_results: Default::default(),
             results: HashMap::new(),
+            terms: super::convert::TermFlows::of(module, entry),
+            entry_fields: entry.fields.clone(),
+            params: Default::default(),
         }
     }
 
@@ -116,8 +126,19 @@ impl FieldKinds {
             .or_insert(kind);
     }
 
-    /// Fields declared `*` take what every `alloc` stores in them.
-    pub(super) fn settle(&mut self) {
+    /// Starts a conversion pass: what it stores is learnt afresh, from
+    /// what the entry's arguments hold.
+    pub(super) fn begin_pass(&mut self) {
+        self.stored.clear();
+        for (tag, k, kind) in self.entry_fields.clone() {
+            self.store(tag, k, kind);
+        }
+    }
+
+    /// Fields declared `*` take what every `alloc` of the pass stored in
+    /// them; returns whether that changed what they are known to hold.
+    pub(super) fn settle(&mut self) -> bool {
+        let before = self.known.clone();
         for (tag, fields) in self.declared.iter().enumerate() {
             for (k, declared) in fields.iter().enumerate() {
                 if *declared == Kind::Any {
@@ -127,6 +148,23 @@ impl FieldKinds {
             }
         }
         self.checked = true;
+        self.known != before
+    }
+
+    /// After passes that did not settle: fields whose kind changed hold
+    /// anything.
+    pub(super) fn widen_fields(&mut self, before: &[Vec<Kind>]) {
+        for (now, old) in self.known.iter_mut().flatten().zip(before.iter().flatten()) {
+            if now != old {
+                *now = Kind::Mixed;
+            }
+        }
+    }
+
+    /// What the fields are known to hold, by tag (the IO constructors'
+    /// too).
+    pub(super) fn snapshot(&self) -> Vec<Vec<Kind>> {
+        self.known.clone()
     }
 
     /// A field whose kind is neither a number's, a constructor's nor a

@@ -135,14 +135,6 @@ pub enum Inst {
         /// Right.
         b: Var,
     },
-    /// `dst = show v` of a boolean: one of the strings `true` and `false`,
-    /// both written, chosen by `v` without a branch.
-    ShowBool {
-        /// Destination (the address).
-        dst: Var,
-        /// The boolean.
-        v: Operand,
-    },
     /// `dst = [[src] + 1 + index]`: a constructor's field.
     Load {
         /// Destination.
@@ -259,6 +251,11 @@ pub enum ApplyKind {
     /// `show` of a constructor (the `closure` operand): its term, by the
     /// runtime routine `__kildall_show`.
     ShowCtor,
+    /// `show` of a value declared a boolean, `unit` or `void` (the kind):
+    /// the text of the number it stores, or its digits when it stores
+    /// none, by the runtime routine `__kildall_show_bool` (`_unit`,
+    /// `_void`).
+    ShowNamed(Kind),
 }
 
 /// A function in SSA form.
@@ -275,6 +272,10 @@ pub struct SsaFunction {
     /// What the function returns: its declared result type's kind, or
     /// what its `ret`s agree on.
     pub result_kind: Kind,
+    /// What its parameters hold: their declared types' kinds, a `*`
+    /// parameter [`Kind::Mixed`] when some call passes it a boolean,
+    /// `unit` or `void`.
+    pub param_kinds: Vec<Kind>,
 }
 
 /// The defined functions of a module in SSA form, in source order.
@@ -285,8 +286,14 @@ pub struct SsaModule {
     /// The functions `calloc` names, in order of first use: a closure
     /// stores its function's index in this list.
     pub closure_funcs: Vec<FuncId>,
-    /// What each constructor's fields hold, by tag (for equality).
+    /// What each constructor's fields hold, by tag (for equality and for
+    /// printing terms).
     pub field_kinds: Vec<Vec<Kind>>,
+    /// Why the compiled machines cannot print what the module prints
+    /// (traces, IO output) as the reference interpreter prints terms, if
+    /// they cannot: a printed value may be a boolean, `unit` or `void` its
+    /// kind does not name.
+    pub term_hazard: Option<JvrError>,
     /// The module's constructors' names, by tag (for `show`).
     pub ctor_names: Vec<String>,
     /// Where the IO constructors are, when the module makes IO actions.
@@ -316,4 +323,6 @@ impl SsaModule {
 mod convert;
 mod kinds;
 
-pub use convert::convert;
+pub(crate) use convert::unprintable;
+pub use convert::{convert, convert_for_entry};
+pub(crate) use kinds::type_kind;

@@ -180,6 +180,18 @@ fn show_refuses_wrong_digits_signs_and_lengths() {
 /// A wrong answer made of the honest one.
 type Lie = dyn Fn(Vec<Felt>) -> Vec<Felt>;
 
+/// The lies about one step of `show`'s digits that every check refuses:
+/// the quotient off by one either way, the sign flipped, and the whole
+/// number as one digit (an honest answer for a number of one digit).
+fn digit_lies() -> [Box<Lie>; 4] {
+    [
+        Box::new(quotient_up(10)),
+        Box::new(quotient_down(10)),
+        Box::new(signs_flipped),
+        Box::new(one_digit),
+    ]
+}
+
 /// `show` of a constructor writes its integer fields' digits as `show` of
 /// an integer does: the same lies stop the run.
 #[test]
@@ -187,12 +199,7 @@ fn show_of_a_constructor_refuses_wrong_digits() {
     let src = "type pair {\n  mk : (integer, integer) -> pair;\n}\n\
         function main(integer) : string {\n  tmp[0] = alloc mk (arg[0], 7);\n  \
         tmp[1] = show tmp[0];\n  ret tmp[1];\n}\n";
-    let lies: [Box<Lie>; 4] = [
-        Box::new(quotient_up(10)),
-        Box::new(quotient_down(10)),
-        Box::new(signs_flipped),
-        Box::new(one_digit),
-    ];
+    let lies = digit_lies();
     for mode in [Mode::Execution, Mode::Proof] {
         let prog = build(src, "main", &[f(-120)], mode).unwrap();
         assert_eq!(vm::run(&prog).unwrap().terms, ["mk -120 7"]);
@@ -202,8 +209,40 @@ fn show_of_a_constructor_refuses_wrong_digits() {
     }
 }
 
+/// `show` of a number given where `bool` is declared, directly and as a
+/// constructor's field: the branches on the value ask no hint, and the
+/// digits of a number no boolean is are `show` of an integer's, which the
+/// same lies cannot change.
+#[test]
+fn show_of_a_declared_bool_refuses_wrong_digits() {
+    let src = "type flag {\n  mk : (bool, integer) -> flag;\n}\n\
+        function shown(bool) : string {\n  tmp[0] = show arg[0];\n  \
+        tmp[1] = alloc mk (arg[0], 17);\n  tmp[2] = show tmp[1];\n  \
+        tmp[3] = strcat tmp[0] \" \";\n  tmp[3] = strcat tmp[3] tmp[2];\n  \
+        ret tmp[3];\n}\n\
+        function main(integer) : string {\n  tmp[0] = call shown (arg[0]);\n  \
+        ret tmp[0];\n}\n";
+    let lies = digit_lies();
+    for mode in [Mode::Execution, Mode::Proof] {
+        for (a, text) in [(0, "true mk true 17"), (1, "false mk false 17")] {
+            let prog = build(src, "main", &[f(a)], mode).unwrap();
+            assert_eq!(vm::run(&prog).unwrap().terms, [text]);
+            // Only the digits of 17 ask the hint: a lie about them stops
+            // the run, none changes the boolean's text.
+            for lie in &lies {
+                lie_refused(&prog, lie, text);
+            }
+        }
+        let prog = build(src, "main", &[f(-120)], mode).unwrap();
+        assert_eq!(vm::run(&prog).unwrap().terms, ["-120 mk -120 17"]);
+        for lie in &lies {
+            lie_refused(&prog, lie, "show of -120 where bool is declared");
+        }
+    }
+}
+
 /// `strcat`, `atoi` and `eq` of strings are decided by the code alone,
-/// and `show` of a boolean picks one of two constants: no hint answers for
+/// and `show` of a constant boolean is its text: no hint answers for
 /// them.
 #[test]
 fn strings_ask_no_hint_but_show_of_integers() {

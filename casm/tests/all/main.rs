@@ -12,6 +12,7 @@ mod golden;
 mod lowering;
 mod lying_hints;
 mod malformed;
+mod no_terms;
 mod output_builtin;
 mod programs;
 mod refused;

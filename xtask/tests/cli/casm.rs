@@ -108,6 +108,29 @@ fn casm_run_refuses_the_same_programs_on_every_machine() {
 }
 
 #[test]
+fn casm_run_refuses_terms_it_cannot_name_on_every_machine() {
+    // The boolean reaches the trace through a `*` parameter: the compiled
+    // code holds 0, which it cannot tell from the integer 0.
+    let src = b"function id(*) : * {\n  trace arg[0];\n  ret arg[0];\n}\n\
+        function main() : integer {\n  tmp[0] = call id (true);\n  tmp[1] = call id (0);\n  \
+        ret tmp[1];\n}\n";
+    let file = temp_file("hidden_bool.jvr", src);
+    let message = "hidden_bool.jvr:2:3: terms cannot be printed on Cairo: trace of a value \
+        of unknown kind, which may be a boolean, `unit` or `void` (numbers on Cairo)\n";
+    for vm in ["jvr", "interp", "cairo"] {
+        let out = casm_run(&file, vm, &["--show", "term"]);
+        assert_eq!(out.status.code(), Some(1), "{vm}");
+        assert!(stderr(&out).ends_with(message), "{vm}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{vm}");
+        // Field elements print alike.
+        let out = casm_run(&file, vm, &["--show", "felt"]);
+        assert_eq!(out.status.code(), Some(0), "{vm}: {}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.starts_with("0\n0\n0\nsteps: "), "{vm}: {stdout}");
+    }
+}
+
+#[test]
 fn casm_run_reads_records_and_lists_from_json_input_on_every_machine() {
     let src = b"type pair {\n  mk : (integer, integer) -> pair;\n}\ntype list {\n  nil : list;\n  cons : (integer, list) -> list;\n}\nfunction sum(list) : integer {\n  case[list] arg[0] {\n    nil: { ret 0; };\n    cons: {\n      tmp[0] = call sum (arg[0].cons[1]);\n      tmp[1] = add tmp[0] arg[0].cons[0];\n      ret tmp[1];\n    };\n  };\n}\nfunction main(p : pair, xs : list) : integer {\n  tmp[0] = call sum (xs);\n  tmp[1] = mul p.mk[0] p.mk[1];\n  tmp[2] = add tmp[0] tmp[1];\n  ret tmp[2];\n}\n";
     let file = temp_file("input.jvr", src);

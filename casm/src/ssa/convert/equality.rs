@@ -20,13 +20,15 @@ impl FnBuilder<'_> {
         dst: Option<&VarName>,
         [a, b]: [&Value; 2],
     ) -> Result<Inst, JvrError> {
-        let kinds = (self.kind(env, a), self.kind(env, b));
+        // What may hide a boolean compares as what nothing is known of.
+        let unknown = |k: Kind| if k == Kind::Mixed { Kind::Any } else { k };
+        let kinds = (unknown(self.kind(env, a)), unknown(self.kind(env, b)));
         let (a, b) = (self.operand(env, a)?, self.operand(env, b)?);
         let mut define = |this: &mut Self| match dst {
             Some(name) => this.define(env, name),
             None => this.fresh(),
         };
-        let name = |k: Kind| k.name().unwrap_or("a value of unknown kind");
+        let name = Kind::what;
         let refuse = |what: String| err(pos, JvrErrorKind::EqUndefined(what));
         let inst = match kinds {
             (Kind::Object, Kind::Object) => {

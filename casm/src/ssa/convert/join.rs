@@ -1,7 +1,8 @@
-//! The names a branch's code after it may read: a backward liveness over
-//! the syntax tree (Kildall's framework, as the lowering's), so that a
-//! variable reassigned in the arms of a branch is joined only when some
-//! later statement reads it.
+//! Branch arms and their joins: each arm is converted with its own
+//! bindings, and after the branch the names its code may read are joined,
+//! found by a backward liveness over the syntax tree (Kildall's framework,
+//! as the lowering's), so that a variable reassigned in the arms of a
+//! branch is joined only when some later statement reads it.
 
 use super::*;
 
@@ -208,5 +209,86 @@ impl FnBuilder<'_> {
             env.insert(name.clone(), Some(x));
         }
         (Some(join), true)
+    }
+
+    /// After the arms of a branch or a `case`: the names an arm rebound
+    /// are forgotten (their value depends on the path), and the `out:` name
+    /// is bound to a fresh join variable when some arm falls through.
+    /// Returns the join variable and whether any arm falls through.
+    pub(super) fn join_arms(
+        &mut self,
+        env: &mut Env,
+        changed: Vec<VarName>,
+        out_name: Option<&VarName>,
+        arms: &[Arm],
+    ) -> (Option<Var>, bool) {
+        for k in changed {
+            env.insert(k, None);
+        }
+        let any_falls = arms.iter().any(|a| a.falls);
+        let join = match out_name {
+            Some(name) if any_falls => {
+                let j = self.fresh();
+                env.insert(name.clone(), Some(j));
+                let kind = arms
+                    .iter()
+                    .filter_map(|a| a.result)
+                    .map(|r| match r {
+                        Operand::Var(v) => self.kinds.get(&v).copied().unwrap_or_default(),
+                        Operand::Const(_) => Kind::Any,
+                    })
+                    .reduce(Kind::join)
+                    .unwrap_or_default();
+                self.kinds.insert(j, kind);
+                Some(j)
+            }
+            _ => None,
+        };
+        (join, any_falls)
+    }
+
+    /// Converts an arm of a branch or a `case` (`known`: the scrutinee of a
+    /// `case` arm, which holds the constructor of its tag there). What the
+    /// arm learns stays in it.
+    pub(super) fn arm_knowing(
+        &mut self,
+        env: &Env,
+        body: &[Stmt],
+        out_name: Option<&VarName>,
+        pos: Pos,
+        changed: &mut Vec<VarName>,
+        known: Option<(Var, u32)>,
+    ) -> Result<Arm, JvrError> {
+        let before = self.known.clone();
+        self.known.extend(known);
+        let mut arm_env = env.clone();
+        let mut insts = Vec::new();
+        // Branches nested in the arm join their own arms.
+        let outer_ends = std::mem::take(&mut self.arm_ends);
+        let falls = self.seq(&mut arm_env, body, &mut insts);
+        self.arm_ends = outer_ends;
+        self.known = before;
+        let falls = falls?;
+        self.arm_ends.push(falls.then(|| arm_env.clone()));
+        // Names the arm rebinds become unreadable after the branch, unless
+        // they are its output (which the caller binds to the join variable).
+        changed.extend(
+            arm_env
+                .iter()
+                .filter(|(k, v)| Some(*k) != out_name && env.get(*k).is_some_and(|old| old != *v))
+                .map(|(k, _)| k.clone()),
+        );
+        let result = match (falls, out_name) {
+            (true, Some(name)) => match arm_env.get(name) {
+                Some(Some(v)) => Some(Operand::Var(*v)),
+                _ => return err(pos, JvrErrorKind::OutNotAssigned(name.to_string())),
+            },
+            _ => None,
+        };
+        Ok(Arm {
+            body: insts,
+            falls,
+            result,
+        })
     }
 }

@@ -11,27 +11,36 @@ const MAX_RESULT_PASSES: usize = 8;
 
 /// Converts every function until what the functions return settles: a
 /// function whose result is not known yet (a recursion, a later function)
-/// adds nothing to its callers' until a later pass knows it.
+/// adds nothing to its callers' until a later pass knows it. So do what
+/// calls pass to parameters ([`TermFlows`], [`ParamShapes`]) and, with
+/// `settle_fields`, what the `alloc`s store in fields declared `*`.
 pub(super) fn learn_results(
     module: &Module,
     sigs: &Signatures,
     fields_known: &mut FieldKinds,
+    settle_fields: bool,
 ) -> Result<(Vec<SsaFunction>, Vec<FuncId>), JvrError> {
     let mut passes = 0;
     loop {
         let before = fields_known.results.clone();
+        let fields_before = fields_known.snapshot();
         let converted = convert_functions(module, sigs, fields_known)?;
         passes += 1;
-        if fields_known.results == before {
+        let fields_changed = settle_fields && fields_known.settle();
+        let settled = fields_known.terms.settled() && fields_known.params.settled();
+        if fields_known.results == before && settled && !fields_changed {
             break Ok(converted);
         }
         if passes == MAX_RESULT_PASSES {
-            // Not settled: what changed is unknown.
+            // Not settled: what changed may be anything.
             for (name, kind) in fields_known.results.iter_mut() {
                 if before.get(name) != Some(kind) {
-                    *kind = Kind::Any;
+                    *kind = Kind::Mixed;
                 }
             }
+            fields_known.widen_fields(&fields_before);
+            fields_known.terms.widen();
+            fields_known.params.widen();
             break convert_functions(module, sigs, fields_known);
         }
     }
@@ -56,7 +65,10 @@ impl FnBuilder<'_> {
         let c = &self.fields_known.closure_results;
         match kind {
             ApplyKind::Call => c.at_least.get(n).copied().flatten(),
-            _ if n < c.most_params => Some(Kind::Any),
+            // A closure, or what any function returns.
+            _ if n < c.most_params => {
+                Some(Kind::Any.join(c.at_least.first().copied().flatten().unwrap_or_default()))
+            }
             _ => c.at_least.first().copied().flatten(),
         }
     }
@@ -66,8 +78,8 @@ impl FnBuilder<'_> {
 /// made by `calloc`, extended by `cextend` or by a `ccall` with fewer
 /// arguments than it takes, copied by an assignment. A call of it with
 /// its remaining arguments returns what its function returns.
-#[derive(Clone, Debug)]
-pub(super) struct ClosureShape {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::ssa) struct ClosureShape {
     func: String,
     left: usize,
 }
@@ -82,6 +94,14 @@ impl ClosureShape {
 }
 
 impl FnBuilder<'_> {
+    /// The function of `closure` and the first parameter its next argument
+    /// goes to, when its shape is known.
+    pub(super) fn shape_of_closure(&self, env: &Env, closure: &Value) -> Option<(String, usize)> {
+        let shape = self.shape_of(env, closure)?;
+        let arity = self.sigs.map.get(&shape.func)?.0;
+        Some((shape.func.clone(), arity.checked_sub(shape.left)?))
+    }
+
     fn shape_of(&self, env: &Env, closure: &Value) -> Option<&ClosureShape> {
         match closure {
             Value::Var(name, _) => self.shapes.get(&(*env.get(name)?)?),
@@ -145,7 +165,10 @@ pub(in crate::ssa) struct ClosureResults {
 impl ClosureResults {
     /// From what the functions of `module` are known to return.
     pub(in crate::ssa) fn of(module: &Module, known: &FieldKinds) -> ClosureResults {
-        let defined = module.functions.iter().filter(|f| f.body.is_some());
+        let defined = module
+            .functions
+            .iter()
+            .filter(|f| f.body.is_some() && known.terms.is_closure_target(&f.name));
         let most_params = defined.clone().map(|f| f.params.len()).max().unwrap_or(0);
         let mut by_arity: Vec<Option<Kind>> = vec![None; most_params + 1];
         for f in defined {

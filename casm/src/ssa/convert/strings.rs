@@ -6,8 +6,10 @@ use super::*;
 impl FnBuilder<'_> {
     /// `dst = show v` or `dst = atoi v`, `v` of kind `kind`. `show` of a
     /// string is the string; of an integer, the runtime routine's digits;
-    /// of a boolean, one of two constants; of `unit` and `void`, their
-    /// names; of a constructor, its term, by the runtime routine, when every
+    /// of a boolean, `unit` or `void`, the text of the number it stores,
+    /// or its digits when it stores none (an ill-typed program gave
+    /// another number where the kind is declared: the reference
+    /// interpreter keeps it a number); of a constructor, its term, by the runtime routine, when every
     /// constructor's fields can be shown. `atoi` takes a string. Other
     /// kinds are refused on every machine: a value of unknown kind is a
     /// field element that may stand for an integer, a boolean, `unit` or
@@ -22,7 +24,7 @@ impl FnBuilder<'_> {
         (v, kind): (Operand, Kind),
     ) -> Result<Inst, JvrError> {
         let refuse = |what: &str| {
-            let kind = kind.name().unwrap_or("a value of unknown kind");
+            let kind = kind.what();
             err(pos, JvrErrorKind::NotForCairo(format!("{what} of {kind}")))
         };
         let dst = match (op, kind) {
@@ -49,11 +51,18 @@ impl FnBuilder<'_> {
             (StrOp::Atoi, _) => apply(ApplyKind::Atoi),
             (StrOp::Show, Kind::Int) => apply(ApplyKind::ShowInt),
             (StrOp::Show, Kind::Object) => apply(ApplyKind::ShowCtor),
-            (StrOp::Show, Kind::Bool) => Inst::ShowBool { dst, v },
             (StrOp::Show, Kind::Str) => Inst::Copy { dst, src: v },
-            _ => Inst::Str {
-                dst,
-                text: kind.name().unwrap_or_default().to_string(),
+            // A constant is shown when compiling, by the text of the
+            // number it stores, or as an integer when it stores none.
+            (StrOp::Show, _) => match v {
+                Operand::Const(c) => match kind.stored_texts().iter().find(|(n, _)| *n == c) {
+                    Some((_, text)) => Inst::Str {
+                        dst,
+                        text: text.to_string(),
+                    },
+                    None => apply(ApplyKind::ShowInt),
+                },
+                Operand::Var(_) => apply(ApplyKind::ShowNamed(kind)),
             },
         })
     }
