@@ -349,14 +349,10 @@ enum Magnitude {
     Large,
 }
 
-/// `cast v as ty`: the same value in the target type, trapping (when
-/// enabled) if it does not fit; otherwise the low bits.
-pub(super) fn cast(
-    value: &RuntimeValue,
-    ty: &Type,
-    enabled: bool,
-) -> Result<RuntimeValue, TrapKind> {
-    let (math, low_bits) = match *value {
+/// The mathematical value of a cast's operand, with the low bits of its
+/// representative (two's complement for a negative one).
+fn cast_operand(value: &RuntimeValue, ty: &Type) -> Result<(Magnitude, u128), TrapKind> {
+    Ok(match *value {
         RuntimeValue::Int {
             bits,
             signed: true,
@@ -406,7 +402,17 @@ pub(super) fn cast(
             }
         }
         _ => return Err(type_error(format!("cannot cast {value} to {ty}"))),
-    };
+    })
+}
+
+/// `cast v as ty`: the same value in the target type, trapping (when
+/// enabled) if it does not fit; otherwise the low bits.
+pub(super) fn cast(
+    value: &RuntimeValue,
+    ty: &Type,
+    enabled: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let (math, low_bits) = cast_operand(value, ty)?;
     match *ty {
         Type::Field => Ok(match *value {
             RuntimeValue::Field(f) => RuntimeValue::Field(f),
