@@ -717,7 +717,7 @@ pub fn convert(module: &Module) -> Result<SsaModule, JvrError> {
     convert_for_entry(module, None)
 }
 
-/// [`convert`], knowing the function run and its arguments (`entry`; any
+/// [`convert()`], knowing the function run and its arguments (`entry`; any
 /// function may be run, on anything, when it is `None`): what they hold
 /// flows into the module as what its calls pass does (the values of `*`
 /// parameters and of constructors' fields, closures that may be called).
