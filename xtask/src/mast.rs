@@ -25,7 +25,7 @@ pub struct Cmd {
 /// A target format of `convert` and `encode`.
 #[derive(Copy, Clone, Debug, ValueEnum)]
 enum FormatArg {
-    /// The MAST design document's draft.
+    /// The draft MAST binary format, which no Miden release wrote.
     Draft,
     /// miden-core 0.10, version `[0,0,0]`.
     #[value(name = "0.10")]

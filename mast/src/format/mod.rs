@@ -2,7 +2,7 @@
 //!
 //! # Format specification (version 0)
 //!
-//! This is the format of the MAST design document (the "MAST binary format"
+//! This is the draft of the "MAST binary format"
 //! proposal for Miden VM), byte for byte, with the details it leaves open
 //! decided as below. All fixed-width integers are little-endian. `VInt64` is
 //! the encoding of the `vint64` crate: a prefix varint whose first byte's
@@ -33,14 +33,14 @@
 //!
 //! ## Node records
 //!
-//! The design document's `MastNodeInfo` is `#[repr(C)] { ty: MastNodeType, offset: u32,
+//! The draft's `MastNodeInfo` is `#[repr(C)] { ty: MastNodeType, offset: u32,
 //! digest: Digest }` with `MastNodeType` a `#[repr(u8)]` enum whose largest
 //! variants carry two `u32`s; laid out by C rules that is 12 + 4 + 32 = 48
 //! bytes:
 //!
 //! ```text
 //! 0       tag u8: 0 Join, 1 Split, 2 Loop, 3 Block, 4 Call, 5 SysCall,
-//!                 6 Dyn, 7 External (the design document's declaration order)
+//!                 6 Dyn, 7 External (the draft's declaration order)
 //! 1..4    zero (alignment padding of the enum)
 //! 4..8    u32 a: Join/Split first child, Loop body, Call/SysCall callee,
 //!                Block number of operations; zero otherwise
@@ -51,15 +51,15 @@
 //!         canonical (< p) little-endian u64
 //! ```
 //!
-//! Two decisions differ from the design document's sketch and are deliberate:
+//! Two decisions differ from the draft's sketch and are deliberate:
 //!
-//! * **Wide block counts.** The design document gives `Block` a `len: u8`, which cannot
+//! * **Wide block counts.** The draft gives `Block` a `len: u8`, which cannot
 //!   count real blocks (Miden's standard library averages ~390 operations per
 //!   block). As the document suggests, the `Block` variant uses the padding the
 //!   record already has: its operation count is a `u32` in bytes 4..8 and its
 //!   decorator count a `u32` in bytes 8..12; byte 1 (the document's `len`) stays
 //!   zero. The record is no larger.
-//! * **Call targets.** The design document lists a `Digest` as the data of `Call` and
+//! * **Call targets.** The draft lists a `Digest` as the data of `Call` and
 //!   `SysCall`, but the in-memory `CallNode` holds the callee's node id, and
 //!   the callee's digest is already in the callee's own record. The callee is
 //!   therefore stored inline, as a node index, like `Loop`'s body; `Call` and
@@ -82,7 +82,7 @@
 //! A block's data is its operations and decorators in program order, a
 //! decorator coming right before the operation it is attached to
 //! (decorators attached to the end of the block come last). Each entry starts
-//! with the design document's `EncodedOperation` tag byte:
+//! with the draft's `EncodedOperation` tag byte:
 //!
 //! ```text
 //! 0  opcode u8                       operation without immediate

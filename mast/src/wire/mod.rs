@@ -60,7 +60,7 @@ use v023::Version;
 /// The wire formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
-    /// The MAST design document's draft (this crate's [`crate::format`]).
+    /// The draft MAST binary format (this crate's [`crate::format`]), which no Miden release wrote.
     Draft,
     /// miden-core 0.10, version `[0, 0, 0]`.
     V0_10,
