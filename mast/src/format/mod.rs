@@ -2,8 +2,8 @@
 //!
 //! # Format specification (version 0)
 //!
-//! This is the draft of the "MAST binary format"
-//! proposal for Miden VM), byte for byte, with the details it leaves open
+//! This is the draft "MAST binary format" proposal for Miden VM, byte for
+//! byte, with the details it leaves open
 //! decided as below. All fixed-width integers are little-endian. `VInt64` is
 //! the encoding of the `vint64` crate: a prefix varint whose first byte's
 //! trailing zeros give the number of bytes that follow (`xxxxxxx1` is one
