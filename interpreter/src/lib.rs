@@ -239,9 +239,9 @@ struct FuncInfo {
 impl FuncInfo {
     fn new(func: &Function, globals: &[RuntimeValue]) -> FuncInfo {
         let mut consts = SecondaryMap::new();
-        for (value, data) in func.dfg.values() {
+        for (value, ty) in func.dfg.values() {
             match func.dfg.value_def(value) {
-                ValueDef::Const(c) => consts[value] = RuntimeValue::from_const(c, &data.ty),
+                ValueDef::Const(c) => consts[value] = RuntimeValue::from_const(c, ty),
                 ValueDef::Global(g) => consts[value] = globals.get(g.index()).cloned(),
                 ValueDef::Function(f) => consts[value] = Some(RuntimeValue::Function(f)),
                 _ => {}

@@ -33,13 +33,37 @@ pub enum ValueDef {
     Unused,
 }
 
-/// A value's type and definition ([`DataFlowGraph::value_def`]).
-#[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ValueData {
-    /// The value's type.
-    pub ty: Type,
+/// A value's type, by its index in the graph's [`TypePool`], and its
+/// definition ([`DataFlowGraph::value_def`]): 12 bytes.
+#[derive(Copy, Clone, Debug)]
+struct ValueData {
+    ty: u32,
     def: PackedDef,
+}
+
+/// The distinct types of a graph's values, each held once: a function has
+/// millions of values and a few dozen types, and a [`Type`] takes 24 bytes
+/// where its index takes 4.
+#[derive(Clone, Default)]
+struct TypePool {
+    types: Vec<Type>,
+    ids: HashMap<Type, u32>,
+}
+
+impl TypePool {
+    fn intern(&mut self, ty: Type) -> u32 {
+        if let Some(&id) = self.ids.get(&ty) {
+            return id;
+        }
+        let id = self.types.len() as u32;
+        self.types.push(ty.clone());
+        self.ids.insert(ty, id);
+        id
+    }
+
+    fn get(&self, id: u32) -> &Type {
+        &self.types[id as usize]
+    }
 }
 
 /// A [`ValueDef`] as a value's data holds it: a constant by its index in
@@ -60,7 +84,6 @@ enum StoredDef {
 /// bytes: the kind in the top three bits of `kind_index`, a result's or
 /// parameter's number in the 29 bits below, and the entity in `entity`.
 #[derive(Copy, Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct PackedDef {
     kind_index: u32,
     entity: u32,
@@ -186,6 +209,7 @@ pub struct DataFlowGraph {
     insts: PrimaryMap<Inst, InstructionData>,
     results: InstResults,
     values: PrimaryMap<Value, ValueData>,
+    types: TypePool,
     /// The constants of [`StoredDef::Const`] values.
     const_values: Vec<ConstValue>,
     blocks: PrimaryMap<Block, BlockData>,
@@ -223,6 +247,7 @@ impl DataFlowGraph {
     /// Appends a parameter of type `ty` to `block`.
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
         let index = self.blocks[block].params.len() as u32;
+        let ty = self.types.intern(ty);
         let value = self.values.push(ValueData {
             ty,
             def: StoredDef::Param(block, index).pack(),
@@ -236,7 +261,7 @@ impl DataFlowGraph {
     pub fn attach_block_param(&mut self, block: Block, value: Value, ty: Type) {
         let index = self.blocks[block].params.len() as u32;
         self.values[value] = ValueData {
-            ty,
+            ty: self.types.intern(ty),
             def: StoredDef::Param(block, index).pack(),
         };
         self.blocks[block].params.push(value);
@@ -299,6 +324,7 @@ impl DataFlowGraph {
 
     /// Appends a result of type `ty` to `inst`.
     pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
+        let ty = self.types.intern(ty);
         let value = self.values.push(ValueData {
             ty,
             def: StoredDef::Unused.pack(),
@@ -313,7 +339,7 @@ impl DataFlowGraph {
     pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
         let index = self.results.push(inst, value);
         self.values[value] = ValueData {
-            ty,
+            ty: self.types.intern(ty),
             def: StoredDef::Result(inst, index).pack(),
         };
     }
@@ -349,8 +375,9 @@ impl DataFlowGraph {
     /// Creates a value with no definition, to be attached later as a result or
     /// parameter (the parser uses this to keep the text's value numbers).
     pub fn make_unused_value(&mut self) -> Value {
+        let ty = self.types.intern(Type::Field);
         self.values.push(ValueData {
-            ty: Type::Field,
+            ty,
             def: StoredDef::Unused.pack(),
         })
     }
@@ -367,7 +394,7 @@ impl DataFlowGraph {
 
     /// The type of `value`.
     pub fn value_type(&self, value: Value) -> &Type {
-        &self.values[value].ty
+        self.types.get(self.values[value].ty)
     }
 
     /// The definition of `value` (aliases not resolved).
@@ -383,9 +410,11 @@ impl DataFlowGraph {
         }
     }
 
-    /// All values with their data, in index order.
-    pub fn values(&self) -> impl Iterator<Item = (Value, &ValueData)> {
-        self.values.iter()
+    /// All values with their types, in index order.
+    pub fn values(&self) -> impl Iterator<Item = (Value, &Type)> {
+        self.values
+            .iter()
+            .map(|(value, data)| (value, self.types.get(data.ty)))
     }
 
     /// The constant `value` of type `ty`, interned: the same constant is the
@@ -397,7 +426,7 @@ impl DataFlowGraph {
         let index = self.const_values.len() as u32;
         self.const_values.push(value);
         let v = self.values.push(ValueData {
-            ty: ty.clone(),
+            ty: self.types.intern(ty.clone()),
             def: StoredDef::Const(index).pack(),
         });
         self.constants.insert((ty, value), v);
@@ -411,7 +440,7 @@ impl DataFlowGraph {
             return existing;
         }
         let v = self.values.push(ValueData {
-            ty,
+            ty: self.types.intern(ty),
             def: StoredDef::Global(global).pack(),
         });
         self.globals.insert(global, v);
@@ -425,7 +454,7 @@ impl DataFlowGraph {
             return existing;
         }
         let v = self.values.push(ValueData {
-            ty: Type::Function,
+            ty: self.types.intern(Type::Function),
             def: StoredDef::Function(function).pack(),
         });
         self.functions.insert(function, v);
@@ -571,7 +600,7 @@ mod tests {
     }
 
     #[test]
-    fn value_data_is_32_bytes() {
-        assert_eq!(std::mem::size_of::<ValueData>(), 32);
+    fn value_data_is_12_bytes() {
+        assert_eq!(std::mem::size_of::<ValueData>(), 12);
     }
 }

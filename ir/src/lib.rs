@@ -34,7 +34,7 @@ mod write;
 pub use builder::{CursorPosition, FuncCursor};
 pub use builtin::{BlackBox, Builtin};
 pub use constant::ConstValue;
-pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use dfg::{BlockData, DataFlowGraph, ValueDef};
 pub use entities::{Block, ForeignId, FuncId, GlobalId, Inst, Value};
 pub use function::{CallData, DataBus, Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use global::{GlobalData, GlobalInit, GlobalOperand};

@@ -223,8 +223,8 @@ fn constants_are_reduced_to_their_representation() {
     let consts: Vec<(Type, ConstValue)> = f
         .dfg
         .values()
-        .filter_map(|(v, d)| match f.dfg.value_def(v) {
-            ValueDef::Const(c) => Some((d.ty.clone(), c)),
+        .filter_map(|(v, ty)| match f.dfg.value_def(v) {
+            ValueDef::Const(c) => Some((ty.clone(), c)),
             _ => None,
         })
         .collect();

@@ -127,7 +127,7 @@ impl AliasClasses {
         let dfg = &func.dfg;
         self.kind = dfg
             .values()
-            .map(|(_, data)| match &data.ty {
+            .map(|(_, ty)| match ty {
                 ty if ty.is_reference() => 2,
                 ty => u8::from(ty.contains_reference()),
             })

@@ -409,16 +409,16 @@ fn verify_globals(module: &Module) -> Result<(), VerifierError> {
 
 /// Every value of `func` naming a global names one of the module, with its type.
 fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<(), VerifierError> {
-    for (value, data) in func.dfg.values() {
+    for (value, ty) in func.dfg.values() {
         let ValueDef::Global(global) = func.dfg.value_def(value) else {
             continue;
         };
         let kind = match module.globals.get(global) {
             None => VerifierErrorKind::UndefinedGlobal(global),
-            Some(g) if g.ty != data.ty => VerifierErrorKind::ResultType {
+            Some(g) if g.ty != *ty => VerifierErrorKind::ResultType {
                 value,
                 expected: g.ty.clone(),
-                found: data.ty.clone(),
+                found: ty.clone(),
             },
             Some(_) => continue,
         };
