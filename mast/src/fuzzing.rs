@@ -87,27 +87,39 @@ pub fn check_released_input(input: &FuzzInput) {
         })
         .collect();
     let released = portable(&forest);
+    // Each conversion once; a version that cannot express the forest
+    // contributes no encoding.
+    let v0_23 = wire::convert(&released, Isa::V0_23).ok();
+    let v1_0 = wire::convert(&released, Isa::V1_0).ok();
+    let write = |forest: Option<&MastForest>,
+                 exports: Option<&[wire::Export]>,
+                 format: wire::Format,
+                 flags: wire::Flags| {
+        forest.and_then(|f| wire::write(f, exports, format, flags).ok())
+    };
     let encodings = [
-        wire::write(&forest, None, wire::Format::V0_10, flags[0]),
-        wire::write(&forest, Some(&exports), wire::Format::V0_10, flags[0]),
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, Some(&exports), wire::Format::V0_23, flags[1])),
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[1])),
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[2])),
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[1])),
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, None, wire::Format::V0_24, flags[2])),
-        wire::convert(&released, Isa::V1_0)
-            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[1])),
-        wire::convert(&released, Isa::V1_0)
-            .and_then(|f| wire::write(&f, None, wire::Format::V1_0, flags[2])),
+        write(Some(&forest), None, wire::Format::V0_10, flags[0]),
+        write(
+            Some(&forest),
+            Some(exports.as_slice()),
+            wire::Format::V0_10,
+            flags[0],
+        ),
+        write(
+            v0_23.as_ref(),
+            Some(exports.as_slice()),
+            wire::Format::V0_23,
+            flags[1],
+        ),
+        write(v0_23.as_ref(), None, wire::Format::V0_23, flags[1]),
+        write(v0_23.as_ref(), None, wire::Format::V0_23, flags[2]),
+        write(v0_23.as_ref(), None, wire::Format::V0_24, flags[1]),
+        write(v0_23.as_ref(), None, wire::Format::V0_24, flags[2]),
+        write(v1_0.as_ref(), None, wire::Format::V1_0, flags[1]),
+        write(v1_0.as_ref(), None, wire::Format::V1_0, flags[2]),
         // Full, with a debug-info section of the decorators and assembly
         // ops 0.23 has.
-        wire::convert(&released, Isa::V0_23)
-            .and_then(|f| wire::write(&f, None, wire::Format::V0_23, flags[0])),
+        write(v0_23.as_ref(), None, wire::Format::V0_23, flags[0]),
     ];
 
     for mut bytes in encodings.into_iter().flatten() {
