@@ -165,30 +165,63 @@ fn insert<V: Clone>(node: &Rc<Node<V>>, key: u32, value: V, shift: u32) -> Rc<No
         Node::Branch(bitmap, children) => {
             let bit = 1u16 << ((key >> shift) & MASK);
             let at = (bitmap & (bit - 1)).count_ones() as usize;
-            let mut new: Vec<Rc<Node<V>>> = children.to_vec();
-            if bitmap & bit == 0 {
-                new.insert(at, Rc::new(Node::Leaf(key, value)));
+            // Allocated at its final length: the boxed slice takes the
+            // buffer as it is, with no growth nor shrinking.
+            let children: Box<[Rc<Node<V>>]> = if bitmap & bit == 0 {
+                let mut new = Vec::with_capacity(children.len() + 1);
+                new.extend_from_slice(&children[..at]);
+                new.push(Rc::new(Node::Leaf(key, value)));
+                new.extend_from_slice(&children[at..]);
+                new.into_boxed_slice()
             } else {
+                let mut new = children.clone();
                 new[at] = insert(&children[at], key, value, shift + BITS);
-            }
-            Rc::new(Node::Branch(bitmap | bit, new.into_boxed_slice()))
+                new
+            };
+            Rc::new(Node::Branch(bitmap | bit, children))
         }
+    }
+}
+
+/// The remaining children of a branch being rebuilt, by slot: at most 16,
+/// kept on the stack (a rebuild allocates only the new branch).
+struct Children<V> {
+    bitmap: u16,
+    nodes: [Option<Rc<Node<V>>>; 16],
+}
+
+impl<V> Children<V> {
+    fn new() -> Self {
+        Children {
+            bitmap: 0,
+            nodes: std::array::from_fn(|_| None),
+        }
+    }
+
+    fn push(&mut self, slot: u32, node: Rc<Node<V>>) {
+        self.bitmap |= 1 << slot;
+        self.nodes[slot as usize] = Some(node);
     }
 }
 
 /// Rebuilds a branch from its remaining children, collapsing a branch left
 /// with a single leaf so that the shape stays canonical-ish and shallow.
-fn rebuild<V>(children: Vec<(u32, Rc<Node<V>>)>) -> Option<Rc<Node<V>>> {
-    match children.len() {
+fn rebuild<V>(mut children: Children<V>) -> Option<Rc<Node<V>>> {
+    match children.bitmap.count_ones() {
         0 => None,
-        1 if matches!(*children[0].1, Node::Leaf(..)) => Some(children[0].1.clone()),
-        _ => {
-            let bitmap = children.iter().fold(0u16, |m, &(i, _)| m | (1 << i));
-            Some(Rc::new(Node::Branch(
-                bitmap,
-                children.into_iter().map(|(_, c)| c).collect(),
-            )))
+        1 => {
+            let slot = children.bitmap.trailing_zeros() as usize;
+            let only = children.nodes[slot].take().expect("a child in its slot");
+            if matches!(*only, Node::Leaf(..)) {
+                Some(only)
+            } else {
+                Some(Rc::new(Node::Branch(children.bitmap, Box::new([only]))))
+            }
         }
+        _ => Some(Rc::new(Node::Branch(
+            children.bitmap,
+            children.nodes.into_iter().flatten().collect(),
+        ))),
     }
 }
 
@@ -202,16 +235,17 @@ fn remove<V: Clone>(node: &Rc<Node<V>>, key: u32, shift: u32) -> Option<Rc<Node<
         Node::Leaf(..) => Some(node.clone()),
         Node::Branch(bitmap, children) => {
             let idx = (key >> shift) & MASK;
-            let list: Vec<(u32, Rc<Node<V>>)> = slots(*bitmap)
-                .zip(children.iter())
-                .filter_map(|(i, c)| {
-                    if i == idx {
-                        remove(c, key, shift + BITS).map(|c| (i, c))
-                    } else {
-                        Some((i, c.clone()))
-                    }
-                })
-                .collect();
+            let mut list = Children::new();
+            for (i, c) in slots(*bitmap).zip(children.iter()) {
+                let kept = if i == idx {
+                    remove(c, key, shift + BITS)
+                } else {
+                    Some(c.clone())
+                };
+                if let Some(c) = kept {
+                    list.push(i, c);
+                }
+            }
             rebuild(list)
         }
     }
@@ -239,7 +273,7 @@ fn intersect<V: Clone>(
         }
         (Node::Branch(bm_a, ca), Node::Branch(bm_b, cb)) => {
             let mut changed = bm_a & !bm_b != 0;
-            let mut list = Vec::new();
+            let mut list = Children::new();
             for (ia, i) in slots(*bm_a).enumerate() {
                 let bit = 1u16 << i;
                 if bm_b & bit == 0 {
@@ -249,7 +283,7 @@ fn intersect<V: Clone>(
                 let (child, ch) = intersect(&ca[ia], &cb[ib], shift + BITS, combine);
                 changed |= ch;
                 if let Some(child) = child {
-                    list.push((i, child));
+                    list.push(i, child);
                 }
             }
             if !changed {

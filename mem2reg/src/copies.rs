@@ -107,6 +107,8 @@ pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Va
         if replaced.len() == before {
             break;
         }
+        // A replaced parameter is an alias now: the next rounds skip it.
+        bindings.retain(|&(param, _)| matches!(func.dfg.value_def(param), ValueDef::Param(..)));
     }
     remove_parameters(func, analyses, &parameters);
     replaced
@@ -146,7 +148,11 @@ fn replace_parameters(
     bindings: &[(Value, Value)],
     incoming: &mut SecondaryMap<Value, Incoming>,
 ) -> Vec<(Value, Block)> {
-    incoming.clear();
+    // Reset only the entries of the parameters at hand: clearing the map
+    // would grow it back to the largest parameter's index every round.
+    for &(param, _) in bindings {
+        incoming[param] = Incoming::Nothing;
+    }
     let dfg = &func.dfg;
     for &(param, argument) in bindings {
         let argument = dfg.resolve(argument);

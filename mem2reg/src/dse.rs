@@ -64,41 +64,131 @@ pub enum Access {
 /// and in each block only its [`Access`]es.
 pub type AccessGraph<'g> = SparseGraph<'g, FunctionGraph<'g>, Access>;
 
-/// The accesses of `func`, block by block, for [`Overwritten`] (one walk
-/// over the instructions): the instructions of its [`AccessGraph`].
-pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
-    let mut accesses = Effects::new();
+/// What the walk back through a block sees of an instruction: the
+/// [`Access`]es, and every store with its instruction and operands (one
+/// under a predicate that may be 0 can still be dead, but overwrites
+/// nothing).
+#[derive(Copy, Clone, Debug)]
+enum Step {
+    Store {
+        inst: Inst,
+        address: Value,
+        value: Value,
+        predicate_one: bool,
+    },
+    Load(Option<u32>),
+    Call(u32),
+    Define(Value),
+}
+
+/// What the one walk of [`dead_stores`] over the instructions gathers.
+struct Walk {
+    /// The instructions of the [`AccessGraph`] (only when the analysis
+    /// runs across blocks).
+    accesses: Effects<Access>,
+    /// The steps of each block, in order.
+    steps: Effects<Step>,
+    /// Blocks ending in a `return` or a trap.
+    ends_function: EntitySet<Block>,
+    /// Values used by an instruction other than a store, or by a terminator.
+    used: EntitySet<Value>,
+    allocations: Vec<(Inst, Value)>,
+}
+
+impl Walk {
+    fn push(&mut self, across_blocks: bool, access: Access, step: Step) {
+        if across_blocks {
+            self.accesses.push(access);
+        }
+        self.steps.push(step);
+    }
+}
+
+/// One walk over the instructions: applies `pending` renames, and gathers
+/// the accesses, the steps, the uses and the allocations.
+fn walk(
+    func: &mut Function,
+    classes: &AliasClasses,
+    across_blocks: bool,
+    pending: Option<&Renames>,
+) -> Walk {
+    let mut walk = Walk {
+        accesses: Effects::new(),
+        steps: Effects::new(),
+        ends_function: EntitySet::new(),
+        used: EntitySet::new(),
+        allocations: Vec::new(),
+    };
     for block in func.layout.blocks() {
         let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
-            match func.dfg[inst] {
+            if let Some(renames) = pending {
+                renames.inst(&mut func.dfg, inst);
+            }
+            let dfg = &func.dfg;
+            match dfg[inst] {
+                InstructionData::Store { address, value } => {
+                    let step = Step::Store {
+                        inst,
+                        address,
+                        value,
+                        predicate_one,
+                    };
+                    if predicate_one {
+                        walk.push(across_blocks, Access::Store(address), step);
+                    } else {
+                        walk.steps.push(step);
+                    }
+                    // A store's operands count as used only if it stays.
+                    continue;
+                }
                 InstructionData::EnableSideEffects { condition } => {
                     predicate_one = is_predicate_one(func, condition);
                 }
-                InstructionData::Store { address, .. } if predicate_one => {
-                    accesses.push(Access::Store(address));
+                InstructionData::Allocate => {
+                    if let Some(r) = dfg.first_result(inst) {
+                        walk.allocations.push((inst, r));
+                    }
                 }
                 InstructionData::Load { address } => {
-                    accesses.push(Access::Load(classes.class(address)));
+                    let class = classes.class(address);
+                    walk.push(across_blocks, Access::Load(class), Step::Load(class));
                 }
                 InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
-                        accesses.push(Access::Call(class));
+                        walk.push(across_blocks, Access::Call(class), Step::Call(class));
                     }
                 }
                 _ => {}
             }
+            for &v in dfg[inst].arguments().as_slice() {
+                walk.used.insert(v);
+            }
             // After the instruction's own access: walking back, the
             // definition comes first.
-            for &r in func.dfg.inst_results(inst) {
+            for &r in dfg.inst_results(inst) {
                 if classes.is_reference(r) {
-                    accesses.push(Access::Define(r));
+                    walk.push(across_blocks, Access::Define(r), Step::Define(r));
                 }
             }
         }
-        accesses.end_block(block);
+        if across_blocks {
+            walk.accesses.end_block(block);
+        }
+        walk.steps.end_block(block);
+        if let Some(renames) = pending {
+            renames.terminator(&mut func.dfg, block);
+        }
+        if let Some(term) = func.dfg.terminator(block) {
+            if matches!(term, Terminator::Return { .. } | Terminator::Unreachable) {
+                walk.ends_function.insert(block);
+            }
+            for &v in term.arguments() {
+                walk.used.insert(v);
+            }
+        }
     }
-    accesses
+    walk
 }
 
 /// Forgets the references of `class` (`None`: a reference of unknown class,
@@ -210,8 +300,9 @@ impl ReadLater {
 }
 
 /// Removes dead stores, then the allocations left without uses (one walk
-/// over the function for both). Returns whether a store of a reference was
-/// removed, which may make an allocation promotable.
+/// over the function for both, then one over the steps of each block).
+/// Returns whether a store of a reference was removed, which may make an
+/// allocation promotable.
 ///
 /// Operands are resolved (the pipeline rewrites them after every
 /// replacement), so uses are marked in a bit set without looking up
@@ -226,91 +317,64 @@ pub(crate) fn dead_stores(
     stats: &mut Stats,
     pending: Option<Renames>,
 ) -> bool {
-    if let Some(renames) = pending {
-        renames.apply(func);
-    }
-    let exit_states = overwritten_at_exits(func, analyses, across_blocks, classes);
+    let Walk {
+        accesses,
+        steps,
+        ends_function,
+        mut used,
+        allocations,
+    } = walk(func, classes, across_blocks, pending.as_ref());
+    drop(pending);
+    let exit_states =
+        overwritten_at_exits(func, analyses, across_blocks.then_some(&accesses), classes);
+    drop(accesses);
     let mut dead: Vec<Inst> = Vec::new();
-    let mut insts: Vec<(Inst, bool)> = Vec::new();
-    let mut allocations: Vec<(Inst, Value)> = Vec::new();
-    let mut used = EntitySet::<Value>::new();
     let never_read = |a: Value| match classes.class(a) {
         Some(c) => !classes.is_loaded(c) && !classes.is_escaped(c),
         None => false,
     };
     for (block, exit_state) in func.layout.blocks().zip(exit_states) {
-        insts.clear();
-        let mut predicate_one = true;
-        for inst in func.layout.block_insts(block) {
-            let dfg = &func.dfg;
-            match dfg[inst] {
-                InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = is_predicate_one(func, condition);
-                }
-                InstructionData::Allocate => {
-                    if let Some(r) = dfg.first_result(inst) {
-                        allocations.push((inst, r));
-                    }
-                }
-                _ => {}
-            }
-            insts.push((inst, predicate_one));
-        }
-        let dfg = &func.dfg;
-        let dead_before = dead.len();
         let mut overwritten = exit_state;
         // After a `return` (or a trap) no one can read a cell that never
         // escaped: until a load of its class, a store to it is unobserved.
-        let ends_function = matches!(
-            dfg.terminator(block),
-            Some(Terminator::Return { .. } | Terminator::Unreachable)
-        );
+        let ends_function = ends_function.contains(block);
         let mut read_later = ReadLater::default();
-        for &(inst, predicate_one) in insts.iter().rev() {
-            if !overwritten.is_empty() {
-                for &r in dfg.inst_results(inst) {
-                    overwritten.retain(|&k| k != r);
+        for step in steps.of_block(block).iter().rev() {
+            match *step {
+                Step::Define(r) => {
+                    if !overwritten.is_empty() {
+                        overwritten.retain(|&k| k != r);
+                    }
                 }
-            }
-            match dfg[inst] {
-                InstructionData::Store { address, .. } => {
+                Step::Store {
+                    inst,
+                    address,
+                    value,
+                    predicate_one,
+                } => {
                     let unread_to_exit = ends_function
                         && classes
                             .class(address)
                             .is_some_and(|c| !classes.is_escaped(c) && !read_later.reads(c));
                     if never_read(address) || unread_to_exit || overwritten.contains(&address) {
                         dead.push(inst);
-                    } else if predicate_one {
+                        continue;
+                    }
+                    if predicate_one {
                         overwritten.push(address);
                     }
+                    used.insert(address);
+                    used.insert(value);
                 }
-                InstructionData::Load { address } => {
-                    let class = classes.class(address);
+                Step::Load(class) => {
                     overwritten.retain(|&k| class.is_some() && classes.class(k) != class);
                     if ends_function {
                         read_later.add(class);
                     }
                 }
-                InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
-                    if let Some(class) = classes.call_class(inst) {
-                        overwritten.retain(|&k| classes.class(k) != Some(class));
-                    }
+                Step::Call(class) => {
+                    overwritten.retain(|&k| classes.class(k) != Some(class));
                 }
-                _ => {}
-            }
-        }
-        // Uses, but not those of the stores about to go.
-        let dead_here = &dead[dead_before..];
-        for &(inst, _) in &insts {
-            if dead_here.is_empty() || !dead_here.contains(&inst) {
-                for &v in dfg[inst].arguments().as_slice() {
-                    used.insert(v);
-                }
-            }
-        }
-        if let Some(term) = dfg.terminator(block) {
-            for &v in term.arguments() {
-                used.insert(v);
             }
         }
     }
@@ -323,15 +387,14 @@ pub(crate) fn dead_stores(
 fn overwritten_at_exits(
     func: &Function,
     analyses: &mut FunctionAnalyses,
-    across_blocks: bool,
+    accesses: Option<&Effects<Access>>,
     classes: &AliasClasses,
 ) -> Vec<Vec<Value>> {
-    if !across_blocks {
+    let Some(accesses) = accesses else {
         return vec![Vec::new(); func.layout.blocks().count()];
-    }
-    let accesses = accesses(func, classes);
+    };
     let graph = FunctionGraph::new(func, analyses);
-    let sparse = SparseGraph::new(&graph, &accesses);
+    let sparse = SparseGraph::new(&graph, accesses);
     let results = Overwritten { classes }
         .into_engine(&sparse)
         .iterate_to_fixpoint();

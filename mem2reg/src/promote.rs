@@ -610,6 +610,8 @@ struct Renaming {
     params: Rows<(u32, Value)>,
     current: Vec<Option<Value>>,
     undo: Vec<(u32, Option<Value>)>,
+    /// The arguments of one edge, reused from edge to edge.
+    extra: Vec<Value>,
 }
 
 enum Step {
@@ -635,6 +637,7 @@ impl Renaming {
             promoted,
             params,
             undo: Vec::new(),
+            extra: Vec::new(),
         }
     }
 
@@ -735,28 +738,24 @@ impl Renaming {
         enabling
     }
 
-    /// The arguments `block` passes to the new parameters of `dest`.
-    fn arguments_for(&self, dest: Block, out: &mut Outcome<'_>) -> Vec<Value> {
-        let extra: Vec<Value> = self
-            .params
-            .row(dest.index())
-            .iter()
-            .map(|&(s, _)| {
-                self.current[s as usize].expect("a live variable is defined on every edge")
-            })
-            .collect();
+    /// Fills `extra` with the arguments `block` passes to the new
+    /// parameters of `dest`.
+    fn arguments_for(&self, dest: Block, extra: &mut Vec<Value>, out: &mut Outcome<'_>) {
+        extra.clear();
+        extra.extend(self.params.row(dest.index()).iter().map(|&(s, _)| {
+            self.current[s as usize].expect("a live variable is defined on every edge")
+        }));
         if let Some(log) = out.log.as_deref_mut() {
-            for &v in &extra {
+            for &v in extra.iter() {
                 log.arguments.insert(v);
             }
         }
-        extra
     }
 
     /// Passes the slots' current values to the new parameters of the
     /// successors of `block` (on both edges of a `jmpif` whose
     /// destinations are one block).
-    fn pass_arguments(&self, func: &mut Function, block: Block, out: &mut Outcome<'_>) {
+    fn pass_arguments(&mut self, func: &mut Function, block: Block, out: &mut Outcome<'_>) {
         let (first, second) = match func.dfg.terminator(block) {
             Some(&Terminator::Jmp { destination, .. }) => (destination, None),
             Some(&Terminator::JmpIf {
@@ -773,12 +772,14 @@ impl Renaming {
             if self.params.row(dest.index()).is_empty() {
                 continue;
             }
-            let extra = self.arguments_for(dest, out);
+            let mut extra = std::mem::take(&mut self.extra);
+            self.arguments_for(dest, &mut extra, out);
             if let Some(term) = func.dfg.terminator_mut(block) {
                 for arguments in term.edge_arguments_mut(dest) {
                     arguments.extend_from_slice(&extra);
                 }
             }
+            self.extra = extra;
         }
     }
 }
