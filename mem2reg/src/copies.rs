@@ -27,7 +27,9 @@
 //! those of a replaced load), not by a walk of their own.
 
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, Function, Inst, InstructionData, SecondaryMap, Value, ValueDef};
+use kildall_ir::{
+    Block, EntitySet, Function, Inst, InstructionData, SecondaryMap, Value, ValueDef,
+};
 
 /// How many times the scan is repeated at most. Each round finds the
 /// copies made trivial by the previous one; nested loops passing a
@@ -87,9 +89,14 @@ pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Va
     let mut parameters = Vec::new();
     let mut incoming: SecondaryMap<Value, Incoming> = SecondaryMap::new();
     let mut ifs_left = ifs;
+    let mut renamed = Renamed::new(func, &bindings);
+    // The first round looks at every binding, a later one only at the
+    // parameters whose arguments the previous round renamed: the others
+    // would come out as they did.
+    let mut looked_at = bindings.clone();
     for _ in 0..MAX_ROUNDS {
         let before = replaced.len();
-        for (param, block) in replace_parameters(func, analyses, &bindings, &mut incoming) {
+        for (param, block) in replace_parameters(func, analyses, &looked_at, &mut incoming) {
             replaced.push(param);
             parameters.push((param, block));
         }
@@ -107,11 +114,51 @@ pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Va
         if replaced.len() == before {
             break;
         }
-        // A replaced parameter is an alias now: the next rounds skip it.
-        bindings.retain(|&(param, _)| matches!(func.dfg.value_def(param), ValueDef::Param(..)));
+        renamed.update(func, &bindings, &replaced[before..]);
+        looked_at.clear();
+        looked_at.extend(bindings.iter().filter(|&&(param, _)| {
+            renamed.parameters.contains(param)
+                && matches!(func.dfg.value_def(param), ValueDef::Param(..))
+        }));
     }
     remove_parameters(func, analyses, &parameters);
     replaced
+}
+
+/// What each binding's argument resolves to, kept up to date from round
+/// to round, and the parameters whose arguments the last round renamed.
+struct Renamed {
+    /// By binding: its argument, resolved.
+    resolved: Vec<Value>,
+    /// The values the last round replaced.
+    replaced: EntitySet<Value>,
+    parameters: EntitySet<Value>,
+}
+
+impl Renamed {
+    fn new(func: &Function, bindings: &[(Value, Value)]) -> Self {
+        Renamed {
+            resolved: bindings.iter().map(|&(_, a)| func.dfg.resolve(a)).collect(),
+            replaced: EntitySet::new(),
+            parameters: EntitySet::new(),
+        }
+    }
+
+    /// Notes the values `replaced` by a round: an argument resolves to
+    /// something else exactly when what it resolved to is one of them.
+    fn update(&mut self, func: &Function, bindings: &[(Value, Value)], replaced: &[Value]) {
+        self.replaced.clear();
+        for &v in replaced {
+            self.replaced.insert(v);
+        }
+        self.parameters.clear();
+        for (resolved, &(param, argument)) in self.resolved.iter_mut().zip(bindings) {
+            if self.replaced.contains(*resolved) {
+                *resolved = func.dfg.resolve(argument);
+                self.parameters.insert(param);
+            }
+        }
+    }
 }
 
 /// The `if`s whose result holds a reference: (instruction, result, then
