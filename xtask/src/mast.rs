@@ -244,8 +244,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `extract`: the tree of one root, in the input's format (a 0.23 tree is
-/// written stripped: the file's debug info describes the whole forest).
+/// `extract`: the tree of one root, in the input's format and flags (a
+/// 0.23 tree keeps the debug info of its nodes).
 fn extract(
     bytes: &[u8],
     root: &str,
@@ -290,18 +290,23 @@ fn extract(
         },
         _ => tree,
     };
-    let flags = match f.format {
-        Format::V0_23 => Flags {
-            stripped: true,
-            hashless: f.flags.hashless,
-        },
-        _ => f.flags,
-    };
-    match wire::write(&tree, None, f.format, flags) {
+    match wire::write(&tree, None, f.format, f.flags) {
         Ok(bytes) => write(output, &bytes)?,
         Err(e) => return refused(e),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a 0.23 forest's debug info holds, counted.
+fn debug_info_summary(d: &kildall_mast::DebugInfo) -> String {
+    format!(
+        "{} assembly ops, {} error messages, {} procedure names, {} node decorators, {} debug variables",
+        d.asm_op_count(),
+        d.error_code_count(),
+        d.procedure_name_count(),
+        d.node_decorator_count(),
+        d.debug_variable_count()
+    )
 }
 
 /// The `inspect` report: the header, the counts, the roots, then one line
@@ -326,7 +331,7 @@ fn inspect(f: &MastFile) -> String {
         forest.advice_map().len(),
         forest
             .debug_info()
-            .map_or("none".to_string(), |d| format!("{} bytes", d.bytes().len())),
+            .map_or("none".to_string(), debug_info_summary),
     );
     if let Some(e) = forest.entrypoint() {
         let _ = writeln!(out, "entrypoint {e}");

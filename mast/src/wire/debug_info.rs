@@ -48,28 +48,34 @@
 //! number of ids, non-decreasing, and ids in range; rows stop at the last
 //! decorated node (none for a node past the forest).
 //!
-//! Reading lifts the decorators onto the blocks (indices without padding),
-//! reads the node decorators, the assembly ops of other nodes, error-code
-//! messages, procedure names and debug variables into the forest's
-//! [`DebugInfo`], checks the assembly ops of blocks (see `asm_ops`; a
-//! conversion lifts them) and keeps the section's bytes, so that a file is
-//! written back byte for byte. The debug variables' table is checked. A forest without
-//! section bytes (built, converted or extracted) is written with a section
-//! built from its blocks' decorators as miden-core builds it, decorators
-//! deduplicated in order of first use.
+//! Reading lifts the decorators onto the blocks (indices without padding)
+//! and reads the rest into the forest's [`DebugInfo`]: the decorator
+//! records in their order, the node decorators, error-code messages,
+//! procedure names, the assembly ops and debug variables with the
+//! operations they are placed at (see `asm_ops`). A forest read keeps the
+//! section's bytes and is written with them, so that every file accepted
+//! is written back byte for byte, including layouts miden-core would not
+//! write (a record no table uses is kept in memory, but a table's rows past
+//! the last node that uses them are not). A forest without section bytes
+//! (built, converted or extracted) is written from memory as miden-core
+//! writes its own: the records of its debug info in their order, then new
+//! decorators and assembly ops in order of first use, the operation tables
+//! built node by node as miden-core's `add_decorator_info_for_node` builds
+//! them, the node and assembly-op tables with rows up to the last node
+//! that has any. Each released 0.23 file is written so byte for byte.
 
 use core::num::NonZeroU32;
 use std::collections::HashMap;
 
 use crate::block::BasicBlock;
-use crate::debug_info::{DebugVariable, SourcePosition, VariableLocation};
+use crate::debug_info::{DebugVariable, Placement, SourcePosition, VariableLocation};
 use crate::decorator::Decorator;
 use crate::forest::{DebugInfo, MastForest, MastNode, MastNodeId, NodeDecorators};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 use crate::ops::Isa;
 
 use super::asm_ops::{self, AsmOps};
-use super::cursor::{put_u32, put_usize, Cursor};
+use super::cursor::{put_str, put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v023::padding_positions;
 
 const STACK_ALL: u8 = 0;
@@ -84,15 +90,18 @@ const TRACE: u8 = 6;
 /// padding, decorator.
 type Link = (usize, usize, Decorator);
 
-/// The section, read: its summary and bytes, and the decorators of the
-/// operation→decorator table with the offset to name when they do not fit
-/// the forest.
+/// The section, read: its summary and bytes, and the links of its
+/// operation tables with the offset to name when they do not fit the
+/// forest.
 pub(crate) struct Section<'a> {
     pub(crate) info: DebugInfo,
     links: Vec<Link>,
     table_at: usize,
     node_tables_at: usize,
     asm: AsmOps<'a>,
+    /// The debug variables' table: (node, operation with padding, id).
+    variable_links: Vec<(usize, usize, u32)>,
+    variable_table_at: usize,
 }
 
 /// Reads the section, checking every length, string and pointer.
@@ -131,15 +140,19 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
     }
     let asm = asm_ops::read(c)?;
     let debug_variables = read_debug_variables(c)?;
+    let variable_table_at = c.at();
+    let variable_links = read_csr(c, debug_variables.len(), &DEBUG_VARIABLE_TABLE)?;
     let info = DebugInfo {
         bytes: c.since(start).to_vec(),
+        decorators,
         error_messages,
         procedure_names,
         node_decorators,
-        asm_ops: asm.len(),
-        // Known once the assembly ops are lifted onto a forest.
-        control_asm_ops: Vec::new(),
         debug_variables,
+        // Known once placed on a forest.
+        asm_ops: Vec::new(),
+        asm_op_placements: Vec::new(),
+        variable_placements: Vec::new(),
     };
     Ok(Section {
         info,
@@ -147,6 +160,8 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
         table_at,
         node_tables_at,
         asm,
+        variable_links,
+        variable_table_at,
     })
 }
 
@@ -331,7 +346,7 @@ fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usiz
 }
 
 /// Debug variables (names, value locations, types and source locations of
-/// source variables), checked, and their table, checked against them.
+/// source variables), checked.
 fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     // A variable takes at least a name length, a location tag and byte, and
     // three flags.
@@ -340,7 +355,6 @@ fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     for _ in 0..n {
         variables.push(read_debug_variable(c)?);
     }
-    read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
     Ok(variables)
 }
 
@@ -394,8 +408,9 @@ fn read_debug_variable(c: &mut Cursor<'_>) -> Result<DebugVariable> {
     })
 }
 
-/// Puts the section's decorators and assembly ops on the blocks of
-/// `forest`, at their operation indices without padding.
+/// Puts the section's decorators on the blocks of `forest`, at their
+/// operation indices without padding, and the rest of it, checked against
+/// the forest, in the forest's [`DebugInfo`].
 pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
     lift_decorators(&section, &mut forest.nodes)?;
     if let Some(last) = section.info.node_decorators.last() {
@@ -406,29 +421,58 @@ pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> 
             );
         }
     }
-    let control_asm_ops = asm_ops::lift(&section.asm, forest, false)?;
+    let (asm_ops, asm_op_placements) = asm_ops::place(&section.asm, forest)?;
+    let variable_placements = place_variables(&section, &forest.nodes)?;
     forest.debug_info = Some(DebugInfo {
-        control_asm_ops,
+        asm_ops,
+        asm_op_placements,
+        variable_placements,
         ..section.info
     });
     Ok(())
 }
 
-/// `forest` with what its debug-info section says of its blocks, if it has
-/// a section, on them as decorators: the assembly ops as `AsmOp`
-/// decorators (decoding checks them but leaves them in the section, tens
-/// of thousands for a library), and the node decorators of blocks as
-/// decorators of their first operation (before the others) and of their
-/// end (after the others). A conversion carries them so.
-pub(crate) fn lifted(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
+/// The debug variables' placements, at operations of blocks (counted
+/// without padding; a variable may follow the last operation, as a
+/// decorator may).
+fn place_variables(section: &Section<'_>, nodes: &[MastNode]) -> Result<Vec<Placement>> {
+    let bad = |what| err(section.variable_table_at, DecodeErrorKind::Invalid(what));
+    let mut placements = Vec::with_capacity(section.variable_links.len());
+    let mut links = section.variable_links.iter().peekable();
+    while let Some(&&(node, _, _)) = links.peek() {
+        let Some(MastNode::Block(block)) = nodes.get(node) else {
+            return bad("debug variables on a node that is not a block");
+        };
+        let is_pad = padding_positions(&block.ops);
+        let (mut padded, mut pads) = (0, 0);
+        while let Some(&(_, op, id)) = links.next_if(|l| l.0 == node) {
+            if op > is_pad.len() {
+                return bad("debug variable past the end of its block");
+            }
+            pads += is_pad[padded..op].iter().filter(|p| **p).count();
+            padded = op;
+            placements.push(Placement {
+                node: MastNodeId(node as u32),
+                operation: (op - pads) as u32,
+                id,
+            });
+        }
+    }
+    Ok(placements)
+}
+
+/// `forest` with what its debug info says of its blocks, if it has any, on
+/// them as decorators: the assembly ops as `AsmOp` decorators (decoding
+/// keeps them in the debug info, tens of thousands for a library), and the
+/// node decorators of blocks as decorators of their first operation (before
+/// the others) and of their end (after the others). A conversion carries
+/// them so.
+pub(crate) fn lifted(forest: &MastForest) -> std::borrow::Cow<'_, MastForest> {
     let Some(info) = forest.debug_info() else {
-        return Ok(std::borrow::Cow::Borrowed(forest));
+        return std::borrow::Cow::Borrowed(forest);
     };
     let mut out = forest.clone();
-    if info.asm_op_count() > 0 {
-        let section = read(&mut Cursor::new(info.bytes(), 0))?;
-        asm_ops::lift(&section.asm, &mut out, true)?;
-    }
+    asm_ops::put_on_blocks(info, &mut out);
     for n in info.node_decorators() {
         if let MastNode::Block(block) = &mut out.nodes[n.node.index()] {
             let end = block.ops.len() as u32;
@@ -440,7 +484,7 @@ pub(crate) fn lifted(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastFor
                 .collect();
         }
     }
-    Ok(std::borrow::Cow::Owned(out))
+    std::borrow::Cow::Owned(out)
 }
 
 fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> {
@@ -471,12 +515,12 @@ fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> 
     Ok(())
 }
 
-/// The section of a forest without section bytes, built from its blocks'
-/// decorators as miden-core builds it (see the module docs).
+/// The section of `forest` written from memory, as miden-core writes it
+/// (see the module docs): its debug info, if any, with its blocks'
+/// decorators.
 pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>, EncodeError> {
-    let mut ids: HashMap<Decorator, u32> = HashMap::new();
-    let mut decorators = Vec::new();
-    let (mut dec_ids, mut ops, mut node_ptrs) = (Vec::new(), Vec::new(), Vec::new());
+    let info = forest.debug_info();
+    let mut numbering = Numbering::new(info.map_or(&[][..], |i| &i.decorators));
     let all_links: Vec<Vec<(usize, Decorator)>> = forest
         .nodes()
         .iter()
@@ -485,81 +529,254 @@ pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>
             _ => Vec::new(),
         })
         .collect();
+    let mut op_table = OpTable::default();
     for (i, node_links) in all_links.iter().enumerate() {
+        let mut row = Vec::new();
         // Assembly ops have tables of their own.
-        let links: Vec<_> = node_links
-            .iter()
-            .filter(|(_, d)| !matches!(d, Decorator::AsmOp(_)))
-            .collect();
-        let mut id_of = |d: Decorator| -> Result<u32, EncodeError> {
-            check_expressible(&d, Isa::V0_23, i, format)?;
-            Ok(*ids.entry(d).or_insert_with(|| {
-                decorators.push(d);
-                decorators.len() as u32 - 1
-            }))
-        };
-        // Miden's `add_decorator_info_for_node`.
-        let op_start = ops.len();
-        match node_ptrs.last_mut() {
-            None => node_ptrs.push(op_start),
-            Some(last) => *last = op_start,
-        }
-        match links.last() {
-            None => {
-                if !ops.is_empty() {
-                    ops.push(dec_ids.len());
-                }
-                node_ptrs.push(op_start);
-            }
-            Some(&&(max_op, _)) => {
-                let mut links = links.iter().peekable();
-                for op in 0..=max_op {
-                    ops.push(dec_ids.len());
-                    while let Some((_, d)) = links.next_if(|l| l.0 == op) {
-                        dec_ids.push(id_of(*d)?);
-                    }
-                }
-                ops.push(dec_ids.len());
-                node_ptrs.push(ops.len() - 1);
+        for &(op, d) in node_links {
+            if !matches!(d, Decorator::AsmOp(_)) {
+                check_expressible(&d, Isa::V0_23, i, format)?;
+                row.push((op, numbering.id(d)));
             }
         }
+        op_table.add_node(&row);
     }
-    if node_ptrs.is_empty() {
-        node_ptrs.push(0);
+    let node_decorators = info.map_or(&[][..], |i| &i.node_decorators);
+    let rows = node_decorators.last().map_or(0, |n| n.node.index() + 1);
+    let (mut before, mut after) = (CsrRows::new(rows), CsrRows::new(rows));
+    for n in node_decorators {
+        let mut ids = |ds: &[Decorator]| ds.iter().map(|&d| numbering.id(d)).collect();
+        before.rows[n.node.index()] = ids(&n.before_enter);
+        after.rows[n.node.index()] = ids(&n.after_exit);
     }
     let mut out = Vec::new();
-    write_decorators(&decorators, &mut out);
-    put_usize(&mut out, 0); // error codes
-    put_usize(&mut out, dec_ids.len());
-    dec_ids.iter().for_each(|&id| put_u32(&mut out, id));
-    for v in [&ops, &node_ptrs] {
-        put_usize(&mut out, v.len());
-        v.iter().for_each(|&p| put_usize(&mut out, p));
+    write_decorators(&numbering.decorators, &mut out);
+    let error_messages = info.map_or(&[][..], |i| &i.error_messages);
+    put_usize(&mut out, error_messages.len());
+    for (code, message) in error_messages {
+        put_u64(&mut out, *code);
+        put_str(&mut out, message);
     }
-    // Empty: the two node→decorator tables (ids, index), procedure names.
-    out.resize(out.len() + 5, 1);
-    out.extend(asm_ops::build(forest, &all_links, format)?);
-    // Empty: debug variables, their ids, operation and node index.
-    out.resize(out.len() + 4, 1);
+    op_table.write(&mut out);
+    before.write(&mut out);
+    after.write(&mut out);
+    let procedure_names = info.map_or(&[][..], |i| &i.procedure_names);
+    put_usize(&mut out, procedure_names.len());
+    for (digest, name) in procedure_names {
+        put_word(&mut out, digest);
+        put_str(&mut out, name);
+    }
+    out.extend(asm_ops::build(forest, info, &all_links, format)?);
+    match info {
+        Some(info) => write_debug_variables(forest, info, &mut out),
+        // Empty: debug variables, their ids, operation and node index.
+        None => out.resize(out.len() + 4, 1),
+    }
     Ok(out)
+}
+
+/// Decorators numbered as the section's records: those of the debug info
+/// first, in their order, then new ones in order of first use.
+struct Numbering {
+    decorators: Vec<Decorator>,
+    ids: HashMap<Decorator, u32>,
+}
+
+impl Numbering {
+    fn new(records: &[Decorator]) -> Self {
+        let mut ids = HashMap::with_capacity(records.len());
+        for (id, d) in records.iter().enumerate().rev() {
+            ids.insert(*d, id as u32);
+        }
+        Numbering {
+            decorators: records.to_vec(),
+            ids,
+        }
+    }
+
+    fn id(&mut self, d: Decorator) -> u32 {
+        *self.ids.entry(d).or_insert_with(|| {
+            self.decorators.push(d);
+            self.decorators.len() as u32 - 1
+        })
+    }
+}
+
+/// A two-level CSR table of ids (the operation→decorator and
+/// operation→variable tables), built node by node as miden-core's
+/// `add_decorator_info_for_node` builds it.
+#[derive(Default)]
+struct OpTable {
+    ids: Vec<u32>,
+    ops: Vec<usize>,
+    nodes: Vec<usize>,
+}
+
+impl OpTable {
+    /// Adds the next node, its (operation with padding, id) links in
+    /// operation order.
+    fn add_node(&mut self, links: &[(usize, u32)]) {
+        let op_start = self.ops.len();
+        match self.nodes.last_mut() {
+            None => self.nodes.push(op_start),
+            Some(last) => *last = op_start,
+        }
+        let Some(&(max_op, _)) = links.last() else {
+            if !self.ops.is_empty() {
+                self.ops.push(self.ids.len());
+            }
+            self.nodes.push(op_start);
+            return;
+        };
+        let mut links = links.iter().peekable();
+        for op in 0..=max_op {
+            self.ops.push(self.ids.len());
+            while let Some(&(_, id)) = links.next_if(|l| l.0 == op) {
+                self.ids.push(id);
+            }
+        }
+        self.ops.push(self.ids.len());
+        self.nodes.push(self.ops.len() - 1);
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        put_usize(out, self.ids.len());
+        self.ids.iter().for_each(|&id| put_u32(out, id));
+        for v in [&self.ops, &self.nodes] {
+            put_usize(out, v.len());
+            v.iter().for_each(|&p| put_usize(out, p));
+        }
+    }
+}
+
+/// A one-level CSR table of ids by node (a node→decorator table): no rows,
+/// or rows up to the last node with ids.
+struct CsrRows {
+    rows: Vec<Vec<u32>>,
+}
+
+impl CsrRows {
+    fn new(rows: usize) -> Self {
+        CsrRows {
+            rows: vec![Vec::new(); rows],
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        put_usize(out, self.rows.iter().map(Vec::len).sum());
+        self.rows.iter().flatten().for_each(|&id| put_u32(out, id));
+        let pointers = if self.rows.is_empty() {
+            0
+        } else {
+            self.rows.len() + 1
+        };
+        put_usize(out, pointers);
+        let mut end = 0;
+        if pointers > 0 {
+            put_usize(out, 0);
+        }
+        for row in &self.rows {
+            end += row.len();
+            put_usize(out, end);
+        }
+    }
+}
+
+/// The debug variables of `info` and their table, rows up to the last
+/// node with a variable.
+fn write_debug_variables(forest: &MastForest, info: &DebugInfo, out: &mut Vec<u8>) {
+    put_usize(out, info.debug_variables.len());
+    for v in &info.debug_variables {
+        write_debug_variable(v, out);
+    }
+    let mut table = OpTable::default();
+    let mut placements = info.variable_placements.iter().peekable();
+    let nodes = info
+        .variable_placements
+        .last()
+        .map_or(0, |p| p.node.index() + 1);
+    for node in 0..nodes {
+        let row = std::iter::from_fn(|| placements.next_if(|p| p.node.index() == node));
+        let row: Vec<_> = row.map(|p| (p.operation, p.id)).collect();
+        match forest.nodes().get(node) {
+            Some(MastNode::Block(block)) => table.add_node(&padded(block, &row)),
+            _ => table.add_node(&[]),
+        }
+    }
+    table.write(out);
+}
+
+fn write_debug_variable(v: &DebugVariable, out: &mut Vec<u8>) {
+    put_str(out, &v.name);
+    match &v.location {
+        VariableLocation::Stack(position) => out.extend([0, *position]),
+        VariableLocation::Memory(address) => {
+            out.push(1);
+            put_u32(out, *address);
+        }
+        VariableLocation::Constant(value) => {
+            out.push(2);
+            put_u64(out, value.as_u64());
+        }
+        VariableLocation::Local(offset) => {
+            out.push(3);
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        VariableLocation::Expression(bytes) => {
+            out.push(4);
+            put_usize(out, bytes.len());
+            out.extend_from_slice(bytes);
+        }
+        VariableLocation::Global {
+            index,
+            frame_offset,
+        } => {
+            out.push(5);
+            put_u32(out, *index);
+            out.extend_from_slice(&frame_offset.to_le_bytes());
+        }
+    }
+    let flag = |out: &mut Vec<u8>, set: bool| out.push(set as u8);
+    flag(out, v.type_id.is_some());
+    if let Some(id) = v.type_id {
+        put_u32(out, id);
+    }
+    flag(out, v.argument.is_some());
+    if let Some(argument) = v.argument {
+        put_u32(out, argument.get());
+    }
+    flag(out, v.source.is_some());
+    if let Some(source) = &v.source {
+        put_str(out, &source.file);
+        put_u32(out, source.line.get());
+        put_u32(out, source.column.get());
+    }
 }
 
 /// A block's decorators at operation indices with padding.
 fn padded_links(block: &BasicBlock) -> Vec<(usize, Decorator)> {
-    if block.decorators.is_empty() {
+    padded(block, &block.decorators)
+}
+
+/// `links` (in operation order, at indices without padding) at indices
+/// with padding: an index is that of its operation in the padded form (a
+/// padding `noop` before it is counted), the block's length that of its
+/// end.
+pub(super) fn padded<T: Copy>(block: &BasicBlock, links: &[(u32, T)]) -> Vec<(usize, T)> {
+    if links.is_empty() {
         return Vec::new();
     }
     let is_pad = padding_positions(&block.ops);
-    let mut links = Vec::with_capacity(block.decorators.len());
+    let mut out = Vec::with_capacity(links.len());
     let (mut raw, mut padded) = (0, 0);
-    for &(op, d) in &block.decorators {
+    for &(op, d) in links {
         while raw < op as usize || is_pad.get(padded).is_some_and(|p| *p) {
             raw += usize::from(!is_pad[padded]);
             padded += 1;
         }
-        links.push((padded, d));
+        out.push((padded, d));
     }
-    links
+    out
 }
 
 /// Whether version `isa` has decorator `d` (a typed error naming `node`
@@ -630,5 +847,180 @@ fn write_decorators(decorators: &[Decorator], out: &mut Vec<u8>) {
     for (variant, offset) in records {
         out.push(variant);
         put_u32(out, offset);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::num::NonZeroU32;
+
+    use super::*;
+    use crate::decorator::AsmOp;
+    use crate::felt::Felt;
+    use crate::forest::MastForestBuilder;
+    use crate::format::DecodeOptions;
+    use crate::ops::Operation;
+    use crate::wire::{self, Flags, Format};
+
+    /// A forest of two blocks under a join with debug info of every kind
+    /// in memory: a block whose batches are padded (a `push` would end its
+    /// first group), decorators of operations and of nodes, a decorator
+    /// record no table uses, an error message, a procedure name, assembly
+    /// ops of a block (one past the padding) and of the join, debug
+    /// variables at an operation and at the end of a block.
+    fn forest_with_everything() -> MastForest {
+        let mut b = MastForestBuilder::new_in(Isa::V0_23);
+        // Interned in the order a read interns them: the records' strings.
+        let location = b.location("a.masm", 3, 9);
+        let context = b.intern("ctx");
+        let push = b.intern("push.1");
+        let exec = b.intern("exec.f");
+        let mut ops = vec![Operation::Add; 8];
+        ops.extend([
+            Operation::Push(Felt::new(1).unwrap()),
+            Operation::Assert(Felt::new(5).unwrap()),
+        ]);
+        let padded = b.add_block(ops, vec![(9, Decorator::Trace(3))]).unwrap();
+        let plain = b
+            .add_block(vec![Operation::Mul; 2], vec![(0, Decorator::StackAll)])
+            .unwrap();
+        let join = b.add_join(padded, plain).unwrap();
+        b.add_root(join).unwrap();
+        let mut forest = b.build();
+        assert!(padding_positions(&block(&forest, 0).ops).contains(&true));
+        let asm_op = |location, op| AsmOp {
+            location,
+            context_name: context,
+            op,
+            num_cycles: 1,
+            should_break: false,
+        };
+        let variable = DebugVariable {
+            name: "x".into(),
+            location: VariableLocation::Global {
+                index: 2,
+                frame_offset: -8,
+            },
+            type_id: None,
+            argument: NonZeroU32::new(1),
+            source: None,
+        };
+        let place = |node: u32, operation, id| Placement {
+            node: MastNodeId(node),
+            operation,
+            id,
+        };
+        forest.debug_info = Some(DebugInfo {
+            bytes: Vec::new(),
+            decorators: vec![
+                Decorator::MemAll,
+                Decorator::StackAll,
+                Decorator::Trace(3),
+                Decorator::StackTop(4),
+            ],
+            error_messages: vec![(5, "five".into())],
+            procedure_names: vec![(forest.digest(join), "f".into())],
+            node_decorators: vec![NodeDecorators {
+                node: join,
+                before_enter: vec![Decorator::Trace(3)],
+                after_exit: vec![Decorator::StackTop(4)],
+            }],
+            asm_ops: vec![asm_op(Some(location), push), asm_op(None, exec)],
+            asm_op_placements: vec![place(0, 8, 0), place(2, 0, 1)],
+            debug_variables: vec![
+                variable.clone(),
+                DebugVariable {
+                    name: "y".into(),
+                    location: VariableLocation::Local(-2),
+                    ..variable
+                },
+            ],
+            variable_placements: vec![place(0, 9, 1), place(1, 2, 0)],
+        });
+        forest
+    }
+
+    /// The tree of the one root keeps every part but the record no table
+    /// uses, the variables numbered in the tree's order; written and read
+    /// back, it is the same.
+    #[test]
+    fn extract_keeps_the_debug_info_of_its_tree() {
+        let forest = forest_with_everything();
+        let root = forest.roots().next().unwrap();
+        let tree = forest.extract(root);
+        let (info, tree_info) = (forest.debug_info().unwrap(), tree.debug_info().unwrap());
+        assert_eq!(tree_info.decorators(), &info.decorators()[1..]);
+        assert_eq!(tree_info.error_messages(), info.error_messages());
+        assert_eq!(tree_info.procedure_names(), info.procedure_names());
+        assert_eq!(tree_info.node_decorators(), info.node_decorators());
+        assert_eq!(tree_info.asm_ops(), info.asm_ops());
+        assert_eq!(tree_info.asm_op_placements(), info.asm_op_placements());
+        let variables: Vec<_> = info.debug_variables().iter().rev().cloned().collect();
+        assert_eq!(tree_info.debug_variables(), variables);
+        let swapped = info
+            .variable_placements()
+            .iter()
+            .map(|p| Placement { id: 1 - p.id, ..*p });
+        assert_eq!(tree_info.variable_placements(), swapped.collect::<Vec<_>>());
+        let full = Flags::default();
+        let bytes = wire::write(&tree, None, Format::V0_23, full).unwrap();
+        let mut read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap().forest;
+        read.debug_info.as_mut().unwrap().bytes.clear();
+        assert_eq!(read, tree);
+    }
+
+    fn block(forest: &MastForest, i: usize) -> &BasicBlock {
+        match &forest.nodes()[i] {
+            MastNode::Block(block) => block,
+            _ => unreachable!("node {i} is a block"),
+        }
+    }
+
+    /// Written from memory and read back, the forest is the same, its
+    /// section written again the same bytes.
+    #[test]
+    fn every_part_is_written_from_memory() {
+        let forest = forest_with_everything();
+        let full = Flags::default();
+        let bytes = wire::write(&forest, None, Format::V0_23, full).unwrap();
+        let mut read = wire::read(&bytes, DecodeOptions::VERIFY).unwrap().forest;
+        let info = read.debug_info.as_mut().unwrap();
+        assert!(!info.bytes.is_empty());
+        info.bytes.clear();
+        assert_eq!(read, forest);
+        assert_eq!(
+            wire::write(&read, None, Format::V0_23, full).unwrap(),
+            bytes
+        );
+    }
+
+    /// Every checked-in 0.23 file with debug info, its section dropped,
+    /// is written from what the forest holds in memory byte for byte.
+    #[test]
+    fn sections_written_from_memory_are_the_files() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let ext = path.extension().and_then(|e| e.to_str());
+            if !matches!(ext, Some("mast" | "masl")) {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(mut file) = wire::read(&bytes, DecodeOptions::TRUST) else {
+                continue;
+            };
+            if file.format != Format::V0_23 || file.flags.stripped {
+                continue;
+            }
+            if let Some(info) = &mut file.forest.debug_info {
+                info.bytes.clear();
+                checked += 1;
+            }
+            let exports = file.exports.as_deref();
+            let again = wire::write(&file.forest, exports, file.format, file.flags).unwrap();
+            assert!(again == bytes, "{}", path.display());
+        }
+        assert!(checked >= 2, "the core library, as a forest and a library");
     }
 }

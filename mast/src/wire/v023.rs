@@ -717,7 +717,9 @@ pub(crate) fn encode(
                 "debug info, which left the forest in this version; write it --stripped",
             ));
         }
-        (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
+        // A forest read keeps its section: what it holds in memory says
+        // the same.
+        (false, Some(d)) if !d.bytes().is_empty() => Some(Cow::Borrowed(d.bytes())),
         (false, None) if version.without_debug_info() => {
             let decorated = forest
                 .nodes()
@@ -731,7 +733,7 @@ pub(crate) fn encode(
             }
             None
         }
-        (false, None) => Some(Cow::Owned(debug_info::build(forest, format)?)),
+        (false, _) => Some(Cow::Owned(debug_info::build(forest, format)?)),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());
