@@ -469,13 +469,14 @@ fn asm_op_texts(forest: &kildall_mast::MastForest, nodes: &[MastNodeId]) -> Vec<
 /// Every tree extracted from the 0.23 core library keeps the debug info of
 /// its nodes: their assembly ops, the messages of the error codes its
 /// operations use and nothing of other trees; written in full and read
-/// back, it is the same.
+/// back, it is the same; converted to 0.10, its blocks carry the assembly
+/// ops as decorators.
 #[test]
 fn extracted_trees_keep_their_debug_info() {
     let file = wire::read(&data("core-0.23.5.mast"), DecodeOptions::TRUST).unwrap();
     let forest = &file.forest;
     let messages = forest.debug_info().unwrap().error_messages();
-    let (mut with_asm_ops, mut with_messages) = (0, 0);
+    let (mut with_asm_ops, mut with_messages, mut converted) = (0, 0, 0);
     for root in forest.roots() {
         let tree = forest.extract(root);
         let tree_root = tree.roots().next().unwrap();
@@ -505,6 +506,15 @@ fn extracted_trees_keep_their_debug_info() {
             .cloned()
             .collect();
         assert_eq!(info.error_messages(), used, "root {root}");
+        // Converted, the assembly ops of blocks become their decorators.
+        if let Ok(old) = wire::convert(&tree, Isa::V0_10) {
+            let on_blocks = old.nodes().iter().map(|n| match n {
+                MastNode::Block(b) => b.decorators().len(),
+                _ => 0,
+            });
+            assert_eq!(on_blocks.sum::<usize>(), expected.len(), "root {root}");
+            converted += 1;
+        }
         with_asm_ops += usize::from(!expected.is_empty());
         with_messages += usize::from(!used.is_empty());
         let bytes = wire::write(&tree, None, Format::V0_23, Flags::default()).unwrap();
@@ -514,8 +524,9 @@ fn extracted_trees_keep_their_debug_info() {
         assert_eq!(back_info.error_messages(), info.error_messages());
         assert_eq!(back_info.asm_op_placements(), info.asm_op_placements());
     }
+    let counts = (with_asm_ops, with_messages, converted);
     assert!(
-        with_asm_ops > 300 && with_messages > 10,
-        "{with_asm_ops} {with_messages}"
+        counts.0 > 300 && counts.1 > 10 && counts.2 > 100,
+        "{counts:?}"
     );
 }

@@ -348,7 +348,7 @@ fn placed_rows(forest: &MastForest, info: Option<&DebugInfo>) -> Vec<Vec<(usize,
         let row = std::iter::from_fn(|| placements.next_if(|p| p.node == node));
         let row: Vec<_> = row.map(|p| (p.operation, p.id)).collect();
         rows[node.index()] = match forest.nodes().get(node.index()) {
-            Some(MastNode::Block(block)) => super::debug_info::padded(block, &row),
+            Some(MastNode::Block(block)) => super::debug_info_write::padded(block, &row),
             _ => row.iter().map(|&(op, id)| (op as usize, id)).collect(),
         };
     }

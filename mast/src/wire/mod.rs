@@ -38,6 +38,7 @@ mod asm_ops;
 mod canonical;
 pub(crate) mod cursor;
 mod debug_info;
+mod debug_info_write;
 mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
