@@ -196,6 +196,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             trust_digests,
         } => match wire::read(&read(&file)?, options(trust_digests)) {
             Ok(f) => {
+                if let Some(left_out) = left_out_of_text(&f.forest) {
+                    eprintln!("note: the text form leaves out {left_out}");
+                }
                 crate::output::emit(&f.forest.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -295,6 +298,24 @@ fn extract(
         Err(e) => return refused(e),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What of `forest` its text form does not hold, if anything: the advice
+/// map and 0.23 debug info.
+fn left_out_of_text(forest: &MastForest) -> Option<String> {
+    let entries = match forest.advice_map().len() {
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    };
+    let advice_map =
+        (!forest.advice_map().is_empty()).then(|| format!("the advice map ({entries})"));
+    let debug_info = forest
+        .debug_info()
+        .map(|d| format!("the debug info ({})", debug_info_summary(d)));
+    match (advice_map, debug_info) {
+        (Some(a), Some(d)) => Some(format!("{a} and {d}")),
+        (a, d) => a.or(d),
+    }
 }
 
 /// What a 0.23 forest's debug info holds, counted.

@@ -152,3 +152,38 @@ fn mast_extract_keeps_the_debug_info_of_the_tree() {
         .unwrap();
     assert!(report.contains(&digest), "{report}");
 }
+
+/// `decode` prints the text form, which holds neither the advice map nor
+/// 0.23 debug info: it says so on stderr rather than dropping them
+/// silently.
+#[test]
+fn mast_decode_says_what_the_text_form_leaves_out() {
+    let data = workspace().join("mast/tests/data");
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("core-0.23.5.mast").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let note = "note: the text form leaves out the advice map (1 entry) and the debug info \
+                (5767 assembly ops, 78 error messages, 0 procedure names, 0 node decorators, \
+                0 debug variables)";
+    assert!(stderr(&out).contains(note), "{}", stderr(&out));
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("core-0.24.2.mast").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the advice map (1 entry)\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("std-0.10.5.mast").to_str().unwrap(),
+    ]);
+    assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+}
