@@ -3,15 +3,17 @@
 //! miden-core 0.23 writes a forest's debug information as a section after
 //! the advice map (its layout is documented in `wire::debug_info`); later
 //! versions moved it out of the forest. A forest read from such a file
-//! keeps the section's bytes, so that it is written back byte for byte, and
-//! holds what the section says: its blocks' operation decorators and
-//! assembly ops (lifted onto the blocks, the assembly ops by a conversion),
-//! the decorators each node runs before it is entered and after it exits,
-//! the assembly ops of every node, the messages of error codes, the names
-//! of procedures, the source variables and the operations they are placed
-//! at. Together with the blocks' decorators this is all the section says:
-//! a forest without the bytes (extracted, say) is written from it, and the
-//! bytes of a file read are that same section (see `wire::debug_info`).
+//! holds all the section says: its blocks' operation decorators on the
+//! blocks, and here the decorators each node runs before it is entered and
+//! after it exits, the assembly ops of every node (put on the blocks as
+//! decorators by a conversion), the messages of error codes, the names of
+//! procedures, the source variables and the operations they are placed at.
+//! A forest without section bytes (an extracted tree, say) is written from
+//! these as miden-core writes its own. A forest read also keeps the
+//! section's bytes and is written with them: writing the section from
+//! memory costs about as much as the rest of the encoding, and checking
+//! when decoding that a file's section is the one memory would write back
+//! would cost it again.
 //!
 //! The decorators and assembly ops are numbered as miden-core numbers them
 //! (the order of its records), which the section's tables refer to; a
@@ -132,7 +134,9 @@ pub struct DebugInfo {
 }
 
 impl DebugInfo {
-    /// The section's wire bytes.
+    /// The section's bytes as read, with which the forest is written back;
+    /// empty for debug info made in memory (an extracted tree's), which is
+    /// written from the other fields.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
