@@ -275,14 +275,8 @@ impl DebugInfo {
             .collect();
         node_decorators.sort_by_key(|n| n.node);
         let (asm_op_ids, asm_op_placements) = renumbered(&self.asm_op_placements, &new_id);
-        let asm_ops = asm_op_ids
-            .iter()
-            .map(
-                |&id| match to.copy_decorator(Decorator::AsmOp(self.asm_ops[id]), from) {
-                    Decorator::AsmOp(a) => a,
-                    _ => unreachable!("an assembly op is copied as one"),
-                },
-            )
+        let asm_ops = (asm_op_ids.iter())
+            .map(|&id| to.copy_asm_op(self.asm_ops[id], from))
             .collect();
         let (variable_ids, variable_placements) = renumbered(&self.variable_placements, &new_id);
         let debug_variables = variable_ids

@@ -16,7 +16,7 @@ use bitvec::prelude::{BitVec, Lsb0};
 use crate::block::BasicBlock;
 pub use crate::debug_info::{DebugInfo, NodeDecorators};
 pub use crate::decorator::StringTable;
-use crate::decorator::{Decorator, LocationId, SourceLocation, StringId};
+use crate::decorator::{AsmOp, Decorator, LocationId, SourceLocation, StringId};
 use crate::felt::Digest;
 use crate::felt::Felt;
 use crate::hash::{
@@ -633,20 +633,24 @@ impl MastForestBuilder {
 
     /// `d`, a decorator of `from`, with its strings and location interned
     /// in this builder.
-    pub(crate) fn copy_decorator(&mut self, d: Decorator, from: &MastForest) -> Decorator {
+    fn copy_decorator(&mut self, d: Decorator, from: &MastForest) -> Decorator {
         match d {
-            Decorator::AsmOp(mut a) => {
-                let string = |id| from.strings.get(id).unwrap_or_default();
-                if let Some(l) = a.location.and_then(|l| from.location(l)) {
-                    let path = self.intern(string(l.path));
-                    a.location = Some(self.intern_location(SourceLocation { path, ..*l }));
-                }
-                a.context_name = self.intern(string(a.context_name));
-                a.op = self.intern(string(a.op));
-                Decorator::AsmOp(a)
-            }
+            Decorator::AsmOp(a) => Decorator::AsmOp(self.copy_asm_op(a, from)),
             other => other,
         }
+    }
+
+    /// `a`, an assembly op of `from`, with its strings and location
+    /// interned in this builder.
+    pub(crate) fn copy_asm_op(&mut self, mut a: AsmOp, from: &MastForest) -> AsmOp {
+        let string = |id| from.strings.get(id).unwrap_or_default();
+        if let Some(l) = a.location.and_then(|l| from.location(l)) {
+            let path = self.intern(string(l.path));
+            a.location = Some(self.intern_location(SourceLocation { path, ..*l }));
+        }
+        a.context_name = self.intern(string(a.context_name));
+        a.op = self.intern(string(a.op));
+        a
     }
 
     pub(crate) fn push_root_unchecked(&mut self, id: MastNodeId) {
