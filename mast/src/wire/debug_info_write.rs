@@ -209,7 +209,12 @@ fn write_debug_variables(forest: &MastForest, info: &DebugInfo, out: &mut Vec<u8
         let row: Vec<_> = row.map(|p| (p.operation, p.id)).collect();
         match forest.nodes().get(node) {
             Some(MastNode::Block(block)) => table.add_node(&padded(block, &row)),
-            _ => table.add_node(&[]),
+            // Only blocks have variables when read; written as they are.
+            _ => table.add_node(
+                &row.iter()
+                    .map(|&(op, id)| (op as usize, id))
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
     table.write(out);
