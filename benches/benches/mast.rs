@@ -2,9 +2,11 @@
 //! 0.23.5 serializes it (979,422 bytes, checked in as test data), decoded
 //! with digests trusted, decoded with every digest verified (Poseidon2), and
 //! encoded; the core library of miden-core-lib 1.0.0-rc.0 likewise (Eidos);
-//! the standard library of miden-stdlib 0.10 likewise (RPO256); and
-//! the draft format on a generated forest the size of that standard library,
-//! with the decoding of one root's tree.
+//! the standard library of miden-stdlib 0.10 likewise (RPO256); the trees of
+//! every root of the 0.23 core library extracted and encoded in full, their
+//! debug-info sections written from memory; and the draft format on a
+//! generated forest the size of that standard library, with the decoding of
+//! one root's tree.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use kildall_mast::wire::{self, MastFile};
@@ -27,6 +29,31 @@ fn bench_released(c: &mut Criterion, group: &str, file: &str) {
     });
     g.bench_function("encode", |b| {
         b.iter(|| wire::write(black_box(&f.forest), None, f.format, f.flags))
+    });
+    g.finish();
+}
+
+/// Each root's tree of the 0.23 core library, extracted (with the debug
+/// info of its nodes), then encoded in full: the debug-info sections are
+/// written from memory, a read forest's being written from its bytes.
+fn bench_extracted_trees(c: &mut Criterion) {
+    let bytes = released("core-0.23.5.mast");
+    let f: MastFile = wire::read(&bytes, DecodeOptions::TRUST).expect("the file decodes");
+    let mut g = c.benchmark_group("mast_core_0_23_trees");
+    g.bench_function("extract_every_root", |b| {
+        b.iter(|| {
+            for r in f.forest.roots() {
+                black_box(f.forest.extract(r));
+            }
+        })
+    });
+    let trees: Vec<_> = f.forest.roots().map(|r| f.forest.extract(r)).collect();
+    g.bench_function("encode_every_tree_with_debug_info", |b| {
+        b.iter(|| {
+            for tree in &trees {
+                black_box(wire::write(tree, None, f.format, f.flags).expect("a tree encodes"));
+            }
+        })
     });
     g.finish();
 }
@@ -60,6 +87,7 @@ fn bench(c: &mut Criterion) {
     bench_released(c, "mast_core_0_23", "core-0.23.5.mast");
     bench_released(c, "mast_core_1_0", "core-1.0.0-rc.0.mast");
     bench_released(c, "mast_std_0_10", "std-0.10.5.mast");
+    bench_extracted_trees(c);
     bench_draft(c);
 }
 

@@ -10,7 +10,9 @@
 //!   the fully decoded forest;
 //! * the same for the released wire formats ([`crate::wire`], every version
 //!   and flag), read from the raw bytes and from mutated 0.10 and 0.23
-//!   encodings of generated forests.
+//!   encodings of generated forests;
+//! * a 0.23 forest's debug info written from memory (not from the bytes it
+//!   was read from) reads back as the same forest.
 
 use crate::block::BasicBlock;
 use crate::decorator::Decorator;
@@ -52,6 +54,31 @@ pub fn check_wire_bytes(bytes: &[u8]) {
     assert!(
         again == bytes,
         "accepted input is not the canonical encoding of its forest"
+    );
+    check_debug_info_from_memory(&file);
+}
+
+/// A read 0.23 forest with debug info, written from what it holds in
+/// memory instead of its section's bytes, reads back as the same forest.
+fn check_debug_info_from_memory(file: &wire::MastFile) {
+    let Some(info) = file.forest.debug_info() else {
+        return;
+    };
+    let mut forest = file.forest.clone();
+    let without_bytes = |info: &crate::DebugInfo| crate::DebugInfo {
+        bytes: Vec::new(),
+        ..info.clone()
+    };
+    forest.debug_info = Some(without_bytes(info));
+    let exports = file.exports.as_deref();
+    let bytes = wire::write(&forest, exports, file.format, file.flags)
+        .expect("a read forest is written from memory");
+    let back = wire::read(&bytes, DecodeOptions::TRUST).expect("written from memory, read back");
+    let mut back = back.forest;
+    back.debug_info = back.debug_info.as_ref().map(without_bytes);
+    assert_eq!(
+        back, forest,
+        "debug info written from memory reads back otherwise"
     );
 }
 

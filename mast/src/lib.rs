@@ -35,7 +35,7 @@ pub mod text;
 pub mod wire;
 
 pub use block::{BasicBlock, OpBatch};
-pub use debug_info::{DebugVariable, SourcePosition, VariableLocation};
+pub use debug_info::{DebugVariable, Placement, SourcePosition, VariableLocation};
 pub use decorator::{
     AdviceInjector, AsmOp, Decorator, LocationId, SignatureKind, SourceLocation, StringId,
 };

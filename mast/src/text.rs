@@ -21,6 +21,9 @@
 //! and `@debug(stack.N)` (and the other debug options, `@event(N)` and
 //! `@trace(N)`, which the draft's binary form does not have).
 
+// FIXME: the text form holds neither a forest's advice map nor its 0.23
+// debug info (`cargo xtask mast decode` says what it leaves out).
+
 use core::fmt;
 
 use crate::decorator::{AdviceInjector, AsmOp, Decorator};

@@ -5,7 +5,7 @@
 
 use kildall_mast::format::{DecodeErrorKind, DecodeOptions};
 use kildall_mast::wire::{self, ExportTarget, Flags, Format, MastFile};
-use kildall_mast::{Isa, MastNode, NodeKind, Operation};
+use kildall_mast::{Isa, MastNode, MastNodeId, NodeKind, Operation};
 
 fn data(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -439,4 +439,94 @@ fn library_with_attributes_and_a_constant() {
     assert_eq!(f.export_digest(last), None);
     let again = wire::write(&f.forest, Some(exports), Format::V0_23, f.flags).unwrap();
     assert!(again == bytes, "rewritten bytes differ");
+}
+
+/// The nodes of `root`'s tree in `forest`, as `extract` takes them: other
+/// roots it reaches are left out (they become external nodes).
+fn tree_nodes(forest: &kildall_mast::MastForest, root: MastNodeId) -> Vec<MastNodeId> {
+    let (mut seen, mut stack, mut nodes) = (std::collections::HashSet::new(), vec![root], vec![]);
+    while let Some(id) = stack.pop() {
+        if seen.insert(id) && (id == root || !forest.is_root(id)) {
+            nodes.push(id);
+            stack.extend(forest.node(id).children());
+        }
+    }
+    nodes
+}
+
+/// The instructions of the assembly ops of `nodes`, as text.
+fn asm_op_texts(forest: &kildall_mast::MastForest, nodes: &[MastNodeId]) -> Vec<String> {
+    let info = forest.debug_info().expect("debug info");
+    let mut texts: Vec<String> = nodes
+        .iter()
+        .flat_map(|&n| info.asm_ops_of(n))
+        .map(|(op, a)| format!("{op} {}", forest.strings().get(a.op).unwrap()))
+        .collect();
+    texts.sort();
+    texts
+}
+
+/// Every tree extracted from the 0.23 core library keeps the debug info of
+/// its nodes: their assembly ops, the messages of the error codes its
+/// operations use and nothing of other trees; written in full and read
+/// back, it is the same; converted to 0.10, its blocks carry the assembly
+/// ops as decorators.
+#[test]
+fn extracted_trees_keep_their_debug_info() {
+    let file = wire::read(&data("core-0.23.5.mast"), DecodeOptions::TRUST).unwrap();
+    let forest = &file.forest;
+    let messages = forest.debug_info().unwrap().error_messages();
+    let (mut with_asm_ops, mut with_messages, mut converted) = (0, 0, 0);
+    for root in forest.roots() {
+        let tree = forest.extract(root);
+        let tree_root = tree.roots().next().unwrap();
+        let expected = asm_op_texts(forest, &tree_nodes(forest, root));
+        let Some(info) = tree.debug_info() else {
+            assert!(expected.is_empty(), "root {root}");
+            continue;
+        };
+        assert_eq!(asm_op_texts(&tree, &tree_nodes(&tree, tree_root)), expected);
+        let codes: std::collections::HashSet<u64> = tree
+            .nodes()
+            .iter()
+            .filter_map(|n| match n {
+                MastNode::Block(b) => Some(b.ops().iter().filter_map(|op| match op {
+                    Operation::Assert(c) | Operation::MpVerify(c) | Operation::U32assert2(c) => {
+                        Some(c.as_u64())
+                    }
+                    _ => None,
+                })),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let used: Vec<_> = messages
+            .iter()
+            .filter(|m| codes.contains(&m.0))
+            .cloned()
+            .collect();
+        assert_eq!(info.error_messages(), used, "root {root}");
+        // Converted, the assembly ops of blocks become their decorators.
+        if let Ok(old) = wire::convert(&tree, Isa::V0_10) {
+            let on_blocks = old.nodes().iter().map(|n| match n {
+                MastNode::Block(b) => b.decorators().len(),
+                _ => 0,
+            });
+            assert_eq!(on_blocks.sum::<usize>(), expected.len(), "root {root}");
+            converted += 1;
+        }
+        with_asm_ops += usize::from(!expected.is_empty());
+        with_messages += usize::from(!used.is_empty());
+        let bytes = wire::write(&tree, None, Format::V0_23, Flags::default()).unwrap();
+        let back = wire::read(&bytes, DecodeOptions::VERIFY).unwrap().forest;
+        let back_info = back.debug_info().unwrap();
+        assert_eq!(asm_op_texts(&back, &tree_nodes(&back, tree_root)), expected);
+        assert_eq!(back_info.error_messages(), info.error_messages());
+        assert_eq!(back_info.asm_op_placements(), info.asm_op_placements());
+    }
+    let counts = (with_asm_ops, with_messages, converted);
+    assert!(
+        counts.0 > 300 && counts.1 > 10 && counts.2 > 100,
+        "{counts:?}"
+    );
 }

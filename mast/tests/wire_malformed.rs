@@ -257,6 +257,19 @@ fn debug_info_is_not_dropped_silently() {
     assert!(back.forest.debug_info().is_none());
 }
 
+/// Putting a 0.23 forest in 1.0's canonical node order would misplace its
+/// debug info, whose tables index the nodes: a typed error, as long as the
+/// order changes.
+#[test]
+fn canonical_order_does_not_drop_debug_info() {
+    let full = wire::read(&data("core-0.23.5.mast"), DecodeOptions::TRUST).unwrap();
+    let e = wire::canonicalize(&full.forest).unwrap_err();
+    assert!(e.to_string().contains("0.23 debug info"), "{e}");
+    let stripped = wire::read(&data("core-0.23.5.stripped.mast"), DecodeOptions::TRUST).unwrap();
+    let ordered = wire::canonicalize(&stripped.forest).unwrap();
+    assert_ne!(ordered, stripped.forest);
+}
+
 /// On a forest large enough for its blocks to be hashed on several threads,
 /// the mismatch reported is the first in node order.
 #[test]

@@ -196,6 +196,9 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
             trust_digests,
         } => match wire::read(&read(&file)?, options(trust_digests)) {
             Ok(f) => {
+                if let Some(left_out) = left_out_of_text(&f.forest) {
+                    eprintln!("note: the text form leaves out {left_out}");
+                }
                 crate::output::emit(&f.forest.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -244,8 +247,8 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `extract`: the tree of one root, in the input's format (a 0.23 tree is
-/// written stripped: the file's debug info describes the whole forest).
+/// `extract`: the tree of one root, in the input's format and flags (a
+/// 0.23 tree keeps the debug info of its nodes).
 fn extract(
     bytes: &[u8],
     root: &str,
@@ -290,18 +293,41 @@ fn extract(
         },
         _ => tree,
     };
-    let flags = match f.format {
-        Format::V0_23 => Flags {
-            stripped: true,
-            hashless: f.flags.hashless,
-        },
-        _ => f.flags,
-    };
-    match wire::write(&tree, None, f.format, flags) {
+    match wire::write(&tree, None, f.format, f.flags) {
         Ok(bytes) => write(output, &bytes)?,
         Err(e) => return refused(e),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What of `forest` its text form does not hold, if anything: the advice
+/// map and 0.23 debug info.
+fn left_out_of_text(forest: &MastForest) -> Option<String> {
+    let entries = match forest.advice_map().len() {
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    };
+    let advice_map =
+        (!forest.advice_map().is_empty()).then(|| format!("the advice map ({entries})"));
+    let debug_info = forest
+        .debug_info()
+        .map(|d| format!("the debug info ({})", debug_info_summary(d)));
+    match (advice_map, debug_info) {
+        (Some(a), Some(d)) => Some(format!("{a} and {d}")),
+        (a, d) => a.or(d),
+    }
+}
+
+/// What a 0.23 forest's debug info holds, counted.
+fn debug_info_summary(d: &kildall_mast::DebugInfo) -> String {
+    format!(
+        "{} assembly ops, {} error messages, {} procedure names, {} node decorators, {} debug variables",
+        d.asm_op_count(),
+        d.error_code_count(),
+        d.procedure_name_count(),
+        d.node_decorator_count(),
+        d.debug_variable_count()
+    )
 }
 
 /// The `inspect` report: the header, the counts, the roots, then one line
@@ -326,7 +352,7 @@ fn inspect(f: &MastFile) -> String {
         forest.advice_map().len(),
         forest
             .debug_info()
-            .map_or("none".to_string(), |d| format!("{} bytes", d.bytes().len())),
+            .map_or("none".to_string(), debug_info_summary),
     );
     if let Some(e) = forest.entrypoint() {
         let _ = writeln!(out, "entrypoint {e}");

@@ -17,22 +17,27 @@
 //! ```
 //!
 //! An `AsmOp` decorator before operation `i` is the entry `(i, op)` of its
-//! block's row. Decoding checks the tables against the forest but leaves the
-//! assembly ops in the section (the core library has 75,376 entries, which
-//! as decorators would cost more than the rest of its decoding); a
-//! conversion puts them on the blocks. Other nodes have rows too (the
-//! assembly op of a `call`, of a loop...): decorators cannot hold those, so
-//! decoding reads them into the forest's debug info (a few hundred in the
-//! core library), their strings interned on first use. 0.23 assembly ops have no `should_break` flag, start at an
+//! block's row. Decoding checks the tables against the forest and reads
+//! them into the forest's debug info: the records, their strings interned
+//! in the forest, and where they are placed, by node and operation (a
+//! block's operations counted without padding). They stay there rather
+//! than on the blocks as decorators (the core library has 75,714
+//! placements, which as decorators would cost more than the rest of its
+//! decoding); a conversion puts those of blocks on them. Other nodes have
+//! rows too (the assembly op of a `call`, of a loop...), which decorators
+//! cannot hold. 0.23 assembly ops have no `should_break` flag, start at an
 //! operation (not after the last one) and one at a time: a decorator that
-//! is none of these is a typed error when written. Read back, an assembly op
-//! follows the other decorators of its operation. Writing dedupes assembly
-//! ops and strings in order of first use, and gives rows to the nodes up to
-//! the last one with an assembly op.
+//! is none of these is a typed error when written. Read back, an assembly
+//! op follows the other decorators of its operation. Writing keeps the
+//! records of the debug info and their numbers, numbers the `AsmOp`
+//! decorators of blocks after them in order of first use, interns strings
+//! in order of first use, and gives rows to the nodes up to the last one
+//! with an assembly op.
 
 use core::num::NonZeroU32;
 use std::collections::HashMap;
 
+use crate::debug_info::{DebugInfo, Placement};
 use crate::decorator::{AsmOp, Decorator, LocationId, SourceLocation, StringId};
 use crate::forest::{MastForest, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
@@ -58,12 +63,6 @@ pub(crate) struct AsmOps<'a> {
     entries: Vec<(usize, u32)>,
     rows: Vec<usize>,
     table_at: usize,
-}
-
-impl AsmOps<'_> {
-    pub(crate) fn len(&self) -> usize {
-        self.records.len()
-    }
 }
 
 /// Reads the tables, checking every index, string and pointer.
@@ -166,39 +165,39 @@ fn read_record(d: &mut Cursor<'_>, strings: &[&str]) -> Result<Record> {
 }
 
 /// Checks the matrix against `forest` (rows of existing nodes, operation
-/// indices of blocks increasing and within them) and, with `put`, puts the
-/// assembly ops of blocks on them as `AsmOp` decorators, after the other
-/// decorators of their operation, interning their strings and locations.
-/// Returns the assembly ops of the other nodes (a call's, a loop's...), in
-/// node order, which decorators cannot hold.
-pub(crate) fn lift(
+/// indices of blocks increasing and within them) and reads the records
+/// into it, their strings and locations interned: the records, and where
+/// they are (a block's operations counted without padding).
+pub(crate) fn place(
     tables: &AsmOps<'_>,
     forest: &mut MastForest,
-    put: bool,
-) -> Result<Vec<(MastNodeId, AsmOp)>> {
-    let ops = if put {
-        records(tables, forest)
-    } else {
-        Vec::new()
-    };
+) -> Result<(Vec<AsmOp>, Vec<Placement>)> {
     let bad = |what| err(tables.table_at, DecodeErrorKind::Invalid(what));
-    let mut left = Vec::new();
+    let mut placements = Vec::with_capacity(tables.entries.len());
     for (node, w) in tables.rows.windows(2).enumerate() {
         let row = &tables.entries[w[0]..w[1]];
-        let len = row.len();
-        if len == 0 {
+        if row.is_empty() {
             continue;
         }
-        let block = match forest.nodes.get_mut(node) {
+        let node_id = MastNodeId(node as u32);
+        let block = match forest.nodes.get(node) {
             Some(MastNode::Block(block)) => block,
             Some(_) => {
-                left.extend(row.iter().map(|&(_, id)| (MastNodeId(node as u32), id)));
+                for &(op, id) in row {
+                    let Ok(operation) = u32::try_from(op) else {
+                        return bad("assembly-op operation index");
+                    };
+                    placements.push(Placement {
+                        node: node_id,
+                        operation,
+                        id,
+                    });
+                }
                 continue;
             }
             None => return bad("assembly ops of a node that does not exist"),
         };
         let is_pad = padding_positions(&block.ops);
-        let mut lifted = Vec::with_capacity(if put { len } else { 0 });
         let (mut padded, mut pads, mut seen) = (0, 0, false);
         for &(op, id) in row {
             if op >= is_pad.len() || op < padded || (op == padded && seen) {
@@ -206,19 +205,35 @@ pub(crate) fn lift(
             }
             pads += is_pad[padded..op].iter().filter(|p| **p).count();
             (padded, seen) = (op, true);
-            if put {
-                lifted.push(((op - pads) as u32, Decorator::AsmOp(ops[id as usize])));
-            }
+            let operation = (op - pads) as u32;
+            placements.push(Placement {
+                node: node_id,
+                operation,
+                id,
+            });
         }
-        if !put {
+    }
+    let mut interner = Interner::new(tables);
+    let records = tables.records.iter();
+    let records = records
+        .map(|r| interner.asm_op(tables, r, forest))
+        .collect();
+    Ok((records, placements))
+}
+
+/// Puts the assembly ops of `info` placed at blocks of `forest` on them as
+/// `AsmOp` decorators, after the other decorators of their operation.
+pub(crate) fn put_on_blocks(info: &DebugInfo, forest: &mut MastForest) {
+    let mut placements = info.asm_op_placements().iter().peekable();
+    while let Some(&&Placement { node, .. }) = placements.peek() {
+        let row = std::iter::from_fn(|| placements.next_if(|p| p.node == node));
+        let Some(MastNode::Block(block)) = forest.nodes.get_mut(node.index()) else {
+            row.for_each(drop);
             continue;
-        }
-        if block.decorators.is_empty() {
-            block.decorators = lifted;
-            continue;
-        }
+        };
+        let lifted = row.map(|p| (p.operation, Decorator::AsmOp(info.asm_ops()[p.id as usize])));
         // A stable merge: at an operation, the other decorators first.
-        let others = std::mem::replace(&mut block.decorators, Vec::with_capacity(len));
+        let others = std::mem::take(&mut block.decorators);
         let mut others = others.into_iter().peekable();
         for (i, d) in lifted {
             block
@@ -228,15 +243,6 @@ pub(crate) fn lift(
         }
         block.decorators.extend(others);
     }
-    let mut interner = Interner::new(tables);
-    let control = left.into_iter().map(|(node, id)| {
-        let op = match put {
-            true => ops[id as usize],
-            false => interner.asm_op(tables, &tables.records[id as usize], forest),
-        };
-        (node, op)
-    });
-    Ok(control.collect())
 }
 
 /// Records made `AsmOp`s of a forest, each string and location interned
@@ -280,32 +286,29 @@ impl Interner {
     }
 }
 
-/// The records as `AsmOp`s of `forest`.
-fn records(tables: &AsmOps<'_>, forest: &mut MastForest) -> Vec<AsmOp> {
-    let mut interner = Interner::new(tables);
-    let records = tables.records.iter();
-    records
-        .map(|r| interner.asm_op(tables, r, forest))
-        .collect()
-}
-
-/// The tables of `forest`'s `AsmOp` decorators, and the decorators left for
-/// the decorator table, per node with padded indices; `links` are each
-/// block's decorators at operation indices with padding.
+/// The tables of the assembly ops of `info` and of `forest`'s `AsmOp`
+/// decorators; `links` are each block's decorators at operation indices
+/// with padding. The records of `info` keep their numbers, new ones are
+/// numbered in order of first use.
 pub(crate) fn build(
     forest: &MastForest,
+    info: Option<&DebugInfo>,
     links: &[Vec<(usize, Decorator)>],
     format: &'static str,
 ) -> Result<Vec<u8>, EncodeError> {
-    let mut ids: HashMap<AsmOp, u32> = HashMap::new();
-    let mut records: Vec<AsmOp> = Vec::new();
-    let mut rows: Vec<Vec<(usize, u32)>> = Vec::new();
+    let mut records: Vec<AsmOp> = info.map_or_else(Vec::new, |i| i.asm_ops().to_vec());
+    let mut ids: HashMap<AsmOp, u32> = HashMap::with_capacity(records.len());
+    for (id, a) in records.iter().enumerate().rev() {
+        ids.insert(*a, id as u32);
+    }
+    let mut rows = placed_rows(forest, info);
     for (node, node_links) in links.iter().enumerate() {
         let MastNode::Block(block) = &forest.nodes()[node] else {
             continue;
         };
-        let mut row: Vec<(usize, u32)> = Vec::new();
         check(block, node, format)?;
+        let placed = rows.get(node).is_some_and(|row| !row.is_empty());
+        let mut row: Vec<(usize, u32)> = Vec::new();
         for &(op, d) in node_links {
             let Decorator::AsmOp(a) = d else { continue };
             let id = *ids.entry(a).or_insert_with(|| {
@@ -314,12 +317,42 @@ pub(crate) fn build(
             });
             row.push((op, id));
         }
-        if !row.is_empty() {
-            rows.resize(node, Vec::new());
-            rows.push(row);
+        if row.is_empty() {
+            continue;
+        }
+        if rows.len() <= node {
+            rows.resize(node + 1, Vec::new());
+        }
+        rows[node].extend(row);
+        if placed {
+            rows[node].sort_by_key(|&(op, _)| op);
+            if rows[node].windows(2).any(|w| w[0].0 == w[1].0) {
+                return Err(EncodeError::unrepresentable(
+                    format,
+                    format!("node {node}: two AsmOps at one operation"),
+                ));
+            }
         }
     }
     Ok(write_tables(forest, &records, &rows))
+}
+
+/// The rows of the assembly ops `info` places, at operation indices with
+/// padding, up to the last node with one.
+fn placed_rows(forest: &MastForest, info: Option<&DebugInfo>) -> Vec<Vec<(usize, u32)>> {
+    let Some(info) = info else { return Vec::new() };
+    let placements = info.asm_op_placements();
+    let mut rows = vec![Vec::new(); placements.last().map_or(0, |p| p.node.index() + 1)];
+    let mut placements = placements.iter().peekable();
+    while let Some(&&Placement { node, .. }) = placements.peek() {
+        let row = std::iter::from_fn(|| placements.next_if(|p| p.node == node));
+        let row: Vec<_> = row.map(|p| (p.operation, p.id)).collect();
+        rows[node.index()] = match forest.nodes().get(node.index()) {
+            Some(MastNode::Block(block)) => super::debug_info_write::padded(block, &row),
+            _ => row.iter().map(|&(op, id)| (op as usize, id)).collect(),
+        };
+    }
+    rows
 }
 
 /// Whether 0.23 can express the `AsmOp` decorators of `block`, node `node`:

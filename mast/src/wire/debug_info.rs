@@ -48,51 +48,55 @@
 //! number of ids, non-decreasing, and ids in range; rows stop at the last
 //! decorated node (none for a node past the forest).
 //!
-//! Reading lifts the decorators onto the blocks (indices without padding),
-//! reads the node decorators, the assembly ops of other nodes, error-code
-//! messages, procedure names and debug variables into the forest's
-//! [`DebugInfo`], checks the assembly ops of blocks (see `asm_ops`; a
-//! conversion lifts them) and keeps the section's bytes, so that a file is
-//! written back byte for byte. The debug variables' table is checked. A forest without
-//! section bytes (built, converted or extracted) is written with a section
-//! built from its blocks' decorators as miden-core builds it, decorators
-//! deduplicated in order of first use.
+//! Reading lifts the decorators onto the blocks (indices without padding)
+//! and reads the rest into the forest's [`DebugInfo`]: the decorator
+//! records in their order, the node decorators, error-code messages,
+//! procedure names, the assembly ops and debug variables with the
+//! operations they are placed at (see `asm_ops`). A forest read keeps the
+//! section's bytes and is written with them, so that every file accepted
+//! is written back byte for byte, including layouts miden-core would not
+//! write and memory does not record (empty rows ending a table, a decorator
+//! or assembly op at a padding `noop`). A forest without section bytes
+//! (built, converted or extracted) is written from memory as miden-core
+//! writes its own (see `debug_info_write`); each released 0.23 file is
+//! written so byte for byte.
 
 use core::num::NonZeroU32;
-use std::collections::HashMap;
 
-use crate::block::BasicBlock;
-use crate::debug_info::{DebugVariable, SourcePosition, VariableLocation};
+use crate::debug_info::{DebugVariable, Placement, SourcePosition, VariableLocation};
 use crate::decorator::Decorator;
 use crate::forest::{DebugInfo, MastForest, MastNode, MastNodeId, NodeDecorators};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 use crate::ops::Isa;
 
 use super::asm_ops::{self, AsmOps};
-use super::cursor::{put_u32, put_usize, Cursor};
+use super::cursor::Cursor;
 use super::v023::padding_positions;
 
-const STACK_ALL: u8 = 0;
-const STACK_TOP: u8 = 1;
-const MEM_ALL: u8 = 2;
-const MEM_INTERVAL: u8 = 3;
-const LOCAL_INTERVAL: u8 = 4;
-const ADV_STACK_TOP: u8 = 5;
-const TRACE: u8 = 6;
+pub(super) const STACK_ALL: u8 = 0;
+pub(super) const STACK_TOP: u8 = 1;
+pub(super) const MEM_ALL: u8 = 2;
+pub(super) const MEM_INTERVAL: u8 = 3;
+pub(super) const LOCAL_INTERVAL: u8 = 4;
+pub(super) const ADV_STACK_TOP: u8 = 5;
+pub(super) const TRACE: u8 = 6;
 
 /// A decorated operation read from the section: node, operation index with
 /// padding, decorator.
 type Link = (usize, usize, Decorator);
 
-/// The section, read: its summary and bytes, and the decorators of the
-/// operation→decorator table with the offset to name when they do not fit
-/// the forest.
+/// The section, read: its summary and bytes, and the links of its
+/// operation tables with the offset to name when they do not fit the
+/// forest.
 pub(crate) struct Section<'a> {
     pub(crate) info: DebugInfo,
     links: Vec<Link>,
     table_at: usize,
     node_tables_at: usize,
     asm: AsmOps<'a>,
+    /// The debug variables' table: (node, operation with padding, id).
+    variable_links: Vec<(usize, usize, u32)>,
+    variable_table_at: usize,
 }
 
 /// Reads the section, checking every length, string and pointer.
@@ -131,15 +135,19 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
     }
     let asm = asm_ops::read(c)?;
     let debug_variables = read_debug_variables(c)?;
+    let variable_table_at = c.at();
+    let variable_links = read_csr(c, debug_variables.len(), &DEBUG_VARIABLE_TABLE)?;
     let info = DebugInfo {
         bytes: c.since(start).to_vec(),
+        decorators,
         error_messages,
         procedure_names,
         node_decorators,
-        asm_ops: asm.len(),
-        // Known once the assembly ops are lifted onto a forest.
-        control_asm_ops: Vec::new(),
         debug_variables,
+        // Known once placed on a forest.
+        asm_ops: Vec::new(),
+        asm_op_placements: Vec::new(),
+        variable_placements: Vec::new(),
     };
     Ok(Section {
         info,
@@ -147,6 +155,8 @@ pub(crate) fn read<'a>(c: &mut Cursor<'a>) -> Result<Section<'a>> {
         table_at,
         node_tables_at,
         asm,
+        variable_links,
+        variable_table_at,
     })
 }
 
@@ -331,7 +341,7 @@ fn read_csr(c: &mut Cursor<'_>, count: usize, f: &CsrFields) -> Result<Vec<(usiz
 }
 
 /// Debug variables (names, value locations, types and source locations of
-/// source variables), checked, and their table, checked against them.
+/// source variables), checked.
 fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     // A variable takes at least a name length, a location tag and byte, and
     // three flags.
@@ -340,7 +350,6 @@ fn read_debug_variables(c: &mut Cursor<'_>) -> Result<Vec<DebugVariable>> {
     for _ in 0..n {
         variables.push(read_debug_variable(c)?);
     }
-    read_csr(c, n, &DEBUG_VARIABLE_TABLE)?;
     Ok(variables)
 }
 
@@ -394,8 +403,9 @@ fn read_debug_variable(c: &mut Cursor<'_>) -> Result<DebugVariable> {
     })
 }
 
-/// Puts the section's decorators and assembly ops on the blocks of
-/// `forest`, at their operation indices without padding.
+/// Puts the section's decorators on the blocks of `forest`, at their
+/// operation indices without padding, and the rest of it, checked against
+/// the forest, in the forest's [`DebugInfo`].
 pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
     lift_decorators(&section, &mut forest.nodes)?;
     if let Some(last) = section.info.node_decorators.last() {
@@ -406,29 +416,58 @@ pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> 
             );
         }
     }
-    let control_asm_ops = asm_ops::lift(&section.asm, forest, false)?;
+    let (asm_ops, asm_op_placements) = asm_ops::place(&section.asm, forest)?;
+    let variable_placements = place_variables(&section, &forest.nodes)?;
     forest.debug_info = Some(DebugInfo {
-        control_asm_ops,
+        asm_ops,
+        asm_op_placements,
+        variable_placements,
         ..section.info
     });
     Ok(())
 }
 
-/// `forest` with what its debug-info section says of its blocks, if it has
-/// a section, on them as decorators: the assembly ops as `AsmOp`
-/// decorators (decoding checks them but leaves them in the section, tens
-/// of thousands for a library), and the node decorators of blocks as
-/// decorators of their first operation (before the others) and of their
-/// end (after the others). A conversion carries them so.
-pub(crate) fn lifted(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastForest>> {
+/// The debug variables' placements, at operations of blocks (counted
+/// without padding; a variable may follow the last operation, as a
+/// decorator may).
+fn place_variables(section: &Section<'_>, nodes: &[MastNode]) -> Result<Vec<Placement>> {
+    let bad = |what| err(section.variable_table_at, DecodeErrorKind::Invalid(what));
+    let mut placements = Vec::with_capacity(section.variable_links.len());
+    let mut links = section.variable_links.iter().peekable();
+    while let Some(&&(node, _, _)) = links.peek() {
+        let Some(MastNode::Block(block)) = nodes.get(node) else {
+            return bad("debug variables on a node that is not a block");
+        };
+        let is_pad = padding_positions(&block.ops);
+        let (mut padded, mut pads) = (0, 0);
+        while let Some(&(_, op, id)) = links.next_if(|l| l.0 == node) {
+            if op > is_pad.len() {
+                return bad("debug variable past the end of its block");
+            }
+            pads += is_pad[padded..op].iter().filter(|p| **p).count();
+            padded = op;
+            placements.push(Placement {
+                node: MastNodeId(node as u32),
+                operation: (op - pads) as u32,
+                id,
+            });
+        }
+    }
+    Ok(placements)
+}
+
+/// `forest` with what its debug info says of its blocks, if it has any, on
+/// them as decorators: the assembly ops as `AsmOp` decorators (decoding
+/// keeps them in the debug info, tens of thousands for a library), and the
+/// node decorators of blocks as decorators of their first operation (before
+/// the others) and of their end (after the others). A conversion carries
+/// them so.
+pub(crate) fn lifted(forest: &MastForest) -> std::borrow::Cow<'_, MastForest> {
     let Some(info) = forest.debug_info() else {
-        return Ok(std::borrow::Cow::Borrowed(forest));
+        return std::borrow::Cow::Borrowed(forest);
     };
     let mut out = forest.clone();
-    if info.asm_op_count() > 0 {
-        let section = read(&mut Cursor::new(info.bytes(), 0))?;
-        asm_ops::lift(&section.asm, &mut out, true)?;
-    }
+    asm_ops::put_on_blocks(info, &mut out);
     for n in info.node_decorators() {
         if let MastNode::Block(block) = &mut out.nodes[n.node.index()] {
             let end = block.ops.len() as u32;
@@ -440,7 +479,7 @@ pub(crate) fn lifted(forest: &MastForest) -> Result<std::borrow::Cow<'_, MastFor
                 .collect();
         }
     }
-    Ok(std::borrow::Cow::Owned(out))
+    std::borrow::Cow::Owned(out)
 }
 
 fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> {
@@ -471,97 +510,6 @@ fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> 
     Ok(())
 }
 
-/// The section of a forest without section bytes, built from its blocks'
-/// decorators as miden-core builds it (see the module docs).
-pub(crate) fn build(forest: &MastForest, format: &'static str) -> Result<Vec<u8>, EncodeError> {
-    let mut ids: HashMap<Decorator, u32> = HashMap::new();
-    let mut decorators = Vec::new();
-    let (mut dec_ids, mut ops, mut node_ptrs) = (Vec::new(), Vec::new(), Vec::new());
-    let all_links: Vec<Vec<(usize, Decorator)>> = forest
-        .nodes()
-        .iter()
-        .map(|node| match node {
-            MastNode::Block(block) => padded_links(block),
-            _ => Vec::new(),
-        })
-        .collect();
-    for (i, node_links) in all_links.iter().enumerate() {
-        // Assembly ops have tables of their own.
-        let links: Vec<_> = node_links
-            .iter()
-            .filter(|(_, d)| !matches!(d, Decorator::AsmOp(_)))
-            .collect();
-        let mut id_of = |d: Decorator| -> Result<u32, EncodeError> {
-            check_expressible(&d, Isa::V0_23, i, format)?;
-            Ok(*ids.entry(d).or_insert_with(|| {
-                decorators.push(d);
-                decorators.len() as u32 - 1
-            }))
-        };
-        // Miden's `add_decorator_info_for_node`.
-        let op_start = ops.len();
-        match node_ptrs.last_mut() {
-            None => node_ptrs.push(op_start),
-            Some(last) => *last = op_start,
-        }
-        match links.last() {
-            None => {
-                if !ops.is_empty() {
-                    ops.push(dec_ids.len());
-                }
-                node_ptrs.push(op_start);
-            }
-            Some(&&(max_op, _)) => {
-                let mut links = links.iter().peekable();
-                for op in 0..=max_op {
-                    ops.push(dec_ids.len());
-                    while let Some((_, d)) = links.next_if(|l| l.0 == op) {
-                        dec_ids.push(id_of(*d)?);
-                    }
-                }
-                ops.push(dec_ids.len());
-                node_ptrs.push(ops.len() - 1);
-            }
-        }
-    }
-    if node_ptrs.is_empty() {
-        node_ptrs.push(0);
-    }
-    let mut out = Vec::new();
-    write_decorators(&decorators, &mut out);
-    put_usize(&mut out, 0); // error codes
-    put_usize(&mut out, dec_ids.len());
-    dec_ids.iter().for_each(|&id| put_u32(&mut out, id));
-    for v in [&ops, &node_ptrs] {
-        put_usize(&mut out, v.len());
-        v.iter().for_each(|&p| put_usize(&mut out, p));
-    }
-    // Empty: the two node→decorator tables (ids, index), procedure names.
-    out.resize(out.len() + 5, 1);
-    out.extend(asm_ops::build(forest, &all_links, format)?);
-    // Empty: debug variables, their ids, operation and node index.
-    out.resize(out.len() + 4, 1);
-    Ok(out)
-}
-
-/// A block's decorators at operation indices with padding.
-fn padded_links(block: &BasicBlock) -> Vec<(usize, Decorator)> {
-    if block.decorators.is_empty() {
-        return Vec::new();
-    }
-    let is_pad = padding_positions(&block.ops);
-    let mut links = Vec::with_capacity(block.decorators.len());
-    let (mut raw, mut padded) = (0, 0);
-    for &(op, d) in &block.decorators {
-        while raw < op as usize || is_pad.get(padded).is_some_and(|p| *p) {
-            raw += usize::from(!is_pad[padded]);
-            padded += 1;
-        }
-        links.push((padded, d));
-    }
-    links
-}
-
 /// Whether version `isa` has decorator `d` (a typed error naming `node`
 /// otherwise).
 pub(crate) fn check_expressible(
@@ -581,54 +529,4 @@ pub(crate) fn check_expressible(
         format,
         format!("node {node}: {what}"),
     ))
-}
-
-/// Decorator data, its (empty) string table and the records.
-fn write_decorators(decorators: &[Decorator], out: &mut Vec<u8>) {
-    let mut data = Vec::new();
-    let mut records = Vec::with_capacity(decorators.len());
-    for d in decorators {
-        let offset = data.len() as u32;
-        let variant = match *d {
-            Decorator::StackAll => STACK_ALL,
-            Decorator::MemAll => MEM_ALL,
-            Decorator::StackTop(n) => {
-                data.push(n);
-                STACK_TOP
-            }
-            Decorator::MemInterval(a, b) => {
-                data.extend_from_slice(&a.to_le_bytes());
-                data.extend_from_slice(&b.to_le_bytes());
-                MEM_INTERVAL
-            }
-            Decorator::LocalInterval(a, b, e) => {
-                for v in [a, b, e] {
-                    data.extend_from_slice(&v.to_le_bytes());
-                }
-                LOCAL_INTERVAL
-            }
-            Decorator::AdvStackTop(n) => {
-                data.extend_from_slice(&n.to_le_bytes());
-                ADV_STACK_TOP
-            }
-            Decorator::Trace(n) => {
-                data.extend_from_slice(&n.to_le_bytes());
-                TRACE
-            }
-            // `build` refused the others.
-            Decorator::Advice(_) | Decorator::Event(_) | Decorator::AsmOp(_) => continue,
-        };
-        // A decorator without fields points at offset 0.
-        let fields = data.len() as u32 > offset;
-        records.push((variant, if fields { offset } else { 0 }));
-    }
-    put_usize(out, data.len());
-    out.extend_from_slice(&data);
-    put_usize(out, 0); // string offsets
-    put_usize(out, 0); // string data
-    put_usize(out, records.len());
-    for (variant, offset) in records {
-        out.push(variant);
-        put_u32(out, offset);
-    }
 }

@@ -38,6 +38,7 @@ mod asm_ops;
 mod canonical;
 pub(crate) mod cursor;
 mod debug_info;
+mod debug_info_write;
 mod library;
 pub(crate) mod v010;
 pub(crate) mod v023;
@@ -518,8 +519,7 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
             format!("miden 0.23 debug info: {what} (strip it)"),
         ));
     }
-    let lifted = debug_info::lifted(forest)
-        .map_err(|e| EncodeError::unrepresentable(format, format!("its debug info ({e})")))?;
+    let lifted = debug_info::lifted(forest);
     let forest = &*lifted;
     let mut b = MastForestBuilder::new_in(isa);
     // The same strings and locations, under the same ids.

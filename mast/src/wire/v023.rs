@@ -61,7 +61,9 @@ use crate::ops::{Isa, Operation};
 use super::canonical::OrderCheck;
 use super::cursor::{put_u32, put_u64, put_usize, put_word, Cursor};
 use super::v010::{add_roots, control_entry, NodeEntry};
-use super::{check_encodable, debug_info, settle_digests, BlockGroups, Flags, Pending};
+use super::{
+    check_encodable, debug_info, debug_info_write, settle_digests, BlockGroups, Flags, Pending,
+};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 4] = *b"MAST";
@@ -717,7 +719,9 @@ pub(crate) fn encode(
                 "debug info, which left the forest in this version; write it --stripped",
             ));
         }
-        (false, Some(d)) => Some(Cow::Borrowed(d.bytes())),
+        // A forest read keeps its section: what it holds in memory says
+        // the same.
+        (false, Some(d)) if !d.bytes().is_empty() => Some(Cow::Borrowed(d.bytes())),
         (false, None) if version.without_debug_info() => {
             let decorated = forest
                 .nodes()
@@ -731,7 +735,7 @@ pub(crate) fn encode(
             }
             None
         }
-        (false, None) => Some(Cow::Owned(debug_info::build(forest, format)?)),
+        (false, _) => Some(Cow::Owned(debug_info_write::build(forest, format)?)),
     };
     let mut blocks = Vec::new();
     let mut entries = Vec::with_capacity(forest.len());

@@ -125,3 +125,65 @@ fn mast_convert_refuses_what_the_target_cannot_express() {
     let golden = workspace().join("mast/tests/data/core-0.24.2.mast");
     assert!(std::fs::read(&output).unwrap() == std::fs::read(golden).unwrap());
 }
+
+/// `extract` from a 0.23 file with debug info writes the tree in full, with
+/// the debug info of its nodes: root 60 of the core library, a tree of 15
+/// nodes with 145 assembly ops and 9 error messages.
+#[test]
+fn mast_extract_keeps_the_debug_info_of_the_tree() {
+    let input = workspace().join("mast/tests/data/core-0.23.5.mast");
+    let output = temp_file("extracted.mast", b"");
+    let args = ["mast", "extract", input.to_str().unwrap(), "--root", "60"];
+    let out = xtask(&[&args[..], &["-o", output.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = xtask(&["mast", "inspect", output.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(report.starts_with("format: miden 0.23 (version [0,0,3]), flags: none\n"));
+    let summary = "debug info 145 assembly ops, 9 error messages, 0 procedure names";
+    assert!(report.contains(summary), "{report}");
+    let digest = std::fs::read_to_string(workspace().join("mast/tests/data/core-0.23.5.roots"))
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("root 60 ")
+                .map(|rest| rest.split_once(' ').unwrap().1.to_string())
+        })
+        .unwrap();
+    assert!(report.contains(&digest), "{report}");
+}
+
+/// `decode` prints the text form, which holds neither the advice map nor
+/// 0.23 debug info: it says so on stderr rather than dropping them
+/// silently.
+#[test]
+fn mast_decode_says_what_the_text_form_leaves_out() {
+    let data = workspace().join("mast/tests/data");
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("core-0.23.5.mast").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let note = "note: the text form leaves out the advice map (1 entry) and the debug info \
+                (5767 assembly ops, 78 error messages, 0 procedure names, 0 node decorators, \
+                0 debug variables)";
+    assert!(stderr(&out).contains(note), "{}", stderr(&out));
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("core-0.24.2.mast").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the advice map (1 entry)\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = xtask(&[
+        "mast",
+        "decode",
+        data.join("std-0.10.5.mast").to_str().unwrap(),
+    ]);
+    assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+}
