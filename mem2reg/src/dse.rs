@@ -38,9 +38,11 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
 };
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, EntitySet, Function, Inst, InstructionData, Terminator, Value};
+use kildall_ir::{
+    Block, DataFlowGraph, EntitySet, Function, Inst, InstructionData, Terminator, Value,
+};
 
-use crate::alias::AliasClasses;
+use crate::alias::{same_cell_type, AliasClasses};
 use crate::{is_predicate_one, Renames, Stats};
 
 /// What [`Overwritten`] sees of an instruction: its effects only, so that a
@@ -50,11 +52,10 @@ pub enum Access {
     /// An unconditional store to the reference (one under a predicate that
     /// may be 0 may not happen: it overwrites nothing, and observes nothing).
     Store(Value),
-    /// A load through a reference of the class (`None`: of unknown class,
-    /// which may be any).
-    Load(Option<u32>),
-    /// A call reaching the class.
-    Call(u32),
+    /// A load through the reference.
+    Load(Value),
+    /// A call reaching the class (the cells of the class it may read).
+    Call(Inst, u32),
     /// A definition of the reference: from here on its name denotes another
     /// cell.
     Define(Value),
@@ -79,11 +80,11 @@ pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
                     accesses.push(Access::Store(address));
                 }
                 InstructionData::Load { address } => {
-                    accesses.push(Access::Load(classes.class(address)));
+                    accesses.push(Access::Load(address));
                 }
                 InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
-                        accesses.push(Access::Call(class));
+                        accesses.push(Access::Call(inst, class));
                     }
                 }
                 _ => {}
@@ -101,12 +102,24 @@ pub fn accesses(func: &Function, classes: &AliasClasses) -> Effects<Access> {
     accesses
 }
 
-/// Forgets the references of `class` (`None`: a reference of unknown class,
-/// which may be any of them).
-fn observe(classes: &AliasClasses, state: &mut BitSet<Value>, class: Option<u32>) {
+/// Whether a load through `address` may read the cell `stored` names: the
+/// same class (a reference of unknown class may be any), and, in a class of
+/// references to cells of several types, the same cell type.
+fn may_read(classes: &AliasClasses, dfg: &DataFlowGraph, address: Value, stored: Value) -> bool {
+    match classes.class(address) {
+        None => true,
+        Some(class) => {
+            classes.class(stored) == Some(class)
+                && (!classes.is_mixed(class) || same_cell_type(dfg, address, stored))
+        }
+    }
+}
+
+/// Forgets the references a load through `address` may read.
+fn observe(classes: &AliasClasses, dfg: &DataFlowGraph, state: &mut BitSet<Value>, address: Value) {
     let gone: Vec<Value> = state
         .iter()
-        .filter(|&k| class.is_none() || classes.class(k) == class)
+        .filter(|&k| may_read(classes, dfg, address, k))
         .collect();
     for k in gone {
         state.remove(k);
@@ -149,8 +162,20 @@ impl Analysis<AccessGraph<'_>> for Overwritten<'_> {
             Access::Store(address) => {
                 set.insert(address);
             }
-            Access::Load(class) => observe(self.classes, set, class),
-            Access::Call(class) => observe(self.classes, set, Some(class)),
+            Access::Load(address) => observe(self.classes, &graph.graph().dfg, set, address),
+            Access::Call(inst, class) => {
+                let dfg = &graph.graph().dfg;
+                let read: Vec<Value> = set
+                    .iter()
+                    .filter(|&k| {
+                        self.classes.class(k) == Some(class)
+                            && self.classes.call_may_read(dfg, inst, k)
+                    })
+                    .collect();
+                for k in read {
+                    set.remove(k);
+                }
+            }
             Access::Define(r) => {
                 set.remove(r);
             }
@@ -286,14 +311,16 @@ pub(crate) fn dead_stores(
                 }
                 InstructionData::Load { address } => {
                     let class = classes.class(address);
-                    overwritten.retain(|&k| class.is_some() && classes.class(k) != class);
+                    overwritten.retain(|&k| !may_read(classes, dfg, address, k));
                     if ends_function {
                         read_later.add(class);
                     }
                 }
                 InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
-                        overwritten.retain(|&k| classes.class(k) != Some(class));
+                        overwritten.retain(|&k| {
+                            classes.class(k) != Some(class) || !classes.call_may_read(dfg, inst, k)
+                        });
                     }
                 }
                 _ => {}
