@@ -287,15 +287,24 @@ impl Tracer<'_> {
 /// argument (when their types are the same): the call gets a fresh result
 /// in its place, and the old one becomes an alias of the argument, whose
 /// uses the pass's next walk renames. Returns the replaced results.
+///
+/// Only calls under the side-effects predicate 1 qualify: under a predicate
+/// that may be 0 the call may not happen, and its results are then zero
+/// values.
 pub fn replace_returned_arguments(func: &mut Function, summary: &ModuleSummary) -> Vec<Value> {
     let mut found = Vec::new();
     for block in func.layout.blocks() {
+        let mut predicate_one = true;
         for inst in func.layout.block_insts(block) {
-            let InstructionData::Call {
-                callee: Callee::Function(id),
-                args,
-            } = &func.dfg[inst]
-            else {
+            let (callee, args) = match &func.dfg[inst] {
+                InstructionData::EnableSideEffects { condition } => {
+                    predicate_one = crate::is_predicate_one(func, *condition);
+                    continue;
+                }
+                InstructionData::Call { callee, args } if predicate_one => (callee, args),
+                _ => continue,
+            };
+            let Callee::Function(id) = callee else {
                 continue;
             };
             for (index, &result) in func.dfg.inst_results(inst).iter().enumerate() {
