@@ -51,7 +51,12 @@
 //!
 //! FIXME: a cell whose only escapes are calls that neither keep nor write
 //! it could still be promoted by handing each call a fresh cell holding
-//! its current content (rematerialization); such cells escape here.
+//! its current content (Noir's rematerialized promotion, which Noir applies
+//! to a cell passed as a `&T`). A call's argument types here are its
+//! callee's parameter types, so an allocation always reaches a callee as a
+//! `&mut T`; this needs a per-parameter summary that the callee neither
+//! writes through nor keeps the reference, which [`crate::summary`] does
+//! not compute: such cells escape.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
