@@ -60,7 +60,7 @@
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
-use crate::summary::{CallAccess, ModuleSummary};
+use crate::summary::{CallAccess, ModuleSummary, Returned};
 use kildall_ir::{
     Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, SecondaryMap,
     Terminator, Type, Value,
@@ -165,7 +165,7 @@ impl AliasClasses {
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 visit(Visit::Inst(inst, &dfg[inst]));
-                self.add_inst(dfg, inst, &has_refs, &mut loads);
+                self.add_inst(dfg, (inst, summary), &has_refs, &mut loads);
                 if let InstructionData::Call { callee, args } = &dfg[inst] {
                     self.access.add_call(dfg, inst, (callee, args), summary);
                 }
@@ -233,7 +233,7 @@ impl AliasClasses {
     fn add_inst(
         &mut self,
         dfg: &DataFlowGraph,
-        inst: Inst,
+        (inst, summary): (Inst, &ModuleSummary),
         has_refs: &impl Fn(Value) -> bool,
         loads: &mut Vec<Value>,
     ) {
@@ -272,7 +272,29 @@ impl AliasClasses {
                 for class in std::mem::take(&mut self.parameter_classes) {
                     self.join_world(class);
                 }
-                if let Some(c) = self.unify_refs(args.iter().chain(results()), has_refs) {
+                let fresh =
+                    |index: usize| summary.returned_by(callee, index) == Some(Returned::Fresh);
+                let given = results()
+                    .iter()
+                    .enumerate()
+                    .filter(|&(index, _)| !fresh(index))
+                    .map(|(_, r)| r);
+                let mut class = self.unify_refs(args.iter().chain(given), has_refs);
+                // A fresh cell is no cell the caller knows, but it may hold
+                // anything the call reaches.
+                for (_, &r) in results()
+                    .iter()
+                    .enumerate()
+                    .filter(|&(index, _)| fresh(index))
+                {
+                    let cell = self.node(r);
+                    let content = self.content(cell);
+                    class = Some(match class {
+                        None => content,
+                        Some(c) => self.unify(c, content),
+                    });
+                }
+                if let Some(c) = class {
                     self.make_external(c);
                     self.join_world(c);
                 }

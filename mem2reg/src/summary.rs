@@ -31,6 +31,13 @@
 //!   the other the same cell (Noir's `load_store_forwarding` learns this
 //!   from its callees). Recursion is handled by rounds from "unknown"
 //!   upwards, each sound on its own, until nothing changes.
+//! - **Which returned reference is a fresh cell.** A cell the callee
+//!   allocated (itself or through a callee returning a fresh cell) whose
+//!   reference reached nothing but loads and stores through it, the jumps
+//!   and `if`s carrying it, and one returned position, is no cell the
+//!   caller knows of: the caller keeps it out of the class of escaped
+//!   cells (what it holds stays there: the callee may have stored any
+//!   reference it reaches into it).
 //!
 //! Both facts are about what the functions compute, which the pass
 //! preserves, so they stay true while the pass transforms the module.
@@ -38,8 +45,8 @@
 //! knows nothing: every call may do anything.
 
 use kildall_ir::{
-    Block, Callee, DataFlowGraph, EntityRef, FuncId, Function, Inst, InstructionData, Module,
-    SecondaryMap, Terminator, Type, Value, ValueDef,
+    Block, Callee, DataFlowGraph, EntityRef, EntitySet, FuncId, Function, Inst, InstructionData,
+    Module, SecondaryMap, Terminator, Type, Value, ValueDef,
 };
 
 /// How far the writes of a call may go, least to most.
@@ -58,8 +65,19 @@ pub enum Reach {
 #[derive(Clone, Debug, Default)]
 struct FunctionSummary {
     reach: Reach,
-    /// Per returned value: the index of the entry parameter it always is.
-    returns: Vec<Option<u32>>,
+    /// Per returned value: what it always is, if known.
+    returns: Vec<Option<Returned>>,
+}
+
+/// What a returned reference always is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Returned {
+    /// The entry parameter of this index: the call's argument.
+    Parameter(u32),
+    /// A cell the callee allocated and gave nothing else (no store of its
+    /// reference, no call, no other returned value): no cell the caller
+    /// knows of.
+    Fresh,
 }
 
 /// The facts of every function of a module.
@@ -173,13 +191,28 @@ impl ModuleSummary {
     /// The index of the parameter that result `index` of a call of `id`
     /// always is, if one is.
     pub fn returned_parameter(&self, id: FuncId, index: usize) -> Option<u32> {
+        match self.returned(id, index)? {
+            Returned::Parameter(p) => Some(p),
+            Returned::Fresh => None,
+        }
+    }
+
+    /// What result `index` of a call of `callee` always is, if known.
+    pub fn returned_by(&self, callee: &Callee, index: usize) -> Option<Returned> {
+        match callee {
+            Callee::Function(id) => self.returned(*id, index),
+            _ => None,
+        }
+    }
+
+    fn returned(&self, id: FuncId, index: usize) -> Option<Returned> {
         *self.functions.get(id.index())?.returns.get(index)?
     }
 }
 
 /// Per returned position of `func`: the entry parameter every `return`
 /// gives there, if one does.
-fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<u32>> {
+fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<Returned>> {
     let Some(entry) = func.entry_block() else {
         return Vec::new();
     };
@@ -200,10 +233,12 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<u
             None => {}
         }
     }
+    let leaked = leaked_references(func, &incoming);
     let tracer = Tracer {
         dfg,
         entry,
         incoming: &incoming,
+        leaked: &leaked,
         summary,
     };
     let Some(&first) = returns.first() else {
@@ -212,7 +247,7 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<u
     if returns.iter().any(|r| r.len() != first.len()) {
         return Vec::new();
     }
-    (0..first.len())
+    let mut result: Vec<Option<Returned>> = (0..first.len())
         .map(|k| {
             let p = tracer.trace(first[k], 0)?;
             returns[1..]
@@ -220,7 +255,68 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<u
                 .all(|r| tracer.trace(r[k], 0) == Some(p))
                 .then_some(p)
         })
-        .collect()
+        .collect();
+    // Two positions may return one fresh cell: then neither is fresh.
+    if result
+        .iter()
+        .filter(|r| **r == Some(Returned::Fresh))
+        .count()
+        > 1
+    {
+        for r in &mut result {
+            if *r == Some(Returned::Fresh) {
+                *r = None;
+            }
+        }
+    }
+    result
+}
+
+/// The references of `func` that may reach anything but a `load` or
+/// `store` through them, a jump or `if` that passes them on, or a
+/// `return`: stored, given to a call, put in an array, compared. A block
+/// parameter or `if` result that leaks leaks what flows into it.
+fn leaked_references(
+    func: &Function,
+    incoming: &SecondaryMap<Value, Vec<Value>>,
+) -> EntitySet<Value> {
+    let dfg = &func.dfg;
+    let mut leaked = EntitySet::new();
+    let mut arms: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            match dfg[inst] {
+                InstructionData::Load { .. } => {}
+                InstructionData::Store { value, .. } => {
+                    leaked.insert(value);
+                }
+                InstructionData::IfElse {
+                    then_value,
+                    else_value,
+                    ..
+                } => {
+                    if let Some(r) = dfg.first_result(inst) {
+                        arms[r].extend([then_value, else_value]);
+                    }
+                }
+                ref data => {
+                    for &v in data.arguments().as_slice() {
+                        leaked.insert(v);
+                    }
+                }
+            }
+        }
+    }
+    let mut work: Vec<Value> = leaked.iter().collect();
+    while let Some(v) = work.pop() {
+        for &source in incoming[v].iter().chain(&arms[v]) {
+            if !leaked.contains(source) {
+                leaked.insert(source);
+                work.push(source);
+            }
+        }
+    }
+    leaked
 }
 
 /// Follows a value back to the entry parameter it always is.
@@ -229,17 +325,21 @@ struct Tracer<'a> {
     entry: Block,
     /// The arguments every jump passes each block parameter.
     incoming: &'a SecondaryMap<Value, Vec<Value>>,
+    /// The references that may reach more than the `return`.
+    leaked: &'a EntitySet<Value>,
     summary: &'a ModuleSummary,
 }
 
 impl Tracer<'_> {
-    fn trace(&self, value: Value, depth: u32) -> Option<u32> {
+    fn trace(&self, value: Value, depth: u32) -> Option<Returned> {
         if depth > TRACE_DEPTH {
             return None;
         }
         let value = self.dfg.resolve(value);
         match self.dfg.value_def(value) {
-            ValueDef::Param(block, index) if block == self.entry => Some(index),
+            ValueDef::Param(block, index) if block == self.entry => {
+                Some(Returned::Parameter(index))
+            }
             ValueDef::Param(..) => {
                 // Every binding but the parameter itself (a loop passing it
                 // back) must be the same parameter.
@@ -261,8 +361,13 @@ impl Tracer<'_> {
         }
     }
 
-    fn trace_result(&self, inst: Inst, index: usize, depth: u32) -> Option<u32> {
+    fn trace_result(&self, inst: Inst, index: usize, depth: u32) -> Option<Returned> {
+        let fresh = || {
+            let result = self.dfg.inst_results(inst)[index];
+            (!self.leaked.contains(result)).then_some(Returned::Fresh)
+        };
         match &self.dfg[inst] {
+            InstructionData::Allocate => fresh(),
             InstructionData::IfElse {
                 then_value,
                 else_value,
@@ -274,10 +379,12 @@ impl Tracer<'_> {
             InstructionData::Call {
                 callee: Callee::Function(id),
                 args,
-            } => {
-                let argument = self.summary.returned_parameter(*id, index)?;
-                self.trace(*args.get(argument as usize)?, depth + 1)
-            }
+            } => match self.summary.returned(*id, index)? {
+                Returned::Parameter(argument) => {
+                    self.trace(*args.get(argument as usize)?, depth + 1)
+                }
+                Returned::Fresh => fresh(),
+            },
             _ => None,
         }
     }
