@@ -34,7 +34,8 @@
 //! - **Which returned reference is a fresh cell.** A cell the callee
 //!   allocated (itself or through a callee returning a fresh cell) whose
 //!   reference reached nothing but loads and stores through it, the jumps
-//!   and `if`s carrying it, and one returned position, is no cell the
+//!   and `if`s carrying it, and the function's one returned reference, is
+//!   no cell the
 //!   caller knows of: the caller keeps it out of the class of escaped
 //!   cells (what it holds stays there: the callee may have stored any
 //!   reference it reaches into it).
@@ -256,13 +257,14 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<R
                 .then_some(p)
         })
         .collect();
-    // Two positions may return one fresh cell: then neither is fresh.
-    if result
+    // A fresh cell returned in one position may also be returned in
+    // another (through an `if` or a block parameter the trace gives up on):
+    // only a function returning one reference at all returns a fresh one.
+    let references = first
         .iter()
-        .filter(|r| **r == Some(Returned::Fresh))
-        .count()
-        > 1
-    {
+        .filter(|&&v| dfg.value_type(v).contains_reference())
+        .count();
+    if references > 1 {
         for r in &mut result {
             if *r == Some(Returned::Fresh) {
                 *r = None;
