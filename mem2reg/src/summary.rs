@@ -3,7 +3,7 @@
 //! before the pass transforms any function and read at each call site.
 //!
 //! A call of code the per-function analysis cannot see is assumed to read
-//! and write every escaped cell ([`alias`](crate::alias)). Two facts of the
+//! and write every escaped cell ([`alias`](crate::alias)). Three facts of the
 //! module narrow that, in the manner of the interprocedural side-effect
 //! summaries of Cooper and Kennedy ("Interprocedural Side-Effect Analysis
 //! in Linear Time", PLDI 1988), flow-insensitively:
@@ -35,12 +35,11 @@
 //!   allocated (itself or through a callee returning a fresh cell) whose
 //!   reference reached nothing but loads and stores through it, the jumps
 //!   and `if`s carrying it, and the function's one returned reference, is
-//!   no cell the
-//!   caller knows of: the caller keeps it out of the class of escaped
-//!   cells (what it holds stays there: the callee may have stored any
-//!   reference it reaches into it).
+//!   no cell the caller knows of: the caller keeps it out of the class of
+//!   escaped cells (what it holds stays there: the callee may have stored
+//!   any reference it reaches into it).
 //!
-//! Both facts are about what the functions compute, which the pass
+//! These facts are about what the functions compute, which the pass
 //! preserves, so they stay true while the pass transforms the module.
 //! A run on one function without its module ([`ModuleSummary::default`])
 //! knows nothing: every call may do anything.
