@@ -44,6 +44,7 @@ impl FunctionPass for BlockMerge {
     type Options = Options;
     type Report = Reports;
     type Error = Infallible;
+    type ModuleFacts = ();
 
     /// Merging changes the control flow; `analyses` follow it.
     fn run(

@@ -106,7 +106,6 @@ impl<V: Clone> PMap<V> {
     }
 
     /// Calls `f` on every entry.
-    #[cfg(test)]
     pub fn for_each(&self, f: &mut impl FnMut(u32, &V)) {
         fn walk<V>(node: &Node<V>, f: &mut impl FnMut(u32, &V)) {
             match node {

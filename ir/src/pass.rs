@@ -36,6 +36,19 @@ pub trait FunctionPass {
     /// Why the pass declines a function.
     type Error: std::error::Error;
 
+    /// What the pass learns of the whole module before it transforms any
+    /// function (summaries of the functions a call reaches); `()` for a
+    /// pass that reads one function at a time.
+    type ModuleFacts: Default;
+
+    /// Computes the facts of `module`, once per [`run_module`]. They must
+    /// stay true while the pass transforms the module's functions; the
+    /// default learns nothing.
+    fn module_facts(module: &Module, options: &Self::Options) -> Self::ModuleFacts {
+        let _ = (module, options);
+        Self::ModuleFacts::default()
+    }
+
     /// Transforms `func`. The analyses in `analyses` describe `func` as it
     /// is given; a pass that changes the control flow calls
     /// [`FunctionAnalyses::invalidate`] before it returns.
@@ -48,6 +61,22 @@ pub trait FunctionPass {
         analyses: &mut FunctionAnalyses,
         options: &Self::Options,
     ) -> Result<Self::Report, Self::Error>;
+
+    /// Transforms `func`, a function of the module `facts` describe; the
+    /// default ignores them and calls [`run`](Self::run).
+    ///
+    /// # Errors
+    ///
+    /// When the pass declines the function, which is then unchanged.
+    fn run_in_module(
+        func: &mut Function,
+        analyses: &mut FunctionAnalyses,
+        options: &Self::Options,
+        facts: &Self::ModuleFacts,
+    ) -> Result<Self::Report, Self::Error> {
+        let _ = facts;
+        Self::run(func, analyses, options)
+    }
 }
 
 /// A pass that failed on one function of a module.
@@ -60,8 +89,8 @@ pub struct PassError<E: std::error::Error> {
     pub error: E,
 }
 
-/// Runs `P` on every function of `module`, in order, and adds up the
-/// reports. The analyses are computed once per function and their buffers
+/// Runs `P` on every function of `module`, in order, given the facts it
+/// learns of the module first, and adds up the reports. The analyses are computed once per function and their buffers
 /// reused across functions.
 ///
 /// # Errors
@@ -72,14 +101,16 @@ pub fn run_module<P: FunctionPass>(
     module: &mut Module,
     options: &P::Options,
 ) -> Result<P::Report, PassError<P::Error>> {
+    let facts = P::module_facts(module, options);
     let mut analyses = FunctionAnalyses::new();
     let mut report = P::Report::default();
     for func in module.functions.values_mut() {
         analyses.invalidate();
-        report += P::run(func, &mut analyses, options).map_err(|error| PassError {
-            function: func.name.clone(),
-            error,
-        })?;
+        report +=
+            P::run_in_module(func, &mut analyses, options, &facts).map_err(|error| PassError {
+                function: func.name.clone(),
+                error,
+            })?;
     }
     Ok(report)
 }
@@ -308,6 +339,7 @@ mod tests {
         type Options = ();
         type Report = Blocks;
         type Error = std::convert::Infallible;
+        type ModuleFacts = ();
 
         fn run(
             func: &mut Function,

@@ -22,9 +22,12 @@ pub enum Type {
     Signed(u32),
     /// `&mut T`: a reference to a memory cell holding a `T`.
     Reference(Arc<Type>),
-    /// `&T`: Noir's immutable reference. The IR gives it the operations and
-    /// semantics of `&mut T` (the frontend enforces immutability) but keeps
-    /// it a distinct type, so that it prints back as written.
+    /// `&T`: Noir's immutable reference. It names a cell of `T` as `&mut T`
+    /// does and can be loaded through, but not stored through (the verifier
+    /// refuses it), and no instruction turns it into a `&mut T`: a function
+    /// given only a `&T` to a cell cannot write it, except through a call
+    /// whose callee is not checked against its signature (a `function`
+    /// value, an oracle).
     ImmutableReference(Arc<Type>),
     /// `[T; N]` or `[(T1, T2, ...); N]`: `N` entries of the element types,
     /// stored flattened (entry `i` of a tuple array of width `k` occupies

@@ -37,18 +37,30 @@
 //!
 //! The parameters' classes join the world at the first such call.
 //!
-//! FIXME: the world is one class whatever the types of its references; a
-//! world per cell type would keep forwarding loads of one parameter across
-//! calls given only references to cells of another type. Likewise a callee
-//! known to return its argument returns the same cell, which a summary of
-//! the module's functions could tell this per-function pass. And Noir's
-//! frontend guarantees that a cell seen through a `&T` is not written while
-//! that reference lives, so a call given only `&T`s keeps their cells'
-//! contents; the IR gives `&T` the semantics of `&mut T` and cannot check
-//! that guarantee, so calls are assumed to write them.
+//! Two refinements narrow a class without splitting it. A cell has one
+//! type, and the interpreter traps on a reference to a cell of another, so
+//! references to cells of different types never name the same cell: a
+//! class whose references name cells of several types (the world above
+//! all) is marked *mixed*, and its clients compare cell types
+//! ([`same_cell_type`]) before assuming that a store through one reference
+//! writes another's cell. And a call of a module function that runs no
+//! oracle touches only the cells its arguments reach, written only
+//! through their `&mut`s ([`crate::summary`]): [`AliasClasses::call_may_write`]
+//! and [`AliasClasses::call_may_read`] tell, per call and address, what a
+//! call's class alone cannot.
+//!
+//! FIXME: a cell whose only escapes are calls that neither keep nor write
+//! it could still be promoted by handing each call a fresh cell holding
+//! its current content (Noir's rematerialized promotion, which Noir applies
+//! to a cell passed as a `&T`). A call's argument types here are its
+//! callee's parameter types, so an allocation always reaches a callee as a
+//! `&mut T`; this needs a per-parameter summary that the callee neither
+//! writes through nor keeps the reference, which [`crate::summary`] does
+//! not compute: such cells escape.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 
+use crate::summary::{CallAccess, ModuleSummary, Returned};
 use kildall_ir::{
     Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, SecondaryMap,
     Terminator, Type, Value,
@@ -95,35 +107,45 @@ pub struct AliasClasses {
     /// that the walks over instructions look up a byte, not a type (a
     /// cache miss per operand on a large function).
     kind: Vec<u8>,
+    /// The cell types each call of unknown code may touch, where the
+    /// module's summary narrows them.
+    access: CallAccess,
+    /// Per class: whether its references name cells of more than one type
+    /// (the world, a parameter reaching several, an array of several).
+    mixed: Vec<bool>,
 }
 
 impl AliasClasses {
-    /// Computes the classes of `func`'s values.
-    pub fn compute(func: &Function) -> Self {
-        let mut this = AliasClasses {
-            value_node: SecondaryMap::with_default(NO_NODE),
-            call_class: SecondaryMap::with_default(NO_NODE),
-            ..Default::default()
-        };
-        this.build(func, &mut |_| {});
-        this
+    /// Computes the classes of `func`'s values; `summary` tells what the
+    /// calls of module functions may touch.
+    pub fn compute(func: &Function, summary: &ModuleSummary) -> Self {
+        Self::compute_visiting(func, summary, &mut |_| {})
     }
 
     /// Computes the classes of `func`'s values and calls `visit` on every
     /// instruction and at the end of every block on the way, in layout
     /// order, so that a client needing its own walk over the function
     /// shares this one.
-    pub fn compute_visiting(func: &Function, visit: &mut dyn FnMut(Visit<'_>)) -> Self {
+    pub fn compute_visiting(
+        func: &Function,
+        summary: &ModuleSummary,
+        visit: &mut dyn FnMut(Visit<'_>),
+    ) -> Self {
         let mut this = AliasClasses {
             value_node: SecondaryMap::with_default(NO_NODE),
             call_class: SecondaryMap::with_default(NO_NODE),
             ..Default::default()
         };
-        this.build(func, visit);
+        this.build(func, summary, visit);
         this
     }
 
-    fn build(&mut self, func: &Function, visit: &mut dyn FnMut(Visit<'_>)) {
+    fn build(
+        &mut self,
+        func: &Function,
+        summary: &ModuleSummary,
+        visit: &mut dyn FnMut(Visit<'_>),
+    ) {
         let dfg = &func.dfg;
         self.kind = dfg
             .values()
@@ -143,7 +165,10 @@ impl AliasClasses {
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 visit(Visit::Inst(inst, &dfg[inst]));
-                self.add_inst(dfg, inst, &has_refs, &mut loads);
+                self.add_inst(dfg, (inst, summary), &has_refs, &mut loads);
+                if let InstructionData::Call { callee, args } = &dfg[inst] {
+                    self.access.add_call(dfg, inst, (callee, args), summary);
+                }
             }
             visit(Visit::BlockEnd(block));
             self.add_terminator(dfg, block, &has_refs);
@@ -163,6 +188,7 @@ impl AliasClasses {
             let n = self.class_of_node(self.value_node[address]);
             self.loaded[n as usize] = true;
         }
+        self.find_mixed(dfg);
         // Resolve the call classes to their final representatives.
         let calls: Vec<Inst> = self
             .call_class
@@ -174,6 +200,32 @@ impl AliasClasses {
         }
     }
 
+    /// Marks the classes whose references name cells of several types,
+    /// comparing each reference's cell type with the first one seen in its
+    /// class (interned types: equal types are usually one pointer).
+    fn find_mixed(&mut self, dfg: &DataFlowGraph) {
+        self.mixed = vec![false; self.parent.len()];
+        let mut first: Vec<Option<&Type>> = vec![None; self.parent.len()];
+        for (v, &kind) in self.kind.iter().enumerate() {
+            let n = self.value_node[Value::new(v)];
+            if kind != 2 || n == NO_NODE {
+                continue;
+            }
+            let root = self.parent[n as usize] as usize;
+            let Some(cell) = dfg.value_type(Value::new(v)).pointee() else {
+                continue;
+            };
+            match first[root] {
+                None => first[root] = Some(cell),
+                Some(seen) => {
+                    if !std::ptr::eq(seen, cell) && !seen.is_same_cell_type(cell) {
+                        self.mixed[root] = true;
+                    }
+                }
+            }
+        }
+    }
+
     /// The classes one instruction joins: a stored value with its cell's
     /// content, a load's result with it, everything a call of unknown code
     /// is given or gives (external), and everything the instructions that
@@ -181,7 +233,7 @@ impl AliasClasses {
     fn add_inst(
         &mut self,
         dfg: &DataFlowGraph,
-        inst: Inst,
+        (inst, summary): (Inst, &ModuleSummary),
         has_refs: &impl Fn(Value) -> bool,
         loads: &mut Vec<Value>,
     ) {
@@ -220,7 +272,29 @@ impl AliasClasses {
                 for class in std::mem::take(&mut self.parameter_classes) {
                     self.join_world(class);
                 }
-                if let Some(c) = self.unify_refs(args.iter().chain(results()), has_refs) {
+                let fresh =
+                    |index: usize| summary.returned_by(callee, index) == Some(Returned::Fresh);
+                let given = results()
+                    .iter()
+                    .enumerate()
+                    .filter(|&(index, _)| !fresh(index))
+                    .map(|(_, r)| r);
+                let mut class = self.unify_refs(args.iter().chain(given), has_refs);
+                // A fresh cell is no cell the caller knows, but it may hold
+                // anything the call reaches.
+                for (_, &r) in results()
+                    .iter()
+                    .enumerate()
+                    .filter(|&(index, _)| fresh(index))
+                {
+                    let cell = self.node(r);
+                    let content = self.content(cell);
+                    class = Some(match class {
+                        None => content,
+                        Some(c) => self.unify(c, content),
+                    });
+                }
+                if let Some(c) = class {
                     self.make_external(c);
                     self.join_world(c);
                 }
@@ -466,11 +540,40 @@ impl AliasClasses {
         }
     }
 
+    /// Whether the references of `class` name cells of more than one type:
+    /// then two of them name the same cell only if their cell types agree
+    /// ([`same_cell_type`]).
+    pub fn is_mixed(&self, class: u32) -> bool {
+        self.mixed
+            .get(self.find(class) as usize)
+            .copied()
+            .unwrap_or(true)
+    }
+
     /// The class a call to a function may read and write, if it receives or
     /// returns any reference.
     pub fn call_class(&self, inst: Inst) -> Option<u32> {
         let c = self.call_class[inst];
         (c != NO_NODE).then_some(c)
+    }
+
+    /// Whether call `inst`, of unknown code, may write the cell `address`
+    /// names (given that `address` is in the call's class).
+    pub fn call_may_write(&self, dfg: &DataFlowGraph, inst: Inst, address: Value) -> bool {
+        self.access.may_write(dfg, inst, address)
+    }
+
+    /// Whether call `inst`, of unknown code, may read the cell `address`
+    /// names (given that `address` is in the call's class).
+    pub fn call_may_read(&self, dfg: &DataFlowGraph, inst: Inst, address: Value) -> bool {
+        self.access.may_read(dfg, inst, address)
+    }
+
+    /// Whether call `inst` may touch every cell of its class, whatever the
+    /// cell's type: [`call_may_write`](Self::call_may_write) and
+    /// [`call_may_read`](Self::call_may_read) say yes to every address.
+    pub fn call_is_unrestricted(&self, inst: Inst) -> bool {
+        self.access.is_unrestricted(inst)
     }
 
     /// Whether cells of this class may be seen outside the function (through
@@ -498,6 +601,16 @@ impl AliasClasses {
     /// Whether some `load` may read a cell of this class.
     pub fn is_loaded(&self, class: u32) -> bool {
         self.loaded[self.find(class) as usize]
+    }
+}
+
+/// Whether references `a` and `b` may name cells of one type (a cell has
+/// one type, and the interpreter traps on a reference to a cell of another,
+/// so references to cells of different types never name the same cell).
+pub fn same_cell_type(dfg: &DataFlowGraph, a: Value, b: Value) -> bool {
+    match (dfg.value_type(a).pointee(), dfg.value_type(b).pointee()) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y) || x.is_same_cell_type(y),
+        _ => true,
     }
 }
 

@@ -38,9 +38,11 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
 };
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{Block, EntitySet, Function, Inst, InstructionData, Terminator, Value};
+use kildall_ir::{
+    Block, DataFlowGraph, EntitySet, Function, Inst, InstructionData, Terminator, Value,
+};
 
-use crate::alias::AliasClasses;
+use crate::alias::{same_cell_type, AliasClasses};
 use crate::{is_predicate_one, Renames, Stats};
 
 /// What [`Overwritten`] sees of an instruction: its effects only, so that a
@@ -50,11 +52,10 @@ pub enum Access {
     /// An unconditional store to the reference (one under a predicate that
     /// may be 0 may not happen: it overwrites nothing, and observes nothing).
     Store(Value),
-    /// A load through a reference of the class (`None`: of unknown class,
-    /// which may be any).
-    Load(Option<u32>),
-    /// A call reaching the class.
-    Call(u32),
+    /// A load through the reference.
+    Load(Value),
+    /// A call reaching the class (the cells of the class it may read).
+    Call(Inst, u32),
     /// A definition of the reference: from here on its name denotes another
     /// cell.
     Define(Value),
@@ -76,8 +77,8 @@ enum Step {
         value: Value,
         predicate_one: bool,
     },
-    Load(Option<u32>),
-    Call(u32),
+    Load(Value),
+    Call(Inst, u32),
     Define(Value),
 }
 
@@ -151,12 +152,12 @@ fn walk(
                     }
                 }
                 InstructionData::Load { address } => {
-                    let class = classes.class(address);
-                    walk.push(across_blocks, Access::Load(class), Step::Load(class));
+                    walk.push(across_blocks, Access::Load(address), Step::Load(address));
                 }
                 InstructionData::Call { callee, .. } if callee.runs_unknown_code() => {
                     if let Some(class) = classes.call_class(inst) {
-                        walk.push(across_blocks, Access::Call(class), Step::Call(class));
+                        let (access, step) = (Access::Call(inst, class), Step::Call(inst, class));
+                        walk.push(across_blocks, access, step);
                     }
                 }
                 _ => {}
@@ -191,12 +192,24 @@ fn walk(
     walk
 }
 
-/// Forgets the references of `class` (`None`: a reference of unknown class,
-/// which may be any of them).
-fn observe(classes: &AliasClasses, state: &mut BitSet<Value>, class: Option<u32>) {
+/// Whether a load through `address` may read the cell `stored` names: the
+/// same class (a reference of unknown class may be any), and, in a class of
+/// references to cells of several types, the same cell type.
+fn may_read(classes: &AliasClasses, dfg: &DataFlowGraph, address: Value, stored: Value) -> bool {
+    match classes.class(address) {
+        None => true,
+        Some(class) => {
+            classes.class(stored) == Some(class)
+                && (!classes.is_mixed(class) || same_cell_type(dfg, address, stored))
+        }
+    }
+}
+
+/// Forgets the references a load through `address` may read.
+fn observe(classes: &AliasClasses, dfg: &DataFlowGraph, state: &mut BitSet<Value>, address: Value) {
     let gone: Vec<Value> = state
         .iter()
-        .filter(|&k| class.is_none() || classes.class(k) == class)
+        .filter(|&k| may_read(classes, dfg, address, k))
         .collect();
     for k in gone {
         state.remove(k);
@@ -239,8 +252,20 @@ impl Analysis<AccessGraph<'_>> for Overwritten<'_> {
             Access::Store(address) => {
                 set.insert(address);
             }
-            Access::Load(class) => observe(self.classes, set, class),
-            Access::Call(class) => observe(self.classes, set, Some(class)),
+            Access::Load(address) => observe(self.classes, &graph.graph().dfg, set, address),
+            Access::Call(inst, class) => {
+                let dfg = &graph.graph().dfg;
+                let read: Vec<Value> = set
+                    .iter()
+                    .filter(|&k| {
+                        self.classes.class(k) == Some(class)
+                            && self.classes.call_may_read(dfg, inst, k)
+                    })
+                    .collect();
+                for k in read {
+                    set.remove(k);
+                }
+            }
             Access::Define(r) => {
                 set.remove(r);
             }
@@ -328,6 +353,7 @@ pub(crate) fn dead_stores(
     let exit_states =
         overwritten_at_exits(func, analyses, across_blocks.then_some(&accesses), classes);
     drop(accesses);
+    let dfg = &func.dfg;
     let mut dead: Vec<Inst> = Vec::new();
     let never_read = |a: Value| match classes.class(a) {
         Some(c) => !classes.is_loaded(c) && !classes.is_escaped(c),
@@ -366,14 +392,17 @@ pub(crate) fn dead_stores(
                     used.insert(address);
                     used.insert(value);
                 }
-                Step::Load(class) => {
-                    overwritten.retain(|&k| class.is_some() && classes.class(k) != class);
+                Step::Load(address) => {
+                    let class = classes.class(address);
+                    overwritten.retain(|&k| !may_read(classes, dfg, address, k));
                     if ends_function {
                         read_later.add(class);
                     }
                 }
-                Step::Call(class) => {
-                    overwritten.retain(|&k| classes.class(k) != Some(class));
+                Step::Call(inst, class) => {
+                    overwritten.retain(|&k| {
+                        classes.class(k) != Some(class) || !classes.call_may_read(dfg, inst, k)
+                    });
                 }
             }
         }

@@ -10,8 +10,11 @@
 //! function, through a `function` value, or of a foreign oracle alike: code
 //! the pass cannot see, which may also return any reference it was given or
 //! keeps), and alias sets make a
-//! store through one reference forget the others. Three parts go beyond
-//! that scheme:
+//! store through one reference forget the others. A summary of the
+//! module's functions ([`summary`]) narrows what a call of a module
+//! function may write (the cells its arguments reach through a `&mut`,
+//! unless it may run an oracle) and tells which argument it returns.
+//! Three parts go beyond that scheme:
 //!
 //! - the analysis runs to its greatest fixed point ([`forward`] module
 //!   docs), so a loop whose body does not touch a reference keeps it
@@ -69,6 +72,7 @@ pub mod elements;
 pub mod forward;
 mod pass;
 pub mod promote;
+pub mod summary;
 
 pub use pass::Mem2Reg;
 

@@ -10,8 +10,9 @@
 use std::convert::Infallible;
 
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
-use kildall_ir::{Function, Value, ValueDef};
+use kildall_ir::{Function, Module, Value, ValueDef};
 
+use crate::summary::{self, ModuleSummary};
 use crate::{alias, copies, dse, forward, promote, Options, Renames, Stats};
 
 /// Memory to registers, the crate's one entry: run it with
@@ -28,13 +29,34 @@ impl FunctionPass for Mem2Reg {
     type Options = Options;
     type Report = Stats;
     type Error = Infallible;
+    type ModuleFacts = ModuleSummary;
 
+    fn module_facts(module: &Module, _: &Options) -> ModuleSummary {
+        ModuleSummary::compute(module)
+    }
+
+    /// Runs the pass without facts of the module: every call of a module
+    /// function may touch every escaped cell and return any of them.
     fn run(
         func: &mut Function,
         analyses: &mut FunctionAnalyses,
         options: &Options,
     ) -> Result<Stats, Infallible> {
-        let mut pipeline = Pipeline::default();
+        Self::run_in_module(func, analyses, options, &ModuleSummary::default())
+    }
+
+    fn run_in_module(
+        func: &mut Function,
+        analyses: &mut FunctionAnalyses,
+        options: &Options,
+        summary: &ModuleSummary,
+    ) -> Result<Stats, Infallible> {
+        let mut pipeline = Pipeline {
+            summary,
+            stats: Stats::default(),
+            replaced: Vec::new(),
+            pending: None,
+        };
         if func.entry_block().is_some() {
             pipeline.run(func, analyses, options);
         }
@@ -43,8 +65,9 @@ impl FunctionPass for Mem2Reg {
 }
 
 /// What travels between the phases of a run.
-#[derive(Default)]
-struct Pipeline {
+struct Pipeline<'s> {
+    /// What the calls of module functions may do.
+    summary: &'s ModuleSummary,
     stats: Stats,
     /// Results of loads a phase replaced, not yet renamed in the operands.
     replaced: Vec<Value>,
@@ -60,7 +83,7 @@ struct Due {
     dead_stores: bool,
 }
 
-impl Pipeline {
+impl Pipeline<'_> {
     fn run(&mut self, func: &mut Function, analyses: &mut FunctionAnalyses, options: &Options) {
         if (0..func.dfg.num_values()).any(|v| {
             matches!(
@@ -75,6 +98,9 @@ impl Pipeline {
         // them after each round costs another round (+50 % time on the
         // scale example) for 0.01 % more loads removed.
         if options.copies {
+            let returned = summary::replace_returned_arguments(func, self.summary);
+            self.stats.copies_removed += returned.len();
+            self.replaced.extend(returned);
             let copies = copies::propagate(func, analyses);
             self.stats.copies_removed += copies.len();
             self.replaced.extend(copies);
@@ -177,7 +203,7 @@ impl Pipeline {
         if let Some(renames) = self.pending.take() {
             renames.apply(func);
         }
-        let (mut classes, events) = forward::classes_and_events(func);
+        let (mut classes, events) = forward::classes_and_events(func, self.summary);
         if events.has_loads() {
             let before = self.stats.loads_replaced;
             let mut loads_left = Vec::new();
@@ -212,7 +238,7 @@ impl Pipeline {
             if let Some(renames) = self.pending.take() {
                 renames.apply(func);
             }
-            alias::AliasClasses::compute(func)
+            alias::AliasClasses::compute(func, self.summary)
         });
         // The analysis across blocks runs in the first round only: later
         // rounds remove what their changes expose within blocks, and solving

@@ -12,7 +12,7 @@ use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
 use kildall_harness::testing::{check_same_behaviour, count_insts};
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
-use kildall_ir::{verify_module, Callee, InstructionData, Module};
+use kildall_ir::{verify_module, Callee, InstructionData, Module, Type};
 use kildall_mem2reg::{Mem2Reg, Options};
 
 fn is_load(data: &InstructionData) -> bool {
@@ -205,4 +205,65 @@ fn branches_with_edge_arguments() {
     };
     let totals = differential(&config, 40_000..40_400);
     assert!(totals.programs >= 300, "too few programs ran to completion");
+}
+
+#[test]
+fn immutable_references() {
+    // `&Field` views of cells handed back by an oracle, loaded through,
+    // passed to functions taking `&Field` (directly or through `function`
+    // values) and across `jmpif` edges.
+    let config = CfgConfig {
+        immutable_references: 3,
+        calls: 4,
+        functions: 5,
+        function_values: 0.3,
+        branch_arguments: 0.3,
+        ..CfgConfig::default()
+    };
+    let seeds = 60_000..60_300;
+    let (mut views, mut calls_given_views) = (0, 0);
+    for seed in seeds.clone() {
+        let (module, _) = generate_cfg_with_fuel(seed, &config);
+        for func in module.functions.values() {
+            let is_view = |v| matches!(func.dfg.value_type(v), Type::ImmutableReference(_));
+            views += count_insts_of(func, |d| {
+                matches!(
+                    d,
+                    InstructionData::Call {
+                        callee: Callee::Foreign(_),
+                        ..
+                    }
+                )
+            });
+            calls_given_views += count_insts_of(func, |d| match d {
+                InstructionData::Call {
+                    callee: Callee::Function(_) | Callee::Value(_),
+                    args,
+                } => args.iter().any(|&a| is_view(a)),
+                _ => false,
+            });
+        }
+    }
+    assert!(views >= 300, "only {views} views made");
+    assert!(
+        calls_given_views >= 100,
+        "only {calls_given_views} calls given a view"
+    );
+    let totals = differential(&config, seeds);
+    eprintln!(
+        "{views} views, {calls_given_views} calls given one; {} programs ({} trap): {} of {} loads removed",
+        totals.programs,
+        totals.traps,
+        totals.loads_before - totals.loads_after,
+        totals.loads_before
+    );
+    assert!(totals.programs >= 200, "too few programs ran to completion");
+}
+
+fn count_insts_of(func: &kildall_ir::Function, pred: impl Fn(&InstructionData) -> bool) -> usize {
+    func.layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&i| pred(&func.dfg[i]))
+        .count()
 }

@@ -46,6 +46,7 @@ impl FunctionPass for NoisePlacement {
     type Options = Options;
     type Report = Placements;
     type Error = NoiseError;
+    type ModuleFacts = ();
 
     /// Reductions go inside blocks: `analyses` stay valid.
     fn run(

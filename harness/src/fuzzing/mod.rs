@@ -34,9 +34,10 @@ use arbitrary::Arbitrary;
 use crate::generate::{
     generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow, Rng,
 };
+use crate::testing::TestOracles;
 use kildall_interpreter::{
-    display_list, interpret, Execution, InterpreterOptions, Outcome, RuntimeValue, TrapKind,
-    TrapRule,
+    display_list, interpret_with_foreign, Execution, InterpreterOptions, Outcome, RuntimeValue,
+    TrapKind, TrapRule,
 };
 use kildall_ir::{parse_module, verify_module, FuncId, Module, ParseError, Type};
 
@@ -89,6 +90,7 @@ impl GenProgram {
                     4 => {
                         config.branch_arguments = 0.5;
                         config.function_values = 0.5;
+                        config.immutable_references = 2;
                         config
                     }
                     _ => config,
@@ -572,14 +574,16 @@ pub fn random_args(module: &Module, func: FuncId, seed: u64) -> Option<Vec<Runti
         .collect()
 }
 
-/// Runs `func` and panics if the run took more steps than its fuel.
+/// Runs `func`, its foreign calls answered by [`TestOracles`] (the same
+/// answers on every run), and panics if the run took more steps than its
+/// fuel.
 fn run_checked(
     module: &Module,
     func: FuncId,
     args: Vec<RuntimeValue>,
     options: &InterpreterOptions,
 ) -> Execution {
-    let run = interpret(module, func, args, options);
+    let run = interpret_with_foreign(module, func, args, options, &mut TestOracles::default());
     assert!(
         run.steps <= options.fuel,
         "the run took {} steps with fuel {}",

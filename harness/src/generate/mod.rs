@@ -119,6 +119,12 @@ pub struct CfgConfig {
     /// at indices below the length, and slices of references loaded
     /// through. Off by default, like `checks`.
     pub slices: u32,
+    /// Weight of operations on `&Field`: views of a `&mut Field` cell that
+    /// a foreign call hands back (`call oracle_view(v) -> &Field`; the test
+    /// oracles keep the cell they are given and return it), loads through
+    /// them, and `&Field` parameters of the generated functions and of
+    /// joins. Off by default, like `checks`.
+    pub immutable_references: u32,
     /// Probability that an index into an array is dynamic (kept in bounds
     /// by `mod`, a mask, `truncate` or a comparison and `if`).
     pub dynamic_index: f64,
@@ -156,6 +162,7 @@ impl Default for CfgConfig {
             checks: 0,
             signed: 0,
             slices: 0,
+            immutable_references: 0,
             dynamic_index: 0.5,
             trap: 0.05,
             fuel: 100_000,
@@ -193,6 +200,7 @@ impl CfgConfig {
         self.memory = 0;
         self.nested_references = 0;
         self.reference_arrays = 0;
+        self.immutable_references = 0;
         self
     }
 }

@@ -338,6 +338,17 @@ fn check_memory(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError>
             let Some(pointee) = t.pointee() else {
                 return Err(operand_error(cx, inst, "the address", "a reference", t));
             };
+            // Nothing writes through a `&T`: passes rely on it (a call
+            // given only `&T`s to a cell keeps its content).
+            if let Type::ImmutableReference(_) = t {
+                return Err(operand_error(
+                    cx,
+                    inst,
+                    "the address",
+                    "a mutable reference (a `&T` cannot be stored through)",
+                    t,
+                ));
+            }
             expect_type(cx, inst, "the stored value", *value, pointee)?;
             Ok(None)
         }

@@ -166,8 +166,11 @@ impl Events {
 }
 
 /// The alias classes of `func` and the events of the analysis, in one walk.
-pub(crate) fn classes_and_events(func: &Function) -> (AliasClasses, Events) {
+pub(crate) fn classes_and_events(
+    func: &Function,
+    summary: &ModuleSummary,
+) -> (AliasClasses, Events) {
     let mut events = Events::new();
-    let classes = AliasClasses::compute_visiting(func, &mut |v| events.visit(func, v));
+    let classes = AliasClasses::compute_visiting(func, summary, &mut |v| events.visit(func, v));
     (classes, events)
 }

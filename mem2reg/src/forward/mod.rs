@@ -99,7 +99,8 @@ use kildall_ir::{
     Value, ValueDef,
 };
 
-use crate::alias::{AliasClasses, Visit};
+use crate::alias::{same_cell_type, AliasClasses, Visit};
+use crate::summary::ModuleSummary;
 use crate::Stats;
 
 mod equal;
@@ -133,6 +134,31 @@ impl KnownValues {
         let mut values = self.classes.get(class).cloned().unwrap_or_default();
         values.insert(reference.as_u32(), value);
         self.classes.insert(class, values);
+    }
+
+    /// Forgets the references of `class` that `written` says a call writes.
+    fn forget_where(&mut self, class: u32, written: impl Fn(Value) -> bool) {
+        let Some(values) = self.classes.get(class) else {
+            return;
+        };
+        let mut gone = Vec::new();
+        values.for_each(&mut |reference, _| {
+            if written(Value::new(reference as usize)) {
+                gone.push(reference);
+            }
+        });
+        if gone.is_empty() {
+            return;
+        }
+        let mut values = values.clone();
+        for reference in gone {
+            values.remove(reference);
+        }
+        if values.is_empty() {
+            self.classes.remove(class);
+        } else {
+            self.classes.insert(class, values);
+        }
     }
 
     fn forget(&mut self, class: u32, reference: Value) {
@@ -385,10 +411,19 @@ impl<'a> ReferenceValues<'a> {
                             .rev()
                             .find(|(r, _)| *r == value)
                             .map_or(EqualValues::One(value), |(_, equal)| equal.with(value));
-                        // Every other reference of the class may be the same cell.
-                        state
-                            .classes
-                            .insert(class, PMap::singleton(address.as_u32(), values));
+                        // Every other reference of the class may be the same
+                        // cell, unless its cell has another type.
+                        if self.classes.is_mixed(class) {
+                            state.forget_where(class, |r| same_cell_type(&func.dfg, r, address));
+                            state.set(class, address, values);
+                        } else {
+                            state
+                                .classes
+                                .insert(class, PMap::singleton(address.as_u32(), values));
+                        }
+                    }
+                    Some(class) if self.classes.is_mixed(class) => {
+                        state.forget_where(class, |r| same_cell_type(&func.dfg, r, address));
                     }
                     Some(class) => state.classes.remove(class),
                     None => state.classes = PMap::default(),
@@ -424,7 +459,13 @@ impl<'a> ReferenceValues<'a> {
                 if let InstructionData::Call { callee, .. } = &dfg[inst] {
                     let class = self.classes.call_class(inst);
                     if let (true, Some(class)) = (callee.runs_unknown_code(), class) {
-                        state.classes.remove(class);
+                        if self.classes.call_is_unrestricted(inst) {
+                            state.classes.remove(class);
+                        } else {
+                            state.forget_where(class, |address| {
+                                self.classes.call_may_write(dfg, inst, address)
+                            });
+                        }
                     }
                 }
                 for &r in dfg.inst_results(inst) {

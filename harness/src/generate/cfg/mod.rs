@@ -24,6 +24,8 @@
 
 use crate::generate::CfgConfig;
 use crate::generate::Rng;
+use std::sync::Arc;
+
 use kildall_ir::{
     BinaryOp, Block, Builtin, ConstValue, FuncCursor, FuncId, Function, Module, Terminator, Type,
     Value,
@@ -64,9 +66,11 @@ enum Kind {
     ArrRef,
     /// `&mut [u32; 4]`.
     RefArr,
+    /// `&Field`.
+    ImmRefField,
 }
 
-const KINDS: usize = 10;
+const KINDS: usize = 11;
 const U32_ARRAY_LEN: u64 = 4;
 const REF_ARRAY_LEN: u64 = 3;
 
@@ -83,6 +87,7 @@ impl Kind {
             Kind::ArrU32 => Type::array(Type::U32, U32_ARRAY_LEN as u32),
             Kind::ArrRef => Type::array(Type::reference(Type::Field), REF_ARRAY_LEN as u32),
             Kind::RefArr => Type::reference(Kind::ArrU32.ty()),
+            Kind::ImmRefField => Type::ImmutableReference(Arc::new(Type::Field)),
         }
     }
 
@@ -205,6 +210,9 @@ fn signature(rng: &mut Rng, config: &CfgConfig, index: usize) -> Sig {
         if config.memory > 0 {
             params_from.push(Kind::RefArr);
         }
+    }
+    if config.immutable_references > 0 {
+        params_from.push(Kind::ImmRefField);
     }
     let params = (0..rng.range(1, 4))
         .map(|_| params_from[rng.index(params_from.len())])
@@ -400,6 +408,12 @@ impl FnGen<'_> {
                 let elements = (0..len).map(|_| self.get_passable(element).value).collect();
                 self.cost += 1;
                 let value = self.cursor().make_array(elements, kind.ty());
+                Item { value, bits: 0 }
+            }
+            Kind::ImmRefField => {
+                let cell = self.get(Kind::RefField).value;
+                self.cost += 1;
+                let value = self.view(cell);
                 Item { value, bits: 0 }
             }
         };

@@ -3,7 +3,7 @@
 //! calls and prints.
 
 use super::*;
-use kildall_ir::{AssertMessage, InstructionData};
+use kildall_ir::{AssertMessage, Callee, InstructionData};
 
 impl FnGen<'_> {
     pub(super) fn op(&mut self) {
@@ -21,6 +21,7 @@ impl FnGen<'_> {
             c.checks,
             c.signed,
             c.slices,
+            c.immutable_references,
         ];
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
@@ -47,7 +48,8 @@ impl FnGen<'_> {
             8 => self.print_op(),
             9 => self.check_op(),
             10 => self.signed_op(),
-            _ => self.slice_op(),
+            11 => self.slice_op(),
+            _ => self.immutable_reference_op(),
         }
     }
 
@@ -609,6 +611,31 @@ impl FnGen<'_> {
         self.cost += 2 + self.costs[other];
         self.cursor()
             .if_else(condition, callee_ref, negated, other_ref)
+    }
+
+    /// A `&Field` view of `cell` from a foreign call: the test oracles
+    /// write the cell (its `Field` becomes 7919 or 7920), keep it and hand
+    /// it back, so the view and the cell name one cell.
+    pub(super) fn view(&mut self, cell: Value) -> Value {
+        let oracle = self.func.dfg.foreign("oracle_view");
+        let data = InstructionData::Call {
+            callee: Callee::Foreign(oracle),
+            args: vec![cell],
+        };
+        let inst = self.cursor().insert(data, &[Kind::ImmRefField.ty()]);
+        self.func.dfg.inst_results(inst)[0]
+    }
+
+    /// A new `&Field` view, or a load through one.
+    pub(super) fn immutable_reference_op(&mut self) {
+        if self.rng.chance(0.3) {
+            self.make(Kind::ImmRefField);
+            return;
+        }
+        let view = self.get(Kind::ImmRefField).value;
+        self.cost += 1;
+        let value = self.cursor().load(view);
+        self.push(Kind::Field, value, FIELD_BITS);
     }
 
     pub(super) fn print_op(&mut self) {

@@ -190,6 +190,9 @@ impl FnGen<'_> {
         if self.config.arrays > 0 {
             kinds.push(Kind::ArrU32);
         }
+        if self.config.immutable_references > 0 {
+            kinds.push(Kind::ImmRefField);
+        }
         kinds[self.rng.index(kinds.len())]
     }
 

@@ -1,0 +1,570 @@
+//! What a call of a module function may do to the caller's memory, and
+//! which argument it returns: facts about the whole module, computed once
+//! before the pass transforms any function and read at each call site.
+//!
+//! A call of code the per-function analysis cannot see is assumed to read
+//! and write every escaped cell ([`alias`](crate::alias)). Three facts of the
+//! module narrow that, in the manner of the interprocedural side-effect
+//! summaries of Cooper and Kennedy ("Interprocedural Side-Effect Analysis
+//! in Linear Time", PLDI 1988), flow-insensitively:
+//!
+//! - **What a callee can reach.** A callee reaches the caller's cells only
+//!   through the references it is given, unless it runs an oracle (which
+//!   keeps state: any reference ever given to one may come back), and a
+//!   cell of type `T` is written only through a `&mut T` (the verifier
+//!   refuses a `store` through a `&T`, no instruction turns a `&T` into a
+//!   `&mut T`, and the interpreter traps on a reference to a cell of
+//!   another type). So a callee that runs no oracle writes only the cells
+//!   whose types its arguments reach through a `&mut`, and reads only those
+//!   whose types they reach at all. A call through a `function` value is
+//!   not checked against the signature of the function it reaches, so a
+//!   `&T` may arrive as a `&mut T`: such a call, and any function making
+//!   one, writes what its arguments reach through either kind of
+//!   reference. The [`Reach`] of each function is the maximum over what
+//!   it calls, found by a worklist over the call graph (a call through a
+//!   value may reach any function of the module).
+//! - **Which parameter a returned reference is.** A function whose every
+//!   `return` gives, in some position, one entry parameter (directly, or
+//!   through block parameters, `if`s of it, or calls of functions that
+//!   return their argument) returns that argument: the call's result is the
+//!   argument itself, which makes a store through one and a load through
+//!   the other the same cell (Noir's `load_store_forwarding` learns this
+//!   from its callees). Recursion is handled by rounds from "unknown"
+//!   upwards, each sound on its own, until nothing changes.
+//! - **Which returned reference is a fresh cell.** A cell the callee
+//!   allocated (itself or through a callee returning a fresh cell) whose
+//!   reference reached nothing but loads and stores through it, the jumps
+//!   and `if`s carrying it, and the function's one returned reference, is
+//!   no cell the caller knows of: the caller keeps it out of the class of
+//!   escaped cells (what it holds stays there: the callee may have stored
+//!   any reference it reaches into it).
+//!
+//! These facts are about what the functions compute, which the pass
+//! preserves, so they stay true while the pass transforms the module.
+//! A run on one function without its module ([`ModuleSummary::default`])
+//! knows nothing: every call may do anything.
+
+use kildall_ir::{
+    Block, Callee, DataFlowGraph, EntityRef, EntitySet, FuncId, Function, Inst, InstructionData,
+    Module, SecondaryMap, Terminator, Type, Value, ValueDef,
+};
+
+/// How far the writes of a call may go, least to most.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reach {
+    /// The cells its arguments reach, written only through their `&mut`s.
+    MutableArguments,
+    /// The cells its arguments reach, through `&T` or `&mut T` alike.
+    Arguments,
+    /// Every escaped cell (it may run an oracle).
+    #[default]
+    Everything,
+}
+
+/// The facts of one function.
+#[derive(Clone, Debug, Default)]
+struct FunctionSummary {
+    reach: Reach,
+    /// Per returned value: what it always is, if known.
+    returns: Vec<Option<Returned>>,
+}
+
+/// What a returned reference always is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Returned {
+    /// The entry parameter of this index: the call's argument.
+    Parameter(u32),
+    /// A cell the callee allocated and gave nothing else (no store of its
+    /// reference, no call, no other returned value): no cell the caller
+    /// knows of.
+    Fresh,
+}
+
+/// The facts of every function of a module.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleSummary {
+    functions: Vec<FunctionSummary>,
+    /// The reach of a call through a `function` value.
+    value_call: Reach,
+}
+
+/// How many rounds the returned-parameter facts get: each round sees one
+/// more level of calls of functions that return their argument.
+const RETURN_ROUNDS: usize = 8;
+/// How deep one trace of a returned value follows block parameters, `if`s
+/// and calls before giving up.
+const TRACE_DEPTH: u32 = 64;
+
+impl ModuleSummary {
+    /// The facts of `module`'s functions.
+    pub fn compute(module: &Module) -> Self {
+        let count = module.functions.len();
+        let mut summary = ModuleSummary {
+            functions: vec![FunctionSummary::default(); count],
+            value_call: Reach::Everything,
+        };
+        summary.compute_reach(module);
+        for _ in 0..RETURN_ROUNDS {
+            let mut changed = false;
+            for (id, func) in module.functions.iter() {
+                let returns = returned_parameters(func, &summary);
+                if returns != summary.functions[id.index()].returns {
+                    summary.functions[id.index()].returns = returns;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        summary
+    }
+
+    /// The least fixed point of each function's reach: its own calls of
+    /// oracles and values, joined with the reach of what it calls.
+    fn compute_reach(&mut self, module: &Module) {
+        let count = module.functions.len();
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); count];
+        let mut value_callers = Vec::new();
+        let mut reach = vec![Reach::MutableArguments; count];
+        for (id, func) in module.functions.iter() {
+            let f = id.index();
+            if func.entry_block().is_none() {
+                reach[f] = Reach::Everything;
+            }
+            for block in func.layout.blocks() {
+                for inst in func.layout.block_insts(block) {
+                    let InstructionData::Call { callee, .. } = &func.dfg[inst] else {
+                        continue;
+                    };
+                    match callee {
+                        Callee::Builtin(_) => {}
+                        Callee::Foreign(_) => reach[f] = Reach::Everything,
+                        Callee::Value(_) => {
+                            reach[f] = reach[f].max(Reach::Arguments);
+                            value_callers.push(f);
+                        }
+                        Callee::Function(g) if g.index() < count => callers[g.index()].push(f),
+                        Callee::Function(_) => reach[f] = Reach::Everything,
+                    }
+                }
+            }
+        }
+        value_callers.dedup();
+        let mut value_call = Reach::Arguments;
+        let mut work: Vec<usize> = (0..count).collect();
+        while let Some(g) = work.pop() {
+            if reach[g] > value_call {
+                value_call = reach[g];
+                for &f in &value_callers {
+                    if reach[f] < value_call {
+                        reach[f] = value_call;
+                        work.push(f);
+                    }
+                }
+            }
+            for &f in &callers[g] {
+                if reach[f] < reach[g] {
+                    reach[f] = reach[g];
+                    work.push(f);
+                }
+            }
+        }
+        for (summary, reach) in self.functions.iter_mut().zip(reach) {
+            summary.reach = reach;
+        }
+        self.value_call = value_call;
+    }
+
+    /// How far a call of `callee` may write.
+    pub fn reach(&self, callee: &Callee) -> Reach {
+        match callee {
+            Callee::Function(id) => self
+                .functions
+                .get(id.index())
+                .map_or(Reach::Everything, |f| f.reach),
+            Callee::Value(_) => self.value_call,
+            Callee::Foreign(_) | Callee::Builtin(_) => Reach::Everything,
+        }
+    }
+
+    /// The index of the parameter that result `index` of a call of `id`
+    /// always is, if one is.
+    pub fn returned_parameter(&self, id: FuncId, index: usize) -> Option<u32> {
+        match self.returned(id, index)? {
+            Returned::Parameter(p) => Some(p),
+            Returned::Fresh => None,
+        }
+    }
+
+    /// What result `index` of a call of `callee` always is, if known.
+    pub fn returned_by(&self, callee: &Callee, index: usize) -> Option<Returned> {
+        match callee {
+            Callee::Function(id) => self.returned(*id, index),
+            _ => None,
+        }
+    }
+
+    fn returned(&self, id: FuncId, index: usize) -> Option<Returned> {
+        *self.functions.get(id.index())?.returns.get(index)?
+    }
+}
+
+/// Per returned position of `func`: the entry parameter every `return`
+/// gives there, if one does.
+fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<Returned>> {
+    let Some(entry) = func.entry_block() else {
+        return Vec::new();
+    };
+    let dfg = &func.dfg;
+    let mut incoming: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    let mut returns: Vec<&[Value]> = Vec::new();
+    for block in func.layout.blocks() {
+        match dfg.terminator(block) {
+            Some(Terminator::Return { values }) => returns.push(values),
+            Some(term) => {
+                for successor in term.successors() {
+                    let params = dfg.block_params(successor);
+                    for (&p, &a) in params.iter().zip(term.edge_arguments(successor)) {
+                        incoming[p].push(a);
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    let leaked = leaked_references(func, &incoming);
+    let tracer = Tracer {
+        dfg,
+        entry,
+        incoming: &incoming,
+        leaked: &leaked,
+        summary,
+    };
+    let Some(&first) = returns.first() else {
+        return Vec::new();
+    };
+    if returns.iter().any(|r| r.len() != first.len()) {
+        return Vec::new();
+    }
+    let mut result: Vec<Option<Returned>> = (0..first.len())
+        .map(|k| {
+            let p = tracer.trace(first[k], 0)?;
+            returns[1..]
+                .iter()
+                .all(|r| tracer.trace(r[k], 0) == Some(p))
+                .then_some(p)
+        })
+        .collect();
+    // A fresh cell returned in one position may also be returned in
+    // another (through an `if` or a block parameter the trace gives up on):
+    // only a function returning one reference at all returns a fresh one.
+    let references = first
+        .iter()
+        .filter(|&&v| dfg.value_type(v).contains_reference())
+        .count();
+    if references > 1 {
+        for r in &mut result {
+            if *r == Some(Returned::Fresh) {
+                *r = None;
+            }
+        }
+    }
+    result
+}
+
+/// The references of `func` that may reach anything but a `load` or
+/// `store` through them, a jump or `if` that passes them on, or a
+/// `return`: stored, given to a call, put in an array, compared. A block
+/// parameter or `if` result that leaks leaks what flows into it.
+fn leaked_references(
+    func: &Function,
+    incoming: &SecondaryMap<Value, Vec<Value>>,
+) -> EntitySet<Value> {
+    let dfg = &func.dfg;
+    let mut leaked = EntitySet::new();
+    let mut arms: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            match dfg[inst] {
+                InstructionData::Load { .. } => {}
+                InstructionData::Store { value, .. } => {
+                    leaked.insert(value);
+                }
+                InstructionData::IfElse {
+                    then_value,
+                    else_value,
+                    ..
+                } => {
+                    if let Some(r) = dfg.first_result(inst) {
+                        arms[r].extend([then_value, else_value]);
+                    }
+                }
+                ref data => {
+                    for &v in data.arguments().as_slice() {
+                        leaked.insert(v);
+                    }
+                }
+            }
+        }
+    }
+    let mut work: Vec<Value> = leaked.iter().collect();
+    while let Some(v) = work.pop() {
+        for &source in incoming[v].iter().chain(&arms[v]) {
+            if !leaked.contains(source) {
+                leaked.insert(source);
+                work.push(source);
+            }
+        }
+    }
+    leaked
+}
+
+/// Follows a value back to the entry parameter it always is.
+struct Tracer<'a> {
+    dfg: &'a DataFlowGraph,
+    entry: Block,
+    /// The arguments every jump passes each block parameter.
+    incoming: &'a SecondaryMap<Value, Vec<Value>>,
+    /// The references that may reach more than the `return`.
+    leaked: &'a EntitySet<Value>,
+    summary: &'a ModuleSummary,
+}
+
+impl Tracer<'_> {
+    fn trace(&self, value: Value, depth: u32) -> Option<Returned> {
+        if depth > TRACE_DEPTH {
+            return None;
+        }
+        let value = self.dfg.resolve(value);
+        match self.dfg.value_def(value) {
+            ValueDef::Param(block, index) if block == self.entry => {
+                Some(Returned::Parameter(index))
+            }
+            ValueDef::Param(..) => {
+                // Every binding but the parameter itself (a loop passing it
+                // back) must be the same parameter.
+                let mut found = None;
+                for &argument in &self.incoming[value] {
+                    if self.dfg.resolve(argument) == value {
+                        continue;
+                    }
+                    let p = self.trace(argument, depth + 1)?;
+                    if found.is_some_and(|f| f != p) {
+                        return None;
+                    }
+                    found = Some(p);
+                }
+                found
+            }
+            ValueDef::Result(inst, index) => self.trace_result(inst, index as usize, depth),
+            _ => None,
+        }
+    }
+
+    fn trace_result(&self, inst: Inst, index: usize, depth: u32) -> Option<Returned> {
+        let fresh = || {
+            let result = self.dfg.inst_results(inst)[index];
+            (!self.leaked.contains(result)).then_some(Returned::Fresh)
+        };
+        match &self.dfg[inst] {
+            InstructionData::Allocate => fresh(),
+            InstructionData::IfElse {
+                then_value,
+                else_value,
+                ..
+            } => {
+                let p = self.trace(*then_value, depth + 1)?;
+                (self.trace(*else_value, depth + 1)? == p).then_some(p)
+            }
+            InstructionData::Call {
+                callee: Callee::Function(id),
+                args,
+            } => match self.summary.returned(*id, index)? {
+                Returned::Parameter(argument) => {
+                    self.trace(*args.get(argument as usize)?, depth + 1)
+                }
+                Returned::Fresh => fresh(),
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Makes the result of each call that returns one of its arguments that
+/// argument (when their types are the same): the call gets a fresh result
+/// in its place, and the old one becomes an alias of the argument, whose
+/// uses the pass's next walk renames. Returns the replaced results.
+///
+/// Only calls under the side-effects predicate 1 qualify: under a predicate
+/// that may be 0 the call may not happen, and its results are then zero
+/// values.
+pub fn replace_returned_arguments(func: &mut Function, summary: &ModuleSummary) -> Vec<Value> {
+    let mut found = Vec::new();
+    for block in func.layout.blocks() {
+        let mut predicate_one = true;
+        for inst in func.layout.block_insts(block) {
+            let (callee, args) = match &func.dfg[inst] {
+                InstructionData::EnableSideEffects { condition } => {
+                    predicate_one = crate::is_predicate_one(func, *condition);
+                    continue;
+                }
+                InstructionData::Call { callee, args } if predicate_one => (callee, args),
+                _ => continue,
+            };
+            let Callee::Function(id) = callee else {
+                continue;
+            };
+            for (index, &result) in func.dfg.inst_results(inst).iter().enumerate() {
+                let Some(argument) = summary
+                    .returned_parameter(*id, index)
+                    .and_then(|p| args.get(p as usize))
+                else {
+                    continue;
+                };
+                let ty = func.dfg.value_type(result);
+                if ty.contains_reference() && ty == func.dfg.value_type(*argument) {
+                    found.push((inst, index, *argument));
+                }
+            }
+        }
+    }
+    let mut replaced = Vec::new();
+    let mut i = 0;
+    while i < found.len() {
+        let inst = found[i].0;
+        let results = func.dfg.inst_results(inst).to_vec();
+        func.dfg.detach_results(inst);
+        for (index, &result) in results.iter().enumerate() {
+            let ty = func.dfg.value_type(result).clone();
+            match found[i..].iter().find(|f| f.0 == inst && f.1 == index) {
+                Some(&(_, _, argument)) => {
+                    func.dfg.append_result(inst, ty);
+                    func.dfg.replace_all_uses(result, argument);
+                    replaced.push(result);
+                }
+                None => func.dfg.attach_result(inst, result, ty),
+            }
+        }
+        while i < found.len() && found[i].0 == inst {
+            i += 1;
+        }
+    }
+    replaced
+}
+
+/// The cells the calls of one function may read and write, where a
+/// [`ModuleSummary`] narrows them to cell types: per call, the types of
+/// the cells written and read (`&T` and `&mut T` alike), or no entry when
+/// the call may touch every escaped cell.
+pub struct CallAccess {
+    index: SecondaryMap<Inst, u32>,
+    calls: Vec<CellTypes>,
+}
+
+/// The cell types a call writes and reads.
+struct CellTypes {
+    written: Vec<Type>,
+    read: Vec<Type>,
+}
+
+const UNRESTRICTED: u32 = u32::MAX;
+
+impl Default for CallAccess {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CallAccess {
+    /// No call seen yet.
+    pub fn new() -> Self {
+        CallAccess {
+            index: SecondaryMap::with_default(UNRESTRICTED),
+            calls: Vec::new(),
+        }
+    }
+
+    /// Records what call `inst` of `callee` with `args` may touch.
+    pub fn add_call(
+        &mut self,
+        dfg: &DataFlowGraph,
+        inst: Inst,
+        (callee, args): (&Callee, &[Value]),
+        summary: &ModuleSummary,
+    ) {
+        let reach = summary.reach(callee);
+        if reach == Reach::Everything || !callee.runs_unknown_code() {
+            return;
+        }
+        let mut written = Vec::new();
+        let mut read = Vec::new();
+        for &arg in args {
+            let ty = dfg.value_type(arg);
+            cell_types(ty, true, &mut written);
+            cell_types(ty, false, &mut read);
+        }
+        if reach == Reach::Arguments {
+            written.clone_from(&read);
+        }
+        self.index[inst] = self.calls.len() as u32;
+        self.calls.push(CellTypes { written, read });
+    }
+
+    /// Whether call `inst` (of unknown code, whose alias class holds
+    /// `address`) may write the cell `address` names.
+    pub fn may_write(&self, dfg: &DataFlowGraph, inst: Inst, address: Value) -> bool {
+        self.may(dfg, inst, address, |c| &c.written)
+    }
+
+    /// Whether call `inst` may read the cell `address` names.
+    pub fn may_read(&self, dfg: &DataFlowGraph, inst: Inst, address: Value) -> bool {
+        self.may(dfg, inst, address, |c| &c.read)
+    }
+
+    /// Whether call `inst` may touch every cell of its class, whatever its
+    /// type.
+    pub fn is_unrestricted(&self, inst: Inst) -> bool {
+        self.index[inst] == UNRESTRICTED
+    }
+
+    fn may(
+        &self,
+        dfg: &DataFlowGraph,
+        inst: Inst,
+        address: Value,
+        types: impl Fn(&CellTypes) -> &Vec<Type>,
+    ) -> bool {
+        let i = self.index[inst];
+        if i == UNRESTRICTED {
+            return true;
+        }
+        let Some(cell) = dfg.value_type(address).pointee() else {
+            return true;
+        };
+        types(&self.calls[i as usize])
+            .iter()
+            .any(|t| t.is_same_cell_type(cell))
+    }
+}
+
+/// Adds the types of the cells a value of type `ty` reaches (through any
+/// reference, or only through `&mut` ones if `mutable`) to `out`, and what
+/// those cells' contents reach in turn.
+fn cell_types(ty: &Type, mutable: bool, out: &mut Vec<Type>) {
+    match ty {
+        Type::Reference(pointee) | Type::ImmutableReference(pointee) => {
+            let through_mut = matches!(ty, Type::Reference(_));
+            if (through_mut || !mutable) && !out.iter().any(|t| t.is_same_cell_type(pointee)) {
+                out.push(Type::clone(pointee));
+            }
+            cell_types(pointee, mutable, out);
+        }
+        Type::Array(elements, _) | Type::Slice(elements) => {
+            for element in elements.iter() {
+                cell_types(element, mutable, out);
+            }
+        }
+        _ => {}
+    }
+}
