@@ -177,15 +177,17 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 types: Arc::from(types),
             })
         }
-        // FIXME: under a false `enable_side_effects` predicate Noir's
-        // interpreter reads a zero from `array_get` and leaves the array of an
-        // `array_set` unchanged; here only an out-of-bounds index is excused.
+        // Under predicate 0, as Noir's interpreter: an `array_get` whose
+        // index is not a constant inside the array reads a zero, and an
+        // `array_set` leaves its array unchanged.
         I::ArrayGet { array, index } => {
+            let index_is_constant = at.func.dfg.const_value(*index).is_some();
             let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let RuntimeValue::Array { elements, .. } = &array else {
                 return Err(TrapKind::TypeError(format!("array_get from {array}")));
             };
             match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
+                Some(_) if !enabled && !index_is_constant => zero(at.result_type(0)?, memory),
                 // In an array of tuples, a dynamic index may land on an
                 // element of another type than the one the result names.
                 Some(element)
@@ -217,6 +219,7 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 return Err(TrapKind::TypeError(format!("array_set on {array}")));
             };
             match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
+                Some(_) if !enabled => {}
                 Some(i) => Arc::make_mut(elements)[i] = value,
                 None if enabled => {
                     return Err(TrapKind::IndexOutOfBounds {

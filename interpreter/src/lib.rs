@@ -14,7 +14,10 @@
 //!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN / -1`),
 //!   `div` truncates toward zero; `unchecked_*` wrap; `shl shr` trap when the
 //!   shift is at least `N` (`shr` on `iN` is arithmetic).
-//! - `cast` keeps the value and traps when it does not fit the target. A
+//! - `cast` keeps the value when it fits the target. An integer that does
+//!   not fit but whose bit pattern is below `2^N` is that pattern read in
+//!   the target type, as Noir's SSA casts it (`cast u8 228 as i8` is
+//!   `i8 -28`, `cast i8 -1 as u16` is `u16 255`); anything else traps. A
 //!   `Field` cast to `iN` reads representatives above p/2 as negative
 //!   (`p - 1` is `-1`); to `uN` it reads the canonical representative.
 //!   `truncate` keeps the low bits, `range_check v to N bits` traps unless
@@ -34,7 +37,10 @@
 //!   and also `load` of a never-stored cell, which yields zero); the result is
 //!   the wrapped value, or zero for a division or shift. `store` does
 //!   nothing, `call` is skipped and yields zero values (fresh cells for
-//!   references). Noise limits and type errors are not predicated.
+//!   references), `array_set` leaves its array unchanged and `array_get`
+//!   reads zero unless its index is a constant inside the array (as Noir's
+//!   interpreter, where only such a read needs no predicate). Noise limits
+//!   and type errors are not predicated.
 //! - Noisy values carry a plaintext mod 32 and a noise bound in bits (the
 //!   noisy-arithmetic model): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a

@@ -405,8 +405,9 @@ fn cast_operand(value: &RuntimeValue, ty: &Type) -> Result<(Magnitude, u128), Tr
     })
 }
 
-/// `cast v as ty`: the same value in the target type, trapping (when
-/// enabled) if it does not fit; otherwise the low bits.
+/// `cast v as ty`: the same value in the target type; else an integer's
+/// bit pattern read in the target when it has at most the target's bits;
+/// else a trap (when enabled) or the low bits.
 pub(super) fn cast(
     value: &RuntimeValue,
     ty: &Type,
@@ -449,10 +450,17 @@ pub(super) fn cast(
                 }
                 Magnitude::Large => false,
             };
-            // FIXME: Noir's SSA casts between integer types wrap to the
-            // target's bits (`cast u8 228 as i8` is `i8 -28`, `cast i8 -89 as
-            // u8` is `u8 167`, which its signed arithmetic relies on); this
-            // cast traps when the value does not fit.
+            // Noir reads an integer's bit pattern in the target type when the
+            // pattern has at most the target's bits (`cast u8 228 as i8` is
+            // `i8 -28`, `cast i8 -89 as u16` is `u16 167`); its signed
+            // arithmetic is lowered to such casts.
+            if let (false, Some(pattern)) = (fits, reinterpretable(value, bits)) {
+                return Ok(RuntimeValue::Int {
+                    bits,
+                    signed,
+                    value: pattern,
+                });
+            }
             if !fits && enabled {
                 return Err(TrapKind::CastFailed {
                     value: value.clone(),
@@ -478,6 +486,15 @@ pub(super) fn cast(
             })
         }
         _ => Err(type_error(format!("cannot cast {value} to {ty}"))),
+    }
+}
+
+/// The bit pattern of an integer that does not fit a cast's `bits`-bit
+/// target but that Noir reinterprets there: a pattern below `2^bits`.
+fn reinterpretable(value: &RuntimeValue, bits: u32) -> Option<u128> {
+    match *value {
+        RuntimeValue::Int { value: pattern, .. } if pattern <= mask(bits) => Some(pattern),
+        _ => None,
     }
 }
 

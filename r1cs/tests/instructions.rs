@@ -91,28 +91,12 @@ fn instructions_agree_with_the_interpreter() {
         for body in bodies(ty) {
             let body = body.split(" //").next().unwrap().to_string();
             let m = module(ty, &body);
-            let main = m.main().unwrap();
             for _ in 0..40 {
                 let args = vec![random(&mut rng, ty), random(&mut rng, ty)];
-                let run = interpret(&m, main, args.clone(), &InterpreterOptions::default());
-                match run.outcome {
-                    Outcome::Return(_) => {
-                        let trace = record(&m, main, args, &InterpreterOptions::default())
-                            .unwrap_or_else(|e| panic!("{e}\n{m}"));
-                        let instance = &trace.instances[0];
-                        let cs = &trace.kinds[&instance.kind];
-                        // A changed output is not accepted.
-                        let mut tampered = instance.assignment.clone();
-                        let out = cs.num_inputs;
-                        tampered.public[out] += Fr::from(1u64);
-                        assert!(cs.first_unsatisfied(&tampered).is_some(), "{m}");
-                        satisfied += 1;
-                    }
-                    Outcome::Trap(_) => {
-                        assert_trap_unsatisfiable(&m, &args);
-                        traps += 1;
-                    }
-                    Outcome::OutOfFuel => unreachable!(),
+                if agrees_with_interpreter(&m, args) {
+                    satisfied += 1;
+                } else {
+                    traps += 1;
                 }
             }
         }
@@ -121,6 +105,100 @@ fn instructions_agree_with_the_interpreter() {
         satisfied > 2000 && traps > 300,
         "{satisfied} satisfied, {traps} traps"
     );
+}
+
+/// Runs `m` on `args`: when it returns, the honest witness satisfies the
+/// constraints and a changed output does not (true); when it traps, no
+/// witness does (false).
+fn agrees_with_interpreter(m: &Module, args: Vec<RuntimeValue>) -> bool {
+    let main = m.main().unwrap();
+    let run = interpret(m, main, args.clone(), &InterpreterOptions::default());
+    match run.outcome {
+        Outcome::Return(_) => {
+            let trace = record(m, main, args, &InterpreterOptions::default())
+                .unwrap_or_else(|e| panic!("{e}\n{m}"));
+            let instance = &trace.instances[0];
+            let cs = &trace.kinds[&instance.kind];
+            assert!(cs.first_unsatisfied(&instance.assignment).is_none(), "{m}");
+            // A changed output is not accepted.
+            let mut tampered = instance.assignment.clone();
+            let out = cs.num_inputs;
+            tampered.public[out] += Fr::from(1u64);
+            assert!(cs.first_unsatisfied(&tampered).is_some(), "{m}");
+            true
+        }
+        Outcome::Trap(_) => {
+            assert_trap_unsatisfiable(m, &args);
+            false
+        }
+        Outcome::OutOfFuel => unreachable!(),
+    }
+}
+
+/// Casts between integer types at the edges of Noir's reinterpretation of
+/// bit patterns: same width, a narrower signed target, a wider unsigned one.
+#[test]
+fn integer_casts_agree_at_the_pattern_edges() {
+    let body = "    v2 = cast v0 as u8\n    v3 = cast v0 as i8\n    v4 = cast v0 as u32\n    return v2, v3, v4";
+    let values: [i128; 12] = [0, 1, 127, 128, 200, 255, 256, -1, -56, -128, -129, -200];
+    let (mut returned, mut trapped) = (0, 0);
+    for (ty, bits, signed) in [
+        ("u8", 8, false),
+        ("i8", 8, true),
+        ("u16", 16, false),
+        ("i16", 16, true),
+    ] {
+        let m = module(ty, body);
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), 1i128 << (bits - 1))
+        } else {
+            (0, 1i128 << bits)
+        };
+        for x in values.into_iter().filter(|x| (lo..hi).contains(x)) {
+            let arg = if signed {
+                RuntimeValue::signed(bits, x)
+            } else {
+                RuntimeValue::unsigned(bits, x as u128)
+            };
+            if agrees_with_interpreter(&m, vec![arg.clone(), arg]) {
+                returned += 1;
+            } else {
+                trapped += 1;
+            }
+        }
+    }
+    assert!(
+        returned >= 10 && trapped >= 5,
+        "{returned} returned, {trapped} trapped"
+    );
+}
+
+/// Under predicate 0 an `array_set` leaves its array as it was, at a
+/// constant index and at a run-time one.
+#[test]
+fn predicated_array_writes_agree() {
+    let text = "fn main f0 {
+  b0(v0: u1, v1: u32):
+    v2 = make_array [Field 10, Field 20, Field 30] : [Field; 3]
+    enable_side_effects v0
+    v3 = array_set v2, index v1, value Field 99
+    v4 = array_set v2, index u32 0, value Field 98
+    enable_side_effects u1 1
+    v5 = array_get v3, index u32 1 -> Field
+    v6 = array_get v4, index u32 0 -> Field
+    return v5, v6
+}";
+    let m = kildall_ir::parse_module(text).unwrap();
+    kildall_ir::verify_module(&m).unwrap();
+    for enabled in [0, 1] {
+        for index in 0..3 {
+            let args = vec![
+                RuntimeValue::unsigned(1, enabled),
+                RuntimeValue::unsigned(32, index),
+            ];
+            assert!(agrees_with_interpreter(&m, args));
+        }
+    }
 }
 
 /// The values of the trapping block run under predicate 0 (where nothing

@@ -4,7 +4,7 @@ use ark_bn254::Fr;
 use ark_ff::Field;
 use num_bigint::BigInt;
 
-use super::ints::{type_range, MAX_BITS};
+use super::ints::{type_range, IntCast, MAX_BITS};
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{AccessKind, Lc, MemoryAccess, Output, Space};
 use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
@@ -414,7 +414,14 @@ impl Lowerer<'_> {
                         self.repr.insert(r, Repr::Scalar(x));
                     }
                     Some((lo, hi)) => {
-                        let bits = self.wrap(&x, (&lo, &hi), n, signed, true)?;
+                        let source = IntCast {
+                            arg,
+                            value: &x,
+                            range: (&lo, &hi),
+                            bits: source.bit_size().unwrap_or(n),
+                            signed: matches!(source, Type::Signed(_)),
+                        };
+                        let bits = self.int_cast(&source, n, signed)?;
                         self.set_int(r, bits);
                     }
                     None if self.unpredicated() => {
@@ -496,7 +503,11 @@ impl Lowerer<'_> {
         if let Some(k) = i.as_constant() {
             let k: num_bigint::BigUint = k.into();
             match usize::try_from(&k).ok().filter(|&k| k < elements.len()) {
-                Some(k) => elements[k] = v,
+                Some(k) => {
+                    let write = self.predicate.clone();
+                    let moved = self.product(&write, &v.minus(&elements[k]), &self.name());
+                    elements[k] = elements[k].plus(&moved);
+                }
                 None => self.enforce_when_enabled(Lc::from_u64(1)),
             }
             self.repr.insert(r, Repr::Array(elements));
@@ -533,9 +544,12 @@ impl Lowerer<'_> {
         let outside = Lc::from_u64(1).minus(&inside);
         let excess = self.product(&outside, &beyond, &format!("{name}.out"));
         self.decompose(&excess, 32, &format!("{name}.out"));
+        // Under predicate 0 the array stays as it was.
         for (k, s) in selectors.iter().enumerate() {
+            let p = self.predicate.clone();
+            let write = self.product(&p, s, &format!("{name}.w{k}"));
             let delta = v.minus(&elements[k]);
-            let moved = self.product(s, &delta, &format!("{name}.{k}"));
+            let moved = self.product(&write, &delta, &format!("{name}.{k}"));
             elements[k] = elements[k].plus(&moved);
         }
         self.repr.insert(r, Repr::Array(elements));
