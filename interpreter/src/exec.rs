@@ -178,33 +178,36 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
             })
         }
         // Under predicate 0, as Noir's interpreter: an `array_get` whose
-        // index is not a constant inside the array reads a zero, and an
-        // `array_set` leaves its array unchanged.
+        // index is not a constant inside the array reads the first element
+        // of the result's type (where Noir's ACIR reads under a false
+        // predicate), or zero from an array without one; an `array_set`
+        // leaves its array unchanged.
         I::ArrayGet { array, index } => {
             let index_is_constant = at.func.dfg.const_value(*index).is_some();
             let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let RuntimeValue::Array { elements, .. } = &array else {
                 return Err(TrapKind::TypeError(format!("array_get from {array}")));
             };
+            let ty = at.result_type(0)?;
             match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
-                Some(_) if !enabled && !index_is_constant => zero(at.result_type(0)?, memory),
-                // In an array of tuples, a dynamic index may land on an
-                // element of another type than the one the result names.
-                Some(element)
-                    if at.result_type(0)?.contains_reference()
-                        && !memory.has_type(element, at.result_type(0)?) =>
-                {
-                    Err(TrapKind::TypeError(format!(
-                        "array_get of {element} where the result is a `{}`",
-                        at.result_type(0)?
-                    )))
+                Some(element) if enabled || index_is_constant => {
+                    // In an array of tuples, a dynamic index may land on an
+                    // element of another type than the one the result names.
+                    if ty.contains_reference() && !memory.has_type(element, ty) {
+                        return Err(TrapKind::TypeError(format!(
+                            "array_get of {element} where the result is a `{ty}`"
+                        )));
+                    }
+                    Ok(element.clone())
                 }
-                Some(element) => Ok(element.clone()),
                 None if enabled => Err(TrapKind::IndexOutOfBounds {
                     index,
                     len: elements.len(),
                 }),
-                None => zero(at.result_type(0)?, memory),
+                _ => match elements.iter().find(|e| memory.has_type(e, ty)) {
+                    Some(element) => Ok(element.clone()),
+                    None => zero(ty, memory),
+                },
             }
         }
         I::ArraySet {

@@ -37,10 +37,11 @@
 //!   and also `load` of a never-stored cell, which yields zero); the result is
 //!   the wrapped value, or zero for a division or shift. `store` does
 //!   nothing, `call` is skipped and yields zero values (fresh cells for
-//!   references), `array_set` leaves its array unchanged and `array_get`
-//!   reads zero unless its index is a constant inside the array (as Noir's
-//!   interpreter, where only such a read needs no predicate). Noise limits
-//!   and type errors are not predicated.
+//!   references), `array_set` leaves its array unchanged, and an
+//!   `array_get` whose index is not a constant inside the array reads the
+//!   first element of its result's type (zero from an array without one),
+//!   as Noir's interpreter and ACIR do. Noise limits and type errors are
+//!   not predicated.
 //! - Noisy values carry a plaintext mod 32 and a noise bound in bits (the
 //!   noisy-arithmetic model): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a

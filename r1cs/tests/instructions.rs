@@ -174,20 +174,33 @@ fn integer_casts_agree_at_the_pattern_edges() {
 }
 
 /// Under predicate 0 an `array_set` leaves its array as it was, at a
-/// constant index and at a run-time one.
+/// constant index and at a run-time one, and an `array_get` outside the
+/// array reads its first element of the result's type.
 #[test]
-fn predicated_array_writes_agree() {
+fn predicated_array_accesses_agree() {
     let text = "fn main f0 {
   b0(v0: u1, v1: u32):
     v2 = make_array [Field 10, Field 20, Field 30] : [Field; 3]
     enable_side_effects v0
     v3 = array_set v2, index v1, value Field 99
     v4 = array_set v2, index u32 0, value Field 98
+    v7 = array_get v2, index v1 -> Field
     enable_side_effects u1 1
     v5 = array_get v3, index u32 1 -> Field
     v6 = array_get v4, index u32 0 -> Field
-    return v5, v6
+    return v5, v6, v7
 }";
+    let disabled_read = "fn main f0 {
+  b0(v0: u1, v1: u32):
+    v2 = make_array [u8 10, u1 1, u8 20, u1 0] : [(u8, u1); 2]
+    enable_side_effects v0
+    v3 = array_get v2, index u32 7 -> u1
+    enable_side_effects u1 1
+    return v3
+}";
+    let m = kildall_ir::parse_module(disabled_read).unwrap();
+    let args = vec![RuntimeValue::unsigned(1, 0), RuntimeValue::unsigned(32, 0)];
+    assert!(agrees_with_interpreter(&m, args));
     let m = kildall_ir::parse_module(text).unwrap();
     kildall_ir::verify_module(&m).unwrap();
     for enabled in [0, 1] {

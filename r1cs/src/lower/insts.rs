@@ -469,8 +469,15 @@ impl Lowerer<'_> {
             let lc = match element {
                 Some(e) => e,
                 None => {
+                    // Out of bounds: a failure where enabled; elsewhere the
+                    // interpreter's read, the first element of the result's type.
                     self.enforce_when_enabled(Lc::from_u64(1));
-                    Lc::zero()
+                    let ty = self.func.dfg.value_type(r);
+                    let types = self.func.dfg.value_type(array).element_types();
+                    let first = types.and_then(|types| {
+                        (0..elements.len()).find(|k| &types[k % types.len()] == ty)
+                    });
+                    first.map_or_else(Lc::zero, |k| elements[k].clone())
                 }
             };
             self.repr.insert(r, Repr::Scalar(lc));
