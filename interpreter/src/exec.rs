@@ -210,6 +210,12 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 },
             }
         }
+        // FIXME: Noir's interpreter runs `array_set mut` in place in
+        // constrained code, so every value sharing the array (the operand
+        // itself, an array it was nested in) sees the write; here `mut` is
+        // a hint and the write is copy-on-write, so a program reading the
+        // operand after `array_set mut` sees the old contents. Matching it
+        // needs arrays shared by identity in `RuntimeValue`.
         I::ArraySet {
             array,
             index,
