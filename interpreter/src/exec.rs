@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use kildall_ir::{AssertMessage, Callee, Function, Inst, InstructionData, Type, Value};
+use kildall_ir::{
+    AssertMessage, Callee, Function, Inst, InstructionData, RuntimeKind, Type, Value,
+};
 
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 use super::memory::Memory;
@@ -76,6 +78,20 @@ pub(super) fn exec_inst(
         I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty, frame.predicate)?),
         I::Truncate { arg, bits, .. } => Some(ops::truncate(&at.get(frame, *arg)?, *bits)?),
         I::Allocate | I::Load { .. } | I::Store { .. } => memory(&at, frame, effects.memory)?,
+        I::ArraySet {
+            array: operand,
+            mutable: true,
+            ..
+        } if frame.predicate && !is_unconstrained(func) => {
+            // Written in place, as Noir's interpreter runs it in constrained
+            // code: the operand names the written array from here on.
+            let written = array(&at, frame, effects.memory)?;
+            let operand = func.dfg.resolve(*operand);
+            if frame.values[operand].is_some() {
+                frame.values[operand] = Some(written.clone());
+            }
+            Some(written)
+        }
         I::MakeArray { .. } | I::ArrayGet { .. } | I::ArraySet { .. } => {
             Some(array(&at, frame, effects.memory)?)
         }
@@ -111,6 +127,14 @@ pub(super) fn exec_inst(
         }
     }
     Ok(Flow::Next)
+}
+
+/// Whether `func` is unconstrained (`brillig`), where Noir decides an
+/// in-place write by reference count, not by `array_set mut`.
+fn is_unconstrained(func: &Function) -> bool {
+    func.runtime
+        .as_ref()
+        .is_some_and(|runtime| runtime.kind == RuntimeKind::Brillig)
 }
 
 /// `allocate`, `load`, `store`.
@@ -211,11 +235,14 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
             }
         }
         // FIXME: Noir's interpreter runs `array_set mut` in place in
-        // constrained code, so every value sharing the array (the operand
-        // itself, an array it was nested in) sees the write; here `mut` is
-        // a hint and the write is copy-on-write, so a program reading the
-        // operand after `array_set mut` sees the old contents. Matching it
-        // needs arrays shared by identity in `RuntimeValue`.
+        // constrained code, so every value sharing the array sees the write;
+        // here only the operand is rebound to the written array (see
+        // `exec_inst`), and its copies (block arguments, arrays it was nested
+        // in, cells it was stored in) keep the old contents. In
+        // unconstrained code Noir writes in place whenever the array's
+        // reference count is 1 (`mut` or not), which is not tracked here:
+        // every unconstrained write copies. Matching both needs arrays
+        // shared by identity, with their counts, in `RuntimeValue`.
         I::ArraySet {
             array,
             index,

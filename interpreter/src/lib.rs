@@ -31,6 +31,9 @@
 //!   oracle's results, an `array_get` of references at a dynamic index), a
 //!   reference to a cell of another type is a type error. Passes rely on it:
 //!   references to different types never name the same cell.
+//! - Arrays are values, written copy-on-write; an enabled `array_set mut`
+//!   outside `brillig` code also rebinds its operand to the written array,
+//!   as Noir's interpreter writes such an array in place.
 //! - Predication: each block starts with predicate 1; `enable_side_effects c`
 //!   sets it to `c`. Under predicate 0 no check traps (`constrain`,
 //!   `range_check`, overflow, division by zero, casts, shifts, array indices,
