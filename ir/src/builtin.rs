@@ -10,9 +10,10 @@
 //! them, `slice_pop_front` before them). An entry of a slice of tuples is
 //! one operand per tuple element.
 //!
-//! Names: each builtin prints under Noir's newest name (`vector_push_back`,
+//! Names: each builtin prints under one of Noir's names (`vector_push_back`,
 //! `as_vector`) and parses under every name Noir has used for it
-//! (`slice_push_back`, `as_slice`).
+//! (`slice_push_back`, `as_slice`, and the newest, `list_push_back`,
+//! `as_list`).
 
 use std::fmt;
 
@@ -180,7 +181,7 @@ const PLAIN: [Builtin; 22] = [
 ];
 
 impl Builtin {
-    /// The name in the text format: Noir's newest.
+    /// The name in the text format.
     pub fn name(self) -> &'static str {
         match self {
             Builtin::AssertConstant => "assert_constant",
@@ -214,17 +215,20 @@ impl Builtin {
     pub fn from_name(name: &str) -> Option<Builtin> {
         let name = match name {
             "println" => "print",
-            "as_slice" => "as_vector",
-            "slice_refcount" => "vector_refcount",
-            _ => name.strip_prefix("slice_").map_or(name, |rest| match rest {
-                "push_back" => "vector_push_back",
-                "push_front" => "vector_push_front",
-                "pop_back" => "vector_pop_back",
-                "pop_front" => "vector_pop_front",
-                "insert" => "vector_insert",
-                "remove" => "vector_remove",
-                _ => name,
-            }),
+            "as_slice" | "as_list" => "as_vector",
+            "slice_refcount" | "list_refcount" => "vector_refcount",
+            _ => name
+                .strip_prefix("slice_")
+                .or_else(|| name.strip_prefix("list_"))
+                .map_or(name, |rest| match rest {
+                    "push_back" => "vector_push_back",
+                    "push_front" => "vector_push_front",
+                    "pop_back" => "vector_pop_back",
+                    "pop_front" => "vector_pop_front",
+                    "insert" => "vector_insert",
+                    "remove" => "vector_remove",
+                    _ => name,
+                }),
         };
         PLAIN
             .into_iter()
