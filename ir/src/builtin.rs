@@ -10,10 +10,10 @@
 //! them, `slice_pop_front` before them). An entry of a slice of tuples is
 //! one operand per tuple element.
 //!
-//! Names: each builtin prints under one of Noir's names (`vector_push_back`,
-//! `as_vector`) and parses under every name Noir has used for it
-//! (`slice_push_back`, `as_slice`, and the newest, `list_push_back`,
-//! `as_list`).
+//! Names: each builtin parses under every name Noir has used for it
+//! (`slice_push_back`, `vector_push_back`, and the newest,
+//! `list_push_back`). It prints under its `vector_*` name, or under its
+//! `list_*` name in a function whose text used those ([`BuiltinNames`]).
 
 use std::fmt;
 
@@ -154,6 +154,30 @@ impl BlackBox {
     }
 }
 
+/// Which of Noir's names a function's slice builtins print under:
+/// `as_vector` and `vector_*`, or Noir's newest, `as_list` and `list_*`.
+/// Only printing depends on it; the parser records the family it read.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum BuiltinNames {
+    /// `as_vector`, `vector_push_back`, ...
+    #[default]
+    Vector,
+    /// `as_list`, `list_push_back`, ...
+    List,
+}
+
+impl BuiltinNames {
+    /// The family a builtin's spelling belongs to (`Vector` for every name
+    /// that is not one of the `list` names).
+    pub fn of_spelling(name: &str) -> BuiltinNames {
+        if name == "as_list" || name.starts_with("list_") {
+            BuiltinNames::List
+        } else {
+            BuiltinNames::Vector
+        }
+    }
+}
+
 /// Builtins without a black box, for name lookup.
 const PLAIN: [Builtin; 22] = [
     Builtin::AssertConstant,
@@ -208,6 +232,24 @@ impl Builtin {
             Builtin::DerivePedersenGenerators => "derive_pedersen_generators",
             Builtin::Hint => "black_box",
             Builtin::BlackBox(b) => b.name(),
+        }
+    }
+
+    /// The name in the text format under `names`.
+    pub fn name_in(self, names: BuiltinNames) -> &'static str {
+        if names == BuiltinNames::Vector {
+            return self.name();
+        }
+        match self {
+            Builtin::AsSlice => "as_list",
+            Builtin::SlicePushBack => "list_push_back",
+            Builtin::SlicePushFront => "list_push_front",
+            Builtin::SlicePopBack => "list_pop_back",
+            Builtin::SlicePopFront => "list_pop_front",
+            Builtin::SliceInsert => "list_insert",
+            Builtin::SliceRemove => "list_remove",
+            Builtin::SliceRefCount => "list_refcount",
+            _ => self.name(),
         }
     }
 
