@@ -454,6 +454,12 @@ pub(super) fn cast(
             // pattern has at most the target's bits (`cast u8 228 as i8` is
             // `i8 -28`, `cast i8 -89 as u16` is `u16 167`); its signed
             // arithmetic is lowered to such casts.
+            // FIXME: Noir applies the pattern rule even where the value fits:
+            // its `cast i8 -1 as i32` is `i32 255` (it sign-extends with
+            // explicit instructions) and `cast i16 -1 as i8` fails, where
+            // this cast keeps the value (`i32 -1`, `i8 -1`); and it refuses
+            // a `Field` above `2^N` cast to `iN` that this cast reads as
+            // negative. r1cs's cast lowering follows the rule here.
             if let (false, Some(pattern)) = (fits, reinterpretable(value, bits)) {
                 return Ok(RuntimeValue::Int {
                     bits,
