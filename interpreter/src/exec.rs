@@ -75,7 +75,7 @@ pub(super) fn exec_inst(
             )?)
         }
         I::Not { arg } => Some(ops::not(&at.get(frame, *arg)?)?),
-        I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty, frame.predicate)?),
+        I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty)?),
         I::Truncate { arg, bits, .. } => Some(ops::truncate(&at.get(frame, *arg)?, *bits)?),
         I::Allocate | I::Load { .. } | I::Store { .. } => memory(&at, frame, effects.memory)?,
         I::ArraySet {

@@ -14,12 +14,13 @@
 //!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN / -1`),
 //!   `div` truncates toward zero; `unchecked_*` wrap; `shl shr` trap when the
 //!   shift is at least `N` (`shr` on `iN` is arithmetic).
-//! - `cast` keeps the value when it fits the target. An integer that does
-//!   not fit but whose bit pattern is below `2^N` is that pattern read in
-//!   the target type, as Noir's SSA casts it (`cast u8 228 as i8` is
-//!   `i8 -28`, `cast i8 -1 as u16` is `u16 255`); anything else traps. A
-//!   `Field` cast to `iN` reads representatives above p/2 as negative
-//!   (`p - 1` is `-1`); to `uN` it reads the canonical representative.
+//! - `cast` works on bit patterns, as Noir's SSA defines it: the operand's
+//!   pattern (a `Field`'s canonical representative, an `iN`'s two's
+//!   complement bits) read in the target type. Widening a signed value
+//!   zero-extends (`cast i8 -1 as i32` is `i32 255`, `cast i8 -1 as Field`
+//!   is `Field 255`); `cast u8 228 as i8` is `i8 -28`; a pattern of `2^N`
+//!   or more cast to `uN`/`iN` traps, `cast i16 -1 as i8` included, under
+//!   any predicate (such a cast has no meaning in Noir's SSA).
 //!   `truncate` keeps the low bits, `range_check v to N bits` traps unless
 //!   `v < 2^N` (the two's complement bits for `iN`).
 //! - Memory is a growing vector of cells; `allocate` gives a fresh cell and
@@ -35,8 +36,8 @@
 //!   outside `brillig` code also rebinds its operand to the written array,
 //!   as Noir's interpreter writes such an array in place.
 //! - Predication: each block starts with predicate 1; `enable_side_effects c`
-//!   sets it to `c`. Under predicate 0 no check traps (`constrain`,
-//!   `range_check`, overflow, division by zero, casts, shifts, array indices,
+//!   sets it to `c`. Under predicate 0 no check but a cast's traps (`constrain`,
+//!   `range_check`, overflow, division by zero, shifts, array indices,
 //!   and also `load` of a never-stored cell, which yields zero); the result is
 //!   the wrapped value, or zero for a division or shift. `store` does
 //!   nothing, `call` is skipped and yields zero values (fresh cells for
@@ -530,10 +531,14 @@ impl<'m> Machine<'m> {
                                 break Exit::Call(callee, args, inst);
                             }
                             Err(kind) => {
+                                if let Some(observer) = self.observer.as_deref_mut() {
+                                    let values = BlockValues { func, info, frame };
+                                    observer.block_trapped(frame.func, frame.block, inst, &values);
+                                }
                                 return Outcome::Trap(Trap {
                                     kind,
                                     site: Some(site(module, frame, Some(inst))),
-                                })
+                                });
                             }
                         }
                     }

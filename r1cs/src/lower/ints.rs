@@ -9,16 +9,6 @@ use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::Lc;
 use kildall_ir::Value;
 
-/// The operand of a cast from `iN`/`uN`: its value, mathematical value,
-/// the range that value lies in, and its type's width and signedness.
-pub(crate) struct IntCast<'a> {
-    pub(crate) arg: Value,
-    pub(crate) value: &'a Lc,
-    pub(crate) range: (&'a BigInt, &'a BigInt),
-    pub(crate) bits: u32,
-    pub(crate) signed: bool,
-}
-
 /// The largest decomposition that is unique modulo the BN254 scalar field.
 pub(crate) const MAX_BITS: u32 = 253;
 
@@ -136,40 +126,6 @@ impl Lowerer<'_> {
             self.enforce_when_enabled(check);
         }
         Ok(bits[..n as usize].to_vec())
-    }
-
-    /// A cast between integer types whose value may not fit the target
-    /// `iN`/`uN`, as the interpreter casts: the value where it fits; else
-    /// the source's bit pattern where it is below `2^n`, read in the target
-    /// (Noir's reinterpretation); else a failure under the predicate.
-    pub(crate) fn int_cast(
-        &mut self,
-        source: &IntCast<'_>,
-        n: u32,
-        signed: bool,
-    ) -> Result<Vec<Lc>, LowerError> {
-        let (x, range, m) = (source.value, source.range, source.bits);
-        match (source.signed, signed) {
-            // A pattern no wider than the target: it is the result.
-            (true, false) if m <= n => {
-                let mut bits = self.bits_of(source.arg, m)?;
-                bits.resize(n as usize, Lc::zero());
-                Ok(bits)
-            }
-            // `v` in `[-2^(n-1), 2^n)`: `t = v + 2^(n-1)` in `[0, 3 * 2^(n-1))`.
-            (true, true) if m > n => {
-                let bits = self.wrap(x, range, n, signed, false)?;
-                let t = x.plus_constant(pow2(n - 1));
-                self.range_when_enabled(&t, n + 1)?;
-                let top = Lc::constant(Fr::from(3u64) * pow2(n - 1) - Fr::one());
-                self.range_when_enabled(&top.minus(&t), n + 1)?;
-                Ok(bits)
-            }
-            (true, true) => self.wrap(x, range, n, true, true),
-            // A value of `[0, 2^n)` fits `uN` or is read as `iN`; no
-            // negative pattern of a wider `iM` is below `2^n`.
-            _ => self.wrap(x, range, n, false, true),
-        }
     }
 
     /// Records the bits of an integer result and its representation.
