@@ -11,7 +11,7 @@
 //!   inverse, `lt` compares canonical representatives, `mod` and the bitwise
 //!   operators are type errors.
 //! - `uN` and `iN` (two's complement) arithmetic is checked: `add sub mul`
-//!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN / -1`),
+//!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN` by `-1`, both),
 //!   `div` truncates toward zero; `unchecked_*` wrap; `shl shr` trap when the
 //!   shift is at least `N` (`shr` on `iN` is arithmetic).
 //! - `cast` works on bit patterns, as Noir's SSA defines it: the operand's

@@ -273,8 +273,9 @@ fn int_binary(
                 } else {
                     sa.wrapping_rem(sb)
                 };
-                // Only MIN / -1 leaves the range.
-                if enabled && op == BinaryOp::Div && sa == min && sb == -1 {
+                // Only MIN / -1 leaves the range; MIN mod -1 traps with it,
+                // as a checked remainder does.
+                if enabled && sa == min && sb == -1 {
                     return Err(TrapKind::Overflow {
                         op,
                         lhs: lhs.clone(),

@@ -304,3 +304,20 @@ fn zero_of(ty: &kildall_ir::Type) -> Option<RuntimeValue> {
         _ => None,
     }
 }
+
+/// `MIN mod -1` traps as `MIN / -1` does, in the constraints as in the
+/// interpreter (no witness satisfies them); another remainder of `MIN`
+/// returns.
+#[test]
+fn signed_remainder_overflow_agrees() {
+    let m = module("i8", "    v2 = mod v0, v1\n    return v2");
+    let min = RuntimeValue::signed(8, -128);
+    assert!(!agrees_with_interpreter(
+        &m,
+        vec![min.clone(), RuntimeValue::signed(8, -1)]
+    ));
+    assert!(agrees_with_interpreter(
+        &m,
+        vec![min, RuntimeValue::signed(8, 3)]
+    ));
+}
