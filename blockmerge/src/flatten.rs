@@ -27,6 +27,8 @@
 //! removed blocks become aliases of their last copy or of the `if` chain
 //! replacing them, so uses after the component see the right value.
 
+use std::collections::HashMap;
+
 use kildall_ir::SecondaryMap;
 use kildall_ir::{
     BinaryOp, Block, ConstValue, Function, Inst, InstructionData, Terminator, Type, Value,
@@ -100,6 +102,8 @@ pub(crate) struct Flattener<'k> {
     head: Block,
     env: &'k mut SecondaryMap<Value, Option<Value>>,
     mapped: Vec<Value>,
+    /// `not p` for each predicate `p` a guarded cast has needed, emitted once.
+    negations: HashMap<Value, Value>,
     /// The predicate in force at the end of the head (`None`: 1).
     active: Option<Value>,
 }
@@ -115,6 +119,7 @@ impl<'k> Flattener<'k> {
             head,
             env,
             mapped: Vec::new(),
+            negations: HashMap::new(),
             active: None,
         }
     }
@@ -195,6 +200,11 @@ impl<'k> Flattener<'k> {
             }
             let mut data = func.dfg[inst].clone();
             data.map_values(|v| self.lookup(func, v));
+            if let (Some(p), InstructionData::Cast { arg, ty }) = (pred, &mut data) {
+                if cast_may_fail(func.dfg.value_type(*arg), ty) {
+                    *arg = self.guard_operand(func, p, *arg);
+                }
+            }
             if copy {
                 let new = func.dfg.make_inst(data);
                 let results = func.dfg.inst_results(inst).to_vec();
@@ -212,6 +222,32 @@ impl<'k> Flattener<'k> {
                 func.layout.append_inst(inst, self.head);
             }
         }
+    }
+
+    /// `if p then v else 0`, the operand of a cast that traps whatever the
+    /// predicate when its pattern does not fit, moved into an arm under
+    /// `p`: where the arm is not taken the cast reads zero, which fits, as
+    /// the unflattened program never ran it.
+    fn guard_operand(&mut self, func: &mut Function, p: Value, v: Value) -> Value {
+        let ty = func.dfg.value_type(v).clone();
+        let not_p = match self.negations.get(&p) {
+            Some(&not_p) => not_p,
+            None => {
+                let not_p = self
+                    .append(func, InstructionData::Not { arg: p }, Some(Type::BOOL))
+                    .expect("one result");
+                self.negations.insert(p, not_p);
+                not_p
+            }
+        };
+        let zero = func.dfg.constant(ConstValue::from_u128(0), ty.clone());
+        let data = InstructionData::IfElse {
+            then_condition: p,
+            then_value: v,
+            else_condition: not_p,
+            else_value: zero,
+        };
+        self.append(func, data, Some(ty)).expect("one result")
     }
 
     /// Binds the parameters of `block` to the arguments of `edges`.
@@ -466,5 +502,15 @@ impl<'k> Flattener<'k> {
             let new = self.env[old].take().expect("mapped");
             func.dfg.replace_all_uses(old, new);
         }
+    }
+}
+
+/// Whether `cast _ as target` of a `source` value can trap: a `Field`, or an
+/// integer pattern wider than the integer target.
+fn cast_may_fail(source: &Type, target: &Type) -> bool {
+    match (source.bit_size(), target) {
+        (_, Type::Field) => false,
+        (Some(m), Type::Unsigned(n) | Type::Signed(n)) => m > *n,
+        _ => true,
     }
 }

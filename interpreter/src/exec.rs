@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use kildall_ir::{AssertMessage, Callee, Function, Inst, InstructionData, Type, Value};
+use kildall_ir::{
+    AssertMessage, Callee, Function, Inst, InstructionData, RuntimeKind, Type, Value,
+};
 
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 use super::memory::Memory;
@@ -73,9 +75,23 @@ pub(super) fn exec_inst(
             )?)
         }
         I::Not { arg } => Some(ops::not(&at.get(frame, *arg)?)?),
-        I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty, frame.predicate)?),
+        I::Cast { arg, ty } => Some(ops::cast(&at.get(frame, *arg)?, ty)?),
         I::Truncate { arg, bits, .. } => Some(ops::truncate(&at.get(frame, *arg)?, *bits)?),
         I::Allocate | I::Load { .. } | I::Store { .. } => memory(&at, frame, effects.memory)?,
+        I::ArraySet {
+            array: operand,
+            mutable: true,
+            ..
+        } if frame.predicate && !is_unconstrained(func) => {
+            // Written in place, as Noir's interpreter runs it in constrained
+            // code: the operand names the written array from here on.
+            let written = array(&at, frame, effects.memory)?;
+            let operand = func.dfg.resolve(*operand);
+            if frame.values[operand].is_some() {
+                frame.values[operand] = Some(written.clone());
+            }
+            Some(written)
+        }
         I::MakeArray { .. } | I::ArrayGet { .. } | I::ArraySet { .. } => {
             Some(array(&at, frame, effects.memory)?)
         }
@@ -111,6 +127,14 @@ pub(super) fn exec_inst(
         }
     }
     Ok(Flow::Next)
+}
+
+/// Whether `func` is unconstrained (`brillig`), where Noir decides an
+/// in-place write by reference count, not by `array_set mut`.
+fn is_unconstrained(func: &Function) -> bool {
+    func.runtime
+        .as_ref()
+        .is_some_and(|runtime| runtime.kind == RuntimeKind::Brillig)
 }
 
 /// `allocate`, `load`, `store`.
@@ -177,34 +201,48 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 types: Arc::from(types),
             })
         }
-        // FIXME: under a false `enable_side_effects` predicate Noir's
-        // interpreter reads a zero from `array_get` and leaves the array of an
-        // `array_set` unchanged; here only an out-of-bounds index is excused.
+        // Under predicate 0, as Noir's interpreter: an `array_get` whose
+        // index is not a constant inside the array reads the first element
+        // of the result's type (where Noir's ACIR reads under a false
+        // predicate), or zero from an array without one; an `array_set`
+        // leaves its array unchanged.
         I::ArrayGet { array, index } => {
+            let index_is_constant = at.func.dfg.const_value(*index).is_some();
             let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let RuntimeValue::Array { elements, .. } = &array else {
                 return Err(TrapKind::TypeError(format!("array_get from {array}")));
             };
+            let ty = at.result_type(0)?;
             match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
-                // In an array of tuples, a dynamic index may land on an
-                // element of another type than the one the result names.
-                Some(element)
-                    if at.result_type(0)?.contains_reference()
-                        && !memory.has_type(element, at.result_type(0)?) =>
-                {
-                    Err(TrapKind::TypeError(format!(
-                        "array_get of {element} where the result is a `{}`",
-                        at.result_type(0)?
-                    )))
+                Some(element) if enabled || index_is_constant => {
+                    // In an array of tuples, a dynamic index may land on an
+                    // element of another type than the one the result names.
+                    if ty.contains_reference() && !memory.has_type(element, ty) {
+                        return Err(TrapKind::TypeError(format!(
+                            "array_get of {element} where the result is a `{ty}`"
+                        )));
+                    }
+                    Ok(element.clone())
                 }
-                Some(element) => Ok(element.clone()),
                 None if enabled => Err(TrapKind::IndexOutOfBounds {
                     index,
                     len: elements.len(),
                 }),
-                None => zero(at.result_type(0)?, memory),
+                _ => match elements.iter().find(|e| memory.has_type(e, ty)) {
+                    Some(element) => Ok(element.clone()),
+                    None => zero(ty, memory),
+                },
             }
         }
+        // FIXME: Noir's interpreter runs `array_set mut` in place in
+        // constrained code, so every value sharing the array sees the write;
+        // here only the operand is rebound to the written array (see
+        // `exec_inst`), and its copies (block arguments, arrays it was nested
+        // in, cells it was stored in) keep the old contents. In
+        // unconstrained code Noir writes in place whenever the array's
+        // reference count is 1 (`mut` or not), which is not tracked here:
+        // every unconstrained write copies. Matching both needs arrays
+        // shared by identity, with their counts, in `RuntimeValue`.
         I::ArraySet {
             array,
             index,
@@ -217,6 +255,7 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 return Err(TrapKind::TypeError(format!("array_set on {array}")));
             };
             match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
+                Some(_) if !enabled => {}
                 Some(i) => Arc::make_mut(elements)[i] = value,
                 None if enabled => {
                     return Err(TrapKind::IndexOutOfBounds {

@@ -11,12 +11,16 @@
 //!   inverse, `lt` compares canonical representatives, `mod` and the bitwise
 //!   operators are type errors.
 //! - `uN` and `iN` (two's complement) arithmetic is checked: `add sub mul`
-//!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN / -1`),
+//!   trap outside the type's range, `div mod` trap on zero (and `iN::MIN` by `-1`, both),
 //!   `div` truncates toward zero; `unchecked_*` wrap; `shl shr` trap when the
 //!   shift is at least `N` (`shr` on `iN` is arithmetic).
-//! - `cast` keeps the value and traps when it does not fit the target. A
-//!   `Field` cast to `iN` reads representatives above p/2 as negative
-//!   (`p - 1` is `-1`); to `uN` it reads the canonical representative.
+//! - `cast` works on bit patterns, as Noir's SSA defines it: the operand's
+//!   pattern (a `Field`'s canonical representative, an `iN`'s two's
+//!   complement bits) read in the target type. Widening a signed value
+//!   zero-extends (`cast i8 -1 as i32` is `i32 255`, `cast i8 -1 as Field`
+//!   is `Field 255`); `cast u8 228 as i8` is `i8 -28`; a pattern of `2^N`
+//!   or more cast to `uN`/`iN` traps, `cast i16 -1 as i8` included, under
+//!   any predicate (such a cast has no meaning in Noir's SSA).
 //!   `truncate` keeps the low bits, `range_check v to N bits` traps unless
 //!   `v < 2^N` (the two's complement bits for `iN`).
 //! - Memory is a growing vector of cells; `allocate` gives a fresh cell and
@@ -28,13 +32,20 @@
 //!   oracle's results, an `array_get` of references at a dynamic index), a
 //!   reference to a cell of another type is a type error. Passes rely on it:
 //!   references to different types never name the same cell.
+//! - Arrays are values, written copy-on-write; an enabled `array_set mut`
+//!   outside `brillig` code also rebinds its operand to the written array,
+//!   as Noir's interpreter writes such an array in place.
 //! - Predication: each block starts with predicate 1; `enable_side_effects c`
-//!   sets it to `c`. Under predicate 0 no check traps (`constrain`,
-//!   `range_check`, overflow, division by zero, casts, shifts, array indices,
+//!   sets it to `c`. Under predicate 0 no check but a cast's traps (`constrain`,
+//!   `range_check`, overflow, division by zero, shifts, array indices,
 //!   and also `load` of a never-stored cell, which yields zero); the result is
 //!   the wrapped value, or zero for a division or shift. `store` does
 //!   nothing, `call` is skipped and yields zero values (fresh cells for
-//!   references). Noise limits and type errors are not predicated.
+//!   references), `array_set` leaves its array unchanged, and an
+//!   `array_get` whose index is not a constant inside the array reads the
+//!   first element of its result's type (zero from an array without one),
+//!   as Noir's interpreter and ACIR do. Noise limits and type errors are
+//!   not predicated.
 //! - Noisy values carry a plaintext mod 32 and a noise bound in bits (the
 //!   noisy-arithmetic model): `encode` gives [`NoiseParams::encode_bits`], `add`/`sub`
 //!   `max(a, b) + 1`, `mul` `a + b`, `reduce_noise` the encoding noise, and a
@@ -520,10 +531,14 @@ impl<'m> Machine<'m> {
                                 break Exit::Call(callee, args, inst);
                             }
                             Err(kind) => {
+                                if let Some(observer) = self.observer.as_deref_mut() {
+                                    let values = BlockValues { func, info, frame };
+                                    observer.block_trapped(frame.func, frame.block, inst, &values);
+                                }
                                 return Outcome::Trap(Trap {
                                     kind,
                                     site: Some(site(module, frame, Some(inst))),
-                                })
+                                });
                             }
                         }
                     }

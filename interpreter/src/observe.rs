@@ -22,6 +22,19 @@ pub trait BlockObserver {
     fn call_entered(&mut self, function: FuncId, block: Block, call: Inst) {
         let _ = (function, block, call);
     }
+
+    /// The instruction `inst` of `block` of `function` trapped; `values`
+    /// reads the values its execution had defined before it (a witness
+    /// generator that wants the constraints of a failing run starts here).
+    fn block_trapped(
+        &mut self,
+        function: FuncId,
+        block: Block,
+        inst: Inst,
+        values: &BlockValues<'_>,
+    ) {
+        let _ = (function, block, inst, values);
+    }
 }
 
 /// The values of one execution of a block, read at its terminator: its

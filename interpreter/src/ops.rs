@@ -273,8 +273,9 @@ fn int_binary(
                 } else {
                     sa.wrapping_rem(sb)
                 };
-                // Only MIN / -1 leaves the range.
-                if enabled && op == BinaryOp::Div && sa == min && sb == -1 {
+                // Only MIN / -1 leaves the range; MIN mod -1 traps with it,
+                // as a checked remainder does.
+                if enabled && sa == min && sb == -1 {
                     return Err(TrapKind::Overflow {
                         op,
                         lhs: lhs.clone(),
@@ -342,143 +343,56 @@ pub(super) fn not(value: &RuntimeValue) -> Result<RuntimeValue, TrapKind> {
     }
 }
 
-/// The mathematical value of a numeric value, as a sign and a magnitude
-/// (`Field` values are their canonical representative, never negative).
-enum Magnitude {
-    Small { negative: bool, magnitude: u128 },
-    Large,
-}
-
-/// The mathematical value of a cast's operand, with the low bits of its
-/// representative (two's complement for a negative one).
-fn cast_operand(value: &RuntimeValue, ty: &Type) -> Result<(Magnitude, u128), TrapKind> {
-    Ok(match *value {
-        RuntimeValue::Int {
-            bits,
-            signed: true,
-            value: v,
-        } => {
-            let s = sign_extend(v, bits);
-            (
-                Magnitude::Small {
-                    negative: s < 0,
-                    magnitude: s.unsigned_abs(),
-                },
-                s as u128,
-            )
-        }
-        RuntimeValue::Int { value: v, .. } => (
-            Magnitude::Small {
-                negative: false,
-                magnitude: v,
-            },
-            v,
-        ),
-        RuntimeValue::Field(f) => {
-            let c = field_to_const(&f);
-            let low = u128::from(c.0[0]) | (u128::from(c.0[1]) << 64);
-            match c.to_u128() {
-                Some(small) => (
-                    Magnitude::Small {
-                        negative: false,
-                        magnitude: small,
-                    },
-                    low,
-                ),
-                None => {
-                    // A large representative may stand for a small negative number.
-                    let neg = field_to_const(&-f);
-                    match neg.to_u128() {
-                        Some(magnitude) => (
-                            Magnitude::Small {
-                                negative: true,
-                                magnitude,
-                            },
-                            magnitude.wrapping_neg(),
-                        ),
-                        None => (Magnitude::Large, low),
-                    }
-                }
-            }
-        }
+/// `cast v as ty` on bit patterns, as Noir's SSA defines it. The operand's
+/// pattern is its canonical representative for `Field`, its value for `uN`
+/// and its `N`-bit two's complement pattern for `iN` (so widening a signed
+/// value zero-extends: `cast i8 -1 as i32` is `i32 255`, and
+/// `cast i8 -1 as Field` is `Field 255`; a frontend sign-extends with
+/// explicit instructions). The result is that pattern read in the target:
+/// any pattern is a `Field`; an `iN`/`uN` target takes it when it is below
+/// `2^N` (`cast u8 200 as i8` is `i8 -56`) and traps otherwise
+/// (`cast i16 -1 as i8` traps, as does a `Field` at or above `2^N`).
+///
+/// The trap does not depend on the predicate: such a cast is not a
+/// program that Noir's SSA gives a meaning to (its narrowing is a
+/// `truncate` first), whether or not it is reached under a true predicate.
+pub(super) fn cast(value: &RuntimeValue, ty: &Type) -> Result<RuntimeValue, TrapKind> {
+    let pattern = match *value {
+        RuntimeValue::Field(f) => CastPattern::Field(f),
+        RuntimeValue::Int { value: pattern, .. } => CastPattern::Int(pattern),
         _ => return Err(type_error(format!("cannot cast {value} to {ty}"))),
-    })
-}
-
-/// `cast v as ty`: the same value in the target type, trapping (when
-/// enabled) if it does not fit; otherwise the low bits.
-pub(super) fn cast(
-    value: &RuntimeValue,
-    ty: &Type,
-    enabled: bool,
-) -> Result<RuntimeValue, TrapKind> {
-    let (math, low_bits) = cast_operand(value, ty)?;
+    };
     match *ty {
-        Type::Field => Ok(match *value {
-            RuntimeValue::Field(f) => RuntimeValue::Field(f),
-            RuntimeValue::Int {
-                bits,
-                signed: true,
-                value: v,
-            } => RuntimeValue::Field(Fr::from(sign_extend(v, bits))),
-            RuntimeValue::Int { value: v, .. } => RuntimeValue::Field(Fr::from(v)),
-            _ => return Err(type_error(format!("cannot cast {value} to {ty}"))),
-        }),
+        Type::Field => Ok(RuntimeValue::Field(match pattern {
+            CastPattern::Field(f) => f,
+            CastPattern::Int(bits) => Fr::from(bits),
+        })),
         Type::Unsigned(bits) | Type::Signed(bits) if (1..=MAX_INT_BITS).contains(&bits) => {
-            let signed = matches!(ty, Type::Signed(_));
-            // A negative Field reading only counts for a signed target; for an
-            // unsigned one the canonical representative is the value.
-            let fits = match math {
-                Magnitude::Small {
-                    negative,
-                    magnitude,
-                } => {
-                    let field_source = matches!(value, RuntimeValue::Field(_));
-                    if negative && field_source && !signed {
-                        false
-                    } else if signed {
-                        let half = 1u128 << (bits - 1);
-                        if negative {
-                            magnitude <= half
-                        } else {
-                            magnitude < half
-                        }
-                    } else {
-                        !negative && magnitude <= mask(bits)
-                    }
-                }
-                Magnitude::Large => false,
+            let fitting = match pattern {
+                CastPattern::Field(f) => field_to_const(&f).to_u128(),
+                CastPattern::Int(p) => Some(p),
             };
-            // FIXME: Noir's SSA casts between integer types wrap to the
-            // target's bits (`cast u8 228 as i8` is `i8 -28`, `cast i8 -89 as
-            // u8` is `u8 167`, which its signed arithmetic relies on); this
-            // cast traps when the value does not fit.
-            if !fits && enabled {
-                return Err(TrapKind::CastFailed {
+            match fitting {
+                Some(p) if p <= mask(bits) => Ok(RuntimeValue::Int {
+                    bits,
+                    signed: matches!(ty, Type::Signed(_)),
+                    value: p,
+                }),
+                _ => Err(TrapKind::CastFailed {
                     value: value.clone(),
                     ty: ty.clone(),
-                });
+                }),
             }
-            let low = if !fits {
-                // The wrapped result: the low bits of the representative.
-                match *value {
-                    RuntimeValue::Field(f) => {
-                        let c = field_to_const(&f);
-                        u128::from(c.0[0]) | (u128::from(c.0[1]) << 64)
-                    }
-                    _ => low_bits,
-                }
-            } else {
-                low_bits
-            };
-            Ok(RuntimeValue::Int {
-                bits,
-                signed,
-                value: low & mask(bits),
-            })
         }
         _ => Err(type_error(format!("cannot cast {value} to {ty}"))),
     }
+}
+
+/// The bit pattern a cast reads: a `Field`'s canonical representative, or
+/// an integer's (unsigned) pattern.
+enum CastPattern {
+    Field(Fr),
+    Int(u128),
 }
 
 /// `truncate v to bits bits`: the low `bits` bits, same type.

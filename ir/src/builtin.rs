@@ -10,9 +10,10 @@
 //! them, `slice_pop_front` before them). An entry of a slice of tuples is
 //! one operand per tuple element.
 //!
-//! Names: each builtin prints under Noir's newest name (`vector_push_back`,
-//! `as_vector`) and parses under every name Noir has used for it
-//! (`slice_push_back`, `as_slice`).
+//! Names: each builtin parses under every name Noir has used for it
+//! (`slice_push_back`, `vector_push_back`, and the newest,
+//! `list_push_back`). It prints under its `vector_*` name, or under its
+//! `list_*` name in a function whose text used those ([`BuiltinNames`]).
 
 use std::fmt;
 
@@ -153,6 +154,30 @@ impl BlackBox {
     }
 }
 
+/// Which of Noir's names a function's slice builtins print under:
+/// `as_vector` and `vector_*`, or Noir's newest, `as_list` and `list_*`.
+/// Only printing depends on it; the parser records the family it read.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum BuiltinNames {
+    /// `as_vector`, `vector_push_back`, ...
+    #[default]
+    Vector,
+    /// `as_list`, `list_push_back`, ...
+    List,
+}
+
+impl BuiltinNames {
+    /// The family a builtin's spelling belongs to (`Vector` for every name
+    /// that is not one of the `list` names).
+    pub fn of_spelling(name: &str) -> BuiltinNames {
+        if name == "as_list" || name.starts_with("list_") {
+            BuiltinNames::List
+        } else {
+            BuiltinNames::Vector
+        }
+    }
+}
+
 /// Builtins without a black box, for name lookup.
 const PLAIN: [Builtin; 22] = [
     Builtin::AssertConstant,
@@ -180,7 +205,7 @@ const PLAIN: [Builtin; 22] = [
 ];
 
 impl Builtin {
-    /// The name in the text format: Noir's newest.
+    /// The name in the text format.
     pub fn name(self) -> &'static str {
         match self {
             Builtin::AssertConstant => "assert_constant",
@@ -210,21 +235,42 @@ impl Builtin {
         }
     }
 
+    /// The name in the text format under `names`.
+    pub fn name_in(self, names: BuiltinNames) -> &'static str {
+        if names == BuiltinNames::Vector {
+            return self.name();
+        }
+        match self {
+            Builtin::AsSlice => "as_list",
+            Builtin::SlicePushBack => "list_push_back",
+            Builtin::SlicePushFront => "list_push_front",
+            Builtin::SlicePopBack => "list_pop_back",
+            Builtin::SlicePopFront => "list_pop_front",
+            Builtin::SliceInsert => "list_insert",
+            Builtin::SliceRemove => "list_remove",
+            Builtin::SliceRefCount => "list_refcount",
+            _ => self.name(),
+        }
+    }
+
     /// The builtin with this name, under any of Noir's spellings.
     pub fn from_name(name: &str) -> Option<Builtin> {
         let name = match name {
             "println" => "print",
-            "as_slice" => "as_vector",
-            "slice_refcount" => "vector_refcount",
-            _ => name.strip_prefix("slice_").map_or(name, |rest| match rest {
-                "push_back" => "vector_push_back",
-                "push_front" => "vector_push_front",
-                "pop_back" => "vector_pop_back",
-                "pop_front" => "vector_pop_front",
-                "insert" => "vector_insert",
-                "remove" => "vector_remove",
-                _ => name,
-            }),
+            "as_slice" | "as_list" => "as_vector",
+            "slice_refcount" | "list_refcount" => "vector_refcount",
+            _ => name
+                .strip_prefix("slice_")
+                .or_else(|| name.strip_prefix("list_"))
+                .map_or(name, |rest| match rest {
+                    "push_back" => "vector_push_back",
+                    "push_front" => "vector_push_front",
+                    "pop_back" => "vector_pop_back",
+                    "pop_front" => "vector_pop_front",
+                    "insert" => "vector_insert",
+                    "remove" => "vector_remove",
+                    _ => name,
+                }),
         };
         PLAIN
             .into_iter()

@@ -6,7 +6,8 @@ use std::fmt;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 use crate::{
-    Block, DataFlowGraph, FuncId, GlobalData, GlobalId, Inst, Layout, Terminator, Type, Value,
+    Block, BuiltinNames, DataFlowGraph, FuncId, GlobalData, GlobalId, Inst, Layout, Terminator,
+    Type, Value,
 };
 
 /// The runtime a function is compiled for, printed before `fn`:
@@ -184,6 +185,9 @@ pub struct Function {
     pub array_offsets: HashMap<Inst, u32>,
     /// The data bus declarations of an entry function (empty elsewhere).
     pub databus: DataBus,
+    /// The names the slice builtins print under (the family the text
+    /// used); like `array_offsets`, it only changes printing.
+    pub builtin_names: BuiltinNames,
 }
 
 impl Function {
@@ -198,6 +202,7 @@ impl Function {
             block_locs: SecondaryMap::new(),
             array_offsets: HashMap::new(),
             databus: DataBus::default(),
+            builtin_names: BuiltinNames::default(),
         }
     }
 

@@ -446,7 +446,8 @@ fn write_call(
     match callee {
         Callee::Foreign(id) => f.write_str(func.dfg.foreign_name(id))?,
         Callee::Value(value) => write!(f, "{}", Operand(func, value))?,
-        Callee::Function(_) | Callee::Builtin(_) => write!(f, "{callee}")?,
+        Callee::Builtin(builtin) => f.write_str(builtin.name_in(func.builtin_names))?,
+        Callee::Function(_) => write!(f, "{callee}")?,
     }
     write!(f, "({})", List(func, args))?;
     match results {

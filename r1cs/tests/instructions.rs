@@ -76,8 +76,7 @@ fn bodies(ty: &str) -> Vec<String> {
     }
     if ty == "Field" {
         out.push("    v2 = truncate v0 to 8 bits, max_bit_size: 254\n    v3 = cast v1 as u8\n    return v2, v3".to_string());
-        // Casts under a run-time predicate keep the canonical low bits
-        // where disabled.
+        // A cast whose pattern does not fit traps whatever the predicate.
         out.push("    v3 = lt v0, v1\n    enable_side_effects v3\n    v2 = cast v0 as u8\n    v4 = cast v1 as i8\n    return v2, v4".to_string());
     }
     out
@@ -91,28 +90,12 @@ fn instructions_agree_with_the_interpreter() {
         for body in bodies(ty) {
             let body = body.split(" //").next().unwrap().to_string();
             let m = module(ty, &body);
-            let main = m.main().unwrap();
             for _ in 0..40 {
                 let args = vec![random(&mut rng, ty), random(&mut rng, ty)];
-                let run = interpret(&m, main, args.clone(), &InterpreterOptions::default());
-                match run.outcome {
-                    Outcome::Return(_) => {
-                        let trace = record(&m, main, args, &InterpreterOptions::default())
-                            .unwrap_or_else(|e| panic!("{e}\n{m}"));
-                        let instance = &trace.instances[0];
-                        let cs = &trace.kinds[&instance.kind];
-                        // A changed output is not accepted.
-                        let mut tampered = instance.assignment.clone();
-                        let out = cs.num_inputs;
-                        tampered.public[out] += Fr::from(1u64);
-                        assert!(cs.first_unsatisfied(&tampered).is_some(), "{m}");
-                        satisfied += 1;
-                    }
-                    Outcome::Trap(_) => {
-                        assert_trap_unsatisfiable(&m, &args);
-                        traps += 1;
-                    }
-                    Outcome::OutOfFuel => unreachable!(),
+                if agrees_with_interpreter(&m, args) {
+                    satisfied += 1;
+                } else {
+                    traps += 1;
                 }
             }
         }
@@ -123,9 +106,119 @@ fn instructions_agree_with_the_interpreter() {
     );
 }
 
-/// The values of the trapping block run under predicate 0 (where nothing
-/// traps and results wrap) fill the block's witness; it must not satisfy
-/// the constraints of the block run under predicate 1.
+/// Runs `m` on `args`: when it returns, the honest witness satisfies the
+/// constraints and a changed output does not (true); when it traps, no
+/// witness does (false).
+fn agrees_with_interpreter(m: &Module, args: Vec<RuntimeValue>) -> bool {
+    let main = m.main().unwrap();
+    let run = interpret(m, main, args.clone(), &InterpreterOptions::default());
+    match run.outcome {
+        Outcome::Return(_) => {
+            let trace = record(m, main, args, &InterpreterOptions::default())
+                .unwrap_or_else(|e| panic!("{e}\n{m}"));
+            let instance = &trace.instances[0];
+            let cs = &trace.kinds[&instance.kind];
+            assert!(cs.first_unsatisfied(&instance.assignment).is_none(), "{m}");
+            // A changed output is not accepted.
+            let mut tampered = instance.assignment.clone();
+            let out = cs.num_inputs;
+            tampered.public[out] += Fr::from(1u64);
+            assert!(cs.first_unsatisfied(&tampered).is_some(), "{m}");
+            true
+        }
+        Outcome::Trap(_) => {
+            assert_trap_unsatisfiable(m, &args);
+            false
+        }
+        Outcome::OutOfFuel => unreachable!(),
+    }
+}
+
+/// Casts on bit patterns at their edges: same width, a narrower target
+/// (which traps on a pattern too wide, `i16 -1` included), a wider one (a
+/// signed value zero-extends, to `iN` and to `Field` alike).
+#[test]
+fn integer_casts_agree_at_the_pattern_edges() {
+    let body = "    v2 = cast v0 as u8\n    v3 = cast v0 as i8\n    v4 = cast v0 as u32\n    v5 = cast v0 as i32\n    v6 = cast v0 as Field\n    return v2, v3, v4, v5, v6";
+    let values: [i128; 12] = [0, 1, 127, 128, 200, 255, 256, -1, -56, -128, -129, -200];
+    let (mut returned, mut trapped) = (0, 0);
+    for (ty, bits, signed) in [
+        ("u8", 8, false),
+        ("i8", 8, true),
+        ("u16", 16, false),
+        ("i16", 16, true),
+    ] {
+        let m = module(ty, body);
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), 1i128 << (bits - 1))
+        } else {
+            (0, 1i128 << bits)
+        };
+        for x in values.into_iter().filter(|x| (lo..hi).contains(x)) {
+            let arg = if signed {
+                RuntimeValue::signed(bits, x)
+            } else {
+                RuntimeValue::unsigned(bits, x as u128)
+            };
+            if agrees_with_interpreter(&m, vec![arg.clone(), arg]) {
+                returned += 1;
+            } else {
+                trapped += 1;
+            }
+        }
+    }
+    assert!(
+        returned >= 10 && trapped >= 5,
+        "{returned} returned, {trapped} trapped"
+    );
+}
+
+/// Under predicate 0 an `array_set` leaves its array as it was, at a
+/// constant index and at a run-time one, and an `array_get` outside the
+/// array reads its first element of the result's type.
+#[test]
+fn predicated_array_accesses_agree() {
+    let text = "fn main f0 {
+  b0(v0: u1, v1: u32):
+    v2 = make_array [Field 10, Field 20, Field 30] : [Field; 3]
+    enable_side_effects v0
+    v3 = array_set v2, index v1, value Field 99
+    v4 = array_set v2, index u32 0, value Field 98
+    v7 = array_get v2, index v1 -> Field
+    enable_side_effects u1 1
+    v5 = array_get v3, index u32 1 -> Field
+    v6 = array_get v4, index u32 0 -> Field
+    return v5, v6, v7
+}";
+    let disabled_read = "fn main f0 {
+  b0(v0: u1, v1: u32):
+    v2 = make_array [u8 10, u1 1, u8 20, u1 0] : [(u8, u1); 2]
+    enable_side_effects v0
+    v3 = array_get v2, index u32 7 -> u1
+    enable_side_effects u1 1
+    return v3
+}";
+    let m = kildall_ir::parse_module(disabled_read).unwrap();
+    let args = vec![RuntimeValue::unsigned(1, 0), RuntimeValue::unsigned(32, 0)];
+    assert!(agrees_with_interpreter(&m, args));
+    let m = kildall_ir::parse_module(text).unwrap();
+    kildall_ir::verify_module(&m).unwrap();
+    for enabled in [0, 1] {
+        for index in 0..3 {
+            let args = vec![
+                RuntimeValue::unsigned(1, enabled),
+                RuntimeValue::unsigned(32, index),
+            ];
+            assert!(agrees_with_interpreter(&m, args));
+        }
+    }
+}
+
+/// The values of the trapping block run under predicate 0 (where results
+/// wrap and only a cast whose pattern does not fit its target still traps)
+/// fill the block's witness; it must not satisfy the constraints of the
+/// block run under predicate 1. A run that traps there too gives the values
+/// defined before the trap, and zero for the results from the trap on.
 fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
     let main = m.main().unwrap();
     let text = m.to_string();
@@ -145,6 +238,20 @@ fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
             _: kildall_ir::Block,
             values: &kildall_interpreter::BlockValues<'_>,
         ) {
+            self.keep(values);
+        }
+        fn block_trapped(
+            &mut self,
+            _: kildall_ir::FuncId,
+            _: kildall_ir::Block,
+            _: kildall_ir::Inst,
+            values: &kildall_interpreter::BlockValues<'_>,
+        ) {
+            self.keep(values);
+        }
+    }
+    impl Keep<'_> {
+        fn keep(&mut self, values: &kildall_interpreter::BlockValues<'_>) {
             for (v, _) in self.1.dfg.values() {
                 if let Some(x) = values.get(v) {
                     self.0.insert(v, x);
@@ -162,7 +269,12 @@ fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
     );
     let original = &m.functions[main];
     let block = original.entry_block().unwrap();
-    let get = |v: Value| values.get(&v).cloned();
+    let get = |v: Value| {
+        values
+            .get(&v)
+            .cloned()
+            .or_else(|| zero_of(original.dfg.value_type(v)))
+    };
     match assign_block(
         original,
         block,
@@ -180,4 +292,32 @@ fn assert_trap_unsatisfiable(m: &Module, args: &[RuntimeValue]) {
             "a trap satisfied its constraints:\n{m}\nargs {args:?}"
         ),
     }
+}
+
+/// The zero of a numeric type, the stand-in for a result a trapping run
+/// never defined.
+fn zero_of(ty: &kildall_ir::Type) -> Option<RuntimeValue> {
+    match *ty {
+        kildall_ir::Type::Field => Some(RuntimeValue::Field(Fr::from(0u64))),
+        kildall_ir::Type::Unsigned(bits) => Some(RuntimeValue::unsigned(bits, 0)),
+        kildall_ir::Type::Signed(bits) => Some(RuntimeValue::signed(bits, 0)),
+        _ => None,
+    }
+}
+
+/// `MIN mod -1` traps as `MIN / -1` does, in the constraints as in the
+/// interpreter (no witness satisfies them); another remainder of `MIN`
+/// returns.
+#[test]
+fn signed_remainder_overflow_agrees() {
+    let m = module("i8", "    v2 = mod v0, v1\n    return v2");
+    let min = RuntimeValue::signed(8, -128);
+    assert!(!agrees_with_interpreter(
+        &m,
+        vec![min.clone(), RuntimeValue::signed(8, -1)]
+    ));
+    assert!(agrees_with_interpreter(
+        &m,
+        vec![min, RuntimeValue::signed(8, 3)]
+    ));
 }

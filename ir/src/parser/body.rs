@@ -701,6 +701,9 @@ impl<'a> Parser<'a> {
             return Ok((Callee::Value(value), None));
         }
         let callee = if let Some(builtin) = Builtin::from_name(token.text) {
+            if BuiltinNames::of_spelling(token.text) == BuiltinNames::List {
+                state.func.builtin_names = BuiltinNames::List;
+            }
             Callee::Builtin(builtin)
         } else if token.text.contains("oracle") {
             Callee::Foreign(state.func.dfg.foreign(token.text))

@@ -87,9 +87,9 @@ use lexer::{Lexer, Tok, Token};
 use state::{FuncState, Materialised};
 
 use crate::{
-    AssertMessage, BinaryOp, Block, Builtin, CallData, Callee, ConstValue, FuncId, Function,
-    GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module, Purity,
-    Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
+    AssertMessage, BinaryOp, Block, Builtin, BuiltinNames, CallData, Callee, ConstValue, FuncId,
+    Function, GlobalData, GlobalId, GlobalInit, GlobalOperand, Inst, InstructionData, Module,
+    Purity, Runtime, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef, MAX_INT_BITS,
 };
 
 /// The deepest nesting of types (`&mut [&mut [...]]`) the parser accepts.

@@ -323,7 +323,8 @@ impl Lowerer<'_> {
     /// Signed division truncating toward zero: `a = q b + r` with `|r| <
     /// |b|` and `r` of the sign of `a` (`|r| = r (1 - 2 sign(a))` in `n`
     /// bits), `q` in `[-2^(n-1), 2^(n-1)]`; `q = 2^(n-1)` is `MIN / -1`,
-    /// which traps where enabled (`div` only) and wraps elsewhere. A zero
+    /// which traps where enabled (`mod` too, as a checked remainder does)
+    /// and wraps elsewhere. A zero
     /// divisor traps where enabled and gives `q = r = 0` elsewhere.
     fn signed_div(
         &mut self,
@@ -364,8 +365,8 @@ impl Lowerer<'_> {
         }
         let q_bits = self.decompose(&q.plus_constant(pow2(n - 1)), n + 1, &format!("{name}.q"));
         let n_us = n as usize;
+        self.enforce_when_enabled(q_bits[n_us].clone());
         if op == BinaryOp::Div {
-            self.enforce_when_enabled(q_bits[n_us].clone());
             let mut bits = q_bits[..n_us].to_vec();
             bits[n_us - 1] = Lc::from_u64(1).minus(&bits[n_us - 1]);
             self.set_int(result, bits);

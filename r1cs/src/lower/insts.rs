@@ -2,9 +2,8 @@
 
 use ark_bn254::Fr;
 use ark_ff::Field;
-use num_bigint::BigInt;
 
-use super::ints::{type_range, MAX_BITS};
+use super::ints::MAX_BITS;
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{AccessKind, Lc, MemoryAccess, Output, Space};
 use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
@@ -351,84 +350,56 @@ impl Lowerer<'_> {
         });
     }
 
-    /// A cast from `Field` under a run-time predicate. Where it fits, the
-    /// value (its two's complement pattern when negative); elsewhere the low
-    /// bits of the canonical representative, as the interpreter keeps them.
-    /// Unsigned: the canonical bits of `x`, whose high part must be zero
-    /// where enabled. Signed: the canonical bits of `x + 2^(n-1)` decide
-    /// whether it fits (high part zero) and give the pattern (top bit
-    /// flipped); the canonical bits of `x` give the low bits otherwise.
-    fn predicated_field_cast(&mut self, x: &Lc, n: u32, signed: bool) -> Vec<Lc> {
-        let name = self.name();
-        let n_us = n as usize;
-        let high = |bits: &[Lc]| {
-            bits[n_us..]
-                .iter()
-                .enumerate()
-                .fold(Lc::zero(), |acc, (i, b)| acc.add_scaled(pow2(i as u32), b))
-        };
-        let cx = self.canonical_bits(x);
-        if !signed {
-            self.enforce_when_enabled(high(&cx));
-            return cx[..n_us].to_vec();
-        }
-        let cy = self.canonical_bits(&x.plus_constant(pow2(n - 1)));
-        let fits = self.is_zero(&high(&cy), None);
-        self.enforce_when_enabled(Lc::from_u64(1).minus(&fits));
-        let mut out = Vec::with_capacity(n_us);
-        for i in 0..n_us {
-            let pattern = if i == n_us - 1 {
-                Lc::from_u64(1).minus(&cy[i])
-            } else {
-                cy[i].clone()
-            };
-            let pick = self.product(&fits, &pattern.minus(&cx[i]), &format!("{name}.pick{i}"));
-            out.push(cx[i].plus(&pick));
-        }
-        out
-    }
-
+    /// `cast` on bit patterns, as the interpreter casts: an integer's
+    /// scalar is its pattern, so a cast to `Field` or to an integer type at
+    /// least as wide is that scalar; a narrower integer target requires
+    /// the pattern's high bits to be zero; a `Field` source is decomposed
+    /// into the target's bits, which requires its canonical representative
+    /// to fit. The requirements hold whatever the predicate, as the
+    /// interpreter's trap does.
     fn cast(&mut self, arg: Value, ty: &Type, r: Value) -> Result<(), LowerError> {
         let source = self.func.dfg.value_type(arg).clone();
-        let (x, range) = match source {
-            Type::Unsigned(m) | Type::Signed(m) => {
-                let signed = matches!(source, Type::Signed(_));
-                (
-                    self.math_value(arg, m, signed)?,
-                    Some(type_range(m, signed)),
-                )
-            }
-            Type::Field => (self.scalar(arg)?, None),
+        let source_bits = match source {
+            Type::Unsigned(m) | Type::Signed(m) => Some(m),
+            Type::Field => None,
             _ => return Err(self.unsupported(&format!("a cast from {source}"))),
         };
-        match *ty {
+        let x = self.scalar(arg)?;
+        let n = match *ty {
             Type::Field => {
                 self.repr.insert(r, Repr::Scalar(x));
+                return Ok(());
             }
-            Type::Unsigned(n) | Type::Signed(n) => {
-                let signed = matches!(ty, Type::Signed(_));
-                let (tlo, thi) = type_range(n, signed);
-                match range {
-                    Some((lo, hi)) if lo >= tlo && hi <= thi && lo >= BigInt::from(0) => {
-                        // Always fits and never negative: the same pattern.
-                        self.repr.insert(r, Repr::Scalar(x));
-                    }
-                    Some((lo, hi)) => {
-                        let bits = self.wrap(&x, (&lo, &hi), n, signed, true)?;
-                        self.set_int(r, bits);
-                    }
-                    None if self.unpredicated() => {
-                        let (lo, hi) = (BigInt::from(0), BigInt::from(0));
-                        let bits = self.wrap(&x, (&lo, &hi), n, signed, true)?;
+            Type::Unsigned(n) | Type::Signed(n) => n,
+            _ => return Err(self.unsupported(&format!("a cast to {ty}"))),
+        };
+        match source_bits {
+            Some(m) if m <= n => {
+                let known = self.bits.get(&self.func.dfg.resolve(arg)).cloned();
+                match known {
+                    Some(mut bits) => {
+                        bits.resize(n as usize, Lc::zero());
                         self.set_int(r, bits);
                     }
                     None => {
-                        let bits = self.predicated_field_cast(&x, n, signed);
-                        self.set_int(r, bits);
+                        self.repr.insert(r, Repr::Scalar(x));
                     }
                 }
             }
-            _ => return Err(self.unsupported(&format!("a cast to {ty}"))),
+            Some(m) => {
+                let bits = self.bits_of(arg, m)?;
+                for high in &bits[n as usize..] {
+                    if high.as_constant() != Some(Fr::from(0u64)) {
+                        self.enforce(high.clone(), Lc::from_u64(1), Lc::zero());
+                    }
+                }
+                self.set_int(r, bits[..n as usize].to_vec());
+            }
+            None => {
+                let name = self.name();
+                let bits = self.decompose(&x, n, &name);
+                self.set_int(r, bits);
+            }
         }
         Ok(())
     }
@@ -462,8 +433,15 @@ impl Lowerer<'_> {
             let lc = match element {
                 Some(e) => e,
                 None => {
+                    // Out of bounds: a failure where enabled; elsewhere the
+                    // interpreter's read, the first element of the result's type.
                     self.enforce_when_enabled(Lc::from_u64(1));
-                    Lc::zero()
+                    let ty = self.func.dfg.value_type(r);
+                    let types = self.func.dfg.value_type(array).element_types();
+                    let first = types.and_then(|types| {
+                        (0..elements.len()).find(|k| &types[k % types.len()] == ty)
+                    });
+                    first.map_or_else(Lc::zero, |k| elements[k].clone())
                 }
             };
             self.repr.insert(r, Repr::Scalar(lc));
@@ -496,7 +474,11 @@ impl Lowerer<'_> {
         if let Some(k) = i.as_constant() {
             let k: num_bigint::BigUint = k.into();
             match usize::try_from(&k).ok().filter(|&k| k < elements.len()) {
-                Some(k) => elements[k] = v,
+                Some(k) => {
+                    let write = self.predicate.clone();
+                    let moved = self.product(&write, &v.minus(&elements[k]), &self.name());
+                    elements[k] = elements[k].plus(&moved);
+                }
                 None => self.enforce_when_enabled(Lc::from_u64(1)),
             }
             self.repr.insert(r, Repr::Array(elements));
@@ -533,9 +515,12 @@ impl Lowerer<'_> {
         let outside = Lc::from_u64(1).minus(&inside);
         let excess = self.product(&outside, &beyond, &format!("{name}.out"));
         self.decompose(&excess, 32, &format!("{name}.out"));
+        // Under predicate 0 the array stays as it was.
         for (k, s) in selectors.iter().enumerate() {
+            let p = self.predicate.clone();
+            let write = self.product(&p, s, &format!("{name}.w{k}"));
             let delta = v.minus(&elements[k]);
-            let moved = self.product(s, &delta, &format!("{name}.{k}"));
+            let moved = self.product(&write, &delta, &format!("{name}.{k}"));
             elements[k] = elements[k].plus(&moved);
         }
         self.repr.insert(r, Repr::Array(elements));
