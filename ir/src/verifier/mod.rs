@@ -22,7 +22,6 @@
 //! tree, so the whole verifier runs in time linear in the function size (for
 //! the reducible CFGs compilers produce).
 
-use std::collections::HashMap;
 use std::fmt;
 
 use cranelift_entity::SecondaryMap;
@@ -35,9 +34,11 @@ use crate::{
 };
 
 mod insts;
+mod unwritten;
 mod vector_bounds;
 
 use insts::{check_inst, check_terminator};
+use unwritten::UnwrittenLoads;
 
 /// Where in a function an error is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -486,6 +487,7 @@ struct Verifier {
     cfg: ControlFlowGraph,
     domtree: DominatorTree,
     inst_pos: SecondaryMap<Inst, u32>,
+    unwritten_loads: UnwrittenLoads,
 }
 
 struct Ctx<'a> {
@@ -580,6 +582,7 @@ impl Verifier {
                 self.inst_pos[inst] = pos as u32;
             }
         }
+        self.unwritten_loads.clear();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 let at = Location::Inst(inst);
@@ -588,6 +591,7 @@ impl Verifier {
                     self.check_use(&cx, arg, block, position, at)?;
                 }
                 check_inst(&cx, inst)?;
+                self.unwritten_loads.inst(dfg, block, inst);
             }
             let terminator = dfg.terminator(block).expect("checked above");
             let at = Location::Block(block);
@@ -596,8 +600,10 @@ impl Verifier {
                 self.check_use(&cx, arg, block, end, at)?;
             }
             check_terminator(&cx, block, terminator)?;
+            self.unwritten_loads
+                .terminator_args(dfg, terminator.arguments());
         }
-        check_unwritten_loads(&cx)?;
+        self.unwritten_loads.finish(&cx)?;
         vector_bounds::check_vector_bounds(&cx)?;
         if func.runtime.is_some() {
             let mut returns = func
@@ -746,82 +752,4 @@ fn range_checked_casts(func: &Function) -> cranelift_entity::EntitySet<Inst> {
         }
     }
     casts
-}
-
-/// Noir's load and store validator: no load from a cell that nothing can
-/// have written. A cell is the result of an `allocate`; anything but a load
-/// that takes it (a store, a call, an array, a jump argument) may write it
-/// or let it be written. A load is refused when its cell has no such use
-/// in the whole function, or when the use comes later than the load in the
-/// allocation's own block. Linear in the function.
-fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
-    let func = cx.func;
-    let dfg = &func.dfg;
-    let cell = |value: Value| {
-        let value = dfg.resolve(value);
-        match dfg.value_def(value) {
-            ValueDef::Result(inst, _) if matches!(dfg[inst], InstructionData::Allocate) => {
-                Some(value)
-            }
-            _ => None,
-        }
-    };
-    // The cells with a use other than a load, anywhere.
-    let mut written = cranelift_entity::EntitySet::<Value>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            if !matches!(dfg[inst], InstructionData::Load { .. }) {
-                dfg[inst]
-                    .arguments()
-                    .as_slice()
-                    .iter()
-                    .filter_map(|&v| cell(v))
-                    .for_each(|c| {
-                        written.insert(c);
-                    });
-            }
-        }
-        if let Some(terminator) = dfg.terminator(block) {
-            terminator
-                .arguments()
-                .filter_map(|&v| cell(v))
-                .for_each(|c| {
-                    written.insert(c);
-                });
-        }
-    }
-    // The block each cell was allocated in while nothing has touched it
-    // since: kept per cell instead of a set emptied per block, which would
-    // take time in the largest value each time (quadratic in the function),
-    // and in a map, whose size follows the cells, not the values.
-    let mut fresh_in = HashMap::<Value, Block>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            match dfg[inst] {
-                InstructionData::Allocate => {
-                    if let Some(result) = dfg.first_result(inst) {
-                        fresh_in.insert(result, block);
-                    }
-                }
-                InstructionData::Load { address } => {
-                    if let Some(c) = cell(address) {
-                        if !written.contains(c) || fresh_in.get(&c) == Some(&block) {
-                            return Err(cx.error(
-                                Location::Inst(inst),
-                                VerifierErrorKind::LoadOfUnwrittenCell(address),
-                            ));
-                        }
-                    }
-                }
-                ref data => {
-                    for &v in data.arguments().as_slice() {
-                        if let Some(c) = cell(v) {
-                            fresh_in.remove(&c);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
 }
