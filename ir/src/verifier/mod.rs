@@ -24,7 +24,7 @@
 
 use std::fmt;
 
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::EntitySet;
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
@@ -486,7 +486,11 @@ fn type_list(types: impl IntoIterator<Item = Type>) -> String {
 struct Verifier {
     cfg: ControlFlowGraph,
     domtree: DominatorTree,
-    inst_pos: SecondaryMap<Inst, u32>,
+    /// The instructions of the current function the walk has checked: a
+    /// definition in the block of its use dominates the use exactly when the
+    /// walk, in layout order, got to it first (no walk of its own to number
+    /// the instructions).
+    walked: EntitySet<Inst>,
     unwritten_loads: UnwrittenLoads,
 }
 
@@ -498,7 +502,7 @@ struct Ctx<'a> {
     returns: Vec<Type>,
     /// In a function with a Noir runtime, the `cast`s of a `Field` that a
     /// `range_check` to at most the target's bits comes before.
-    range_checked_casts: cranelift_entity::EntitySet<Inst>,
+    range_checked_casts: EntitySet<Inst>,
 }
 
 impl Ctx<'_> {
@@ -577,27 +581,22 @@ impl Verifier {
         // graph is well formed.
         self.cfg.compute(func);
         self.domtree.compute(&self.cfg);
-        for block in func.layout.blocks() {
-            for (pos, inst) in func.layout.block_insts(block).enumerate() {
-                self.inst_pos[inst] = pos as u32;
-            }
-        }
+        self.walked.clear();
         self.unwritten_loads.clear();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 let at = Location::Inst(inst);
-                let position = self.inst_pos[inst];
                 for &arg in dfg[inst].arguments().as_slice() {
-                    self.check_use(&cx, arg, block, position, at)?;
+                    self.check_use(&cx, arg, block, at)?;
                 }
                 check_inst(&cx, inst)?;
                 self.unwritten_loads.inst(dfg, block, inst);
+                self.walked.insert(inst);
             }
             let terminator = dfg.terminator(block).expect("checked above");
             let at = Location::Block(block);
-            let end = func.layout.block_len(block) as u32;
             for &arg in terminator.arguments() {
-                self.check_use(&cx, arg, block, end, at)?;
+                self.check_use(&cx, arg, block, at)?;
             }
             check_terminator(&cx, block, terminator)?;
             self.unwritten_loads
@@ -645,15 +644,13 @@ impl Verifier {
         Ok(())
     }
 
-    /// Checks that `value`, used in `block` at instruction position
-    /// `position` (the block length for the terminator), is defined and
-    /// dominates the use.
+    /// Checks that `value`, used in `block` by the instruction (or the
+    /// terminator) the walk is at, is defined and dominates the use.
     fn check_use(
         &self,
         cx: &Ctx<'_>,
         value: Value,
         block: Block,
-        position: u32,
         at: Location,
     ) -> Result<(), VerifierError> {
         let func = cx.func;
@@ -663,7 +660,7 @@ impl Verifier {
             return Err(undefined());
         }
         let resolved = dfg.resolve(value);
-        let (def_block, def_pos) = match dfg.value_def(resolved) {
+        let (def_block, def_walked) = match dfg.value_def(resolved) {
             ValueDef::Const(c) => {
                 let ty = dfg.value_type(resolved);
                 return if crate::parser::constant_fits(ty, c) {
@@ -697,7 +694,7 @@ impl Verifier {
                 (def_block, None)
             }
             ValueDef::Result(inst, _) => match func.layout.inst_block(inst) {
-                Some(def_block) => (def_block, Some(self.inst_pos[inst])),
+                Some(def_block) => (def_block, Some(self.walked.contains(inst))),
                 None => {
                     return Err(cx.error(
                         at,
@@ -713,7 +710,7 @@ impl Verifier {
             return Ok(());
         }
         let dominated = if def_block == block {
-            def_pos.is_none_or(|p| p < position)
+            def_walked.is_none_or(|walked| walked)
         } else {
             self.domtree.dominates(def_block, block)
         };
@@ -728,8 +725,8 @@ impl Verifier {
 /// In a function with a Noir runtime, the `cast`s whose operand a
 /// `range_check` to at most the target's bits comes before, in layout order
 /// (the order Noir's validator visits blocks in).
-fn range_checked_casts(func: &Function) -> cranelift_entity::EntitySet<Inst> {
-    let mut casts = cranelift_entity::EntitySet::new();
+fn range_checked_casts(func: &Function) -> EntitySet<Inst> {
+    let mut casts = EntitySet::new();
     if func.runtime.is_none() {
         return casts;
     }
