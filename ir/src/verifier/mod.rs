@@ -22,10 +22,9 @@
 //! tree, so the whole verifier runs in time linear in the function size (for
 //! the reducible CFGs compilers produce).
 
-use std::collections::HashMap;
 use std::fmt;
 
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::EntitySet;
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
@@ -35,9 +34,11 @@ use crate::{
 };
 
 mod insts;
+mod unwritten;
 mod vector_bounds;
 
 use insts::{check_inst, check_terminator};
+use unwritten::UnwrittenLoads;
 
 /// Where in a function an error is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -488,7 +489,12 @@ fn type_list(types: impl IntoIterator<Item = Type>) -> String {
 struct Verifier {
     cfg: ControlFlowGraph,
     domtree: DominatorTree,
-    inst_pos: SecondaryMap<Inst, u32>,
+    /// The instructions of the current function the walk has checked: a
+    /// definition in the block of its use dominates the use exactly when the
+    /// walk, in layout order, got to it first (no walk of its own to number
+    /// the instructions).
+    walked: EntitySet<Inst>,
+    unwritten_loads: UnwrittenLoads,
 }
 
 struct Ctx<'a> {
@@ -499,7 +505,7 @@ struct Ctx<'a> {
     returns: Vec<Type>,
     /// In a function with a Noir runtime, the `cast`s of a `Field` that a
     /// `range_check` to at most the target's bits comes before.
-    range_checked_casts: cranelift_entity::EntitySet<Inst>,
+    range_checked_casts: EntitySet<Inst>,
 }
 
 impl Ctx<'_> {
@@ -578,29 +584,28 @@ impl Verifier {
         // graph is well formed.
         self.cfg.compute(func);
         self.domtree.compute(&self.cfg);
-        for block in func.layout.blocks() {
-            for (pos, inst) in func.layout.block_insts(block).enumerate() {
-                self.inst_pos[inst] = pos as u32;
-            }
-        }
+        self.walked.clear();
+        self.unwritten_loads.clear();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 let at = Location::Inst(inst);
-                let position = self.inst_pos[inst];
                 for &arg in dfg[inst].arguments().as_slice() {
-                    self.check_use(&cx, arg, block, position, at)?;
+                    self.check_use(&cx, arg, block, at)?;
                 }
                 check_inst(&cx, inst)?;
+                self.unwritten_loads.inst(dfg, block, inst);
+                self.walked.insert(inst);
             }
             let terminator = dfg.terminator(block).expect("checked above");
             let at = Location::Block(block);
-            let end = func.layout.block_len(block) as u32;
             for &arg in terminator.arguments() {
-                self.check_use(&cx, arg, block, end, at)?;
+                self.check_use(&cx, arg, block, at)?;
             }
             check_terminator(&cx, block, terminator)?;
+            self.unwritten_loads
+                .terminator_args(dfg, terminator.arguments());
         }
-        check_unwritten_loads(&cx)?;
+        self.unwritten_loads.finish(&cx)?;
         vector_bounds::check_vector_bounds(&cx)?;
         if func.runtime.is_some() {
             let mut returns = func
@@ -642,15 +647,13 @@ impl Verifier {
         Ok(())
     }
 
-    /// Checks that `value`, used in `block` at instruction position
-    /// `position` (the block length for the terminator), is defined and
-    /// dominates the use.
+    /// Checks that `value`, used in `block` by the instruction (or the
+    /// terminator) the walk is at, is defined and dominates the use.
     fn check_use(
         &self,
         cx: &Ctx<'_>,
         value: Value,
         block: Block,
-        position: u32,
         at: Location,
     ) -> Result<(), VerifierError> {
         let func = cx.func;
@@ -660,7 +663,7 @@ impl Verifier {
             return Err(undefined());
         }
         let resolved = dfg.resolve(value);
-        let (def_block, def_pos) = match dfg.value_def(resolved) {
+        let (def_block, def_walked) = match dfg.value_def(resolved) {
             ValueDef::Const(c) => {
                 let ty = dfg.value_type(resolved);
                 return if crate::parser::constant_fits(ty, c) {
@@ -694,7 +697,7 @@ impl Verifier {
                 (def_block, None)
             }
             ValueDef::Result(inst, _) => match func.layout.inst_block(inst) {
-                Some(def_block) => (def_block, Some(self.inst_pos[inst])),
+                Some(def_block) => (def_block, Some(self.walked.contains(inst))),
                 None => {
                     return Err(cx.error(
                         at,
@@ -710,7 +713,7 @@ impl Verifier {
             return Ok(());
         }
         let dominated = if def_block == block {
-            def_pos.is_none_or(|p| p < position)
+            def_walked.is_none_or(|walked| walked)
         } else {
             self.domtree.dominates(def_block, block)
         };
@@ -725,8 +728,8 @@ impl Verifier {
 /// In a function with a Noir runtime, the `cast`s whose operand a
 /// `range_check` to at most the target's bits comes before, in layout order
 /// (the order Noir's validator visits blocks in).
-fn range_checked_casts(func: &Function) -> cranelift_entity::EntitySet<Inst> {
-    let mut casts = cranelift_entity::EntitySet::new();
+fn range_checked_casts(func: &Function) -> EntitySet<Inst> {
+    let mut casts = EntitySet::new();
     if func.runtime.is_none() {
         return casts;
     }
@@ -749,82 +752,4 @@ fn range_checked_casts(func: &Function) -> cranelift_entity::EntitySet<Inst> {
         }
     }
     casts
-}
-
-/// Noir's load and store validator: no load from a cell that nothing can
-/// have written. A cell is the result of an `allocate`; anything but a load
-/// that takes it (a store, a call, an array, a jump argument) may write it
-/// or let it be written. A load is refused when its cell has no such use
-/// in the whole function, or when the use comes later than the load in the
-/// allocation's own block. Linear in the function.
-fn check_unwritten_loads(cx: &Ctx<'_>) -> Result<(), VerifierError> {
-    let func = cx.func;
-    let dfg = &func.dfg;
-    let cell = |value: Value| {
-        let value = dfg.resolve(value);
-        match dfg.value_def(value) {
-            ValueDef::Result(inst, _) if matches!(dfg[inst], InstructionData::Allocate) => {
-                Some(value)
-            }
-            _ => None,
-        }
-    };
-    // The cells with a use other than a load, anywhere.
-    let mut written = cranelift_entity::EntitySet::<Value>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            if !matches!(dfg[inst], InstructionData::Load { .. }) {
-                dfg[inst]
-                    .arguments()
-                    .as_slice()
-                    .iter()
-                    .filter_map(|&v| cell(v))
-                    .for_each(|c| {
-                        written.insert(c);
-                    });
-            }
-        }
-        if let Some(terminator) = dfg.terminator(block) {
-            terminator
-                .arguments()
-                .filter_map(|&v| cell(v))
-                .for_each(|c| {
-                    written.insert(c);
-                });
-        }
-    }
-    // The block each cell was allocated in while nothing has touched it
-    // since: kept per cell instead of a set emptied per block, which would
-    // take time in the largest value each time (quadratic in the function),
-    // and in a map, whose size follows the cells, not the values.
-    let mut fresh_in = HashMap::<Value, Block>::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            match dfg[inst] {
-                InstructionData::Allocate => {
-                    if let Some(result) = dfg.first_result(inst) {
-                        fresh_in.insert(result, block);
-                    }
-                }
-                InstructionData::Load { address } => {
-                    if let Some(c) = cell(address) {
-                        if !written.contains(c) || fresh_in.get(&c) == Some(&block) {
-                            return Err(cx.error(
-                                Location::Inst(inst),
-                                VerifierErrorKind::LoadOfUnwrittenCell(address),
-                            ));
-                        }
-                    }
-                }
-                ref data => {
-                    for &v in data.arguments().as_slice() {
-                        if let Some(c) = cell(v) {
-                            fresh_in.remove(&c);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
 }
