@@ -9,7 +9,7 @@
 //! entrypoint, when set, is also a root.
 
 use core::num::NonZeroU32;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use bitvec::prelude::{BitVec, Lsb0};
 
@@ -229,14 +229,16 @@ impl MastNode {
 
 /// A MAST forest: nodes, their digests, roots and an optional entrypoint.
 ///
-/// With the `serde` feature a forest (de)serializes as its nodes, digests,
-/// roots, entrypoint and strings; deserializing rebuilds it through the
-/// builder, so the invariants and digests are checked.
+/// With the `serde` feature a forest (de)serializes as its instruction set,
+/// nodes, digests, roots, entrypoint, strings, source locations and advice
+/// map; deserializing rebuilds it through the builder, so the invariants
+/// and digests are checked. Serializing a forest with 0.23 debug info is an
+/// error (see [`MastForest::strip_debug_info`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "ForestRepr", into = "ForestRepr")
+    derive(serde::Deserialize),
+    serde(try_from = "ForestRepr")
 )]
 pub struct MastForest {
     pub(crate) isa: Isa,
@@ -359,7 +361,9 @@ impl MastForest {
     ///
     /// The tree keeps the debug info of its nodes (see [`DebugInfo`]): their node
     /// decorators, assembly ops and debug variables, the messages of the
-    /// error codes they use and the names of the procedures in it.
+    /// error codes they use and the names of the procedures in it. It keeps
+    /// the whole advice map, which its operations may read (strip it with
+    /// [`MastForest::strip_advice_map`] to convert the tree to 0.10).
     pub fn extract(&self, root: MastNodeId) -> MastForest {
         let mut out = MastForestBuilder::new_in(self.isa);
         let mut map: HashMap<u32, MastNodeId> = HashMap::new();
@@ -415,10 +419,25 @@ impl MastForest {
         let debug_info = (self.debug_info.as_ref()).and_then(|d| d.extracted(self, kept, &mut out));
         let mut tree = out.finish();
         tree.debug_info = debug_info;
-        // FIXME: the tree leaves the forest's advice map behind, which its
-        // operations may read (0.10 has no advice map: the conversions of
-        // extracted trees rely on this).
+        // Which entries an operation reads is known only when it runs (a
+        // key may come from the stack): the map travels whole, as miden-core
+        // keeps a library's forest whole in the programs it makes of it.
+        tree.advice_map = self.advice_map.clone();
         tree
+    }
+
+    /// Removes the 0.23 debug info and returns it; the decorators of blocks
+    /// stay on them. A forest with debug info beyond those converts to no
+    /// other version and has no serde form until it is stripped.
+    pub fn strip_debug_info(&mut self) -> Option<DebugInfo> {
+        self.debug_info.take()
+    }
+
+    /// Removes the advice map and returns it: the explicit step that lets a
+    /// forest convert to a version without one (0.10), which otherwise
+    /// refuses it.
+    pub fn strip_advice_map(&mut self) -> Vec<(Digest, Vec<Felt>)> {
+        core::mem::take(&mut self.advice_map)
     }
 }
 
@@ -460,6 +479,9 @@ pub enum BuildError {
     /// A recorded digest that differs from the node's contents.
     #[error("digest of node {0} differs from its contents")]
     DigestMismatch(MastNodeId),
+    /// An advice-map key given a second time.
+    #[error("advice key {0} repeats an earlier entry")]
+    DuplicateAdviceKey(Digest),
     /// An operation that the forest's version does not have.
     #[error("operation `{op}` does not exist in {isa}")]
     NotInIsa {
@@ -470,12 +492,13 @@ pub enum BuildError {
     },
 }
 
-/// The serialized shape of a [`MastForest`].
-// FIXME: the advice map and 0.23 debug info of a forest are not in its
-// serde form, nor its instruction set.
+/// The serialized shape of a [`MastForest`]; the fields added after the
+/// first ones default to their empty values (a 0.10 forest's).
 #[cfg(feature = "serde")]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Deserialize)]
 struct ForestRepr {
+    #[serde(default)]
+    isa: Isa,
     nodes: Vec<MastNode>,
     digests: Vec<Digest>,
     roots: Vec<MastNodeId>,
@@ -483,19 +506,47 @@ struct ForestRepr {
     strings: Vec<String>,
     #[serde(default)]
     locations: Vec<SourceLocation>,
+    #[serde(default)]
+    advice_map: Vec<(Digest, Vec<Felt>)>,
+}
+
+/// [`ForestRepr`] borrowed from the forest it serializes.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize)]
+struct ForestReprRef<'a> {
+    isa: Isa,
+    nodes: &'a [MastNode],
+    digests: &'a [Digest],
+    roots: &'a [MastNodeId],
+    entrypoint: Option<MastNodeId>,
+    strings: Vec<&'a str>,
+    locations: &'a [SourceLocation],
+    advice_map: &'a [(Digest, Vec<Felt>)],
 }
 
 #[cfg(feature = "serde")]
-impl From<MastForest> for ForestRepr {
-    fn from(f: MastForest) -> ForestRepr {
-        ForestRepr {
-            roots: f.roots().collect(),
-            strings: f.strings.iter().map(str::to_string).collect(),
-            locations: f.locations,
-            nodes: f.nodes,
-            digests: f.digests,
-            entrypoint: f.entrypoint,
+impl serde::Serialize for MastForest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.debug_info.is_some() {
+            // FIXME: the serde form has no fields for 0.23 debug info beyond
+            // the decorators of blocks (node decorators, assembly ops and
+            // their placements, error messages, procedure names, debug
+            // variables): such a forest is refused, not written without it.
+            return Err(serde::ser::Error::custom(
+                "the serde form cannot hold a forest's miden 0.23 debug info (strip it)",
+            ));
         }
+        let repr = ForestReprRef {
+            isa: self.isa,
+            nodes: &self.nodes,
+            digests: &self.digests,
+            roots: &self.root_order,
+            entrypoint: self.entrypoint,
+            strings: self.strings.iter().collect(),
+            locations: &self.locations,
+            advice_map: &self.advice_map,
+        };
+        serde::Serialize::serialize(&repr, serializer)
     }
 }
 
@@ -504,7 +555,10 @@ impl TryFrom<ForestRepr> for MastForest {
     type Error = BuildError;
 
     fn try_from(r: ForestRepr) -> Result<MastForest, BuildError> {
-        let mut b = MastForestBuilder::new();
+        let mut b = MastForestBuilder::new_in(r.isa);
+        for (key, values) in r.advice_map {
+            b.add_advice_entry(key, values)?;
+        }
         for (i, s) in r.strings.iter().enumerate() {
             if b.intern(s).index() != i {
                 return Err(BuildError::DuplicateString(i as u32));
@@ -551,6 +605,8 @@ pub struct MastForestBuilder {
     strings: StringTable,
     locations: Vec<SourceLocation>,
     location_ids: HashMap<SourceLocation, LocationId>,
+    advice_map: Vec<(Digest, Vec<Felt>)>,
+    advice_keys: HashSet<Digest>,
 }
 
 impl MastForestBuilder {
@@ -576,6 +632,21 @@ impl MastForestBuilder {
     /// Whether no node was added yet.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+
+    /// Adds an entry to the advice map, after the entries already added
+    /// (the map keeps this order, which the wire formats write).
+    pub fn add_advice_entry(&mut self, key: Digest, values: Vec<Felt>) -> Result<(), BuildError> {
+        if !self.advice_keys.insert(key) {
+            return Err(BuildError::DuplicateAdviceKey(key));
+        }
+        self.advice_map.push((key, values));
+        Ok(())
+    }
+
+    /// The advice map so far.
+    pub fn advice_map(&self) -> &[(Digest, Vec<Felt>)] {
+        &self.advice_map
     }
 
     /// Interns a string for `AsmOp` decorators.
@@ -800,7 +871,7 @@ impl MastForestBuilder {
             entrypoint: self.entrypoint,
             strings: self.strings,
             locations: self.locations,
-            advice_map: Vec::new(),
+            advice_map: self.advice_map,
             debug_info: None,
         }
     }

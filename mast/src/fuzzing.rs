@@ -12,7 +12,9 @@
 //!   and flag), read from the raw bytes and from mutated 0.10 and 0.23
 //!   encodings of generated forests;
 //! * a 0.23 forest's debug info written from memory (not from the bytes it
-//!   was read from) reads back as the same forest.
+//!   was read from) reads back as the same forest;
+//! * a verified forest's text form (its advice map included) parses back to
+//!   a forest with the same text, digests and advice map.
 
 use crate::block::BasicBlock;
 use crate::decorator::Decorator;
@@ -56,6 +58,26 @@ pub fn check_wire_bytes(bytes: &[u8]) {
         "accepted input is not the canonical encoding of its forest"
     );
     check_debug_info_from_memory(&file);
+    // A trusted read keeps recorded digests that may be wrong: the text
+    // form, read back, computes them.
+    if let Ok(verified) = verified {
+        check_text_form(&verified.forest);
+    }
+}
+
+/// The text form of a read forest parses back to the same text, digests
+/// and advice map.
+fn check_text_form(forest: &MastForest) {
+    let text = forest.to_string();
+    let parsed = crate::text::parse(&text)
+        .unwrap_or_else(|e| panic!("the text form of a read forest does not parse: {e}\n{text}"));
+    assert_eq!(
+        parsed.to_string(),
+        text,
+        "the text form reads back otherwise"
+    );
+    assert_eq!(parsed.digests, forest.digests, "digests differ once parsed");
+    assert_eq!(parsed.advice_map(), forest.advice_map());
 }
 
 /// A read 0.23 forest with debug info, written from what it holds in

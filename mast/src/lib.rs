@@ -16,7 +16,8 @@
 //!   stream;
 //! * `fuzzing`: the `fuzzing` module, with `arbitrary` inputs;
 //! * `serde`: `Serialize`/`Deserialize` on the public data types
-//!   (deserializing a forest re-checks its invariants and digests).
+//!   (deserializing a forest re-checks its invariants and digests; a forest
+//!   with 0.23 debug info is refused rather than serialized without it).
 #![deny(missing_docs)]
 
 pub mod block;

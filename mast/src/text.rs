@@ -11,6 +11,11 @@
 //! external [e0, e1, e2, e3]
 //! root A
 //! entrypoint A           (also makes A a root)
+//! advice [k0, k1, k2, k3] [v0, v1, ...]
+//!                        an entry of the advice map (miden-core 0.23 on): its key
+//!                        and its values, field elements in decimal (or `0x` hex);
+//!                        the entries keep their order, each key appears once
+//! isa 0.23 | isa 1.0     the instruction set, before the nodes (0.10 when absent)
 //! ```
 //!
 //! Decorators: `@advice(NAME)` with Miden's injector names
@@ -21,12 +26,15 @@
 //! and `@debug(stack.N)` (and the other debug options, `@event(N)` and
 //! `@trace(N)`, which the draft's binary form does not have).
 
-// FIXME: the text form holds neither a forest's advice map nor its 0.23
-// debug info (`cargo xtask mast decode` says what it leaves out).
+// FIXME: the text form does not hold a forest's 0.23 debug info beyond its
+// blocks' decorators (node decorators, assembly ops of other nodes, error
+// messages, procedure names, debug variables); `cargo xtask mast decode`
+// says what it leaves out.
 
 use core::fmt;
 
 use crate::decorator::{AdviceInjector, AsmOp, Decorator};
+use crate::felt::Felt;
 use crate::forest::{BuildError, MastForest, MastForestBuilder, MastNode, MastNodeId};
 use crate::ops::{Isa, Operation};
 
@@ -74,6 +82,14 @@ impl fmt::Display for MastForest {
         }
         if let Some(e) = self.entrypoint() {
             writeln!(f, "entrypoint {e}")?;
+        }
+        for (key, values) in self.advice_map() {
+            write!(f, "advice {key} [")?;
+            for (i, v) in values.iter().enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                write!(f, "{sep}{v}")?;
+            }
+            writeln!(f, "]")?;
         }
         Ok(())
     }
@@ -273,6 +289,32 @@ fn parse_asmop(args: &str, b: &mut MastForestBuilder) -> Option<Decorator> {
     }))
 }
 
+/// The values of an advice-map entry, `[v0, v1, ...]` (`[]` for none);
+/// an error names the column of the element at fault.
+fn parse_advice_values(t: &Token<'_>, line: usize) -> Result<Vec<Felt>, ParseError> {
+    let at = |col: usize, message: String| ParseError { line, col, message };
+    let inner = (t.text.strip_prefix('['))
+        .and_then(|s| s.strip_suffix(']'))
+        .ok_or_else(|| at(t.col, format!("expected `[values]`, found `{}`", t.text)))?;
+    if inner.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut values = Vec::new();
+    let mut offset = 1; // in characters, past the `[`
+    for part in inner.split(',') {
+        let lead = part.chars().take_while(|c| c.is_whitespace()).count();
+        let value = part.trim();
+        let col = t.col + offset + lead;
+        values.push(
+            value
+                .parse()
+                .map_err(|e| at(col, format!("advice value `{value}`: {e}")))?,
+        );
+        offset += part.chars().count() + 1;
+    }
+    Ok(values)
+}
+
 fn decimal<T: core::str::FromStr>(s: &str) -> Option<T> {
     if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
         return None;
@@ -353,6 +395,7 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
             "loop" | "call" | "syscall" | "root" | "entrypoint" => 1,
             "dyn" | "dyncall" => 0,
             "isa" => 1,
+            "advice" => 2,
             "external" | "block" => usize::MAX,
             other => return Err(at(head, format!("unknown item `{other}`"))),
         };
@@ -378,10 +421,23 @@ pub fn parse(text: &str) -> Result<MastForest, ParseError> {
                     "1.0" => Isa::V1_0,
                     other => return Err(at(&args[0], format!("unknown isa `{other}`"))),
                 };
-                if !b.is_empty() {
-                    return Err(at(head, "`isa` must come before the nodes".into()));
+                if !b.is_empty() || !b.advice_map().is_empty() {
+                    return Err(at(
+                        head,
+                        "`isa` must come before the nodes and the advice map".into(),
+                    ));
                 }
                 b = MastForestBuilder::new_in(isa);
+                Ok(())
+            }
+            "advice" => {
+                let key = args[0]
+                    .text
+                    .parse()
+                    .map_err(|e| at(&args[0], format!("{e}")))?;
+                let values = parse_advice_values(&args[1], line_no)?;
+                b.add_advice_entry(key, values)
+                    .map_err(|e| at(&args[0], e.to_string()))?;
                 Ok(())
             }
             "root" => b.add_root(node_ref(0)?),
@@ -449,5 +505,65 @@ mod tests {
         assert!(e.message.contains("no operations"), "{e}");
         let e = parse("block @asmop(\"x\", 1)").unwrap_err();
         assert_eq!(e.col, 7);
+    }
+
+    /// The advice map is printed after the roots, one entry a line in its
+    /// order, and read back the same.
+    #[test]
+    fn advice_map_round_trips() {
+        let text = "isa 0.23\nblock add\nroot 0\n\
+                    advice [1, 2, 3, 4] [5, 18446744069414584320, 0]\n\
+                    advice [0, 0, 0, 0] []\n";
+        let forest = parse(text).unwrap();
+        let key = |k: [u64; 4]| crate::felt::Digest::from_u64s(k).unwrap();
+        let felt = |v| Felt::new(v).unwrap();
+        let expected = vec![
+            (
+                key([1, 2, 3, 4]),
+                vec![felt(5), felt(u64::MAX - u32::MAX as u64), felt(0)],
+            ),
+            (key([0; 4]), vec![]),
+        ];
+        assert_eq!(forest.advice_map(), expected);
+        assert_eq!(forest.to_string(), text);
+        assert_eq!(parse(&forest.to_string()).unwrap(), forest);
+        let hex = parse("advice [1, 2, 3, 4] [0x10]").unwrap();
+        assert_eq!(hex.advice_map()[0].1, vec![felt(16)]);
+    }
+
+    #[test]
+    fn malformed_advice_entries_name_line_and_column() {
+        let cases = [
+            ("advice [1, 2, 3] []", (1, 8), "expected a digest"),
+            ("advice [1, 2, 3, 4]", (1, 1), "takes 2 operand(s)"),
+            ("advice [1, 2, 3, 4] 5", (1, 21), "expected `[values]`"),
+            (
+                "advice [1, 2, 3, 4] [1,  x, 3]",
+                (1, 26),
+                "advice value `x`",
+            ),
+            (
+                "advice [1, 2, 3, 4] [18446744069414584321]",
+                (1, 22),
+                "not below the field modulus",
+            ),
+            ("advice [1, 2, 3, 4] [1,]", (1, 24), "advice value ``"),
+            (
+                "advice [1, 2, 3, 4] []\nadvice [1, 2, 3, 4] [1]",
+                (2, 8),
+                "repeats an earlier entry",
+            ),
+            (
+                "advice [1, 2, 3, 4] []\nisa 0.23",
+                (2, 1),
+                "before the nodes and the advice map",
+            ),
+            ("advice [1, 2, 3, 4] [1] [2]", (1, 25), "takes 2 operand(s)"),
+        ];
+        for (text, place, message) in cases {
+            let e = parse(text).unwrap_err();
+            assert_eq!((e.line, e.col), place, "{text}: {e}");
+            assert!(e.message.contains(message), "{text}: {e}");
+        }
     }
 }

@@ -159,3 +159,34 @@ fn serde_round_trip_checks_digests() {
     let tampered = json.replacen(&d.to_string(), &(d ^ 1).to_string(), 1);
     assert!(serde_json::from_str::<kildall_mast::MastForest>(&tampered).is_err());
 }
+
+/// The serde form holds a forest's instruction set and advice map: the
+/// 0.23 core library (its debug info stripped: the serde form refuses it
+/// rather than drop it) comes back equal, and written as 0.24, the same
+/// file. A repeated advice key is refused.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_round_trip_keeps_the_isa_and_the_advice_map() {
+    use kildall_mast::wire::{self, Flags, Format};
+    let bytes = std::fs::read(data("core-0.23.5.mast")).unwrap();
+    let mut forest = wire::read(&bytes, DecodeOptions::TRUST).unwrap().forest;
+    let e = serde_json::to_string(&forest).unwrap_err();
+    assert!(e.to_string().contains("debug info (strip it)"), "{e}");
+    assert!(forest.strip_debug_info().is_some());
+    assert_eq!(forest.advice_map().len(), 1);
+    let json = serde_json::to_string(&forest).unwrap();
+    let back: kildall_mast::MastForest = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.isa(), Isa::V0_23);
+    assert_eq!(back, forest);
+    let stripped = Flags {
+        stripped: true,
+        hashless: false,
+    };
+    let golden = std::fs::read(data("core-0.24.2.mast")).unwrap();
+    assert!(wire::write(&back, None, Format::V0_24, stripped).unwrap() == golden);
+    let entry_at = json.find("\"advice_map\":[").unwrap() + "\"advice_map\":[".len();
+    let entry = &json[entry_at..json.len() - 2];
+    let repeated = format!("{}{entry},{entry}]}}", &json[..entry_at]);
+    let e = serde_json::from_str::<kildall_mast::MastForest>(&repeated).unwrap_err();
+    assert!(e.to_string().contains("repeats an earlier entry"), "{e}");
+}

@@ -20,7 +20,8 @@ fn data(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// A tree of the core library with several blocks and internal nodes.
+/// A tree of the core library with several blocks and internal nodes,
+/// without the library's advice map (the layouts below expect none).
 fn tree() -> MastForest {
     let file = wire::read(&data("core-0.23.5.stripped.mast"), DecodeOptions::TRUST).unwrap();
     let forest = file.forest;
@@ -28,7 +29,9 @@ fn tree() -> MastForest {
         .roots()
         .find(|&r| (8..40).contains(&forest.extract(r).len()))
         .expect("a tree of 8 to 40 nodes");
-    forest.extract(root)
+    let mut tree = forest.extract(root);
+    tree.strip_advice_map();
+    tree
 }
 
 /// Reads a `usize` (a `vint64`) at `at`: its value and the offset after it.

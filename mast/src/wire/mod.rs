@@ -497,8 +497,8 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 /// Fails with a typed error when `isa` cannot express the forest: an
 /// operation the version lacks (or a 0.23 error code above `u32::MAX` for
 /// 0.10), a `dyncall` in 0.10, an external node (its digest belongs to the
-/// other hash function), an advice map or 0.23 debug info other than
-/// operation decorators in 0.10, a decorator the version does not have
+/// other hash function), an advice map (see [`MastForest::strip_advice_map`])
+/// or 0.23 debug info other than operation decorators in 0.10, a decorator the version does not have
 /// (advice injectors and events in 0.23 and 1.0, the advice-stack debug
 /// option in 0.10).
 pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest, EncodeError> {
@@ -511,7 +511,10 @@ pub fn convert(forest: &MastForest, isa: Isa) -> core::result::Result<MastForest
         Isa::V1_0 => Format::V1_0.name(),
     };
     if isa == Isa::V0_10 && !forest.advice_map().is_empty() {
-        return Err(EncodeError::unrepresentable(format, "an advice map"));
+        return Err(EncodeError::unrepresentable(
+            format,
+            "an advice map (strip it)",
+        ));
     }
     if let Some(what) = forest.debug_info().and_then(|d| d.unexpressible(forest)) {
         return Err(EncodeError::unrepresentable(

@@ -4,9 +4,14 @@ use super::*;
 
 /// `mast convert INPUT -o OUTPUT` followed by `more`.
 fn mast_convert(input: &Path, output: &Path, more: &[&str]) -> Output {
+    mast_writing("convert", input, output, more)
+}
+
+/// `mast ACTION INPUT -o OUTPUT` followed by `more`.
+fn mast_writing(action: &str, input: &Path, output: &Path, more: &[&str]) -> Output {
     let args = [
         "mast",
-        "convert",
+        action,
         input.to_str().unwrap(),
         "-o",
         output.to_str().unwrap(),
@@ -153,9 +158,9 @@ fn mast_extract_keeps_the_debug_info_of_the_tree() {
     assert!(report.contains(&digest), "{report}");
 }
 
-/// `decode` prints the text form, which holds neither the advice map nor
-/// 0.23 debug info: it says so on stderr rather than dropping them
-/// silently.
+/// `decode` prints the text form, which holds the advice map but not the
+/// 0.23 debug info beyond the decorators of blocks: it says so on stderr
+/// rather than dropping it silently. `encode` reads the advice map back.
 #[test]
 fn mast_decode_says_what_the_text_form_leaves_out() {
     let data = workspace().join("mast/tests/data");
@@ -165,21 +170,25 @@ fn mast_decode_says_what_the_text_form_leaves_out() {
         data.join("core-0.23.5.mast").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let note = "note: the text form leaves out the advice map (1 entry) and the debug info \
+    let note = "note: the text form leaves out the debug info \
                 (5767 assembly ops, 78 error messages, 0 procedure names, 0 node decorators, \
                 0 debug variables)";
     assert!(stderr(&out).contains(note), "{}", stderr(&out));
-    let out = xtask(&[
-        "mast",
-        "decode",
-        data.join("core-0.24.2.mast").to_str().unwrap(),
-    ]);
+    let input = data.join("core-0.24.2.mast");
+    let out = xtask(&["mast", "decode", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("the advice map (1 entry)\n"),
-        "{}",
-        stderr(&out)
+    assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("advice [")).count(),
+        1
     );
+    // Encoded back as 0.24, the text is the file it was decoded from.
+    let text_file = temp_file("core-0.24.2.txt", text.as_bytes());
+    let output = temp_file("core-0.24.2.encoded.mast", b"");
+    let out = mast_writing("encode", &text_file, &output, &["--format", "0.24"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read(&output).unwrap() == std::fs::read(&input).unwrap());
     let out = xtask(&[
         "mast",
         "decode",
@@ -187,3 +196,48 @@ fn mast_decode_says_what_the_text_form_leaves_out() {
     ]);
     assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
 }
+
+/// An extracted tree keeps the advice map, which 0.10 cannot express:
+/// converting it to 0.10 is refused until `--strip-advice-map` asks for it
+/// to be dropped; converted back, it is the tree without its advice map.
+#[test]
+fn mast_convert_to_0_10_strips_the_advice_map_only_when_asked() {
+    let input = workspace().join("mast/tests/data/core-0.23.5.stripped.mast");
+    let tree = temp_file("tree.mast", b"");
+    let out = mast_writing("extract", &input, &tree, &["--root", ROOT_0_10]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = inspect_report(&tree);
+    assert!(report.contains("advice map 1 entries"), "{report}");
+    let output = temp_file("tree.0.10.mast", b"");
+    let out = mast_convert(&tree, &output, &["--format", "0.10"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: miden 0.10 cannot express an advice map (strip it)\n"
+    );
+    let out = mast_convert(&tree, &output, &["--format", "0.10", "--strip-advice-map"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = inspect_report(&output);
+    assert!(
+        report.starts_with("format: miden 0.10 (version [0,0,0])")
+            && report.contains("advice map 0 entries"),
+        "{report}"
+    );
+    let back = temp_file("tree.back.mast", b"");
+    let out = mast_convert(&output, &back, &["--format", "0.23", "--stripped"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let without = temp_file("tree.without.mast", b"");
+    let out = mast_convert(&tree, &without, &["--strip-advice-map"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(&without).unwrap());
+}
+
+/// What `mast inspect` prints of `file`.
+fn inspect_report(file: &Path) -> String {
+    let out = xtask(&["mast", "inspect", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stdout(&out)
+}
+
+/// A root of the 0.23 core library whose tree 0.10 can express.
+const ROOT_0_10: &str = "5";
