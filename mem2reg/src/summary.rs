@@ -39,6 +39,18 @@
 //!   escaped cells (what it holds stays there: the callee may have stored
 //!   any reference it reaches into it).
 //!
+//! - **Which reference parameters are only lent.** A parameter the callee
+//!   only loads through (or gives, at such a position, to module functions
+//!   that only lend it in turn) is neither written through nor kept: no
+//!   store through it or of it, no return, no jump or `if` carrying it, no
+//!   oracle, builtin or call through a value given it. A call then reads
+//!   the cell at the call and nothing more, so the caller may hand it a
+//!   fresh cell holding the current content instead ([`crate::promote`]).
+//!   Recursion is resolved from the safe side: a parameter is lent once
+//!   every position it is passed to is, a least fixed point found by
+//!   counting the positions not yet known (as in Dowling and Gallier's
+//!   linear-time Horn satisfiability), so a cycle of calls lends nothing.
+//!
 //! These facts are about what the functions compute, which the pass
 //! preserves, so they stay true while the pass transforms the module.
 //! A run on one function without its module ([`ModuleSummary::default`])
@@ -67,6 +79,9 @@ struct FunctionSummary {
     reach: Reach,
     /// Per returned value: what it always is, if known.
     returns: Vec<Option<Returned>>,
+    /// Per entry parameter: whether the function neither writes through
+    /// it nor keeps it (only loads through it, directly or in callees).
+    lent: Vec<bool>,
 }
 
 /// What a returned reference always is.
@@ -104,6 +119,7 @@ impl ModuleSummary {
             value_call: Reach::Everything,
         };
         summary.compute_reach(module);
+        summary.compute_lent(module);
         for _ in 0..RETURN_ROUNDS {
             let mut changed = false;
             for (id, func) in module.functions.iter() {
@@ -176,6 +192,57 @@ impl ModuleSummary {
         self.value_call = value_call;
     }
 
+    /// Which entry parameters of each function are only lent: the least
+    /// fixed point of "every use loads through it or passes it where a
+    /// callee only lends it", found by counting, per parameter, the
+    /// positions it is passed to that are not yet known to be lent.
+    fn compute_lent(&mut self, module: &Module) {
+        let mut first = Vec::with_capacity(module.functions.len() + 1);
+        let mut total = 0usize;
+        for (_, func) in module.functions.iter() {
+            first.push(total);
+            total += func
+                .entry_block()
+                .map_or(0, |b| func.dfg.block_params(b).len());
+        }
+        first.push(total);
+        let mut uses = LentUses {
+            local: vec![false; total],
+            waiting: vec![0; total],
+            dependents: vec![Vec::new(); total],
+        };
+        for (id, func) in module.functions.iter() {
+            uses.add_function(func, first[id.index()], &first);
+        }
+        let mut lent = vec![false; total];
+        let mut work: Vec<usize> = (0..total)
+            .filter(|&n| uses.local[n] && uses.waiting[n] == 0)
+            .collect();
+        while let Some(n) = work.pop() {
+            lent[n] = true;
+            for &d in &uses.dependents[n] {
+                uses.waiting[d] -= 1;
+                if uses.waiting[d] == 0 && uses.local[d] {
+                    work.push(d);
+                }
+            }
+        }
+        for (f, summary) in self.functions.iter_mut().enumerate() {
+            summary.lent = lent[first[f]..first[f + 1]].to_vec();
+        }
+    }
+
+    /// Whether a call of `id` neither writes through nor keeps its
+    /// argument `index` (a call through a value, an oracle or a builtin
+    /// never qualifies).
+    pub fn lends(&self, id: FuncId, index: usize) -> bool {
+        self.functions
+            .get(id.index())
+            .and_then(|f| f.lent.get(index))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// How far a call of `callee` may write.
     pub fn reach(&self, callee: &Callee) -> Reach {
         match callee {
@@ -207,6 +274,83 @@ impl ModuleSummary {
 
     fn returned(&self, id: FuncId, index: usize) -> Option<Returned> {
         *self.functions.get(id.index())?.returns.get(index)?
+    }
+}
+
+/// The constraints of [`ModuleSummary::compute_lent`], one node per entry
+/// parameter of the module (numbered function by function).
+struct LentUses {
+    /// Whether the parameter's own function only loads through it or
+    /// passes it to module functions.
+    local: Vec<bool>,
+    /// How many positions of callees it is passed to are not yet lent.
+    waiting: Vec<u32>,
+    /// The parameters waiting for this one.
+    dependents: Vec<Vec<usize>>,
+}
+
+impl LentUses {
+    /// Records the uses of the reference parameters of `func`, whose first
+    /// node is `base`; `first` gives each function's first node.
+    fn add_function(&mut self, func: &Function, base: usize, first: &[usize]) {
+        let Some(entry) = func.entry_block() else {
+            return;
+        };
+        let dfg = &func.dfg;
+        let params = dfg.block_params(entry);
+        let mut node: SecondaryMap<Value, u32> = SecondaryMap::with_default(u32::MAX);
+        for (k, &p) in params.iter().enumerate() {
+            if matches!(
+                dfg.value_type(p),
+                Type::Reference(_) | Type::ImmutableReference(_)
+            ) {
+                node[p] = k as u32;
+                self.local[base + k] = true;
+            }
+        }
+        let kept = |v: Value, local: &mut Vec<bool>| {
+            let k = node[dfg.resolve(v)];
+            if k != u32::MAX {
+                local[base + k as usize] = false;
+            }
+        };
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                match &dfg[inst] {
+                    InstructionData::Load { .. }
+                    | InstructionData::IncRc { .. }
+                    | InstructionData::DecRc { .. } => {}
+                    InstructionData::Call {
+                        callee: Callee::Function(g),
+                        args,
+                    } if g.index() + 1 < first.len() => {
+                        for (j, &a) in args.iter().enumerate() {
+                            let k = node[dfg.resolve(a)];
+                            if k == u32::MAX {
+                                continue;
+                            }
+                            let callee = first[g.index()] + j;
+                            if callee < first[g.index() + 1] {
+                                self.waiting[base + k as usize] += 1;
+                                self.dependents[callee].push(base + k as usize);
+                            } else {
+                                self.local[base + k as usize] = false;
+                            }
+                        }
+                    }
+                    data => {
+                        for &v in data.arguments().as_slice() {
+                            kept(v, &mut self.local);
+                        }
+                    }
+                }
+            }
+            if let Some(term) = dfg.terminator(block) {
+                for &v in term.arguments() {
+                    kept(v, &mut self.local);
+                }
+            }
+        }
     }
 }
 
@@ -566,5 +710,80 @@ fn cell_types(ty: &Type, mutable: bool, out: &mut Vec<Type>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lent(text: &str) -> Vec<Vec<bool>> {
+        let module = kildall_ir::parse_module(text).expect("the test module parses");
+        let summary = ModuleSummary::compute(&module);
+        summary.functions.iter().map(|f| f.lent.clone()).collect()
+    }
+
+    #[test]
+    fn a_chain_of_readers_lends_and_a_cycle_lends_nothing() {
+        let text = "
+brillig(inline) fn main f0 {
+  b0(v0: &mut Field):
+    v1 = call f1(v0) -> Field
+    v2 = call f3(v0, Field 1) -> Field
+    return v1
+}
+brillig(inline) fn ping f1 {
+  b0(v0: &mut Field):
+    v1 = call f2(v0) -> Field
+    return v1
+}
+brillig(inline) fn pong f2 {
+  b0(v0: &mut Field):
+    v1 = load v0 -> Field
+    v2 = call f1(v0) -> Field
+    return v1
+}
+brillig(inline) fn outer f3 {
+  b0(v0: &mut Field, v1: Field):
+    v2 = call f4(v0, v0) -> Field
+    return v2
+}
+brillig(inline) fn inner f4 {
+  b0(v0: &mut Field, v1: &mut Field):
+    v2 = load v0 -> Field
+    dec_rc v1
+    return v2
+}";
+        let expected = [
+            vec![false],
+            vec![false],
+            vec![false],
+            vec![true, false],
+            vec![true, true],
+        ];
+        assert_eq!(lent(text), expected);
+    }
+
+    #[test]
+    fn a_parameter_given_elsewhere_is_kept() {
+        let text = "
+brillig(inline) fn jumps f0 {
+  b0(v0: &mut Field):
+    jmp b1(v0)
+  b1(v1: &mut Field):
+    v2 = load v1 -> Field
+    return v2
+}
+brillig(inline) fn through_value f1 {
+  b0(v0: &mut Field, v1: function):
+    v2 = call v1(v0) -> Field
+    return v2
+}
+brillig(inline) fn in_array f2 {
+  b0(v0: &mut Field):
+    v1 = make_array [v0] : [&mut Field; 1]
+    return
+}";
+        assert_eq!(lent(text), [vec![false], vec![false, false], vec![false]]);
     }
 }
