@@ -515,6 +515,9 @@ struct Placement {
     work: Vec<Block>,
     /// The blocks that define the slot (allocate or store it).
     defs: Vec<Block>,
+    /// Whether the slot scanned last is loaded, and lent to a call.
+    loaded: bool,
+    lent: bool,
 }
 
 impl Placement {
@@ -527,6 +530,8 @@ impl Placement {
             idf_stamp: vec![NONE; n],
             work: Vec::new(),
             defs: Vec::new(),
+            loaded: false,
+            lent: false,
         }
     }
 
@@ -552,8 +557,7 @@ impl Placement {
             };
             // A cell only lent, never loaded, is what the rematerialization
             // of another leaves behind: promoting it would make it again.
-            let row = cells.by_slot.row(s);
-            if row.iter().any(|a| a.2 == Kind::Lend) && !row.iter().any(|a| a.2 == Kind::Load) {
+            if self.lent && !self.loaded {
                 continue;
             }
             if !self.definitely_initialised(cfg, stamp, alloc_block, after_alloc) {
@@ -580,13 +584,17 @@ impl Placement {
     }
 
     /// Notes, per block, the slot's first access (ignoring rc counts) and
-    /// whether it defines the slot. Returns the allocation's block and the
+    /// whether it defines the slot, and whether the slot is loaded or lent. Returns the allocation's block and the
     /// first access after the allocation in that block.
     fn scan(&mut self, stamp: u32, list: &[(Block, Inst, Kind)]) -> Option<(Block, Option<Kind>)> {
         let mut alloc_block = None;
         let mut after_alloc: Option<Kind> = None;
         self.defs.clear();
+        self.loaded = false;
+        self.lent = false;
         for &(b, _, k) in list {
+            self.loaded |= k == Kind::Load;
+            self.lent |= k == Kind::Lend;
             let bi = b.index();
             if self.access_stamp[bi] != stamp {
                 self.access_stamp[bi] = stamp;

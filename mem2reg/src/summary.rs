@@ -299,6 +299,7 @@ impl LentUses {
         let dfg = &func.dfg;
         let params = dfg.block_params(entry);
         let mut node: SecondaryMap<Value, u32> = SecondaryMap::with_default(u32::MAX);
+        let mut any = false;
         for (k, &p) in params.iter().enumerate() {
             if matches!(
                 dfg.value_type(p),
@@ -306,7 +307,11 @@ impl LentUses {
             ) {
                 node[p] = k as u32;
                 self.local[base + k] = true;
+                any = true;
             }
+        }
+        if !any {
+            return;
         }
         let kept = |v: Value, local: &mut Vec<bool>| {
             let k = node[dfg.resolve(v)];
