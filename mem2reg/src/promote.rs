@@ -49,6 +49,10 @@
 //! each load result, the values passed to new parameters), which find
 //! exactly what another walk over the rewritten function would, without
 //! the walk.
+//!
+//! The module is one unit: the walk, the placement, the pruning and the
+//! renaming share the numbering of the slots and the access tables
+//! grouped by block and by slot, which none of them owns.
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};

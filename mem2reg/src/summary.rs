@@ -119,7 +119,6 @@ impl ModuleSummary {
             value_call: Reach::Everything,
         };
         summary.compute_reach(module);
-        summary.compute_lent(module);
         for _ in 0..RETURN_ROUNDS {
             let mut changed = false;
             for (id, func) in module.functions.iter() {
@@ -137,20 +136,30 @@ impl ModuleSummary {
     }
 
     /// The least fixed point of each function's reach: its own calls of
-    /// oracles and values, joined with the reach of what it calls.
+    /// oracles and values, joined with the reach of what it calls; and, on
+    /// the same walk, which parameters each function only lends.
     fn compute_reach(&mut self, module: &Module) {
         let count = module.functions.len();
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); count];
         let mut value_callers = Vec::new();
         let mut reach = vec![Reach::MutableArguments; count];
+        let mut lent = LentUses::new(module);
         for (id, func) in module.functions.iter() {
             let f = id.index();
             if func.entry_block().is_none() {
                 reach[f] = Reach::Everything;
             }
+            let lends = lent.begin(func, f);
             for block in func.layout.blocks() {
+                if lends {
+                    lent.terminator(&func.dfg, block);
+                }
                 for inst in func.layout.block_insts(block) {
-                    let InstructionData::Call { callee, .. } = &func.dfg[inst] else {
+                    let data = &func.dfg[inst];
+                    if lends {
+                        lent.inst(&func.dfg, data);
+                    }
+                    let InstructionData::Call { callee, .. } = data else {
                         continue;
                     };
                     match callee {
@@ -189,47 +198,11 @@ impl ModuleSummary {
         for (summary, reach) in self.functions.iter_mut().zip(reach) {
             summary.reach = reach;
         }
-        self.value_call = value_call;
-    }
-
-    /// Which entry parameters of each function are only lent: the least
-    /// fixed point of "every use loads through it or passes it where a
-    /// callee only lends it", found by counting, per parameter, the
-    /// positions it is passed to that are not yet known to be lent.
-    fn compute_lent(&mut self, module: &Module) {
-        let mut first = Vec::with_capacity(module.functions.len() + 1);
-        let mut total = 0usize;
-        for (_, func) in module.functions.iter() {
-            first.push(total);
-            total += func
-                .entry_block()
-                .map_or(0, |b| func.dfg.block_params(b).len());
-        }
-        first.push(total);
-        let mut uses = LentUses {
-            local: vec![false; total],
-            waiting: vec![0; total],
-            dependents: vec![Vec::new(); total],
-        };
-        for (id, func) in module.functions.iter() {
-            uses.add_function(func, first[id.index()], &first);
-        }
-        let mut lent = vec![false; total];
-        let mut work: Vec<usize> = (0..total)
-            .filter(|&n| uses.local[n] && uses.waiting[n] == 0)
-            .collect();
-        while let Some(n) = work.pop() {
-            lent[n] = true;
-            for &d in &uses.dependents[n] {
-                uses.waiting[d] -= 1;
-                if uses.waiting[d] == 0 && uses.local[d] {
-                    work.push(d);
-                }
-            }
-        }
+        let (first, lent) = lent.solve();
         for (f, summary) in self.functions.iter_mut().enumerate() {
             summary.lent = lent[first[f]..first[f + 1]].to_vec();
         }
+        self.value_call = value_call;
     }
 
     /// Whether a call of `id` neither writes through nor keeps its
@@ -277,9 +250,16 @@ impl ModuleSummary {
     }
 }
 
-/// The constraints of [`ModuleSummary::compute_lent`], one node per entry
-/// parameter of the module (numbered function by function).
+/// The constraints of the lent-parameter facts, one node per entry
+/// parameter of the module (numbered function by function), gathered on
+/// the walk of [`ModuleSummary::compute_reach`], and their least fixed
+/// point: a parameter is lent once its own function only loads through it
+/// or passes it on, and every position it is passed to is lent, found by
+/// counting the positions not yet known (as in Dowling and Gallier's
+/// linear-time Horn satisfiability).
 struct LentUses {
+    /// Each function's first node, and one past the last.
+    first: Vec<usize>,
     /// Whether the parameter's own function only loads through it or
     /// passes it to module functions.
     local: Vec<bool>,
@@ -287,75 +267,130 @@ struct LentUses {
     waiting: Vec<u32>,
     /// The parameters waiting for this one.
     dependents: Vec<Vec<usize>>,
+    /// The parameter number of each reference parameter of the function
+    /// being walked.
+    node: SecondaryMap<Value, u32>,
+    /// Those parameters, to clear `node` for the next function.
+    params: Vec<Value>,
+    /// The first node of the function being walked.
+    base: usize,
 }
 
 impl LentUses {
-    /// Records the uses of the reference parameters of `func`, whose first
-    /// node is `base`; `first` gives each function's first node.
-    fn add_function(&mut self, func: &Function, base: usize, first: &[usize]) {
+    fn new(module: &Module) -> Self {
+        let mut first = Vec::with_capacity(module.functions.len() + 1);
+        let mut total = 0usize;
+        for (_, func) in module.functions.iter() {
+            first.push(total);
+            total += func
+                .entry_block()
+                .map_or(0, |b| func.dfg.block_params(b).len());
+        }
+        first.push(total);
+        LentUses {
+            first,
+            local: vec![false; total],
+            waiting: vec![0; total],
+            dependents: vec![Vec::new(); total],
+            node: SecondaryMap::with_default(u32::MAX),
+            params: Vec::new(),
+            base: 0,
+        }
+    }
+
+    /// Starts the walk of function `f`. Returns whether it has reference
+    /// parameters (only then do its instructions matter).
+    fn begin(&mut self, func: &Function, f: usize) -> bool {
+        for &p in &self.params {
+            self.node[p] = u32::MAX;
+        }
+        self.params.clear();
+        self.base = self.first[f];
         let Some(entry) = func.entry_block() else {
-            return;
+            return false;
         };
-        let dfg = &func.dfg;
-        let params = dfg.block_params(entry);
-        let mut node: SecondaryMap<Value, u32> = SecondaryMap::with_default(u32::MAX);
-        let mut any = false;
-        for (k, &p) in params.iter().enumerate() {
+        for (k, &p) in func.dfg.block_params(entry).iter().enumerate() {
             if matches!(
-                dfg.value_type(p),
+                func.dfg.value_type(p),
                 Type::Reference(_) | Type::ImmutableReference(_)
             ) {
-                node[p] = k as u32;
-                self.local[base + k] = true;
-                any = true;
+                self.node[p] = k as u32;
+                self.params.push(p);
+                self.local[self.base + k] = true;
             }
         }
-        if !any {
-            return;
+        !self.params.is_empty()
+    }
+
+    /// The parameter node `v` is, if it is one.
+    fn node_of(&self, dfg: &DataFlowGraph, v: Value) -> Option<usize> {
+        let k = self.node[dfg.resolve(v)];
+        (k != u32::MAX).then(|| self.base + k as usize)
+    }
+
+    fn kept(&mut self, dfg: &DataFlowGraph, v: Value) {
+        if let Some(n) = self.node_of(dfg, v) {
+            self.local[n] = false;
         }
-        let kept = |v: Value, local: &mut Vec<bool>| {
-            let k = node[dfg.resolve(v)];
-            if k != u32::MAX {
-                local[base + k as usize] = false;
-            }
-        };
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                match &dfg[inst] {
-                    InstructionData::Load { .. }
-                    | InstructionData::IncRc { .. }
-                    | InstructionData::DecRc { .. } => {}
-                    InstructionData::Call {
-                        callee: Callee::Function(g),
-                        args,
-                    } if g.index() + 1 < first.len() => {
-                        for (j, &a) in args.iter().enumerate() {
-                            let k = node[dfg.resolve(a)];
-                            if k == u32::MAX {
-                                continue;
-                            }
-                            let callee = first[g.index()] + j;
-                            if callee < first[g.index() + 1] {
-                                self.waiting[base + k as usize] += 1;
-                                self.dependents[callee].push(base + k as usize);
-                            } else {
-                                self.local[base + k as usize] = false;
-                            }
-                        }
-                    }
-                    data => {
-                        for &v in data.arguments().as_slice() {
-                            kept(v, &mut self.local);
-                        }
+    }
+
+    /// Records the uses of the parameters by one instruction.
+    fn inst(&mut self, dfg: &DataFlowGraph, data: &InstructionData) {
+        match data {
+            InstructionData::Load { .. }
+            | InstructionData::IncRc { .. }
+            | InstructionData::DecRc { .. } => {}
+            InstructionData::Call {
+                callee: Callee::Function(g),
+                args,
+            } if g.index() + 1 < self.first.len() => {
+                for (j, &a) in args.iter().enumerate() {
+                    let Some(n) = self.node_of(dfg, a) else {
+                        continue;
+                    };
+                    let position = self.first[g.index()] + j;
+                    if position < self.first[g.index() + 1] {
+                        self.waiting[n] += 1;
+                        self.dependents[position].push(n);
+                    } else {
+                        self.local[n] = false;
                     }
                 }
             }
-            if let Some(term) = dfg.terminator(block) {
-                for &v in term.arguments() {
-                    kept(v, &mut self.local);
+            data => {
+                for &v in data.arguments().as_slice() {
+                    self.kept(dfg, v);
                 }
             }
         }
+    }
+
+    /// Records the uses of the parameters by the terminator of `block`.
+    fn terminator(&mut self, dfg: &DataFlowGraph, block: Block) {
+        if let Some(term) = dfg.terminator(block) {
+            for &v in term.arguments() {
+                self.kept(dfg, v);
+            }
+        }
+    }
+
+    /// The least fixed point: whether each parameter is lent.
+    fn solve(mut self) -> (Vec<usize>, Vec<bool>) {
+        let total = self.local.len();
+        let mut lent = vec![false; total];
+        let mut work: Vec<usize> = (0..total)
+            .filter(|&n| self.local[n] && self.waiting[n] == 0)
+            .collect();
+        while let Some(n) = work.pop() {
+            lent[n] = true;
+            for &d in &self.dependents[n] {
+                self.waiting[d] -= 1;
+                if self.waiting[d] == 0 && self.local[d] {
+                    work.push(d);
+                }
+            }
+        }
+        (self.first, lent)
     }
 }
 
