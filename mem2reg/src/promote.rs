@@ -30,9 +30,10 @@
 //! passes an unconditional `store` (one not under an `enable_side_effects`
 //! predicate that may be 0); a lending call counts as a load. The check
 //! walks forward from the allocation until stores end each path, so its
-//! cost is the size of that uninitialised region. Allocations with a store under a non-constant predicate are left
-//! to the alias-aware forwarding, as are those with accesses in unreachable
-//! blocks or needing a parameter in a block with an unreachable predecessor.
+//! cost is the size of that uninitialised region. Allocations with a store
+//! under a non-constant predicate are left to the alias-aware forwarding,
+//! as are those with accesses in unreachable blocks or needing a parameter
+//! in a block with an unreachable predecessor.
 //!
 //! All work tables are indexed by block and stamped per allocation, so the
 //! pass allocates nothing per allocation. Pruning needs no liveness walk per
@@ -588,8 +589,9 @@ impl Placement {
     }
 
     /// Notes, per block, the slot's first access (ignoring rc counts) and
-    /// whether it defines the slot, and whether the slot is loaded or lent. Returns the allocation's block and the
-    /// first access after the allocation in that block.
+    /// whether it defines the slot, and whether the slot is loaded or lent.
+    /// Returns the allocation's block and the first access after the allocation
+    /// in that block.
     fn scan(&mut self, stamp: u32, list: &[(Block, Inst, Kind)]) -> Option<(Block, Option<Kind>)> {
         let mut alloc_block = None;
         let mut after_alloc: Option<Kind> = None;
@@ -812,9 +814,9 @@ impl Renaming {
         enabling
     }
 
-    /// Hands call `inst`, in place of the promoted cell of `reference`
-    /// (which it only lends), a fresh cell holding `value`, the cell's
-    /// content at the call.
+    /// Hands call `inst`, in place of the promoted cell of `slot` (which
+    /// it only lends), a fresh cell holding `value`, the cell's content at
+    /// the call.
     fn rematerialize(&self, func: &mut Function, inst: Inst, slot: u32, value: Value) {
         let reference = self.references[slot as usize];
         let ty = func.dfg.value_type(reference).clone();
