@@ -49,14 +49,11 @@
 //! and [`AliasClasses::call_may_read`] tell, per call and address, what a
 //! call's class alone cannot.
 //!
-//! FIXME: a cell whose only escapes are calls that neither keep nor write
-//! it could still be promoted by handing each call a fresh cell holding
-//! its current content (Noir's rematerialized promotion, which Noir applies
-//! to a cell passed as a `&T`). A call's argument types here are its
-//! callee's parameter types, so an allocation always reaches a callee as a
-//! `&mut T`; this needs a per-parameter summary that the callee neither
-//! writes through nor keeps the reference, which [`crate::summary`] does
-//! not compute: such cells escape.
+//! A cell whose only escapes are calls that only lend it (neither write
+//! through nor keep the reference, [`crate::summary`]) still escapes here:
+//! promotion takes such a cell whole, handing each call a fresh cell
+//! holding its content at the call ([`crate::promote`]), and a cell it
+//! leaves is one the calls may reach.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
 

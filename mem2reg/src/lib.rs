@@ -99,6 +99,9 @@ pub struct Stats {
     /// Block parameters and `if`s that only copied a reference, replaced by
     /// it ([`copies`]).
     pub copies_removed: usize,
+    /// Fresh cells made to carry a promoted cell's content into a call that
+    /// only lends it ([`promote`]).
+    pub cells_rematerialized: usize,
 }
 
 impl AddAssign for Stats {
@@ -111,6 +114,7 @@ impl AddAssign for Stats {
         self.solved_blocks += other.solved_blocks;
         self.rounds += other.rounds;
         self.copies_removed += other.copies_removed;
+        self.cells_rematerialized += other.cells_rematerialized;
     }
 }
 
@@ -123,6 +127,9 @@ impl fmt::Display for Stats {
         )?;
         if self.copies_removed > 0 {
             write!(f, "reference copies removed: {}, ", self.copies_removed)?;
+        }
+        if self.cells_rematerialized > 0 {
+            write!(f, "cells rematerialized: {}, ", self.cells_rematerialized)?;
         }
         if self.elements_forwarded > 0 {
             write!(f, "elements forwarded: {}, ", self.elements_forwarded)?;

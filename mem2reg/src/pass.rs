@@ -175,7 +175,14 @@ impl Pipeline<'_> {
         let mut again = false;
         for _ in 0..options.max_rounds.max(1) {
             let pending = self.pending.take();
-            again = promote::promote(func, analyses, &mut self.stats, &mut self.replaced, pending);
+            again = promote::promote(
+                func,
+                analyses,
+                self.summary,
+                &mut self.stats,
+                &mut self.replaced,
+                pending,
+            );
             self.pending = Renames::take(func, &mut self.replaced);
             if !again {
                 break;

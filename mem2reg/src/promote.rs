@@ -11,16 +11,29 @@
 //! TOPLAS 1991), pruned to the blocks where the variable is live (Choi,
 //! Cytron and Ferrante 1991), and renames along the dominator tree.
 //!
+//! A reference may also be an argument of a call that only *lends* it: a
+//! module function that neither writes through that parameter nor keeps
+//! it ([`crate::summary`]). Such a call reads the cell's content at the
+//! call and nothing else, so it is a use of the variable like a load: the
+//! renaming hands the call a fresh cell (`allocate`, then a `store` of the
+//! current value) in place of the promoted one, the rematerialization
+//! Noir's promotion applies to cells passed by immutable reference. Only a
+//! cell that is also loaded is promoted so: a cell only lent is what a
+//! rematerialization leaves, and promoting it would remove nothing. A call
+//! under a predicate that may be 0 counts as an escape, as a store there
+//! does.
+//!
 //! Traps are preserved by refusing, not by reasoning about them: a `load` of
 //! a never-stored cell traps in the interpreter, and an SSA value cannot trap
 //! when read. So an allocation is promoted only when every `load` of it is
 //! *definitely initialised*: every path from the `allocate` to the load
 //! passes an unconditional `store` (one not under an `enable_side_effects`
-//! predicate that may be 0). The check walks forward from the allocation
-//! until stores end each path, so its cost is the size of that uninitialised
-//! region. Allocations with a store under a non-constant predicate are left
-//! to the alias-aware forwarding, as are those with accesses in unreachable
-//! blocks or needing a parameter in a block with an unreachable predecessor.
+//! predicate that may be 0); a lending call counts as a load. The check
+//! walks forward from the allocation until stores end each path, so its
+//! cost is the size of that uninitialised region. Allocations with a store
+//! under a non-constant predicate are left to the alias-aware forwarding,
+//! as are those with accesses in unreachable blocks or needing a parameter
+//! in a block with an unreachable predecessor.
 //!
 //! All work tables are indexed by block and stamped per allocation, so the
 //! pass allocates nothing per allocation. Pruning needs no liveness walk per
@@ -37,15 +50,20 @@
 //! each load result, the values passed to new parameters), which find
 //! exactly what another walk over the rewritten function would, without
 //! the walk.
+//!
+//! The module is one unit: the walk, the placement, the pruning and the
+//! renaming share the numbering of the slots and the access tables
+//! grouped by block and by slot, which none of them owns.
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
 use kildall_ir::pass::FunctionAnalyses;
 use kildall_ir::{
-    Block, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator, Type,
-    Value, ValueDef,
+    Block, Callee, EntityRef, EntitySet, Function, Inst, InstructionData, SecondaryMap, Terminator,
+    Type, Value, ValueDef,
 };
 
+use crate::summary::ModuleSummary;
 use crate::{Renames, Stats};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -55,11 +73,17 @@ enum Kind {
     Store,
     /// `inc_rc` / `dec_rc`: removed with the allocation, otherwise ignored.
     Rc,
+    /// An argument of a call that only lends it (reads the cell at the
+    /// call, keeps nothing): a use of the current value, which a fresh
+    /// cell carries into the call.
+    Lend,
 }
 
 struct Slot {
     ty: Type,
     ok: bool,
+    /// The allocation's reference.
+    reference: Value,
 }
 
 const NONE: u32 = u32::MAX;
@@ -126,10 +150,12 @@ struct Walk {
 /// that made it escape, so its allocation may now be promotable.
 ///
 /// `pending` holds the renames of earlier replacements, applied by the
-/// first walk over the instructions.
+/// first walk over the instructions; `summary` tells which call arguments
+/// are only lent.
 pub(crate) fn promote(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
+    summary: &ModuleSummary,
     stats: &mut Stats,
     replaced: &mut Vec<Value>,
     pending: Option<Renames>,
@@ -143,7 +169,7 @@ pub(crate) fn promote(
     // 1. One walk over the instructions: allocations, the accesses
     // (load and store addresses, rc counts), and every other use of a
     // value, which makes it escape if it turns out to be an allocation.
-    let walk = walk(func, analyses.cfg(func), pending.as_ref());
+    let walk = walk(func, analyses.cfg(func), summary, pending.as_ref());
     let mut stored_set = EntitySet::<Value>::new();
     for &(v, _) in &walk.stored {
         stored_set.insert(v);
@@ -201,7 +227,12 @@ pub(crate) fn promote(
 }
 
 /// The first walk of [`promote`], which also applies `pending`.
-fn walk(func: &mut Function, cfg: &ControlFlowGraph, pending: Option<&Renames>) -> Walk {
+fn walk(
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    summary: &ModuleSummary,
+    pending: Option<&Renames>,
+) -> Walk {
     let mut found = Walk {
         allocations: Vec::new(),
         escaped: EntitySet::new(),
@@ -246,6 +277,20 @@ fn walk(func: &mut Function, cfg: &ControlFlowGraph, pending: Option<&Renames>) 
                 InstructionData::IncRc { arg } | InstructionData::DecRc { arg } => {
                     access(*arg, Some(Kind::Rc));
                 }
+                InstructionData::Call {
+                    callee: Callee::Function(id),
+                    args,
+                } if predicate_one => {
+                    // Under a predicate that may be 0 the call may not
+                    // happen, nor the store filling its fresh cell.
+                    for (j, &v) in args.iter().enumerate() {
+                        if !summary.lends(*id, j) {
+                            access(v, None);
+                        } else if !args[..j].contains(&v) {
+                            access(v, Some(Kind::Lend));
+                        }
+                    }
+                }
                 other => {
                     for &v in other.arguments().as_slice() {
                         found.escaped.insert(v);
@@ -272,14 +317,15 @@ struct Log {
     stores: EntitySet<Inst>,
     /// Replaced load results with their replacements.
     loads: Vec<(Value, Value)>,
-    /// Values passed to new block parameters.
+    /// Values passed to new block parameters or stored into fresh cells.
     arguments: EntitySet<Value>,
 }
 
 /// The allocations of `walk` that promotion (`log`) freed: their
 /// reference, and every load result replaced by it, is used only as the
 /// address of loads and stores, or stored by the stores promotion removed,
-/// and is passed to no new block parameter (this is what the walk of
+/// and is passed to no new block parameter nor stored into a fresh cell
+/// (this is what the walk of
 /// [`promote`] would find on the rewritten function). Returns, by value,
 /// the freed allocation each such value stands for (`NONE` for the rest).
 fn freed(func: &Function, walk: &Walk, log: &Log) -> SecondaryMap<Value, u32> {
@@ -377,6 +423,7 @@ impl Cells {
             slots.push(Slot {
                 ty,
                 ok: (candidates.ok)(r),
+                reference: r,
             });
         }
         if slots.is_empty() {
@@ -473,6 +520,9 @@ struct Placement {
     work: Vec<Block>,
     /// The blocks that define the slot (allocate or store it).
     defs: Vec<Block>,
+    /// Whether the slot scanned last is loaded, and lent to a call.
+    loaded: bool,
+    lent: bool,
 }
 
 impl Placement {
@@ -485,6 +535,8 @@ impl Placement {
             idf_stamp: vec![NONE; n],
             work: Vec::new(),
             defs: Vec::new(),
+            loaded: false,
+            lent: false,
         }
     }
 
@@ -508,6 +560,11 @@ impl Placement {
             let Some((alloc_block, after_alloc)) = self.scan(stamp, cells.by_slot.row(s)) else {
                 continue;
             };
+            // A cell only lent, never loaded, is what the rematerialization
+            // of another leaves behind: promoting it would make it again.
+            if self.lent && !self.loaded {
+                continue;
+            }
             if !self.definitely_initialised(cfg, stamp, alloc_block, after_alloc) {
                 continue;
             }
@@ -532,13 +589,18 @@ impl Placement {
     }
 
     /// Notes, per block, the slot's first access (ignoring rc counts) and
-    /// whether it defines the slot. Returns the allocation's block and the
-    /// first access after the allocation in that block.
+    /// whether it defines the slot, and whether the slot is loaded or lent.
+    /// Returns the allocation's block and the first access after the allocation
+    /// in that block.
     fn scan(&mut self, stamp: u32, list: &[(Block, Inst, Kind)]) -> Option<(Block, Option<Kind>)> {
         let mut alloc_block = None;
         let mut after_alloc: Option<Kind> = None;
         self.defs.clear();
+        self.loaded = false;
+        self.lent = false;
         for &(b, _, k) in list {
+            self.loaded |= k == Kind::Load;
+            self.lent |= k == Kind::Lend;
             let bi = b.index();
             if self.access_stamp[bi] != stamp {
                 self.access_stamp[bi] = stamp;
@@ -576,7 +638,7 @@ impl Placement {
     ) -> bool {
         self.work.clear();
         match after_alloc {
-            Some(Kind::Load) => return false,
+            Some(Kind::Load | Kind::Lend) => return false,
             Some(_) => return true,
             None => self.work.extend(cfg.successors(alloc_block)),
         }
@@ -592,7 +654,7 @@ impl Placement {
                 Kind::Rc
             };
             match kind {
-                Kind::Load => return false,
+                Kind::Load | Kind::Lend => return false,
                 Kind::Store | Kind::Alloc => {}
                 Kind::Rc => self.work.extend(cfg.successors(b)),
             }
@@ -612,6 +674,8 @@ struct Renaming {
     undo: Vec<(u32, Option<Value>)>,
     /// The arguments of one edge, reused from edge to edge.
     extra: Vec<Value>,
+    /// The allocation's reference, by slot.
+    references: Vec<Value>,
 }
 
 enum Step {
@@ -638,6 +702,7 @@ impl Renaming {
             params,
             undo: Vec::new(),
             extra: Vec::new(),
+            references: cells.slots.iter().map(|slot| slot.reference).collect(),
         }
     }
 
@@ -732,10 +797,48 @@ impl Renaming {
                     out.stats.loads_replaced += 1;
                 }
                 (Kind::Rc, _) => func.remove_inst(inst),
+                (Kind::Lend, _) => {
+                    let value = self.current[s as usize]
+                        .expect("a promoted lent cell is definitely initialised");
+                    self.rematerialize(func, inst, s, value);
+                    out.stats.cells_rematerialized += 1;
+                    // A reference stored into the fresh cell reaches the
+                    // call: it escapes again.
+                    if let Some(log) = out.log.as_deref_mut() {
+                        log.arguments.insert(value);
+                    }
+                }
                 _ => {}
             }
         }
         enabling
+    }
+
+    /// Hands call `inst`, in place of the promoted cell of `slot` (which
+    /// it only lends), a fresh cell holding `value`, the cell's content at
+    /// the call.
+    fn rematerialize(&self, func: &mut Function, inst: Inst, slot: u32, value: Value) {
+        let reference = self.references[slot as usize];
+        let ty = func.dfg.value_type(reference).clone();
+        let allocate = func.dfg.make_inst(InstructionData::Allocate);
+        let fresh = func.dfg.append_result(allocate, ty);
+        func.layout.insert_inst_before(allocate, inst);
+        let store = func.dfg.make_inst(InstructionData::Store {
+            value,
+            address: fresh,
+        });
+        func.layout.insert_inst_before(store, inst);
+        let InstructionData::Call { args, .. } = &func.dfg[inst] else {
+            return;
+        };
+        let lent: Vec<usize> = (0..args.len())
+            .filter(|&j| func.dfg.resolve(args[j]) == reference)
+            .collect();
+        if let InstructionData::Call { args, .. } = &mut func.dfg[inst] {
+            for j in lent {
+                args[j] = fresh;
+            }
+        }
     }
 
     /// Fills `extra` with the arguments `block` passes to the new
@@ -848,7 +951,7 @@ fn live_phis(
                     undo.push((s as u32, current[s]));
                     current[s] = STORED;
                 }
-                Kind::Load => {
+                Kind::Load | Kind::Lend => {
                     let c = current[s];
                     if c < STORED && !live[c as usize] {
                         live[c as usize] = true;

@@ -39,6 +39,18 @@
 //!   escaped cells (what it holds stays there: the callee may have stored
 //!   any reference it reaches into it).
 //!
+//! - **Which reference parameters are only lent.** A parameter the callee
+//!   only loads through (or gives, at such a position, to module functions
+//!   that only lend it in turn) is neither written through nor kept: no
+//!   store through it or of it, no return, no jump or `if` carrying it, no
+//!   oracle, builtin or call through a value given it. A call then reads
+//!   the cell at the call and nothing more, so the caller may hand it a
+//!   fresh cell holding the current content instead ([`crate::promote`]).
+//!   Recursion is resolved from the safe side: a parameter is lent once
+//!   every position it is passed to is, a least fixed point found by
+//!   counting the positions not yet known (as in Dowling and Gallier's
+//!   linear-time Horn satisfiability), so a cycle of calls lends nothing.
+//!
 //! These facts are about what the functions compute, which the pass
 //! preserves, so they stay true while the pass transforms the module.
 //! A run on one function without its module ([`ModuleSummary::default`])
@@ -67,6 +79,9 @@ struct FunctionSummary {
     reach: Reach,
     /// Per returned value: what it always is, if known.
     returns: Vec<Option<Returned>>,
+    /// Per entry parameter: whether the function neither writes through
+    /// it nor keeps it (only loads through it, directly or in callees).
+    lent: Vec<bool>,
 }
 
 /// What a returned reference always is.
@@ -121,20 +136,30 @@ impl ModuleSummary {
     }
 
     /// The least fixed point of each function's reach: its own calls of
-    /// oracles and values, joined with the reach of what it calls.
+    /// oracles and values, joined with the reach of what it calls; and, on
+    /// the same walk, which parameters each function only lends.
     fn compute_reach(&mut self, module: &Module) {
         let count = module.functions.len();
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); count];
         let mut value_callers = Vec::new();
         let mut reach = vec![Reach::MutableArguments; count];
+        let mut lent = LentUses::new(module);
         for (id, func) in module.functions.iter() {
             let f = id.index();
             if func.entry_block().is_none() {
                 reach[f] = Reach::Everything;
             }
+            let lends = lent.begin(func, f);
             for block in func.layout.blocks() {
+                if lends {
+                    lent.terminator(&func.dfg, block);
+                }
                 for inst in func.layout.block_insts(block) {
-                    let InstructionData::Call { callee, .. } = &func.dfg[inst] else {
+                    let data = &func.dfg[inst];
+                    if lends {
+                        lent.inst(&func.dfg, data);
+                    }
+                    let InstructionData::Call { callee, .. } = data else {
                         continue;
                     };
                     match callee {
@@ -173,7 +198,22 @@ impl ModuleSummary {
         for (summary, reach) in self.functions.iter_mut().zip(reach) {
             summary.reach = reach;
         }
+        let (first, lent) = lent.solve();
+        for (f, summary) in self.functions.iter_mut().enumerate() {
+            summary.lent = lent[first[f]..first[f + 1]].to_vec();
+        }
         self.value_call = value_call;
+    }
+
+    /// Whether a call of `id` neither writes through nor keeps its
+    /// argument `index` (a call through a value, an oracle or a builtin
+    /// never qualifies).
+    pub fn lends(&self, id: FuncId, index: usize) -> bool {
+        self.functions
+            .get(id.index())
+            .and_then(|f| f.lent.get(index))
+            .copied()
+            .unwrap_or(false)
     }
 
     /// How far a call of `callee` may write.
@@ -207,6 +247,150 @@ impl ModuleSummary {
 
     fn returned(&self, id: FuncId, index: usize) -> Option<Returned> {
         *self.functions.get(id.index())?.returns.get(index)?
+    }
+}
+
+/// The constraints of the lent-parameter facts, one node per entry
+/// parameter of the module (numbered function by function), gathered on
+/// the walk of [`ModuleSummary::compute_reach`], and their least fixed
+/// point: a parameter is lent once its own function only loads through it
+/// or passes it on, and every position it is passed to is lent, found by
+/// counting the positions not yet known (as in Dowling and Gallier's
+/// linear-time Horn satisfiability).
+struct LentUses {
+    /// Each function's first node, and one past the last.
+    first: Vec<usize>,
+    /// Whether the parameter's own function only loads through it or
+    /// passes it to module functions.
+    local: Vec<bool>,
+    /// How many positions of callees it is passed to are not yet lent.
+    waiting: Vec<u32>,
+    /// The parameters waiting for this one.
+    dependents: Vec<Vec<usize>>,
+    /// The parameter number of each reference parameter of the function
+    /// being walked.
+    node: SecondaryMap<Value, u32>,
+    /// Those parameters, to clear `node` for the next function.
+    params: Vec<Value>,
+    /// The first node of the function being walked.
+    base: usize,
+}
+
+impl LentUses {
+    fn new(module: &Module) -> Self {
+        let mut first = Vec::with_capacity(module.functions.len() + 1);
+        let mut total = 0usize;
+        for (_, func) in module.functions.iter() {
+            first.push(total);
+            total += func
+                .entry_block()
+                .map_or(0, |b| func.dfg.block_params(b).len());
+        }
+        first.push(total);
+        LentUses {
+            first,
+            local: vec![false; total],
+            waiting: vec![0; total],
+            dependents: vec![Vec::new(); total],
+            node: SecondaryMap::with_default(u32::MAX),
+            params: Vec::new(),
+            base: 0,
+        }
+    }
+
+    /// Starts the walk of function `f`. Returns whether it has reference
+    /// parameters (only then do its instructions matter).
+    fn begin(&mut self, func: &Function, f: usize) -> bool {
+        for &p in &self.params {
+            self.node[p] = u32::MAX;
+        }
+        self.params.clear();
+        self.base = self.first[f];
+        let Some(entry) = func.entry_block() else {
+            return false;
+        };
+        for (k, &p) in func.dfg.block_params(entry).iter().enumerate() {
+            if matches!(
+                func.dfg.value_type(p),
+                Type::Reference(_) | Type::ImmutableReference(_)
+            ) {
+                self.node[p] = k as u32;
+                self.params.push(p);
+                self.local[self.base + k] = true;
+            }
+        }
+        !self.params.is_empty()
+    }
+
+    /// The parameter node `v` is, if it is one.
+    fn node_of(&self, dfg: &DataFlowGraph, v: Value) -> Option<usize> {
+        let k = self.node[dfg.resolve(v)];
+        (k != u32::MAX).then(|| self.base + k as usize)
+    }
+
+    fn kept(&mut self, dfg: &DataFlowGraph, v: Value) {
+        if let Some(n) = self.node_of(dfg, v) {
+            self.local[n] = false;
+        }
+    }
+
+    /// Records the uses of the parameters by one instruction.
+    fn inst(&mut self, dfg: &DataFlowGraph, data: &InstructionData) {
+        match data {
+            InstructionData::Load { .. }
+            | InstructionData::IncRc { .. }
+            | InstructionData::DecRc { .. } => {}
+            InstructionData::Call {
+                callee: Callee::Function(g),
+                args,
+            } if g.index() + 1 < self.first.len() => {
+                for (j, &a) in args.iter().enumerate() {
+                    let Some(n) = self.node_of(dfg, a) else {
+                        continue;
+                    };
+                    let position = self.first[g.index()] + j;
+                    if position < self.first[g.index() + 1] {
+                        self.waiting[n] += 1;
+                        self.dependents[position].push(n);
+                    } else {
+                        self.local[n] = false;
+                    }
+                }
+            }
+            data => {
+                for &v in data.arguments().as_slice() {
+                    self.kept(dfg, v);
+                }
+            }
+        }
+    }
+
+    /// Records the uses of the parameters by the terminator of `block`.
+    fn terminator(&mut self, dfg: &DataFlowGraph, block: Block) {
+        if let Some(term) = dfg.terminator(block) {
+            for &v in term.arguments() {
+                self.kept(dfg, v);
+            }
+        }
+    }
+
+    /// The least fixed point: whether each parameter is lent.
+    fn solve(mut self) -> (Vec<usize>, Vec<bool>) {
+        let total = self.local.len();
+        let mut lent = vec![false; total];
+        let mut work: Vec<usize> = (0..total)
+            .filter(|&n| self.local[n] && self.waiting[n] == 0)
+            .collect();
+        while let Some(n) = work.pop() {
+            lent[n] = true;
+            for &d in &self.dependents[n] {
+                self.waiting[d] -= 1;
+                if self.waiting[d] == 0 && self.local[d] {
+                    work.push(d);
+                }
+            }
+        }
+        (self.first, lent)
     }
 }
 
@@ -566,5 +750,80 @@ fn cell_types(ty: &Type, mutable: bool, out: &mut Vec<Type>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lent(text: &str) -> Vec<Vec<bool>> {
+        let module = kildall_ir::parse_module(text).expect("the test module parses");
+        let summary = ModuleSummary::compute(&module);
+        summary.functions.iter().map(|f| f.lent.clone()).collect()
+    }
+
+    #[test]
+    fn a_chain_of_readers_lends_and_a_cycle_lends_nothing() {
+        let text = "
+brillig(inline) fn main f0 {
+  b0(v0: &mut Field):
+    v1 = call f1(v0) -> Field
+    v2 = call f3(v0, Field 1) -> Field
+    return v1
+}
+brillig(inline) fn ping f1 {
+  b0(v0: &mut Field):
+    v1 = call f2(v0) -> Field
+    return v1
+}
+brillig(inline) fn pong f2 {
+  b0(v0: &mut Field):
+    v1 = load v0 -> Field
+    v2 = call f1(v0) -> Field
+    return v1
+}
+brillig(inline) fn outer f3 {
+  b0(v0: &mut Field, v1: Field):
+    v2 = call f4(v0, v0) -> Field
+    return v2
+}
+brillig(inline) fn inner f4 {
+  b0(v0: &mut Field, v1: &mut Field):
+    v2 = load v0 -> Field
+    dec_rc v1
+    return v2
+}";
+        let expected = [
+            vec![false],
+            vec![false],
+            vec![false],
+            vec![true, false],
+            vec![true, true],
+        ];
+        assert_eq!(lent(text), expected);
+    }
+
+    #[test]
+    fn a_parameter_given_elsewhere_is_kept() {
+        let text = "
+brillig(inline) fn jumps f0 {
+  b0(v0: &mut Field):
+    jmp b1(v0)
+  b1(v1: &mut Field):
+    v2 = load v1 -> Field
+    return v2
+}
+brillig(inline) fn through_value f1 {
+  b0(v0: &mut Field, v1: function):
+    v2 = call v1(v0) -> Field
+    return v2
+}
+brillig(inline) fn in_array f2 {
+  b0(v0: &mut Field):
+    v1 = make_array [v0] : [&mut Field; 1]
+    return
+}";
+        assert_eq!(lent(text), [vec![false], vec![false, false], vec![false]]);
     }
 }
