@@ -571,52 +571,63 @@ impl<'m> Machine<'m> {
                     }
                 }
                 Exit::Return(values) => {
-                    let callee = self.stack.pop().expect("the returning frame");
-                    let Some(caller) = self.stack.last_mut() else {
-                        return Outcome::Return(values);
-                    };
-                    let inst = caller
-                        .pending_call
-                        .take()
-                        .expect("a caller frame waits on a call");
-                    let results = module.functions[caller.func].dfg.inst_results(inst);
-                    if results.len() != values.len() {
-                        return Outcome::Trap(Trap {
-                            kind: TrapKind::ResultCount {
-                                function: callee.func,
-                                expected: results.len(),
-                                got: values.len(),
-                            },
-                            site: Some(site(module, caller, Some(inst))),
-                        });
-                    }
-                    let dfg = &module.functions[caller.func].dfg;
-                    // A call through a `function` value has no signature the
-                    // verifier could check against the callee's; a direct
-                    // call's results are of the types it names.
-                    let through_value = matches!(
-                        dfg[inst],
-                        InstructionData::Call {
-                            callee: Callee::Value(_),
-                            ..
-                        }
-                    );
-                    for (&result, value) in results.iter().zip(values) {
-                        if through_value && !self.memory.has_type(&value, dfg.value_type(result)) {
-                            return Outcome::Trap(Trap {
-                                kind: TrapKind::TypeError(format!(
-                                    "{} returned {value} where the call names `{}`",
-                                    callee.func,
-                                    dfg.value_type(result)
-                                )),
-                                site: Some(site(module, caller, Some(inst))),
-                            });
-                        }
-                        caller.values[result] = Some(value);
+                    if let Some(outcome) = self.return_to_caller(values) {
+                        return outcome;
                     }
                 }
             }
         }
+    }
+
+    /// Pops the returning frame and gives `values` to the results of the
+    /// call its caller waits on: the run's outcome when it ends there (the
+    /// outermost frame returned, or the values do not fit the call).
+    fn return_to_caller(&mut self, values: Vec<RuntimeValue>) -> Option<Outcome> {
+        let module = self.module;
+        let callee = self.stack.pop().expect("the returning frame");
+        let Some(caller) = self.stack.last_mut() else {
+            return Some(Outcome::Return(values));
+        };
+        let inst = caller
+            .pending_call
+            .take()
+            .expect("a caller frame waits on a call");
+        let results = module.functions[caller.func].dfg.inst_results(inst);
+        if results.len() != values.len() {
+            return Some(Outcome::Trap(Trap {
+                kind: TrapKind::ResultCount {
+                    function: callee.func,
+                    expected: results.len(),
+                    got: values.len(),
+                },
+                site: Some(site(module, caller, Some(inst))),
+            }));
+        }
+        let dfg = &module.functions[caller.func].dfg;
+        // A call through a `function` value has no signature the
+        // verifier could check against the callee's; a direct
+        // call's results are of the types it names.
+        let through_value = matches!(
+            dfg[inst],
+            InstructionData::Call {
+                callee: Callee::Value(_),
+                ..
+            }
+        );
+        for (&result, value) in results.iter().zip(values) {
+            if through_value && !self.memory.has_type(&value, dfg.value_type(result)) {
+                return Some(Outcome::Trap(Trap {
+                    kind: TrapKind::TypeError(format!(
+                        "{} returned {value} where the call names `{}`",
+                        callee.func,
+                        dfg.value_type(result)
+                    )),
+                    site: Some(site(module, caller, Some(inst))),
+                }));
+            }
+            caller.values[result] = Some(value);
+        }
+        None
     }
 }
 
