@@ -3,7 +3,7 @@
 //! before the pass transforms any function and read at each call site.
 //!
 //! A call of code the per-function analysis cannot see is assumed to read
-//! and write every escaped cell ([`alias`](crate::alias)). Three facts of the
+//! and write every escaped cell ([`alias`](crate::alias)). Four facts of the
 //! module narrow that, in the manner of the interprocedural side-effect
 //! summaries of Cooper and Kennedy ("Interprocedural Side-Effect Analysis
 //! in Linear Time", PLDI 1988), flow-insensitively:
@@ -38,7 +38,6 @@
 //!   no cell the caller knows of: the caller keeps it out of the class of
 //!   escaped cells (what it holds stays there: the callee may have stored
 //!   any reference it reaches into it).
-//!
 //! - **Which reference parameters are only lent.** A parameter the callee
 //!   only loads through (or gives, at such a position, to module functions
 //!   that only lend it in turn) is neither written through nor kept: no
