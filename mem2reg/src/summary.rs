@@ -236,6 +236,15 @@ impl ModuleSummary {
         }
     }
 
+    /// Whether some function of the module returns one of its parameters.
+    fn returns_a_parameter(&self) -> bool {
+        self.functions.iter().any(|f| {
+            f.returns
+                .iter()
+                .any(|r| matches!(r, Some(Returned::Parameter(_))))
+        })
+    }
+
     /// What result `index` of a call of `callee` always is, if known.
     pub fn returned_by(&self, callee: &Callee, index: usize) -> Option<Returned> {
         match callee {
@@ -400,20 +409,33 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<R
         return Vec::new();
     };
     let dfg = &func.dfg;
+    let returns: Vec<&[Value]> = func
+        .layout
+        .blocks()
+        .filter_map(|block| match dfg.terminator(block) {
+            Some(Terminator::Return { values }) => Some(values.as_slice()),
+            _ => None,
+        })
+        .collect();
+    // Only a returned reference is ever looked up: a function returning
+    // none needs no trace (and most functions of a large module return none).
+    let returns_reference = |values: &[Value]| {
+        values
+            .iter()
+            .any(|&v| dfg.value_type(v).contains_reference())
+    };
+    if !returns.first().is_some_and(|r| returns_reference(r)) {
+        return Vec::new();
+    }
     let mut incoming: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
-    let mut returns: Vec<&[Value]> = Vec::new();
     for block in func.layout.blocks() {
-        match dfg.terminator(block) {
-            Some(Terminator::Return { values }) => returns.push(values),
-            Some(term) => {
-                for successor in term.successors() {
-                    let params = dfg.block_params(successor);
-                    for (&p, &a) in params.iter().zip(term.edge_arguments(successor)) {
-                        incoming[p].push(a);
-                    }
+        if let Some(term) = dfg.terminator(block) {
+            for successor in term.successors() {
+                let params = dfg.block_params(successor);
+                for (&p, &a) in params.iter().zip(term.edge_arguments(successor)) {
+                    incoming[p].push(a);
                 }
             }
-            None => {}
         }
     }
     let leaked = leaked_references(func, &incoming);
@@ -583,6 +605,9 @@ impl Tracer<'_> {
 /// that may be 0 the call may not happen, and its results are then zero
 /// values.
 pub fn replace_returned_arguments(func: &mut Function, summary: &ModuleSummary) -> Vec<Value> {
+    if !summary.returns_a_parameter() {
+        return Vec::new();
+    }
     let mut found = Vec::new();
     for block in func.layout.blocks() {
         let mut predicate_one = true;
