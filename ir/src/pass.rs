@@ -90,8 +90,8 @@ pub struct PassError<E: std::error::Error> {
 }
 
 /// Runs `P` on every function of `module`, in order, given the facts it
-/// learns of the module first, and adds up the reports. The analyses are computed once per function and their buffers
-/// reused across functions.
+/// learns of the module first, and adds up the reports. The analyses are
+/// computed once per function and their buffers reused across functions.
 ///
 /// # Errors
 ///
