@@ -48,8 +48,10 @@
 //! number of ids, non-decreasing, and ids in range; rows stop at the last
 //! decorated node (none for a node past the forest).
 //!
-//! Reading lifts the decorators onto the blocks (indices without padding)
-//! and reads the rest into the forest's [`DebugInfo`]: the decorator
+//! Reading lifts the decorators onto the blocks (indices without padding,
+//! mapped with the padding the decoder recorded while checking each
+//! block's batch layout, so that no layout is computed twice) and reads
+//! the rest into the forest's [`DebugInfo`]: the decorator
 //! records in their order, the node decorators, error-code messages,
 //! procedure names, the assembly ops and debug variables with the
 //! operations they are placed at (see `asm_ops`). A forest read keeps the
