@@ -43,7 +43,7 @@ use crate::forest::{MastForest, MastNode, MastNodeId};
 use crate::format::{err, DecodeErrorKind, EncodeError, Result};
 
 use super::cursor::{put_u32, put_usize, Cursor};
-use super::v023::padding_positions;
+use super::v023::Paddings;
 
 /// An assembly op as read: cycles, location (file, start, end), context
 /// name, instruction; strings by their index in the string table.
@@ -171,6 +171,7 @@ fn read_record(d: &mut Cursor<'_>, strings: &[&str]) -> Result<Record> {
 pub(crate) fn place(
     tables: &AsmOps<'_>,
     forest: &mut MastForest,
+    paddings: &Paddings,
 ) -> Result<(Vec<AsmOp>, Vec<Placement>)> {
     let bad = |what| err(tables.table_at, DecodeErrorKind::Invalid(what));
     let mut placements = Vec::with_capacity(tables.entries.len());
@@ -197,15 +198,14 @@ pub(crate) fn place(
             }
             None => return bad("assembly ops of a node that does not exist"),
         };
-        let is_pad = padding_positions(&block.ops);
-        let (mut padded, mut pads, mut seen) = (0, 0, false);
+        let mut unpad = paddings.of(node, block.ops.len());
+        let mut previous = None;
         for &(op, id) in row {
-            if op >= is_pad.len() || op < padded || (op == padded && seen) {
+            if op >= unpad.padded_len || previous.is_some_and(|p| op <= p) {
                 return bad("assembly-op operation index");
             }
-            pads += is_pad[padded..op].iter().filter(|p| **p).count();
-            (padded, seen) = (op, true);
-            let operation = (op - pads) as u32;
+            previous = Some(op);
+            let operation = unpad.index(op) as u32;
             placements.push(Placement {
                 node: node_id,
                 operation,
@@ -254,9 +254,11 @@ struct Interner {
 
 impl Interner {
     fn new(tables: &AsmOps<'_>) -> Self {
+        // At most a location per record (each read from at least 9 bytes of
+        // input): reserving them spares the map's rehashing as it grows.
         Interner {
             strings: vec![None; tables.strings.len()],
-            locations: HashMap::new(),
+            locations: HashMap::with_capacity(tables.records.len()),
         }
     }
 

@@ -48,8 +48,10 @@
 //! number of ids, non-decreasing, and ids in range; rows stop at the last
 //! decorated node (none for a node past the forest).
 //!
-//! Reading lifts the decorators onto the blocks (indices without padding)
-//! and reads the rest into the forest's [`DebugInfo`]: the decorator
+//! Reading lifts the decorators onto the blocks (indices without padding,
+//! mapped with the padding the decoder recorded while checking each
+//! block's batch layout, so that no layout is computed twice) and reads
+//! the rest into the forest's [`DebugInfo`]: the decorator
 //! records in their order, the node decorators, error-code messages,
 //! procedure names, the assembly ops and debug variables with the
 //! operations they are placed at (see `asm_ops`). A forest read keeps the
@@ -71,7 +73,7 @@ use crate::ops::Isa;
 
 use super::asm_ops::{self, AsmOps};
 use super::cursor::Cursor;
-use super::v023::padding_positions;
+use super::v023::Paddings;
 
 pub(super) const STACK_ALL: u8 = 0;
 pub(super) const STACK_TOP: u8 = 1;
@@ -406,8 +408,15 @@ fn read_debug_variable(c: &mut Cursor<'_>) -> Result<DebugVariable> {
 /// Puts the section's decorators on the blocks of `forest`, at their
 /// operation indices without padding, and the rest of it, checked against
 /// the forest, in the forest's [`DebugInfo`].
-pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> {
-    lift_decorators(&section, &mut forest.nodes)?;
+///
+/// `paddings` are where the padding `noop`s of the forest's blocks are, as
+/// read: the section's tables count operations with them.
+pub(crate) fn lift(
+    section: Section<'_>,
+    forest: &mut MastForest,
+    paddings: &Paddings,
+) -> Result<()> {
+    lift_decorators(&section, &mut forest.nodes, paddings)?;
     if let Some(last) = section.info.node_decorators.last() {
         if last.node.index() >= forest.len() {
             return err(
@@ -416,8 +425,8 @@ pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> 
             );
         }
     }
-    let (asm_ops, asm_op_placements) = asm_ops::place(&section.asm, forest)?;
-    let variable_placements = place_variables(&section, &forest.nodes)?;
+    let (asm_ops, asm_op_placements) = asm_ops::place(&section.asm, forest, paddings)?;
+    let variable_placements = place_variables(&section, &forest.nodes, paddings)?;
     forest.debug_info = Some(DebugInfo {
         asm_ops,
         asm_op_placements,
@@ -430,7 +439,11 @@ pub(crate) fn lift(section: Section<'_>, forest: &mut MastForest) -> Result<()> 
 /// The debug variables' placements, at operations of blocks (counted
 /// without padding; a variable may follow the last operation, as a
 /// decorator may).
-fn place_variables(section: &Section<'_>, nodes: &[MastNode]) -> Result<Vec<Placement>> {
+fn place_variables(
+    section: &Section<'_>,
+    nodes: &[MastNode],
+    paddings: &Paddings,
+) -> Result<Vec<Placement>> {
     let bad = |what| err(section.variable_table_at, DecodeErrorKind::Invalid(what));
     let mut placements = Vec::with_capacity(section.variable_links.len());
     let mut links = section.variable_links.iter().peekable();
@@ -438,17 +451,15 @@ fn place_variables(section: &Section<'_>, nodes: &[MastNode]) -> Result<Vec<Plac
         let Some(MastNode::Block(block)) = nodes.get(node) else {
             return bad("debug variables on a node that is not a block");
         };
-        let is_pad = padding_positions(&block.ops);
-        let (mut padded, mut pads) = (0, 0);
+        // Links come in operation order.
+        let mut unpad = paddings.of(node, block.ops.len());
         while let Some(&(_, op, id)) = links.next_if(|l| l.0 == node) {
-            if op > is_pad.len() {
+            if op > unpad.padded_len {
                 return bad("debug variable past the end of its block");
             }
-            pads += is_pad[padded..op].iter().filter(|p| **p).count();
-            padded = op;
             placements.push(Placement {
                 node: MastNodeId(node as u32),
-                operation: (op - pads) as u32,
+                operation: unpad.index(op) as u32,
                 id,
             });
         }
@@ -482,7 +493,11 @@ pub(crate) fn lifted(forest: &MastForest) -> std::borrow::Cow<'_, MastForest> {
     std::borrow::Cow::Owned(out)
 }
 
-fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> {
+fn lift_decorators(
+    section: &Section<'_>,
+    nodes: &mut [MastNode],
+    paddings: &Paddings,
+) -> Result<()> {
     let mut links = section.links.iter().peekable();
     while let Some(&&(node, _, _)) = links.peek() {
         let Some(MastNode::Block(block)) = nodes.get_mut(node) else {
@@ -491,20 +506,16 @@ fn lift_decorators(section: &Section<'_>, nodes: &mut [MastNode]) -> Result<()> 
                 DecodeErrorKind::Invalid("operation decorators on a node that is not a block"),
             );
         };
-        let is_pad = padding_positions(&block.ops);
-        // Links come in operation order: the padding before each is counted
-        // once.
-        let (mut padded, mut pads) = (0, 0);
+        // Links come in operation order.
+        let mut unpad = paddings.of(node, block.ops.len());
         while let Some(&(_, op, d)) = links.next_if(|l| l.0 == node) {
-            if op > is_pad.len() {
+            if op > unpad.padded_len {
                 return err(
                     section.table_at,
                     DecodeErrorKind::Invalid("decorator past the end of its block"),
                 );
             }
-            pads += is_pad[padded..op].iter().filter(|p| **p).count();
-            padded = op;
-            block.decorators.push(((op - pads) as u32, d));
+            block.decorators.push((unpad.index(op) as u32, d));
         }
     }
     Ok(())

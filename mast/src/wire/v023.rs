@@ -313,6 +313,8 @@ struct EntryDecoder<'a, 's> {
     /// The group values of the blocks' batches, when their digests are to
     /// be computed: collected while the layout is at hand.
     groups: Option<Vec<[Felt; BATCH_SIZE]>>,
+    /// Where the blocks' padding `noop`s are, for the debug-info tables.
+    paddings: Paddings,
 }
 
 impl EntryDecoder<'_, '_> {
@@ -356,8 +358,12 @@ impl EntryDecoder<'_, '_> {
                 }
                 let mut d = Cursor::new(self.s.blocks, self.block_pos);
                 let first = self.groups.as_ref().map_or(0, Vec::len);
-                let (block, last_groups) = decode_block(&mut d, self.isa, self.groups.as_mut())
-                    .map_err(|e| e.shifted(self.s.blocks_at))?;
+                let out = BlockOutputs {
+                    groups: self.groups.as_mut(),
+                    paddings: &mut self.paddings,
+                };
+                let (block, last_groups) =
+                    decode_block(&mut d, self.isa, out).map_err(|e| e.shifted(self.s.blocks_at))?;
                 self.block_pos = d.at();
                 let groups = self.groups.as_ref().map(|g| BlockGroups {
                     batches: first..g.len(),
@@ -367,6 +373,7 @@ impl EntryDecoder<'_, '_> {
             }
             _ => return entry.unknown_tag(),
         };
+        self.paddings.push_other();
         Ok((node, None))
     }
 }
@@ -398,6 +405,7 @@ pub(crate) fn decode(
         block_pos: 0,
         ext_seen: 0,
         groups: (s.hashes_at.is_none() || !opts.trust_digests).then(Vec::new),
+        paddings: Paddings::default(),
     };
     let mut int_seen = 0;
     let mut pending = Vec::new();
@@ -453,7 +461,7 @@ pub(crate) fn decode(
     let mut forest = b.finish();
     forest.advice_map = advice_map;
     if let Some(section) = debug_info {
-        debug_info::lift(section, &mut forest)?;
+        debug_info::lift(section, &mut forest, &entries.paddings)?;
     }
     Ok((forest, c.at()))
 }
@@ -472,14 +480,21 @@ fn decode_op(c: &mut Cursor<'_>, isa: Isa, simple: &[Option<Operation>; 128]) ->
         .or_else(|_| err(at, DecodeErrorKind::UnknownOpcode(code)))
 }
 
+/// What reading a block adds to besides the block: the batches' group
+/// values, when digests are computed, and where its padding `noop`s are.
+struct BlockOutputs<'o> {
+    groups: Option<&'o mut Vec<[Felt; BATCH_SIZE]>>,
+    paddings: &'o mut Paddings,
+}
+
 /// A block's padded operations and batch layout, checked to be the layout
 /// miden-core computes for the unpadded operations, and the groups in use
-/// of its last batch; with `groups`, the batches' group values are appended
-/// to it.
+/// of its last batch; the block's padding is recorded in `out`, and its
+/// batches' group values appended to `out.groups` if there is one.
 fn decode_block(
     c: &mut Cursor<'_>,
     isa: Isa,
-    groups: Option<&mut Vec<[Felt; BATCH_SIZE]>>,
+    out: BlockOutputs<'_>,
 ) -> Result<(BasicBlock, usize)> {
     let start = c.at();
     let n = c.count("operations", 1)?;
@@ -535,9 +550,10 @@ fn decode_block(
     if expected.batches != wire || expected.len != padded.len() {
         return err(batches_at, DecodeErrorKind::NonCanonical("batch layout"));
     }
-    if let Some(groups) = groups {
+    if let Some(groups) = out.groups {
         push_group_values(&padded, &wire, isa, groups);
     }
+    out.paddings.push_block(&wire);
     let block = BasicBlock {
         ops,
         decorators: Vec::new(),
@@ -580,6 +596,78 @@ fn push_group_values(
             groups[g] = Felt::reduce(value);
         }
         out.push(groups);
+    }
+}
+
+/// The padding `noop`s of the blocks of a forest being read, node by node,
+/// by their operation index with padding (the debug-info tables count a
+/// block's operations so): one flat list for all blocks, read from the
+/// batch layouts as they are checked.
+#[derive(Default)]
+pub(crate) struct Paddings {
+    positions: Vec<u32>,
+    /// Per node, where its positions end (a node that is not a block has
+    /// none).
+    ends: Vec<u32>,
+}
+
+impl Paddings {
+    fn push_block(&mut self, batches: &[PaddedBatch]) {
+        let mut end = 0u32;
+        for batch in batches {
+            for (&size, pad) in batch.group_sizes.iter().zip(batch.padding) {
+                end += u32::from(size);
+                if pad {
+                    // A padded group ends with its padding `noop`.
+                    self.positions.push(end - 1);
+                }
+            }
+        }
+        self.push_other();
+    }
+
+    fn push_other(&mut self) {
+        self.ends.push(self.positions.len() as u32);
+    }
+
+    /// An [`Unpad`] for block `node` of `ops_len` operations (without
+    /// padding).
+    pub(crate) fn of(&self, node: usize, ops_len: usize) -> Unpad<'_> {
+        let start = node.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
+        let pads = &self.positions[start..self.ends[node] as usize];
+        Unpad {
+            pads,
+            before: 0,
+            padded_len: ops_len + pads.len(),
+        }
+    }
+}
+
+/// A block's operation indices with padding mapped to indices without,
+/// queried in non-decreasing order.
+pub(crate) struct Unpad<'p> {
+    /// The padded positions of its padding `noop`s, increasing.
+    pads: &'p [u32],
+    /// How many of them precede the last index queried.
+    before: usize,
+    /// The block's operation count with padding.
+    pub(crate) padded_len: usize,
+}
+
+impl Unpad<'_> {
+    /// Operation `padded` (with padding, at least the last one asked, at
+    /// most the padded length) without the padding before it.
+    pub(crate) fn index(&mut self, padded: usize) -> usize {
+        // Queries are dense in a block: a linear walk over its padding
+        // beats a binary search per query.
+        while self
+            .pads
+            .get(self.before)
+            .is_some_and(|&p| (p as usize) < padded)
+        {
+            self.before += 1;
+        }
+        padded - self.before
     }
 }
 
@@ -827,14 +915,26 @@ mod tests {
             };
             let mut data = Vec::new();
             encode_block(block, Isa::V0_23, &mut data);
-            let mut groups = Vec::new();
-            decode_block(&mut Cursor::new(&data, 0), Isa::V0_23, Some(&mut groups)).unwrap();
+            let (mut groups, mut paddings) = (Vec::new(), Paddings::default());
+            let out = BlockOutputs {
+                groups: Some(&mut groups),
+                paddings: &mut paddings,
+            };
+            decode_block(&mut Cursor::new(&data, 0), Isa::V0_23, out).unwrap();
             let expected: Vec<_> = block
                 .batches_in(Isa::V0_23)
                 .iter()
                 .map(|b| b.groups)
                 .collect();
             assert_eq!(groups, expected, "{:?}", block.ops());
+            // The padding read from the layout is the padding computed.
+            let is_pad = padding_positions(block.ops());
+            let mut unpad = paddings.of(0, block.ops().len());
+            assert_eq!(unpad.padded_len, is_pad.len());
+            let unpadded = (0..is_pad.len()).map(|op| unpad.index(op));
+            let pads_before =
+                (0..is_pad.len()).map(|op| is_pad[..op].iter().filter(|p| **p).count());
+            assert!(unpadded.eq((0..is_pad.len()).zip(pads_before).map(|(op, n)| op - n)));
         }
     }
 }
