@@ -55,6 +55,8 @@
 //! A run on one function without its module ([`ModuleSummary::default`])
 //! knows nothing: every call may do anything.
 
+use std::cell::RefCell;
+
 use kildall_ir::{
     Block, Callee, DataFlowGraph, EntityRef, EntitySet, FuncId, Function, Inst, InstructionData,
     Module, SecondaryMap, Terminator, Type, Value, ValueDef,
@@ -445,6 +447,7 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<R
         incoming: &incoming,
         leaked: &leaked,
         summary,
+        memo: RefCell::default(),
     };
     let Some(&first) = returns.first() else {
         return Vec::new();
@@ -534,6 +537,21 @@ struct Tracer<'a> {
     /// The references that may reach more than the `return`.
     leaked: &'a EntitySet<Value>,
     summary: &'a ModuleSummary,
+    /// What each value was found to be: a chain of joins or `if`s reaches
+    /// one value by many paths, which must not be followed again each time
+    /// (the trace stays linear in the function).
+    memo: RefCell<SecondaryMap<Value, Traced>>,
+}
+
+/// A value's state in the [`Tracer`]'s memo.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+enum Traced {
+    #[default]
+    Unvisited,
+    /// Being traced: met again, it is a cycle of block parameters, which
+    /// is not known to be one parameter.
+    InProgress,
+    Done(Option<Returned>),
 }
 
 impl Tracer<'_> {
@@ -542,6 +560,18 @@ impl Tracer<'_> {
             return None;
         }
         let value = self.dfg.resolve(value);
+        match self.memo.borrow()[value] {
+            Traced::Unvisited => {}
+            Traced::InProgress => return None,
+            Traced::Done(found) => return found,
+        }
+        self.memo.borrow_mut()[value] = Traced::InProgress;
+        let found = self.trace_definition(value, depth);
+        self.memo.borrow_mut()[value] = Traced::Done(found);
+        found
+    }
+
+    fn trace_definition(&self, value: Value, depth: u32) -> Option<Returned> {
         match self.dfg.value_def(value) {
             ValueDef::Param(block, index) if block == self.entry => {
                 Some(Returned::Parameter(index))
@@ -785,6 +815,38 @@ mod tests {
         let module = kildall_ir::parse_module(text).expect("the test module parses");
         let summary = ModuleSummary::compute(&module);
         summary.functions.iter().map(|f| f.lent.clone()).collect()
+    }
+
+    /// A reference returned through a chain of joins, each reached by two
+    /// jumps passing the join before it: a trace without its memo follows
+    /// 2^48 paths.
+    #[test]
+    fn a_chain_of_joins_is_traced_once_per_value() {
+        const JOINS: usize = 48;
+        let mut text = String::from(
+            "brillig(inline) fn id f0 {\n  b0(v0: &mut Field, v1: u1):\n    jmp b1(v0)\n",
+        );
+        for k in 0..JOINS {
+            let (join, then, other, next) = (1 + 3 * k, 2 + 3 * k, 3 + 3 * k, 4 + 3 * k);
+            let param = 2 + k;
+            text += &format!(
+                "  b{join}(v{param}: &mut Field):\n    jmpif v1 then: b{then}(), else: b{other}()\n\
+                 \x20 b{then}():\n    jmp b{next}(v{param})\n\
+                 \x20 b{other}():\n    jmp b{next}(v{param})\n"
+            );
+        }
+        text += &format!(
+            "  b{}(v{}: &mut Field):\n    return v{}\n}}\n",
+            1 + 3 * JOINS,
+            2 + JOINS,
+            2 + JOINS
+        );
+        let module = kildall_ir::parse_module(&text).expect("the test module parses");
+        let summary = ModuleSummary::compute(&module);
+        assert_eq!(
+            summary.returned(FuncId::new(0), 0),
+            Some(Returned::Parameter(0))
+        );
     }
 
     #[test]
