@@ -17,6 +17,7 @@ use kildall_graph::PostOrder;
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::{DominatorTree, PostDominatorTree};
 use crate::loops::LoopAnalysis;
+use crate::parallel::{available_threads, map_in_order};
 use crate::{Block, Function, Module};
 
 /// A transformation of one function.
@@ -28,18 +29,18 @@ pub trait FunctionPass {
     const NAME: &'static str;
 
     /// The knobs of the pass; the default is what a driver runs.
-    type Options: Default;
+    type Options: Default + Sync;
 
     /// What a run did; the runs over a module add up.
-    type Report: Default + AddAssign + fmt::Display;
+    type Report: Default + AddAssign + fmt::Display + Send;
 
     /// Why the pass declines a function.
-    type Error: std::error::Error;
+    type Error: std::error::Error + Send;
 
     /// What the pass learns of the whole module before it transforms any
     /// function (summaries of the functions a call reaches); `()` for a
     /// pass that reads one function at a time.
-    type ModuleFacts: Default;
+    type ModuleFacts: Default + Sync;
 
     /// Computes the facts of `module`, once per [`run_module`]. They must
     /// stay true while the pass transforms the module's functions; the
@@ -89,30 +90,62 @@ pub struct PassError<E: std::error::Error> {
     pub error: E,
 }
 
-/// Runs `P` on every function of `module`, in order, given the facts it
-/// learns of the module first, and adds up the reports. The analyses are
-/// computed once per function and their buffers reused across functions.
+/// Runs `P` on every function of `module`, given the facts it learns of
+/// the module first, and adds up the reports in function order. The
+/// functions are independent once the facts are known, so they run on up
+/// to [`std::thread::available_parallelism`] threads ([`run_module_on`]);
+/// the result is the same on any number of threads.
 ///
 /// # Errors
 ///
-/// The first function the pass declines; the functions before it are
-/// transformed, the others untouched.
+/// The first function, in module order, that the pass declines. Every
+/// function is run: those the pass declines are unchanged, the others
+/// transformed.
 pub fn run_module<P: FunctionPass>(
     module: &mut Module,
     options: &P::Options,
 ) -> Result<P::Report, PassError<P::Error>> {
+    run_module_on::<P>(module, options, available_threads())
+}
+
+/// [`run_module`] on at most `threads` threads (one if `threads` is 0).
+/// The largest functions are started first; each thread keeps its own
+/// analyses' buffers from one function to the next. A module of fewer than
+/// 16,384 instructions runs on the calling thread.
+///
+/// # Errors
+///
+/// As [`run_module`].
+pub fn run_module_on<P: FunctionPass>(
+    module: &mut Module,
+    options: &P::Options,
+    threads: usize,
+) -> Result<P::Report, PassError<P::Error>> {
     let facts = P::module_facts(module, options);
-    let mut analyses = FunctionAnalyses::new();
+    let outcomes = map_in_order(
+        module.functions.values_mut().collect(),
+        |func| func.dfg.num_insts(),
+        threads,
+        FunctionAnalyses::new,
+        |analyses, func| {
+            analyses.invalidate();
+            P::run_in_module(func, analyses, options, &facts)
+        },
+    );
     let mut report = P::Report::default();
-    for func in module.functions.values_mut() {
-        analyses.invalidate();
-        report +=
-            P::run_in_module(func, &mut analyses, options, &facts).map_err(|error| PassError {
-                function: func.name.clone(),
-                error,
-            })?;
+    let mut first_error = None;
+    for (func, outcome) in module.functions.values().zip(outcomes) {
+        match outcome {
+            Ok(r) => report += r,
+            Err(error) => {
+                first_error.get_or_insert(PassError {
+                    function: func.name.clone(),
+                    error,
+                });
+            }
+        }
     }
-    Ok(report)
+    first_error.map_or(Ok(report), Err)
 }
 
 /// The control-flow graph, dominator and post-dominator trees, loop forest

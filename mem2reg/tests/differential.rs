@@ -267,3 +267,32 @@ fn count_insts_of(func: &kildall_ir::Function, pred: impl Fn(&InstructionData) -
         .filter(|&i| pred(&func.dfg[i]))
         .count()
 }
+
+/// The functions of a module are transformed on several threads when it is
+/// large: the output and the statistics must not depend on how many.
+#[test]
+fn the_output_does_not_depend_on_the_threads() {
+    let config = CfgConfig {
+        memory: 8,
+        nested_references: 2,
+        reference_arrays: 2,
+        ..CfgConfig::sized(4_000)
+    };
+    let module = kildall_harness::generate::generate_cfg(7, &config);
+    assert!(module.functions.len() > 2);
+    let insts: usize = module.functions.values().map(|f| f.dfg.num_insts()).sum();
+    assert!(insts > 16_384, "too small to run on threads: {insts}");
+    let run = |threads: usize| {
+        let mut m = module.clone();
+        let stats =
+            kildall_ir::pass::run_module_on::<Mem2Reg>(&mut m, &Options::default(), threads)
+                .unwrap();
+        verify_module(&m).unwrap();
+        (m.to_string(), stats)
+    };
+    let (one, stats) = run(1);
+    assert!(stats.loads_replaced > 0);
+    for threads in [2, 3] {
+        assert_eq!(run(threads), (one.clone(), stats), "{threads} threads");
+    }
+}

@@ -28,6 +28,7 @@ use cranelift_entity::EntitySet;
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
+use crate::parallel::{available_threads, map_in_order};
 use crate::{
     BinaryOp, Block, Callee, FuncId, Function, GlobalId, GlobalInit, GlobalOperand, Inst,
     InstructionData, Module, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef,
@@ -340,14 +341,21 @@ pub enum VerifierErrorKind {
 /// Verifies every function of a module, calls included.
 pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
     verify_globals(module)?;
-    let mut verifier = Verifier::default();
     // Signatures once, so that checking a call or a return costs its size only.
     let signatures: Vec<Signature> = module.functions.values().map(Signature::of).collect();
-    for (id, func) in module.functions.iter() {
-        verify_global_uses(module, id, func)?;
-        verifier.verify(func, id, Some(&signatures))?;
-    }
-    Ok(())
+    // The functions are checked apart, on several threads for a large
+    // module; the error reported is the first in module order either way.
+    let outcomes = map_in_order(
+        module.functions.iter().collect(),
+        |(_, func)| func.dfg.num_insts(),
+        available_threads(),
+        Verifier::default,
+        |verifier, (id, func)| {
+            verify_global_uses(module, id, func)?;
+            verifier.verify(func, id, Some(&signatures))
+        },
+    );
+    outcomes.into_iter().collect()
 }
 
 /// Each global: a numeric constant of its type, or an array whose elements
