@@ -24,7 +24,7 @@ mod global;
 mod instructions;
 mod layout;
 pub mod loops;
-mod parallel;
+pub mod parallel;
 mod parser;
 pub mod pass;
 pub mod plaintext;

@@ -10,13 +10,14 @@ use std::sync::Mutex;
 
 /// Work smaller than this (in the caller's unit of weight, instructions)
 /// runs on the calling thread: threads would cost more than they save.
-pub(crate) const PARALLEL_MIN_WEIGHT: usize = 16_384;
+pub const PARALLEL_MIN_WEIGHT: usize = 16_384;
 
-/// `items.map(work)` on up to `threads` threads, in `items`' order.
+/// `items.map(work)` on up to `threads` threads (one if `threads` is 0),
+/// in `items`' order.
 /// Each thread makes its own scratch state with `scratch` and hands it to
 /// every piece it runs, so buffers are reused from one piece to the next.
 /// A panic in `work` is resumed on the calling thread.
-pub(crate) fn map_in_order<T, S, R>(
+pub fn map_in_order<T, S, R>(
     items: Vec<T>,
     weight: impl Fn(&T) -> usize,
     threads: usize,
@@ -70,7 +71,7 @@ where
 }
 
 /// The threads to use by default: what the machine offers.
-pub(crate) fn available_threads() -> usize {
+pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

@@ -57,6 +57,7 @@
 
 use std::cell::RefCell;
 
+use kildall_ir::parallel::{available_threads, map_in_order};
 use kildall_ir::{
     Block, Callee, DataFlowGraph, EntityRef, EntitySet, FuncId, Function, Inst, InstructionData,
     Module, SecondaryMap, Terminator, Type, Value, ValueDef,
@@ -119,13 +120,30 @@ impl ModuleSummary {
             functions: vec![FunctionSummary::default(); count],
             value_call: Reach::Everything,
         };
-        summary.compute_reach(module);
+        let callees = summary.compute_reach(module);
+        // A function's facts change only when a callee's did since they
+        // were computed (the trace reads nothing else of the summary), so a
+        // round recomputes only those; which is what recomputing every
+        // function would give. Stamps order the computations and changes.
+        let mut stamp = 0u32;
+        let mut computed_at = vec![0u32; count];
+        let mut changed_at = vec![0u32; count];
         for _ in 0..RETURN_ROUNDS {
             let mut changed = false;
             for (id, func) in module.functions.iter() {
+                let f = id.index();
+                let due = computed_at[f] == 0
+                    || callees[f].iter().any(|&g| changed_at[g] > computed_at[f]);
+                if !due {
+                    continue;
+                }
+                stamp += 1;
+                computed_at[f] = stamp;
                 let returns = returned_parameters(func, &summary);
-                if returns != summary.functions[id.index()].returns {
-                    summary.functions[id.index()].returns = returns;
+                if returns != summary.functions[f].returns {
+                    summary.functions[f].returns = returns;
+                    stamp += 1;
+                    changed_at[f] = stamp;
                     changed = true;
                 }
             }
@@ -138,43 +156,34 @@ impl ModuleSummary {
 
     /// The least fixed point of each function's reach: its own calls of
     /// oracles and values, joined with the reach of what it calls; and, on
-    /// the same walk, which parameters each function only lends.
-    fn compute_reach(&mut self, module: &Module) {
+    /// the same walk, which parameters each function only lends. The walks
+    /// of the functions are independent, so a large module's run on
+    /// several threads ([`kildall_ir::parallel`]). Returns the module
+    /// functions each function calls.
+    fn compute_reach(&mut self, module: &Module) -> Vec<Vec<usize>> {
         let count = module.functions.len();
+        let scans = map_in_order(
+            module.functions.values().collect(),
+            |func| func.dfg.num_insts(),
+            available_threads(),
+            ParameterNumbers::default,
+            |numbers, func| Scan::of(func, count, numbers),
+        );
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); count];
         let mut value_callers = Vec::new();
-        let mut reach = vec![Reach::MutableArguments; count];
+        let mut reach = Vec::with_capacity(count);
         let mut lent = LentUses::new(module);
-        for (id, func) in module.functions.iter() {
-            let f = id.index();
-            if func.entry_block().is_none() {
-                reach[f] = Reach::Everything;
+        let mut callees = Vec::with_capacity(count);
+        for (f, scan) in scans.into_iter().enumerate() {
+            reach.push(scan.reach);
+            if scan.calls_values {
+                value_callers.push(f);
             }
-            let lends = lent.begin(func, f);
-            for block in func.layout.blocks() {
-                if lends {
-                    lent.terminator(&func.dfg, block);
-                }
-                for inst in func.layout.block_insts(block) {
-                    let data = &func.dfg[inst];
-                    if lends {
-                        lent.inst(&func.dfg, data);
-                    }
-                    let InstructionData::Call { callee, .. } = data else {
-                        continue;
-                    };
-                    match callee {
-                        Callee::Builtin(_) => {}
-                        Callee::Foreign(_) => reach[f] = Reach::Everything,
-                        Callee::Value(_) => {
-                            reach[f] = reach[f].max(Reach::Arguments);
-                            value_callers.push(f);
-                        }
-                        Callee::Function(g) if g.index() < count => callers[g.index()].push(f),
-                        Callee::Function(_) => reach[f] = Reach::Everything,
-                    }
-                }
+            for &g in &scan.callees {
+                callers[g].push(f);
             }
+            lent.add(f, &scan);
+            callees.push(scan.callees);
         }
         value_callers.dedup();
         let mut value_call = Reach::Arguments;
@@ -204,6 +213,7 @@ impl ModuleSummary {
             summary.lent = lent[first[f]..first[f + 1]].to_vec();
         }
         self.value_call = value_call;
+        callees
     }
 
     /// Whether a call of `id` neither writes through nor keeps its
@@ -260,9 +270,153 @@ impl ModuleSummary {
     }
 }
 
+/// What the walk of one function finds, before its callees are known.
+struct Scan {
+    /// How far its own instructions write: oracles, calls through values,
+    /// and calls of functions outside the module.
+    reach: Reach,
+    /// Whether it calls through a `function` value.
+    calls_values: bool,
+    /// The module functions it calls (with repeats).
+    callees: Vec<usize>,
+    /// Per entry parameter: whether the function itself only loads
+    /// through it or passes it to module functions.
+    local: Vec<bool>,
+    /// (parameter, callee, position) of each reference parameter passed to
+    /// a module function.
+    passed: Vec<(u32, usize, usize)>,
+}
+
+/// The number of each reference parameter of the function being walked,
+/// kept by a thread from one function to the next.
+struct ParameterNumbers {
+    number: SecondaryMap<Value, u32>,
+    params: Vec<Value>,
+}
+
+impl Default for ParameterNumbers {
+    fn default() -> Self {
+        ParameterNumbers {
+            number: SecondaryMap::with_default(u32::MAX),
+            params: Vec::new(),
+        }
+    }
+}
+
+impl Scan {
+    /// Walks `func`, a function of a module of `count` functions.
+    fn of(func: &Function, count: usize, numbers: &mut ParameterNumbers) -> Scan {
+        let mut scan = Scan {
+            reach: Reach::MutableArguments,
+            calls_values: false,
+            callees: Vec::new(),
+            local: Vec::new(),
+            passed: Vec::new(),
+        };
+        let Some(entry) = func.entry_block() else {
+            scan.reach = Reach::Everything;
+            return scan;
+        };
+        let dfg = &func.dfg;
+        numbers.begin(dfg, entry);
+        scan.local = vec![false; dfg.block_params(entry).len()];
+        for &p in &numbers.params {
+            scan.local[numbers.number[p] as usize] = true;
+        }
+        let lends = !numbers.params.is_empty();
+        for block in func.layout.blocks() {
+            if lends {
+                if let Some(term) = dfg.terminator(block) {
+                    for &v in term.arguments() {
+                        scan.kept(dfg, numbers, v);
+                    }
+                }
+            }
+            for inst in func.layout.block_insts(block) {
+                let data = &dfg[inst];
+                if lends {
+                    scan.uses(dfg, numbers, data);
+                }
+                let InstructionData::Call { callee, .. } = data else {
+                    continue;
+                };
+                match callee {
+                    Callee::Builtin(_) => {}
+                    Callee::Foreign(_) => scan.reach = Reach::Everything,
+                    Callee::Value(_) => {
+                        scan.reach = scan.reach.max(Reach::Arguments);
+                        scan.calls_values = true;
+                    }
+                    Callee::Function(g) if g.index() < count => scan.callees.push(g.index()),
+                    Callee::Function(_) => scan.reach = Reach::Everything,
+                }
+            }
+        }
+        scan
+    }
+
+    /// A use of `v` that keeps it or writes through it, if `v` is a
+    /// reference parameter.
+    fn kept(&mut self, dfg: &DataFlowGraph, numbers: &ParameterNumbers, v: Value) {
+        if let Some(k) = numbers.of(dfg, v) {
+            self.local[k as usize] = false;
+        }
+    }
+
+    /// Records the uses of the reference parameters by one instruction.
+    fn uses(&mut self, dfg: &DataFlowGraph, numbers: &ParameterNumbers, data: &InstructionData) {
+        match data {
+            InstructionData::Load { .. }
+            | InstructionData::IncRc { .. }
+            | InstructionData::DecRc { .. } => {}
+            InstructionData::Call {
+                callee: Callee::Function(g),
+                args,
+            } => {
+                for (j, &a) in args.iter().enumerate() {
+                    if let Some(k) = numbers.of(dfg, a) {
+                        self.passed.push((k, g.index(), j));
+                    }
+                }
+            }
+            data => {
+                for &v in data.arguments().as_slice() {
+                    self.kept(dfg, numbers, v);
+                }
+            }
+        }
+    }
+}
+
+impl ParameterNumbers {
+    /// Numbers the reference parameters of `entry`, forgetting the last
+    /// function's.
+    fn begin(&mut self, dfg: &DataFlowGraph, entry: Block) {
+        for &p in &self.params {
+            self.number[p] = u32::MAX;
+        }
+        self.params.clear();
+        for (k, &p) in dfg.block_params(entry).iter().enumerate() {
+            if matches!(
+                dfg.value_type(p),
+                Type::Reference(_) | Type::ImmutableReference(_)
+            ) {
+                self.number[p] = k as u32;
+                self.params.push(p);
+            }
+        }
+    }
+
+    /// The number of the parameter `v` is, if it is one.
+    fn of(&self, dfg: &DataFlowGraph, v: Value) -> Option<u32> {
+        let k = self.number[dfg.resolve(v)];
+        (k != u32::MAX).then_some(k)
+    }
+}
+
 /// The constraints of the lent-parameter facts, one node per entry
-/// parameter of the module (numbered function by function), gathered on
-/// the walk of [`ModuleSummary::compute_reach`], and their least fixed
+/// parameter of the module (numbered function by function), gathered from
+/// the walks of [`ModuleSummary::compute_reach`], and their least fixed
 /// point: a parameter is lent once its own function only loads through it
 /// or passes it on, and every position it is passed to is lent, found by
 /// counting the positions not yet known (as in Dowling and Gallier's
@@ -277,13 +431,6 @@ struct LentUses {
     waiting: Vec<u32>,
     /// The parameters waiting for this one.
     dependents: Vec<Vec<usize>>,
-    /// The parameter number of each reference parameter of the function
-    /// being walked.
-    node: SecondaryMap<Value, u32>,
-    /// Those parameters, to clear `node` for the next function.
-    params: Vec<Value>,
-    /// The first node of the function being walked.
-    base: usize,
 }
 
 impl LentUses {
@@ -302,84 +449,22 @@ impl LentUses {
             local: vec![false; total],
             waiting: vec![0; total],
             dependents: vec![Vec::new(); total],
-            node: SecondaryMap::with_default(u32::MAX),
-            params: Vec::new(),
-            base: 0,
         }
     }
 
-    /// Starts the walk of function `f`. Returns whether it has reference
-    /// parameters (only then do its instructions matter).
-    fn begin(&mut self, func: &Function, f: usize) -> bool {
-        for &p in &self.params {
-            self.node[p] = u32::MAX;
-        }
-        self.params.clear();
-        self.base = self.first[f];
-        let Some(entry) = func.entry_block() else {
-            return false;
-        };
-        for (k, &p) in func.dfg.block_params(entry).iter().enumerate() {
-            if matches!(
-                func.dfg.value_type(p),
-                Type::Reference(_) | Type::ImmutableReference(_)
-            ) {
-                self.node[p] = k as u32;
-                self.params.push(p);
-                self.local[self.base + k] = true;
-            }
-        }
-        !self.params.is_empty()
-    }
-
-    /// The parameter node `v` is, if it is one.
-    fn node_of(&self, dfg: &DataFlowGraph, v: Value) -> Option<usize> {
-        let k = self.node[dfg.resolve(v)];
-        (k != u32::MAX).then(|| self.base + k as usize)
-    }
-
-    fn kept(&mut self, dfg: &DataFlowGraph, v: Value) {
-        if let Some(n) = self.node_of(dfg, v) {
-            self.local[n] = false;
-        }
-    }
-
-    /// Records the uses of the parameters by one instruction.
-    fn inst(&mut self, dfg: &DataFlowGraph, data: &InstructionData) {
-        match data {
-            InstructionData::Load { .. }
-            | InstructionData::IncRc { .. }
-            | InstructionData::DecRc { .. } => {}
-            InstructionData::Call {
-                callee: Callee::Function(g),
-                args,
-            } if g.index() + 1 < self.first.len() => {
-                for (j, &a) in args.iter().enumerate() {
-                    let Some(n) = self.node_of(dfg, a) else {
-                        continue;
-                    };
-                    let position = self.first[g.index()] + j;
-                    if position < self.first[g.index() + 1] {
-                        self.waiting[n] += 1;
-                        self.dependents[position].push(n);
-                    } else {
-                        self.local[n] = false;
-                    }
+    /// Adds the constraints of function `f`, as its walk found them.
+    fn add(&mut self, f: usize, scan: &Scan) {
+        let base = self.first[f];
+        self.local[base..base + scan.local.len()].copy_from_slice(&scan.local);
+        for &(k, g, j) in &scan.passed {
+            let n = base + k as usize;
+            let position = self.first.get(g).map(|first| first + j);
+            match position {
+                Some(position) if g + 1 < self.first.len() && position < self.first[g + 1] => {
+                    self.waiting[n] += 1;
+                    self.dependents[position].push(n);
                 }
-            }
-            data => {
-                for &v in data.arguments().as_slice() {
-                    self.kept(dfg, v);
-                }
-            }
-        }
-    }
-
-    /// Records the uses of the parameters by the terminator of `block`.
-    fn terminator(&mut self, dfg: &DataFlowGraph, block: Block) {
-        if let Some(term) = dfg.terminator(block) {
-            for &v in term.arguments() {
-                self.kept(dfg, v);
+                _ => self.local[n] = false,
             }
         }
     }
