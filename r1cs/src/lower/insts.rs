@@ -299,7 +299,8 @@ impl Lowerer<'_> {
         let tag = match callee {
             Callee::Function(_) => Output::CallArguments(inst),
             // FIXME: `vector_enumerate` would need an instance per closure
-            // call, as Noir's expansion inlines one per entry; it is refused.
+            // call, as Noir's expansion inlines one per entry; it is refused
+            // (today its slice operands are refused before it is reached).
             Callee::Builtin(builtin) if builtin.calls_function_values() => {
                 return Err(self.unsupported("a builtin that calls function values"))
             }
