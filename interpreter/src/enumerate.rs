@@ -101,11 +101,13 @@ pub(super) fn start(call: EnumerateCall<'_>) -> Result<Step, TrapKind> {
     let entry_type = types[0].clone();
     // As Noir's expansion: a fresh slice of `len` entries when they are
     // numbers, else the operand's entries, overwritten.
-    let entries = if entry_type.is_numeric() {
-        let zero = RuntimeValue::zero(&entry_type).expect("a number has a zero");
-        vec![zero; len]
-    } else {
-        elements.to_vec()
+    let numeric_zero = entry_type
+        .is_numeric()
+        .then(|| RuntimeValue::zero(&entry_type))
+        .flatten();
+    let entries = match numeric_zero {
+        Some(zero) => vec![zero; len],
+        None => elements.to_vec(),
     };
     let iteration = leading_len(layout);
     let mut index_slots = Vec::new();

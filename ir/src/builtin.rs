@@ -433,6 +433,13 @@ impl Builtin {
 ///
 /// Noir's expansion writes one value per entry, so the entries must have
 /// one type: a slice of tuples is refused rather than half-written.
+///
+/// Noir's own interpreter does not run the intrinsic; its expansion (the
+/// `expand_vector_enumerate` pass, constrained code only) is the semantics
+/// followed here. When the length is not a compile-time constant that
+/// expansion calls the closure once per entry the slice holds rather than
+/// per index below `len`: the two agree when `len` counts the slice's
+/// entries, as for every vector Noir's standard library builds.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Enumerate {
     /// The number of operands of the call.

@@ -633,10 +633,9 @@ fn check_enumerate_closures(
     args: &[Value],
     arg_types: &[Type],
 ) -> Result<(), VerifierError> {
-    let Some(signatures) = cx.signatures else {
+    let (Some(signatures), Some(layout)) = (cx.signatures, Enumerate::new(args.len())) else {
         return Ok(());
     };
-    let layout = Enumerate::new(args.len()).expect("the signature check counted the operands");
     for (unconstrained, what) in [(false, "constrained"), (true, "unconstrained")] {
         let ValueDef::Function(id) = cx.func.dfg.value_def(args[layout.closure(unconstrained)])
         else {
