@@ -67,6 +67,14 @@ pub(super) fn call(
                 })
             }
         },
+        // It calls functions of the module, which only a run can do
+        // (`enumerate`).
+        B::SliceEnumerate => {
+            return Err(failure(
+                builtin,
+                "it calls functions of the module, which only a run of the module can do".into(),
+            ))
+        }
         // Brillig's reference counts and Pedersen generators are not
         // modelled: a run that reaches one stops with a clear trap.
         B::ArrayRefCount | B::SliceRefCount | B::DerivePedersenGenerators => {

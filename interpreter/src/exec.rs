@@ -6,9 +6,11 @@
 use std::sync::Arc;
 
 use kildall_ir::{
-    AssertMessage, Callee, Function, Inst, InstructionData, RuntimeKind, Type, Value,
+    AssertMessage, Builtin, Callee, Function, Inst, InstructionData, Module, RuntimeKind, Type,
+    Value,
 };
 
+use super::enumerate::{self, EnumerateCall, Step};
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 use super::memory::Memory;
 use super::value::RuntimeValue;
@@ -23,6 +25,8 @@ pub(super) struct Effects<'a, 'h> {
     pub(super) output: &'a mut Vec<String>,
     pub(super) options: &'a InterpreterOptions,
     pub(super) foreign: Option<&'a mut (dyn ForeignHandler + 'h)>,
+    /// The module, whose functions a builtin may call.
+    pub(super) module: &'a Module,
 }
 
 /// The instruction being executed, and where.
@@ -346,9 +350,35 @@ fn call(
         }
         return Ok(Flow::Next);
     }
+    let operands = args;
     let args = at.get_all(frame, args)?;
     let result_types: Vec<Type> = results.iter().map(|&r| dfg.value_type(r).clone()).collect();
     let values = match callee {
+        Callee::Builtin(Builtin::SliceEnumerate) => {
+            let call = EnumerateCall {
+                module: effects.module,
+                args,
+                operand_types: operands
+                    .iter()
+                    .map(|&v| dfg.value_type(v).clone())
+                    .collect(),
+                unconstrained: is_unconstrained(at.func),
+            };
+            match enumerate::start(call)? {
+                Step::Call(enumeration, closure, args) => {
+                    frame.enumeration = Some(enumeration);
+                    return Ok(Flow::Call(closure, args));
+                }
+                Step::Done(values) if values.len() == results.len() => values,
+                Step::Done(_) => {
+                    return Err(TrapKind::TypeError(format!(
+                        "`{}` gives 2 values, the call names {}",
+                        Builtin::SliceEnumerate,
+                        results.len()
+                    )))
+                }
+            }
+        }
         Callee::Function(callee) => return Ok(Flow::Call(callee, args)),
         Callee::Value(value) => match at.get(frame, value)? {
             RuntimeValue::Function(callee) => return Ok(Flow::Call(callee, args)),

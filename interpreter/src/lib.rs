@@ -55,7 +55,9 @@
 //! - Calls: a function of the module, named (`call f1`) or held by a value
 //!   of type `function` (`call v10`), runs in a new frame; function values
 //!   compare with `eq` by the function they name. A builtin is computed
-//!   here. A foreign (oracle) function is answered by the
+//!   here; `vector_enumerate` calls the closure it is given once per
+//!   entry, each call in a frame of its own, in index order or reversed
+//!   ([`kildall_ir::Enumerate`]). A foreign (oracle) function is answered by the
 //!   [`ForeignHandler`] the caller gives [`interpret_with_foreign`], which
 //!   may read and write the run's cells; a run without one traps naming
 //!   the oracle. `nop`, `inc_rc` and `dec_rc` do nothing.
@@ -70,6 +72,7 @@
 mod black_box;
 mod builtins;
 mod compare;
+mod enumerate;
 mod exec;
 mod foreign;
 mod grumpkin;
@@ -316,6 +319,9 @@ struct Frame {
     predicate: bool,
     /// The call instruction waiting for the callee's results.
     pending_call: Option<Inst>,
+    /// The `vector_enumerate` of `pending_call`, when the callee is one of
+    /// its closure calls.
+    enumeration: Option<Box<enumerate::Enumeration>>,
 }
 
 /// What an instruction asks the driver loop to do next.
@@ -489,6 +495,7 @@ impl<'m> Machine<'m> {
             values,
             predicate: true,
             pending_call: None,
+            enumeration: None,
         });
         Ok(())
     }
@@ -519,6 +526,7 @@ impl<'m> Machine<'m> {
                             output: &mut self.output,
                             options,
                             foreign: self.foreign.as_deref_mut(),
+                            module,
                         };
                         let flow = exec::exec_inst(func, info, frame, inst, &mut effects);
                         match flow {
@@ -592,6 +600,31 @@ impl<'m> Machine<'m> {
             .pending_call
             .take()
             .expect("a caller frame waits on a call");
+        let values = match caller.enumeration.take() {
+            None => values,
+            Some(enumeration) => match enumeration.returned(values, &self.memory) {
+                Ok(enumerate::Step::Done(values)) => values,
+                Ok(enumerate::Step::Call(enumeration, closure, args)) => {
+                    caller.enumeration = Some(enumeration);
+                    caller.pending_call = Some(inst);
+                    if let Some(observer) = self.observer.as_deref_mut() {
+                        observer.call_entered(caller.func, caller.block, inst);
+                    }
+                    let kind = self.push_frame(closure, args).err()?;
+                    let caller = self.stack.last().expect("the caller's frame");
+                    return Some(Outcome::Trap(Trap {
+                        kind,
+                        site: Some(site(module, caller, Some(inst))),
+                    }));
+                }
+                Err(kind) => {
+                    return Some(Outcome::Trap(Trap {
+                        kind,
+                        site: Some(site(module, caller, Some(inst))),
+                    }))
+                }
+            },
+        };
         let results = module.functions[caller.func].dfg.inst_results(inst);
         if results.len() != values.len() {
             return Some(Outcome::Trap(Trap {

@@ -10,6 +10,9 @@
 //! them, `slice_pop_front` before them). An entry of a slice of tuples is
 //! one operand per tuple element.
 //!
+//! `vector_enumerate` is the one builtin that calls code: the closures it
+//! is given, functions of the module ([`Enumerate`]).
+//!
 //! Names: each builtin parses under every name Noir has used for it
 //! (`slice_push_back`, `vector_push_back`, and the newest,
 //! `list_push_back`). It prints under its `vector_*` name, or under its
@@ -47,6 +50,13 @@ pub enum Builtin {
     SliceInsert,
     /// `vector_remove(len, slice, index) -> (u32, [T], entry..)`.
     SliceRemove,
+    /// `vector_enumerate(len, slice, forwarded.., constrained_f,
+    /// unconstrained_f, user_index: u32, reverse: u1) -> (u32, [T])`: a
+    /// slice of `len` entries, entry `i` being what the closure returns
+    /// when called with `(len, slice, forwarded.., i, user_index)`; the
+    /// closures are called for `i` ascending, or descending when `reverse`
+    /// is 1 ([`Enumerate`]).
+    SliceEnumerate,
     /// `to_le_bits(x: Field) -> [u1; N]` or `to_be_bits`: the `N` bits of `x`;
     /// traps when `x` needs more.
     ToBits {
@@ -179,7 +189,7 @@ impl BuiltinNames {
 }
 
 /// Builtins without a black box, for name lookup.
-const PLAIN: [Builtin; 22] = [
+const PLAIN: [Builtin; 23] = [
     Builtin::AssertConstant,
     Builtin::StaticAssert,
     Builtin::Print,
@@ -191,6 +201,7 @@ const PLAIN: [Builtin; 22] = [
     Builtin::SlicePopFront,
     Builtin::SliceInsert,
     Builtin::SliceRemove,
+    Builtin::SliceEnumerate,
     Builtin::ToBits { big_endian: false },
     Builtin::ToBits { big_endian: true },
     Builtin::ToRadix { big_endian: false },
@@ -219,6 +230,7 @@ impl Builtin {
             Builtin::SlicePopFront => "vector_pop_front",
             Builtin::SliceInsert => "vector_insert",
             Builtin::SliceRemove => "vector_remove",
+            Builtin::SliceEnumerate => "vector_enumerate",
             Builtin::ToBits { big_endian: false } => "to_le_bits",
             Builtin::ToBits { big_endian: true } => "to_be_bits",
             Builtin::ToRadix { big_endian: false } => "to_le_radix",
@@ -379,9 +391,179 @@ impl Builtin {
                 }
                 Ok(())
             }
+            B::SliceEnumerate => Enumerate::check_signature(args, results),
             B::DerivePedersenGenerators => expect_array_results(results),
             B::BlackBox(black_box) => black_box.check_signature(args, results),
         }
+    }
+
+    /// Whether a call of the builtin calls functions it is given as
+    /// operands (`vector_enumerate`): it then runs code the caller cannot
+    /// see, as a call through a `function` value does.
+    pub fn calls_function_values(self) -> bool {
+        self == Builtin::SliceEnumerate
+    }
+}
+
+/// The operands of `vector_enumerate`, the intrinsic by which Noir's
+/// unbounded vectors visit their entries:
+///
+/// ```text
+/// len', slice' = call vector_enumerate(len, slice, forwarded.., f_acir, f_brillig, user_index, reverse)
+/// ```
+///
+/// `len: u32` and `slice: [T]` are the vector enumerated; the `forwarded`
+/// operands (none in the form Noir's standard library emits, a second
+/// `(length, slice)` pair in Noir's own tests of the intrinsic) are passed
+/// to the closure unchanged; `f_acir` and `f_brillig` are the closure's
+/// constrained and unconstrained versions (Noir's representation of a
+/// value of function type), of which a constrained caller calls the first
+/// and an unconstrained caller the second; `user_index: u32` is passed to
+/// the closure unchanged and `reverse: u1` orders the calls.
+///
+/// The closure is called once for each `i` in `0..len` (descending when
+/// `reverse` is 1), on the *offered* operands `(len, slice, forwarded..,
+/// i, user_index)`, and returns one `T`. Its parameters take the offered
+/// operands in order, each the next one of its type, skipping those of
+/// other types: Noir's rule, which lets a closure whose unused parameters
+/// were pruned still be called ([`Enumerate::bind`]). The result is `len`
+/// and a slice whose entry `i` is the value returned for `i`: a fresh slice
+/// of `len` entries when `T` is numeric, else `slice` with its first `len`
+/// entries replaced, as Noir's expansion of the intrinsic builds it.
+///
+/// Noir's expansion writes one value per entry, so the entries must have
+/// one type: a slice of tuples is refused rather than half-written.
+///
+/// Noir's own interpreter does not run the intrinsic; its expansion (the
+/// `expand_vector_enumerate` pass, constrained code only) is the semantics
+/// followed here. When the length is not a compile-time constant that
+/// expansion calls the closure once per entry the slice holds rather than
+/// per index below `len`: the two agree when `len` counts the slice's
+/// entries, as for every vector Noir's standard library builds.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Enumerate {
+    /// The number of operands of the call.
+    pub operands: usize,
+}
+
+impl Enumerate {
+    /// The fewest operands: length, slice, two closures, user index, flag.
+    pub const MIN_OPERANDS: usize = 6;
+
+    /// The layout of a call with `operands` operands, if that is enough.
+    pub fn new(operands: usize) -> Option<Enumerate> {
+        (operands >= Self::MIN_OPERANDS).then_some(Enumerate { operands })
+    }
+
+    /// The position of the closure a caller calls: the constrained version
+    /// (`unconstrained` false) or the unconstrained one.
+    pub fn closure(self, unconstrained: bool) -> usize {
+        self.operands - 4 + usize::from(unconstrained)
+    }
+
+    /// The position of the user index.
+    pub fn user_index(self) -> usize {
+        self.operands - 2
+    }
+
+    /// The position of the reverse flag.
+    pub fn reverse(self) -> usize {
+        self.operands - 1
+    }
+
+    /// The positions of the operands before the closures, which the
+    /// closure is offered ahead of the iteration index and the user index.
+    pub fn leading(self) -> std::ops::Range<usize> {
+        0..self.operands - 4
+    }
+
+    /// The types the closure is offered: those of the leading operands,
+    /// then `u32` twice (the iteration index and the user index).
+    pub fn offered_types(self, operand_types: &[Type]) -> Vec<Type> {
+        let mut offered = operand_types[self.leading()].to_vec();
+        offered.extend([Type::U32, Type::U32]);
+        offered
+    }
+
+    /// For each closure parameter, the offered operand it takes: the next
+    /// one of its type, skipping those of other types (the rule of Noir's
+    /// expansion, `inline_closure_call`). The error names the first
+    /// parameter left without one.
+    pub fn bind(offered: &[Type], params: &[Type]) -> Result<Vec<usize>, String> {
+        let mut next = 0;
+        let mut binding = Vec::with_capacity(params.len());
+        for (index, param) in params.iter().enumerate() {
+            match offered[next.min(offered.len())..]
+                .iter()
+                .position(|ty| ty == param)
+            {
+                Some(skip) => {
+                    binding.push(next + skip);
+                    next += skip + 1;
+                }
+                None => {
+                    return Err(format!(
+                        "parameter {index} (`{param}`) takes none of the operands offered \
+                         after the first {next} ({})",
+                        list(offered)
+                    ))
+                }
+            }
+        }
+        Ok(binding)
+    }
+
+    /// Checks a closure of parameters `params` and returns `returns` (when
+    /// it returns) against a call with operands of `operand_types`.
+    pub fn check_closure(
+        self,
+        operand_types: &[Type],
+        params: &[Type],
+        returns: Option<&[Type]>,
+    ) -> Result<(), String> {
+        Self::bind(&self.offered_types(operand_types), params)?;
+        let entry = operand_types[1].element_types().unwrap_or_default();
+        match returns {
+            Some(returns) if returns != entry => Err(format!(
+                "it returns ({}), the slice holds ({})",
+                list(returns),
+                list(entry)
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_signature(args: &[Type], results: &[Type]) -> Result<(), String> {
+        let Some(layout) = Enumerate::new(args.len()) else {
+            return Err(format!(
+                "{} argument(s), expected at least {} (length, slice, constrained and \
+                 unconstrained closures, user index, reverse flag)",
+                args.len(),
+                Self::MIN_OPERANDS
+            ));
+        };
+        let (slice, entry) = slice_with_length(args)?;
+        if entry.len() != 1 {
+            return Err(format!(
+                "the slice holds tuples ({}), but the closure gives one value per entry \
+                 (Noir's expansion of the intrinsic writes a single value at each index)",
+                list(entry)
+            ));
+        }
+        for (position, what) in [(layout.closure(false), "the constrained closure")]
+            .into_iter()
+            .chain([(layout.closure(true), "the unconstrained closure")])
+        {
+            if args[position] != Type::Function {
+                return Err(format!(
+                    "{what} has type `{}`, expected `function`",
+                    args[position]
+                ));
+            }
+        }
+        expect_first(&args[layout.user_index()..], &Type::U32, "the user index")?;
+        expect_first(&args[layout.reverse()..], &Type::BOOL, "the reverse flag")?;
+        expect_results(results, &[Type::U32, slice.clone()])
     }
 }
 

@@ -119,11 +119,15 @@ pub enum Callee {
 
 impl Callee {
     /// Whether the call runs code the caller cannot see (a function of the
-    /// module, a function value, an oracle), which may read and write
-    /// every reference it is given or can reach, and return any of them.
-    /// A builtin's effects are known from its name.
+    /// module, a function value, an oracle, a builtin calling the
+    /// functions it is given), which may read and write every reference
+    /// it is given or can reach, and return any of them. Any other
+    /// builtin's effects are known from its name.
     pub fn runs_unknown_code(&self) -> bool {
-        !matches!(self, Callee::Builtin(_))
+        match self {
+            Callee::Builtin(builtin) => builtin.calls_function_values(),
+            _ => true,
+        }
     }
 }
 

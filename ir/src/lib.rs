@@ -33,7 +33,7 @@ mod verifier;
 mod write;
 
 pub use builder::{CursorPosition, FuncCursor};
-pub use builtin::{BlackBox, Builtin, BuiltinNames};
+pub use builtin::{BlackBox, Builtin, BuiltinNames, Enumerate};
 pub use constant::ConstValue;
 pub use dfg::{BlockData, DataFlowGraph, ValueDef};
 pub use entities::{Block, ForeignId, FuncId, GlobalId, Inst, Value};

@@ -306,9 +306,10 @@ impl AliasClasses {
             } => {
                 // The instructions that move references between values: one
                 // class for all of them (arrays are summarised, so any
-                // index, constant or dynamic). Builtins never store through
-                // a reference, but the slice operations, `as_vector` and
-                // `black_box` pass references from arguments to results.
+                // index, constant or dynamic). These builtins (not
+                // `vector_enumerate`, an unknown call above) never store
+                // through a reference, but the slice operations, `as_vector`
+                // and `black_box` pass references from arguments to results.
                 let arguments = dfg[inst].arguments();
                 self.unify_refs(arguments.as_slice().iter().chain(results()), has_refs);
             }

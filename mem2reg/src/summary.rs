@@ -18,7 +18,8 @@
 //!   whose types its arguments reach through a `&mut`, and reads only those
 //!   whose types they reach at all. A call through a `function` value is
 //!   not checked against the signature of the function it reaches, so a
-//!   `&T` may arrive as a `&mut T`: such a call, and any function making
+//!   `&T` may arrive as a `&mut T`: such a call (and `vector_enumerate`,
+//!   which calls the function values it is given), and any function making
 //!   one, writes what its arguments reach through either kind of
 //!   reference. The [`Reach`] of each function is the maximum over what
 //!   it calls, found by a worklist over the call graph (a call through a
@@ -235,6 +236,7 @@ impl ModuleSummary {
                 .get(id.index())
                 .map_or(Reach::Everything, |f| f.reach),
             Callee::Value(_) => self.value_call,
+            Callee::Builtin(b) if b.calls_function_values() => self.value_call,
             Callee::Foreign(_) | Callee::Builtin(_) => Reach::Everything,
         }
     }
@@ -341,9 +343,11 @@ impl Scan {
                     continue;
                 };
                 match callee {
-                    Callee::Builtin(_) => {}
+                    Callee::Builtin(b) if !b.calls_function_values() => {}
                     Callee::Foreign(_) => scan.reach = Reach::Everything,
-                    Callee::Value(_) => {
+                    // `vector_enumerate` calls the function values it is
+                    // given, as a call through a value does.
+                    Callee::Value(_) | Callee::Builtin(_) => {
                         scan.reach = scan.reach.max(Reach::Arguments);
                         scan.calls_values = true;
                     }

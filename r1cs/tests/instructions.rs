@@ -321,3 +321,34 @@ fn signed_remainder_overflow_agrees() {
         vec![min, RuntimeValue::signed(8, 3)]
     ));
 }
+
+/// `vector_enumerate` runs its closure once per entry, which a block's
+/// constraints cannot express, over a slice, which this lowering has no
+/// layout for: a block calling it is refused with a typed error, not a
+/// panic.
+#[test]
+fn vector_enumerate_is_refused() {
+    let text = "acir(inline) fn main f0 {
+  b0(v0: u32, v1: [Field]):
+    v2, v3 = call vector_enumerate(v0, v1, f1, f1, u32 0, u1 0) -> (u32, [Field])
+    return v2, v3
+}
+acir(inline) fn entry f1 {
+  b0(v0: u32, v1: [Field], v2: u32, v3: u32):
+    v4 = array_get v1, index v2 -> Field
+    return v4
+}";
+    let m = kildall_ir::parse_module(text).unwrap();
+    kildall_ir::verify_module(&m).unwrap();
+    let func = &m.functions[m.main().unwrap()];
+    let block = func.entry_block().unwrap();
+    let options = LowerOptions {
+        program_entry: false,
+    };
+    match kildall_r1cs::lower_block(func, block, options) {
+        Err(kildall_r1cs::LowerError::Unsupported { what, .. }) => {
+            assert_eq!(what, "a value of type [Field]");
+        }
+        other => panic!("lowered: {other:?}"),
+    }
+}

@@ -2,6 +2,7 @@
 //! and builtin signatures.
 
 use super::*;
+use crate::{Builtin, Enumerate};
 
 pub(super) fn operand_error(
     cx: &Ctx<'_>,
@@ -529,7 +530,7 @@ pub(super) fn check_call(
         Callee::Builtin(builtin) => {
             let arg_types: Vec<Type> = args.iter().map(|&a| cx.ty(a).clone()).collect();
             let result_types: Vec<Type> = results.iter().map(|&r| cx.ty(r).clone()).collect();
-            return builtin
+            builtin
                 .check_signature(&arg_types, &result_types)
                 .map_err(|reason| {
                     cx.error(
@@ -539,7 +540,11 @@ pub(super) fn check_call(
                             reason,
                         },
                     )
-                });
+                })?;
+            if builtin == Builtin::SliceEnumerate {
+                check_enumerate_closures(cx, inst, args, &arg_types)?;
+            }
+            return Ok(());
         }
         Callee::Function(id) => id,
         // An oracle's signature is known only to the program that runs it.
@@ -615,6 +620,49 @@ fn contains_mutable_reference(ty: &Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// The closures of a `vector_enumerate` that name functions of the module
+/// (rather than `function` parameters, known only when the call runs) must
+/// take the operands the call offers and return one entry of the slice
+/// ([`Enumerate::check_closure`]); the one an unconstrained caller calls
+/// must not be constrained.
+fn check_enumerate_closures(
+    cx: &Ctx<'_>,
+    inst: Inst,
+    args: &[Value],
+    arg_types: &[Type],
+) -> Result<(), VerifierError> {
+    let (Some(signatures), Some(layout)) = (cx.signatures, Enumerate::new(args.len())) else {
+        return Ok(());
+    };
+    for (unconstrained, what) in [(false, "constrained"), (true, "unconstrained")] {
+        let ValueDef::Function(id) = cx.func.dfg.value_def(args[layout.closure(unconstrained)])
+        else {
+            continue;
+        };
+        let Some(signature) = signatures.get(id.as_u32() as usize) else {
+            return Err(cx.error(Location::Inst(inst), VerifierErrorKind::UnknownCallee(id)));
+        };
+        if unconstrained && !constrained_caller(cx) && signature.constrained {
+            return Err(cx.error(
+                Location::Inst(inst),
+                VerifierErrorKind::ConstrainedCalleeInUnconstrained(id),
+            ));
+        }
+        layout
+            .check_closure(arg_types, &signature.params, signature.returns.as_deref())
+            .map_err(|reason| {
+                cx.error(
+                    Location::Inst(inst),
+                    VerifierErrorKind::BuiltinSignature {
+                        builtin: Builtin::SliceEnumerate.name(),
+                        reason: format!("the {what} closure {id}: {reason}"),
+                    },
+                )
+            })?;
+    }
+    Ok(())
 }
 
 fn constrained_caller(cx: &Ctx<'_>) -> bool {
