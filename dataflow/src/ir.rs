@@ -112,10 +112,12 @@ impl Graph for FunctionGraph<'_> {
 /// Uses are instruction operands, terminator operands (the `jmpif`
 /// condition, returned values) and branch arguments, which are used *on the
 /// edge*: an argument passed to `b3` is live out of its block only along the
-/// edge to `b3`. Block parameters are defined at the start of their block,
-/// so they are live at a block start when used later but never live out of
-/// a predecessor. Constants are never live (they have no definition to
-/// reach); operands are resolved through aliases.
+/// edge to `b3` (the graph's one edge to `b3`, which for a `jmpif` to `b3`
+/// on both edges carries both argument lists). Block parameters are
+/// defined at the start of their block, so they are live at a block start
+/// when used later but never live out of a predecessor. Constants are
+/// never live (they have no definition to reach); operands are resolved
+/// through aliases.
 ///
 /// On a reducible graph the engine settles each loop through
 /// [`Analysis::loop_invariant`]: the values live into a loop header that
@@ -219,9 +221,14 @@ impl Analysis<FunctionGraph<'_>> for Liveness {
         for &param in func.dfg.block_params(to) {
             state.remove(param);
         }
+        // The graph edge `from -> to` stands for both edges of a `jmpif`
+        // whose destinations are `to`: what either passes is live out of
+        // `from` (the join of the two edges' states).
         if let Some(terminator) = func.dfg.terminator(from) {
-            for &arg in terminator.edge_arguments(to) {
-                Self::gen(func, state, arg);
+            for arguments in terminator.edges_to(to) {
+                for &arg in arguments {
+                    Self::gen(func, state, arg);
+                }
             }
         }
     }

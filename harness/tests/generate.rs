@@ -470,3 +470,34 @@ fn signed_integers_and_slices_run_within_the_fuel_bound() {
     );
     assert!(traps < 60, "{traps} of 300 programs trapped");
 }
+
+#[test]
+fn select_jumps_give_jmpifs_whose_edges_enter_one_block_with_different_arguments() {
+    let config = CfgConfig {
+        jumps: 4,
+        select_jumps: 0.5,
+        ..CfgConfig::default()
+    };
+    let mut selects = 0;
+    for seed in 0..300 {
+        let module = generate_cfg(seed, &config);
+        for f in module.functions.values() {
+            for b in f.layout.blocks() {
+                if let Some(Terminator::JmpIf {
+                    then_destination,
+                    then_arguments,
+                    else_destination,
+                    else_arguments,
+                    ..
+                }) = f.dfg.terminator(b)
+                {
+                    let differ = then_arguments != else_arguments;
+                    selects += usize::from(then_destination == else_destination && differ);
+                }
+            }
+        }
+    }
+    assert!(selects > 300, "only {selects} select jumps");
+    let traps = run_generated(&config, |_, _| {});
+    assert!(traps < 60, "{traps} of 300 programs trapped");
+}

@@ -405,7 +405,7 @@ fn bump f1 {
                 .interface
                 .outputs
                 .iter()
-                .find(|(o, _)| *o == kildall_r1cs::Output::Jump)
+                .find(|(o, _)| *o == kildall_r1cs::Output::Jump(kildall_ir::EdgeSlot::Jump))
                 .unwrap();
             let Source::Public(sum) = jump[1] else {
                 panic!("a public sum")
