@@ -6,7 +6,7 @@ use kildall_harness::generate::{
     generate_cfg, generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow,
     Rng,
 };
-use kildall_harness::testing::{check_each, check_file};
+use kildall_harness::testing::{check_each, check_file, count_terminators};
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module, Terminator, Type};
 
@@ -481,21 +481,7 @@ fn select_jumps_give_jmpifs_whose_edges_enter_one_block_with_different_arguments
     let mut selects = 0;
     for seed in 0..300 {
         let module = generate_cfg(seed, &config);
-        for f in module.functions.values() {
-            for b in f.layout.blocks() {
-                if let Some(Terminator::JmpIf {
-                    then_destination,
-                    then_arguments,
-                    else_destination,
-                    else_arguments,
-                    ..
-                }) = f.dfg.terminator(b)
-                {
-                    let differ = then_arguments != else_arguments;
-                    selects += usize::from(then_destination == else_destination && differ);
-                }
-            }
-        }
+        selects += count_terminators(&module, Terminator::is_select_jump);
     }
     assert!(selects > 300, "only {selects} select jumps");
     let traps = run_generated(&config, |_, _| {});

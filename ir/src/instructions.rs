@@ -689,6 +689,22 @@ impl Terminator {
             .map(|edge| edge.arguments)
     }
 
+    /// Whether this is a `jmpif` whose two edges enter one block with
+    /// different arguments: a jump that selects its destination's
+    /// parameters by the condition.
+    pub fn is_select_jump(&self) -> bool {
+        matches!(
+            self,
+            Terminator::JmpIf {
+                then_destination,
+                then_arguments,
+                else_destination,
+                else_arguments,
+                ..
+            } if then_destination == else_destination && then_arguments != else_arguments
+        )
+    }
+
     /// The argument lists of the edges to `successor`, to append to or
     /// rewrite (both of a `jmpif` whose destinations are the same block).
     pub fn edges_to_mut(&mut self, successor: Block) -> impl Iterator<Item = &mut Vec<Value>> {

@@ -419,18 +419,7 @@ impl<'a> ComponentAnalysis<'a> {
     /// different arguments (a branch step whose arms are its join).
     fn preds(&self, block: Block) -> usize {
         let edges = |p: Block| match self.func.dfg.terminator(p) {
-            Some(Terminator::JmpIf {
-                then_destination,
-                then_arguments,
-                else_destination,
-                else_arguments,
-                ..
-            }) if *then_destination == block
-                && *else_destination == block
-                && then_arguments != else_arguments =>
-            {
-                2
-            }
+            Some(term) if term.is_select_jump() => 2,
             _ => 1,
         };
         self.cfg.predecessors(block).iter().map(|&p| edges(p)).sum()
