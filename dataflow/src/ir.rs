@@ -15,10 +15,12 @@ use crate::lattice::BitSet;
 
 /// A function seen with its analyses: the [`Graph`] analyses of
 /// `kildall-ir` functions run over. The edges are the
-/// [`ControlFlowGraph`]'s (a `jmpif` to one block twice is one edge;
-/// blocks outside the layout have none), the instructions the function's,
-/// and the loop-aware order and loop forest those of its
-/// [`FunctionAnalyses`], so a solve computes no order or loops of its own.
+/// [`ControlFlowGraph`]'s (a `jmpif` to one block twice is one edge, so an
+/// edge effect that binds parameters reads both argument lists of
+/// [`Terminator::edges_to`]; blocks outside the layout have none), the
+/// instructions the function's, and the loop-aware order and loop forest
+/// those of its [`FunctionAnalyses`], so a solve computes no order or loops
+/// of its own.
 /// It dereferences to the function, so an analysis reads the function
 /// through it.
 #[derive(Copy, Clone)]
