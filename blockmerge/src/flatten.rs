@@ -5,10 +5,13 @@
 //! [`components`](crate::components) describe, at the end of the head:
 //!
 //! - a branch emits each arm under its predicate `P and c` / `P and not c`
-//!   (`P` the enclosing predicate, `c` the condition) and the join's
+//!   (`P` the enclosing predicate, `c` the condition), each arm's
+//!   parameters bound to the arguments of its edge, and the join's
 //!   parameters become `vR = if e1 then x1 else (if e2) x2` chains over the
 //!   predicates of the incoming edges. Exactly one edge predicate holds
-//!   when `P` does, so the chain selects the value of the path taken;
+//!   when `P` does, so the chain selects the value of the path taken. A
+//!   `jmpif` whose two edges enter one block with different arguments is a
+//!   branch whose arms are the join: an `if` per parameter that differs;
 //! - predication follows the interpreter's rules (`kildall_interpreter`): an
 //!   `enable_side_effects` is emitted before the next instruction with side
 //!   effects whenever the predicate changes, and an arm's own
@@ -17,8 +20,9 @@
 //!   does not fire;
 //! - a counted loop is unrolled: `trip` times the header and the body, the
 //!   header's parameters bound to the latch's arguments of the previous
-//!   iteration, then the header once more (its last exit test); no guard is
-//!   needed because the trip count is exact;
+//!   iteration (the body's to the arguments of the header's test), then the
+//!   header once more (its last exit test, whose arguments bind the exit's
+//!   parameters); no guard is needed because the trip count is exact;
 //! - the tail's instructions follow, and the head takes the tail's
 //!   terminator; the other blocks leave the layout.
 //!
@@ -77,11 +81,12 @@ enum Step {
 enum At {
     /// About to emit this block and follow its step.
     Block(Block),
-    /// Emitting the sides of a branch: `arms[next..]` are left, `edges`
-    /// gathers the edges into `join` of the sides done.
+    /// Emitting the sides of a branch: `arms[next..]` are left, each with
+    /// its predicate and the arguments of the branch's edge into it;
+    /// `edges` gathers the edges into `join` of the sides done.
     Arms {
         join: Block,
-        arms: [(Block, Value); 2],
+        arms: [(Block, Value, Vec<Value>); 2],
         next: usize,
         edges: Vec<Edge>,
     },
@@ -277,13 +282,33 @@ impl<'k> Flattener<'k> {
         }
     }
 
+    /// The arguments of the jump that ends a plain step: a `jmp`, or a
+    /// `jmpif` whose two edges pass the same arguments to one block.
     fn jump_args(&self, func: &Function, block: Block) -> Vec<Value> {
-        match func.dfg.terminator(block) {
-            Some(Terminator::Jmp { arguments, .. }) => {
-                arguments.iter().map(|&v| self.lookup(func, v)).collect()
-            }
-            _ => Vec::new(),
+        match func.dfg.terminator(block).and_then(|t| t.edges().next()) {
+            Some(edge) => edge
+                .arguments
+                .iter()
+                .map(|&v| self.lookup(func, v))
+                .collect(),
+            None => Vec::new(),
         }
+    }
+
+    /// The arguments of the then edge and of the else edge of the `jmpif`
+    /// that ends `block`.
+    fn branch_args(&self, func: &Function, block: Block) -> [Vec<Value>; 2] {
+        let mut args = [Vec::new(), Vec::new()];
+        if let Some(term) = func.dfg.terminator(block) {
+            for (slot, edge) in args.iter_mut().zip(term.edges()) {
+                *slot = edge
+                    .arguments
+                    .iter()
+                    .map(|&v| self.lookup(func, v))
+                    .collect();
+            }
+        }
+        args
     }
 
     /// Emits the region from `start` up to `stop` under `pred`, returning
@@ -357,9 +382,13 @@ impl<'k> Flattener<'k> {
                     .append(func, InstructionData::Not { arg: c }, Some(Type::BOOL))
                     .expect("one result");
                 let else_pred = self.and(func, pred, not_c);
+                let [then_args, else_args] = self.branch_args(func, cur);
                 walk.at = At::Arms {
                     join,
-                    arms: [(then_dest, then_pred), (else_dest, else_pred)],
+                    arms: [
+                        (then_dest, then_pred, then_args),
+                        (else_dest, else_pred, else_args),
+                    ],
                     next: 0,
                     edges: Vec::new(),
                 };
@@ -403,15 +432,18 @@ impl<'k> Flattener<'k> {
         };
         let join = *join;
         edges.extend(finished.into_iter().flatten());
-        while let Some(&(arm, arm_pred)) = arms.get(*next) {
+        while let Some((arm, arm_pred, args)) = arms.get_mut(*next) {
             *next += 1;
+            let (arm, arm_pred) = (*arm, *arm_pred);
+            let edge = Edge {
+                pred: Some(arm_pred),
+                args: std::mem::take(args),
+            };
             if arm != join {
+                self.bind(func, arm, std::slice::from_ref(&edge));
                 return Step::Push(Walk::new(arm, join, Some(arm_pred), copy));
             }
-            edges.push(Edge {
-                pred: Some(arm_pred),
-                args: Vec::new(),
-            });
+            edges.push(edge);
         }
         let edges = std::mem::take(edges);
         if join == stop {
@@ -446,16 +478,35 @@ impl<'k> Flattener<'k> {
             self.bind(func, header, &latch);
         }
         self.emit_insts(func, header, pred, true);
+        // The header's test passes its own arguments to the body and to
+        // the exit, read from this iteration's copy of the header.
+        let [then_args, else_args] = self.branch_args(func, header);
+        let body_is_then = matches!(
+            func.dfg.terminator(header),
+            Some(Terminator::JmpIf { then_destination, .. }) if *then_destination == body
+        );
+        let (body_args, exit_args) = if body_is_then {
+            (then_args, else_args)
+        } else {
+            (else_args, then_args)
+        };
         if *left > 0 {
             *left -= 1;
+            let edge = Edge {
+                pred,
+                args: body_args,
+            };
+            self.bind(func, body, &[edge]);
             return Step::Push(Walk::new(body, header, pred, true));
         }
+        let edge = Edge {
+            pred,
+            args: exit_args,
+        };
         if exit == stop {
-            return Step::Done(vec![Edge {
-                pred,
-                args: Vec::new(),
-            }]);
+            return Step::Done(vec![edge]);
         }
+        self.bind(func, exit, &[edge]);
         walk.at = At::Block(exit);
         Step::Next
     }

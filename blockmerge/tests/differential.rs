@@ -84,6 +84,27 @@ fn check(seed: u64, config: &CfgConfig, min_block_size: u64) -> Result<usize, St
 }
 
 #[test]
+fn jumps_whose_two_edges_enter_one_block_behave_the_same() {
+    // `jmpif c then: b5(v3), else: b5(v4)`, flattened to an `if` per
+    // parameter, and diamonds whose `jmpif` passes arguments to its arms.
+    let config = CfgConfig {
+        blocks: 16,
+        calls: 0,
+        jumps: 4,
+        select_jumps: 0.5,
+        branch_arguments: 0.5,
+        ..CfgConfig::default()
+    }
+    .no_references();
+    let mut merges = 0;
+    for seed in 0..300u64 {
+        let min = [0, 1024][(seed % 2) as usize];
+        merges += check(seed, &config, min).unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(merges > 150, "only {merges} merges");
+}
+
+#[test]
 fn generated_programs_behave_the_same() {
     let configs = [
         CfgConfig {

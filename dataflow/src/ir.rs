@@ -15,10 +15,12 @@ use crate::lattice::BitSet;
 
 /// A function seen with its analyses: the [`Graph`] analyses of
 /// `kildall-ir` functions run over. The edges are the
-/// [`ControlFlowGraph`]'s (a `jmpif` to one block twice is one edge;
-/// blocks outside the layout have none), the instructions the function's,
-/// and the loop-aware order and loop forest those of its
-/// [`FunctionAnalyses`], so a solve computes no order or loops of its own.
+/// [`ControlFlowGraph`]'s (a `jmpif` to one block twice is one edge, so an
+/// edge effect that binds parameters reads both argument lists of
+/// [`Terminator::edges_to`]; blocks outside the layout have none), the
+/// instructions the function's, and the loop-aware order and loop forest
+/// those of its [`FunctionAnalyses`], so a solve computes no order or loops
+/// of its own.
 /// It dereferences to the function, so an analysis reads the function
 /// through it.
 #[derive(Copy, Clone)]
@@ -112,10 +114,12 @@ impl Graph for FunctionGraph<'_> {
 /// Uses are instruction operands, terminator operands (the `jmpif`
 /// condition, returned values) and branch arguments, which are used *on the
 /// edge*: an argument passed to `b3` is live out of its block only along the
-/// edge to `b3`. Block parameters are defined at the start of their block,
-/// so they are live at a block start when used later but never live out of
-/// a predecessor. Constants are never live (they have no definition to
-/// reach); operands are resolved through aliases.
+/// edge to `b3` (the graph's one edge to `b3`, which for a `jmpif` to `b3`
+/// on both edges carries both argument lists). Block parameters are
+/// defined at the start of their block, so they are live at a block start
+/// when used later but never live out of a predecessor. Constants are
+/// never live (they have no definition to reach); operands are resolved
+/// through aliases.
 ///
 /// On a reducible graph the engine settles each loop through
 /// [`Analysis::loop_invariant`]: the values live into a loop header that
@@ -219,9 +223,14 @@ impl Analysis<FunctionGraph<'_>> for Liveness {
         for &param in func.dfg.block_params(to) {
             state.remove(param);
         }
+        // The graph edge `from -> to` stands for both edges of a `jmpif`
+        // whose destinations are `to`: what either passes is live out of
+        // `from` (the join of the two edges' states).
         if let Some(terminator) = func.dfg.terminator(from) {
-            for &arg in terminator.edge_arguments(to) {
-                Self::gen(func, state, arg);
+            for arguments in terminator.edges_to(to) {
+                for &arg in arguments {
+                    Self::gen(func, state, arg);
+                }
             }
         }
     }

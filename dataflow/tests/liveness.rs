@@ -75,13 +75,9 @@ fn random_function(rng: &mut Rng, n: usize) -> Function {
                     let arity = cur.func.dfg.block_params(blocks[to]).len();
                     (0..arity).map(|_| pick(rng, &pool)).collect()
                 };
+                // Two edges to one block may carry different arguments.
                 let then_arguments = args(then);
-                // Two edges to one block carry the same arguments.
-                let else_arguments = if then == otherwise {
-                    then_arguments.clone()
-                } else {
-                    args(otherwise)
-                };
+                let else_arguments = args(otherwise);
                 Terminator::JmpIf {
                     condition,
                     then_destination: blocks[then],
@@ -135,10 +131,11 @@ fn live_at(func: &Function, block: Block, from: usize, v: Value) -> bool {
             return true;
         }
         let term = func.dfg.terminator(b).unwrap();
-        for s in func.dfg.successors(b) {
-            if term.edge_arguments(s).contains(&v) {
+        for edge in term.edges() {
+            if edge.arguments.contains(&v) {
                 return true;
             }
+            let s = edge.destination;
             if !func.dfg.block_params(s).contains(&v) && !seen[s.index()] {
                 seen[s.index()] = true;
                 stack.push((s, 0));
@@ -200,8 +197,9 @@ fn liveness_agrees_with_paths() {
             assert_eq!(&out, cursor.results().entry_state(b));
             let term = func.dfg.terminator(b).unwrap();
             for &v in &values {
-                let expected = func.dfg.successors(b).any(|s| {
-                    term.edge_arguments(s).contains(&v)
+                let expected = term.edges().any(|edge| {
+                    let s = edge.destination;
+                    edge.arguments.contains(&v)
                         || (!func.dfg.block_params(s).contains(&v) && live_at(&func, s, 0, v))
                 });
                 assert_eq!(out.contains(v), expected, "{v} live out of {b}");
@@ -348,14 +346,16 @@ impl Analysis<FunctionGraph<'_>> for Depth {
         from: Block,
         to: Block,
     ) {
-        let args = func
-            .dfg
-            .terminator(from)
-            .unwrap()
-            .edge_arguments(to)
-            .to_vec();
-        let values: Vec<Max> = args.iter().map(|a| *state.get_or_bottom(a)).collect();
-        for (&p, d) in func.dfg.block_params(to).iter().zip(values) {
+        // A parameter bound on two edges (a `jmpif` to `to` on both) is as
+        // deep as the deeper argument.
+        let params = func.dfg.block_params(to);
+        let mut values = vec![Max::Bottom; params.len()];
+        for args in func.dfg.terminator(from).unwrap().edges_to(to) {
+            for (value, a) in values.iter_mut().zip(args) {
+                value.join(&state.get_or_bottom(a));
+            }
+        }
+        for (&p, d) in params.iter().zip(values) {
             state.set(p, d);
         }
     }

@@ -155,16 +155,25 @@ impl ForeignHandler for TestOracles {
 /// The number of instructions of `module` (terminators aside) that `pred`
 /// accepts: the loads a pass left, the allocations it removed.
 pub fn count_insts(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> usize {
+    sum_over_blocks(module, |f, b| {
+        f.layout.block_insts(b).filter(|&i| pred(&f.dfg[i])).count()
+    })
+}
+
+/// The number of terminators of `module`'s blocks that `pred` accepts.
+pub fn count_terminators(module: &Module, pred: impl Fn(&Terminator) -> bool) -> usize {
+    sum_over_blocks(module, |f, b| {
+        usize::from(f.dfg.terminator(b).is_some_and(&pred))
+    })
+}
+
+/// The sum of `count` over the blocks of every function of `module`.
+fn sum_over_blocks(module: &Module, count: impl Fn(&Function, Block) -> usize) -> usize {
     module
         .functions
         .values()
-        .map(|f| {
-            f.layout
-                .blocks()
-                .flat_map(|b| f.layout.block_insts(b))
-                .filter(|&i| pred(&f.dfg[i]))
-                .count()
-        })
+        .flat_map(|f| f.layout.blocks().map(move |b| (f, b)))
+        .map(|(f, b)| count(f, b))
         .sum()
 }
 

@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 
 use kildall_harness::fuzzing::{self, InterpInput, ParseInput};
+use kildall_harness::testing::count_terminators;
+use kildall_ir::Terminator;
 
 fn regression_files(target: &str) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -75,4 +77,21 @@ fn ir_interp_regressions() {
         eprintln!("replaying {}", path.display());
         fuzzing::check_interp_file(&text);
     }
+}
+
+#[test]
+fn pass_inputs_draw_jmpifs_whose_edges_enter_one_block() {
+    // Shape 4 exercises the newer forms; among them a `jmpif` whose two
+    // edges enter one block with different arguments.
+    let mut selects = 0;
+    for seed in 0..400u64 {
+        let program = fuzzing::GenProgram {
+            seed,
+            size: (seed % 256) as u8,
+            shape: 4,
+        };
+        let (module, _) = program.build();
+        selects += count_terminators(&module, Terminator::is_select_jump);
+    }
+    assert!(selects >= 150, "only {selects} in 400 programs");
 }

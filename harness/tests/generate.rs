@@ -6,7 +6,7 @@ use kildall_harness::generate::{
     generate_cfg, generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow,
     Rng,
 };
-use kildall_harness::testing::{check_each, check_file};
+use kildall_harness::testing::{check_each, check_file, count_terminators};
 use kildall_interpreter::{interpret, InterpreterOptions, Outcome, RuntimeValue};
 use kildall_ir::{parse_module, verify_module, InstructionData, Module, Terminator, Type};
 
@@ -468,5 +468,22 @@ fn signed_integers_and_slices_run_within_the_fuel_bound() {
         signed > 300 && slice_calls > 200 && slice_reads > 200,
         "{signed} signed operations, {slice_calls} slice intrinsics, {slice_reads} slice reads"
     );
+    assert!(traps < 60, "{traps} of 300 programs trapped");
+}
+
+#[test]
+fn select_jumps_give_jmpifs_whose_edges_enter_one_block_with_different_arguments() {
+    let config = CfgConfig {
+        jumps: 4,
+        select_jumps: 0.5,
+        ..CfgConfig::default()
+    };
+    let mut selects = 0;
+    for seed in 0..300 {
+        let module = generate_cfg(seed, &config);
+        selects += count_terminators(&module, Terminator::is_select_jump);
+    }
+    assert!(selects > 300, "only {selects} select jumps");
+    let traps = run_generated(&config, |_, _| {});
     assert!(traps < 60, "{traps} of 300 programs trapped");
 }

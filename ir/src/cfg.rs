@@ -13,8 +13,16 @@ use kildall_graph::{Graph, PostOrder};
 use crate::{Block, Function};
 
 /// Successors, predecessors and the depth-first orders of a function's
-/// blocks. Only blocks in the layout take part; a `jmpif` whose two
-/// destinations are the same block contributes one edge.
+/// blocks. Only blocks in the layout take part.
+///
+/// This is a graph of blocks: it has at most one edge from a block to
+/// another, and lists each predecessor and each successor once. A `jmpif`
+/// whose two destinations are the same block contributes one graph edge,
+/// which stands for both of the terminator's edges ([`crate::EdgeSlot`]);
+/// those may pass different arguments, so whatever binds a block's
+/// parameters along a graph edge `p -> b` reads every argument list of
+/// [`Terminator::edges_to`](crate::Terminator::edges_to) (or walks
+/// [`Terminator::edges`](crate::Terminator::edges) from `p`).
 ///
 /// Like every analysis of this crate it follows one shape: [`new`](Self::new)
 /// makes an empty one, [`compute`](Self::compute) fills it for a function
@@ -119,7 +127,7 @@ impl ControlFlowGraph {
         self.succ_start.len().saturating_sub(1)
     }
 
-    /// The successors of `block`, in terminator order.
+    /// The successors of `block`, in terminator order, each once.
     pub fn successors(&self, block: Block) -> &[Block] {
         match self.succ_start.get(block.index()..block.index() + 2) {
             Some(&[lo, hi]) => &self.succs[lo as usize..hi as usize],
@@ -127,7 +135,8 @@ impl ControlFlowGraph {
         }
     }
 
-    /// The predecessors of `block`, in block-index order (one entry per edge).
+    /// The predecessors of `block`, in block-index order, each once (a
+    /// `jmpif` entering `block` on both edges is listed once).
     pub fn predecessors(&self, block: Block) -> &[Block] {
         match self.pred_start.get(block.index()..block.index() + 2) {
             Some(&[lo, hi]) => &self.preds[lo as usize..hi as usize],

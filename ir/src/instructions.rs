@@ -519,6 +519,30 @@ impl<'a> IntoIterator for &'a Operands<'a> {
     }
 }
 
+/// Which of its block's terminator's edges an edge is: with the block, it
+/// names the edge (the two edges of a `jmpif` may join the same two blocks).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum EdgeSlot {
+    /// The edge of a `jmp`.
+    Jump,
+    /// The edge a `jmpif` takes when its condition is 1.
+    Then,
+    /// The edge a `jmpif` takes when its condition is 0.
+    Else,
+}
+
+/// One edge out of a block: see [`Terminator::edges`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Edge<'a> {
+    /// Which of the terminator's edges it is.
+    pub slot: EdgeSlot,
+    /// The block it enters.
+    pub destination: Block,
+    /// One argument per parameter of `destination`.
+    pub arguments: &'a [Value],
+}
+
 /// The terminator that ends every block.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -531,9 +555,10 @@ pub enum Terminator {
         arguments: Vec<Value>,
     },
     /// `jmpif c then: bT(args), else: bF(args)`: each edge binds its
-    /// destination's parameters. When both destinations are one block, the
-    /// verifier requires the same arguments on both edges, so that an edge
-    /// is named by its two blocks.
+    /// destination's parameters. Both destinations may be one block, with
+    /// different arguments on the two edges (`then: b1(v2), else: b1(v3)`
+    /// binds `b1`'s parameter to `v2` or `v3` by the condition): an edge is
+    /// named by its block and [`EdgeSlot`], not by its two blocks.
     JmpIf {
         /// The condition, `u1`.
         condition: Value,
@@ -626,34 +651,67 @@ impl Terminator {
         }
     }
 
-    /// The arguments passed to `successor`'s parameters along the edge to
-    /// it (empty if it is not a successor).
-    pub fn edge_arguments(&self, successor: Block) -> &[Value] {
-        match self {
+    /// The edges the terminator leaves by, in textual order (a `jmpif`'s
+    /// then edge, then its else edge): each with its slot, destination and
+    /// arguments. A `jmpif` whose destinations are one block has two edges to
+    /// it, which may pass different arguments.
+    pub fn edges(&self) -> impl Iterator<Item = Edge<'_>> + '_ {
+        let (first, second) = match self {
             Terminator::Jmp {
                 destination,
                 arguments,
-            } if *destination == successor => arguments,
+            } => (Some((EdgeSlot::Jump, *destination, arguments)), None),
             Terminator::JmpIf {
                 then_destination,
                 then_arguments,
-                ..
-            } if *then_destination == successor => then_arguments,
-            Terminator::JmpIf {
                 else_destination,
                 else_arguments,
                 ..
-            } if *else_destination == successor => else_arguments,
-            _ => &[],
-        }
+            } => (
+                Some((EdgeSlot::Then, *then_destination, then_arguments)),
+                Some((EdgeSlot::Else, *else_destination, else_arguments)),
+            ),
+            Terminator::Return { .. } | Terminator::Unreachable => (None, None),
+        };
+        first
+            .into_iter()
+            .chain(second)
+            .map(|(slot, destination, arguments)| Edge {
+                slot,
+                destination,
+                arguments,
+            })
+    }
+
+    /// The argument lists of the edges to `successor`, one per edge: none
+    /// if it is not a successor, two for a `jmpif` whose destinations are
+    /// both `successor` (then edge first). A binding of `successor`'s
+    /// parameters from this block must account for every list.
+    pub fn edges_to(&self, successor: Block) -> impl Iterator<Item = &[Value]> + '_ {
+        self.edges()
+            .filter(move |edge| edge.destination == successor)
+            .map(|edge| edge.arguments)
+    }
+
+    /// Whether this is a `jmpif` whose two edges enter one block with
+    /// different arguments: a jump that selects its destination's
+    /// parameters by the condition.
+    pub fn is_select_jump(&self) -> bool {
+        matches!(
+            self,
+            Terminator::JmpIf {
+                then_destination,
+                then_arguments,
+                else_destination,
+                else_arguments,
+                ..
+            } if then_destination == else_destination && then_arguments != else_arguments
+        )
     }
 
     /// The argument lists of the edges to `successor`, to append to or
     /// rewrite (both of a `jmpif` whose destinations are the same block).
-    pub fn edge_arguments_mut(
-        &mut self,
-        successor: Block,
-    ) -> impl Iterator<Item = &mut Vec<Value>> {
+    pub fn edges_to_mut(&mut self, successor: Block) -> impl Iterator<Item = &mut Vec<Value>> {
         let (first, second) = match self {
             Terminator::Jmp {
                 destination,

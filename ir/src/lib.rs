@@ -39,7 +39,9 @@ pub use dfg::{BlockData, DataFlowGraph, ValueDef};
 pub use entities::{Block, ForeignId, FuncId, GlobalId, Inst, Value};
 pub use function::{CallData, DataBus, Function, Module, Purity, Runtime, RuntimeKind, SourceLoc};
 pub use global::{GlobalData, GlobalInit, GlobalOperand};
-pub use instructions::{AssertMessage, BinaryOp, Callee, InstructionData, Operands, Terminator};
+pub use instructions::{
+    AssertMessage, BinaryOp, Callee, Edge, EdgeSlot, InstructionData, Operands, Terminator,
+};
 pub use layout::{Blocks, Insts, Layout};
 pub use parser::{
     parse_function, parse_module, parse_module_from_reader, ParseError, ParseErrorKind, ReadError,

@@ -330,9 +330,11 @@ impl AliasClasses {
     ) {
         match dfg.terminator(block) {
             Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
-                for destination in term.successors() {
-                    let params = dfg.block_params(destination);
-                    for (&param, &arg) in params.iter().zip(term.edge_arguments(destination)) {
+                // Every edge, so a `jmpif` to one block on both edges joins
+                // each parameter with both of its arguments.
+                for edge in term.edges() {
+                    let params = dfg.block_params(edge.destination);
+                    for (&param, &arg) in params.iter().zip(edge.arguments) {
                         if has_refs(arg) {
                             let p = self.node(param);
                             let a = self.node(arg);

@@ -72,9 +72,11 @@ pub fn propagate(func: &mut Function, analyses: &mut FunctionAnalyses) -> Vec<Va
         let Some(terminator) = func.dfg.terminator(block) else {
             continue;
         };
-        for successor in terminator.successors() {
-            let params = func.dfg.block_params(successor);
-            for (&param, &argument) in params.iter().zip(terminator.edge_arguments(successor)) {
+        // Every edge: a parameter a `jmpif` binds on both edges is a copy
+        // only if both pass the same reference.
+        for edge in terminator.edges() {
+            let params = func.dfg.block_params(edge.destination);
+            for (&param, &argument) in params.iter().zip(edge.arguments) {
                 if func.dfg.value_type(param).contains_reference() {
                     bindings.push((param, argument));
                 }
@@ -265,14 +267,14 @@ fn remove_parameters(
         dead[block].sort_unstable();
         let mut predecessors = cfg.predecessors(block).to_vec();
         // A `jmpif` to the block on both edges is one predecessor, whose
-        // `edge_arguments_mut` gives both argument lists.
+        // `edges_to_mut` gives both argument lists.
         predecessors.sort_unstable();
         predecessors.dedup();
         for predecessor in predecessors {
             let Some(terminator) = func.dfg.terminator_mut(predecessor) else {
                 continue;
             };
-            for arguments in terminator.edge_arguments_mut(block) {
+            for arguments in terminator.edges_to_mut(block) {
                 let mut index = 0;
                 arguments.retain(|_| {
                     index += 1;

@@ -521,9 +521,9 @@ fn returned_parameters(func: &Function, summary: &ModuleSummary) -> Vec<Option<R
     let mut incoming: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
     for block in func.layout.blocks() {
         if let Some(term) = dfg.terminator(block) {
-            for successor in term.successors() {
-                let params = dfg.block_params(successor);
-                for (&p, &a) in params.iter().zip(term.edge_arguments(successor)) {
+            for edge in term.edges() {
+                let params = dfg.block_params(edge.destination);
+                for (&p, &a) in params.iter().zip(edge.arguments) {
                     incoming[p].push(a);
                 }
             }

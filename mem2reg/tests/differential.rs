@@ -208,6 +208,22 @@ fn branches_with_edge_arguments() {
 }
 
 #[test]
+fn jumps_whose_two_edges_enter_one_block() {
+    // `jmpif c then: b5(v3), else: b5(v4)`: references, cells and values
+    // passed to one block with different arguments on the two edges.
+    let config = CfgConfig {
+        memory: 6,
+        nested_references: 1,
+        reference_arrays: 1,
+        jumps: 4,
+        select_jumps: 0.5,
+        ..CfgConfig::default()
+    };
+    let totals = differential(&config, 45_000..45_400);
+    assert!(totals.programs >= 300, "too few programs ran to completion");
+}
+
+#[test]
 fn immutable_references() {
     // `&Field` views of cells handed back by an oracle, loaded through,
     // passed to functions taking `&Field` (directly or through `function`

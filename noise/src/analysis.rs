@@ -361,9 +361,11 @@ impl<'a> Propagation<'a> {
         let Some(terminator) = func.dfg.terminator(block) else {
             return;
         };
-        for to in terminator.successors() {
-            let args = terminator.edge_arguments(to);
-            for (&param, &arg) in func.dfg.block_params(to).iter().zip(args) {
+        // Every edge: a `jmpif` to one block on both edges joins each
+        // parameter with both of its arguments.
+        for edge in terminator.edges() {
+            let to = edge.destination;
+            for (&param, &arg) in func.dfg.block_params(to).iter().zip(edge.arguments) {
                 if *func.dfg.value_type(param) != Type::Noisy {
                     continue;
                 }

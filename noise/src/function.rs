@@ -407,10 +407,9 @@ fn incoming_arguments(func: &Function, order: &[Block]) -> SecondaryMap<Block, V
     let mut incoming: SecondaryMap<Block, Vec<Vec<Value>>> = SecondaryMap::new();
     for &block in order {
         if let Some(term) = func.dfg.terminator(block) {
-            for destination in term.successors() {
-                let arguments = term.edge_arguments(destination);
-                if !arguments.is_empty() {
-                    incoming[destination].push(arguments.to_vec());
+            for edge in term.edges() {
+                if !edge.arguments.is_empty() {
+                    incoming[edge.destination].push(edge.arguments.to_vec());
                 }
             }
         }

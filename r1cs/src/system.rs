@@ -6,7 +6,7 @@ use std::fmt;
 
 use ark_bn254::Fr;
 use ark_ff::{BigInteger, One, PrimeField, Zero};
-use kildall_ir::{Function, Inst, Value};
+use kildall_ir::{EdgeSlot, Function, Inst, Value};
 
 /// A variable: the constant one, a public input, or a private witness.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -232,8 +232,10 @@ impl Source {
 /// What a block passes on, as its outputs.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Output {
-    /// The arguments of its `jmp`, flattened.
-    Jump,
+    /// The arguments of one edge of its terminator (of its `jmp`, or of
+    /// one edge of its `jmpif`), flattened: the two edges of a `jmpif` to
+    /// one block may pass different arguments, so each is its own output.
+    Jump(EdgeSlot),
     /// The condition of its `jmpif`.
     Branch,
     /// The values it returns, flattened.

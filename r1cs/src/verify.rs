@@ -33,8 +33,8 @@ use ark_bn254::Fr;
 use ark_ff::{PrimeField, Zero};
 use kildall_interpreter::RuntimeValue;
 use kildall_ir::{
-    Block, Builtin, Callee, EntityRef, FuncId, Function, Inst, InstructionData, Module, Terminator,
-    Type, Value, ValueDef,
+    Block, Builtin, Callee, EdgeSlot, EntityRef, FuncId, Function, Inst, InstructionData, Module,
+    Terminator, Type, Value, ValueDef,
 };
 
 use crate::memory::{BlockAccess, MemoryCheck};
@@ -499,14 +499,16 @@ impl Seen<'_> {
     /// Records what the instance passes on and where its activation goes
     /// next; returns its calls' arguments.
     fn outputs(&self, top: &mut Activation, name: String) -> Result<CallArguments, VerifyError> {
-        let mut jump = Vec::new();
+        // The arguments of each edge: the jump's, or a branch's then and else.
+        let mut jump = [Vec::new(), Vec::new()];
         let mut returned = Vec::new();
         let mut branch = None;
         let mut call_args: CallArguments = HashMap::new();
         for (output, sources) in &self.cs.interface.outputs {
             let values = self.values(sources);
             match *output {
-                Output::Jump => jump = values,
+                Output::Jump(EdgeSlot::Jump | EdgeSlot::Then) => jump[0] = values,
+                Output::Jump(EdgeSlot::Else) => jump[1] = values,
                 Output::Return => returned = values,
                 Output::Branch => branch = values.first().copied(),
                 Output::CallArguments(inst) => call_args.entry(inst).or_default().0 = values,
@@ -521,8 +523,9 @@ impl Seen<'_> {
                 }
             }
         }
+        let [first_edge, else_edge] = jump;
         top.next = match self.func.dfg.terminator(self.block) {
-            Some(Terminator::Jmp { destination, .. }) => Next::Block(*destination, jump),
+            Some(Terminator::Jmp { destination, .. }) => Next::Block(*destination, first_edge),
             Some(Terminator::JmpIf {
                 then_destination,
                 else_destination,
@@ -530,9 +533,9 @@ impl Seen<'_> {
             }) => {
                 let condition = branch.unwrap_or_default();
                 if self.flag(condition, || "the branch condition".to_string())? {
-                    Next::Block(*then_destination, Vec::new())
+                    Next::Block(*then_destination, first_edge)
                 } else {
-                    Next::Block(*else_destination, Vec::new())
+                    Next::Block(*else_destination, else_edge)
                 }
             }
             Some(Terminator::Return { .. }) => Next::Return(returned),

@@ -405,7 +405,7 @@ fn bump f1 {
                 .interface
                 .outputs
                 .iter()
-                .find(|(o, _)| *o == kildall_r1cs::Output::Jump)
+                .find(|(o, _)| *o == kildall_r1cs::Output::Jump(kildall_ir::EdgeSlot::Jump))
                 .unwrap();
             let Source::Public(sum) = jump[1] else {
                 panic!("a public sum")
@@ -414,6 +414,39 @@ fn bump f1 {
         });
         let e = refused(&mut verifier, &forged);
         assert!(matches!(e, VerifyError::Return { .. }), "{e}");
+    }
+}
+
+/// A `jmpif` whose two edges enter one block with different arguments,
+/// and one passing arguments to two blocks: the next instance's parameters
+/// are linked to the arguments of the edge the branch takes.
+#[test]
+fn jmpif_arguments_are_linked_per_edge() {
+    let module = kildall_ir::parse_module(
+        "
+fn main f0 {
+  b0(v0: u1, v1: Field):
+    v2 = mul v1, Field 2
+    jmpif v0 then: b1(Field 1, v1), else: b1(Field 2, v2)
+  b1(v3: Field, v4: Field):
+    v5 = add v3, v4
+    v6 = eq v3, Field 1
+    jmpif v6 then: b2(v5), else: b3(v4, v5)
+  b2(v7: Field):
+    return v7
+  b3(v8: Field, v9: Field):
+    v10 = mul v8, v9
+    return v10
+}",
+    )
+    .unwrap();
+    let then_run = RuntimeValue::parse_list("u1 1, Field 5").unwrap();
+    let else_run = RuntimeValue::parse_list("u1 0, Field 5").unwrap();
+    for module in [module.clone(), merged(&module)] {
+        let honest = proven(&module, else_run.clone());
+        let other = proven(&module, then_run.clone());
+        forgeries(&module, &honest, &other);
+        forgeries(&module, &other, &honest);
     }
 }
 

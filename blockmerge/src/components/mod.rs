@@ -150,11 +150,14 @@ impl fmt::Display for Rejection {
 /// What flattening does at a block.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
-    /// `jmp dest(args)` (or a `jmpif` to one block twice): bind `dest`'s
-    /// parameters and continue there.
+    /// `jmp dest(args)` (or a `jmpif` to one block twice with the same
+    /// arguments): bind `dest`'s parameters and continue there.
     Plain { dest: Block },
-    /// `jmpif cond then: then_dest, else: else_dest`: both arms under their
-    /// predicates up to `join`, whose parameters become `if` merges.
+    /// `jmpif cond then: then_dest(..), else: else_dest(..)`: both arms
+    /// under their predicates, each arm's parameters bound to its edge's
+    /// arguments, up to `join`, whose parameters become `if` merges. An arm
+    /// may be the join itself (a `jmpif` whose edges enter one block with
+    /// different arguments has both arms there).
     Branch {
         cond: Value,
         then_dest: Block,
@@ -411,8 +414,15 @@ impl<'a> ComponentAnalysis<'a> {
         self.func.layout.block_len(block) as u64
     }
 
+    /// The edges into `block`, counted as steps count them: one per
+    /// predecessor, two for a `jmpif` whose edges both enter `block` with
+    /// different arguments (a branch step whose arms are its join).
     fn preds(&self, block: Block) -> usize {
-        self.cfg.predecessors(block).len()
+        let edges = |p: Block| match self.func.dfg.terminator(p) {
+            Some(term) if term.is_select_jump() => 2,
+            _ => 1,
+        };
+        self.cfg.predecessors(block).iter().map(|&p| edges(p)).sum()
     }
 
     /// The summary at the start of `block`, from the state at its end.
@@ -596,20 +606,18 @@ impl<'a> ComponentAnalysis<'a> {
                 return Err(Rejection::Exit)
             }
             Some(Terminator::Jmp { destination, .. }) => *destination,
-            // FIXME: a branch whose edges pass arguments could be flattened
-            // with an `if` per parameter; such regions are not merged yet.
-            Some(Terminator::JmpIf {
-                then_arguments,
-                else_arguments,
-                ..
-            }) if !then_arguments.is_empty() || !else_arguments.is_empty() => {
-                return Err(Rejection::Unstructured)
-            }
+            // Two edges into one block that bind its parameters alike are
+            // one jump; with different arguments they are a branch whose
+            // arms are the join itself, an `if` per parameter that differs.
             Some(Terminator::JmpIf {
                 then_destination,
+                then_arguments,
                 else_destination,
+                else_arguments,
                 ..
-            }) if then_destination == else_destination => *then_destination,
+            }) if then_destination == else_destination && then_arguments == else_arguments => {
+                *then_destination
+            }
             Some(&Terminator::JmpIf {
                 condition,
                 then_destination,
@@ -647,7 +655,9 @@ impl<'a> ComponentAnalysis<'a> {
         join: Block,
         inputs: &[Option<Id>; 2],
     ) -> Result<Step, Rejection> {
-        if !self.domtree.dominates(block, join) {
+        // Both edges into one block before the join would flatten its
+        // region twice.
+        if !self.domtree.dominates(block, join) || (arms[0] == arms[1] && arms[0] != join) {
             return Err(Rejection::Unstructured);
         }
         let mut cost = self.facts.merged_cost[block].saturating_add(2 * self.model.predicate());

@@ -89,6 +89,7 @@ impl GenProgram {
                     }
                     4 => {
                         config.branch_arguments = 0.5;
+                        config.select_jumps = 0.3;
                         config.function_values = 0.5;
                         config.immutable_references = 2;
                         config

@@ -80,6 +80,12 @@ pub struct CfgConfig {
     /// and no random draw is made then, so that a seed keeps the program
     /// it always gave.
     pub branch_arguments: f64,
+    /// Probability that a plain jump to a fresh block becomes a `jmpif`
+    /// whose two edges both enter that block, each with its own arguments
+    /// (`jmpif v2 then: b5(v3), else: b5(v4)`). Off by default, and no
+    /// random draw is made then, so that a seed keeps the program it
+    /// always gave.
+    pub select_jumps: f64,
     /// Weight of arithmetic on `u1`, `u32`, `u64` and `Field`.
     pub arithmetic: u32,
     /// Weight of `allocate`/`store`/`load` on `&mut Field` and `&mut u32`;
@@ -149,6 +155,7 @@ impl Default for CfgConfig {
             max_trip: 5,
             early_return: 0.1,
             branch_arguments: 0.0,
+            select_jumps: 0.0,
             arithmetic: 10,
             memory: 4,
             nested_references: 1,
@@ -192,6 +199,7 @@ impl CfgConfig {
         self.counted_loops = 0;
         self.while_loops = 0;
         self.early_return = 0.0;
+        self.select_jumps = 0.0;
         self
     }
 

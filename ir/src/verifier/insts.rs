@@ -774,9 +774,6 @@ pub(super) fn check_terminator(
             }
             check_edge(cx, block, *then_destination, then_arguments)?;
             check_edge(cx, block, *else_destination, else_arguments)?;
-            if then_destination == else_destination && then_arguments != else_arguments {
-                return Err(cx.error(at, VerifierErrorKind::JmpIfEdgesDiffer(*then_destination)));
-            }
         }
         Terminator::Return { values } => {
             let expected = &cx.returns;

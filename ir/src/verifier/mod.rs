@@ -229,13 +229,6 @@ pub enum VerifierErrorKind {
         /// The argument's type.
         found: Type,
     },
-    /// A `jmpif` whose two edges go to the same block with different
-    /// arguments (an edge is named by its two blocks).
-    #[error(
-        "`jmpif` passes different arguments to {0} on its two edges: an edge is named by its two \
-         blocks, so both must bind the same values (send one through a block of its own)"
-    )]
-    JmpIfEdgesDiffer(Block),
     /// A call from an unconstrained (`brillig`) function to a constrained
     /// (`acir`) one, which Noir's SSA validator rejects: constraints cannot
     /// be generated from unconstrained code.

@@ -487,7 +487,17 @@ impl<'a> ReferenceValues<'a> {
     }
 
     /// Binds the reference parameters of `to` on the edge from `from`.
-    fn edge(&self, func: &Function, state: &mut KnownValues, from: Block, to: Block) {
+    /// A `jmpif` whose destinations are both `to` binds each parameter on
+    /// two edges: the parameter holds what both its arguments are known to
+    /// hold (the values the two sets share, as at a join), and the pairs
+    /// that disagree are noted in `disagreed` as a join notes them.
+    fn edge(
+        &self,
+        func: &Function,
+        state: &mut KnownValues,
+        (from, to): (Block, Block),
+        disagreed: &mut Vec<(EqualValues, EqualValues)>,
+    ) {
         state.predicate_one = true;
         if !self
             .reference_params
@@ -503,18 +513,38 @@ impl<'a> ReferenceValues<'a> {
         let Some(term) = dfg.terminator(from) else {
             return;
         };
+        let mut lists = term.edges_to(to);
+        let (Some(first), second) = (lists.next(), lists.next()) else {
+            return;
+        };
         let is_param = |v: Value| matches!(dfg.value_def(v), ValueDef::Param(b, _) if b == to);
+        let known = |a: Value| {
+            let class = self.classes.class(a)?;
+            state.get(class, a)?.filtered(is_param)
+        };
         let mut bound: Vec<(u32, Value, EqualValues)> = Vec::new();
-        for (&p, &a) in params.iter().zip(term.edge_arguments(to)) {
+        for (k, (&p, &a)) in params.iter().zip(first).enumerate() {
             if !self.classes.is_reference(p) {
                 continue;
             }
-            let (Some(pc), Some(ac)) = (self.classes.class(p), self.classes.class(a)) else {
+            let (Some(pc), Some(mut held)) = (self.classes.class(p), known(a)) else {
                 continue;
             };
-            if let Some(known) = state.get(ac, a).and_then(|k| k.filtered(is_param)) {
-                bound.push((pc, p, known));
+            if let Some(&other) = second.and_then(|args| args.get(k)) {
+                if other != a {
+                    let Some(other_held) = known(other) else {
+                        continue;
+                    };
+                    if held != other_held {
+                        disagreed.push((held.clone(), other_held.clone()));
+                    }
+                    let Some(both) = held.intersect(&other_held) else {
+                        continue;
+                    };
+                    held = both;
+                }
             }
+            bound.push((pc, p, held));
         }
         for &p in params {
             if self.classes.is_reference(p) {

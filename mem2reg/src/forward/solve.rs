@@ -102,7 +102,9 @@ impl Analysis<EventGraph<'_>> for Solve<'_, '_> {
         from: Block,
         to: Block,
     ) {
-        self.values.edge(graph.graph().function(), state, from, to);
+        let func = graph.graph().function();
+        self.values
+            .edge(func, state, (from, to), &mut self.disagreed);
     }
 
     fn join_entry(

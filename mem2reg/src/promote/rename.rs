@@ -203,8 +203,10 @@ impl Renaming {
     }
 
     /// Passes the slots' current values to the new parameters of the
-    /// successors of `block` (on both edges of a `jmpif` whose
-    /// destinations are one block).
+    /// successors of `block`. Both edges of a `jmpif` whose destinations
+    /// are one block get the same new arguments, whatever the old ones:
+    /// they are what the cells hold at the end of `block`, and a terminator
+    /// changes no cell.
     fn pass_arguments(&mut self, func: &mut Function, block: Block, out: &mut Outcome<'_>) {
         let (first, second) = match func.dfg.terminator(block) {
             Some(&Terminator::Jmp { destination, .. }) => (destination, None),
@@ -225,7 +227,7 @@ impl Renaming {
             let mut extra = std::mem::take(&mut self.extra);
             self.arguments_for(dest, &mut extra, out);
             if let Some(term) = func.dfg.terminator_mut(block) {
-                for arguments in term.edge_arguments_mut(dest) {
+                for arguments in term.edges_to_mut(dest) {
                     arguments.extend_from_slice(&extra);
                 }
             }

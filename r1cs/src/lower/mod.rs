@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use ark_bn254::Fr;
 use ark_ff::{Field, One, PrimeField, Zero};
 use kildall_interpreter::RuntimeValue;
-use kildall_ir::{Block, Function, Inst, Terminator, Type, Value, ValueDef};
+use kildall_ir::{Block, EdgeSlot, Function, Inst, Terminator, Type, Value, ValueDef};
 
 use crate::system::{Assignment, ConstraintSystem, Lc, Origin, Output, Source, Space, Var};
 
@@ -228,31 +228,21 @@ impl<'a> Lowerer<'a> {
         }
         self.origin = Origin::Terminator;
         match func.dfg.terminator(self.block) {
-            Some(Terminator::Jmp {
-                destination,
-                arguments,
-            }) => {
-                for (k, &arg) in arguments.iter().enumerate() {
-                    self.output(Output::Jump, &format!("{destination}.{k}"), arg)?;
+            Some(term @ (Terminator::Jmp { .. } | Terminator::JmpIf { .. })) => {
+                if let Terminator::JmpIf { condition, .. } = term {
+                    self.output(Output::Branch, "branch", *condition)?;
                 }
-            }
-            Some(Terminator::JmpIf {
-                condition,
-                then_destination,
-                then_arguments,
-                else_destination,
-                else_arguments,
-            }) => {
-                self.output(Output::Branch, "branch", *condition)?;
-                // Both edges' arguments: the run takes the one the branch
-                // names (two edges to one block carry the same arguments).
-                let mut edges = vec![(then_destination, then_arguments)];
-                if else_destination != then_destination {
-                    edges.push((else_destination, else_arguments));
-                }
-                for (destination, arguments) in edges {
-                    for (k, &arg) in arguments.iter().enumerate() {
-                        self.output(Output::Jump, &format!("{destination}.{k}"), arg)?;
+                // Every edge's arguments, each its own output: the verifier
+                // takes those of the edge the branch names.
+                for edge in term.edges() {
+                    let destination = edge.destination;
+                    for (k, &arg) in edge.arguments.iter().enumerate() {
+                        let name = match edge.slot {
+                            EdgeSlot::Jump => format!("{destination}.{k}"),
+                            EdgeSlot::Then => format!("then {destination}.{k}"),
+                            EdgeSlot::Else => format!("else {destination}.{k}"),
+                        };
+                        self.output(Output::Jump(edge.slot), &name, arg)?;
                     }
                 }
             }

@@ -159,20 +159,41 @@ impl FnGen<'_> {
         }
     }
 
-    /// `jmp` to a fresh block, passing some values through its parameters.
+    /// `jmp` to a fresh block, passing some values through its parameters;
+    /// or, when the configuration draws a select jump, `jmpif` to it on
+    /// both edges, each passing values of its own.
     pub(super) fn jump(&mut self) {
+        let p = self.config.select_jumps;
+        let condition = (p > 0.0 && self.rng.chance(p)).then(|| self.condition());
         let next = self.new_block();
         let mut args = Vec::new();
+        let mut else_args = Vec::new();
         let mut params = Vec::new();
-        for _ in 0..self.rng.below(3) {
+        let count = self.rng.below(3) + u64::from(condition.is_some());
+        for _ in 0..count {
             let kind = self.join_kind();
             let item = self.get_passable(kind);
             let param = self.func.dfg.append_block_param(next, kind.ty());
             args.push(item.value);
-            params.push((kind, param, item.bits));
+            let mut bits = item.bits;
+            if condition.is_some() {
+                let other = self.get_passable(kind);
+                else_args.push(other.value);
+                bits = bits.max(other.bits);
+            }
+            params.push((kind, param, bits));
         }
         self.cost += 1;
-        self.cursor().jmp(next, args);
+        match condition {
+            Some(condition) => self.cursor().terminate(Terminator::JmpIf {
+                condition,
+                then_destination: next,
+                then_arguments: args,
+                else_destination: next,
+                else_arguments: else_args,
+            }),
+            None => self.cursor().jmp(next, args),
+        }
         self.block = next;
         for (kind, param, bits) in params {
             self.push(kind, param, bits);
