@@ -13,10 +13,10 @@ use std::sync::Mutex;
 pub const PARALLEL_MIN_WEIGHT: usize = 16_384;
 
 /// `items.map(work)` on up to `threads` threads (one if `threads` is 0),
-/// in `items`' order.
-/// Each thread makes its own scratch state with `scratch` and hands it to
-/// every piece it runs, so buffers are reused from one piece to the next.
-/// A panic in `work` is resumed on the calling thread.
+/// in `items`' order. Each thread makes its own scratch state with
+/// `scratch` and hands it to every piece it runs, so buffers are reused
+/// from one piece to the next. A panic in `work` is resumed on the calling
+/// thread.
 pub fn map_in_order<T, S, R>(
     items: Vec<T>,
     weight: impl Fn(&T) -> usize,
@@ -38,7 +38,8 @@ where
             .collect();
     }
     let mut queue: Vec<(usize, T)> = items.into_iter().enumerate().collect();
-    // Heaviest first; equal weights in order, so the schedule is fixed.
+    // Heaviest first, equal weights in order. Which thread takes a piece
+    // depends on timing; what the piece gives does not.
     queue.sort_by_key(|(index, item)| (std::cmp::Reverse(weight(item)), *index));
     let queue = Mutex::new(queue.into_iter());
     let (queue, scratch, work) = (&queue, &scratch, &work);
