@@ -122,10 +122,11 @@ impl ModuleSummary {
             value_call: Reach::Everything,
         };
         let callees = summary.compute_reach(module);
-        // A function's facts change only when a callee's did since they
+        // A function's facts can change only when a callee's did since they
         // were computed (the trace reads nothing else of the summary), so a
-        // round recomputes only those; which is what recomputing every
-        // function would give. Stamps order the computations and changes.
+        // round recomputes only the functions with such a callee, which
+        // gives what recomputing every function would. Stamps order the
+        // computations and the changes.
         let mut stamp = 0u32;
         let mut computed_at = vec![0u32; count];
         let mut changed_at = vec![0u32; count];
@@ -158,7 +159,7 @@ impl ModuleSummary {
     /// The least fixed point of each function's reach: its own calls of
     /// oracles and values, joined with the reach of what it calls; and, on
     /// the same walk, which parameters each function only lends. The walks
-    /// of the functions are independent, so a large module's run on
+    /// of the functions are independent: those of a large module run on
     /// several threads ([`kildall_ir::parallel`]). Returns the module
     /// functions each function calls.
     fn compute_reach(&mut self, module: &Module) -> Vec<Vec<usize>> {
