@@ -185,6 +185,10 @@ pub enum VerifierErrorKind {
         /// Elements given.
         found: usize,
     },
+    // FIXME: Noir accepts nested arrays flattened in `acir` functions (its
+    // interpreter runs `array_get v1, index u32 3 -> u1` on a
+    // `[[u1; 2]; 3]` as the fourth leaf); supporting it needs flat indices
+    // in the verifier, the interpreter and every pass that reads arrays.
     /// A `make_array` of a nested array type that lists its leaves
     /// flattened, as Noir's ACIR stores nested arrays: Kildall's arrays
     /// take one element per entry, so the form is refused.
