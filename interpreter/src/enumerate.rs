@@ -109,7 +109,9 @@ pub(super) fn start(call: EnumerateCall<'_>) -> Result<Step, TrapKind> {
         Some(zero) => vec![zero; len],
         None => elements.to_vec(),
     };
-    let iteration = leading_len(layout);
+    // The iteration index is offered after the leading operands, the
+    // user index after it.
+    let iteration = layout.leading().len();
     let mut index_slots = Vec::new();
     let mut arguments = Vec::with_capacity(binding.len());
     for (slot, &operand) in binding.iter().enumerate() {
@@ -135,11 +137,6 @@ pub(super) fn start(call: EnumerateCall<'_>) -> Result<Step, TrapKind> {
         types,
     };
     Ok(Box::new(enumeration).next())
-}
-
-/// The number of leading operands, where the iteration index is offered.
-fn leading_len(layout: Enumerate) -> usize {
-    layout.leading().len()
 }
 
 impl Enumeration {

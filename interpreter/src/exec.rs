@@ -6,8 +6,7 @@
 use std::sync::Arc;
 
 use kildall_ir::{
-    AssertMessage, Builtin, Callee, Function, Inst, InstructionData, Module, RuntimeKind, Type,
-    Value,
+    AssertMessage, Builtin, Callee, Function, Inst, InstructionData, Module, Type, Value,
 };
 
 use super::enumerate::{self, EnumerateCall, Step};
@@ -86,7 +85,7 @@ pub(super) fn exec_inst(
             array: operand,
             mutable: true,
             ..
-        } if frame.predicate && !is_unconstrained(func) => {
+        } if frame.predicate && !func.is_brillig() => {
             // Written in place, as Noir's interpreter runs it in constrained
             // code: the operand names the written array from here on.
             let written = array(&at, frame, effects.memory)?;
@@ -131,14 +130,6 @@ pub(super) fn exec_inst(
         }
     }
     Ok(Flow::Next)
-}
-
-/// Whether `func` is unconstrained (`brillig`), where Noir decides an
-/// in-place write by reference count, not by `array_set mut`.
-fn is_unconstrained(func: &Function) -> bool {
-    func.runtime
-        .as_ref()
-        .is_some_and(|runtime| runtime.kind == RuntimeKind::Brillig)
 }
 
 /// `allocate`, `load`, `store`.
@@ -362,7 +353,7 @@ fn call(
                     .iter()
                     .map(|&v| dfg.value_type(v).clone())
                     .collect(),
-                unconstrained: is_unconstrained(at.func),
+                unconstrained: at.func.is_brillig(),
             };
             match enumerate::start(call)? {
                 Step::Call(enumeration, closure, args) => {
@@ -385,11 +376,7 @@ fn call(
             other => return Err(TrapKind::TypeError(format!("call of {other}"))),
         },
         Callee::Builtin(builtin) => {
-            let brillig = at
-                .func
-                .runtime
-                .as_ref()
-                .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
+            let brillig = at.func.is_brillig();
             let values = builtins::call(builtin, args, &result_types, brillig, effects.output)?;
             if values.len() != results.len() {
                 return Err(TrapKind::TypeError(format!(

@@ -206,6 +206,20 @@ impl Function {
         }
     }
 
+    /// Whether the function is constrained code: its runtime is `acir`.
+    pub fn is_acir(&self) -> bool {
+        self.runtime_kind() == Some(RuntimeKind::Acir)
+    }
+
+    /// Whether the function is unconstrained code: its runtime is `brillig`.
+    pub fn is_brillig(&self) -> bool {
+        self.runtime_kind() == Some(RuntimeKind::Brillig)
+    }
+
+    fn runtime_kind(&self) -> Option<RuntimeKind> {
+        self.runtime.as_ref().map(|r| r.kind)
+    }
+
     /// The entry block.
     pub fn entry_block(&self) -> Option<Block> {
         self.layout.entry_block()

@@ -483,10 +483,7 @@ impl Seen<'_> {
             .iter()
             .map(|&r| dfg.value_type(r).clone())
             .collect();
-        let brillig = func
-            .runtime
-            .as_ref()
-            .is_some_and(|r| r.kind == kildall_ir::RuntimeKind::Brillig);
+        let brillig = func.is_brillig();
         let results = kildall_interpreter::call_builtin(builtin, args, &result_types, brillig)
             .map_err(|trap| refuse(format!("fails on its arguments: {trap}")))?;
         results

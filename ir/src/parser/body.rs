@@ -515,11 +515,7 @@ impl<'a> Parser<'a> {
             return Ok(index);
         }
         let minus_loc = self.tok.loc;
-        let constrained = state
-            .func
-            .runtime
-            .as_ref()
-            .is_some_and(|r| r.kind == crate::RuntimeKind::Acir);
+        let constrained = state.func.is_acir();
         if constrained {
             // Noir's parser too: the offset is Brillig's memory layout.
             return Err(ParseError {

@@ -563,11 +563,7 @@ pub(super) fn check_call(
     let Some(signature) = signatures.get(id.as_u32() as usize) else {
         return Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)));
     };
-    let unconstrained_caller = cx
-        .func
-        .runtime
-        .as_ref()
-        .is_some_and(|r| r.kind == RuntimeKind::Brillig);
+    let unconstrained_caller = cx.func.is_brillig();
     if unconstrained_caller && signature.constrained {
         return Err(cx.error(at, VerifierErrorKind::ConstrainedCalleeInUnconstrained(id)));
     }
@@ -666,10 +662,7 @@ fn check_enumerate_closures(
 }
 
 fn constrained_caller(cx: &Ctx<'_>) -> bool {
-    cx.func
-        .runtime
-        .as_ref()
-        .is_some_and(|r| r.kind == RuntimeKind::Acir)
+    cx.func.is_acir()
 }
 
 /// Noir's validator on a call from constrained to unconstrained code: no

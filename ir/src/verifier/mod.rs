@@ -31,7 +31,7 @@ use crate::dominators::DominatorTree;
 use crate::parallel::{available_threads, map_in_order};
 use crate::{
     BinaryOp, Block, Callee, FuncId, Function, GlobalId, GlobalInit, GlobalOperand, Inst,
-    InstructionData, Module, RuntimeKind, SourceLoc, Terminator, Type, Value, ValueDef,
+    InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
 };
 
 mod insts;
@@ -460,14 +460,8 @@ impl Signature {
         Signature {
             params: func.param_types(),
             returns: func.return_types(),
-            constrained: func
-                .runtime
-                .as_ref()
-                .is_some_and(|r| r.kind == RuntimeKind::Acir),
-            unconstrained: func
-                .runtime
-                .as_ref()
-                .is_some_and(|r| r.kind == RuntimeKind::Brillig),
+            constrained: func.is_acir(),
+            unconstrained: func.is_brillig(),
         }
     }
 }
