@@ -6,9 +6,10 @@
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{BlockMerge, MergeRule, Options, R1cs};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
-use kildall_harness::testing::check_same_behaviour;
+use kildall_harness::testing::{check_same_behaviour, count_terminators};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
+use kildall_ir::Terminator;
 
 /// Enough for every generated program.
 const FUEL: u64 = 1_000_000;
@@ -96,6 +97,10 @@ fn jumps_whose_two_edges_enter_one_block_behave_the_same() {
         ..CfgConfig::default()
     }
     .no_references();
+    let selects: usize = (0..300u64)
+        .map(|seed| count_terminators(&generate_cfg(seed, &config), Terminator::is_select_jump))
+        .sum();
+    assert!(selects >= 150, "only {selects} select jumps");
     let mut merges = 0;
     for seed in 0..300u64 {
         let min = [0, 1024][(seed % 2) as usize];

@@ -9,10 +9,10 @@
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
-use kildall_harness::testing::{check_same_behaviour, count_insts};
+use kildall_harness::testing::{check_same_behaviour, count_insts, count_terminators};
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
-use kildall_ir::{verify_module, Callee, InstructionData, Module, Type};
+use kildall_ir::{verify_module, Callee, InstructionData, Module, Terminator, Type};
 use kildall_mem2reg::{Mem2Reg, Options};
 
 fn is_load(data: &InstructionData) -> bool {
@@ -219,6 +219,13 @@ fn jumps_whose_two_edges_enter_one_block() {
         select_jumps: 0.5,
         ..CfgConfig::default()
     };
+    let selects: usize = (45_000..45_400)
+        .map(|seed| {
+            let (module, _) = generate_cfg_with_fuel(seed, &config);
+            count_terminators(&module, Terminator::is_select_jump)
+        })
+        .sum();
+    assert!(selects >= 400, "only {selects} select jumps");
     let totals = differential(&config, 45_000..45_400);
     assert!(totals.programs >= 300, "too few programs ran to completion");
 }
