@@ -41,9 +41,10 @@
 //! type, and the interpreter traps on a reference to a cell of another, so
 //! references to cells of different types never name the same cell: a
 //! class whose references name cells of several types (the world above
-//! all) is marked *mixed*, and its clients compare cell types
-//! ([`same_cell_type`]) before assuming that a store through one reference
-//! writes another's cell. And a call of a module function that runs no
+//! all) is marked *mixed*, and each class is split into *cell classes*, one
+//! per cell type ([`AliasClasses::cell_class`]): a store through one
+//! reference writes only the cells of its cell class (clients that hold a
+//! class compare cell types, [`same_cell_type`]). And a call of a module function that runs no
 //! oracle touches only the cells its arguments reach, written only
 //! through their `&mut`s ([`crate::summary`]): [`AliasClasses::call_may_write`]
 //! and [`AliasClasses::call_may_read`] tell, per call and address, what a
@@ -56,6 +57,8 @@
 //! leaves is one the calls may reach.
 //!
 //! Unions at joins are implicit: the classes are valid at every program point.
+
+use std::collections::HashMap;
 
 use crate::summary::{CallAccess, ModuleSummary, Returned};
 use kildall_ir::{
@@ -110,6 +113,13 @@ pub struct AliasClasses {
     /// Per class: whether its references name cells of more than one type
     /// (the world, a parameter reaching several, an array of several).
     mixed: Vec<bool>,
+    /// Per reference: its cell class ([`Self::cell_class`]); `NO_NODE` for
+    /// the other values.
+    cell_class: SecondaryMap<Value, u32>,
+    /// Per class: its first cell class, `NO_NODE` if it has no reference.
+    first_cell_class: Vec<u32>,
+    /// The cell classes of each mixed class, by root.
+    mixed_cell_classes: HashMap<Node, Vec<u32>>,
 }
 
 impl AliasClasses {
@@ -131,6 +141,7 @@ impl AliasClasses {
         let mut this = AliasClasses {
             value_node: SecondaryMap::with_default(NO_NODE),
             call_class: SecondaryMap::with_default(NO_NODE),
+            cell_class: SecondaryMap::with_default(NO_NODE),
             ..Default::default()
         };
         this.build(func, summary, visit);
@@ -185,7 +196,7 @@ impl AliasClasses {
             let n = self.class_of_node(self.value_node[address]);
             self.loaded[n as usize] = true;
         }
-        self.find_mixed(dfg);
+        self.find_cell_classes(dfg);
         // Resolve the call classes to their final representatives.
         let calls: Vec<Inst> = self
             .call_class
@@ -197,30 +208,58 @@ impl AliasClasses {
         }
     }
 
-    /// Marks the classes whose references name cells of several types,
-    /// comparing each reference's cell type with the first one seen in its
-    /// class (interned types: equal types are usually one pointer).
-    fn find_mixed(&mut self, dfg: &DataFlowGraph) {
-        self.mixed = vec![false; self.parent.len()];
-        let mut first: Vec<Option<&Type>> = vec![None; self.parent.len()];
+    /// Splits each class by cell type into cell classes ([`Self::cell_class`])
+    /// and marks the classes with more than one (mixed), comparing each
+    /// reference's cell type with those already seen in its class
+    /// (interned types: equal types are usually one pointer).
+    fn find_cell_classes(&mut self, dfg: &DataFlowGraph) {
+        let nodes = self.parent.len();
+        self.mixed = vec![false; nodes];
+        self.first_cell_class = vec![NO_NODE; nodes];
+        let same = |a: &Type, b: &Type| std::ptr::eq(a, b) || a.is_same_cell_type(b);
+        let mut first: Vec<Option<&Type>> = vec![None; nodes];
+        let mut mixed: HashMap<Node, Vec<(&Type, u32)>> = HashMap::new();
+        let mut next = 0u32;
         for (v, &kind) in self.kind.iter().enumerate() {
-            let n = self.value_node[Value::new(v)];
+            let value = Value::new(v);
+            let n = self.value_node[value];
             if kind != 2 || n == NO_NODE {
                 continue;
             }
-            let root = self.parent[n as usize] as usize;
-            let Some(cell) = dfg.value_type(Value::new(v)).pointee() else {
+            let root = self.parent[n as usize];
+            let Some(cell) = dfg.value_type(value).pointee() else {
                 continue;
             };
-            match first[root] {
-                None => first[root] = Some(cell),
+            let r = root as usize;
+            let id = match first[r] {
+                None => {
+                    first[r] = Some(cell);
+                    self.first_cell_class[r] = next;
+                    next += 1;
+                    next - 1
+                }
+                Some(seen) if same(seen, cell) => self.first_cell_class[r],
                 Some(seen) => {
-                    if !std::ptr::eq(seen, cell) && !seen.is_same_cell_type(cell) {
-                        self.mixed[root] = true;
+                    self.mixed[r] = true;
+                    let types = mixed
+                        .entry(root)
+                        .or_insert_with(|| vec![(seen, self.first_cell_class[r])]);
+                    match types.iter().find(|(ty, _)| same(ty, cell)) {
+                        Some(&(_, id)) => id,
+                        None => {
+                            types.push((cell, next));
+                            next += 1;
+                            next - 1
+                        }
                     }
                 }
-            }
+            };
+            self.cell_class[value] = id;
         }
+        self.mixed_cell_classes = mixed
+            .into_iter()
+            .map(|(root, types)| (root, types.into_iter().map(|(_, id)| id).collect()))
+            .collect();
     }
 
     /// The classes one instruction joins: a stored value with its cell's
@@ -548,6 +587,29 @@ impl AliasClasses {
             .get(self.find(class) as usize)
             .copied()
             .unwrap_or(true)
+    }
+
+    /// The cell class of the reference `v`: the references of its class
+    /// whose cells have its cell's type (`&T` and `&mut T` alike). A cell
+    /// has one type, so references of two cell classes never name the same
+    /// cell; a class that is not [mixed](Self::is_mixed) is one cell class.
+    /// `None` for a value that is not a reference.
+    pub fn cell_class(&self, v: Value) -> Option<u32> {
+        let c = self.cell_class[v];
+        (c != NO_NODE).then_some(c)
+    }
+
+    /// The cell classes of `class` (none if it has no reference).
+    pub fn cell_classes(&self, class: u32) -> &[u32] {
+        let root = self.find(class);
+        match self.mixed_cell_classes.get(&root) {
+            Some(all) => all,
+            None => self
+                .first_cell_class
+                .get(root as usize)
+                .filter(|&&c| c != NO_NODE)
+                .map_or(&[], std::slice::from_ref),
+        }
     }
 
     /// The class a call to a function may read and write, if it receives or

@@ -4,7 +4,7 @@
 use super::*;
 
 /// An instruction with an effect on the analysis, with the operands of a
-/// load or store copied out of the instruction (and the alias class of the
+/// load or store copied out of the instruction (and the cell class of the
 /// address), so that the solves and the walks after them read a dense
 /// array rather than the instructions (a cache miss each on a large
 /// function).
@@ -19,12 +19,12 @@ pub(crate) enum Op {
     Load {
         address: Value,
         result: Option<Value>,
-        class: Option<u32>,
+        cell: Option<u32>,
     },
     Store {
         address: Value,
         value: Value,
-        class: Option<u32>,
+        cell: Option<u32>,
     },
     /// `enable_side_effects`, with whether its condition is the constant 1
     /// (kept up to date when the condition is a replaced load's result).
@@ -82,13 +82,13 @@ impl Events {
                 InstructionData::Load { address } => {
                     self.reads[address] = self.reads[address].saturating_add(1);
                     self.loads += 1;
-                    // The class is filled in once the classes are final.
+                    // The cell class is filled in once the classes are final.
                     self.effects.push(Event {
                         inst,
                         op: Op::Load {
                             address,
                             result: func.dfg.first_result(inst),
-                            class: None,
+                            cell: None,
                         },
                     });
                 }
@@ -99,7 +99,7 @@ impl Events {
                         op: Op::Store {
                             address,
                             value,
-                            class: None,
+                            cell: None,
                         },
                     })
                 }

@@ -15,10 +15,11 @@
 //!
 //! Effects, in program order:
 //! - `store v at a` under predicate 1 makes `a` `Known(v)`, and every other
-//!   reference that may alias `a` (same [alias class](crate::alias))
-//!   `Unknown`: a store through a reference aliasing several makes all of
-//!   them `Unknown`. Under a predicate that may be 0 the store may not
-//!   happen, so `a` becomes `Unknown` too;
+//!   reference that may name `a`'s cell (same [cell
+//!   class](crate::alias::AliasClasses::cell_class): same alias class and
+//!   cell type) `Unknown`: a store through a reference aliasing several
+//!   makes all of them `Unknown`. Under a predicate that may be 0 the store
+//!   may not happen, so `a` becomes `Unknown` too;
 //! - `vR = load a` is replaced by a value `a` is known to hold (the first by
 //!   index); under predicate 1, `vR` joins the values `a` holds (the cell
 //!   holds what was just read, and the load did not trap), so a second load
@@ -39,10 +40,11 @@
 //! `x` exists, so the fact is not on every path to `P` and the
 //! intersection at the joins on the way drops it.
 //!
-//! States are persistent maps ([`kildall_dataflow::pmap`]) from alias class
+//! States are persistent maps ([`kildall_dataflow::pmap`]) from cell class
 //! to a map from reference to value: copies along edges are O(1), a store
-//! replaces its class's map in O(1) (a store through `a` makes the rest of
-//! `a`'s class `Unknown` at once), and the join of two states skips the
+//! replaces its cell class's map in O(1) (a store through `a` makes the
+//! rest of `a`'s cell class `Unknown` at once), and the join of two states
+//! skips the
 //! structure they share, so a state costs memory only where it differs
 //! from its predecessors'.
 //!
@@ -51,7 +53,7 @@
 //! loop settles before the blocks after it), on a
 //! [`SparseGraph`] whose instructions are
 //! the analysis's events only (`Events`, gathered in the walk that computes
-//! the alias classes, with the operands and the address class of each load
+//! the alias classes, with the operands and the address's cell class of each load
 //! and store copied out, so that a visit reads a dense array rather than
 //! the instructions), keeping states at joins only
 //! ([`StatesKept::AtJoins`](kildall_dataflow::StatesKept)). Each visit
@@ -99,7 +101,7 @@ use kildall_ir::{
     Value, ValueDef,
 };
 
-use crate::alias::{same_cell_type, AliasClasses, Visit};
+use crate::alias::{AliasClasses, Visit};
 use crate::summary::ModuleSummary;
 use crate::Stats;
 
@@ -111,34 +113,36 @@ use equal::EqualValues;
 pub(crate) use events::{classes_and_events, Event, Events, Op};
 use solve::{Outcome, Solve};
 
-/// The `Known` references of one alias class, by reference index.
-type ClassValues = PMap<EqualValues>;
+/// The `Known` references of one cell class, by reference index.
+type CellValues = PMap<EqualValues>;
 
 /// The values of references at a program point: unreached (bottom), or the
-/// `Known` references grouped by alias class.
+/// `Known` references grouped by cell class
+/// ([`AliasClasses::cell_class`]).
 #[derive(Clone, Default)]
 pub struct KnownValues {
     reached: bool,
-    classes: PMap<ClassValues>,
+    cells: PMap<CellValues>,
     /// Whether the side-effects predicate is the constant 1 (block-local:
     /// every block starts with it set).
     predicate_one: bool,
 }
 
 impl KnownValues {
-    fn get(&self, class: u32, reference: Value) -> Option<&EqualValues> {
-        self.classes.get(class)?.get(reference.as_u32())
+    fn get(&self, cell: u32, reference: Value) -> Option<&EqualValues> {
+        self.cells.get(cell)?.get(reference.as_u32())
     }
 
-    fn set(&mut self, class: u32, reference: Value, value: EqualValues) {
-        let mut values = self.classes.get(class).cloned().unwrap_or_default();
+    fn set(&mut self, cell: u32, reference: Value, value: EqualValues) {
+        let mut values = self.cells.get(cell).cloned().unwrap_or_default();
         values.insert(reference.as_u32(), value);
-        self.classes.insert(class, values);
+        self.cells.insert(cell, values);
     }
 
-    /// Forgets the references of `class` that `written` says a call writes.
-    fn forget_where(&mut self, class: u32, written: impl Fn(Value) -> bool) {
-        let Some(values) = self.classes.get(class) else {
+    /// Forgets the references of the cell class `cell` that `written` says
+    /// a call writes.
+    fn forget_where(&mut self, cell: u32, written: impl Fn(Value) -> bool) {
+        let Some(values) = self.cells.get(cell) else {
             return;
         };
         let mut gone = Vec::new();
@@ -155,21 +159,21 @@ impl KnownValues {
             values.remove(reference);
         }
         if values.is_empty() {
-            self.classes.remove(class);
+            self.cells.remove(cell);
         } else {
-            self.classes.insert(class, values);
+            self.cells.insert(cell, values);
         }
     }
 
-    fn forget(&mut self, class: u32, reference: Value) {
-        if let Some(values) = self.classes.get(class) {
+    fn forget(&mut self, cell: u32, reference: Value) {
+        if let Some(values) = self.cells.get(cell) {
             if values.get(reference.as_u32()).is_some() {
                 let mut values = values.clone();
                 values.remove(reference.as_u32());
                 if values.is_empty() {
-                    self.classes.remove(class);
+                    self.cells.remove(cell);
                 } else {
-                    self.classes.insert(class, values);
+                    self.cells.insert(cell, values);
                 }
             }
         }
@@ -197,12 +201,12 @@ impl KnownValues {
             let changed = both != *a;
             Some((both, changed))
         };
-        let combine_classes = |a: &ClassValues, b: &ClassValues| {
+        let combine_cells = |a: &CellValues, b: &CellValues| {
             let (values, changed) = a.intersect(b, &combine_values);
             (!values.is_empty()).then_some((values, changed))
         };
-        let (classes, changed) = self.classes.intersect(&other.classes, &combine_classes);
-        self.classes = classes;
+        let (cells, changed) = self.cells.intersect(&other.cells, &combine_cells);
+        self.cells = cells;
         changed
     }
 }
@@ -271,8 +275,8 @@ impl<'a> ReferenceValues<'a> {
         }
         for e in effects.as_mut_slice() {
             match &mut e.op {
-                Op::Load { address, class, .. } | Op::Store { address, class, .. } => {
-                    *class = classes.class(*address);
+                Op::Load { address, cell, .. } | Op::Store { address, cell, .. } => {
+                    *cell = classes.cell_class(*address);
                 }
                 Op::Predicate { .. } | Op::Define { .. } | Op::Other => {}
             }
@@ -339,14 +343,14 @@ impl<'a> ReferenceValues<'a> {
             self.reads[r] = 0;
         }
         for e in self.effects.as_mut_slice() {
-            let (Op::Load { address, class, .. } | Op::Store { address, class, .. }) = &mut e.op
+            let (Op::Load { address, cell, .. } | Op::Store { address, cell, .. }) = &mut e.op
             else {
                 continue;
             };
             if references.contains(*address) {
                 let v = func.dfg.resolve(*address);
                 *address = v;
-                *class = self.classes.class(v);
+                *cell = self.classes.cell_class(v);
                 match &mut func.dfg[e.inst] {
                     InstructionData::Load { address } | InstructionData::Store { address, .. } => {
                         *address = v
@@ -402,46 +406,38 @@ impl<'a> ReferenceValues<'a> {
             Op::Store {
                 address,
                 value,
-                class,
+                cell,
             } => {
-                match class {
-                    Some(class) if state.predicate_one && self.reads[address] > 0 => {
+                // Every other reference of the cell class may name the same
+                // cell.
+                match cell {
+                    Some(cell) if state.predicate_one && self.reads[address] > 0 => {
                         let values = renamed
                             .iter()
                             .rev()
                             .find(|(r, _)| *r == value)
                             .map_or(EqualValues::One(value), |(_, equal)| equal.with(value));
-                        // Every other reference of the class may be the same
-                        // cell, unless its cell has another type.
-                        if self.classes.is_mixed(class) {
-                            state.forget_where(class, |r| same_cell_type(&func.dfg, r, address));
-                            state.set(class, address, values);
-                        } else {
-                            state
-                                .classes
-                                .insert(class, PMap::singleton(address.as_u32(), values));
-                        }
+                        state
+                            .cells
+                            .insert(cell, PMap::singleton(address.as_u32(), values));
                     }
-                    Some(class) if self.classes.is_mixed(class) => {
-                        state.forget_where(class, |r| same_cell_type(&func.dfg, r, address));
-                    }
-                    Some(class) => state.classes.remove(class),
-                    None => state.classes = PMap::default(),
+                    Some(cell) => state.cells.remove(cell),
+                    None => state.cells = PMap::default(),
                 }
                 return None;
             }
             Op::Load {
                 address,
                 result,
-                class,
+                cell,
             } => {
-                let known = class.and_then(|c| state.get(c, address)).cloned();
+                let known = cell.and_then(|c| state.get(c, address)).cloned();
                 let replacement = known.as_ref().and_then(|k| k.representative(result));
                 if let Some(r) = result {
                     self.define(state, r);
                     // The cell holds what was just read (and the load did
                     // not trap): the result joins the values it equals.
-                    if let (Some(c), true) = (class, state.predicate_one && self.reads[address] > 1)
+                    if let (Some(c), true) = (cell, state.predicate_one && self.reads[address] > 1)
                     {
                         let values = known.as_ref().map_or(EqualValues::One(r), |k| k.with(r));
                         state.set(c, address, values);
@@ -459,12 +455,15 @@ impl<'a> ReferenceValues<'a> {
                 if let InstructionData::Call { callee, .. } = &dfg[inst] {
                     let class = self.classes.call_class(inst);
                     if let (true, Some(class)) = (callee.runs_unknown_code(), class) {
-                        if self.classes.call_is_unrestricted(inst) {
-                            state.classes.remove(class);
-                        } else {
-                            state.forget_where(class, |address| {
-                                self.classes.call_may_write(dfg, inst, address)
-                            });
+                        let unrestricted = self.classes.call_is_unrestricted(inst);
+                        for &cell in self.classes.cell_classes(class) {
+                            if unrestricted {
+                                state.cells.remove(cell);
+                            } else {
+                                state.forget_where(cell, |address| {
+                                    self.classes.call_may_write(dfg, inst, address)
+                                });
+                            }
                         }
                     }
                 }
@@ -481,8 +480,8 @@ impl<'a> ReferenceValues<'a> {
         if self.reads[x] == 0 {
             return;
         }
-        if let Some(class) = self.classes.class(x) {
-            state.forget(class, x);
+        if let Some(cell) = self.classes.cell_class(x) {
+            state.forget(cell, x);
         }
     }
 
@@ -519,15 +518,15 @@ impl<'a> ReferenceValues<'a> {
         };
         let is_param = |v: Value| matches!(dfg.value_def(v), ValueDef::Param(b, _) if b == to);
         let known = |a: Value| {
-            let class = self.classes.class(a)?;
-            state.get(class, a)?.filtered(is_param)
+            let cell = self.classes.cell_class(a)?;
+            state.get(cell, a)?.filtered(is_param)
         };
         let mut bound: Vec<(u32, Value, EqualValues)> = Vec::new();
         for (k, (&p, &a)) in params.iter().zip(first).enumerate() {
             if !self.classes.is_reference(p) {
                 continue;
             }
-            let (Some(pc), Some(mut held)) = (self.classes.class(p), known(a)) else {
+            let (Some(pc), Some(mut held)) = (self.classes.cell_class(p), known(a)) else {
                 continue;
             };
             if let Some(&other) = second.and_then(|args| args.get(k)) {
@@ -551,8 +550,8 @@ impl<'a> ReferenceValues<'a> {
                 self.define(state, p);
             }
         }
-        for (class, p, v) in bound {
-            state.set(class, p, v);
+        for (cell, p, v) in bound {
+            state.set(cell, p, v);
         }
     }
 }
