@@ -268,14 +268,11 @@ impl FnGen<'_> {
         }
         let closure = lo + self.rng.index(hi - lo);
         let sig = self.closures[closure - first].clone();
+        // `None`: the slice is `as_vector` of a `[u32; 4]`.
         let from_array = sig.entry == Kind::U32 && self.config.arrays > 0 && self.rng.chance(0.4);
-        let made = if from_array {
-            U32_ARRAY_LEN
-        } else {
-            self.rng.range(1, 3)
-        };
+        let made = (!from_array).then(|| self.rng.range(1, 3));
         let pushed = self.rng.chance(0.3);
-        let len = made + u64::from(pushed);
+        let len = made.unwrap_or(U32_ARRAY_LEN) + u64::from(pushed);
         let need = len
             .saturating_mul(self.costs[closure].saturating_add(1))
             .saturating_add(1 + ENUMERATE_OPERANDS);
@@ -322,23 +319,28 @@ impl FnGen<'_> {
         }
     }
 
-    /// A slice of `made` entries of the closure's kind (`make_array`, or
-    /// `as_vector` of a `[u32; 4]` when `made` is its length), with one more
-    /// pushed when `pushed`; returns its length and the slice.
-    fn enumerated_slice(&mut self, sig: &ClosureSig, made: u64, pushed: bool) -> (Value, Value) {
+    /// A slice of the closure's kind: `as_vector` of a `[u32; 4]` when
+    /// `made` is `None`, else `make_array` of `made` entries; one more entry
+    /// pushed when `pushed`. Returns its length and the slice.
+    fn enumerated_slice(
+        &mut self,
+        sig: &ClosureSig,
+        made: Option<u64>,
+        pushed: bool,
+    ) -> (Value, Value) {
         let slice_ty = sig.slice_type();
         let grown = [Type::U32, slice_ty.clone()];
-        let (length, slice) = if sig.entry == Kind::U32 && made == U32_ARRAY_LEN {
-            let array = self.get(Kind::ArrU32).value;
-            let results = self.call_builtin(Builtin::AsSlice, vec![array], &grown);
-            (results[0], results[1])
-        } else {
+        let (length, slice) = if let Some(made) = made {
             let entries = (0..made)
                 .map(|_| self.get_passable(sig.entry).value)
                 .collect();
             self.cost += 1;
             let slice = self.cursor().make_array(entries, slice_ty);
             (self.konst(u128::from(made), Kind::U32).value, slice)
+        } else {
+            let array = self.get(Kind::ArrU32).value;
+            let results = self.call_builtin(Builtin::AsSlice, vec![array], &grown);
+            (results[0], results[1])
         };
         if !pushed {
             return (length, slice);
