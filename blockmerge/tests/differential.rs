@@ -6,10 +6,12 @@
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{BlockMerge, MergeRule, Options, R1cs};
 use kildall_harness::generate::{generate_cfg, CfgConfig};
-use kildall_harness::testing::{check_same_behaviour, count_terminators};
+use kildall_harness::testing::{
+    calls_builtin, check_same_behaviour, count_generated, count_insts, count_terminators,
+};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
-use kildall_ir::Terminator;
+use kildall_ir::{Builtin, Terminator};
 
 /// Enough for every generated program.
 const FUEL: u64 = 1_000_000;
@@ -97,9 +99,9 @@ fn jumps_whose_two_edges_enter_one_block_behave_the_same() {
         ..CfgConfig::default()
     }
     .no_references();
-    let selects: usize = (0..300u64)
-        .map(|seed| count_terminators(&generate_cfg(seed, &config), Terminator::is_select_jump))
-        .sum();
+    let selects = count_generated(&config, 0..300, |module| {
+        count_terminators(module, Terminator::is_select_jump)
+    });
     assert!(selects >= 150, "only {selects} select jumps");
     let mut merges = 0;
     for seed in 0..300u64 {
@@ -107,6 +109,46 @@ fn jumps_whose_two_edges_enter_one_block_behave_the_same() {
         merges += check(seed, &config, min).unwrap_or_else(|e| panic!("{e}"));
     }
     assert!(merges > 150, "only {merges} merges");
+}
+
+#[test]
+fn enumerations_through_generated_closures_behave_the_same() {
+    // `vector_enumerate` runs closures the pass cannot see, as a call
+    // does: in an arm it keeps the arm from being flattened; the closures
+    // themselves are merged like any function. The first half of the
+    // seeds enumerate slices of references too.
+    let with_references = CfgConfig {
+        blocks: 16,
+        calls: 0,
+        enumerate: 1,
+        ..CfgConfig::default()
+    };
+    let without = with_references.clone().no_references();
+    let (first, second) = (0..200u64, 200..400u64);
+    let enumerations = [(&with_references, &first), (&without, &second)]
+        .into_iter()
+        .map(|(config, seeds)| {
+            count_generated(config, seeds.clone(), |module| {
+                count_insts(module, |d| calls_builtin(d, Builtin::SliceEnumerate))
+            })
+        })
+        .sum::<usize>();
+    assert!(
+        enumerations >= 1_000,
+        "only {enumerations} `vector_enumerate` calls"
+    );
+    let mut merges = 0;
+    for seed in first.chain(second) {
+        let config = if seed < 200 {
+            &with_references
+        } else {
+            &without
+        };
+        let min = [0, 1024][(seed % 2) as usize];
+        merges += check(seed, config, min).unwrap_or_else(|e| panic!("{e}"));
+    }
+    eprintln!("{enumerations} enumerations, {merges} merges");
+    assert!(merges > 300, "only {merges} merges");
 }
 
 #[test]

@@ -24,13 +24,16 @@
 
 pub use kildall_testkit::expect::*;
 
-use crate::generate::Rng;
+use std::ops::Range;
+
+use crate::generate::{generate_cfg, CfgConfig, Rng};
 use kildall_interpreter::{
     display_list, interpret_with_foreign, Execution, ForeignCall, ForeignHandler, ForeignMemory,
     InterpreterOptions, Outcome, RuntimeValue, TrapRule,
 };
 use kildall_ir::{
-    verify_module, Block, FuncCursor, Function, InstructionData, Module, Terminator, Type,
+    verify_module, Block, Builtin, Callee, FuncCursor, Function, InstructionData, Module,
+    Terminator, Type,
 };
 
 /// The oracle of a pass: `after` verifies, and `main` of `after` on `args`
@@ -158,6 +161,24 @@ pub fn count_insts(module: &Module, pred: impl Fn(&InstructionData) -> bool) -> 
     sum_over_blocks(module, |f, b| {
         f.layout.block_insts(b).filter(|&i| pred(&f.dfg[i])).count()
     })
+}
+
+/// The sum of `count` over the programs [`generate_cfg`] makes from
+/// `seeds` under `config`: how often the generator drew a feature, which a
+/// differential test asserts so that it fails, rather than passes on other
+/// programs, if the generator stops drawing it.
+pub fn count_generated(
+    config: &CfgConfig,
+    seeds: Range<u64>,
+    count: impl Fn(&Module) -> usize,
+) -> usize {
+    seeds.map(|seed| count(&generate_cfg(seed, config))).sum()
+}
+
+/// Whether an instruction calls `builtin`: with [`count_insts`], how many
+/// `vector_enumerate` calls a generator drew.
+pub fn calls_builtin(data: &InstructionData, builtin: Builtin) -> bool {
+    matches!(data, InstructionData::Call { callee: Callee::Builtin(b), .. } if *b == builtin)
 }
 
 /// The number of terminators of `module`'s blocks that `pred` accepts.

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use kildall_harness::fuzzing::{self, InterpInput, ParseInput};
-use kildall_harness::testing::count_terminators;
-use kildall_ir::Terminator;
+use kildall_harness::testing::{calls_builtin, count_insts, count_terminators};
+use kildall_ir::{Builtin, Terminator};
 
 fn regression_files(target: &str) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -80,10 +80,11 @@ fn ir_interp_regressions() {
 }
 
 #[test]
-fn pass_inputs_draw_jmpifs_whose_edges_enter_one_block() {
+fn pass_inputs_draw_jmpifs_whose_edges_enter_one_block_and_enumerations() {
     // Shape 4 exercises the newer forms; among them a `jmpif` whose two
-    // edges enter one block with different arguments.
-    let mut selects = 0;
+    // edges enter one block with different arguments, and
+    // `vector_enumerate` calling generated closures.
+    let (mut selects, mut enumerations) = (0, 0);
     for seed in 0..400u64 {
         let program = fuzzing::GenProgram {
             seed,
@@ -92,6 +93,11 @@ fn pass_inputs_draw_jmpifs_whose_edges_enter_one_block() {
         };
         let (module, _) = program.build();
         selects += count_terminators(&module, Terminator::is_select_jump);
+        enumerations += count_insts(&module, |d| calls_builtin(d, Builtin::SliceEnumerate));
     }
     assert!(selects >= 150, "only {selects} in 400 programs");
+    assert!(
+        enumerations >= 1_000,
+        "only {enumerations} `vector_enumerate` calls in 400 programs"
+    );
 }

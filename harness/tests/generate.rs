@@ -487,3 +487,22 @@ fn select_jumps_give_jmpifs_whose_edges_enter_one_block_with_different_arguments
     let traps = run_generated(&config, |_, _| {});
     assert!(traps < 60, "{traps} of 300 programs trapped");
 }
+
+#[test]
+fn enumerate_calls_generated_closures_within_the_fuel_bound() {
+    use kildall_harness::testing::calls_builtin;
+    use kildall_ir::Builtin;
+    let config = CfgConfig {
+        enumerate: 3,
+        ..CfgConfig::default()
+    };
+    let mut enumerations = 0;
+    let traps = run_generated(&config, |_, data| {
+        enumerations += usize::from(calls_builtin(data, Builtin::SliceEnumerate));
+    });
+    assert!(
+        enumerations > 1_000,
+        "only {enumerations} `vector_enumerate` calls"
+    );
+    assert!(traps < 60, "{traps} of 300 programs trapped");
+}

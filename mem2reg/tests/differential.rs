@@ -9,10 +9,12 @@
 //! replace: forwarding run again on the output finds nothing.
 
 use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
-use kildall_harness::testing::{check_same_behaviour, count_insts, count_terminators};
+use kildall_harness::testing::{
+    calls_builtin, check_same_behaviour, count_generated, count_insts, count_terminators,
+};
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
 use kildall_ir::pass::run_module;
-use kildall_ir::{verify_module, Callee, InstructionData, Module, Terminator, Type};
+use kildall_ir::{verify_module, Builtin, Callee, InstructionData, Module, Terminator, Type};
 use kildall_mem2reg::{Mem2Reg, Options};
 
 fn is_load(data: &InstructionData) -> bool {
@@ -48,6 +50,19 @@ struct Totals {
     loads_before: usize,
     loads_after: usize,
     traps: usize,
+}
+
+impl std::fmt::Display for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} programs ({} trap): {} of {} loads removed",
+            self.programs,
+            self.traps,
+            self.loads_before - self.loads_after,
+            self.loads_before
+        )
+    }
 }
 
 fn differential(config: &CfgConfig, seeds: std::ops::Range<u64>) -> Totals {
@@ -109,14 +124,7 @@ fn generated_programs_keep_their_behaviour() {
     let totals = differential(&config, 0..programs);
     let removed = totals.loads_before - totals.loads_after;
     let fraction = removed as f64 / totals.loads_before.max(1) as f64;
-    eprintln!(
-        "{} programs ({} trap): {} of {} loads removed ({:.1}%)",
-        totals.programs,
-        totals.traps,
-        removed,
-        totals.loads_before,
-        100.0 * fraction
-    );
+    eprintln!("{totals} ({:.1}%)", 100.0 * fraction);
     assert!(
         totals.programs >= 1_500,
         "too few programs ran to completion"
@@ -153,11 +161,7 @@ fn signed_integers_and_slices_of_references() {
         ..CfgConfig::default()
     };
     let totals = differential(&config, 30_000..30_800);
-    let removed = totals.loads_before - totals.loads_after;
-    eprintln!(
-        "{} programs ({} trap): {} of {} loads removed",
-        totals.programs, totals.traps, removed, totals.loads_before
-    );
+    eprintln!("{totals}");
     assert!(totals.programs >= 600, "too few programs ran to completion");
 }
 
@@ -171,20 +175,17 @@ fn calls_through_function_values() {
         functions: 5,
         ..CfgConfig::default()
     };
-    let value_calls: usize = (50_000..50_300)
-        .map(|seed| {
-            let (module, _) = generate_cfg_with_fuel(seed, &config);
-            count_insts(&module, |d| {
-                matches!(
-                    d,
-                    InstructionData::Call {
-                        callee: Callee::Value(_),
-                        ..
-                    }
-                )
-            })
+    let value_calls = count_generated(&config, 50_000..50_300, |module| {
+        count_insts(module, |d| {
+            matches!(
+                d,
+                InstructionData::Call {
+                    callee: Callee::Value(_),
+                    ..
+                }
+            )
         })
-        .sum();
+    });
     assert!(
         value_calls >= 300,
         "only {value_calls} calls through values"
@@ -219,14 +220,38 @@ fn jumps_whose_two_edges_enter_one_block() {
         select_jumps: 0.5,
         ..CfgConfig::default()
     };
-    let selects: usize = (45_000..45_400)
-        .map(|seed| {
-            let (module, _) = generate_cfg_with_fuel(seed, &config);
-            count_terminators(&module, Terminator::is_select_jump)
-        })
-        .sum();
+    let selects = count_generated(&config, 45_000..45_400, |module| {
+        count_terminators(module, Terminator::is_select_jump)
+    });
     assert!(selects >= 400, "only {selects} select jumps");
     let totals = differential(&config, 45_000..45_400);
+    assert!(totals.programs >= 300, "too few programs ran to completion");
+}
+
+#[test]
+fn enumerations_through_generated_closures() {
+    // `vector_enumerate` on slices of `u32`, `Field` and `&mut Field`,
+    // whose closures store into the cells forwarded to them and into the
+    // entries of a slice of references: a call through a value the caller
+    // cannot see into, which must keep the stores before it and the loads
+    // after it.
+    let config = CfgConfig {
+        memory: 6,
+        nested_references: 1,
+        reference_arrays: 1,
+        enumerate: 3,
+        ..CfgConfig::default()
+    };
+    let seeds = 70_000..70_400;
+    let enumerations = count_generated(&config, seeds.clone(), |module| {
+        count_insts(module, |d| calls_builtin(d, Builtin::SliceEnumerate))
+    });
+    assert!(
+        enumerations >= 2_000,
+        "only {enumerations} `vector_enumerate` calls"
+    );
+    let totals = differential(&config, seeds);
+    eprintln!("{enumerations} enumerations; {totals}");
     assert!(totals.programs >= 300, "too few programs ran to completion");
 }
 
@@ -273,13 +298,7 @@ fn immutable_references() {
         "only {calls_given_views} calls given a view"
     );
     let totals = differential(&config, seeds);
-    eprintln!(
-        "{views} views, {calls_given_views} calls given one; {} programs ({} trap): {} of {} loads removed",
-        totals.programs,
-        totals.traps,
-        totals.loads_before - totals.loads_after,
-        totals.loads_before
-    );
+    eprintln!("{views} views, {calls_given_views} calls given one; {totals}");
     assert!(totals.programs >= 200, "too few programs ran to completion");
 }
 

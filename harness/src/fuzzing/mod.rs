@@ -92,6 +92,7 @@ impl GenProgram {
                         config.select_jumps = 0.3;
                         config.function_values = 0.5;
                         config.immutable_references = 2;
+                        config.enumerate = 2;
                         config
                     }
                     _ => config,

@@ -7,7 +7,8 @@
 //!   an acyclic call graph, references stored in references and in arrays,
 //!   reference-typed block parameters and call arguments, dynamic array
 //!   indices kept in bounds, checked arithmetic, `constrain`, predication
-//!   with `enable_side_effects` and `if`). These exercise the analyses, the
+//!   with `enable_side_effects` and `if`, `vector_enumerate` calling
+//!   generated closures). These exercise the analyses, the
 //!   `mem2reg` pass (Noir's mem2reg design) and block merging (CoBBl).
 //! - [`generate_noise`]: noisy expression DAGs with shared operands (the
 //!   noisy-arithmetic model), optionally across a diamond or around a loop.
@@ -131,6 +132,16 @@ pub struct CfgConfig {
     /// them, and `&Field` parameters of the generated functions and of
     /// joins. Off by default, like `checks`.
     pub immutable_references: u32,
+    /// Weight of `vector_enumerate` calls on slices of `u32`, `Field` or
+    /// `&mut Field` the generator builds. The closures are generated
+    /// functions of their own (after the others), of which each call names
+    /// two of one signature: they read the entry, add it into the cells
+    /// they are forwarded or reach (writing through references a call
+    /// through a value hides from its caller), and return an entry; the
+    /// caller reads the slice returned and loads the cells back. Off by
+    /// default, and no random draw is made then, so that a seed keeps the
+    /// program it always gave.
+    pub enumerate: u32,
     /// Probability that an index into an array is dynamic (kept in bounds
     /// by `mod`, a mask, `truncate` or a comparison and `if`).
     pub dynamic_index: f64,
@@ -170,6 +181,7 @@ impl Default for CfgConfig {
             signed: 0,
             slices: 0,
             immutable_references: 0,
+            enumerate: 0,
             dynamic_index: 0.5,
             trap: 0.05,
             fuel: 100_000,

@@ -31,6 +31,7 @@ use kildall_ir::{
     Value,
 };
 
+mod enumerate;
 mod ops;
 mod regions;
 mod slices;
@@ -132,6 +133,11 @@ pub(crate) fn generate(seed: u64, config: &CfgConfig) -> (Module, u64) {
     let sigs: Vec<Sig> = (0..functions)
         .map(|index| signature(&mut rng, config, index))
         .collect();
+    let closures = if config.enumerate > 0 {
+        enumerate::closure_signatures(&mut rng, config)
+    } else {
+        Vec::new()
+    };
     let blocks = config.blocks.max(1);
     let main_blocks = if functions == 1 {
         blocks
@@ -140,26 +146,40 @@ pub(crate) fn generate(seed: u64, config: &CfgConfig) -> (Module, u64) {
     };
     let helper_blocks = (blocks - main_blocks.min(blocks)) / functions.saturating_sub(1).max(1);
 
-    // Callees have larger indices, so generating backwards knows every
-    // callee's fuel bound before its callers need it.
-    let mut bodies: Vec<Option<Function>> = vec![None; functions];
-    let mut costs: Vec<u64> = vec![u64::MAX; functions];
-    for index in (0..functions).rev() {
-        let (quota, fuel) = if index == 0 {
-            (main_blocks, config.fuel)
-        } else {
-            (helper_blocks.max(1), config.fuel / 8)
-        };
-        let name = if index == 0 {
-            "main".to_string()
-        } else {
-            format!("helper{index}")
+    // Callees have larger indices (the closures come last), so generating
+    // backwards knows every callee's fuel bound before its callers need it.
+    let total = functions + closures.len();
+    let mut bodies: Vec<Option<Function>> = vec![None; total];
+    let mut costs: Vec<u64> = vec![u64::MAX; total];
+    for index in (0..total).rev() {
+        let closure = index.checked_sub(functions).map(|c| &closures[c]);
+        let (quota, fuel, name, returns) = match closure {
+            Some(closure) => (
+                helper_blocks.clamp(1, enumerate::CLOSURE_BLOCKS),
+                config.fuel / enumerate::CLOSURE_FUEL_DIVISOR,
+                format!("closure{index}"),
+                vec![closure.entry],
+            ),
+            None if index == 0 => (
+                main_blocks,
+                config.fuel,
+                "main".to_string(),
+                sigs[0].returns.clone(),
+            ),
+            None => (
+                helper_blocks.max(1),
+                config.fuel / 8,
+                format!("helper{index}"),
+                sigs[index].returns.clone(),
+            ),
         };
         let mut gen = FnGen {
             rng: std::mem::replace(&mut rng, Rng::new(0)),
             config,
             func: Function::new(name),
             sigs: &sigs,
+            closures: &closures,
+            returns,
             costs: costs.clone(),
             this: index,
             block: Block::from_u32(0),
@@ -170,7 +190,10 @@ pub(crate) fn generate(seed: u64, config: &CfgConfig) -> (Module, u64) {
             terminated: false,
             remaining: 1,
         };
-        gen.body(quota);
+        match closure {
+            Some(closure) => gen.closure_body(quota, closure),
+            None => gen.body(quota),
+        }
         rng = gen.rng;
         costs[index] = gen.cost;
         bodies[index] = Some(gen.func);
@@ -229,6 +252,10 @@ struct FnGen<'a> {
     config: &'a CfgConfig,
     func: Function,
     sigs: &'a [Sig],
+    /// The closures of `vector_enumerate`, functions `sigs.len()` onwards.
+    closures: &'a [enumerate::ClosureSig],
+    /// What the function returns.
+    returns: Vec<Kind>,
     /// Fuel bounds of the functions generated so far (callees).
     costs: Vec<u64>,
     this: usize,

@@ -22,6 +22,7 @@ impl FnGen<'_> {
             c.signed,
             c.slices,
             c.immutable_references,
+            c.enumerate,
         ];
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total == 0 {
@@ -49,7 +50,8 @@ impl FnGen<'_> {
             9 => self.check_op(),
             10 => self.signed_op(),
             11 => self.slice_op(),
-            _ => self.immutable_reference_op(),
+            12 => self.immutable_reference_op(),
+            _ => self.enumerate_op(),
         }
     }
 

@@ -233,7 +233,7 @@ impl FnGen<'_> {
         let quota = self.sub_quota(remaining, 3);
         let then_quota = self.rng.below(quota as u64 + 1) as usize;
         let arm_budget = self.fair_room(quota + 3, remaining).saturating_sub(2);
-        let returns = self.sigs[self.this].returns.clone();
+        let returns = self.returns.clone();
         let early = self.rng.chance(self.config.early_return);
         let early_arm = self.rng.below(2);
 

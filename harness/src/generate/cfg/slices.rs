@@ -157,7 +157,12 @@ impl FnGen<'_> {
         }
     }
 
-    fn call_builtin(&mut self, builtin: Builtin, args: Vec<Value>, results: &[Type]) -> Vec<Value> {
+    pub(super) fn call_builtin(
+        &mut self,
+        builtin: Builtin,
+        args: Vec<Value>,
+        results: &[Type],
+    ) -> Vec<Value> {
         self.cost += 1;
         let inst = self.cursor().call_builtin(builtin, args, results);
         self.func.dfg.inst_results(inst).to_vec()
