@@ -391,7 +391,7 @@ fn site(module: &Module, frame: &Frame, inst: Option<Inst>) -> TrapSite {
                 None => "end of block",
             },
             None,
-            func.block_locs[frame.block],
+            func.terminator_loc(frame.block),
         ),
     };
     TrapSite {

@@ -175,6 +175,9 @@ pub struct Function {
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     /// Where each block's header came from in the text.
     pub block_locs: SecondaryMap<Block, SourceLoc>,
+    /// Where each block's terminator came from in the text (unknown for
+    /// those made by passes); see [`Function::terminator_loc`].
+    pub terminator_locs: SecondaryMap<Block, SourceLoc>,
     /// The offset Noir's Brillig code generation adds to a constant
     /// `array_get` or `array_set` index (1 past an array's reference count,
     /// 3 past a slice's header), written `index u32 4 minus 3`. The
@@ -200,9 +203,22 @@ impl Function {
             layout: Layout::new(),
             inst_locs: SecondaryMap::new(),
             block_locs: SecondaryMap::new(),
+            terminator_locs: SecondaryMap::new(),
             array_offsets: HashMap::new(),
             databus: DataBus::default(),
             builtin_names: BuiltinNames::default(),
+        }
+    }
+
+    /// Where `block`'s terminator came from in the text, or its header's
+    /// position when the terminator's is unknown (a block without one, or
+    /// a terminator a pass made).
+    pub fn terminator_loc(&self, block: Block) -> SourceLoc {
+        let loc = self.terminator_locs[block];
+        if loc == SourceLoc::default() {
+            self.block_locs[block]
+        } else {
+            loc
         }
     }
 

@@ -207,7 +207,14 @@ fn numbers_are_preserved_and_calls_remapped() {
         other => panic!("{other:?}"),
     }
     assert_eq!(helper.inst_locs[inst].line, 24);
-    assert_eq!(main.block_locs[kildall_ir::Block::from_u32(5)].line, 17);
+    let b5 = kildall_ir::Block::from_u32(5);
+    assert_eq!(main.block_locs[b5].line, 17);
+    // The terminator has a position of its own, which errors at it report.
+    assert_eq!(
+        (main.terminator_locs[b5].line, main.terminator_locs[b5].col),
+        (20, 5)
+    );
+    assert_eq!(main.terminator_loc(b5), main.terminator_locs[b5]);
 }
 
 #[test]

@@ -503,7 +503,7 @@ pub(crate) fn verify_on(
                     passed: Some(value),
                     noise,
                     bound: input_noise,
-                    loc: func.block_locs[block],
+                    loc: func.terminator_loc(block),
                 });
             }
         }

@@ -128,8 +128,10 @@ impl<'a> Parser<'a> {
             if self.tok.tok == Tok::Ident {
                 match self.tok.text {
                     "jmp" | "jmpif" | "return" | "unreachable" => {
+                        let loc = self.tok.loc;
                         let terminator = self.terminator(state)?;
                         state.func.dfg.set_terminator(block, terminator);
+                        state.func.terminator_locs[block] = loc;
                         return Ok(());
                     }
                     _ => {}

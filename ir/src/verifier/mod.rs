@@ -46,7 +46,8 @@ use unwritten::UnwrittenLoads;
 pub enum Location {
     /// The function as a whole.
     Function,
-    /// A block (its header or its terminator).
+    /// A block: its terminator, or its header when it has none (the
+    /// position of an error is the terminator's where the text gave one).
     Block(Block),
     /// An instruction.
     Inst(Inst),
@@ -516,11 +517,9 @@ impl Ctx<'_> {
                 .entry_block()
                 .map(|b| self.func.block_locs[b])
                 .unwrap_or_default(),
-            // FIXME: terminators have no source position of their own in
-            // `Function`, so their errors point at the block header.
             Location::Block(block) => {
                 if self.func.dfg.block_is_valid(block) {
-                    self.func.block_locs[block]
+                    self.func.terminator_loc(block)
                 } else {
                     SourceLoc::default()
                 }

@@ -39,7 +39,7 @@ fn noise_holds_call_arguments_and_returned_values_to_the_input_noise() {
         stderr(&check),
         format!(
             "{file}:12:5: noise of v4 passed by v5 = call f1(v4, v3) -> noisy is 24 bits, over the input noise of 12\n\
-             {file}:19:3: noise of v3 passed by return v3 is 25 bits, over the input noise of 12\n"
+             {file}:22:5: noise of v3 passed by return v3 is 25 bits, over the input noise of 12\n"
         )
     );
     let run = xtask(&["run", file, "--args", "u5 3, u5 4"]);
