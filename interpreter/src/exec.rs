@@ -5,11 +5,13 @@
 
 use std::sync::Arc;
 
+use kildall_ir::flat::Indexing;
 use kildall_ir::{
     AssertMessage, Builtin, Callee, Function, Inst, InstructionData, Module, Type, Value,
 };
 
 use super::enumerate::{self, EnumerateCall, Step};
+use super::flat;
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 use super::memory::Memory;
 use super::value::RuntimeValue;
@@ -183,9 +185,14 @@ fn memory(
 fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue, TrapKind> {
     use InstructionData as I;
     let enabled = frame.predicate;
+    // In `acir` functions, nested arrays may be numbered by leaf.
+    let flat = at.func.array_indexing(at.inst) == Indexing::Flat;
     match &at.func.dfg[at.inst] {
         I::MakeArray { elements, ty } => {
             let elements = at.get_all(frame, elements)?;
+            if flat {
+                return flat::from_leaves(ty, elements);
+            }
             let Some(types) = ty.element_types() else {
                 return Err(TrapKind::TypeError(format!(
                     "make_array of type {ty}, which is not an array"
@@ -203,12 +210,19 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
         // leaves its array unchanged.
         I::ArrayGet { array, index } => {
             let index_is_constant = at.func.dfg.const_value(*index).is_some();
+            let array_ty = at.func.dfg.value_type(*array);
             let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let RuntimeValue::Array { elements, .. } = &array else {
                 return Err(TrapKind::TypeError(format!("array_get from {array}")));
             };
             let ty = at.result_type(0)?;
-            match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
+            let (element, len) = match ops::index_of(&index)? {
+                Some(i) if flat => (flat::get(&array, array_ty, i), flat::len(array_ty)),
+                Some(i) => (elements.get(i), elements.len()),
+                None if flat => (None, flat::len(array_ty)),
+                None => (None, elements.len()),
+            };
+            match element {
                 Some(element) if enabled || index_is_constant => {
                     // In an array of tuples, a dynamic index may land on an
                     // element of another type than the one the result names.
@@ -219,14 +233,18 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                     }
                     Ok(element.clone())
                 }
-                None if enabled => Err(TrapKind::IndexOutOfBounds {
-                    index,
-                    len: elements.len(),
-                }),
-                _ => match elements.iter().find(|e| memory.has_type(e, ty)) {
-                    Some(element) => Ok(element.clone()),
-                    None => zero(ty, memory),
-                },
+                None if enabled => Err(TrapKind::IndexOutOfBounds { index, len }),
+                _ => {
+                    let of_type = |e: &RuntimeValue| memory.has_type(e, ty);
+                    let first = match flat {
+                        true => flat::first_leaf(&array, &of_type),
+                        false => elements.iter().find(|e| of_type(e)),
+                    };
+                    match first {
+                        Some(element) => Ok(element.clone()),
+                        None => zero(ty, memory),
+                    }
+                }
             }
         }
         // FIXME: Noir's interpreter runs `array_set mut` in place in
@@ -244,8 +262,20 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
             value,
             ..
         } => {
+            let array_ty = at.func.dfg.value_type(*array);
             let (mut array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
             let value = at.get(frame, *value)?;
+            if flat {
+                let len = flat::len(array_ty);
+                match ops::index_of(&index)?.filter(|&i| i < len) {
+                    Some(i) if enabled => {
+                        flat::set(&mut array, array_ty, i, value);
+                    }
+                    None if enabled => return Err(TrapKind::IndexOutOfBounds { index, len }),
+                    _ => {}
+                }
+                return Ok(array);
+            }
             let RuntimeValue::Array { elements, .. } = &mut array else {
                 return Err(TrapKind::TypeError(format!("array_set on {array}")));
             };

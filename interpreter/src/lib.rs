@@ -74,6 +74,7 @@ mod builtins;
 mod compare;
 mod enumerate;
 mod exec;
+mod flat;
 mod foreign;
 mod grumpkin;
 mod memory;
