@@ -143,6 +143,9 @@ pub fn has_leaf_type(ty: &Type, wanted: &Type) -> bool {
 pub fn leaf_types(ty: &Type, limit: u64) -> Option<Vec<&Type>> {
     fn push<'t>(ty: &'t Type, out: &mut Vec<&'t Type>) {
         match ty {
+            // Entries without leaves are skipped whole, so that the walk is
+            // bounded by the leaves (a `[[Field; 0]; N]` has none).
+            Type::Array(elements, _) if entry_leaf_count(elements) == Some(0) => {}
             Type::Array(elements, len) => {
                 for _ in 0..*len {
                     elements.iter().for_each(|e| push(e, out));
@@ -257,6 +260,8 @@ mod tests {
         assert_eq!(leaf_type(&ty, 8), Some(&Type::BOOL));
         let types = leaf_types(&ty, 16).unwrap();
         assert_eq!(types.len(), 6);
+        let empty = Type::array(Type::array(Type::Field, 0), u32::MAX);
+        assert_eq!(leaf_types(&empty, 0), Some(vec![]));
         assert!(leaf_types(&ty, 5).is_none());
         assert!(has_leaf_type(&ty, &Type::BOOL));
         assert!(!has_leaf_type(&ty, &Type::Field));
