@@ -6,6 +6,7 @@
 //! so the count is a [`CostModel`] the caller supplies; [`R1cs`] is the
 //! documented default.
 
+use kildall_ir::flat::{self, Indexing};
 use kildall_ir::{BinaryOp, Block, Function, Inst, InstructionData, Type, Value};
 
 /// What a backend pays, in constraints, for the parts of a block.
@@ -70,7 +71,7 @@ pub trait CostModel: Send + Sync {
 /// | `cast v as T` | the bits of `T` when `T` is an integer, else 0 |
 /// | `truncate v to N bits` | N |
 /// | `if` merge | 1 |
-/// | `array_get`, `array_set` | 0 at a constant index, the array's flattened length at a dynamic one |
+/// | `array_get`, `array_set` | 0 at a constant index, the array's flattened length at a dynamic one (its leaf count at a flat index of nested arrays) |
 /// | block parameter | 1 |
 #[derive(Copy, Clone, Debug, Default)]
 pub struct R1cs;
@@ -140,10 +141,11 @@ impl CostModel for R1cs {
             }
             InstructionData::ArrayGet { array, index }
             | InstructionData::ArraySet { array, index, .. } => {
-                if is_const(*index) {
-                    0
-                } else {
-                    dfg.value_type(*array).flattened_len().unwrap_or(0)
+                let ty = dfg.value_type(*array);
+                match (is_const(*index), func.array_indexing(inst)) {
+                    (true, _) => 0,
+                    (false, Indexing::Entry) => ty.flattened_len().unwrap_or(0),
+                    (false, Indexing::Flat) => flat::leaf_count(ty).unwrap_or(0),
                 }
             }
             InstructionData::Not { .. }

@@ -5,7 +5,7 @@
 
 use kildall_blockmerge::trace::trace;
 use kildall_blockmerge::{BlockMerge, MergeRule, Options, R1cs};
-use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, generate_flat_arrays, CfgConfig, FlatArrays};
 use kildall_harness::testing::{
     calls_builtin, check_same_behaviour, count_generated, count_insts, count_terminators,
 };
@@ -231,4 +231,40 @@ fn noisy_programs_behave_the_same() {
         }
     }
     assert!(failures.is_empty(), "{}", failures[0]);
+}
+
+#[test]
+fn nested_arrays_numbered_by_entry_and_by_leaf_behave_the_same() {
+    // Diamonds of an `acir` function whose arms build, read and write a
+    // nested array by entry and by leaf (Noir's flat numbering): merged,
+    // the arms' `array_set`s and stores run under `enable_side_effects`.
+    let mut merges = 0;
+    for seed in 0..300u64 {
+        let before = generate_flat_arrays(
+            seed,
+            FlatArrays {
+                ops: 12,
+                references: false,
+            },
+        );
+        let mut after = before.clone();
+        let options = Options {
+            min_block_size: 1024,
+            ..Options::default()
+        };
+        let reports = run_module::<BlockMerge>(&mut after, &options).unwrap().0;
+        merges += reports.iter().map(|r| r.merges.len()).sum::<usize>();
+        for k in 0..3 {
+            let args = args(seed, k);
+            check_same_behaviour(&before, &after, &args, TrapRule::SameKind, FUEL).unwrap_or_else(
+                |e| {
+                    panic!(
+                        "seed {seed}: {e}\n--- test file:\n// args: {}\n{before}",
+                        kildall_interpreter::display_list(&args)
+                    )
+                },
+            );
+        }
+    }
+    assert!(merges > 1_000, "only {merges} merges");
 }

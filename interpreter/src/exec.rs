@@ -5,11 +5,13 @@
 
 use std::sync::Arc;
 
+use kildall_ir::flat::Indexing;
 use kildall_ir::{
     AssertMessage, Builtin, Callee, Function, Inst, InstructionData, Module, Type, Value,
 };
 
 use super::enumerate::{self, EnumerateCall, Step};
+use super::flat;
 use super::foreign::{ForeignCall, ForeignHandler, ForeignMemory};
 use super::memory::Memory;
 use super::value::RuntimeValue;
@@ -182,10 +184,14 @@ fn memory(
 /// `make_array`, `array_get`, `array_set`.
 fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue, TrapKind> {
     use InstructionData as I;
-    let enabled = frame.predicate;
+    // In `acir` functions, nested arrays may be numbered by leaf.
+    let flat = at.func.array_indexing(at.inst) == Indexing::Flat;
     match &at.func.dfg[at.inst] {
         I::MakeArray { elements, ty } => {
             let elements = at.get_all(frame, elements)?;
+            if flat {
+                return flat::from_leaves(ty, elements);
+            }
             let Some(types) = ty.element_types() else {
                 return Err(TrapKind::TypeError(format!(
                     "make_array of type {ty}, which is not an array"
@@ -196,77 +202,114 @@ fn array(at: &At<'_>, frame: &Frame, memory: &mut Memory) -> Result<RuntimeValue
                 types: Arc::from(types),
             })
         }
-        // Under predicate 0, as Noir's interpreter: an `array_get` whose
-        // index is not a constant inside the array reads the first element
-        // of the result's type (where Noir's ACIR reads under a false
-        // predicate), or zero from an array without one; an `array_set`
-        // leaves its array unchanged.
-        I::ArrayGet { array, index } => {
-            let index_is_constant = at.func.dfg.const_value(*index).is_some();
-            let (array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
-            let RuntimeValue::Array { elements, .. } = &array else {
-                return Err(TrapKind::TypeError(format!("array_get from {array}")));
-            };
-            let ty = at.result_type(0)?;
-            match ops::index_of(&index)?.and_then(|i| elements.get(i)) {
-                Some(element) if enabled || index_is_constant => {
-                    // In an array of tuples, a dynamic index may land on an
-                    // element of another type than the one the result names.
-                    if ty.contains_reference() && !memory.has_type(element, ty) {
-                        return Err(TrapKind::TypeError(format!(
-                            "array_get of {element} where the result is a `{ty}`"
-                        )));
-                    }
-                    Ok(element.clone())
-                }
-                None if enabled => Err(TrapKind::IndexOutOfBounds {
-                    index,
-                    len: elements.len(),
-                }),
-                _ => match elements.iter().find(|e| memory.has_type(e, ty)) {
-                    Some(element) => Ok(element.clone()),
-                    None => zero(ty, memory),
-                },
-            }
-        }
-        // FIXME: Noir's interpreter runs `array_set mut` in place in
-        // constrained code, so every value sharing the array sees the write;
-        // here only the operand is rebound to the written array (see
-        // `exec_inst`), and its copies (block arguments, arrays it was nested
-        // in, cells it was stored in) keep the old contents. In
-        // unconstrained code Noir writes in place whenever the array's
-        // reference count is 1 (`mut` or not), which is not tracked here:
-        // every unconstrained write copies. Matching both needs arrays
-        // shared by identity, with their counts, in `RuntimeValue`.
+        I::ArrayGet { array, index } => array_get(at, frame, memory, (*array, *index), flat),
         I::ArraySet {
             array,
             index,
             value,
             ..
-        } => {
-            let (mut array, index) = (at.get(frame, *array)?, at.get(frame, *index)?);
-            let value = at.get(frame, *value)?;
-            let RuntimeValue::Array { elements, .. } = &mut array else {
-                return Err(TrapKind::TypeError(format!("array_set on {array}")));
-            };
-            match ops::index_of(&index)?.filter(|&i| i < elements.len()) {
-                Some(_) if !enabled => {}
-                Some(i) => Arc::make_mut(elements)[i] = value,
-                None if enabled => {
-                    return Err(TrapKind::IndexOutOfBounds {
-                        index,
-                        len: elements.len(),
-                    })
-                }
-                None => {}
-            }
-            Ok(array)
-        }
+        } => array_set(at, frame, (*array, *index, *value), flat),
         other => Err(TrapKind::Malformed(format!(
             "`{}` is not an array instruction",
             other.opcode_name()
         ))),
     }
+}
+
+/// `array_get` of `(array, index)`, by leaf when `flat`. Under predicate 0,
+/// as Noir's interpreter: an index that is not a constant inside the array
+/// reads the first element (leaf) of the result's type (where Noir's ACIR
+/// reads under a false predicate), or zero from an array without one.
+fn array_get(
+    at: &At<'_>,
+    frame: &Frame,
+    memory: &mut Memory,
+    (array, index): (Value, Value),
+    flat: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let enabled = frame.predicate;
+    let index_is_constant = at.func.dfg.const_value(index).is_some();
+    let array_ty = at.func.dfg.value_type(array);
+    let (array, index) = (at.get(frame, array)?, at.get(frame, index)?);
+    let RuntimeValue::Array { elements, .. } = &array else {
+        return Err(TrapKind::TypeError(format!("array_get from {array}")));
+    };
+    let ty = at.result_type(0)?;
+    let (element, len) = match ops::index_of(&index)? {
+        Some(i) if flat => (flat::get(&array, array_ty, i), flat::len(array_ty)),
+        Some(i) => (elements.get(i), elements.len()),
+        None if flat => (None, flat::len(array_ty)),
+        None => (None, elements.len()),
+    };
+    match element {
+        Some(element) if enabled || index_is_constant => {
+            // In an array of tuples, a dynamic index may land on an
+            // element of another type than the one the result names.
+            if ty.contains_reference() && !memory.has_type(element, ty) {
+                return Err(TrapKind::TypeError(format!(
+                    "array_get of {element} where the result is a `{ty}`"
+                )));
+            }
+            Ok(element.clone())
+        }
+        None if enabled => Err(TrapKind::IndexOutOfBounds { index, len }),
+        _ => {
+            let of_type = |e: &RuntimeValue| memory.has_type(e, ty);
+            let first = match flat {
+                true => flat::first_leaf(&array, &of_type),
+                false => elements.iter().find(|e| of_type(e)),
+            };
+            match first {
+                Some(element) => Ok(element.clone()),
+                None => zero(ty, memory),
+            }
+        }
+    }
+}
+
+// FIXME: Noir's interpreter runs `array_set mut` in place in constrained
+// code, so every value sharing the array sees the write; here only the
+// operand is rebound to the written array (see `exec_inst`), and its copies
+// (block arguments, arrays it was nested in, cells it was stored in) keep
+// the old contents. In unconstrained code Noir writes in place whenever the
+// array's reference count is 1 (`mut` or not), which is not tracked here:
+// every unconstrained write copies. Matching both needs arrays shared by
+// identity, with their counts, in `RuntimeValue`.
+/// `array_set` of `(array, index, value)`, by leaf when `flat`; under
+/// predicate 0 the array is unchanged.
+fn array_set(
+    at: &At<'_>,
+    frame: &Frame,
+    (array, index, value): (Value, Value, Value),
+    flat: bool,
+) -> Result<RuntimeValue, TrapKind> {
+    let array_ty = at.func.dfg.value_type(array);
+    let (mut array, index) = (at.get(frame, array)?, at.get(frame, index)?);
+    let value = at.get(frame, value)?;
+    let len = match &array {
+        RuntimeValue::Array { .. } if flat => flat::len(array_ty),
+        RuntimeValue::Array { elements, .. } => elements.len(),
+        _ => return Err(TrapKind::TypeError(format!("array_set on {array}"))),
+    };
+    let Some(i) = ops::index_of(&index)?.filter(|&i| i < len) else {
+        return match frame.predicate {
+            true => Err(TrapKind::IndexOutOfBounds { index, len }),
+            false => Ok(array),
+        };
+    };
+    if !frame.predicate {
+        return Ok(array);
+    }
+    if flat {
+        if !flat::set(&mut array, array_ty, i, value) {
+            return Err(TrapKind::TypeError(format!(
+                "array_set on {array}, which is not a `{array_ty}`"
+            )));
+        }
+    } else if let RuntimeValue::Array { elements, .. } = &mut array {
+        Arc::make_mut(elements)[i] = value;
+    }
+    Ok(array)
 }
 
 /// `constrain`, `range_check`, `enable_side_effects`.

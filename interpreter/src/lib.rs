@@ -34,7 +34,11 @@
 //!   references to different types never name the same cell.
 //! - Arrays are values, written copy-on-write; an enabled `array_set mut`
 //!   outside `brillig` code also rebinds its operand to the written array,
-//!   as Noir's interpreter writes such an array in place.
+//!   as Noir's interpreter writes such an array in place. An array value
+//!   holds its entries (nested arrays as values of their own); in an `acir`
+//!   function a `make_array` listing the leaves regroups them into entries,
+//!   and a flat index of `array_get` or `array_set` reaches its leaf through
+//!   the entries, bounded by the leaf count ([`kildall_ir::flat`]).
 //! - Predication: each block starts with predicate 1; `enable_side_effects c`
 //!   sets it to `c`. Under predicate 0 no check but a cast's traps (`constrain`,
 //!   `range_check`, overflow, division by zero, shifts, array indices,
@@ -74,6 +78,7 @@ mod builtins;
 mod compare;
 mod enumerate;
 mod exec;
+mod flat;
 mod foreign;
 mod grumpkin;
 mod memory;

@@ -293,23 +293,9 @@ pub(crate) fn zero_with(
         Type::Reference(pointee) | Type::ImmutableReference(pointee) => {
             RuntimeValue::Ref(fresh_ref(pointee))
         }
-        Type::Array(types, len) => {
-            let total = types.len() as u64 * u64::from(*len);
-            *budget += total;
-            if *budget > MAX_ZERO_ARRAY_ELEMENTS {
-                return None;
-            }
-            let mut elements = Vec::with_capacity(total as usize);
-            for _ in 0..*len {
-                for ty in types.iter() {
-                    elements.push(zero_with(ty, fresh_ref, budget)?);
-                }
-            }
-            RuntimeValue::Array {
-                elements: Arc::new(elements),
-                types: types.clone(),
-            }
-        }
+        Type::Array(types, len) => build_array(types, *len, budget, &mut |ty, budget| {
+            zero_with(ty, fresh_ref, budget)
+        })?,
         Type::Slice(types) => RuntimeValue::Array {
             elements: Arc::new(Vec::new()),
             types: types.clone(),
@@ -319,6 +305,32 @@ pub(crate) fn zero_with(
             plaintext: 0,
             noise: 0,
         },
+    })
+}
+
+/// The array of `len` entries of element types `types`, its elements built
+/// in order by `element`; `budget` counts array elements built so far.
+/// `None` past [`MAX_ZERO_ARRAY_ELEMENTS`] elements or when `element` fails.
+pub(crate) fn build_array(
+    types: &Arc<[Type]>,
+    len: u32,
+    budget: &mut u64,
+    element: &mut dyn FnMut(&Type, &mut u64) -> Option<RuntimeValue>,
+) -> Option<RuntimeValue> {
+    let total = types.len() as u64 * u64::from(len);
+    *budget += total;
+    if *budget > MAX_ZERO_ARRAY_ELEMENTS {
+        return None;
+    }
+    let mut elements = Vec::with_capacity(total as usize);
+    for _ in 0..len {
+        for ty in types.iter() {
+            elements.push(element(ty, budget)?);
+        }
+    }
+    Some(RuntimeValue::Array {
+        elements: Arc::new(elements),
+        types: types.clone(),
     })
 }
 

@@ -19,6 +19,7 @@ mod constant;
 mod dfg;
 pub mod dominators;
 mod entities;
+pub mod flat;
 mod function;
 mod global;
 mod instructions;

@@ -12,11 +12,17 @@
 //! The entries of a slice built by `vector_push_back` or `vector_push_front`
 //! of a known slice are known the same way.
 //!
+//! In an `acir` function an array with nested arrays may be numbered by
+//! leaf rather than by entry (Noir's flat layout, [`kildall_ir::flat`]): an
+//! index is only compared with, or looked up in, instructions of the same
+//! numbering.
+//!
 //! The `array_get` goes with its result: an index in bounds cannot trap, and
 //! an index out of bounds is never forwarded. An `array_set` at an index out
 //! of bounds leaves its array unchanged (or traps before the `array_get`
 //! runs), so looking through it is sound either way.
 
+use kildall_ir::flat::{self, Indexing};
 use kildall_ir::{Builtin, Callee, Function, Inst, InstructionData, Value, ValueDef};
 
 /// How many `array_set`s a look-up follows before giving up, so that a long
@@ -49,7 +55,8 @@ pub fn forward_elements(
         let Some(index) = func.dfg.const_value(index).and_then(|c| c.to_u64()) else {
             continue;
         };
-        if let Some(element) = element_at(func, array, index) {
+        let indexing = func.array_indexing(inst);
+        if let Some(element) = element_at(func, array, index, indexing) {
             forwarded.push((inst, result, element));
         }
     }
@@ -61,15 +68,29 @@ pub fn forward_elements(
     }
 }
 
-/// The flattened element `index` of `array`, if the instructions that built
-/// it say which value it is.
-fn element_at(func: &Function, mut array: Value, mut index: u64) -> Option<Value> {
+/// The element `index` of `array`, numbered as `indexing` says, if the
+/// instructions that built it say which value it is.
+///
+/// On an array with nested arrays, an `acir` function may number elements
+/// by entry or by leaf ([`kildall_ir::flat`]): a `make_array` or
+/// `array_set` answers only a question asked in its own numbering (the two
+/// coincide on arrays without nested arrays).
+fn element_at(
+    func: &Function,
+    mut array: Value,
+    mut index: u64,
+    indexing: Indexing,
+) -> Option<Value> {
     for _ in 0..MAX_CHAIN {
         let array_value = func.dfg.resolve(array);
         let ValueDef::Result(def, result) = func.dfg.value_def(array_value) else {
             return None;
         };
         func.layout.inst_block(def)?;
+        let nested = flat::is_nested(func.dfg.value_type(array_value));
+        if nested && func.array_indexing(def) != indexing {
+            return None;
+        }
         match (&func.dfg[def], result) {
             (InstructionData::MakeArray { elements, .. }, 0) => {
                 return usize::try_from(index)
@@ -89,7 +110,11 @@ fn element_at(func: &Function, mut array: Value, mut index: u64) -> Option<Value
                 let set_index = func.dfg.const_value(*set_index)?.to_u64()?;
                 if set_index == index {
                     // Out of bounds, the `array_get` would trap too.
-                    let len = func.dfg.value_type(array_value).flattened_len()?;
+                    let ty = func.dfg.value_type(array_value);
+                    let len = match indexing {
+                        Indexing::Entry => ty.flattened_len()?,
+                        Indexing::Flat => flat::leaf_count(ty)?,
+                    };
                     return (index < len).then(|| func.dfg.resolve(*value));
                 }
                 array = *inner;

@@ -8,11 +8,14 @@
 //! and checks that the pass leaves no load the per-block forwarding rule could still
 //! replace: forwarding run again on the output finds nothing.
 
-use kildall_harness::generate::{generate_cfg_with_fuel, CfgConfig, Rng};
+use kildall_harness::generate::{
+    generate_cfg_with_fuel, generate_flat_arrays, CfgConfig, FlatArrays, Rng,
+};
 use kildall_harness::testing::{
     calls_builtin, check_same_behaviour, count_generated, count_insts, count_terminators,
 };
 use kildall_interpreter::{display_list, Outcome, RuntimeValue, TrapRule};
+use kildall_ir::flat::Indexing;
 use kildall_ir::pass::run_module;
 use kildall_ir::{verify_module, Builtin, Callee, InstructionData, Module, Terminator, Type};
 use kildall_mem2reg::{Mem2Reg, Options};
@@ -337,4 +340,55 @@ fn the_output_does_not_depend_on_the_threads() {
     for threads in [2, 3] {
         assert_eq!(run(threads), (one.clone(), stats), "{threads} threads");
     }
+}
+
+/// Array instructions of `module` that number a nested array by leaf.
+fn flat_accesses(module: &Module) -> usize {
+    let mut count = 0;
+    for func in module.functions.values() {
+        for block in func.layout.blocks() {
+            count += func
+                .layout
+                .block_insts(block)
+                .filter(|&inst| func.array_indexing(inst) == Indexing::Flat)
+                .count();
+        }
+    }
+    count
+}
+
+#[test]
+fn nested_arrays_numbered_by_entry_and_by_leaf() {
+    // A `[[&mut Field; 2]; 2]` kept in a cell of an `acir` function, built,
+    // read and written by entry and by leaf (Noir's flat numbering), with
+    // references read out of it loaded and stored through.
+    let (mut flat, mut loads_before, mut loads_after) = (0, 0, 0);
+    for seed in 0..300 {
+        let before = generate_flat_arrays(
+            seed,
+            FlatArrays {
+                ops: 12,
+                references: true,
+            },
+        );
+        flat += flat_accesses(&before);
+        let mut after = before.clone();
+        run_module::<Mem2Reg>(&mut after, &Options::default()).unwrap();
+        let args = arguments(seed);
+        check_same_behaviour(&before, &after, &args, TrapRule::SameKind, 100_000).unwrap_or_else(
+            |e| {
+                panic!(
+                    "{e}\n{}\n--- output\n{after}",
+                    ready_to_add(seed, &before, &args, "the pass changes its behaviour")
+                )
+            },
+        );
+        loads_before += count_insts(&before, is_load);
+        loads_after += count_insts(&after, is_load);
+    }
+    assert!(flat >= 5_000, "only {flat} flat accesses");
+    assert!(
+        loads_after * 4 < loads_before,
+        "{loads_after} of {loads_before} loads left"
+    );
 }

@@ -32,7 +32,8 @@ pub use arbitrary;
 use arbitrary::Arbitrary;
 
 use crate::generate::{
-    generate_cfg_with_fuel, generate_noise, CfgConfig, NoiseConfig, NoiseControlFlow, Rng,
+    generate_cfg_with_fuel, generate_flat_arrays, generate_noise, CfgConfig, FlatArrays,
+    NoiseConfig, NoiseControlFlow, Rng,
 };
 use crate::testing::TestOracles;
 use kildall_interpreter::{
@@ -68,7 +69,22 @@ pub struct GenProgram {
 impl GenProgram {
     /// The program and the most steps a run of `main` takes.
     pub fn build(&self) -> (Module, u64) {
-        match self.shape % 8 {
+        match self.shape % 10 {
+            kind @ 8..=9 => {
+                let config = FlatArrays {
+                    ops: 1 + usize::from(self.size % 24),
+                    references: kind == 8,
+                };
+                let module = generate_flat_arrays(self.seed, config);
+                // No loop and no call: each block runs at most once.
+                let func = &module.functions[FuncId::from_u32(0)];
+                let steps = func
+                    .layout
+                    .blocks()
+                    .map(|b| func.layout.block_insts(b).count() as u64 + 1)
+                    .sum();
+                (module, steps)
+            }
             kind @ 0..=4 => {
                 let mut config = CfgConfig {
                     blocks: 2 + usize::from(self.size % 24),

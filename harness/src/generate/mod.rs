@@ -10,6 +10,8 @@
 //!   with `enable_side_effects` and `if`, `vector_enumerate` calling
 //!   generated closures). These exercise the analyses, the
 //!   `mem2reg` pass (Noir's mem2reg design) and block merging (CoBBl).
+//! - [`generate_flat_arrays`]: nested arrays of references in an `acir`
+//!   function, numbered by entry and by leaf (Noir's flat layout).
 //! - [`generate_noise`]: noisy expression DAGs with shared operands (the
 //!   noisy-arithmetic model), optionally across a diamond or around a loop.
 //!
@@ -39,8 +41,10 @@
 //! Generation is linear in the size of the program.
 
 mod cfg;
+mod flat;
 mod noise;
 
+pub use flat::{generate_flat_arrays, FlatArrays};
 pub use kildall_testkit::Rng;
 
 use kildall_ir::Module;

@@ -1,6 +1,7 @@
 //! Checks of one instruction or terminator: operand types, result types
 //! and builtin signatures.
 
+use super::arrays::check_array;
 use super::*;
 use crate::{Builtin, Enumerate};
 
@@ -48,25 +49,6 @@ pub(super) fn expect_type(
             &format!("`{expected}`"),
             found,
         ))
-    }
-}
-
-/// The element type at flattened `index` of an array type with element
-/// types `elements`: exact for a constant index, else any of them.
-pub(super) fn element_type<'t>(
-    cx: &Ctx<'_>,
-    elements: &'t [Type],
-    index: Value,
-    wanted: &Type,
-) -> Option<&'t Type> {
-    if elements.len() == 1 {
-        return Some(&elements[0]);
-    }
-    match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
-        Some(i) => i
-            .checked_rem(elements.len() as u64)
-            .and_then(|k| elements.get(k as usize)),
-        None => elements.iter().find(|t| *t == wanted),
     }
 }
 
@@ -131,7 +113,7 @@ pub(super) fn check_inst(cx: &Ctx<'_>, inst: Inst) -> Result<(), VerifierError> 
 }
 
 /// An error about an immediate operand (a bit count, a type) of `inst`.
-fn invalid(cx: &Ctx<'_>, inst: Inst, reason: String) -> VerifierError {
+pub(super) fn invalid(cx: &Ctx<'_>, inst: Inst, reason: String) -> VerifierError {
     let opcode = cx.func.dfg[inst].opcode_name();
     cx.error(
         Location::Inst(inst),
@@ -354,124 +336,6 @@ fn check_memory(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError>
             Ok(None)
         }
         _ => Ok(None),
-    }
-}
-
-/// `make_array`, `array_get`, `array_set`: the result type.
-fn check_array(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
-    use InstructionData::*;
-    let dfg = &cx.func.dfg;
-    match &dfg[inst] {
-        MakeArray { elements, ty } => check_make_array(cx, inst, elements, ty).map(Some),
-        ArrayGet { array, index } => {
-            let t = cx.ty(*array);
-            let Some(elements) = t.element_types() else {
-                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
-            };
-            expect_type(cx, inst, "the index", *index, &Type::U32)?;
-            let wanted = dfg.first_result(inst).map(|r| dfg.value_type(r).clone());
-            let wanted = wanted.unwrap_or(Type::Field);
-            let element = element_type(cx, elements, *index, &wanted).cloned();
-            if let Some(Type::Array(..)) = &element {
-                if wanted.element_types().is_none() {
-                    let kind = VerifierErrorKind::FlattenedArrayIndex {
-                        ty: t.clone(),
-                        wanted,
-                    };
-                    return Err(cx.error(Location::Inst(inst), kind));
-                }
-            }
-            Ok(element)
-        }
-        ArraySet {
-            array,
-            index,
-            value,
-            ..
-        } => {
-            let t = cx.ty(*array);
-            let Some(elements) = t.element_types() else {
-                return Err(operand_error(cx, inst, "the array", "an array or slice", t));
-            };
-            expect_type(cx, inst, "the index", *index, &Type::U32)?;
-            let vt = cx.ty(*value);
-            match element_type(cx, elements, *index, vt) {
-                Some(et) => expect_type(cx, inst, "the value", *value, et)?,
-                None => {
-                    let expected = format!("an element type of `{t}`");
-                    return Err(operand_error(cx, inst, "the value", &expected, vt));
-                }
-            }
-            Ok(Some(t.clone()))
-        }
-        _ => Ok(None),
-    }
-}
-
-fn check_make_array(
-    cx: &Ctx<'_>,
-    inst: Inst,
-    elements: &[Value],
-    ty: &Type,
-) -> Result<Type, VerifierError> {
-    let (element_types, len) = match ty {
-        Type::Array(e, len) => (e, Some(*len)),
-        Type::Slice(e) => (e, None),
-        _ => {
-            return Err(invalid(
-                cx,
-                inst,
-                format!("`{ty}` is not an array or slice type"),
-            ))
-        }
-    };
-    let width = element_types.len();
-    let count_ok = match len {
-        Some(len) => elements.len() as u64 == width as u64 * u64::from(len),
-        // A slice of a zero-sized element type (`[()]`) has no elements.
-        None if width == 0 => elements.is_empty(),
-        None => elements.len().is_multiple_of(width),
-    };
-    if let (false, Some(len)) = (count_ok, len) {
-        if elements.len() as u64 == leaf_count(ty) {
-            let kind = VerifierErrorKind::FlattenedArray {
-                ty: ty.clone(),
-                expected: width as u64 * u64::from(len),
-                found: elements.len(),
-            };
-            return Err(cx.error(Location::Inst(inst), kind));
-        }
-    }
-    if !count_ok {
-        let expected = match len {
-            Some(len) => (width as u64 * u64::from(len)).to_string(),
-            None => format!("a multiple of {width}"),
-        };
-        return Err(cx.error(
-            Location::Inst(inst),
-            VerifierErrorKind::ArrayLength {
-                ty: ty.clone(),
-                expected,
-                found: elements.len(),
-            },
-        ));
-    }
-    for (i, &element) in elements.iter().enumerate() {
-        let what = format!("element {i}");
-        expect_type(cx, inst, &what, element, &element_types[i % width])?;
-    }
-    Ok(ty.clone())
-}
-
-/// The scalars an array type holds when nested arrays are flattened (a
-/// slice or a scalar counts as one).
-fn leaf_count(ty: &Type) -> u64 {
-    match ty {
-        Type::Array(elements, len) => {
-            let per_entry: u64 = elements.iter().map(leaf_count).sum();
-            per_entry.saturating_mul(u64::from(*len))
-        }
-        _ => 1,
     }
 }
 

@@ -34,12 +34,22 @@ use crate::{
     InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
 };
 
+mod arrays;
 mod insts;
 mod unwritten;
 mod vector_bounds;
 
 use insts::{check_inst, check_terminator};
 use unwritten::UnwrittenLoads;
+
+/// What `array_get` and `array_set` do with their element, in messages.
+fn access_verb(opcode: &str) -> &'static str {
+    if opcode == "array_set" {
+        "writes"
+    } else {
+        "reads"
+    }
+}
 
 /// Where in a function an error is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -186,14 +196,10 @@ pub enum VerifierErrorKind {
         /// Elements given.
         found: usize,
     },
-    // FIXME: Noir accepts nested arrays flattened in `acir` functions (its
-    // interpreter runs `array_get v1, index u32 3 -> u1` on a
-    // `[[u1; 2]; 3]` as the fourth leaf); supporting it needs flat indices
-    // in the verifier, the interpreter and every pass that reads arrays.
-    /// A `make_array` of a nested array type that lists its leaves
-    /// flattened, as Noir's ACIR stores nested arrays: Kildall's arrays
-    /// take one element per entry, so the form is refused.
-    #[error("`make_array` lists the {found} leaves of `{ty}` flattened, as Noir's ACIR stores nested arrays; the IR takes one element per entry ({expected})")]
+    /// A `make_array` that lists the leaves of a nested array type outside
+    /// an `acir` function: only Noir's ACIR lays nested arrays out flat
+    /// (see [`crate::flat`]).
+    #[error("`make_array` lists the {found} leaves of `{ty}`, a flat listing only `acir` functions read (Noir's ACIR flattens nested arrays); here it takes one element per entry ({expected})")]
     FlattenedArray {
         /// The array type.
         ty: Type,
@@ -202,15 +208,27 @@ pub enum VerifierErrorKind {
         /// Elements given (the flattened leaves).
         found: usize,
     },
-    /// An `array_get` in an `acir` function reading a leaf of a nested
-    /// array by a flattened index, as Noir's ACIR does: refused, the IR
-    /// indexes arrays by entry.
-    #[error("`array_get` reads a `{wanted}` from `{ty}`, whose entries are arrays: a flattened index into nested arrays, as Noir's ACIR uses, is not part of the IR (index by entry, then into the entry)")]
+    /// An `array_get` or `array_set` taking a leaf of a nested array by a
+    /// flat index outside an `acir` function (see [`crate::flat`]).
+    #[error("`{opcode}` {} a `{wanted}` at a flat index of `{ty}`, whose entries are arrays: only `acir` functions number nested arrays flat (Noir's ACIR flattens them); here index by entry, then into the entry", access_verb(opcode))]
     FlattenedArrayIndex {
+        /// `array_get` or `array_set`.
+        opcode: &'static str,
         /// The array's type.
         ty: Type,
-        /// The result type asked for.
+        /// The result (or written value) type.
         wanted: Type,
+    },
+    /// An `array_get` whose result, or an `array_set` whose value, is of a
+    /// type the array has no element of at that index.
+    #[error("`{opcode}` {} a `{wanted}` {reason}", access_verb(opcode))]
+    ArrayElementType {
+        /// `array_get` or `array_set`.
+        opcode: &'static str,
+        /// The result (or written value) type.
+        wanted: Type,
+        /// Where, and what the array holds there.
+        reason: String,
     },
     /// A jump with the wrong number of arguments.
     #[error("jump to {target} passes {found} argument(s), {target} has {expected} parameter(s)")]

@@ -6,7 +6,7 @@ use ark_ff::Field;
 use super::ints::MAX_BITS;
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{AccessKind, Lc, MemoryAccess, Output, Space};
-use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
+use kildall_ir::{flat, BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
 
 /// Element `k` of an array in a cell lives at address `cell + k 2^40`.
 const ELEMENT_SHIFT: u32 = 40;
@@ -55,6 +55,12 @@ impl Lowerer<'_> {
                 else_value,
                 ..
             } => self.if_else(*then_condition, *then_value, *else_value, need(result)?)?,
+            // FIXME: arrays holding arrays (entry by entry, or leaf by leaf
+            // as Noir's ACIR lays them out) are not lowered; the flat
+            // numbering would index the vector of leaves directly.
+            I::MakeArray { ty, .. } if flat::is_nested(ty) => {
+                return Err(self.unsupported("an array holding arrays"))
+            }
             I::MakeArray { elements, .. } => {
                 let r = need(result)?;
                 let mut out = Vec::with_capacity(elements.len());
