@@ -26,6 +26,14 @@ pub(super) fn call(
     output: &mut Vec<String>,
 ) -> Result<Vec<RuntimeValue>, TrapKind> {
     use Builtin as B;
+    let needed = positional_arity(builtin);
+    if args.len() < needed {
+        // The verifier refuses such a call; an unverified module traps.
+        return Err(failure(
+            builtin,
+            format!("{} argument(s), it reads {needed}", args.len()),
+        ));
+    }
     Ok(match builtin {
         B::Print => {
             output.push(display_list(&args));
@@ -83,6 +91,25 @@ pub(super) fn call(
             })
         }
     })
+}
+
+/// How many leading arguments the computation of `builtin` below reads
+/// by position (the others take what they are given, or check it).
+fn positional_arity(builtin: Builtin) -> usize {
+    use Builtin as B;
+    match builtin {
+        B::ArrayLen | B::AsSlice | B::ToBits { .. } => 1,
+        B::SlicePushBack
+        | B::SlicePushFront
+        | B::SlicePopBack
+        | B::SlicePopFront
+        | B::ToRadix { .. }
+        | B::ApplyRangeConstraint
+        | B::FieldLessThan
+        | B::BlackBox(BlackBox::And | BlackBox::Xor) => 2,
+        B::SliceInsert | B::SliceRemove => 3,
+        _ => 0,
+    }
 }
 
 fn failure(builtin: Builtin, reason: String) -> TrapKind {

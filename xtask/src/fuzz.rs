@@ -263,10 +263,10 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                 .map(|i| i.text())
                 .unwrap_or_default();
             (
-                "ir/tests/fuzz_regressions/ir-parse",
+                "harness/tests/fuzz_regressions/ir-parse",
                 "ssa",
                 text.into_bytes(),
-                "cargo test -p kildall-ir --test fuzz_smoke",
+                "cargo test -p kildall-harness --test fuzz_smoke",
             )
         }
         "ir-interp" => {
@@ -274,10 +274,10 @@ pub fn regression(target: &str, data: &[u8]) -> Regression {
                 .map(|i| i.regression_file())
                 .unwrap_or_default();
             (
-                "ir/tests/fuzz_regressions/ir-interp",
+                "harness/tests/fuzz_regressions/ir-interp",
                 "ssa",
                 text.into_bytes(),
-                "cargo test -p kildall-ir --test fuzz_smoke",
+                "cargo test -p kildall-harness --test fuzz_smoke",
             )
         }
         "mem2reg" | "blockmerge" | "noise" => {
