@@ -3,7 +3,7 @@
 //! check (loads, stores and allocations across calls) is satisfied.
 
 use kildall_blockmerge::{BlockMerge, Options};
-use kildall_harness::generate::{generate_cfg, CfgConfig};
+use kildall_harness::generate::{generate_cfg, generate_flat_arrays, CfgConfig, FlatArrays};
 use kildall_interpreter::{InterpreterOptions, RuntimeValue};
 use kildall_ir::pass::run_module;
 use kildall_r1cs::trace::{record, TraceError};
@@ -89,4 +89,37 @@ fn generated_instances_are_satisfied_before_and_after_merging() {
         checked >= 990,
         "only {checked} of 1000 runs checked: {reasons:?}"
     );
+}
+
+/// On generated programs over nested arrays in an `acir` function (built,
+/// read and written by entry and by leaf, at constant and run-time
+/// indices, of `Field` values or of references kept in cells), every
+/// executed block instance satisfies its constraints, before and after
+/// merging, and so does the memory check.
+#[test]
+fn generated_nested_arrays_are_satisfied_before_and_after_merging() {
+    let interp = InterpreterOptions::default();
+    let (mut checked, mut accesses) = (0, 0);
+    for seed in 0..300u64 {
+        let config = FlatArrays {
+            ops: 6 + (seed % 7) as usize,
+            references: seed % 2 == 1,
+        };
+        let before = generate_flat_arrays(seed, config);
+        let mut after = before.clone();
+        run_module::<BlockMerge>(&mut after, &Options::default()).unwrap();
+        let main = before.main().unwrap();
+        for (which, module) in [("before", &before), ("after", &after)] {
+            let trace = record(module, main, args(seed), &interp)
+                .unwrap_or_else(|e| panic!("seed {seed}, {which} merging: {e}\n{module}"));
+            let (cs, assignment) = trace.memory.system();
+            if let Some(k) = cs.first_unsatisfied(&assignment) {
+                panic!("seed {seed}, {which} merging: memory check: {k:?}\n{module}");
+            }
+            accesses += trace.memory.valid_entries();
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 600);
+    assert!(accesses > 1000, "the programs access memory: {accesses}");
 }

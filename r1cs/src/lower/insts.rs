@@ -6,7 +6,7 @@ use ark_ff::Field;
 use super::ints::MAX_BITS;
 use super::{pow2, recompose, LowerError, Lowerer, Repr};
 use crate::system::{AccessKind, Lc, MemoryAccess, Output, Space};
-use kildall_ir::{flat, BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
+use kildall_ir::{BinaryOp, Callee, Inst, InstructionData as I, Type, Value};
 
 /// Element `k` of an array in a cell lives at address `cell + k 2^40`.
 const ELEMENT_SHIFT: u32 = 40;
@@ -55,20 +55,7 @@ impl Lowerer<'_> {
                 else_value,
                 ..
             } => self.if_else(*then_condition, *then_value, *else_value, need(result)?)?,
-            // FIXME: arrays holding arrays (entry by entry, or leaf by leaf
-            // as Noir's ACIR lays them out) are not lowered; the flat
-            // numbering would index the vector of leaves directly.
-            I::MakeArray { ty, .. } if flat::is_nested(ty) => {
-                return Err(self.unsupported("an array holding arrays"))
-            }
-            I::MakeArray { elements, .. } => {
-                let r = need(result)?;
-                let mut out = Vec::with_capacity(elements.len());
-                for &e in elements {
-                    out.push(self.scalar(e)?);
-                }
-                self.repr.insert(r, Repr::Array(out));
-            }
+            I::MakeArray { elements, ty } => self.make_array(elements, ty, need(result)?)?,
             I::ArrayGet { array, index } => {
                 let r = need(result)?;
                 self.array_get(inst, *array, *index, r)?;
@@ -80,7 +67,7 @@ impl Lowerer<'_> {
                 ..
             } => {
                 let r = need(result)?;
-                self.array_set(*array, *index, *value, r)?;
+                self.array_set(inst, (*array, *index, *value), r)?;
             }
             I::Allocate => self.allocate(inst, need(result)?)?,
             I::Load { address } => self.load(inst, *address, need(result)?)?,
@@ -336,7 +323,14 @@ impl Lowerer<'_> {
     }
 
     /// An access of the memory check under the block's predicate.
-    fn memory(&mut self, inst: Inst, space: Space, address: Lc, value: Lc, kind: AccessKind) {
+    pub(super) fn memory(
+        &mut self,
+        inst: Inst,
+        space: Space,
+        address: Lc,
+        value: Lc,
+        kind: AccessKind,
+    ) {
         let valid = self.predicate.clone();
         self.access(inst, valid, space, address, value, kind);
     }
@@ -413,129 +407,6 @@ impl Lowerer<'_> {
                 self.set_int(r, bits);
             }
         }
-        Ok(())
-    }
-
-    /// `index < len` where enabled: `len - 1 - index` fits in 32 bits.
-    fn bounds_check(&mut self, index: &Lc, len: usize) -> Result<(), LowerError> {
-        if len == 0 {
-            self.enforce_when_enabled(Lc::from_u64(1));
-            return Ok(());
-        }
-        let slack = Lc::from_u64(len as u64 - 1).minus(index);
-        self.range_when_enabled(&slack, 32)
-    }
-
-    fn array_get(
-        &mut self,
-        inst: Inst,
-        array: Value,
-        index: Value,
-        r: Value,
-    ) -> Result<(), LowerError> {
-        let Repr::Array(elements) = self.value(array)? else {
-            return Err(self.unsupported("`array_get` on a non-array"));
-        };
-        let i = self.scalar(index)?;
-        if let Some(k) = i.as_constant() {
-            let k: num_bigint::BigUint = k.into();
-            let element = usize::try_from(&k)
-                .ok()
-                .and_then(|k| elements.get(k).cloned());
-            let lc = match element {
-                Some(e) => e,
-                None => {
-                    // Out of bounds: a failure where enabled; elsewhere the
-                    // interpreter's read, the first element of the result's type.
-                    self.enforce_when_enabled(Lc::from_u64(1));
-                    let ty = self.func.dfg.value_type(r);
-                    let types = self.func.dfg.value_type(array).element_types();
-                    let first = types.and_then(|types| {
-                        (0..elements.len()).find(|k| &types[k % types.len()] == ty)
-                    });
-                    first.map_or_else(Lc::zero, |k| elements[k].clone())
-                }
-            };
-            self.repr.insert(r, Repr::Scalar(lc));
-            return Ok(());
-        }
-        // A dynamic index: a read of the array's memory, checked apart
-        // (CoBBl's memory check), and the bounds here.
-        self.bounds_check(&i, elements.len())?;
-        let value = self.recorded_scalar(r)?;
-        let name = self.name();
-        let v = Lc::var(self.new_witness(name, value));
-        let array = self.func.dfg.resolve(array);
-        self.memory(inst, Space::Array(array), i, v.clone(), AccessKind::Read);
-        self.repr.insert(r, Repr::Scalar(v));
-        Ok(())
-    }
-
-    fn array_set(
-        &mut self,
-        array: Value,
-        index: Value,
-        value: Value,
-        r: Value,
-    ) -> Result<(), LowerError> {
-        let Repr::Array(mut elements) = self.value(array)? else {
-            return Err(self.unsupported("`array_set` on a non-array"));
-        };
-        let i = self.scalar(index)?;
-        let v = self.scalar(value)?;
-        if let Some(k) = i.as_constant() {
-            let k: num_bigint::BigUint = k.into();
-            match usize::try_from(&k).ok().filter(|&k| k < elements.len()) {
-                Some(k) => {
-                    let write = self.predicate.clone();
-                    let moved = self.product(&write, &v.minus(&elements[k]), &self.name());
-                    elements[k] = elements[k].plus(&moved);
-                }
-                None => self.enforce_when_enabled(Lc::from_u64(1)),
-            }
-            self.repr.insert(r, Repr::Array(elements));
-            return Ok(());
-        }
-        // One-hot selectors: sel_k boolean, Σ sel_k = inside (boolean),
-        // Σ k sel_k = index * inside, inside = 1 where enabled, and
-        // (1 - inside)(index - len) in 32 bits (outside means out of
-        // bounds); each element becomes a_k + sel_k (v - a_k).
-        let name = self.name();
-        let iv = self.eval(&i).map(|f| {
-            let f: num_bigint::BigUint = f.into();
-            usize::try_from(&f).ok().filter(|&k| k < elements.len())
-        });
-        let mut selectors = Vec::with_capacity(elements.len());
-        for k in 0..elements.len() {
-            let value = iv.map(|iv| Fr::from(u64::from(iv == Some(k))));
-            let s = Lc::var(self.new_witness(format!("{name}.sel{k}"), value));
-            self.enforce(s.clone(), s.clone(), s.clone());
-            selectors.push(s);
-        }
-        let inside = selectors.iter().fold(Lc::zero(), |acc, s| acc.plus(s));
-        self.enforce(inside.clone(), inside.clone(), inside.clone());
-        let weighted = selectors
-            .iter()
-            .enumerate()
-            .fold(Lc::zero(), |acc, (k, s)| {
-                acc.add_scaled(Fr::from(k as u64), s)
-            });
-        let product = self.product(&i, &inside, &format!("{name}.at"));
-        self.enforce(weighted, Lc::from_u64(1), product);
-        self.enforce_when_enabled(Lc::from_u64(1).minus(&inside));
-        let beyond = i.plus_constant(-Fr::from(elements.len() as u64));
-        let outside = Lc::from_u64(1).minus(&inside);
-        let excess = self.product(&outside, &beyond, &format!("{name}.out"));
-        self.decompose(&excess, 32, &format!("{name}.out"));
-        // Under predicate 0 the array stays as it was.
-        for (k, s) in selectors.iter().enumerate() {
-            let p = self.predicate.clone();
-            let write = self.product(&p, s, &format!("{name}.w{k}"));
-            let delta = v.minus(&elements[k]);
-            let moved = self.product(&write, &delta, &format!("{name}.{k}"));
-            elements[k] = elements[k].plus(&moved);
-        }
-        self.repr.insert(r, Repr::Array(elements));
         Ok(())
     }
 }

@@ -23,11 +23,13 @@
 //! A `Field` value is a linear combination; `uN` and `iN` values are their
 //! `N`-bit two's complement patterns, so an integer result is the sum of
 //! the bits it was decomposed into; references and functions are their
-//! numbers. Arrays are the vectors of their flattened elements. The bits
-//! of an integer are kept once known, so a value decomposed once (by the
+//! numbers. Arrays, nested ones included, are the vectors of their leaves
+//! in Noir's flat order (`arrays` says how instructions index them). The
+//! bits of an integer are kept once known, so a value decomposed once (by the
 //! operation that made it) is never decomposed again in the block.
 
 mod arith;
+mod arrays;
 mod insts;
 mod ints;
 
@@ -200,12 +202,15 @@ impl<'a> Lowerer<'a> {
                 self.origin = Origin::Input(param);
                 let ty = func.dfg.value_type(param).clone();
                 let repr = self.repr[&param].clone();
-                let element_types: Vec<Type> = match &ty {
-                    Type::Array(types, _) => types.to_vec(),
-                    other => vec![other.clone()],
+                let leaf_types: Vec<&Type> = match &ty {
+                    Type::Array(..) => {
+                        let count = repr.elements().len() as u64;
+                        kildall_ir::flat::leaf_types(&ty, count).unwrap_or_default()
+                    }
+                    other => vec![other],
                 };
                 for (k, lc) in repr.elements().iter().enumerate() {
-                    let Some(n) = element_types[k % element_types.len()].bit_size() else {
+                    let Some(n) = leaf_types.get(k).and_then(|t| t.bit_size()) else {
                         continue;
                     };
                     let name = match ty {
@@ -663,7 +668,9 @@ fn escaping(func: &Function, block: Block) -> Vec<Value> {
     order
 }
 
-/// The number of field elements of a value of `ty`.
+/// The number of field elements of a value of `ty`: its leaves, in
+/// Noir's flat layout; `None` for a slice (inside an array too) or a
+/// noisy value.
 pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
     match ty {
         Type::Field
@@ -672,13 +679,10 @@ pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
         | Type::Reference(_)
         | Type::ImmutableReference(_)
         | Type::Function => Some(1),
-        Type::Array(elements, len) => {
-            if elements.iter().all(|e| flat_len(e) == Some(1)) {
-                Some(elements.len() * *len as usize)
-            } else {
-                None
-            }
-        }
+        Type::Array(elements, len) => elements
+            .iter()
+            .try_fold(0usize, |sum, e| sum.checked_add(flat_len(e)?))?
+            .checked_mul(*len as usize),
         Type::Slice(_) | Type::Noisy => None,
     }
 }
