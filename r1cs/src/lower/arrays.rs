@@ -126,10 +126,12 @@ fn constant_index(i: &Lc) -> Option<Option<usize>> {
 }
 
 impl Lowerer<'_> {
-    /// The elements `inst` indexes in `array`.
-    fn elements_of(&self, inst: Inst, array: Value) -> Result<Elements, LowerError> {
+    /// The elements `inst` indexes in `array`, whose representation has
+    /// `leaves` leaves.
+    fn elements_of(&self, inst: Inst, array: Value, leaves: usize) -> Result<Elements, LowerError> {
         let ty = self.func.dfg.value_type(array);
         Elements::of(ty, self.func.array_indexing(inst))
+            .filter(|_| flat_len(ty) == Some(leaves))
             // FIXME: an array holding slices has no flat layout (Noir has
             // none either); it is refused.
             .ok_or_else(|| self.unsupported(&format!("an array of type {ty}")))
@@ -178,7 +180,7 @@ impl Lowerer<'_> {
         let Repr::Array(leaves) = self.value(array)? else {
             return Err(self.unsupported("`array_get` on a non-array"));
         };
-        let elements = self.elements_of(inst, array)?;
+        let elements = self.elements_of(inst, array, leaves.len())?;
         let ty = self.func.dfg.value_type(r).clone();
         let i = self.scalar(index)?;
         let Some(k) = constant_index(&i) else {
@@ -294,7 +296,7 @@ impl Lowerer<'_> {
         let Repr::Array(mut leaves) = self.value(array)? else {
             return Err(self.unsupported("`array_set` on a non-array"));
         };
-        let elements = self.elements_of(inst, array)?;
+        let elements = self.elements_of(inst, array, leaves.len())?;
         let i = self.scalar(index)?;
         let v = self.value(value)?.elements().to_vec();
         if let Some(k) = constant_index(&i) {
