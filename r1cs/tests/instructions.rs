@@ -476,6 +476,25 @@ fn arrays_of_tuples_holding_arrays_agree() {
     v6 = array_set v3, index v0, value u8 9
     return v4, v5, v6
 }";
+    // Two components of the read's type: the component is a witness too.
+    let two_components = "fn main f0 {
+  b0(v0: u32, v1: u8, v2: u1):
+    v3 = make_array [v1, u8 2] : [u8; 2]
+    v4 = make_array [u8 3, v1] : [u8; 2]
+    v5 = make_array [v3, v2, v4, v4, u1 1, v3] : [([u8; 2], u1, [u8; 2]); 2]
+    v6 = array_get v5, index v0 -> [u8; 2]
+    return v6
+}";
+    let runs = [0, 2, 3, 5, 6]
+        .map(|i| {
+            vec![
+                RuntimeValue::unsigned(32, i),
+                RuntimeValue::unsigned(8, 200),
+                RuntimeValue::unsigned(1, 1),
+            ]
+        })
+        .to_vec();
+    assert_eq!(agree_on(two_components, runs), 4);
     let mut entry_runs = Vec::new();
     let mut leaf_runs = Vec::new();
     for flag in 0..2 {

@@ -15,7 +15,7 @@
 //! element's first leaf plus the leaf's rank; a write selects the element
 //! by one-hot selectors and moves each of its leaves. When every component
 //! has as many leaves `L`, element `k` starts at leaf `k L`; otherwise the
-//! read names the entry `e` and the component `j` its result's type picks,
+//! read names the entry `e` and the component `j` of its result's type,
 //! with `k = w e + j`, and starts at `e P + start(j)`, `P` leaves per entry.
 
 use ark_bn254::Fr;
@@ -250,41 +250,55 @@ impl Lowerer<'_> {
     }
 
     /// The first leaf of element `i` (a run-time index by entry) of an
-    /// array whose components differ in leaf count: the component `j` of
-    /// the result's type, a witness entry `e` below the entry count with
-    /// `i = w e + j` where enabled, and `e P + start(j)`.
+    /// array whose components differ in leaf count: a witness entry `e`
+    /// below the entry count and the component `j` of the result's type
+    /// (a constant when the entry has one such component, else one flag
+    /// per such component, one set where enabled), with `i = w e + j` where
+    /// enabled; the leaf is `e P + start(j)`.
     fn entry_start(&mut self, elements: &Elements, i: &Lc, ty: &Type) -> Result<Lc, LowerError> {
-        let mut matching = elements
-            .components
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.ty.as_ref() == Some(ty));
-        let (Some((j, component)), None) = (matching.next(), matching.next()) else {
-            // FIXME: a run-time entry index into an array whose entries
-            // hold several components of the read's type, of different
-            // leaf counts from the others, would need the component as a
-            // witness too; it is refused.
+        let matching: Vec<(usize, usize)> = (elements.components.iter().enumerate())
+            .filter(|(_, c)| c.ty.as_ref() == Some(ty))
+            .map(|(j, c)| (j, c.start))
+            .collect();
+        if matching.is_empty() {
             return Err(self.unsupported(&format!(
-                "a run-time read of {ty} from entries with several or no such components"
+                "a run-time read of {ty} from entries without such a component"
             )));
-        };
-        let start = component.start;
+        }
         let w = elements.width();
         let entries = elements.count / w;
-        let entry = self.eval(i).map(|f| {
+        let k = self.eval(i).map(|f| {
             let k: BigUint = f.into();
-            let k = usize::try_from(&k).unwrap_or(usize::MAX);
-            Fr::from((k / w) as u64)
+            usize::try_from(&k).unwrap_or(usize::MAX)
         });
         let name = self.name();
+        let entry = k.map(|k| Fr::from((k / w) as u64));
         let e = Lc::var(self.new_witness(format!("{name}.entry"), entry));
-        let rebuilt = e
-            .scale(Fr::from(w as u64))
-            .plus_constant(Fr::from(j as u64));
+        let flags: Vec<Lc> = match matching[..] {
+            [_] => vec![Lc::from_u64(1)],
+            _ => {
+                let mut flags = Vec::with_capacity(matching.len());
+                for &(j, _) in &matching {
+                    let value = k.map(|k| Fr::from(u64::from(k % w == j)));
+                    let f = Lc::var(self.new_witness(format!("{name}.component{j}"), value));
+                    self.enforce(f.clone(), f.clone(), f.clone());
+                    flags.push(f);
+                }
+                let picked = flags.iter().fold(Lc::zero(), |acc, f| acc.plus(f));
+                self.enforce_when_enabled(Lc::from_u64(1).minus(&picked));
+                flags
+            }
+        };
+        let weigh = |pick: fn(&(usize, usize)) -> usize| {
+            (matching.iter().zip(&flags)).fold(Lc::zero(), |acc, (m, f)| {
+                acc.add_scaled(Fr::from(pick(m) as u64), f)
+            })
+        };
+        let (component, start) = (weigh(|m| m.0), weigh(|m| m.1));
+        let rebuilt = e.scale(Fr::from(w as u64)).plus(&component);
         self.enforce_when_enabled(i.minus(&rebuilt));
         self.bounds_check(&e, entries)?;
-        Ok(e.scale(Fr::from(elements.per_entry as u64))
-            .plus_constant(Fr::from(start as u64)))
+        Ok(e.scale(Fr::from(elements.per_entry as u64)).plus(&start))
     }
 
     pub(super) fn array_set(
