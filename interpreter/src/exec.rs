@@ -255,9 +255,10 @@ fn array_get(
         None if enabled => Err(TrapKind::IndexOutOfBounds { index, len }),
         _ => {
             let of_type = |e: &RuntimeValue| memory.has_type(e, ty);
-            let first = match flat {
-                true => flat::first_leaf(&array, &of_type),
-                false => elements.iter().find(|e| of_type(e)),
+            let first = if flat {
+                flat::first_leaf(&array, &of_type)
+            } else {
+                elements.iter().find(|e| of_type(e))
             };
             match first {
                 Some(element) => Ok(element.clone()),
@@ -292,9 +293,10 @@ fn array_set(
         _ => return Err(TrapKind::TypeError(format!("array_set on {array}"))),
     };
     let Some(i) = ops::index_of(&index)?.filter(|&i| i < len) else {
-        return match frame.predicate {
-            true => Err(TrapKind::IndexOutOfBounds { index, len }),
-            false => Ok(array),
+        return if frame.predicate {
+            Err(TrapKind::IndexOutOfBounds { index, len })
+        } else {
+            Ok(array)
         };
     };
     if !frame.predicate {

@@ -219,12 +219,26 @@ impl Function {
         let (Type::Array(elements, _), true) = (ty, is_nested(ty)) else {
             return true;
         };
-        match self.dfg.const_value(index).and_then(|c| c.to_u64()) {
-            Some(i) => i
-                .checked_rem(elements.len() as u64)
-                .is_some_and(|k| &elements[k as usize] == wanted),
-            None => elements.contains(wanted),
-        }
+        let index = self.dfg.const_value(index).and_then(|c| c.to_u64());
+        entry_type(elements, index, wanted) == Some(wanted)
+    }
+}
+
+/// The type of element `index` by entry of an array or slice of element
+/// types `elements` (an entry index is typed modulo the tuple width, so
+/// that an index out of bounds still has a type); for an index that is not
+/// a constant (`None`), the element type equal to `wanted`, if any.
+pub(crate) fn entry_type<'t>(
+    elements: &'t [Type],
+    index: Option<u64>,
+    wanted: &Type,
+) -> Option<&'t Type> {
+    if let [only] = elements {
+        return Some(only);
+    }
+    match index {
+        Some(i) => elements.get(usize::try_from(i.checked_rem(elements.len() as u64)?).ok()?),
+        None => elements.iter().find(|t| *t == wanted),
     }
 }
 

@@ -39,13 +39,12 @@
 //!
 //! Two refinements narrow a class without splitting it. A cell has one
 //! type, and the interpreter traps on a reference to a cell of another, so
-//! references to cells of different types never name the same cell: a
-//! class whose references name cells of several types (the world above
-//! all) is marked *mixed*, and each class is split into *cell classes*, one
-//! per cell type ([`AliasClasses::cell_class`]): a store through one
-//! reference writes only the cells of its cell class (clients that hold a
-//! class compare cell types, [`same_cell_type`]). And a call of a module function that runs no
-//! oracle touches only the cells its arguments reach, written only
+//! references to cells of different types never name the same cell: each
+//! class is split into *cell classes*, one per cell type
+//! ([`AliasClasses::cell_class`]; a class whose references name cells of
+//! several types, the world above all, has several), and a store through
+//! one reference writes only the cells of its cell class. And a call of a
+//! module function that runs no oracle touches only the cells its arguments reach, written only
 //! through their `&mut`s ([`crate::summary`]): [`AliasClasses::call_may_write`]
 //! and [`AliasClasses::call_may_read`] tell, per call and address, what a
 //! call's class alone cannot.
@@ -110,15 +109,14 @@ pub struct AliasClasses {
     /// The cell types each call of unknown code may touch, where the
     /// module's summary narrows them.
     access: CallAccess,
-    /// Per class: whether its references name cells of more than one type
-    /// (the world, a parameter reaching several, an array of several).
-    mixed: Vec<bool>,
     /// Per reference: its cell class ([`Self::cell_class`]); `NO_NODE` for
     /// the other values.
     cell_class: SecondaryMap<Value, u32>,
     /// Per class: its first cell class, `NO_NODE` if it has no reference.
     first_cell_class: Vec<u32>,
-    /// The cell classes of each mixed class, by root.
+    /// The cell classes of each class with more than one (whose references
+    /// name cells of several types: the world, a parameter reaching
+    /// several, an array of several), by root.
     mixed_cell_classes: HashMap<Node, Vec<u32>>,
 }
 
@@ -208,13 +206,11 @@ impl AliasClasses {
         }
     }
 
-    /// Splits each class by cell type into cell classes ([`Self::cell_class`])
-    /// and marks the classes with more than one (mixed), comparing each
-    /// reference's cell type with those already seen in its class
-    /// (interned types: equal types are usually one pointer).
+    /// Splits each class by cell type into cell classes ([`Self::cell_class`]),
+    /// comparing each reference's cell type with those already seen in its
+    /// class (interned types: equal types are usually one pointer).
     fn find_cell_classes(&mut self, dfg: &DataFlowGraph) {
         let nodes = self.parent.len();
-        self.mixed = vec![false; nodes];
         self.first_cell_class = vec![NO_NODE; nodes];
         let same = |a: &Type, b: &Type| std::ptr::eq(a, b) || a.is_same_cell_type(b);
         let mut first: Vec<Option<&Type>> = vec![None; nodes];
@@ -240,7 +236,6 @@ impl AliasClasses {
                 }
                 Some(seen) if same(seen, cell) => self.first_cell_class[r],
                 Some(seen) => {
-                    self.mixed[r] = true;
                     let types = mixed
                         .entry(root)
                         .or_insert_with(|| vec![(seen, self.first_cell_class[r])]);
@@ -579,20 +574,11 @@ impl AliasClasses {
         }
     }
 
-    /// Whether the references of `class` name cells of more than one type:
-    /// then two of them name the same cell only if their cell types agree
-    /// ([`same_cell_type`]).
-    pub fn is_mixed(&self, class: u32) -> bool {
-        self.mixed
-            .get(self.find(class) as usize)
-            .copied()
-            .unwrap_or(true)
-    }
-
     /// The cell class of the reference `v`: the references of its class
     /// whose cells have its cell's type (`&T` and `&mut T` alike). A cell
     /// has one type, so references of two cell classes never name the same
-    /// cell; a class that is not [mixed](Self::is_mixed) is one cell class.
+    /// cell; a class whose references all name cells of one type is one
+    /// cell class.
     /// `None` for a value that is not a reference.
     pub fn cell_class(&self, v: Value) -> Option<u32> {
         let c = self.cell_class[v];
@@ -663,16 +649,6 @@ impl AliasClasses {
     /// Whether some `load` may read a cell of this class.
     pub fn is_loaded(&self, class: u32) -> bool {
         self.loaded[self.find(class) as usize]
-    }
-}
-
-/// Whether references `a` and `b` may name cells of one type (a cell has
-/// one type, and the interpreter traps on a reference to a cell of another,
-/// so references to cells of different types never name the same cell).
-pub fn same_cell_type(dfg: &DataFlowGraph, a: Value, b: Value) -> bool {
-    match (dfg.value_type(a).pointee(), dfg.value_type(b).pointee()) {
-        (Some(x), Some(y)) => std::ptr::eq(x, y) || x.is_same_cell_type(y),
-        _ => true,
     }
 }
 

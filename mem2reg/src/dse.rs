@@ -38,11 +38,9 @@ use kildall_dataflow::{
     Analysis, Backward, BitSet, EffectId, Effects, FunctionGraph, Must, SparseGraph,
 };
 use kildall_ir::pass::FunctionAnalyses;
-use kildall_ir::{
-    Block, DataFlowGraph, EntitySet, Function, Inst, InstructionData, Terminator, Value,
-};
+use kildall_ir::{Block, EntitySet, Function, Inst, InstructionData, Terminator, Value};
 
-use crate::alias::{same_cell_type, AliasClasses};
+use crate::alias::AliasClasses;
 use crate::{is_predicate_one, Renames, Stats};
 
 /// What [`Overwritten`] sees of an instruction: its effects only, so that a
@@ -193,23 +191,20 @@ fn walk(
 }
 
 /// Whether a load through `address` may read the cell `stored` names: the
-/// same class (a reference of unknown class may be any), and, in a class of
-/// references to cells of several types, the same cell type.
-fn may_read(classes: &AliasClasses, dfg: &DataFlowGraph, address: Value, stored: Value) -> bool {
-    match classes.class(address) {
+/// same cell class (alias class and cell type; a reference of unknown class
+/// may be any).
+fn may_read(classes: &AliasClasses, address: Value, stored: Value) -> bool {
+    match classes.cell_class(address) {
         None => true,
-        Some(class) => {
-            classes.class(stored) == Some(class)
-                && (!classes.is_mixed(class) || same_cell_type(dfg, address, stored))
-        }
+        Some(cell) => classes.cell_class(stored) == Some(cell),
     }
 }
 
 /// Forgets the references a load through `address` may read.
-fn observe(classes: &AliasClasses, dfg: &DataFlowGraph, state: &mut BitSet<Value>, address: Value) {
+fn observe(classes: &AliasClasses, state: &mut BitSet<Value>, address: Value) {
     let gone: Vec<Value> = state
         .iter()
-        .filter(|&k| may_read(classes, dfg, address, k))
+        .filter(|&k| may_read(classes, address, k))
         .collect();
     for k in gone {
         state.remove(k);
@@ -252,7 +247,7 @@ impl Analysis<AccessGraph<'_>> for Overwritten<'_> {
             Access::Store(address) => {
                 set.insert(address);
             }
-            Access::Load(address) => observe(self.classes, &graph.graph().dfg, set, address),
+            Access::Load(address) => observe(self.classes, set, address),
             Access::Call(inst, class) => {
                 let dfg = &graph.graph().dfg;
                 let read: Vec<Value> = set
@@ -394,7 +389,7 @@ pub(crate) fn dead_stores(
                 }
                 Step::Load(address) => {
                     let class = classes.class(address);
-                    overwritten.retain(|&k| !may_read(classes, dfg, address, k));
+                    overwritten.retain(|&k| !may_read(classes, address, k));
                     if ends_function {
                         read_later.add(class);
                     }

@@ -7,26 +7,6 @@ use super::insts::{expect_type, invalid, operand_error};
 use super::*;
 use crate::flat::{self, Indexing};
 
-/// The element type at entry `index` of an array type with element types
-/// `elements`: exact for a constant index, else any of them equal to
-/// `wanted`.
-fn element_type<'t>(
-    cx: &Ctx<'_>,
-    elements: &'t [Type],
-    index: Value,
-    wanted: &Type,
-) -> Option<&'t Type> {
-    if elements.len() == 1 {
-        return Some(&elements[0]);
-    }
-    match cx.func.dfg.const_value(index).and_then(|c| c.to_u64()) {
-        Some(i) => i
-            .checked_rem(elements.len() as u64)
-            .and_then(|k| elements.get(k as usize)),
-        None => elements.iter().find(|t| *t == wanted),
-    }
-}
-
 /// `make_array`, `array_get`, `array_set`: the result type.
 pub(super) fn check_array(cx: &Ctx<'_>, inst: Inst) -> Result<Option<Type>, VerifierError> {
     use InstructionData::*;
@@ -91,20 +71,26 @@ fn check_element(cx: &Ctx<'_>, inst: Inst, access: &Access<'_>) -> Result<(), Ve
     let ty = cx.ty(access.array);
     let elements = ty.element_types().unwrap_or_default();
     let wanted = access.wanted;
-    if cx.func.array_indexing(inst) == Indexing::Entry {
-        if element_type(cx, elements, access.index, wanted) == Some(wanted) {
-            return Ok(());
-        }
-    } else if flat_leaf_fits(cx, access) {
-        return Ok(());
-    }
     let constant = cx
         .func
         .dfg
         .const_value(access.index)
         .and_then(|c| c.to_u64());
-    let reads_a_leaf = flat::has_leaf_type(ty, wanted) && flat::is_nested(ty);
-    if reads_a_leaf && !cx.func.is_acir() {
+    let fits = match cx.func.array_indexing(inst) {
+        Indexing::Entry => flat::entry_type(elements, constant, wanted) == Some(wanted),
+        // FIXME: Noir's ACIR reads an array-typed result at a flat index as
+        // the leaves from there on; a flat index here reads or writes one
+        // leaf, so such an `array_get` is refused.
+        Indexing::Flat => match constant {
+            Some(i) => flat::leaf_type(ty, i) == Some(wanted),
+            None => flat::has_leaf_type(ty, wanted),
+        },
+    };
+    if fits {
+        return Ok(());
+    }
+    let nested = flat::is_nested(ty);
+    if nested && flat::has_leaf_type(ty, wanted) && !cx.func.is_acir() {
         let kind = VerifierErrorKind::FlattenedArrayIndex {
             opcode: access.opcode,
             ty: ty.clone(),
@@ -112,54 +98,32 @@ fn check_element(cx: &Ctx<'_>, inst: Inst, access: &Access<'_>) -> Result<(), Ve
         };
         return Err(cx.error(Location::Inst(inst), kind));
     }
-    let reason =
-        match constant {
-            Some(i) => {
-                let entry = element_type(cx, elements, access.index, wanted);
-                let mut reason = match entry {
-                    Some(e) => format!("at index {i} of `{ty}`, whose element there is a `{e}`"),
-                    None => format!("at index {i} of `{ty}`, which has no elements"),
-                };
-                if let (true, Some(leaf)) = (flat::is_nested(ty), flat::leaf_type(ty, i)) {
-                    reason.push_str(&format!(" (its leaf at flat index {i} is a `{leaf}`)"));
-                }
-                reason
+    let reason = match constant {
+        Some(i) => {
+            let mut reason = match flat::entry_type(elements, constant, wanted) {
+                Some(e) => format!("at index {i} of `{ty}`, whose element there is a `{e}`"),
+                None => format!("at index {i} of `{ty}`, which has no elements"),
+            };
+            if let (true, Some(leaf)) = (nested, flat::leaf_type(ty, i)) {
+                reason.push_str(&format!(" (its leaf at flat index {i} is a `{leaf}`)"));
             }
-            None => {
-                format!(
-            "{} `{ty}` at an index known only at run time, and no {} of `{ty}` is a `{wanted}`",
-            if access.opcode == "array_get" { "from" } else { "into" },
-            if flat::is_nested(ty) {
-                "entry or leaf"
-            } else {
-                "element"
-            }
-        )
-            }
-        };
+            reason
+        }
+        None => {
+            let direction = match access.opcode {
+                "array_get" => "from",
+                _ => "into",
+            };
+            let part = if nested { "entry or leaf" } else { "element" };
+            format!("{direction} `{ty}` at an index known only at run time, and no {part} of `{ty}` is a `{wanted}`")
+        }
+    };
     let kind = VerifierErrorKind::ArrayElementType {
         opcode: access.opcode,
         wanted: wanted.clone(),
         reason,
     };
     Err(cx.error(Location::Inst(inst), kind))
-}
-
-// FIXME: Noir's ACIR reads an array-typed result at a flat index as the
-// leaves from there on; a flat index here reads or writes one leaf, so such
-// an `array_get` is refused.
-/// Whether the leaf `access` names by flat index has its type.
-fn flat_leaf_fits(cx: &Ctx<'_>, access: &Access<'_>) -> bool {
-    let ty = cx.ty(access.array);
-    match cx
-        .func
-        .dfg
-        .const_value(access.index)
-        .and_then(|c| c.to_u64())
-    {
-        Some(i) => flat::leaf_type(ty, i) == Some(access.wanted),
-        None => flat::has_leaf_type(ty, access.wanted),
-    }
 }
 
 fn check_make_array(

@@ -235,12 +235,7 @@ impl Lowerer<'_> {
         let mut out = Vec::with_capacity(wanted);
         for t in 0..wanted {
             let value = recorded.as_ref().and_then(|v| v.get(t).copied());
-            let leaf_name = if wanted == 1 {
-                name.clone()
-            } else {
-                format!("{name}.{t}")
-            };
-            let v = Lc::var(self.new_witness(leaf_name, value));
+            let v = Lc::var(self.new_witness(leaf_name(&name, t, wanted), value));
             let at = start.plus_constant(Fr::from(t as u64));
             self.memory(inst, Space::Array(array), at, v.clone(), AccessKind::Read);
             out.push(v);
@@ -324,7 +319,8 @@ impl Lowerer<'_> {
                     let name = self.name();
                     for (t, x) in v.iter().enumerate() {
                         let a = &leaves[start + t];
-                        let moved = self.product(&write, &x.minus(a), &leaf_name(&name, t, &v));
+                        let moved =
+                            self.product(&write, &x.minus(a), &leaf_name(&name, t, v.len()));
                         leaves[start + t] = a.plus(&moved);
                     }
                 }
@@ -348,7 +344,7 @@ impl Lowerer<'_> {
             let write = self.product(&p, s, &format!("{name}.w{k}"));
             for (t, x) in v.iter().enumerate() {
                 let a = &leaves[start + t];
-                let leaf = leaf_name(&format!("{name}.{k}"), t, &v);
+                let leaf = leaf_name(&format!("{name}.{k}"), t, v.len());
                 let moved = self.product(&write, &x.minus(a), &leaf);
                 leaves[start + t] = a.plus(&moved);
             }
@@ -393,10 +389,10 @@ impl Lowerer<'_> {
     }
 }
 
-/// The witness name of leaf `t` of a written value `v`: `name` itself for
-/// a scalar.
-fn leaf_name(name: &str, t: usize, v: &[Lc]) -> String {
-    if v.len() == 1 {
+/// The witness name of leaf `t` of a value of `leaves` leaves: `name`
+/// itself for a scalar.
+fn leaf_name(name: &str, t: usize, leaves: usize) -> String {
+    if leaves == 1 {
         name.to_string()
     } else {
         format!("{name}.{t}")

@@ -669,20 +669,12 @@ fn escaping(func: &Function, block: Block) -> Vec<Value> {
 }
 
 /// The number of field elements of a value of `ty`: its leaves, in
-/// Noir's flat layout; `None` for a slice (inside an array too) or a
-/// noisy value.
+/// Noir's flat layout ([`kildall_ir::flat::leaf_count`]); `None` for a
+/// slice (inside an array too) or a noisy value, which have none.
 pub(crate) fn flat_len(ty: &Type) -> Option<usize> {
-    match ty {
-        Type::Field
-        | Type::Unsigned(_)
-        | Type::Signed(_)
-        | Type::Reference(_)
-        | Type::ImmutableReference(_)
-        | Type::Function => Some(1),
-        Type::Array(elements, len) => elements
-            .iter()
-            .try_fold(0usize, |sum, e| sum.checked_add(flat_len(e)?))?
-            .checked_mul(*len as usize),
-        Type::Slice(_) | Type::Noisy => None,
+    let noisy = *ty == Type::Noisy || kildall_ir::flat::has_leaf_type(ty, &Type::Noisy);
+    if noisy {
+        return None;
     }
+    usize::try_from(kildall_ir::flat::leaf_count(ty)?).ok()
 }
