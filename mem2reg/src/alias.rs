@@ -60,8 +60,9 @@
 use std::collections::HashMap;
 
 use crate::summary::{CallAccess, ModuleSummary, Returned};
+use crate::Renames;
 use kildall_ir::{
-    Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, SecondaryMap,
+    Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, Layout, SecondaryMap,
     Terminator, Type, Value,
 };
 
@@ -76,6 +77,39 @@ pub enum Visit<'a> {
     Inst(Inst, &'a InstructionData),
     /// The end of a block (its instructions were all visited).
     BlockEnd(Block),
+}
+
+/// The instructions the computation of the classes reads: as they are, or
+/// rewritten by pending renames one at a time, just before the walk reads
+/// them.
+enum WalkedDfg<'f> {
+    AsIs(&'f DataFlowGraph),
+    Renaming(&'f mut DataFlowGraph, &'f Renames),
+}
+
+impl WalkedDfg<'_> {
+    fn dfg(&self) -> &DataFlowGraph {
+        match self {
+            WalkedDfg::AsIs(dfg) => dfg,
+            WalkedDfg::Renaming(dfg, _) => dfg,
+        }
+    }
+
+    /// The instructions, with `inst`'s operands renamed.
+    fn renamed_inst(&mut self, inst: Inst) -> &DataFlowGraph {
+        if let WalkedDfg::Renaming(dfg, renames) = self {
+            renames.inst(dfg, inst);
+        }
+        self.dfg()
+    }
+
+    /// The instructions, with the arguments of `block`'s terminator renamed.
+    fn renamed_terminator(&mut self, block: Block) -> &DataFlowGraph {
+        if let WalkedDfg::Renaming(dfg, renames) = self {
+            renames.terminator(dfg, block);
+        }
+        self.dfg()
+    }
 }
 
 /// The alias classes of one function's references.
@@ -124,17 +158,38 @@ impl AliasClasses {
     /// Computes the classes of `func`'s values; `summary` tells what the
     /// calls of module functions may touch.
     pub fn compute(func: &Function, summary: &ModuleSummary) -> Self {
-        Self::compute_visiting(func, summary, &mut |_| {})
+        Self::compute_with(
+            &func.layout,
+            WalkedDfg::AsIs(&func.dfg),
+            summary,
+            &mut |_, _| {},
+        )
     }
 
-    /// Computes the classes of `func`'s values and calls `visit` on every
-    /// instruction and at the end of every block on the way, in layout
-    /// order, so that a client needing its own walk over the function
-    /// shares this one.
-    pub fn compute_visiting(
-        func: &Function,
+    /// [`Self::compute`] on a function whose operands `renames` still has
+    /// to rewrite (each instruction is rewritten just before the walk reads
+    /// it, so the renaming costs no walk of its own), calling `visit` on
+    /// every instruction and at the end of every block on the way, in
+    /// layout order, so that a client needing its own walk over the
+    /// function shares this one.
+    pub(crate) fn compute_visiting(
+        func: &mut Function,
         summary: &ModuleSummary,
-        visit: &mut dyn FnMut(Visit<'_>),
+        renames: Option<&Renames>,
+        visit: &mut dyn FnMut(&DataFlowGraph, Visit<'_>),
+    ) -> Self {
+        let dfg = match renames {
+            Some(renames) => WalkedDfg::Renaming(&mut func.dfg, renames),
+            None => WalkedDfg::AsIs(&func.dfg),
+        };
+        Self::compute_with(&func.layout, dfg, summary, visit)
+    }
+
+    fn compute_with(
+        layout: &Layout,
+        dfg: WalkedDfg<'_>,
+        summary: &ModuleSummary,
+        visit: &mut dyn FnMut(&DataFlowGraph, Visit<'_>),
     ) -> Self {
         let mut this = AliasClasses {
             value_node: SecondaryMap::with_default(NO_NODE),
@@ -142,17 +197,18 @@ impl AliasClasses {
             cell_class: SecondaryMap::with_default(NO_NODE),
             ..Default::default()
         };
-        this.build(func, summary, visit);
+        this.build(layout, dfg, summary, visit);
         this
     }
 
     fn build(
         &mut self,
-        func: &Function,
+        layout: &Layout,
+        mut walked: WalkedDfg<'_>,
         summary: &ModuleSummary,
-        visit: &mut dyn FnMut(Visit<'_>),
+        visit: &mut dyn FnMut(&DataFlowGraph, Visit<'_>),
     ) {
-        let dfg = &func.dfg;
+        let dfg = walked.dfg();
         self.kind = dfg
             .values()
             .map(|(_, ty)| match ty {
@@ -164,21 +220,24 @@ impl AliasClasses {
         let has_refs = |v: Value| kind.get(v.index()).is_none_or(|&k| k > 0);
         // Parameters of the function: self-containing classes, one per
         // group of parameters whose types reach a common cell type.
-        if let Some(entry) = func.entry_block() {
+        if let Some(entry) = layout.entry_block() {
             self.add_parameters(dfg, dfg.block_params(entry), &has_refs);
         }
         let mut loads = Vec::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                visit(Visit::Inst(inst, &dfg[inst]));
+        for block in layout.blocks() {
+            for inst in layout.block_insts(block) {
+                let dfg = walked.renamed_inst(inst);
+                visit(dfg, Visit::Inst(inst, &dfg[inst]));
                 self.add_inst(dfg, (inst, summary), &has_refs, &mut loads);
                 if let InstructionData::Call { callee, args } = &dfg[inst] {
                     self.access.add_call(dfg, inst, (callee, args), summary);
                 }
             }
-            visit(Visit::BlockEnd(block));
+            let dfg = walked.renamed_terminator(block);
+            visit(dfg, Visit::BlockEnd(block));
             self.add_terminator(dfg, block, &has_refs);
         }
+        let dfg = walked.dfg();
         self.kind = kind;
         if let Some(world) = self.world {
             for &inst in &self.unknown_calls {

@@ -142,7 +142,7 @@ fn walk(
                     continue;
                 }
                 InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = is_predicate_one(func, condition);
+                    predicate_one = is_predicate_one(&func.dfg, condition);
                 }
                 InstructionData::Allocate => {
                     if let Some(r) = dfg.first_result(inst) {

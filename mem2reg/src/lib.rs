@@ -140,9 +140,8 @@ impl fmt::Display for Stats {
 
 /// Whether `enable_side_effects condition` makes the predicate 1 for sure:
 /// only then does a store after it certainly happen.
-pub(crate) fn is_predicate_one(func: &Function, condition: Value) -> bool {
-    func.dfg
-        .const_value(condition)
+pub(crate) fn is_predicate_one(dfg: &DataFlowGraph, condition: Value) -> bool {
+    dfg.const_value(condition)
         .is_some_and(|c| c.to_u64() == Some(1))
 }
 

@@ -207,10 +207,10 @@ impl Pipeline<'_> {
         due: &mut Due,
         next: &mut Due,
     ) -> alias::AliasClasses {
-        if let Some(renames) = self.pending.take() {
-            renames.apply(func);
-        }
-        let (mut classes, events) = forward::classes_and_events(func, self.summary);
+        let renames = self.pending.take();
+        let (mut classes, events) =
+            forward::classes_and_events(func, self.summary, renames.as_ref());
+        drop(renames);
         if events.has_loads() {
             let before = self.stats.loads_replaced;
             let mut loads_left = Vec::new();
@@ -242,10 +242,13 @@ impl Pipeline<'_> {
         classes: Option<alias::AliasClasses>,
     ) -> bool {
         let classes = classes.unwrap_or_else(|| {
-            if let Some(renames) = self.pending.take() {
-                renames.apply(func);
-            }
-            alias::AliasClasses::compute(func, self.summary)
+            let renames = self.pending.take();
+            alias::AliasClasses::compute_visiting(
+                func,
+                self.summary,
+                renames.as_ref(),
+                &mut |_, _| {},
+            )
         });
         // The analysis across blocks runs in the first round only: later
         // rounds remove what their changes expose within blocks, and solving

@@ -734,7 +734,7 @@ pub fn replace_returned_arguments(func: &mut Function, summary: &ModuleSummary) 
         for inst in func.layout.block_insts(block) {
             let (callee, args) = match &func.dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = crate::is_predicate_one(func, *condition);
+                    predicate_one = crate::is_predicate_one(&func.dfg, *condition);
                     continue;
                 }
                 InstructionData::Call { callee, args } if predicate_one => (callee, args),

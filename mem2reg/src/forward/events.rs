@@ -76,7 +76,7 @@ impl Events {
         self.loads > 0
     }
 
-    pub(super) fn visit(&mut self, func: &Function, visit: Visit<'_>) {
+    pub(super) fn visit(&mut self, dfg: &DataFlowGraph, visit: Visit<'_>) {
         match visit {
             Visit::Inst(inst, data) => match *data {
                 InstructionData::Load { address } => {
@@ -87,7 +87,7 @@ impl Events {
                         inst,
                         op: Op::Load {
                             address,
-                            result: func.dfg.first_result(inst),
+                            result: dfg.first_result(inst),
                             cell: None,
                         },
                     });
@@ -115,7 +115,7 @@ impl Events {
                     inst,
                     op: Op::Predicate {
                         condition,
-                        one: crate::is_predicate_one(func, condition),
+                        one: crate::is_predicate_one(dfg, condition),
                     },
                 }),
                 InstructionData::Call { ref args, .. } => {
@@ -133,7 +133,7 @@ impl Events {
                 // numbers or arrays, which no load reads through).
                 InstructionData::Allocate
                 | InstructionData::ArrayGet { .. }
-                | InstructionData::IfElse { .. } => match func.dfg.inst_results(inst) {
+                | InstructionData::IfElse { .. } => match dfg.inst_results(inst) {
                     [] => {}
                     &[r] => {
                         if matches!(data, InstructionData::ArrayGet { .. }) {
@@ -155,7 +155,7 @@ impl Events {
             },
             Visit::BlockEnd(block) => {
                 self.effects.end_block(block);
-                if let Some(term) = func.dfg.terminator(block) {
+                if let Some(term) = dfg.terminator(block) {
                     if term.branch_arguments().next().is_some() {
                         self.jumps.push(block);
                     }
@@ -165,12 +165,15 @@ impl Events {
     }
 }
 
-/// The alias classes of `func` and the events of the analysis, in one walk.
+/// The alias classes of `func` and the events of the analysis, in one walk,
+/// which also applies `renames`.
 pub(crate) fn classes_and_events(
-    func: &Function,
+    func: &mut Function,
     summary: &ModuleSummary,
+    renames: Option<&crate::Renames>,
 ) -> (AliasClasses, Events) {
     let mut events = Events::new();
-    let classes = AliasClasses::compute_visiting(func, summary, &mut |v| events.visit(func, v));
+    let classes =
+        AliasClasses::compute_visiting(func, summary, renames, &mut |dfg, v| events.visit(dfg, v));
     (classes, events)
 }

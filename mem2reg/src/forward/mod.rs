@@ -657,7 +657,7 @@ pub(crate) fn forward(
                     // stores and loads under it count: solve again.
                     if replaced_any && replaced_now.contains(*condition) {
                         *condition = func.dfg.resolve(*condition);
-                        let now_one = crate::is_predicate_one(func, *condition);
+                        let now_one = crate::is_predicate_one(&func.dfg, *condition);
                         stale |= now_one != *one;
                         *one = now_one;
                     }

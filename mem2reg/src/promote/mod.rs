@@ -254,7 +254,7 @@ fn walk(
             };
             match &func.dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
-                    predicate_one = crate::is_predicate_one(func, *condition);
+                    predicate_one = crate::is_predicate_one(&func.dfg, *condition);
                 }
                 InstructionData::Allocate => {
                     if let Some(r) = func.dfg.first_result(inst) {
