@@ -366,9 +366,9 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
     verify_module_on(module, available_threads())
 }
 
-/// [`verify_module`] on at most `threads` threads (one if `threads` is 0)
-/// per function walked in ranges. The result, or the error, is the same
-/// on any number of threads.
+/// [`verify_module`] with `threads` threads (one if `threads` is 0) for the
+/// functions, and as many for the ranges of blocks of each large function.
+/// The result, or the error, is the same for any number of threads.
 pub fn verify_module_on(module: &Module, threads: usize) -> Result<(), VerifierError> {
     verify_globals(module)?;
     // Signatures once, so that checking a call or a return costs its size only.
