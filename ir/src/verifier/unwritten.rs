@@ -54,9 +54,8 @@ pub(super) struct UnwrittenLoads {
     /// The block each cell was allocated in while nothing has touched it
     /// since: kept per cell instead of a set emptied per block, which would
     /// take time in the largest value each time (quadratic in the function).
-    /// It need not be emptied between walks either: an entry left by another
-    /// walk names a block outside the current one, so it never makes a load
-    /// fresh.
+    /// Emptied per walk: an entry left by another function could name a
+    /// block of this one.
     fresh_in: SecondaryMap<Value, PackedOption<Block>>,
     /// The facts of the current walk.
     facts: CellFacts,
@@ -65,6 +64,7 @@ pub(super) struct UnwrittenLoads {
 impl UnwrittenLoads {
     /// Starts a walk (the last one may have stopped at an error).
     pub(super) fn start(&mut self) {
+        self.fresh_in.clear();
         self.facts.written.clear();
         self.facts.loads.clear();
     }
