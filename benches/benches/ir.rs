@@ -1,9 +1,10 @@
 //! Text format and verifier throughput: parse, verify and print a generated
 //! function of 1,000,000 instructions (blocks of 1,000 instructions chained
-//! by jumps with parameters, a diamond every tenth block).
+//! by jumps with parameters, a diamond every tenth block), verified on every
+//! thread and on one.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kildall_ir::{parse_module, verify_module};
+use kildall_ir::{parse_module, verify_module, verify_module_on};
 use std::fmt::Write as _;
 
 /// A function of at least `insts` instructions in the text format.
@@ -86,6 +87,11 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("parse", |b| b.iter(|| parse_module(&text).unwrap()));
     group.bench_function("verify", |b| b.iter(|| verify_module(&module).unwrap()));
+    // The walk of one large function on one thread, against its ranges on
+    // every thread above.
+    group.bench_function("verify_1_thread", |b| {
+        b.iter(|| verify_module_on(&module, 1).unwrap())
+    });
     group.bench_function("parse_verify", |b| {
         b.iter(|| {
             let module = parse_module(&text).unwrap();

@@ -49,7 +49,9 @@ pub use parser::{
     MAX_TYPE_DEPTH,
 };
 pub use types::{Type, MAX_INT_BITS};
-pub use verifier::{verify_function, verify_module, Location, VerifierError, VerifierErrorKind};
+pub use verifier::{
+    verify_function, verify_module, verify_module_on, Location, VerifierError, VerifierErrorKind,
+};
 pub use write::{DisplayFunction, DisplayInst, DisplayTerminator};
 
 /// Re-exported so that users of the entity maps need no direct dependency.

@@ -21,6 +21,12 @@
 //! post-order; dominance queries then use pre/post numbers of the dominator
 //! tree, so the whole verifier runs in time linear in the function size (for
 //! the reducible CFGs compilers produce).
+//!
+//! A module's functions are checked apart, on several threads for a large
+//! module, the largest first ([`map_in_order`]); the walk over the blocks of
+//! a large function is cut into ranges checked on several threads too (see
+//! the `walk` module). The error reported is the first in module order, and
+//! within a function the first in layout order, on any number of threads.
 
 use std::fmt;
 
@@ -38,9 +44,9 @@ mod arrays;
 mod insts;
 mod unwritten;
 mod vector_bounds;
+mod walk;
 
-use insts::{check_inst, check_terminator};
-use unwritten::UnwrittenLoads;
+use walk::{layout_ranges, BlockWalk};
 
 /// What `array_get` and `array_set` do with their element, in messages.
 fn access_verb(opcode: &str) -> &'static str {
@@ -354,8 +360,16 @@ pub enum VerifierErrorKind {
     },
 }
 
-/// Verifies every function of a module, calls included.
+/// Verifies every function of a module, calls included, on
+/// [`available_threads`] threads ([`verify_module_on`]).
 pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
+    verify_module_on(module, available_threads())
+}
+
+/// [`verify_module`] with `threads` threads (one if `threads` is 0) for the
+/// functions, and as many for the ranges of blocks of each large function.
+/// The result, or the error, is the same for any number of threads.
+pub fn verify_module_on(module: &Module, threads: usize) -> Result<(), VerifierError> {
     verify_globals(module)?;
     // Signatures once, so that checking a call or a return costs its size only.
     let signatures: Vec<Signature> = module.functions.values().map(Signature::of).collect();
@@ -364,11 +378,11 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierError> {
     let outcomes = map_in_order(
         module.functions.iter().collect(),
         |(_, func)| func.dfg.num_insts(),
-        available_threads(),
+        threads,
         Verifier::default,
         |verifier, (id, func)| {
             verify_global_uses(module, id, func)?;
-            verifier.verify(func, id, Some(&signatures))
+            verifier.verify(func, id, Some(&signatures), threads)
         },
     );
     outcomes.into_iter().collect()
@@ -488,7 +502,7 @@ impl Signature {
 /// Verifies one function on its own: calls to functions of a module are
 /// checked only by [`verify_module`].
 pub fn verify_function(func: &Function) -> Result<(), VerifierError> {
-    Verifier::default().verify(func, FuncId::from_u32(0), None)
+    Verifier::default().verify(func, FuncId::from_u32(0), None, available_threads())
 }
 
 fn type_list(types: impl IntoIterator<Item = Type>) -> String {
@@ -507,12 +521,10 @@ fn type_list(types: impl IntoIterator<Item = Type>) -> String {
 struct Verifier {
     cfg: ControlFlowGraph,
     domtree: DominatorTree,
-    /// The instructions of the current function the walk has checked: a
-    /// definition in the block of its use dominates the use exactly when the
-    /// walk, in layout order, got to it first (no walk of its own to number
-    /// the instructions).
-    walked: EntitySet<Inst>,
-    unwritten_loads: UnwrittenLoads,
+    /// The walk of a function checked on one thread.
+    walk: BlockWalk,
+    /// The cells some range of the function writes.
+    written_cells: EntitySet<Value>,
 }
 
 struct Ctx<'a> {
@@ -564,6 +576,7 @@ impl Verifier {
         func: &Function,
         id: FuncId,
         signatures: Option<&[Signature]>,
+        threads: usize,
     ) -> Result<(), VerifierError> {
         let returns = match signatures {
             Some(signatures) => signatures[id.as_u32() as usize].returns.clone(),
@@ -600,28 +613,8 @@ impl Verifier {
         // graph is well formed.
         self.cfg.compute(func);
         self.domtree.compute(&self.cfg);
-        self.walked.clear();
-        self.unwritten_loads.clear();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                let at = Location::Inst(inst);
-                for &arg in dfg[inst].arguments().as_slice() {
-                    self.check_use(&cx, arg, block, at)?;
-                }
-                check_inst(&cx, inst)?;
-                self.unwritten_loads.inst(dfg, block, inst);
-                self.walked.insert(inst);
-            }
-            let terminator = dfg.terminator(block).expect("checked above");
-            let at = Location::Block(block);
-            for &arg in terminator.arguments() {
-                self.check_use(&cx, arg, block, at)?;
-            }
-            check_terminator(&cx, block, terminator)?;
-            self.unwritten_loads
-                .terminator_args(dfg, terminator.arguments());
-        }
-        self.unwritten_loads.finish(&cx)?;
+        let cell_facts = self.walk_blocks(&cx, threads)?;
+        unwritten::judge_loads(&cx, &cell_facts, &mut self.written_cells)?;
         vector_bounds::check_vector_bounds(&cx)?;
         if func.runtime.is_some() {
             let mut returns = func
@@ -663,81 +656,28 @@ impl Verifier {
         Ok(())
     }
 
-    /// Checks that `value`, used in `block` by the instruction (or the
-    /// terminator) the walk is at, is defined and dominates the use.
-    fn check_use(
-        &self,
+    /// Walks the blocks of `cx`'s function, in ranges on up to `threads`
+    /// threads when it is large, and gives the unwritten-load facts of the
+    /// ranges in layout order, or the first error in layout order.
+    fn walk_blocks(
+        &mut self,
         cx: &Ctx<'_>,
-        value: Value,
-        block: Block,
-        at: Location,
-    ) -> Result<(), VerifierError> {
-        let func = cx.func;
-        let dfg = &func.dfg;
-        let undefined = || cx.error(at, VerifierErrorKind::UndefinedValue(value));
-        if !dfg.value_is_valid(value) {
-            return Err(undefined());
+        threads: usize,
+    ) -> Result<Vec<unwritten::CellFacts>, VerifierError> {
+        let ranges = layout_ranges(cx.func, threads);
+        if let [whole] = ranges[..] {
+            return Ok(vec![self.walk.walk(cx, &self.domtree, whole)?]);
         }
-        let resolved = dfg.resolve(value);
-        let (def_block, def_walked) = match dfg.value_def(resolved) {
-            ValueDef::Const(c) => {
-                let ty = dfg.value_type(resolved);
-                return if crate::parser::constant_fits(ty, c) {
-                    Ok(())
-                } else {
-                    Err(cx.error(
-                        at,
-                        VerifierErrorKind::ConstantOutOfRange {
-                            value: c,
-                            ty: ty.clone(),
-                        },
-                    ))
-                };
-            }
-            ValueDef::Global(_) => return Ok(()),
-            ValueDef::Function(id) => {
-                let known = cx
-                    .signatures
-                    .is_none_or(|s| (id.as_u32() as usize) < s.len());
-                return if known {
-                    Ok(())
-                } else {
-                    Err(cx.error(at, VerifierErrorKind::UnknownCallee(id)))
-                };
-            }
-            ValueDef::Unused | ValueDef::Alias(_) => return Err(undefined()),
-            ValueDef::Param(def_block, _) => {
-                if !func.layout.is_block_inserted(def_block) {
-                    return Err(undefined());
-                }
-                (def_block, None)
-            }
-            ValueDef::Result(inst, _) => match func.layout.inst_block(inst) {
-                Some(def_block) => (def_block, Some(self.walked.contains(inst))),
-                None => {
-                    return Err(cx.error(
-                        at,
-                        VerifierErrorKind::DefinitionNotInLayout {
-                            value: resolved,
-                            inst,
-                        },
-                    ))
-                }
-            },
-        };
-        if !self.domtree.is_reachable(block) {
-            return Ok(());
-        }
-        let dominated = if def_block == block {
-            def_walked.is_none_or(|walked| walked)
-        } else {
-            self.domtree.dominates(def_block, block)
-        };
-        if dominated {
-            Ok(())
-        } else {
-            Err(cx.error(at, VerifierErrorKind::NotDominated(value)))
-        }
+        let domtree = &self.domtree;
+        map_in_order(
+            ranges,
+            |range| range.weight,
+            threads,
+            BlockWalk::default,
+            |walk, range| walk.walk(cx, domtree, range),
+        )
+        .into_iter()
+        .collect()
     }
 }
 

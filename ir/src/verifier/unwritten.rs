@@ -11,6 +11,13 @@
 //! cell is known. The first refused load in layout order is reported, as a
 //! walk judging each load on the spot with the whole function's uses known
 //! would. Linear in the function.
+//!
+//! The walk may be cut into ranges of whole blocks walked apart (see the
+//! verifier's module doc): each range gives its own [`CellFacts`], and
+//! [`judge_loads`] takes them in layout order. Whether a load is fresh
+//! depends on its block alone, so a range decides it; whether its cell is
+//! written depends on the whole function, so only the union of the ranges'
+//! writes decides it.
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
@@ -29,27 +36,42 @@ struct CellLoad {
     fresh: bool,
 }
 
-/// The state of the check along one walk over a function's blocks in
-/// layout order; buffers reused across the functions of a module.
+/// What a walk over a range of blocks, in layout order, learns of the cells.
 #[derive(Default)]
-pub(super) struct UnwrittenLoads {
-    /// The cells with a use other than a load, anywhere.
-    written: EntitySet<Value>,
-    /// The block each cell was allocated in while nothing has touched it
-    /// since: kept per cell instead of a set emptied per block, which would
-    /// take time in the largest value each time (quadratic in the function).
-    fresh_in: SecondaryMap<Value, PackedOption<Block>>,
-    /// The loads of cells up to the first fresh one (a later load cannot be
-    /// the first refused).
+pub(super) struct CellFacts {
+    /// The cells with a use other than a load in the range (a cell may
+    /// appear more than once).
+    written: Vec<Value>,
+    /// The range's loads of cells up to its first fresh one: a later load
+    /// cannot be the first refused, in the range nor after it.
     loads: Vec<CellLoad>,
 }
 
+/// The state of the check along one walk over blocks in layout order;
+/// buffers reused from one walk to the next.
+#[derive(Default)]
+pub(super) struct UnwrittenLoads {
+    /// The block each cell was allocated in while nothing has touched it
+    /// since: kept per cell instead of a set emptied per block, which would
+    /// take time in the largest value each time (quadratic in the function).
+    /// Emptied per walk: an entry left by another function could name a
+    /// block of this one.
+    fresh_in: SecondaryMap<Value, PackedOption<Block>>,
+    /// The facts of the current walk.
+    facts: CellFacts,
+}
+
 impl UnwrittenLoads {
-    /// Starts the walk over a new function.
-    pub(super) fn clear(&mut self) {
-        self.written.clear();
+    /// Starts a walk (the last one may have stopped at an error).
+    pub(super) fn start(&mut self) {
         self.fresh_in.clear();
-        self.loads.clear();
+        self.facts.written.clear();
+        self.facts.loads.clear();
+    }
+
+    /// Ends the walk, giving what it learnt.
+    pub(super) fn take_facts(&mut self) -> CellFacts {
+        std::mem::take(&mut self.facts)
     }
 
     /// Records `inst`, of `block`, visited in layout order.
@@ -61,9 +83,10 @@ impl UnwrittenLoads {
                 }
             }
             InstructionData::Load { address } => {
-                let past_first_fresh = self.loads.last().is_some_and(|load| load.fresh);
+                let loads = &mut self.facts.loads;
+                let past_first_fresh = loads.last().is_some_and(|load| load.fresh);
                 if let (Some(cell), false) = (cell(dfg, address), past_first_fresh) {
-                    self.loads.push(CellLoad {
+                    loads.push(CellLoad {
                         inst,
                         address,
                         cell,
@@ -74,7 +97,7 @@ impl UnwrittenLoads {
             ref data => {
                 for &value in data.arguments().as_slice() {
                     if let Some(cell) = cell(dfg, value) {
-                        self.written.insert(cell);
+                        self.facts.written.push(cell);
                         self.fresh_in[cell] = None.into();
                     }
                 }
@@ -91,24 +114,33 @@ impl UnwrittenLoads {
     ) {
         for &value in args {
             if let Some(cell) = cell(dfg, value) {
-                self.written.insert(cell);
+                self.facts.written.push(cell);
             }
         }
     }
+}
 
-    /// Judges the loads once the whole function was walked.
-    pub(super) fn finish(&self, cx: &Ctx<'_>) -> Result<(), VerifierError> {
-        match self
-            .loads
-            .iter()
-            .find(|load| load.fresh || !self.written.contains(load.cell))
-        {
-            Some(load) => Err(cx.error(
-                Location::Inst(load.inst),
-                VerifierErrorKind::LoadOfUnwrittenCell(load.address),
-            )),
-            None => Ok(()),
-        }
+/// Judges the loads once the whole function was walked, given the facts of
+/// its ranges in layout order; `written` is a buffer.
+pub(super) fn judge_loads(
+    cx: &Ctx<'_>,
+    ranges: &[CellFacts],
+    written: &mut EntitySet<Value>,
+) -> Result<(), VerifierError> {
+    written.clear();
+    for &cell in ranges.iter().flat_map(|facts| &facts.written) {
+        written.insert(cell);
+    }
+    let refused = ranges
+        .iter()
+        .flat_map(|facts| &facts.loads)
+        .find(|load| load.fresh || !written.contains(load.cell));
+    match refused {
+        Some(load) => Err(cx.error(
+            Location::Inst(load.inst),
+            VerifierErrorKind::LoadOfUnwrittenCell(load.address),
+        )),
+        None => Ok(()),
     }
 }
 
