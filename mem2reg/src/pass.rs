@@ -113,11 +113,10 @@ impl Pipeline<'_> {
             forward: true,
             dead_stores: true,
         };
-        // FIXME: promotion, the renaming before the alias classes, the
-        // alias classes and the dead-store removal each walk every
-        // instruction once per round (a cache miss each on a large
-        // function), where one shared walk, or walks over the events only,
-        // would do.
+        // FIXME: promotion, the alias classes and the dead-store removal
+        // each walk every instruction once per round (a cache miss each on
+        // a large function), where one shared walk, or walks over the
+        // events only, would do.
         for _ in 0..options.max_rounds.max(1) {
             if !(due.promote || due.forward || due.dead_stores) {
                 break;
