@@ -72,7 +72,7 @@ const NO_NODE: u32 = u32::MAX;
 
 /// What [`AliasClasses::compute_visiting`] shows its visitor.
 #[derive(Copy, Clone, Debug)]
-pub enum Visit<'a> {
+pub(crate) enum Visit<'a> {
     /// An instruction of the current block.
     Inst(Inst, &'a InstructionData),
     /// The end of a block (its instructions were all visited).
