@@ -30,10 +30,17 @@
 //! passes an unconditional `store` (one not under an `enable_side_effects`
 //! predicate that may be 0); a lending call counts as a load. The check
 //! walks forward from the allocation until stores end each path, so its
-//! cost is the size of that uninitialised region. Allocations with a store
-//! under a non-constant predicate are left to the alias-aware forwarding,
-//! as are those with accesses in unreachable blocks or needing a parameter
-//! in a block with an unreachable predecessor.
+//! cost is the size of that uninitialised region.
+//!
+//! A store under a predicate `c` that may be 0 writes the cell only when
+//! `c` holds, so it defines `if c then value else (if not c) current`: it
+//! reads the current value (so it too must find the cell initialised) and
+//! the renaming puts that `if` in its place, as Noir's flattening of
+//! branches merges the values stored in them. A cell holding references
+//! stays in memory (the `if` would merge the references it holds with the
+//! stored ones), left to the alias-aware forwarding, as are allocations
+//! with accesses in unreachable blocks or needing a parameter in a block
+//! with an unreachable predecessor.
 //!
 //! All work tables are indexed by block and stamped per allocation, so the
 //! pass allocates nothing per allocation. Pruning needs no liveness walk per
@@ -56,6 +63,8 @@
 //! the slots and the access tables grouped by block and by slot, which
 //! this module owns.
 
+use std::collections::HashMap;
+
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::{DominanceFrontiers, DominatorTree};
 use kildall_ir::pass::FunctionAnalyses;
@@ -77,6 +86,10 @@ enum Kind {
     /// call, keeps nothing): a use of the current value, which a fresh
     /// cell carries into the call.
     Lend,
+    /// A store under a predicate that may be 0, to a cell holding no
+    /// reference: it reads the current value and defines
+    /// `if c then value else current`.
+    CondStore,
 }
 
 struct Slot {
@@ -143,6 +156,8 @@ struct Walk {
     raw: Vec<RawAccess>,
     /// Every store's value, with the store.
     stored: Vec<(Value, Inst)>,
+    /// The predicate of each store under one that may be 0 ([`Kind::CondStore`]).
+    conditions: HashMap<Inst, Value>,
 }
 
 /// Promotes every promotable allocation of `func`. Returns whether a store
@@ -180,6 +195,7 @@ pub(crate) fn promote(
         allocations: walk.allocations.clone(),
         ok: &ok,
         raw: &walk.raw,
+        conditions: &walk.conditions,
     };
     let mut out = Outcome {
         stats,
@@ -217,6 +233,7 @@ pub(crate) fn promote(
         allocations,
         ok: &|_| true,
         raw: &raw_freed,
+        conditions: &walk.conditions,
     };
     let mut out = Outcome {
         stats,
@@ -238,10 +255,12 @@ fn walk(
         escaped: EntitySet::new(),
         raw: Vec::new(),
         stored: Vec::new(),
+        conditions: HashMap::new(),
     };
     for block in func.layout.blocks() {
         let reachable = cfg.is_reachable(block);
         let mut predicate_one = true;
+        let mut predicate = None;
         for inst in func.layout.block_insts(block) {
             if let Some(renames) = pending {
                 renames.inst(&mut func.dfg, inst);
@@ -255,6 +274,7 @@ fn walk(
             match &func.dfg[inst] {
                 InstructionData::EnableSideEffects { condition } => {
                     predicate_one = crate::is_predicate_one(&func.dfg, *condition);
+                    predicate = Some(*condition);
                 }
                 InstructionData::Allocate => {
                     if let Some(r) = func.dfg.first_result(inst) {
@@ -269,10 +289,17 @@ fn walk(
                     // Stored: escapes unless the store goes with a promoted
                     // cell (see `freed`).
                     found.stored.push((*value, inst));
-                    // FIXME: a store under a predicate could become
-                    // `v = if c then value else current` when the cell is
-                    // initialised before it; such cells are not promoted yet.
-                    access(*address, predicate_one.then_some(Kind::Store));
+                    let kind = match predicate {
+                        _ if predicate_one => Some(Kind::Store),
+                        // A cell holding references stays: the `if` would
+                        // merge what it holds with what is stored.
+                        Some(condition) if holds_no_reference(&func.dfg, *address) => {
+                            found.conditions.insert(inst, condition);
+                            Some(Kind::CondStore)
+                        }
+                        _ => None,
+                    };
+                    access(*address, kind);
                 }
                 InstructionData::IncRc { arg } | InstructionData::DecRc { arg } => {
                     access(*arg, Some(Kind::Rc));
@@ -308,6 +335,13 @@ fn walk(
         }
     }
     found
+}
+
+/// Whether `address` names a cell whose type holds no reference.
+fn holds_no_reference(dfg: &kildall_ir::DataFlowGraph, address: Value) -> bool {
+    dfg.value_type(address)
+        .pointee()
+        .is_some_and(|cell| !cell.contains_reference())
 }
 
 /// What promotion did that tells which other allocations it freed.
@@ -383,6 +417,8 @@ struct Candidates<'a> {
     ok: &'a dyn Fn(Value) -> bool,
     /// The accesses to the cells, in layout order.
     raw: &'a [RawAccess],
+    /// The predicates of the [`Kind::CondStore`] accesses.
+    conditions: &'a HashMap<Inst, Value>,
 }
 
 /// Where promotion writes down what it did.
@@ -473,6 +509,7 @@ fn promote_cells(
     out: &mut Outcome<'_>,
 ) -> bool {
     let (cfg, domtree) = analyses.domtree(func);
+    let conditions = candidates.conditions;
     let Some(cells) = Cells::collect(func, cfg, candidates) else {
         return false;
     };
@@ -503,7 +540,7 @@ fn promote_cells(
     }
     // Promotion adds block parameters and edge arguments, never an edge:
     // the analyses stay valid.
-    let mut renaming = Renaming::new(func, &cells, promoted, &phis);
+    let mut renaming = Renaming::new(func, &cells, (promoted, conditions), &phis);
     renaming.run(func, domtree, &cells.by_block, out)
 }
 
@@ -619,7 +656,7 @@ impl Placement {
             if self.first_kind[bi] == Kind::Rc {
                 self.first_kind[bi] = k;
             }
-            if matches!(k, Kind::Alloc | Kind::Store) && !self.has_def[bi] {
+            if matches!(k, Kind::Alloc | Kind::Store | Kind::CondStore) && !self.has_def[bi] {
                 self.has_def[bi] = true;
                 self.defs.push(b);
             }
@@ -638,7 +675,7 @@ impl Placement {
     ) -> bool {
         self.work.clear();
         match after_alloc {
-            Some(Kind::Load | Kind::Lend) => return false,
+            Some(Kind::Load | Kind::Lend | Kind::CondStore) => return false,
             Some(_) => return true,
             None => self.work.extend(cfg.successors(alloc_block)),
         }
@@ -654,7 +691,7 @@ impl Placement {
                 Kind::Rc
             };
             match kind {
-                Kind::Load | Kind::Lend => return false,
+                Kind::Load | Kind::Lend | Kind::CondStore => return false,
                 Kind::Store | Kind::Alloc => {}
                 Kind::Rc => self.work.extend(cfg.successors(b)),
             }

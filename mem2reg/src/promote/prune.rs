@@ -70,11 +70,15 @@ pub(super) fn live_phis(
                     undo.push((s as u32, current[s]));
                     current[s] = STORED;
                 }
-                Kind::Load | Kind::Lend => {
+                Kind::Load | Kind::Lend | Kind::CondStore => {
                     let c = current[s];
                     if c < STORED && !live[c as usize] {
                         live[c as usize] = true;
                         work.push(c);
+                    }
+                    if kind == Kind::CondStore {
+                        undo.push((s as u32, c));
+                        current[s] = STORED;
                     }
                 }
                 Kind::Rc => {}

@@ -1,15 +1,26 @@
 //! Cytron et al.'s renaming of the promoted cells along the dominator tree.
 
+use std::collections::HashMap;
+
 use kildall_ir::dominators::DominatorTree;
-use kildall_ir::{Block, EntityRef, Function, Inst, InstructionData, Terminator, Value, ValueDef};
+use kildall_ir::{
+    Block, EntityRef, Function, Inst, InstructionData, Terminator, Type, Value, ValueDef,
+};
 
 use super::{Cells, Kind, Outcome, Rows};
 
 /// The renaming of the promoted slots along the dominator tree (Cytron et
 /// al.'s second phase): the value each slot holds, with an undo log to
 /// restore it when the walk leaves a subtree.
-pub(super) struct Renaming {
+pub(super) struct Renaming<'c> {
     promoted: Vec<bool>,
+    /// Whether a load or a call reads the slot: only then does a store
+    /// under a predicate need the `if` it defines.
+    read: Vec<bool>,
+    /// The cell's type, by slot.
+    types: Vec<Type>,
+    /// The predicates of the stores under one that may be 0.
+    conditions: &'c HashMap<Inst, Value>,
     /// (slot, parameter) of every new block parameter, grouped by block.
     params: Rows<(u32, Value)>,
     current: Vec<Option<Value>>,
@@ -25,13 +36,13 @@ enum Step {
     Exit(usize),
 }
 
-impl Renaming {
+impl<'c> Renaming<'c> {
     /// Appends the parameters `phis` (sorted by block, then slot) to their
     /// blocks.
     pub(super) fn new(
         func: &mut Function,
         cells: &Cells,
-        promoted: Vec<bool>,
+        (promoted, conditions): (Vec<bool>, &'c HashMap<Inst, Value>),
         phis: &[(Block, u32)],
     ) -> Self {
         let entries: Vec<(usize, (u32, Value))> = phis
@@ -43,9 +54,21 @@ impl Renaming {
             .collect();
         let n = func.dfg.num_blocks();
         let params = Rows::group(n, entries.into_iter(), (0, Value::new(0)));
+        let read = (0..cells.slots.len())
+            .map(|s| {
+                cells
+                    .by_slot
+                    .row(s)
+                    .iter()
+                    .any(|&(_, _, k)| matches!(k, Kind::Load | Kind::Lend))
+            })
+            .collect();
         Renaming {
             current: vec![None; promoted.len()],
             promoted,
+            read,
+            types: cells.slots.iter().map(|slot| slot.ty.clone()).collect(),
+            conditions,
             params,
             undo: Vec::new(),
             extra: Vec::new(),
@@ -143,6 +166,24 @@ impl Renaming {
                     }
                     out.stats.loads_replaced += 1;
                 }
+                (Kind::CondStore, &InstructionData::Store { value, .. }) => {
+                    let current = self.current[s as usize]
+                        .expect("a promoted cell is initialised before a store under a predicate");
+                    let value = func.dfg.resolve(value);
+                    let merged = if self.read[s as usize] {
+                        self.merge(func, inst, s, value, current)
+                    } else {
+                        value
+                    };
+                    self.set(s, Some(merged));
+                    func.remove_inst(inst);
+                    out.stats.stores_removed += 1;
+                    // Both values are used by the `if`: they escape.
+                    if let Some(log) = out.log.as_deref_mut() {
+                        log.arguments.insert(value);
+                        log.arguments.insert(current);
+                    }
+                }
                 (Kind::Rc, _) => func.remove_inst(inst),
                 (Kind::Lend, _) => {
                     let value = self.current[s as usize]
@@ -159,6 +200,33 @@ impl Renaming {
             }
         }
         enabling
+    }
+
+    /// Puts `if c then value else (if not c) current` before the store
+    /// `inst` to `slot` under predicate `c`: what the cell holds after it.
+    fn merge(
+        &self,
+        func: &mut Function,
+        inst: Inst,
+        slot: u32,
+        value: Value,
+        current: Value,
+    ) -> Value {
+        let condition = func.dfg.resolve(self.conditions[&inst]);
+        let not = func.dfg.make_inst(InstructionData::Not { arg: condition });
+        let negated = func.dfg.append_result(not, Type::BOOL);
+        func.layout.insert_inst_before(not, inst);
+        let select = func.dfg.make_inst(InstructionData::IfElse {
+            then_condition: condition,
+            then_value: value,
+            else_condition: negated,
+            else_value: current,
+        });
+        let merged = func
+            .dfg
+            .append_result(select, self.types[slot as usize].clone());
+        func.layout.insert_inst_before(select, inst);
+        merged
     }
 
     /// Hands call `inst`, in place of the promoted cell of `slot` (which
