@@ -97,6 +97,9 @@ struct Slot {
     ok: bool,
     /// The allocation's reference.
     reference: Value,
+    /// Whether a load or a call reads the cell: only then does a store
+    /// under a predicate need the `if` it defines, and the value it reads.
+    read: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -460,6 +463,7 @@ impl Cells {
                 ty,
                 ok: (candidates.ok)(r),
                 reference: r,
+                read: false,
             });
         }
         if slots.is_empty() {
@@ -473,6 +477,11 @@ impl Cells {
                 (s != NONE).then_some((s, b, i, k))
             })
             .collect();
+        for &(s, _, _, k) in &accesses {
+            if matches!(k, Kind::Load | Kind::Lend) {
+                slots[s as usize].read = true;
+            }
+        }
         let n = num_blocks(func, cfg);
         let filler = (Inst::new(0), 0, Kind::Rc);
         let by_block = Rows::group(
@@ -526,7 +535,7 @@ fn promote_cells(
     // exactly when the variable is live into its block, so the result is the
     // pruned form, in time linear in the function and the candidates.
     phis.sort_unstable_by_key(|&(b, s)| (b.index(), s));
-    let live = live_phis(func, cfg, domtree, &cells.by_block, &mut promoted, &phis);
+    let live = live_phis(func, cfg, domtree, &cells, &mut promoted, &phis);
     let mut kept = 0;
     for k in 0..phis.len() {
         if live[k] && promoted[phis[k].1 as usize] {

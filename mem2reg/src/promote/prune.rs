@@ -2,9 +2,9 @@
 
 use kildall_ir::cfg::ControlFlowGraph;
 use kildall_ir::dominators::DominatorTree;
-use kildall_ir::{Block, EntityRef, Function, Inst};
+use kildall_ir::{Block, EntityRef, Function};
 
-use super::{num_blocks, Kind, Rows};
+use super::{num_blocks, Cells, Kind, Rows};
 
 /// What a variable holds during the pruning walk: nothing yet, a value
 /// defined by a store, or candidate parameter `k`.
@@ -20,7 +20,7 @@ pub(super) fn live_phis(
     func: &Function,
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
-    by_block: &Rows<(Inst, u32, Kind)>,
+    cells: &Cells,
     promoted: &mut [bool],
     phis: &[(Block, u32)],
 ) -> Vec<bool> {
@@ -56,7 +56,7 @@ pub(super) fn live_phis(
             undo.push((s as u32, current[s]));
             current[s] = k;
         }
-        for &(_, s, kind) in by_block.row(block.index()) {
+        for &(_, s, kind) in cells.by_block.row(block.index()) {
             let s = s as usize;
             if !promoted[s] {
                 continue;
@@ -71,8 +71,11 @@ pub(super) fn live_phis(
                     current[s] = STORED;
                 }
                 Kind::Load | Kind::Lend | Kind::CondStore => {
+                    // A store under a predicate reads the value only if
+                    // something reads the cell at all.
                     let c = current[s];
-                    if c < STORED && !live[c as usize] {
+                    let reads = kind != Kind::CondStore || cells.slots[s].read;
+                    if reads && c < STORED && !live[c as usize] {
                         live[c as usize] = true;
                         work.push(c);
                     }

@@ -54,19 +54,10 @@ impl<'c> Renaming<'c> {
             .collect();
         let n = func.dfg.num_blocks();
         let params = Rows::group(n, entries.into_iter(), (0, Value::new(0)));
-        let read = (0..cells.slots.len())
-            .map(|s| {
-                cells
-                    .by_slot
-                    .row(s)
-                    .iter()
-                    .any(|&(_, _, k)| matches!(k, Kind::Load | Kind::Lend))
-            })
-            .collect();
         Renaming {
             current: vec![None; promoted.len()],
             promoted,
-            read,
+            read: cells.slots.iter().map(|slot| slot.read).collect(),
             types: cells.slots.iter().map(|slot| slot.ty.clone()).collect(),
             conditions,
             params,
