@@ -44,9 +44,10 @@
 //! ([`AliasClasses::cell_class`]; a class whose references name cells of
 //! several types, the world above all, has several), and a store through
 //! one reference writes only the cells of its cell class. And a call of a
-//! module function that runs no oracle touches only the cells its arguments reach, written only
-//! through their `&mut`s ([`crate::summary`]): [`AliasClasses::call_may_write`]
-//! and [`AliasClasses::call_may_read`] tell, per call and address, what a
+//! module function that runs no oracle touches only the cells its
+//! arguments reach, written only through their `&mut`s
+//! ([`crate::summary`]): [`AliasClasses::call_may_write`] and
+//! [`AliasClasses::call_may_read`] tell, per call and address, what a
 //! call's class alone cannot.
 //!
 //! A cell whose only escapes are calls that only lend it (neither write

@@ -44,18 +44,17 @@
 //! to a map from reference to value: copies along edges are O(1), a store
 //! replaces its cell class's map in O(1) (a store through `a` makes the
 //! rest of `a`'s cell class `Unknown` at once), and the join of two states
-//! skips the
-//! structure they share, so a state costs memory only where it differs
-//! from its predecessors'.
+//! skips the structure they share, so a state costs memory only where it
+//! differs from its predecessors'.
 //!
 //! The fixed point is computed by the [`kildall_dataflow`] engine (the
 //! earliest pending block of a loop-aware reverse post-order first, so each
-//! loop settles before the blocks after it), on a
-//! [`SparseGraph`] whose instructions are
-//! the analysis's events only (`Events`, gathered in the walk that computes
-//! the alias classes, with the operands and the address's cell class of each load
-//! and store copied out, so that a visit reads a dense array rather than
-//! the instructions), keeping states at joins only
+//! loop settles before the blocks after it), on a [`SparseGraph`] whose
+//! instructions are the analysis's events only (`Events`, gathered in the
+//! walk that computes the alias classes, with the operands and the
+//! address's cell class of each load and store copied out, so that a visit
+//! reads a dense array rather than the instructions), keeping states at
+//! joins only
 //! ([`StatesKept::AtJoins`](kildall_dataflow::StatesKept)). Each visit
 //! records what its events found, so the answer needs no walk after the
 //! solve: a block's last visit is made with its final entry state.

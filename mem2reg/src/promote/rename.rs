@@ -7,18 +7,15 @@ use kildall_ir::{
     Block, EntityRef, Function, Inst, InstructionData, Terminator, Type, Value, ValueDef,
 };
 
-use super::{Cells, Kind, Outcome, Rows};
+use super::{Cells, Kind, Outcome, Rows, Slot};
 
 /// The renaming of the promoted slots along the dominator tree (Cytron et
 /// al.'s second phase): the value each slot holds, with an undo log to
 /// restore it when the walk leaves a subtree.
 pub(super) struct Renaming<'c> {
     promoted: Vec<bool>,
-    /// Whether a load or a call reads the slot: only then does a store
-    /// under a predicate need the `if` it defines.
-    read: Vec<bool>,
-    /// The cell's type, by slot.
-    types: Vec<Type>,
+    /// The candidate cells, by slot.
+    slots: &'c [Slot],
     /// The predicates of the stores under one that may be 0.
     conditions: &'c HashMap<Inst, Value>,
     /// (slot, parameter) of every new block parameter, grouped by block.
@@ -27,8 +24,6 @@ pub(super) struct Renaming<'c> {
     undo: Vec<(u32, Option<Value>)>,
     /// The arguments of one edge, reused from edge to edge.
     extra: Vec<Value>,
-    /// The allocation's reference, by slot.
-    references: Vec<Value>,
 }
 
 enum Step {
@@ -41,7 +36,7 @@ impl<'c> Renaming<'c> {
     /// blocks.
     pub(super) fn new(
         func: &mut Function,
-        cells: &Cells,
+        cells: &'c Cells,
         (promoted, conditions): (Vec<bool>, &'c HashMap<Inst, Value>),
         phis: &[(Block, u32)],
     ) -> Self {
@@ -57,13 +52,11 @@ impl<'c> Renaming<'c> {
         Renaming {
             current: vec![None; promoted.len()],
             promoted,
-            read: cells.slots.iter().map(|slot| slot.read).collect(),
-            types: cells.slots.iter().map(|slot| slot.ty.clone()).collect(),
+            slots: &cells.slots,
             conditions,
             params,
             undo: Vec::new(),
             extra: Vec::new(),
-            references: cells.slots.iter().map(|slot| slot.reference).collect(),
         }
     }
 
@@ -161,19 +154,18 @@ impl<'c> Renaming<'c> {
                     let current = self.current[s as usize]
                         .expect("a promoted cell is initialised before a store under a predicate");
                     let value = func.dfg.resolve(value);
-                    let merged = if self.read[s as usize] {
+                    // A cell nothing reads needs no `if`: the value stands
+                    // for what it holds, which no one asks. The cell holds
+                    // no reference, so neither value is an allocation's
+                    // reference that `freed` would need to see escape.
+                    let held = if self.slots[s as usize].read {
                         self.merge(func, inst, s, value, current)
                     } else {
                         value
                     };
-                    self.set(s, Some(merged));
+                    self.set(s, Some(held));
                     func.remove_inst(inst);
                     out.stats.stores_removed += 1;
-                    // Both values are used by the `if`: they escape.
-                    if let Some(log) = out.log.as_deref_mut() {
-                        log.arguments.insert(value);
-                        log.arguments.insert(current);
-                    }
                 }
                 (Kind::Rc, _) => func.remove_inst(inst),
                 (Kind::Lend, _) => {
@@ -215,7 +207,7 @@ impl<'c> Renaming<'c> {
         });
         let merged = func
             .dfg
-            .append_result(select, self.types[slot as usize].clone());
+            .append_result(select, self.slots[slot as usize].ty.clone());
         func.layout.insert_inst_before(select, inst);
         merged
     }
@@ -224,7 +216,7 @@ impl<'c> Renaming<'c> {
     /// it only lends), a fresh cell holding `value`, the cell's content at
     /// the call.
     fn rematerialize(&self, func: &mut Function, inst: Inst, slot: u32, value: Value) {
-        let reference = self.references[slot as usize];
+        let reference = self.slots[slot as usize].reference;
         let ty = func.dfg.value_type(reference).clone();
         let allocate = func.dfg.make_inst(InstructionData::Allocate);
         let fresh = func.dfg.append_result(allocate, ty);
