@@ -50,9 +50,10 @@ pub use parser::{
 };
 pub use types::{Type, MAX_INT_BITS};
 pub use verifier::{
-    verify_function, verify_module, verify_module_on, Location, VerifierError, VerifierErrorKind,
+    verify_function, verify_module, verify_module_on, Location, ModuleVerifier, VerifierError,
+    VerifierErrorKind,
 };
-pub use write::{DisplayFunction, DisplayInst, DisplayTerminator};
+pub use write::{DisplayFunction, DisplayInst, DisplayModuleWith, DisplayTerminator};
 
 /// Re-exported so that users of the entity maps need no direct dependency.
 pub use cranelift_entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};

@@ -18,7 +18,7 @@ use crate::cfg::ControlFlowGraph;
 use crate::dominators::{DominatorTree, PostDominatorTree};
 use crate::loops::LoopAnalysis;
 use crate::parallel::{available_threads, map_in_order};
-use crate::{Block, Function, Module};
+use crate::{Block, FuncId, Function, Module};
 
 /// A transformation of one function.
 ///
@@ -121,15 +121,34 @@ pub fn run_module_on<P: FunctionPass>(
     options: &P::Options,
     threads: usize,
 ) -> Result<P::Report, PassError<P::Error>> {
+    run_module_then::<P>(module, options, threads, &|_, _| {})
+}
+
+/// [`run_module_on`], calling `then` on each function as soon as the pass
+/// is done with it, on the thread that ran the pass, whether or not the
+/// pass declined it. Work on the output of the small functions (checking
+/// it, printing it) then overlaps the pass on the large ones.
+///
+/// # Errors
+///
+/// As [`run_module`].
+pub fn run_module_then<P: FunctionPass>(
+    module: &mut Module,
+    options: &P::Options,
+    threads: usize,
+    then: &(dyn Fn(FuncId, &Function) + Sync),
+) -> Result<P::Report, PassError<P::Error>> {
     let facts = P::module_facts(module, options);
     let outcomes = map_in_order(
-        module.functions.values_mut().collect(),
-        |func| func.dfg.num_insts(),
+        module.functions.iter_mut().collect(),
+        |(_, func)| func.dfg.num_insts(),
         threads,
         FunctionAnalyses::new,
-        |analyses, func| {
+        |analyses, (id, func)| {
             analyses.invalidate();
-            P::run_in_module(func, analyses, options, &facts)
+            let outcome = P::run_in_module(func, analyses, options, &facts);
+            then(id, func);
+            outcome
         },
     );
     let mut report = P::Report::default();
@@ -305,7 +324,21 @@ pub trait ModulePass: Sync {
     /// # Errors
     ///
     /// The first function the pass declines.
-    fn run(&self, module: &mut Module) -> Result<Box<dyn PassReport>, ModulePassError>;
+    fn run(&self, module: &mut Module) -> Result<Box<dyn PassReport>, ModulePassError> {
+        self.run_then(module, &|_, _| {})
+    }
+
+    /// [`run`](Self::run), calling `then` on each function as soon as the
+    /// pass is done with it ([`run_module_then`]).
+    ///
+    /// # Errors
+    ///
+    /// The first function the pass declines.
+    fn run_then(
+        &self,
+        module: &mut Module,
+        then: &(dyn Fn(FuncId, &Function) + Sync),
+    ) -> Result<Box<dyn PassReport>, ModulePassError>;
 }
 
 /// A [`FunctionPass`] as a [`ModulePass`]: `&Registered::<P>::NEW`.
@@ -326,8 +359,13 @@ where
         P::NAME
     }
 
-    fn run(&self, module: &mut Module) -> Result<Box<dyn PassReport>, ModulePassError> {
-        match run_module::<P>(module, &P::Options::default()) {
+    fn run_then(
+        &self,
+        module: &mut Module,
+        then: &(dyn Fn(FuncId, &Function) + Sync),
+    ) -> Result<Box<dyn PassReport>, ModulePassError> {
+        let options = P::Options::default();
+        match run_module_then::<P>(module, &options, available_threads(), then) {
             Ok(report) => Ok(Box::new(report)),
             Err(PassError { function, error }) => Err(ModulePassError {
                 pass: P::NAME,
@@ -403,5 +441,55 @@ mod tests {
         assert_eq!(report.to_string(), "3 blocks");
         assert_eq!(report.downcast_ref::<Blocks>(), Some(&Blocks(3)));
         assert!(find(&passes, "other").is_none());
+    }
+
+    /// Marks each function's name, so that a test sees it was run.
+    struct Rename;
+
+    impl FunctionPass for Rename {
+        const NAME: &'static str = "rename";
+        type Options = ();
+        type Report = Blocks;
+        type Error = std::convert::Infallible;
+        type ModuleFacts = ();
+
+        fn run(
+            func: &mut Function,
+            _: &mut FunctionAnalyses,
+            _: &(),
+        ) -> Result<Blocks, Self::Error> {
+            func.name.push('!');
+            Ok(Blocks(1))
+        }
+    }
+
+    #[test]
+    fn then_sees_each_function_once_after_its_pass() {
+        // More instructions than one thread takes alone.
+        let mut text = String::new();
+        for f in 0..4 {
+            text.push_str(&format!("fn f{f} f{f} {{\n  b0(v0: u32):\n"));
+            for i in 0..5000 {
+                text.push_str(&format!("    v{} = add v{i}, u32 1\n", i + 1));
+            }
+            text.push_str("    return v5000\n}\n");
+        }
+        let mut module = parse_module(&text).unwrap();
+        for threads in [1, 2, 3] {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let then = |id: FuncId, func: &Function| {
+                seen.lock().unwrap().push((id, func.name.clone()));
+            };
+            let report = run_module_then::<Rename>(&mut module, &(), threads, &then).unwrap();
+            assert_eq!(report, Blocks(4));
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort();
+            let expected: Vec<_> = module
+                .functions
+                .iter()
+                .map(|(id, f)| (id, f.name.clone()))
+                .collect();
+            assert_eq!(seen, expected, "{threads} threads");
+        }
     }
 }

@@ -5,6 +5,8 @@
 
 use std::fmt::{self, Display, Formatter, Write};
 
+use cranelift_entity::EntityRef;
+
 use crate::{
     AssertMessage, Block, Callee, ConstValue, FuncId, Function, GlobalData, GlobalId, GlobalInit,
     GlobalOperand, Inst, InstructionData, Module, Terminator, Type, Value, ValueDef,
@@ -76,17 +78,62 @@ impl Display for Function {
 
 impl Display for Module {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        for (id, global) in &self.globals {
-            write_global(f, id, global)?;
-        }
-        for (i, (id, func)) in self.functions.iter().enumerate() {
-            if i > 0 || !self.globals.is_empty() {
-                f.write_char('\n')?;
-            }
-            write_function(f, func, id)?;
-        }
-        Ok(())
+        write_module(f, self, &mut |f, id, func| write_function(f, func, id))
     }
+}
+
+/// A [`Module`] displayed with its functions' texts written beforehand.
+pub struct DisplayModuleWith<'a> {
+    module: &'a Module,
+    functions: &'a [String],
+}
+
+impl Module {
+    /// Displays the module as `Display` does, with `functions[i]` written
+    /// for its `i`th function: the text [`Function::display`] gives it,
+    /// made elsewhere (on the thread that finished the function, say).
+    ///
+    /// # Panics
+    ///
+    /// When `functions` does not hold one text per function.
+    pub fn display_with<'a>(&'a self, functions: &'a [String]) -> DisplayModuleWith<'a> {
+        assert_eq!(
+            functions.len(),
+            self.functions.len(),
+            "one text per function"
+        );
+        DisplayModuleWith {
+            module: self,
+            functions,
+        }
+    }
+}
+
+impl Display for DisplayModuleWith<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_module(f, self.module, &mut |f, id, _| {
+            f.write_str(&self.functions[id.index()])
+        })
+    }
+}
+
+/// The globals, then each function as `function` writes it, a blank line
+/// between items.
+fn write_module(
+    f: &mut Formatter<'_>,
+    module: &Module,
+    function: &mut dyn FnMut(&mut Formatter<'_>, FuncId, &Function) -> fmt::Result,
+) -> fmt::Result {
+    for (id, global) in &module.globals {
+        write_global(f, id, global)?;
+    }
+    for (i, (id, func)) in module.functions.iter().enumerate() {
+        if i > 0 || !module.globals.is_empty() {
+            f.write_char('\n')?;
+        }
+        function(f, id, func)?;
+    }
+    Ok(())
 }
 
 /// `g0 = Field 1` or `g1 = make_array [g0, Field 2] : [Field; 2]`, as Noir

@@ -22,6 +22,14 @@ fn round_trip(path: &Path, expected: &Path) -> Result<(), String> {
     let module = parse_module(&text).map_err(|e| format!("{e}"))?;
     verify_module(&module).map_err(|e| format!("{e}"))?;
     let printed = module.to_string();
+    let functions: Vec<String> = module
+        .functions
+        .iter()
+        .map(|(id, func)| func.display(id).to_string())
+        .collect();
+    if module.display_with(&functions).to_string() != printed {
+        return Err("printed function by function, the module is not the same".into());
+    }
     if read_in_pieces(&text) != format!("ok\n{printed}") {
         return Err("read a function at a time, the module is not the same".into());
     }

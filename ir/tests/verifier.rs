@@ -6,7 +6,7 @@ use std::path::Path;
 use kildall_harness::testing::check_cases;
 use kildall_ir::{
     parse_module, verify_function, verify_module, verify_module_on, FuncCursor, FuncId, Function,
-    Location, Terminator, Type, Value, VerifierErrorKind,
+    Location, ModuleVerifier, Terminator, Type, Value, VerifierErrorKind,
 };
 
 #[test]
@@ -17,11 +17,54 @@ fn verifier_errors() {
             Ok(module) => module,
             Err(e) => return format!("parse error: {e}"),
         };
-        match verify_module(&module) {
+        let result = verify_module(&module);
+        // Function by function, the checks agree with the module's.
+        let by_function = ModuleVerifier::new(&module).and_then(|verifier| {
+            let mut functions = module.functions.iter();
+            functions.try_for_each(|(id, func)| verifier.verify_function(id, func, 1))
+        });
+        assert_eq!(by_function, result, "{input}");
+        match result {
             Ok(()) => "ok".into(),
             Err(e) => e.to_string(),
         }
     });
+}
+
+#[test]
+fn a_module_verifier_describes_only_the_module_it_was_made_from() {
+    let text = "g0 = Field 1\n\nfn main f0 {\n  b0(v0: Field):\n    v1 = call f1(v0) -> Field\n    \
+                v2 = add v1, g0\n    return v2\n}\n\nfn id f1 {\n  b0(v0: Field):\n    return v0\n}\n";
+    let module = parse_module(text).unwrap();
+    let verifier = ModuleVerifier::new(&module).unwrap();
+    assert!(verifier.describes(&module));
+    // A callee's parameter changed: the call in `main` must be checked again.
+    let mut changed = module.clone();
+    let callee = &mut changed.functions[FuncId::from_u32(1)];
+    let entry = callee.entry_block().unwrap();
+    callee.dfg.append_block_param(entry, Type::Field);
+    assert!(!verifier.describes(&changed));
+    assert!(verifier
+        .verify_function(
+            FuncId::from_u32(0),
+            &changed.functions[FuncId::from_u32(0)],
+            1
+        )
+        .is_ok());
+    assert!(verify_module(&changed).is_err());
+    // A global's type changed.
+    let mut changed = module.clone();
+    changed.globals.values_mut().for_each(|g| g.ty = Type::U32);
+    assert!(!verifier.describes(&changed));
+    // Made from the changed module, it finds the use of the global that
+    // no longer has its type, as the module's check does.
+    let main = FuncId::from_u32(0);
+    let by_function =
+        ModuleVerifier::new(&changed)
+            .unwrap()
+            .verify_function(main, &changed.functions[main], 1);
+    assert!(by_function.is_err());
+    assert_eq!(by_function, verify_module(&changed));
 }
 
 #[test]

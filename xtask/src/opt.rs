@@ -1,8 +1,17 @@
 //! `cargo xtask opt FILE [--passes p1,p2] [--emit ir|dot]`: parse, verify,
 //! run the passes in order, verify again, print.
+//!
+//! The output of the last pass is checked and printed a function at a
+//! time, on the thread that finished the function: on a module with one
+//! large function, the others' output is ready by the time the pass is
+//! done with it. Nothing is printed unless all of it verified.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
+
+use kildall_ir::pass::ModulePass;
+use kildall_ir::{EntityRef, FuncId, Function, Module, ModuleVerifier, VerifierError};
 
 use crate::input::{self, Diagnostic};
 
@@ -44,19 +53,116 @@ pub fn run(cmd: Cmd) -> anyhow::Result<ExitCode> {
     let passes = kildall_pipeline::parse_pipeline(&cmd.passes)
         .map_err(|name| anyhow::anyhow!("--passes: unknown pass `{name}`"))?;
     let mut module = input::load(&cmd.file)?;
-    for pass in passes {
-        match pass.run(&mut module) {
-            Ok(summary) => eprintln!("{}: {summary}", pass.name()),
-            Err(err) => return Err(Diagnostic::new(&cmd.file, None, err.to_string()).into()),
-        }
-        if let Err(err) = kildall_ir::verify_module(&module) {
-            let message = format!("after pass `{}`: {err}", pass.name());
-            return Err(Diagnostic::new(&cmd.file, None, message).into());
-        }
+    let Some((&last, earlier)) = passes.split_last() else {
+        print!("{}", render(&module, cmd.emit));
+        return Ok(ExitCode::SUCCESS);
+    };
+    for &pass in earlier {
+        run_pass(pass, &mut module, &cmd.file, &|_, _| {})?;
+        verify_after(pass, &module, &cmd.file)?;
     }
     match cmd.emit {
-        Emit::Ir => print!("{module}"),
-        Emit::Dot => print!("{}", crate::dot::cfg(&module)),
+        Emit::Ir => {
+            let functions = run_last(last, &mut module, &cmd.file)?;
+            print!("{}", module.display_with(&functions));
+        }
+        Emit::Dot => {
+            run_pass(last, &mut module, &cmd.file, &|_, _| {})?;
+            verify_after(last, &module, &cmd.file)?;
+            print!("{}", render(&module, cmd.emit));
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `pass` on `module`, reporting on standard error; `then` sees each
+/// function as the pass finishes it.
+fn run_pass(
+    pass: &dyn ModulePass,
+    module: &mut Module,
+    file: &Path,
+    then: &(dyn Fn(FuncId, &Function) + Sync),
+) -> Result<(), Diagnostic> {
+    match pass.run_then(module, then) {
+        Ok(summary) => {
+            eprintln!("{}: {summary}", pass.name());
+            Ok(())
+        }
+        Err(err) => Err(Diagnostic::new(file, None, err.to_string())),
+    }
+}
+
+fn verify_after(pass: &dyn ModulePass, module: &Module, file: &Path) -> Result<(), Diagnostic> {
+    kildall_ir::verify_module(module).map_err(|err| after(pass, file, err))
+}
+
+fn after(pass: &dyn ModulePass, file: &Path, err: VerifierError) -> Diagnostic {
+    let message = format!("after pass `{}`: {err}", pass.name());
+    Diagnostic::new(file, None, message)
+}
+
+/// Runs the last pass, checking and printing each function on the thread
+/// that finished it, so that the output of the small functions is ready
+/// while the pass still runs on the large ones. Returns the functions'
+/// texts once every one verified; otherwise the first error in module
+/// order, as [`kildall_ir::verify_module`] reports it.
+fn run_last(
+    pass: &dyn ModulePass,
+    module: &mut Module,
+    file: &Path,
+) -> Result<Vec<String>, Diagnostic> {
+    let verifier = ModuleVerifier::new(module).map_err(|err| after(pass, file, err))?;
+    let outputs: Vec<OnceLock<Output>> = module.functions.keys().map(|_| OnceLock::new()).collect();
+    run_pass(pass, module, file, &|id, func| {
+        // The pass finishes each function once.
+        let _ = outputs[id.index()].set(check_and_print(&verifier, id, func));
+    })?;
+    if !verifier.describes(module) {
+        // A signature or a global changed under the checks made on the way.
+        verify_after(pass, module, file)?;
+        let functions = module.functions.iter();
+        return Ok(functions
+            .map(|(id, func)| func.display(id).to_string())
+            .collect());
+    }
+    let mut functions = Vec::with_capacity(outputs.len());
+    for ((id, func), output) in module.functions.iter().zip(outputs) {
+        let (checked, text) = output
+            .into_inner()
+            .unwrap_or_else(|| check_and_print(&verifier, id, func));
+        checked.map_err(|err| after(pass, file, err))?;
+        functions.push(text);
+    }
+    Ok(functions)
+}
+
+/// A function's check, and its text.
+type Output = (Result<(), VerifierError>, String);
+
+/// Functions of at least this many instructions are checked on a thread of
+/// their own while they are printed.
+const LARGE_FUNCTION: usize = 1 << 14;
+
+/// Verifies function `id` while it is printed: on a thread of its own for
+/// a large function, whose check then takes no time of its own.
+fn check_and_print(verifier: &ModuleVerifier, id: FuncId, func: &Function) -> Output {
+    let print = || func.display(id).to_string();
+    if func.dfg.num_insts() < LARGE_FUNCTION {
+        return (verifier.verify_function(id, func, 1), print());
+    }
+    std::thread::scope(|scope| {
+        let check = scope.spawn(|| verifier.verify_function(id, func, 1));
+        let text = print();
+        let checked = check
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (checked, text)
+    })
+}
+
+fn render(module: &Module, emit: Emit) -> String {
+    match emit {
+        Emit::Ir => module.to_string(),
+        Emit::Dot => crate::dot::cfg(module),
+    }
 }

@@ -30,14 +30,14 @@
 
 use std::fmt;
 
-use cranelift_entity::EntitySet;
+use cranelift_entity::{EntitySet, PrimaryMap};
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
 use crate::parallel::{available_threads, map_in_order};
 use crate::{
-    BinaryOp, Block, Callee, FuncId, Function, GlobalId, GlobalInit, GlobalOperand, Inst,
-    InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
+    BinaryOp, Block, Callee, FuncId, Function, GlobalData, GlobalId, GlobalInit, GlobalOperand,
+    Inst, InstructionData, Module, SourceLoc, Terminator, Type, Value, ValueDef,
 };
 
 mod arrays;
@@ -381,11 +381,65 @@ pub fn verify_module_on(module: &Module, threads: usize) -> Result<(), VerifierE
         threads,
         Verifier::default,
         |verifier, (id, func)| {
-            verify_global_uses(module, id, func)?;
+            verify_global_uses(&module.globals, id, func)?;
             verifier.verify(func, id, Some(&signatures), threads)
         },
     );
     outcomes.into_iter().collect()
+}
+
+/// What checking one function of a module reads of the rest: the module's
+/// globals and its functions' signatures. Made once, it checks functions
+/// one at a time, where and when they are ready (on the threads of a pass,
+/// as the pass finishes each), with the result [`verify_module`] gives.
+pub struct ModuleVerifier {
+    globals: PrimaryMap<GlobalId, GlobalData>,
+    signatures: Vec<Signature>,
+}
+
+impl ModuleVerifier {
+    /// Checks `module`'s globals and records what its functions' checks
+    /// read.
+    ///
+    /// # Errors
+    ///
+    /// The first global that does not verify.
+    pub fn new(module: &Module) -> Result<Self, VerifierError> {
+        verify_globals(module)?;
+        Ok(ModuleVerifier {
+            globals: module.globals.clone(),
+            signatures: module.functions.values().map(Signature::of).collect(),
+        })
+    }
+
+    /// Whether `module` has the globals and signatures this was made from,
+    /// so that [`verify_function`](Self::verify_function) on each of its
+    /// functions verifies it.
+    pub fn describes(&self, module: &Module) -> bool {
+        module.globals == self.globals
+            && module.functions.len() == self.signatures.len()
+            && module
+                .functions
+                .values()
+                .zip(&self.signatures)
+                .all(|(func, signature)| Signature::of(func) == *signature)
+    }
+
+    /// Checks function `id` of the module, given as `func`, on up to
+    /// `threads` threads (for the ranges of blocks of a large function).
+    ///
+    /// # Errors
+    ///
+    /// The first error of the function, as [`verify_module`] reports it.
+    pub fn verify_function(
+        &self,
+        id: FuncId,
+        func: &Function,
+        threads: usize,
+    ) -> Result<(), VerifierError> {
+        verify_global_uses(&self.globals, id, func)?;
+        Verifier::default().verify(func, id, Some(&self.signatures), threads)
+    }
 }
 
 /// Each global: a numeric constant of its type, or an array whose elements
@@ -450,12 +504,16 @@ fn verify_globals(module: &Module) -> Result<(), VerifierError> {
 }
 
 /// Every value of `func` naming a global names one of the module, with its type.
-fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<(), VerifierError> {
+fn verify_global_uses(
+    globals: &PrimaryMap<GlobalId, GlobalData>,
+    id: FuncId,
+    func: &Function,
+) -> Result<(), VerifierError> {
     for (value, ty) in func.dfg.values() {
         let ValueDef::Global(global) = func.dfg.value_def(value) else {
             continue;
         };
-        let kind = match module.globals.get(global) {
+        let kind = match globals.get(global) {
             None => VerifierErrorKind::UndefinedGlobal(global),
             Some(g) if g.ty != *ty => VerifierErrorKind::ResultType {
                 value,
@@ -477,6 +535,7 @@ fn verify_global_uses(module: &Module, id: FuncId, func: &Function) -> Result<()
 
 /// Parameter types, and result types if the function returns.
 /// What a call needs to know of its callee.
+#[derive(PartialEq)]
 struct Signature {
     params: Vec<Type>,
     /// `None` for a function that never returns.

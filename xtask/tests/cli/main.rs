@@ -162,6 +162,30 @@ fn opt_reads_standard_input_for_a_dash() {
 }
 
 #[test]
+fn opt_prints_what_the_passes_give() {
+    // Large enough that the last pass's output is checked and printed
+    // function by function on the pass's threads, and `main` (over 16,384
+    // instructions) checked on a thread of its own while it is printed.
+    let generated = xtask(&["gen", "--seed", "3", "--blocks", "8000"]);
+    assert_eq!(generated.status.code(), Some(0));
+    let module = kildall_ir::parse_module(std::str::from_utf8(&generated.stdout).unwrap()).unwrap();
+    assert!(module
+        .functions
+        .values()
+        .any(|f| f.dfg.num_insts() > 1 << 14));
+    for passes in ["mem2reg", "mem2reg,blockmerge"] {
+        let mut expected = module.clone();
+        for pass in kildall_pipeline::parse_pipeline(passes).unwrap() {
+            pass.run(&mut expected).unwrap();
+        }
+        let args = ["opt", "-", "--passes", passes];
+        let (code, out) = xtask_piped(&args, &generated.stdout, None);
+        assert_eq!(code, Some(0), "{passes}");
+        assert!(out == expected.to_string().as_bytes(), "{passes}");
+    }
+}
+
+#[test]
 fn output_closed_early_ends_quietly_with_exit_0() {
     // A module large enough that the reader stops long before its end.
     let big = xtask(&["gen", "--seed", "1", "--blocks", "3000"]);
