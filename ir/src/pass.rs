@@ -386,8 +386,8 @@ mod tests {
     use super::*;
     use crate::parse_module;
 
-    /// Counts blocks and checks the analyses it is handed describe the
-    /// function.
+    /// Counts blocks, checks the analyses it is handed describe the
+    /// function, and marks the function's name.
     struct CountBlocks;
 
     #[derive(Default, Debug, PartialEq)]
@@ -421,7 +421,9 @@ mod tests {
             assert_eq!(cfg.num_reachable(), func.layout.blocks().count());
             assert_eq!(domtree.root(), func.entry_block());
             let _ = loops;
-            Ok(Blocks(cfg.num_reachable()))
+            let blocks = cfg.num_reachable();
+            func.name.push('!');
+            Ok(Blocks(blocks))
         }
     }
 
@@ -443,26 +445,6 @@ mod tests {
         assert!(find(&passes, "other").is_none());
     }
 
-    /// Marks each function's name, so that a test sees it was run.
-    struct Rename;
-
-    impl FunctionPass for Rename {
-        const NAME: &'static str = "rename";
-        type Options = ();
-        type Report = Blocks;
-        type Error = std::convert::Infallible;
-        type ModuleFacts = ();
-
-        fn run(
-            func: &mut Function,
-            _: &mut FunctionAnalyses,
-            _: &(),
-        ) -> Result<Blocks, Self::Error> {
-            func.name.push('!');
-            Ok(Blocks(1))
-        }
-    }
-
     #[test]
     fn then_sees_each_function_once_after_its_pass() {
         // More instructions than one thread takes alone.
@@ -480,7 +462,7 @@ mod tests {
             let then = |id: FuncId, func: &Function| {
                 seen.lock().unwrap().push((id, func.name.clone()));
             };
-            let report = run_module_then::<Rename>(&mut module, &(), threads, &then).unwrap();
+            let report = run_module_then::<CountBlocks>(&mut module, &(), threads, &then).unwrap();
             assert_eq!(report, Blocks(4));
             let mut seen = seen.into_inner().unwrap();
             seen.sort();
