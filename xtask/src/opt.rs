@@ -92,11 +92,13 @@ fn run_pass(
     }
 }
 
+/// Checks the whole module after `pass`.
 fn verify_after(pass: &dyn ModulePass, module: &Module, file: &Path) -> Result<(), Diagnostic> {
-    kildall_ir::verify_module(module).map_err(|err| after(pass, file, err))
+    kildall_ir::verify_module(module).map_err(|err| after_pass(pass, file, err))
 }
 
-fn after(pass: &dyn ModulePass, file: &Path, err: VerifierError) -> Diagnostic {
+/// A verifier error in the output of `pass`.
+fn after_pass(pass: &dyn ModulePass, file: &Path, err: VerifierError) -> Diagnostic {
     let message = format!("after pass `{}`: {err}", pass.name());
     Diagnostic::new(file, None, message)
 }
@@ -111,7 +113,7 @@ fn run_last(
     module: &mut Module,
     file: &Path,
 ) -> Result<Vec<String>, Diagnostic> {
-    let verifier = ModuleVerifier::new(module).map_err(|err| after(pass, file, err))?;
+    let verifier = ModuleVerifier::new(module).map_err(|err| after_pass(pass, file, err))?;
     let outputs: Vec<OnceLock<Output>> = module.functions.keys().map(|_| OnceLock::new()).collect();
     run_pass(pass, module, file, &|id, func| {
         // The pass finishes each function once.
@@ -130,7 +132,7 @@ fn run_last(
         let (checked, text) = output
             .into_inner()
             .unwrap_or_else(|| check_and_print(&verifier, id, func));
-        checked.map_err(|err| after(pass, file, err))?;
+        checked.map_err(|err| after_pass(pass, file, err))?;
         functions.push(text);
     }
     Ok(functions)
