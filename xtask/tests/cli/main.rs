@@ -182,6 +182,18 @@ fn opt_prints_what_the_passes_give() {
         let (code, out) = xtask_piped(&args, &generated.stdout, None);
         assert_eq!(code, Some(0), "{passes}");
         assert!(out == expected.to_string().as_bytes(), "{passes}");
+        // The graph after the passes is the graph of their output.
+        let (code, graph) = xtask_piped(
+            &[&args[..], &["--emit", "dot"]].concat(),
+            &generated.stdout,
+            None,
+        );
+        assert_eq!(code, Some(0), "{passes}");
+        let (_, graph_of_output) = xtask_piped(&["opt", "-", "--emit", "dot"], &out, None);
+        assert!(
+            graph.starts_with(b"digraph") && graph == graph_of_output,
+            "{passes}"
+        );
     }
 }
 
