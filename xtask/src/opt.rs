@@ -145,8 +145,8 @@ type Output = (Result<(), VerifierError>, String);
 /// their own while they are printed.
 const LARGE_FUNCTION: usize = 1 << 14;
 
-/// Verifies function `id` while it is printed: on a thread of its own for
-/// a large function, whose check then takes no time of its own.
+/// Verifies function `id` and prints it: a large function is checked on a
+/// thread of its own while it is printed, which takes longer.
 fn check_and_print(verifier: &ModuleVerifier, id: FuncId, func: &Function) -> Output {
     let print = || func.display(id).to_string();
     if func.dfg.num_insts() < LARGE_FUNCTION {
@@ -162,6 +162,7 @@ fn check_and_print(verifier: &ModuleVerifier, id: FuncId, func: &Function) -> Ou
     })
 }
 
+/// The whole module as `emit` asks.
 fn render(module: &Module, emit: Emit) -> String {
     match emit {
         Emit::Ir => module.to_string(),
