@@ -63,8 +63,8 @@ use std::collections::HashMap;
 use crate::summary::{CallAccess, ModuleSummary, Returned};
 use crate::Renames;
 use kildall_ir::{
-    Block, Callee, DataFlowGraph, EntityRef, Function, Inst, InstructionData, Layout, SecondaryMap,
-    Terminator, Type, Value,
+    Block, Callee, DataFlowGraph, EntityRef, EntitySet, Function, Inst, InstructionData, Layout,
+    SecondaryMap, Terminator, Type, Value,
 };
 
 /// A node of the unification graph: an index into [`AliasClasses::parent`].
@@ -144,6 +144,9 @@ pub struct AliasClasses {
     /// The cell types each call of unknown code may touch, where the
     /// module's summary narrows them.
     access: CallAccess,
+    /// The stores whose unification joined two classes when the walk met
+    /// them ([`Self::store_joins_classes`]).
+    joining_stores: EntitySet<Inst>,
     /// Per reference: its cell class ([`Self::cell_class`]); `NO_NODE` for
     /// the other values.
     cell_class: SecondaryMap<Value, u32>,
@@ -342,6 +345,9 @@ impl AliasClasses {
                 if has_refs(*value) {
                     let c = self.content(a);
                     let v = self.node(*value);
+                    if self.find(c) != self.find(v) {
+                        self.joining_stores.insert(inst);
+                    }
                     self.unify(c, v);
                 }
             }
@@ -710,6 +716,14 @@ impl AliasClasses {
     pub fn is_loaded(&self, class: u32) -> bool {
         self.loaded[self.find(class) as usize]
     }
+
+    /// Whether the store `inst` joined two classes when the walk met it.
+    /// A store that did not (its value's class was already that of the
+    /// cells' contents) changed nothing in the classes: without it they
+    /// are the same, so removing it splits none.
+    pub fn store_joins_classes(&self, inst: Inst) -> bool {
+        self.joining_stores.contains(inst)
+    }
 }
 
 /// Whether `ty` is a reference.
@@ -731,5 +745,32 @@ fn reached_cell_types(ty: &Type, out: &mut Vec<Type>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_joins_classes_only_when_its_value_was_not_in_the_cells_class() {
+        let module = kildall_ir::parse_module(
+            "fn main f0 {\n  b0():\n    v0 = allocate -> &mut &mut Field\n    \
+             v1 = allocate -> &mut Field\n    store Field 1 at v1\n    store v1 at v0\n    \
+             store v1 at v0\n    v2 = load v0 -> &mut Field\n    v3 = load v2 -> Field\n    \
+             return v3\n}\n",
+        )
+        .unwrap();
+        let func = &module.functions[kildall_ir::FuncId::from_u32(0)];
+        let classes = AliasClasses::compute(func, &ModuleSummary::default());
+        let entry = func.entry_block().unwrap();
+        let joins: Vec<bool> = func
+            .layout
+            .block_insts(entry)
+            .filter(|&i| matches!(func.dfg[i], InstructionData::Store { .. }))
+            .map(|i| classes.store_joins_classes(i))
+            .collect();
+        // A number stored; `v1` stored into `v0`'s cell, then again.
+        assert_eq!(joins, [false, true, false]);
     }
 }

@@ -321,8 +321,9 @@ impl ReadLater {
 
 /// Removes dead stores, then the allocations left without uses (one walk
 /// over the function for both, then one over the steps of each block).
-/// Returns whether a store of a reference was removed, which may make an
-/// allocation promotable.
+/// Returns the removed stores of values holding references, with those
+/// values: forgetting them may make an allocation promotable and split
+/// alias classes.
 ///
 /// Operands are resolved (the pipeline rewrites them after every
 /// replacement), so uses are marked in a bit set without looking up
@@ -336,7 +337,7 @@ pub(crate) fn dead_stores(
     classes: &AliasClasses,
     stats: &mut Stats,
     pending: Option<Renames>,
-) -> bool {
+) -> Vec<(Inst, Value)> {
     let Walk {
         accesses,
         steps,
@@ -435,19 +436,21 @@ fn overwritten_at_exits(
 }
 
 /// Removes the dead stores, then the allocations no instruction left uses;
-/// whether a store of a reference went.
+/// returns the removed stores of values holding references.
 fn remove_dead(
     func: &mut Function,
     dead: Vec<Inst>,
     allocations: &[(Inst, Value)],
     used: &EntitySet<Value>,
     stats: &mut Stats,
-) -> bool {
+) -> Vec<(Inst, Value)> {
     stats.stores_removed += dead.len();
-    let mut enabling = false;
+    let mut stored_references = Vec::new();
     for inst in dead {
         if let InstructionData::Store { value, .. } = func.dfg[inst] {
-            enabling |= func.dfg.value_type(value).contains_reference();
+            if func.dfg.value_type(value).contains_reference() {
+                stored_references.push((inst, value));
+            }
         }
         func.remove_inst(inst);
     }
@@ -457,5 +460,5 @@ fn remove_dead(
             stats.allocations_removed += 1;
         }
     }
-    enabling
+    stored_references
 }

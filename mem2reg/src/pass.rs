@@ -3,14 +3,14 @@
 //!
 //! A round runs promotion, forwarding and dead-store removal in that
 //! order; a later round reruns only the phases whose inputs the previous
-//! one changed (a removed store of a reference may free an allocation for
-//! promotion and splits the alias classes it had merged; fewer loads make
-//! more stores dead).
+//! one changed (a removed store of an allocation's reference may free
+//! that allocation for promotion, one that joined two alias classes may
+//! split them; fewer loads make more stores dead).
 
 use std::convert::Infallible;
 
 use kildall_ir::pass::{FunctionAnalyses, FunctionPass};
-use kildall_ir::{Function, Module, Value, ValueDef};
+use kildall_ir::{Function, InstructionData, Module, Value, ValueDef};
 
 use crate::summary::{self, ModuleSummary};
 use crate::{alias, copies, dse, forward, promote, Options, Renames, Stats};
@@ -136,13 +136,7 @@ impl Pipeline<'_> {
                 None
             };
             if options.dead_stores && due.dead_stores {
-                // A removed store of a reference may let promotion take that
-                // reference's allocation, and splits the alias classes the
-                // store had merged, which makes forwarding more precise.
-                if self.dead_stores(func, analyses, classes) {
-                    next.promote = true;
-                    next.forward = true;
-                }
+                self.dead_stores(func, analyses, classes, &mut next);
             }
             due = next;
         }
@@ -232,14 +226,18 @@ impl Pipeline<'_> {
         classes
     }
 
-    /// Removes dead stores and unused allocations; returns whether a store
-    /// of a reference went.
+    /// Removes dead stores and unused allocations. A removed store of a
+    /// reference may let promotion take that reference's allocation (when
+    /// it was the allocation's only escape), and may split the alias
+    /// classes (when it joined two), which makes forwarding more precise:
+    /// `next` says which of the two is due.
     fn dead_stores(
         &mut self,
         func: &mut Function,
         analyses: &mut FunctionAnalyses,
         classes: Option<alias::AliasClasses>,
-    ) -> bool {
+        next: &mut Due,
+    ) {
         let classes = classes.unwrap_or_else(|| {
             let renames = self.pending.take();
             alias::AliasClasses::compute_visiting(
@@ -254,13 +252,23 @@ impl Pipeline<'_> {
         // the whole function again each round would double the pass's time
         // on large programs.
         let across_blocks = self.stats.rounds == 1;
-        dse::dead_stores(
+        let removed = dse::dead_stores(
             func,
             analyses,
             across_blocks,
             &classes,
             &mut self.stats,
             self.pending.take(),
-        )
+        );
+        let dfg = &func.dfg;
+        next.promote |= removed
+            .iter()
+            .any(|&(_, value)| match dfg.value_def(value) {
+                ValueDef::Result(inst, _) => matches!(dfg[inst], InstructionData::Allocate),
+                _ => false,
+            });
+        next.forward |= removed
+            .iter()
+            .any(|&(inst, _)| classes.store_joins_classes(inst));
     }
 }
