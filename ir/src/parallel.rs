@@ -71,6 +71,33 @@ where
     done.into_iter().map(|(_, result)| result).collect()
 }
 
+/// `(a(), b())`, with `b` on a thread of its own while `a` runs on this
+/// one (on this one after `a` when the system refuses a thread). A panic
+/// in `b` is resumed on the calling thread.
+pub fn join<A, B>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B)
+where
+    B: Send,
+{
+    // `b` waits here until a thread takes it, so that it is still at hand
+    // when the thread cannot be made.
+    let b = Mutex::new(Some(b));
+    let run_b = || {
+        let b = b.lock().ok().and_then(|mut b| b.take());
+        b.map(|b| b())
+    };
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new().spawn_scoped(scope, run_b);
+        let first = a();
+        let second = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => run_b(),
+        };
+        (first, second.expect("`b` ran once"))
+    })
+}
+
 /// The threads to use by default: what the machine offers.
 pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -79,6 +106,17 @@ pub fn available_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn join_gives_both_results_and_resumes_a_panic_of_the_second() {
+        let words = ["a", "b"];
+        assert_eq!(
+            join(|| words.len(), || words.concat()),
+            (2, "ab".to_string())
+        );
+        let panicked = std::panic::catch_unwind(|| join(|| 1, || -> u32 { panic!("in b") }));
+        assert!(panicked.is_err());
+    }
 
     #[test]
     fn results_come_back_in_order_on_any_number_of_threads() {

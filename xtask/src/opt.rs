@@ -152,14 +152,9 @@ fn check_and_print(verifier: &ModuleVerifier, id: FuncId, func: &Function) -> Ou
     if func.dfg.num_insts() < LARGE_FUNCTION {
         return (verifier.verify_function(id, func, 1), print());
     }
-    std::thread::scope(|scope| {
-        let check = scope.spawn(|| verifier.verify_function(id, func, 1));
-        let text = print();
-        let checked = check
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (checked, text)
-    })
+    let (text, checked) =
+        kildall_ir::parallel::join(print, || verifier.verify_function(id, func, 1));
+    (checked, text)
 }
 
 /// The whole module as `emit` asks.
